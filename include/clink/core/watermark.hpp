@@ -1,0 +1,25 @@
+#pragma once
+#include <compare>
+
+#include "clink/core/event_time.hpp"
+
+namespace clink {
+
+// An assertion that no further record with event time <= timestamp will arrive.
+// An idle watermark says the stream produces nothing for now; its timestamp is
+// informational and alignment excludes the stream from the minimum.
+struct Watermark {
+  EventTime timestamp = kMinEventTime;
+  bool idle = false;
+
+  static constexpr Watermark min() { return {kMinEventTime, false}; }
+  static constexpr Watermark max() { return {kMaxEventTime, false}; }
+  static constexpr Watermark idle_marker(EventTime ts = kMinEventTime) { return {ts, true}; }
+  static constexpr Watermark at(EventTime ts) { return {ts, false}; }
+
+  constexpr bool is_idle() const { return idle; }
+  constexpr bool is_max() const { return !idle && timestamp == kMaxEventTime; }
+  friend constexpr bool operator==(const Watermark&, const Watermark&) = default;
+};
+
+}  // namespace clink

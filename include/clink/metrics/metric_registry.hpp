@@ -1,0 +1,67 @@
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace clink {
+
+// Time a task spends working or blocked on a full output channel. Shared by the
+// operators chained into that task (as in Flink, busy and backpressured time are task
+// properties, reported on every operator of the chain).
+struct TaskTimeMetrics {
+  std::atomic<std::int64_t> busy_ns{0};
+  std::atomic<std::int64_t> backpressured_ns{0};
+  std::atomic<std::int64_t> idle_ns{0};
+};
+
+// Counters of one operator subtask. Updated per batch by the runtime, read by anyone.
+struct OperatorMetrics {
+  std::string operator_id;
+  int subtask = 0;
+  std::atomic<std::int64_t> records_in{0};
+  std::atomic<std::int64_t> records_out{0};
+  std::atomic<std::int64_t> batches_in{0};
+  std::atomic<std::int64_t> batches_out{0};
+  std::atomic<std::int64_t> late_records_dropped{0};  // numLateRecordsDropped
+  std::atomic<std::int64_t> dead_letters{0};
+  std::shared_ptr<TaskTimeMetrics> task_time;
+
+  void count_in(std::size_t records) {
+    records_in.fetch_add(static_cast<std::int64_t>(records), std::memory_order_relaxed);
+    batches_in.fetch_add(1, std::memory_order_relaxed);
+  }
+  void count_out(std::size_t records) {
+    records_out.fetch_add(static_cast<std::int64_t>(records), std::memory_order_relaxed);
+    batches_out.fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
+// A plain snapshot of one operator subtask's metrics.
+struct OperatorMetricsSnapshot {
+  std::string operator_id;
+  int subtask = 0;
+  std::int64_t records_in = 0, records_out = 0, batches_in = 0, batches_out = 0;
+  std::int64_t late_records_dropped = 0, dead_letters = 0;
+  std::int64_t busy_ns = 0, backpressured_ns = 0, idle_ns = 0;
+};
+
+// All metrics of one job, by (operator id, subtask). Later exposed over Prometheus
+// and the web UI.
+class MetricRegistry {
+ public:
+  std::shared_ptr<OperatorMetrics> operator_metrics(const std::string& operator_id, int subtask,
+                                                    std::shared_ptr<TaskTimeMetrics> task_time);
+  std::vector<OperatorMetricsSnapshot> snapshot() const;
+  // Sum over subtasks of one operator.
+  OperatorMetricsSnapshot total(const std::string& operator_id) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::pair<std::string, int>, std::shared_ptr<OperatorMetrics>> ops_;
+};
+
+}  // namespace clink

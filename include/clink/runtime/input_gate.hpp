@@ -1,0 +1,58 @@
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "clink/core/stream_element.hpp"
+
+namespace clink {
+
+// The input side of a task: one bounded FIFO channel per upstream subtask and input
+// edge. A producer pushing into a full channel blocks (backpressure); the consumer
+// pops from any channel it has not blocked (barrier alignment blocks channels).
+// cancel() wakes everyone; a cancelled push or pop throws TaskCancelled.
+class InputGate {
+ public:
+  struct Popped {
+    std::size_t channel;
+    StreamElement element;
+  };
+
+  // channel_inputs[c] is the logical input (0 or 1) that channel c belongs to.
+  InputGate(std::vector<int> channel_inputs, std::size_t capacity_per_channel);
+
+  // Returns the nanoseconds spent blocked on a full channel.
+  std::int64_t push(std::size_t channel, StreamElement element);
+  // Waits until an element is available on an unblocked channel, or the deadline.
+  std::optional<Popped> pop(std::chrono::steady_clock::time_point deadline);
+  void set_blocked(std::size_t channel, bool blocked);
+  void cancel();
+
+  std::size_t channels() const { return channel_inputs_.size(); }
+  int input_of(std::size_t channel) const { return channel_inputs_[channel]; }
+  std::size_t capacity() const { return capacity_; }
+  // Highest number of elements ever queued in one channel (for backpressure tests).
+  std::size_t high_water_mark() const;
+
+ private:
+  struct Channel {
+    std::deque<StreamElement> queue;
+    bool blocked = false;
+  };
+  std::vector<int> channel_inputs_;
+  std::size_t capacity_;
+  mutable std::mutex mu_;
+  std::condition_variable not_empty_;
+  std::condition_variable not_full_;
+  std::vector<Channel> channels_;
+  std::size_t next_ = 0;  // round-robin start, for fairness between channels
+  std::size_t high_water_ = 0;
+  bool cancelled_ = false;
+};
+
+}  // namespace clink

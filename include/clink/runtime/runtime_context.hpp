@@ -1,0 +1,54 @@
+#pragma once
+#include <memory>
+#include <string>
+
+#include "clink/core/output_tag.hpp"
+#include "clink/core/record.hpp"
+#include "clink/metrics/metric_registry.hpp"
+#include "clink/runtime/key_group.hpp"
+#include "clink/runtime/timer_service.hpp"
+
+namespace clink {
+
+class Output;
+
+// What an operator instance knows about where it runs.
+class RuntimeContext {
+ public:
+  RuntimeContext(std::string operator_id, std::string operator_name, int subtask, int parallelism,
+                 int max_parallelism, Output* output, std::shared_ptr<OperatorMetrics> metrics,
+                 const ProcessingTimeClock& clock)
+      : operator_id_(std::move(operator_id)),
+        operator_name_(std::move(operator_name)),
+        subtask_(subtask),
+        parallelism_(parallelism),
+        max_parallelism_(max_parallelism),
+        output_(output),
+        metrics_(std::move(metrics)),
+        timers_(clock) {}
+
+  const std::string& operator_id() const { return operator_id_; }
+  const std::string& operator_name() const { return operator_name_; }
+  int subtask_index() const { return subtask_; }
+  int parallelism() const { return parallelism_; }
+  int max_parallelism() const { return max_parallelism_; }
+  KeyGroupRange key_groups() const { return key_group_range_for_subtask(max_parallelism_, parallelism_, subtask_); }
+  // "name (2/4)", as Flink names subtasks in messages.
+  std::string task_name() const;
+
+  TimerService& timer_service() { return timers_; }
+  OperatorMetrics& metrics() { return *metrics_; }
+  Output& output() { return *output_; }
+
+ private:
+  std::string operator_id_;
+  std::string operator_name_;
+  int subtask_;
+  int parallelism_;
+  int max_parallelism_;
+  Output* output_;
+  std::shared_ptr<OperatorMetrics> metrics_;
+  TimerService timers_;
+};
+
+}  // namespace clink
