@@ -1,0 +1,102 @@
+// The built-in spec operators and key selectors, by name. Each builds the same typed
+// operator the DataStream API uses (include/clink/operators/), so a JobGraphSpec and a
+// C++ job run one implementation.
+#include <memory>
+#include <string>
+
+#include "clink/api/spec_types.hpp"
+#include "clink/core/error.hpp"
+#include "clink/operators/count_operator.hpp"
+#include "clink/operators/event_time_count.hpp"
+#include "clink/operators/key_selectors.hpp"
+#include "clink/operators/spec_params.hpp"
+#include "clink/operators/tokenize.hpp"
+#include "clink/operators/watermark_assigner_operator.hpp"
+#include "clink/runtime/operator_registry.hpp"
+#include "clink/runtime/partitioner.hpp"
+
+namespace clink {
+namespace {
+
+std::string fixed_type(const char* t) { return t; }
+
+void add_tokenize(OperatorRegistry& r) {
+  r.add(OperatorFactoryInfo{
+      "tokenize",
+      "string -> string: lower-cases each line and splits it on non-alphanumeric characters, "
+      "dropping empty tokens",
+      1,
+      [](const OperatorSpecContext&) { return fixed_type("string"); },
+      [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        SpecParams p(ctx, "tokenize", {});
+        p.input_type(0, {"string"});
+        return [] { return std::make_unique<TokenizeOperator>(Tokenizer{}); };
+      }});
+}
+
+void add_count(OperatorRegistry& r) {
+  r.add(OperatorFactoryInfo{
+      "count",
+      "string or event -> word_count: count per key (the string / event.key); "
+      "emit: final (default, once per key at end of input) or every (running count per record)",
+      1,
+      [](const OperatorSpecContext&) { return fixed_type("word_count"); },
+      [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        SpecParams p(ctx, "count", {"emit"});
+        const std::string& in = p.input_type(0, {"string", "event"});
+        CountEmit emit = p.get_choice("emit", "final", {"final", "every"}) == "every" ? CountEmit::kEvery
+                                                                                     : CountEmit::kFinal;
+        if (in == "string") return [emit] { return std::make_unique<CountOperator<std::string>>(emit); };
+        return [emit] { return std::make_unique<CountOperator<Event>>(emit); };
+      }});
+}
+
+void add_watermark_assigner(OperatorRegistry& r) {
+  r.add(OperatorFactoryInfo{
+      "watermark_assigner",
+      "pass-through generating watermarks maxSeenTimestamp - out_of_orderness_ms - 1 after each batch",
+      1,
+      [](const OperatorSpecContext& ctx) { return ctx.input_types.empty() ? std::string() : ctx.input_types[0]; },
+      [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        SpecParams p(ctx, "watermark_assigner", {"out_of_orderness_ms"});
+        const std::string& in = p.input_type(0, {"event", "int64", "string", "word_count", "window_count"});
+        std::int64_t bound = p.get_int("out_of_orderness_ms", 0, 0);
+        return dispatch_spec_type(in, [bound]<class T>() -> OperatorBuilder {
+          return [bound] { return std::make_unique<WatermarkAssignerOperator<T>>(bound); };
+        });
+      }});
+}
+
+void add_event_time_count(OperatorRegistry& r) {
+  r.add(OperatorFactoryInfo{
+      "event_time_count",
+      "event -> window_count: events per key per epoch-aligned bucket of size_ms, emitted as "
+      "(key, bucket start, count) when the watermark passes the bucket end - 1",
+      1,
+      [](const OperatorSpecContext&) { return fixed_type("window_count"); },
+      [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        SpecParams p(ctx, "event_time_count", {"size_ms"});
+        p.input_type(0, {"event"});
+        std::int64_t size = p.require_int("size_ms", 1);
+        return [size] { return make_event_time_count_operator(size); };
+      }});
+}
+
+template <class T, class KeyFn>
+void add_key(OperatorRegistry& r, const char* record_type) {
+  r.add_key_selector(KeySelectorInfo{KeyFn::kName, record_type, hash_partitioner_factory<T>(KeyFn{})});
+}
+
+}  // namespace
+
+void register_builtin_operators(OperatorRegistry& registry) {
+  add_tokenize(registry);
+  add_count(registry);
+  add_watermark_assigner(registry);
+  add_event_time_count(registry);
+  add_key<std::string, StringSelfKey>(registry, "string");
+  add_key<Event, EventKey>(registry, "event");
+  add_key<WordCount, WordCountWord>(registry, "word_count");
+}
+
+}  // namespace clink
