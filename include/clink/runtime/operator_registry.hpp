@@ -23,10 +23,10 @@ struct OperatorFactoryInfo {
   int num_inputs = 1;  // 0 for sources
   // Record type produced, given the context (sinks and pass-throughs derive it).
   std::function<std::string(const OperatorSpecContext&)> out_type;
-  // Side outputs it may emit: tag -> record type (e.g. "dead-letter" -> "dead_letter").
-  std::map<std::string, std::string> side_outputs;
   // Validates params and returns the per-subtask builder; throws ClinkError naming the problem.
   std::function<OperatorBuilder(const OperatorSpecContext&)> make;
+  // Side outputs it may emit: tag -> record type (e.g. "dead-letter" -> "dead_letter").
+  std::map<std::string, std::string> side_outputs;
 };
 
 struct KeySelectorInfo {
