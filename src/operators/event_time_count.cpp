@@ -12,8 +12,7 @@ EventTimeCountFunction::EventTimeCountFunction(std::int64_t size_ms) : size_(siz
 void EventTimeCountFunction::process_element(const Event& value, Context& ctx, Collector<WindowCount>&) {
   EventTime ts = ctx.timestamp();
   if (ts == kNoEventTime) {
-    throw ClinkError("event_time_count " + ctx.runtime_context().task_name() +
-                     ": record has no event time; did you forget a watermark_assigner after a source "
+    throw ClinkError("event_time_count: record has no event time; did you forget a watermark_assigner after a source "
                      "with event time (the event_time_* options)?");
   }
   std::int64_t start = bucket_start(ts, size_);

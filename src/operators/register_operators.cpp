@@ -22,12 +22,13 @@ std::string fixed_type(const char* t) { return t; }
 
 void add_tokenize(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
-      "tokenize",
-      "string -> string: lower-cases each line and splits it on non-alphanumeric characters, "
+      .name = "tokenize",
+      .description =
+          "string -> string: lower-cases each line and splits it on non-alphanumeric characters, "
       "dropping empty tokens",
-      1,
-      [](const OperatorSpecContext&) { return fixed_type("string"); },
-      [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+      .num_inputs = 1,
+      .out_type = [](const OperatorSpecContext&) { return fixed_type("string"); },
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SpecParams p(ctx, "tokenize", {});
         p.input_type(0, {"string"});
         return [] { return std::make_unique<TokenizeOperator>(Tokenizer{}); };
@@ -36,12 +37,13 @@ void add_tokenize(OperatorRegistry& r) {
 
 void add_count(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
-      "count",
-      "string or event -> word_count: count per key (the string / event.key); "
+      .name = "count",
+      .description =
+          "string or event -> word_count: count per key (the string / event.key); "
       "emit: final (default, once per key at end of input) or every (running count per record)",
-      1,
-      [](const OperatorSpecContext&) { return fixed_type("word_count"); },
-      [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+      .num_inputs = 1,
+      .out_type = [](const OperatorSpecContext&) { return fixed_type("word_count"); },
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SpecParams p(ctx, "count", {"emit"});
         const std::string& in = p.input_type(0, {"string", "event"});
         CountEmit emit = p.get_choice("emit", "final", {"final", "every"}) == "every" ? CountEmit::kEvery
@@ -53,11 +55,12 @@ void add_count(OperatorRegistry& r) {
 
 void add_watermark_assigner(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
-      "watermark_assigner",
-      "pass-through generating watermarks maxSeenTimestamp - out_of_orderness_ms - 1 after each batch",
-      1,
-      [](const OperatorSpecContext& ctx) { return ctx.input_types.empty() ? std::string() : ctx.input_types[0]; },
-      [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+      .name = "watermark_assigner",
+      .description =
+          "pass-through generating watermarks maxSeenTimestamp - out_of_orderness_ms - 1 after each batch",
+      .num_inputs = 1,
+      .out_type = [](const OperatorSpecContext& ctx) { return ctx.input_types.empty() ? std::string() : ctx.input_types[0]; },
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SpecParams p(ctx, "watermark_assigner", {"out_of_orderness_ms"});
         const std::string& in = p.input_type(0, {"event", "int64", "string", "word_count", "window_count"});
         std::int64_t bound = p.get_int("out_of_orderness_ms", 0, 0);
@@ -69,12 +72,13 @@ void add_watermark_assigner(OperatorRegistry& r) {
 
 void add_event_time_count(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
-      "event_time_count",
-      "event -> window_count: events per key per epoch-aligned bucket of size_ms, emitted as "
+      .name = "event_time_count",
+      .description =
+          "event -> window_count: events per key per epoch-aligned bucket of size_ms, emitted as "
       "(key, bucket start, count) when the watermark passes the bucket end - 1",
-      1,
-      [](const OperatorSpecContext&) { return fixed_type("window_count"); },
-      [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+      .num_inputs = 1,
+      .out_type = [](const OperatorSpecContext&) { return fixed_type("window_count"); },
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SpecParams p(ctx, "event_time_count", {"size_ms"});
         p.input_type(0, {"event"});
         std::int64_t size = p.require_int("size_ms", 1);

@@ -53,8 +53,8 @@ class WatermarkAssignerOperator final : public StreamOperator {
 
  private:
   [[noreturn]] void fail_no_event_time() {
-    throw ClinkError("watermark_assigner " + ctx().task_name() +
-                     ": record has no event time; did you forget to give the source event time "
+    // The task names the operator and subtask when it reports the failure.
+    throw ClinkError("watermark_assigner: record has no event time; did you forget to give the source event time "
                      "(the event_time_* options, e.g. datagen's event_time_start_ms and "
                      "event_time_step_ms)?");
   }

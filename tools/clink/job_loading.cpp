@@ -1,0 +1,91 @@
+#include <fstream>
+#include <sstream>
+
+#include "clink/core/error.hpp"
+#include "clink/runtime/job_graph_spec.hpp"
+#include "clink/runtime/operator_registry.hpp"
+#include "commands.hpp"
+
+namespace clink::cli {
+
+void add_job_options(CLI::App& cmd, JobOptions& opts) {
+  cmd.add_option("job", opts.path, "Job file: a JobGraphSpec (.json); SQL scripts (.sql) arrive later")
+      ->required();
+  cmd.add_option("-p,--parallelism", opts.parallelism, "Default parallelism of the job's operators")
+      ->check(CLI::Range(1, 1 << 15));
+  cmd.add_option("--set", opts.sets,
+                 "Override a setting, repeatable: a config key (parallelism, max_parallelism, "
+                 "channel_capacity, chaining), name, or <op id>.<param> (e.g. --set count.emit=every)")
+      ->type_name("KEY=VALUE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+bool is_sql_file(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".sql") == 0;
+}
+
+void apply_override(nlohmann::json& spec, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ClinkError("--set '" + assignment + "': expected key=value");
+  std::string key = assignment.substr(0, eq);
+  std::string text = assignment.substr(eq + 1);
+  // Numbers, booleans and JSON values as such; anything else as a string.
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+
+  if (key == "name") {
+    spec["name"] = text;
+    return;
+  }
+  auto dot = key.find('.');
+  if (dot == std::string::npos) {
+    static const char* const kConfigKeys[] = {"parallelism", "max_parallelism", "channel_capacity", "chaining"};
+    for (const char* k : kConfigKeys) {
+      if (key == k) {
+        spec["config"][key] = value;
+        return;
+      }
+    }
+    throw ClinkError("--set '" + assignment +
+                     "': unknown key '" + key +
+                     "' (config keys: parallelism, max_parallelism, channel_capacity, chaining, name; "
+                     "op params: <op id>.<param>)");
+  }
+  std::string op_id = key.substr(0, dot);
+  std::string param = key.substr(dot + 1);
+  if (param.empty()) throw ClinkError("--set '" + assignment + "': missing the param after '" + op_id + ".'");
+  if (spec.contains("ops") && spec["ops"].is_array()) {
+    for (auto& op : spec["ops"]) {
+      if (op.is_object() && op.value("id", "") == op_id) {
+        op["params"][param] = value;
+        return;
+      }
+    }
+  }
+  throw ClinkError("--set '" + assignment + "': the job has no op '" + op_id + "'");
+}
+
+JobGraph load_job(const JobOptions& opts) {
+  std::ifstream in(opts.path);
+  if (!in) throw ClinkError("cannot open job spec '" + opts.path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json spec;
+  try {
+    spec = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ClinkError("job spec '" + opts.path + "' is not valid JSON: " + e.what());
+  }
+  if (!spec.is_object()) throw ClinkError(opts.path + ": job spec: expected a JSON object");
+  if (opts.parallelism > 0) spec["config"]["parallelism"] = opts.parallelism;
+  for (const auto& s : opts.sets) apply_override(spec, s);
+  try {
+    return from_spec(spec, OperatorRegistry::builtin());
+  } catch (const ClinkError& e) {
+    throw ClinkError(opts.path + ": " + e.what());
+  }
+}
+
+}  // namespace clink::cli

@@ -1,0 +1,26 @@
+// clink: run, explain and (later) serve stream processing jobs.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"clink: a native stream processor with Apache Flink's semantics"};
+  app.name("clink");
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show the help of every subcommand");
+  int exit_code = clink::cli::kExitOk;
+  clink::cli::add_run_command(app, exit_code);
+  clink::cli::add_explain_command(app, exit_code);
+  clink::cli::add_later_commands(app, exit_code);
+  clink::cli::add_version_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? clink::cli::kExitOk : clink::cli::kExitUnsupported;
+  }
+  std::fflush(stdout);
+  return exit_code;
+}
