@@ -33,7 +33,12 @@ class DataStream {
   };
 
   DataStream(StreamExecutionEnvironment* env, std::string node, std::string side_output = {})
-      : env_(env), producers_{Producer{std::move(node), std::move(side_output)}} {}
+      : env_(env) {
+    Producer p;
+    p.node = std::move(node);
+    p.side_output = std::move(side_output);
+    producers_.push_back(std::move(p));
+  }
   DataStream(StreamExecutionEnvironment* env, std::vector<Producer> producers)
       : env_(env), producers_(std::move(producers)) {}
 

@@ -1,0 +1,77 @@
+#include "clink/runtime/multi_input_alignment.hpp"
+
+#include <gtest/gtest.h>
+
+namespace clink {
+namespace {
+
+TEST(MultiInputAlignment, EmitsMinimumOverInputs) {
+  MultiInputAlignment a(2);
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(10)), std::nullopt);  // input 1 still at min
+  EXPECT_EQ(a.on_watermark(1, Watermark::at(5)), Watermark::at(5));
+  EXPECT_EQ(a.on_watermark(1, Watermark::at(20)), Watermark::at(10));
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(15)), Watermark::at(15));
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(15)), std::nullopt);  // no advance, nothing sent
+}
+
+TEST(MultiInputAlignment, RegressingInputIsIgnored) {
+  MultiInputAlignment a(1);
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(10)), Watermark::at(10));
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(3)), std::nullopt);
+  EXPECT_EQ(a.current(), Watermark::at(10));
+}
+
+TEST(MultiInputAlignment, IdleInputDoesNotHoldBackTheMinimum) {
+  MultiInputAlignment a(2);
+  a.on_watermark(0, Watermark::at(100));
+  EXPECT_EQ(a.on_watermark(1, Watermark::idle_marker()), Watermark::at(100));
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(200)), Watermark::at(200));
+}
+
+TEST(MultiInputAlignment, InputReturningFromIdleIsClampedSoOutputNeverRegresses) {
+  MultiInputAlignment a(2);
+  a.on_watermark(0, Watermark::at(50));
+  a.on_watermark(1, Watermark::idle_marker());
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(300)), Watermark::at(300));
+  // Input 1 comes back far behind: clamped to 300, so nothing regresses.
+  EXPECT_EQ(a.on_watermark(1, Watermark::at(10)), std::nullopt);
+  EXPECT_EQ(a.current(), Watermark::at(300));
+  // From now on input 1 holds the minimum again.
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(400)), std::nullopt);
+  EXPECT_EQ(a.on_watermark(1, Watermark::at(350)), Watermark::at(350));
+}
+
+TEST(MultiInputAlignment, AllInputsIdleForwardsOneIdleMarkerThenActivity) {
+  MultiInputAlignment a(2);
+  a.on_watermark(0, Watermark::at(7));
+  a.on_watermark(1, Watermark::at(9));
+  EXPECT_EQ(a.on_watermark(0, Watermark::idle_marker()), Watermark::at(9));
+  auto idle = a.on_watermark(1, Watermark::idle_marker());
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_TRUE(idle->is_idle());
+  EXPECT_EQ(a.on_watermark(1, Watermark::idle_marker()), std::nullopt);  // only once
+  EXPECT_EQ(a.on_watermark(0, Watermark::at(12)), Watermark::at(12));     // active again
+}
+
+TEST(MultiInputAlignment, ClosedInputsCountAsMaxAndAllClosedGivesMax) {
+  MultiInputAlignment a(2);
+  a.on_watermark(0, Watermark::at(5));
+  EXPECT_EQ(a.on_end_of_input(1), Watermark::at(5));
+  EXPECT_FALSE(a.all_closed());
+  EXPECT_EQ(a.on_end_of_input(0), Watermark::max());
+  EXPECT_TRUE(a.all_closed());
+}
+
+TEST(MultiInputAlignment, IdleAndClosedInputsTogether) {
+  MultiInputAlignment a(3);
+  a.on_watermark(0, Watermark::at(5));
+  a.on_watermark(1, Watermark::at(6));
+  a.on_end_of_input(2);
+  EXPECT_EQ(a.on_watermark(0, Watermark::idle_marker()), Watermark::at(6));
+  auto idle = a.on_watermark(1, Watermark::idle_marker());
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_TRUE(idle->is_idle());
+}
+
+}  // namespace
+}  // namespace clink
