@@ -18,7 +18,8 @@ json word_count_spec() {
     "config": {"parallelism": 2, "max_parallelism": 64, "channel_capacity": 4, "chaining": true},
     "ops": [
       {"id": "gen", "type": "datagen", "parallelism": 1,
-       "params": {"kind": "sequence", "type": "event", "start": 0, "end": 99, "key_count": 3}},
+       "params": {"kind": "sequence", "type": "event", "start": 0, "end": 99, "key_count": 3,
+                  "event_time_start_ms": 0, "event_time_step_ms": 10}},
       {"id": "assign", "type": "watermark_assigner", "params": {"out_of_orderness_ms": 0},
        "inputs": [{"from": "gen"}], "parallelism": 1},
       {"id": "count", "type": "count", "name": "Count per key", "uid": "count-v1",

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "clink/connectors/dead_letter.hpp"
 #include "clink/core/error.hpp"
 #include "clink/core/event_time.hpp"
 #include "clink/core/format_value.hpp"
@@ -54,7 +55,9 @@ decltype(auto) dispatch_spec_type(const std::string& name, F&& f) {
   if (name == "event") return f.template operator()<Event>();
   if (name == "word_count") return f.template operator()<WordCount>();
   if (name == "window_count") return f.template operator()<WindowCount>();
-  throw ClinkError("unknown record type '" + name + "' (known: string, int64, event, word_count, window_count)");
+  if (name == "dead_letter") return f.template operator()<DeadLetter>();
+  throw ClinkError("unknown record type '" + name +
+                   "' (known: string, int64, event, word_count, window_count, dead_letter)");
 }
 
 }  // namespace clink
