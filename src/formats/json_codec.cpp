@@ -36,6 +36,19 @@ std::string describe_value(simdjson::error_code e, std::string_view what, std::s
   return "field \"" + std::string(field) + "\" must be " + std::string(what);
 }
 
+// get_int64 failed on `v` (not consumed: simdjson only advances on success). An
+// integer that does not fit is reported as such rather than as a type error.
+template <class V>
+std::string int64_error(simdjson::error_code e, V& v, std::string_view field) {
+  od::number_type t;
+  if (e == simdjson::INCORRECT_TYPE && v.get_number_type().get(t) == simdjson::SUCCESS &&
+      t != od::number_type::floating_point_number) {
+    std::string msg = "integer out of the int64 range";
+    return field.empty() ? msg : "field \"" + std::string(field) + "\": " + msg;
+  }
+  return describe_value(e, "an integer", field);
+}
+
 // One expected field of an object and where its value goes.
 struct FieldSlot {
   std::string_view name;
@@ -87,8 +100,8 @@ struct JsonParser::Impl {
           if (auto e = field.value().get_string().get(s)) return fail(reason, describe_value(e, "a string", key));
           fields[i].str->assign(s);
         } else {
-          if (auto e = field.value().get_int64().get(*fields[i].num))
-            return fail(reason, describe_value(e, "an integer", key));
+          od::value v = field.value();
+          if (auto e = v.get_int64().get(*fields[i].num)) return fail(reason, int64_error(e, v, key));
         }
         break;
       }
@@ -105,7 +118,7 @@ JsonParser::~JsonParser() = default;
 
 bool JsonParser::decode(std::string_view text, std::size_t readable, std::int64_t& out, std::string& reason) {
   if (!impl_->start(text, readable, reason)) return false;
-  if (auto e = impl_->doc.get_int64().get(out)) return fail(reason, describe_value(e, "an integer", {}));
+  if (auto e = impl_->doc.get_int64().get(out)) return fail(reason, int64_error(e, impl_->doc, {}));
   return impl_->finish(reason);
 }
 
