@@ -7,6 +7,7 @@
 // n into a record: DatagenSource<std::int64_t> emits n, DatagenSource<Event> emits
 // {"k" + n % key_count, n}; make_datagen_sequence/make_datagen_random take any
 // callable T(std::int64_t).
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <limits>
