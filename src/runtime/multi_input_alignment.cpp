@@ -36,28 +36,32 @@ std::optional<Watermark> MultiInputAlignment::on_end_of_input(std::size_t input)
 }
 
 std::optional<Watermark> MultiInputAlignment::recompute() {
-  bool any_active = false;
-  EventTime min = kMaxEventTime;
+  // max() is the end of event time: nothing can follow it, not even an idle marker.
+  if (emitted_.is_max()) return std::nullopt;
   bool any_open = false;
+  bool any_active = false;  // open and not idle
+  EventTime min = kMaxEventTime;
   for (const Input& in : inputs_) {
-    if (!in.closed) any_open = true;
+    if (in.closed) continue;  // a closed input no longer holds anything back
+    any_open = true;
     if (in.idle) continue;
     any_active = true;
     min = std::min(min, in.watermark);
   }
-  if (!any_active && any_open) {
+  if (any_open && !any_active) {
     // Every live input is idle: forward one idle marker.
     if (emitted_idle_) return std::nullopt;
     emitted_idle_ = true;
     return Watermark::idle_marker(emitted_.timestamp);
   }
-  if (min > emitted_.timestamp || (emitted_idle_ && min >= emitted_.timestamp)) {
+  // All inputs closed leaves min at max(): the end of event time.
+  if (min > emitted_.timestamp) {
     emitted_idle_ = false;
-    emitted_ = Watermark::at(std::max(min, emitted_.timestamp));
+    emitted_ = Watermark::at(min);
     return emitted_;
   }
   if (emitted_idle_) {
-    // Active again but behind what was emitted: announce activity without regressing.
+    // Active again but not ahead of what was emitted: announce activity, no regression.
     emitted_idle_ = false;
     return emitted_;
   }

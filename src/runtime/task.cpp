@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "clink/connectors/dead_letter.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/multi_input_alignment.hpp"
 
@@ -37,7 +38,12 @@ void HostOutput::emit_watermark(Watermark wm) {
 void HostOutput::emit_side(const std::string& tag, BatchPtr batch) {
   if (!batch || batch->empty()) return;
   auto it = sides.find(tag);
-  if (it == sides.end()) return;
+  if (it == sides.end()) {
+    // Other side outputs nobody reads are discarded (as in Flink); dead letters never are.
+    if (tag == kDeadLetterTag)
+      throw ClinkError("records were routed to the '" + tag + "' side output, but nothing reads it");
+    return;
+  }
   fan_out(it->second, std::move(batch));
 }
 

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "clink/core/event_time.hpp"
+
 namespace clink {
 namespace {
 

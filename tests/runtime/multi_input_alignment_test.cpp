@@ -62,6 +62,15 @@ TEST(MultiInputAlignment, ClosedInputsCountAsMaxAndAllClosedGivesMax) {
   EXPECT_TRUE(a.all_closed());
 }
 
+TEST(MultiInputAlignment, MaxIsFinal) {
+  MultiInputAlignment a(2);
+  a.on_watermark(1, Watermark::idle_marker());
+  EXPECT_EQ(a.on_watermark(0, Watermark::max()), Watermark::max());  // idle input excluded
+  EXPECT_EQ(a.on_end_of_input(0), std::nullopt);  // no idle marker after the end of time
+  EXPECT_EQ(a.on_watermark(1, Watermark::at(3)), std::nullopt);
+  EXPECT_EQ(a.on_end_of_input(1), std::nullopt);
+}
+
 TEST(MultiInputAlignment, IdleAndClosedInputsTogether) {
   MultiInputAlignment a(3);
   a.on_watermark(0, Watermark::at(5));

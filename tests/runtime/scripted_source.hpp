@@ -15,9 +15,11 @@ template <class T>
 class ScriptedSource final : public SourceOperator {
  public:
   using Step = std::function<void(Output&)>;
+  // A step that is retried (the source reports nothing available) until it returns true.
+  using Retry = std::function<bool(Output&)>;
 
   ScriptedSource& records(std::vector<std::pair<T, EventTime>> values) {
-    steps_.push_back([values](Output& out) {
+    return then([values](Output& out) {
       auto b = std::make_unique<Batch<T>>();
       for (const auto& [v, ts] : values) b->push(v, ts);
       out.emit(std::move(b));
@@ -25,33 +27,38 @@ class ScriptedSource final : public SourceOperator {
     return *this;
   }
   ScriptedSource& watermark(Watermark wm) {
-    steps_.push_back([wm](Output& out) { out.emit_watermark(wm); });
-    return *this;
+    return then([wm](Output& out) { out.emit_watermark(wm); });
   }
-  // Blocks the source until `ready` holds (or 10 s pass, which fails the job).
+  // Holds the source (polls report nothing available, as a real idle source does)
+  // until `ready` holds; after 10 s the job fails.
   ScriptedSource& wait_until(std::function<bool()> ready) {
-    steps_.push_back([ready](Output&) {
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!ready()) {
-        if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("scripted source timed out");
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
+    auto deadline = std::make_shared<std::chrono::steady_clock::time_point>();
+    steps_.push_back([ready, deadline](Output&) {
+      if (*deadline == std::chrono::steady_clock::time_point{})
+        *deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      if (ready()) return true;
+      if (std::chrono::steady_clock::now() > *deadline) throw std::runtime_error("scripted source timed out");
+      return false;
     });
     return *this;
   }
   ScriptedSource& then(Step step) {
-    steps_.push_back(std::move(step));
+    steps_.push_back([step](Output& out) {
+      step(out);
+      return true;
+    });
     return *this;
   }
 
   PollStatus poll_next() override {
     if (next_ >= steps_.size()) return PollStatus::kEnd;
-    steps_[next_++](output());
+    if (!steps_[next_](output())) return PollStatus::kNothingAvailable;
+    ++next_;
     return next_ >= steps_.size() ? PollStatus::kEnd : PollStatus::kMore;
   }
 
  private:
-  std::vector<Step> steps_;
+  std::vector<Retry> steps_;
   std::size_t next_ = 0;
 };
 

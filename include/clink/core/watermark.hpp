@@ -1,5 +1,6 @@
 #pragma once
 #include <compare>
+#include <ostream>
 
 #include "clink/core/event_time.hpp"
 
@@ -20,6 +21,9 @@ struct Watermark {
   constexpr bool is_idle() const { return idle; }
   constexpr bool is_max() const { return !idle && timestamp == kMaxEventTime; }
   friend constexpr bool operator==(const Watermark&, const Watermark&) = default;
+  friend std::ostream& operator<<(std::ostream& os, const Watermark& wm) {
+    return os << "Watermark(" << wm.timestamp << (wm.idle ? ", idle)" : ")");
+  }
 };
 
 }  // namespace clink
