@@ -161,6 +161,21 @@ TEST(FileSource, DeadLettersGoToTheSideOutputAndReadingContinues) {
   EXPECT_EQ(handle.metrics().total(stream.id()).dead_letters, 2);
 }
 
+TEST(FileSource, DeadLettersThatNothingReadsFailTheJobInsteadOfVanishing) {
+  TempDir dir;
+  auto path = dir.write("e.jsonl", "{\"key\":\"a\",\"value\":1}\nbroken\n");
+  FileSourceOptions options;
+  options.on_error = OnError::kDeadLetter;
+  StreamExecutionEnvironment env;
+  env.from_source<Event>(FileSource<Event>::json_lines(path, options)).sink_to(std::make_shared<CollectSink<Event>>());
+  try {
+    env.execute();
+    FAIL() << "expected the job to fail";
+  } catch (const JobFailedError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("routed to the 'dead-letter' side output, but nothing reads it"));
+  }
+}
+
 TEST(FileSource, DeadLettersWhenPolledDirectly) {
   TempDir dir;
   auto path = dir.write("n.jsonl", "1\nx\n2\n\"3\"\n");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -130,7 +131,7 @@ TEST(Executor, HashPartitioningRoutesEachKeyToTheSubtaskOfItsKeyGroup) {
   auto sink = std::make_shared<CollectSink<std::pair<std::int64_t, int>>>();
   env.from_collection<std::int64_t>(range(0, 1000))
       .key_by([](std::int64_t v) { return v % 50; })
-      .process<std::pair<std::int64_t, int>>(std::make_shared<Where>())
+      .process(Where{})
       .sink_to(sink);
   env.execute();
   auto got = sink->values();
@@ -144,6 +145,27 @@ TEST(Executor, HashPartitioningRoutesEachKeyToTheSubtaskOfItsKeyGroup) {
   EXPECT_EQ(used.size(), 3u);
 }
 
+TEST(Executor, EverySubtaskGetsItsOwnCopyOfTheFunction) {
+  StreamExecutionEnvironment env;
+  env.set_parallelism(2);
+  struct Counting final : KeyedProcessFunction<std::int64_t, std::int64_t, std::pair<int, std::int64_t>> {
+    std::int64_t seen = 0;  // per-subtask state: a shared instance would count both subtasks
+    void process_element(const std::int64_t&, Context& ctx, Collector<std::pair<int, std::int64_t>>& out) override {
+      out.collect({ctx.runtime_context().subtask_index(), ++seen});
+    }
+  };
+  auto sink = std::make_shared<CollectSink<std::pair<int, std::int64_t>>>();
+  env.from_collection<std::int64_t>(range(0, 400)).key_by([](std::int64_t v) { return v; }).process(Counting{}).sink_to(sink);
+  env.execute();
+  std::map<int, std::int64_t> last, records;
+  for (auto [subtask, seen] : sink->values()) {
+    EXPECT_EQ(seen, ++records[subtask]);  // each copy counts exactly its own records, in order
+    last[subtask] = seen;
+  }
+  ASSERT_EQ(last.size(), 2u);
+  EXPECT_EQ(last[0] + last[1], 400);
+}
+
 TEST(Executor, RebalanceSpreadsAndBroadcastCopiesToEverySubtask) {
   StreamExecutionEnvironment env;
   env.set_parallelism(2);
@@ -155,8 +177,8 @@ TEST(Executor, RebalanceSpreadsAndBroadcastCopiesToEverySubtask) {
       out.collect(ctx.runtime_context().subtask_index());
     }
   };
-  src.rebalance().process<int>(std::make_shared<Sub>()).sink_to(rebalanced);
-  src.broadcast().process<int>(std::make_shared<Sub>()).sink_to(broadcast);
+  src.rebalance().process(Sub{}).sink_to(rebalanced);
+  src.broadcast().process(Sub{}).sink_to(broadcast);
   env.execute();
   auto r = rebalanced->values();
   EXPECT_EQ(std::count(r.begin(), r.end(), 0), 2048);  // 4 batches of 1024, round-robin
@@ -302,7 +324,7 @@ TEST(Executor, KeyedEventTimeTimersFireInOrderOncePerKeyAndTime) {
         .watermark(Watermark::at(15))  // fires a@15, b@15 (time, then key order)
         .watermark(Watermark::at(100));
   }).key_by([](const std::string& s) { return s; })
-      .process<Out>(std::make_shared<TimerFn>())
+      .process(TimerFn{})
       .sink_to(sink);
   env.execute();
   auto recs = sink->records();
@@ -333,7 +355,7 @@ TEST(Executor, ProcessingTimeTimersFireWhenTheClockPasses) {
   scripted<std::string>(env, [&fired, sink](ScriptedSource<std::string>& s) {
     s.records({{"k", kNoEventTime}}).wait_until([sink] { return !sink->values().empty(); });
   }).key_by([](const std::string& s) { return s; })
-      .process<std::string>(std::make_shared<ProcFn>())
+      .process(ProcFn{})
       .sink_to(sink);
   env.execute();
   EXPECT_THAT(sink->values(), ElementsAre("timer:k"));
@@ -352,7 +374,7 @@ TEST(Executor, SideOutputsCarryTaggedRecords) {
   };
   auto evens = std::make_shared<CollectSink<std::int64_t>>();
   auto odds = std::make_shared<CollectSink<std::string>>();
-  auto split = env.from_collection<std::int64_t>(range(0, 6)).process<std::int64_t>(std::make_shared<Split>());
+  auto split = env.from_collection<std::int64_t>(range(0, 6)).process(Split{});
   split.sink_to(evens);
   split.side_output(odd_tag).sink_to(odds);
   env.execute();

@@ -57,9 +57,13 @@ class DataStream {
     return then<Out>("flat_map", std::move(name),
                      [fn] { return std::make_unique<FlatMapOperator<T, Out, F>>(fn); });
   }
-  template <class Out>
-  DataStream<Out> process(std::shared_ptr<ProcessFunction<T, Out>> fn, std::string name = "Process") {
-    return then<Out>("process", std::move(name), [fn] { return std::make_unique<ProcessOperator<T, Out>>(fn); });
+  // fn: a ProcessFunction<T, Out> subclass, copied for every subtask.
+  template <class Fn>
+  auto process(Fn fn, std::string name = "Process") {
+    using Out = typename Fn::output_type;
+    static_assert(std::is_base_of_v<ProcessFunction<T, Out>, Fn>, "process() takes a ProcessFunction<T, Out>");
+    return then<Out>("process", std::move(name),
+                     [fn] { return std::make_unique<ProcessOperator<T, Out>>(std::make_shared<Fn>(fn)); });
   }
 
   template <class KeyFn>
@@ -173,11 +177,15 @@ class KeyedStream {
  public:
   KeyedStream(DataStream<T> stream, KeyFn key_fn) : stream_(std::move(stream)), key_fn_(std::move(key_fn)) {}
 
-  template <class Out>
-  DataStream<Out> process(std::shared_ptr<KeyedProcessFunction<K, T, Out>> fn, std::string name = "KeyedProcess") {
+  // fn: a KeyedProcessFunction<K, T, Out> subclass, copied for every subtask.
+  template <class Fn>
+  auto process(Fn fn, std::string name = "KeyedProcess") {
+    using Out = typename Fn::output_type;
+    static_assert(std::is_base_of_v<KeyedProcessFunction<K, T, Out>, Fn>,
+                  "process() on a keyed stream takes a KeyedProcessFunction<K, T, Out>");
     auto key_fn = key_fn_;
     return stream_.template then<Out>("keyed_process", std::move(name), [fn, key_fn] {
-      return std::make_unique<KeyedProcessOperator<K, T, Out, KeyFn>>(fn, key_fn);
+      return std::make_unique<KeyedProcessOperator<K, T, Out, KeyFn>>(std::make_shared<Fn>(fn), key_fn);
     });
   }
   // Operators after key_by that do not need the key still receive hash-routed input.
@@ -201,10 +209,14 @@ class ConnectedStreams {
  public:
   ConnectedStreams(DataStream<A> first, DataStream<B> second) : first_(std::move(first)), second_(std::move(second)) {}
 
-  template <class Out>
-  DataStream<Out> process(std::shared_ptr<CoProcessFunction<A, B, Out>> fn, std::string name = "CoProcess") {
+  // fn: a CoProcessFunction<A, B, Out> subclass, copied for every subtask.
+  template <class Fn>
+  auto process(Fn fn, std::string name = "CoProcess") {
+    using Out = typename Fn::output_type;
+    static_assert(std::is_base_of_v<CoProcessFunction<A, B, Out>, Fn>, "process() takes a CoProcessFunction<A, B, Out>");
     auto out = first_.template then<Out>(
-        "co_process", std::move(name), [fn] { return std::make_unique<CoProcessOperator<A, B, Out>>(fn); }, 2);
+        "co_process", std::move(name),
+        [fn] { return std::make_unique<CoProcessOperator<A, B, Out>>(std::make_shared<Fn>(fn)); }, 2);
     second_.connect_to(out.id(), 1);
     return out;
   }
@@ -223,7 +235,7 @@ class ConnectedStreams {
         out.collect(f2(v));
       }
     };
-    return process<Out>(std::make_shared<Fn>(std::move(f1), std::move(f2)), std::move(name));
+    return process(Fn(std::move(f1), std::move(f2)), std::move(name));
   }
 
  private:

@@ -57,9 +57,12 @@ class SideOutputBuffers {
 enum class TimeDomain { kEventTime, kProcessingTime };
 
 // Flink's ProcessFunction: one record at a time, with side outputs.
+// Functions are copied once per parallel subtask (as Flink deserialises one instance
+// per subtask), so members are per-subtask state.
 template <class In, class Out>
 class ProcessFunction {
  public:
+  using output_type = Out;
   class Context {
    public:
     Context(RuntimeContext& rc, SideOutputBuffers& sides) : rc_(rc), sides_(sides) {}
@@ -87,6 +90,7 @@ class ProcessFunction {
 template <class K, class In, class Out>
 class KeyedProcessFunction {
  public:
+  using output_type = Out;
   class Context {
    public:
     Context(RuntimeContext& rc, SideOutputBuffers& sides) : rc_(rc), sides_(sides) {}
@@ -126,6 +130,7 @@ class KeyedProcessFunction {
 template <class In1, class In2, class Out>
 class CoProcessFunction {
  public:
+  using output_type = Out;
   using Context = typename ProcessFunction<In1, Out>::Context;
   virtual ~CoProcessFunction() = default;
   virtual void open(RuntimeContext&) {}
