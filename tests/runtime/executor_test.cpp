@@ -264,45 +264,58 @@ TEST(Executor, EndOfInputFlushesOperatorsInTopologicalOrder) {
   }
 }
 
-// Records every watermark it is given.
+// Records every watermark it is given; read from other threads.
+struct SeenWatermarks {
+  mutable std::mutex mu;
+  std::vector<Watermark> list;
+  std::vector<Watermark> get() const {
+    std::lock_guard lock(mu);
+    return list;
+  }
+  bool contains(Watermark wm) const {
+    std::lock_guard lock(mu);
+    return std::find(list.begin(), list.end(), wm) != list.end();
+  }
+};
 class WatermarkRecorder final : public StreamOperator {
  public:
-  explicit WatermarkRecorder(std::shared_ptr<std::vector<Watermark>> seen) : seen_(std::move(seen)) {}
+  explicit WatermarkRecorder(std::shared_ptr<SeenWatermarks> seen) : seen_(std::move(seen)) {}
   void process_batch(int, BatchPtr b) override { output().emit(std::move(b)); }
   void process_watermark(Watermark wm) override {
-    seen_->push_back(wm);
+    {
+      std::lock_guard lock(seen_->mu);
+      seen_->list.push_back(wm);
+    }
     StreamOperator::process_watermark(wm);
   }
 
  private:
-  std::shared_ptr<std::vector<Watermark>> seen_;
+  std::shared_ptr<SeenWatermarks> seen_;
 };
 
 TEST(Executor, UnionWatermarkIsTheMinimumOverLiveInputsAndIgnoresIdleOnes) {
   StreamExecutionEnvironment env;
-  auto seen = std::make_shared<std::vector<Watermark>>();
-  std::atomic<int> phase{0};
-  auto a = scripted<std::int64_t>(env, [&phase, seen](ScriptedSource<std::int64_t>& s) {
+  auto seen = std::make_shared<SeenWatermarks>();
+  // Each source waits for the downstream to have seen the previous step, so the
+  // interleaving (and with it the exact sequence) is fixed.
+  auto a = scripted<std::int64_t>(env, [seen](ScriptedSource<std::int64_t>& s) {
     s.watermark(Watermark::at(10))
-        .then([&phase](Output&) { phase = 1; })
-        .wait_until([&phase] { return phase >= 2; })
+        .wait_until([seen] { return seen->contains(Watermark::at(10)); })  // B went idle
         .watermark(Watermark::at(30))
-        .wait_until([seen] { return !seen->empty() && seen->back() == Watermark::at(30); })
-        .then([&phase](Output&) { phase = 3; });
+        .wait_until([seen] { return seen->contains(Watermark::at(30)); });
   }, "A");
-  auto b = scripted<std::int64_t>(env, [&phase](ScriptedSource<std::int64_t>& s) {
-    s.wait_until([&phase] { return phase >= 1; })
-        .watermark(Watermark::at(5))
+  auto b = scripted<std::int64_t>(env, [seen](ScriptedSource<std::int64_t>& s) {
+    s.watermark(Watermark::at(5))
+        .wait_until([seen] { return seen->contains(Watermark::at(5)); })
         .watermark(Watermark::idle_marker())
-        .then([&phase](Output&) { phase = 2; })
-        .wait_until([&phase] { return phase >= 3; });
+        .wait_until([seen] { return seen->contains(Watermark::at(30)); });
   }, "B");
   a.union_with(b)
       .then<std::int64_t>("rec", "Recorder", [seen] { return std::make_unique<WatermarkRecorder>(seen); })
       .sink_to(std::make_shared<CollectSink<std::int64_t>>());
   env.execute();
   // 5 (min of 10 and 5), 10 (B idle), 30 (B still idle), then max when both end.
-  EXPECT_THAT(*seen, ElementsAre(Watermark::at(5), Watermark::at(10), Watermark::at(30), Watermark::max()));
+  EXPECT_THAT(seen->get(), ElementsAre(Watermark::at(5), Watermark::at(10), Watermark::at(30), Watermark::max()));
 }
 
 TEST(Executor, KeyedEventTimeTimersFireInOrderOncePerKeyAndTime) {
