@@ -1,0 +1,119 @@
+#pragma once
+// Keyed state, addressed by (state, key group, key bytes, namespace), stored as bytes.
+// The typed states of keyed_state.hpp (ValueState, ListState, MapState, ReducingState,
+// AggregatingState, TTL) are written once over this interface; backends (memory,
+// RocksDB) only store bytes, iterate key groups and snapshot.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "clink/runtime/key_group.hpp"
+#include "clink/runtime/timer_service.hpp"
+
+namespace clink {
+
+enum class StateKind { kValue, kList, kMap, kReducing, kAggregating };
+
+struct StateId {
+  int index = -1;
+  bool valid() const { return index >= 0; }
+};
+
+// One completed snapshot of one backend instance: where its files are and which key
+// groups they cover. Stored in the checkpoint metadata, handed back on restore.
+struct KeyedStateHandle {
+  nlohmann::json description;  // backend-specific: files, offsets per key group, shared SSTs
+  KeyGroupRange key_groups;
+};
+
+class KeyedStateBackend {
+ public:
+  virtual ~KeyedStateBackend() = default;
+
+  // ---- key context: set once per record (or timer) by the keyed operator ----
+  void set_current_key(std::string_view key_bytes) {
+    current_key_.assign(key_bytes);
+    current_key_group_ = key_group_for_hash(key_hash(key_bytes), max_parallelism_);
+  }
+  // When the caller already knows the key group (hash partitioner computed it).
+  void set_current_key(std::string_view key_bytes, int key_group) {
+    current_key_.assign(key_bytes);
+    current_key_group_ = key_group;
+  }
+  void set_current_namespace(std::string_view ns) { current_ns_.assign(ns); }
+  const std::string& current_key() const { return current_key_; }
+  int current_key_group() const { return current_key_group_; }
+  const std::string& current_namespace() const { return current_ns_; }
+  KeyGroupRange key_groups() const { return key_groups_; }
+  int max_parallelism() const { return max_parallelism_; }
+  // Processing time for TTL.
+  const ProcessingTimeClock& clock() const { return *clock_; }
+
+  // Registers (or finds, by name) a state; the same name with another kind is an error.
+  virtual StateId register_state(const std::string& name, StateKind kind) = 0;
+
+  // ---- the entry of the current (key, namespace) ----
+  virtual bool get(StateId, std::string& out) = 0;  // false: absent
+  virtual void put(StateId, std::string_view value) = 0;
+  virtual void append(StateId, std::string_view bytes) = 0;  // concatenates (list state)
+  virtual void remove(StateId) = 0;
+
+  // ---- map entries under the current (key, namespace) ----
+  virtual bool map_get(StateId, std::string_view user_key, std::string& out) = 0;
+  virtual void map_put(StateId, std::string_view user_key, std::string_view value) = 0;
+  virtual void map_remove(StateId, std::string_view user_key) = 0;
+  // In user-key byte order; return false from fn to stop.
+  virtual void map_for_each(StateId, const std::function<bool(std::string_view, std::string_view)>& fn) = 0;
+  virtual void map_clear(StateId) = 0;
+
+  // ---- iteration (restore, rescale, cleanup, "all keys of a namespace") ----
+  // Every entry of a state in one key group: (key, namespace, value). Map states pass
+  // each user key's entry with value = user key + value encoded as two length-prefixed
+  // strings.
+  virtual void for_each_entry(StateId, int key_group,
+                              const std::function<void(std::string_view key, std::string_view ns,
+                                                       std::string_view value)>& fn) = 0;
+
+  // ---- snapshots ----
+  // Writes everything to files under `dir` (a directory of this checkpoint); returns
+  // the handle to keep in the checkpoint metadata. Called on the task thread at the
+  // barrier; must not be affected by later writes.
+  virtual KeyedStateHandle snapshot(std::int64_t checkpoint_id, const std::filesystem::path& dir) = 0;
+  // Loads the entries of this backend's key groups from handles of a previous run at
+  // any parallelism (each handle may cover other key groups too: filter).
+  virtual void restore(const std::vector<KeyedStateHandle>& handles) = 0;
+  // The checkpoint is complete everywhere: shared files of older ones may be released.
+  virtual void notify_checkpoint_complete(std::int64_t /*checkpoint_id*/) {}
+
+ protected:
+  KeyedStateBackend(KeyGroupRange key_groups, int max_parallelism, const ProcessingTimeClock& clock)
+      : key_groups_(key_groups), max_parallelism_(max_parallelism), clock_(&clock) {}
+
+ private:
+  KeyGroupRange key_groups_;
+  int max_parallelism_;
+  const ProcessingTimeClock* clock_;
+  std::string current_key_;
+  int current_key_group_ = 0;
+  std::string current_ns_;
+};
+
+struct StateBackendConfig {
+  std::string kind = "memory";  // memory | rocksdb
+  std::filesystem::path working_dir;  // rocksdb: where the live database lives
+  bool incremental = true;            // rocksdb: share unchanged SST files between checkpoints
+};
+
+// Builds the backend for one operator subtask.
+std::unique_ptr<KeyedStateBackend> make_keyed_state_backend(const StateBackendConfig& config,
+                                                            const std::string& operator_uid, int subtask,
+                                                            KeyGroupRange key_groups, int max_parallelism,
+                                                            const ProcessingTimeClock& clock);
+
+}  // namespace clink
