@@ -1,7 +1,7 @@
 #include "clink/operators/event_time_count.hpp"
 
 #include "clink/core/error.hpp"
-#include "clink/operators/time_arith.hpp"
+#include "clink/time/window_arithmetic.hpp"
 
 namespace clink {
 
@@ -15,8 +15,8 @@ void EventTimeCountFunction::process_element(const Event& value, Context& ctx, C
     throw ClinkError("event_time_count: record has no event time; did you forget a watermark_assigner after a source "
                      "with event time (the event_time_* options)?");
   }
-  std::int64_t start = bucket_start(ts, size_);
-  std::int64_t fire_at = bucket_max_timestamp(start, size_);
+  std::int64_t start = window_start_for(ts, size_);
+  std::int64_t fire_at = window_max_timestamp_for(start, size_);
   auto& timers = ctx.timer_service();
   if (fire_at <= timers.current_watermark()) {
     // The bucket already fired: late, dropped (allowed lateness 0).
@@ -31,7 +31,7 @@ void EventTimeCountFunction::on_timer(std::int64_t timestamp, OnTimerContext& ct
   auto it = counts_.find(ctx.current_key());
   if (it == counts_.end()) return;
   auto& buckets = it->second;
-  while (!buckets.empty() && bucket_max_timestamp(buckets.begin()->first, size_) <= timestamp) {
+  while (!buckets.empty() && window_max_timestamp_for(buckets.begin()->first, size_) <= timestamp) {
     out.collect(WindowCount{it->first, buckets.begin()->first, buckets.begin()->second});
     buckets.erase(buckets.begin());
   }

@@ -14,16 +14,7 @@ using testing::scripted_source;
 using testing::Step;
 using testing::timed;
 
-TEST(TimeArith, BucketsFloorNegativeTimestamps) {
-  EXPECT_EQ(bucket_start(0, 10000), 0);
-  EXPECT_EQ(bucket_start(9999, 10000), 0);
-  EXPECT_EQ(bucket_start(10000, 10000), 10000);
-  EXPECT_EQ(bucket_start(-1, 10000), -10000);
-  EXPECT_EQ(bucket_start(-10000, 10000), -10000);
-  EXPECT_EQ(bucket_start(-15000, 10000), -20000);
-  EXPECT_EQ(bucket_max_timestamp(-20000, 10000), -10001);
-  EXPECT_EQ(bucket_max_timestamp(kMaxEventTime - 5, 10000), kMaxEventTime);  // saturates
-}
+// Bucket arithmetic (floor at negative timestamps, saturation): tests/time/window_arithmetic_test.cpp.
 
 Step<Event> batch(std::vector<std::pair<Event, EventTime>> events) { return Step<Event>{timed<Event>(std::move(events))}; }
 

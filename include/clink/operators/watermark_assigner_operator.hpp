@@ -10,7 +10,7 @@
 #include <string>
 
 #include "clink/core/error.hpp"
-#include "clink/operators/time_arith.hpp"
+#include "clink/time/window_arithmetic.hpp"
 #include "clink/runtime/operator.hpp"
 
 namespace clink {
@@ -18,7 +18,7 @@ namespace clink {
 // W for the bound, saturating; INT64_MIN before any record.
 inline EventTime bounded_out_of_orderness_watermark(EventTime max_seen, std::int64_t bound) {
   if (max_seen == kMinEventTime) return kMinEventTime;
-  return saturating_sub(saturating_sub(max_seen, bound), 1);
+  return sat_sub(sat_sub(max_seen, bound), 1);
 }
 
 template <class T>
