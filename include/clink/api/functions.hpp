@@ -1,6 +1,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "clink/core/output_tag.hpp"
@@ -8,6 +9,7 @@
 #include "clink/runtime/key_group.hpp"
 #include "clink/runtime/runtime_context.hpp"
 #include "clink/runtime/timer_service.hpp"
+#include "clink/state/keyed_state.hpp"
 
 namespace clink {
 
@@ -56,6 +58,18 @@ class SideOutputBuffers {
 
 enum class TimeDomain { kEventTime, kProcessingTime };
 
+// The keyed state of a keyed operator's subtask, for open() of a keyed function
+// (Flink's getRuntimeContext().getState(...)): the returned states live as long as the
+// operator and always address the key of the record (or timer) being processed.
+//   void open(RuntimeContext& rc) override {
+//     count_ = &keyed_state_store(rc).get_state(ValueStateDescriptor<std::int64_t>{"count"});
+//   }
+inline KeyedStateStore keyed_state_store(RuntimeContext& rc) {
+  auto* backend = rc.keyed_state_backend();
+  if (!backend) throw ClinkError("keyed state is only available to keyed functions (after key_by), in " + rc.task_name());
+  return KeyedStateStore(*backend);
+}
+
 // Flink's ProcessFunction: one record at a time, with side outputs.
 // Functions are copied once per parallel subtask (as Flink deserialises one instance
 // per subtask), so members are per-subtask state.
@@ -103,6 +117,11 @@ class KeyedProcessFunction {
     void output(const OutputTag<X>& tag, X value) { sides_.add(tag, std::move(value), ts_); }
     RuntimeContext& runtime_context() { return rc_; }
     TimeDomain time_domain() const { return domain_; }  // meaningful in on_timer
+    // Keyed state, scoped to the current key: ctx.state().get_state(descriptor).
+    KeyedStateStore& state() {
+      if (!store_) store_.emplace(keyed_state_store(rc_));
+      return *store_;
+    }
 
     void set(const K* key, EventTime ts, TimeDomain domain = TimeDomain::kEventTime) {
       key_ = key;
@@ -116,6 +135,7 @@ class KeyedProcessFunction {
     const K* key_ = nullptr;
     EventTime ts_ = kNoEventTime;
     TimeDomain domain_ = TimeDomain::kEventTime;
+    std::optional<KeyedStateStore> store_;
   };
   using OnTimerContext = Context;
 

@@ -132,6 +132,16 @@ class KeyedProcessOperator final : public FunctionOperatorBase<Out> {
       : fn_(std::move(fn)), key_fn_(std::move(key_fn)) {}
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
+    if (!ctx.keyed_state_backend()) {
+      // Fallback for contexts built without a backend (operator tests): the executor
+      // gives every keyed operator its backend (configured, restored); without one the
+      // operator keeps its state in a memory backend of its own, never checkpointed.
+      ctx.set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, ctx.operator_id(),
+                                                           ctx.subtask_index(), ctx.key_groups(),
+                                                           ctx.max_parallelism(), SystemClock::instance()));
+    }
+    backend_ = ctx.keyed_state_backend();
+    backend_->set_current_namespace({});
     context_ = std::make_unique<typename KeyedProcessFunction<K, In, Out>::Context>(ctx, this->sides_);
     fn_->open(ctx);
   }
@@ -143,6 +153,7 @@ class KeyedProcessOperator final : public FunctionOperatorBase<Out> {
       key_bytes_.clear();
       KeyCodec<K>::encode(key_, key_bytes_);
       timers.set_current_key(key_bytes_);
+      backend_->set_current_key(key_bytes_);
       context_->set(&key_, r.event_time);
       this->collector_.set_timestamp(r.event_time);
       fn_->process_element(r.value, *context_, this->collector_);
@@ -170,6 +181,7 @@ class KeyedProcessOperator final : public FunctionOperatorBase<Out> {
   void fire(const Timer& t, TimeDomain domain) {
     key_ = decode_key<K>(t.key);
     this->ctx().timer_service().set_current_key(t.key);
+    backend_->set_current_key(t.key);
     EventTime ts = domain == TimeDomain::kEventTime ? t.time : kNoEventTime;
     context_->set(&key_, ts, domain);
     this->collector_.set_timestamp(ts);
@@ -179,6 +191,7 @@ class KeyedProcessOperator final : public FunctionOperatorBase<Out> {
   std::shared_ptr<KeyedProcessFunction<K, In, Out>> fn_;
   KeyFn key_fn_;
   std::unique_ptr<typename KeyedProcessFunction<K, In, Out>::Context> context_;
+  KeyedStateBackend* backend_ = nullptr;
   K key_{};
   std::string key_bytes_;
 };

@@ -3,12 +3,21 @@
 // The typed states of keyed_state.hpp (ValueState, ListState, MapState, ReducingState,
 // AggregatingState, TTL) are written once over this interface; backends (memory,
 // RocksDB) only store bytes, iterate key groups and snapshot.
+//
+// Byte layout the backends rely on (part of the checkpoint format):
+// - list state: the concatenation of its elements (append == concatenation);
+// - states registered with a TTL (ttl_ms > 0) carry the last-access time as 8 bytes
+//   little-endian in front of every value, map value and list element; list elements
+//   of a TTL state are `ts(8) varint(len) bytes` so a backend can drop expired elements
+//   without knowing the element type (see state_ttl.hpp). Backends drop expired
+//   entries on full snapshots and (RocksDB) in compaction.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,8 +64,10 @@ class KeyedStateBackend {
   // Processing time for TTL.
   const ProcessingTimeClock& clock() const { return *clock_; }
 
-  // Registers (or finds, by name) a state; the same name with another kind is an error.
-  virtual StateId register_state(const std::string& name, StateKind kind) = 0;
+  // Registers (or finds, by name) a state; the same name with another kind is an error,
+  // so is a TTL state under the name of a restored state without TTL, or vice versa.
+  // ttl_ms > 0: values carry timestamps (see above) and expire ttl_ms after them.
+  virtual StateId register_state(const std::string& name, StateKind kind, std::int64_t ttl_ms = 0) = 0;
 
   // ---- the entry of the current (key, namespace) ----
   virtual bool get(StateId, std::string& out) = 0;  // false: absent
@@ -85,11 +96,32 @@ class KeyedStateBackend {
   // the handle to keep in the checkpoint metadata. Called on the task thread at the
   // barrier; must not be affected by later writes.
   virtual KeyedStateHandle snapshot(std::int64_t checkpoint_id, const std::filesystem::path& dir) = 0;
+  // A self-contained snapshot (no files shared with other checkpoints) in the canonical
+  // format that every backend restores: what savepoints use.
+  virtual KeyedStateHandle savepoint(std::int64_t checkpoint_id, const std::filesystem::path& dir) {
+    return snapshot(checkpoint_id, dir);
+  }
   // Loads the entries of this backend's key groups from handles of a previous run at
   // any parallelism (each handle may cover other key groups too: filter).
   virtual void restore(const std::vector<KeyedStateHandle>& handles) = 0;
   // The checkpoint is complete everywhere: shared files of older ones may be released.
   virtual void notify_checkpoint_complete(std::int64_t /*checkpoint_id*/) {}
+
+  // The typed state objects of keyed_state.hpp made over this backend, cached by name so
+  // that they live as long as the backend (KeyedStateStore is a stateless facade).
+  class TypedState {
+   public:
+    virtual ~TypedState() = default;
+  };
+  TypedState* find_typed_state(const std::string& name) {
+    for (auto& [n, s] : typed_states_)
+      if (n == name) return s.get();
+    return nullptr;
+  }
+  TypedState& add_typed_state(const std::string& name, std::unique_ptr<TypedState> state) {
+    typed_states_.emplace_back(name, std::move(state));
+    return *typed_states_.back().second;
+  }
 
  protected:
   KeyedStateBackend(KeyGroupRange key_groups, int max_parallelism, const ProcessingTimeClock& clock)
@@ -102,6 +134,7 @@ class KeyedStateBackend {
   std::string current_key_;
   int current_key_group_ = 0;
   std::string current_ns_;
+  std::vector<std::pair<std::string, std::unique_ptr<TypedState>>> typed_states_;
 };
 
 struct StateBackendConfig {

@@ -1,0 +1,249 @@
+// The memory backend: one hash map per (state, key group) from composite key (key,
+// namespace) to value; map states keep an ordered map of user keys per composite key.
+// Snapshots are synchronous full snapshots in the canonical format (snapshot_format.hpp).
+#include <map>
+#include <memory>
+#include <string>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "clink/core/error.hpp"
+#include "snapshot_format.hpp"
+
+namespace clink::state_internal {
+namespace {
+
+class MemoryKeyedStateBackend final : public KeyedStateBackend {
+ public:
+  MemoryKeyedStateBackend(const std::string& operator_uid, int subtask, KeyGroupRange key_groups,
+                          int max_parallelism, const ProcessingTimeClock& clock)
+      : KeyedStateBackend(key_groups, max_parallelism, clock), stem_(file_stem(operator_uid, subtask)) {}
+
+  StateId register_state(const std::string& name, StateKind kind, std::int64_t ttl_ms) override {
+    int i = find(name);
+    if (i >= 0) {
+      check_compatible(tables_[static_cast<std::size_t>(i)]->meta, kind, ttl_ms);
+      return StateId{i};
+    }
+    return StateId{add_table({name, kind, ttl_ms})};
+  }
+
+  bool get(StateId id, std::string& out) override {
+    auto& m = values(id);
+    auto it = m.find(composite());
+    if (it == m.end()) return false;
+    out.assign(it->second);
+    return true;
+  }
+  void put(StateId id, std::string_view value) override {
+    auto& m = values(id);
+    auto it = m.find(composite());
+    if (it != m.end()) it->second.assign(value);
+    else m.emplace(ck_, value);
+  }
+  void append(StateId id, std::string_view bytes) override {
+    auto& m = values(id);
+    auto it = m.find(composite());
+    if (it != m.end()) it->second.append(bytes);
+    else m.emplace(ck_, bytes);
+  }
+  void remove(StateId id) override { values(id).erase(composite()); }
+
+  bool map_get(StateId id, std::string_view user_key, std::string& out) override {
+    auto& m = maps(id);
+    auto it = m.find(composite());
+    if (it == m.end()) return false;
+    auto e = it->second.find(user_key);
+    if (e == it->second.end()) return false;
+    out.assign(e->second);
+    return true;
+  }
+  void map_put(StateId id, std::string_view user_key, std::string_view value) override {
+    auto& um = maps(id)[composite()];
+    auto e = um.find(user_key);
+    if (e != um.end()) e->second.assign(value);
+    else um.emplace(std::string(user_key), std::string(value));
+  }
+  void map_remove(StateId id, std::string_view user_key) override {
+    auto& m = maps(id);
+    auto it = m.find(composite());
+    if (it == m.end()) return;
+    auto e = it->second.find(user_key);
+    if (e != it->second.end()) it->second.erase(e);
+    if (it->second.empty()) m.erase(it);
+  }
+  void map_for_each(StateId id, const std::function<bool(std::string_view, std::string_view)>& fn) override {
+    auto& m = maps(id);
+    auto it = m.find(composite());
+    if (it == m.end()) return;
+    for (const auto& [k, v] : it->second)
+      if (!fn(k, v)) return;
+  }
+  void map_clear(StateId id) override { maps(id).erase(composite()); }
+
+  void for_each_entry(StateId id, int key_group,
+                      const std::function<void(std::string_view, std::string_view, std::string_view)>& fn) override {
+    if (!key_groups().contains(key_group)) return;
+    auto& t = table(id);
+    auto kg = static_cast<std::size_t>(key_group - key_groups().first);
+    std::string_view key, ns;
+    if (t.meta.kind == StateKind::kMap) {
+      std::string v;
+      for (const auto& [ck, um] : t.maps[kg]) {
+        std::string_view in(ck);
+        parse_composite_key(in, key, ns);
+        for (const auto& [uk, uv] : um) {
+          v.clear();
+          put_length_prefixed(uk, v);
+          put_length_prefixed(uv, v);
+          fn(key, ns, v);
+        }
+      }
+    } else {
+      for (const auto& [ck, value] : t.values[kg]) {
+        std::string_view in(ck);
+        parse_composite_key(in, key, ns);
+        fn(key, ns, value);
+      }
+    }
+  }
+
+  KeyedStateHandle snapshot(std::int64_t checkpoint_id, const std::filesystem::path& dir) override {
+    std::vector<StateMeta> metas;
+    for (const auto& t : tables_) metas.push_back(t->meta);
+    FullSnapshotWriter w(dir, "keyed-" + stem_ + ".bin", key_groups(), metas);
+    const std::int64_t now = clock().now_ms();
+    std::string scratch, composed;
+    std::string_view key, ns, out;
+    for (int kg = key_groups().first; kg <= key_groups().last; ++kg) {
+      w.begin_key_group(kg);
+      auto local = static_cast<std::size_t>(kg - key_groups().first);
+      for (std::size_t i = 0; i < tables_.size(); ++i) {
+        const Table& t = *tables_[i];
+        const int si = static_cast<int>(i);
+        if (t.meta.kind == StateKind::kMap) {
+          for (const auto& [ck, um] : t.maps[local]) {
+            std::string_view in(ck);
+            parse_composite_key(in, key, ns);
+            for (const auto& [uk, uv] : um) {
+              if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, uv, scratch, out)) continue;
+              composed.clear();
+              put_length_prefixed(uk, composed);
+              put_length_prefixed(out, composed);
+              w.add(si, key, ns, composed);
+            }
+          }
+        } else {
+          for (const auto& [ck, value] : t.values[local]) {
+            if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, value, scratch, out)) continue;
+            std::string_view in(ck);
+            parse_composite_key(in, key, ns);
+            w.add(si, key, ns, out);
+          }
+        }
+      }
+    }
+    return w.finish(checkpoint_id, "memory");
+  }
+
+  void restore(const std::vector<KeyedStateHandle>& handles) override {
+    std::vector<int> index;  // handle state index -> table
+    std::string ck;
+    for (const auto& h : handles) {
+      if (!overlaps(h.key_groups, key_groups())) continue;
+      read_snapshot(
+          h, key_groups(),
+          [&](const std::vector<StateMeta>& states) {
+            index.clear();
+            for (const auto& s : states) {
+              int i = find(s.name);
+              if (i < 0) {
+                i = add_table(s);
+              } else {
+                StateMeta m = tables_[static_cast<std::size_t>(i)]->meta;
+                check_compatible(m, s.kind, s.ttl_ms);
+              }
+              index.push_back(i);
+            }
+          },
+          [&](int state, int kg, std::string_view key, std::string_view ns, std::string_view value) {
+            Table& t = *tables_[static_cast<std::size_t>(index[static_cast<std::size_t>(state)])];
+            auto local = static_cast<std::size_t>(kg - key_groups().first);
+            ck.clear();
+            append_composite_key(key, ns, ck);
+            if (t.meta.kind == StateKind::kMap) {
+              std::string_view uk = get_length_prefixed(value);
+              std::string_view uv = get_length_prefixed(value);
+              t.maps[local][ck].insert_or_assign(std::string(uk), std::string(uv));
+            } else {
+              t.values[local].insert_or_assign(ck, std::string(value));
+            }
+          });
+    }
+  }
+
+ private:
+  using ValueMap = absl::flat_hash_map<std::string, std::string>;
+  using UserMap = std::map<std::string, std::string, std::less<>>;
+  using MapMap = absl::flat_hash_map<std::string, UserMap>;
+  struct Table {
+    StateMeta meta;
+    std::vector<ValueMap> values;  // per key group of the range
+    std::vector<MapMap> maps;
+  };
+
+  int find(const std::string& name) const {
+    for (std::size_t i = 0; i < tables_.size(); ++i)
+      if (tables_[i]->meta.name == name) return static_cast<int>(i);
+    return -1;
+  }
+  int add_table(StateMeta meta) {
+    auto t = std::make_unique<Table>();
+    auto n = static_cast<std::size_t>(key_groups().size());
+    if (meta.kind == StateKind::kMap) t->maps.resize(n);
+    else t->values.resize(n);
+    t->meta = std::move(meta);
+    tables_.push_back(std::move(t));
+    return static_cast<int>(tables_.size() - 1);
+  }
+  Table& table(StateId id) {
+    if (static_cast<std::size_t>(id.index) >= tables_.size()) throw ClinkError("keyed state: unknown state id");
+    return *tables_[static_cast<std::size_t>(id.index)];
+  }
+  std::size_t local_key_group() const {
+    int kg = current_key_group();
+    if (!key_groups().contains(kg))
+      throw ClinkError("keyed state: key group " + std::to_string(kg) + " is not in this subtask's range [" +
+                       std::to_string(key_groups().first) + ", " + std::to_string(key_groups().last) + "]");
+    return static_cast<std::size_t>(kg - key_groups().first);
+  }
+  ValueMap& values(StateId id) {
+    auto& t = table(id);
+    if (t.meta.kind == StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is a map state");
+    return t.values[local_key_group()];
+  }
+  MapMap& maps(StateId id) {
+    auto& t = table(id);
+    if (t.meta.kind != StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is not a map state");
+    return t.maps[local_key_group()];
+  }
+  const std::string& composite() {
+    ck_.clear();
+    append_composite_key(current_key(), current_namespace(), ck_);
+    return ck_;
+  }
+
+  std::string stem_;
+  std::vector<std::unique_ptr<Table>> tables_;
+  std::string ck_;
+};
+
+}  // namespace
+
+std::unique_ptr<KeyedStateBackend> make_memory_backend(const std::string& operator_uid, int subtask,
+                                                       KeyGroupRange key_groups, int max_parallelism,
+                                                       const ProcessingTimeClock& clock) {
+  return std::make_unique<MemoryKeyedStateBackend>(operator_uid, subtask, key_groups, max_parallelism, clock);
+}
+
+}  // namespace clink::state_internal

@@ -1,0 +1,95 @@
+#pragma once
+// Helpers of the state tests: a manual clock, temporary directories, backends of both
+// kinds, and a dump of everything a backend holds.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "clink/state/keyed_state_backend.hpp"
+
+namespace clink::testing {
+
+namespace fs = std::filesystem;
+
+class ManualClock final : public ProcessingTimeClock {
+ public:
+  std::atomic<std::int64_t> now{0};
+  std::int64_t now_ms() const override { return now.load(); }
+};
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path = fs::temp_directory_path() /
+           ("clink-state-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+// Builds backends of one kind, with working directories under one temporary directory.
+struct BackendMaker {
+  std::string kind;
+  TempDir work;
+  ManualClock clock;
+  bool incremental = true;
+
+  std::unique_ptr<KeyedStateBackend> make(KeyGroupRange range, int max_parallelism = kDefaultMaxParallelism,
+                                          int subtask = 0, const std::string& uid = "op") {
+    StateBackendConfig c;
+    c.kind = kind;
+    c.working_dir = work.path / "work";
+    c.incremental = incremental;
+    return make_keyed_state_backend(c, uid, subtask, range, max_parallelism, clock);
+  }
+  std::unique_ptr<KeyedStateBackend> make_subtask(int parallelism, int subtask, int max_parallelism = kDefaultMaxParallelism) {
+    return make(key_group_range_for_subtask(max_parallelism, parallelism, subtask), max_parallelism, subtask);
+  }
+};
+
+// (state, key group, key, namespace, value) of every entry, sorted.
+using Dump = std::vector<std::tuple<std::string, int, std::string, std::string, std::string>>;
+
+inline Dump dump(KeyedStateBackend& b, const std::vector<std::pair<std::string, StateId>>& states) {
+  Dump out;
+  for (const auto& [name, id] : states)
+    for (int kg = b.key_groups().first; kg <= b.key_groups().last; ++kg)
+      b.for_each_entry(id, kg, [&](std::string_view k, std::string_view ns, std::string_view v) {
+        out.emplace_back(name, kg, std::string(k), std::string(ns), std::string(v));
+      });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline std::uint64_t dir_bytes(const fs::path& dir) {
+  std::uint64_t n = 0;
+  if (!fs::exists(dir)) return 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) n += e.file_size();
+  return n;
+}
+
+// Files (by path) and their sizes under a directory.
+inline std::map<std::string, std::uint64_t> files_under(const fs::path& dir) {
+  std::map<std::string, std::uint64_t> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out[e.path().string()] = e.file_size();
+  return out;
+}
+
+}  // namespace clink::testing
