@@ -57,15 +57,29 @@ void add_watermark_assigner(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
       .name = "watermark_assigner",
       .description =
-          "pass-through generating watermarks maxSeenTimestamp - out_of_orderness_ms - 1 after each batch",
+          "pass-through generating watermarks after each batch: strategy bounded (default, "
+      "maxSeenTimestamp - out_of_orderness_ms - 1), monotonic (maxSeenTimestamp - 1) or partition_aware "
+      "(bounded, min over source partitions); idleness_ms > 0 marks the stream idle after that long "
+      "without records",
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext& ctx) { return ctx.input_types.empty() ? std::string() : ctx.input_types[0]; },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SpecParams p(ctx, "watermark_assigner", {"out_of_orderness_ms"});
+        SpecParams p(ctx, "watermark_assigner", {"strategy", "out_of_orderness_ms", "idleness_ms"});
         const std::string& in = p.input_type(0, {"event", "int64", "string", "word_count", "window_count"});
+        std::string kind = p.get_choice("strategy", "bounded", {"bounded", "monotonic", "partition_aware"});
         std::int64_t bound = p.get_int("out_of_orderness_ms", 0, 0);
-        return dispatch_spec_type(in, [bound]<class T>() -> OperatorBuilder {
-          return [bound] { return std::make_unique<WatermarkAssignerOperator<T>>(bound); };
+        if (kind == "monotonic" && p.has("out_of_orderness_ms"))
+          p.fail("param 'out_of_orderness_ms' does not apply to strategy 'monotonic'");
+        std::int64_t idleness = p.get_int("idleness_ms", 0, 0);
+        return dispatch_spec_type(in, [kind, bound, idleness]<class T>() -> OperatorBuilder {
+          return [kind, bound, idleness] {
+            std::unique_ptr<WatermarkStrategy<T>> s;
+            if (kind == "monotonic") s = std::make_unique<MonotonicWatermarkStrategy<T>>();
+            else if (kind == "partition_aware") s = std::make_unique<PartitionAwareBoundedOutOfOrdernessStrategy<T>>(bound);
+            else s = std::make_unique<BoundedOutOfOrdernessStrategy<T>>(bound);
+            if (idleness > 0) s->with_idleness(idleness);
+            return std::make_unique<WatermarkAssignerOperator<T>>(*s);
+          };
         });
       }});
 }

@@ -209,6 +209,20 @@ TEST(Registry, EventTimeParamErrors) {
   EXPECT_EQ(spec_error(event_spec(json::object(), {{"size_ms", 10}}), t.registry), "no error");
 }
 
+TEST(Registry, WatermarkStrategyParams) {
+  TestRegistry t;
+  auto err = [&](json wm) { return spec_error(event_spec(std::move(wm), {{"size_ms", 10}}), t.registry); };
+  EXPECT_EQ(err({{"strategy", "monotonic"}}), "no error");
+  EXPECT_EQ(err({{"strategy", "bounded"}, {"out_of_orderness_ms", 5}, {"idleness_ms", 1000}}), "no error");
+  EXPECT_EQ(err({{"strategy", "partition_aware"}, {"out_of_orderness_ms", 5}}), "no error");
+  EXPECT_EQ(err({{"strategy", "periodic"}}),
+            "op 'wm' (watermark_assigner): param 'strategy' must be one of bounded, monotonic, partition_aware, "
+            "got 'periodic'");
+  EXPECT_EQ(err({{"strategy", "monotonic"}, {"out_of_orderness_ms", 5}}),
+            "op 'wm' (watermark_assigner): param 'out_of_orderness_ms' does not apply to strategy 'monotonic'");
+  EXPECT_EQ(err({{"idleness_ms", -1}}), "op 'wm' (watermark_assigner): param 'idleness_ms' must be at least 0, got -1");
+}
+
 TEST(Registry, InputTypeErrors) {
   TestRegistry t;
   auto spec = word_count_spec();

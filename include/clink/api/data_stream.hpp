@@ -12,6 +12,7 @@
 #include "clink/api/operators.hpp"
 #include "clink/api/sink.hpp"
 #include "clink/connectors/print_sink.hpp"
+#include "clink/operators/watermark_assigner_operator.hpp"
 
 namespace clink {
 
@@ -64,6 +65,18 @@ class DataStream {
     static_assert(std::is_base_of_v<ProcessFunction<T, Out>, Fn>, "process() takes a ProcessFunction<T, Out>");
     return then<Out>("process", std::move(name),
                      [fn] { return std::make_unique<ProcessOperator<T, Out>>(std::make_shared<Fn>(fn)); });
+  }
+
+  // Flink's assignTimestampsAndWatermarks: stamps event time with the strategy's
+  // timestamp assigner (if any) and emits its watermarks ("watermark_assigner"). Each
+  // subtask gets its own copy of the strategy.
+  DataStream<T> assign_timestamps_and_watermarks(const WatermarkStrategy<T>& strategy,
+                                                 std::string name = "Timestamps/Watermarks") {
+    std::shared_ptr<const WatermarkStrategy<T>> proto = strategy.clone();
+    auto out = then<T>("watermark_assigner", std::move(name),
+                       [proto] { return std::make_unique<WatermarkAssignerOperator<T>>(*proto); });
+    out.node().params = watermark_strategy_params(strategy);
+    return out;
   }
 
   template <class KeyFn>

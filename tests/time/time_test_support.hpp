@@ -1,0 +1,105 @@
+#pragma once
+// Helpers for the event-time and window tests: scripted sources (exact batches,
+// watermarks and waits), a manual processing-time clock, and a probe that logs records
+// ("value@ts"), watermarks ("W<ts>") and idle markers ("IDLE") in arrival order.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../runtime/scripted_source.hpp"
+#include "clink/api/data_stream.hpp"
+#include "clink/core/format_value.hpp"
+
+namespace clink::testing {
+
+class ManualClock final : public ProcessingTimeClock {
+ public:
+  explicit ManualClock(std::int64_t start = 0) : now_(start) {}
+  std::int64_t now_ms() const override { return now_.load(); }
+  void set(std::int64_t t) { now_.store(t); }
+  void advance(std::int64_t d) { now_.fetch_add(d); }
+
+ private:
+  std::atomic<std::int64_t> now_;
+};
+
+// A parallelism-1 source node playing a script.
+template <class T>
+DataStream<T> scripted(StreamExecutionEnvironment& env, std::function<void(ScriptedSource<T>&)> script,
+                       std::string name = "Scripted") {
+  JobNode n;
+  n.factory = "scripted";
+  n.name = std::move(name);
+  n.num_inputs = 0;
+  n.parallelism = 1;
+  n.out_type = type_name<T>();
+  n.build = [script] {
+    auto s = std::make_unique<ScriptedSource<T>>();
+    script(*s);
+    return s;
+  };
+  return DataStream<T>(&env, env.add_node(std::move(n)));
+}
+
+inline std::string ts_text(EventTime t) {
+  if (t == kMaxEventTime) return "MAX";
+  if (t == kMinEventTime) return "MIN";
+  return std::to_string(t);
+}
+
+struct ProbeLog {
+  mutable std::mutex mu;
+  std::vector<std::string> lines;
+  std::vector<std::string> get() const {
+    std::lock_guard lock(mu);
+    return lines;
+  }
+  bool contains(const std::string& line) const {
+    std::lock_guard lock(mu);
+    for (const auto& l : lines)
+      if (l == line) return true;
+    return false;
+  }
+  std::size_t size() const {
+    std::lock_guard lock(mu);
+    return lines.size();
+  }
+  void add(std::string line) {
+    std::lock_guard lock(mu);
+    lines.push_back(std::move(line));
+  }
+};
+
+template <class T>
+class ProbeOperator final : public StreamOperator {
+ public:
+  ProbeOperator(std::shared_ptr<ProbeLog> log, bool watermarks) : log_(std::move(log)), watermarks_(watermarks) {}
+  void process_batch(int, BatchPtr batch) override {
+    for (const auto& r : batch_cast<T>(*batch).records) log_->add(format_value(r.value) + "@" + ts_text(r.event_time));
+    output().emit(std::move(batch));
+  }
+  void process_watermark(Watermark wm) override {
+    if (watermarks_) log_->add(wm.idle ? "IDLE" : "W" + ts_text(wm.timestamp));
+    output().emit_watermark(wm);
+  }
+
+ private:
+  std::shared_ptr<ProbeLog> log_;
+  bool watermarks_;
+};
+
+// Logs what `stream` carries (chained to its operator: same subtasks, same order).
+template <class T>
+std::shared_ptr<ProbeLog> probe(DataStream<T> stream, bool watermarks = true) {
+  auto log = std::make_shared<ProbeLog>();
+  stream.template then<T>("probe", "Probe", [log, watermarks] {
+    return std::make_unique<ProbeOperator<T>>(log, watermarks);
+  });
+  return log;
+}
+
+}  // namespace clink::testing
