@@ -8,6 +8,7 @@
 #include "clink/api/sink.hpp"
 #include "clink/api/source.hpp"
 #include "clink/api/spec_types.hpp"
+#include "clink/api/two_phase_commit_sink.hpp"
 #include "clink/connectors/blackhole_sink.hpp"
 #include "clink/connectors/datagen.hpp"
 #include "clink/connectors/file_sink.hpp"
@@ -28,6 +29,10 @@ OperatorBuilder source_builder(std::shared_ptr<const Source<T>> source) {
 template <class T>
 OperatorBuilder sink_builder(std::shared_ptr<const Sink<T>> sink) {
   return [sink] { return std::make_unique<SinkOperator<T>>(sink); };
+}
+template <class T>
+OperatorBuilder sink_builder(std::shared_ptr<const TransactionalSink<T>> sink) {
+  return [sink] { return std::make_unique<TwoPhaseCommitSinkOperator<T>>(sink); };
 }
 
 // A string param that must be present.
@@ -110,7 +115,10 @@ OperatorBuilder make_file_sink(const OperatorSpecContext& ctx) {
   std::string path = require_string(p, "path");
   LineFormat format = parse_line_format(p.get_choice("format", "text", {"text", "json"}));
   return dispatch_spec_type(p.input_type(0, {"string", "int64", "event", "word_count", "window_count", "dead_letter"}),
-                            [&]<class T>() { return sink_builder<T>(std::make_shared<FileSink<T>>(path, format)); });
+                            [&]<class T>() {
+                              return sink_builder<T>(std::shared_ptr<const TransactionalSink<T>>(
+                                  std::make_shared<FileSink<T>>(path, format)));
+                            });
 }
 
 OperatorBuilder make_print(const OperatorSpecContext& ctx) {
@@ -153,8 +161,10 @@ void register_builtin_connectors(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
       .name = "file_sink",
       .description =
-          "sink writing one line per record, format text or json; path is the file at parallelism 1, else a "
-          "directory of part-<subtask>-0.<ext> files; files appear atomically at end of input",
+          "exactly-once sink writing one line per record, format text or json; path is a directory of "
+          "part-<subtask>-<n>.<ext> files, one per checkpoint interval that received records, each appearing "
+          "atomically when its checkpoint completes (or at end of input); without checkpoints, at parallelism 1 "
+          "a path not ending in '/' is the single file written",
       .num_inputs = 1,
       .out_type = input_or_empty,
       .make = make_file_sink});
