@@ -5,7 +5,16 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "clink/checkpoint/operator_state.hpp"
+#include "clink/checkpoint/timer_snapshot.hpp"
 #include "clink/core/error.hpp"
+#include "clink/state/keyed_state_backend.hpp"
 #include "task.hpp"
 
 namespace clink {
@@ -56,60 +65,52 @@ std::vector<TaskPlan> plan_tasks(const JobGraph& graph) {
 
 class JobRun final : public detail::JobControl {
  public:
-  JobRun(const JobGraph& graph, ExecutionOptions options) : graph_(graph), options_(options) {}
+  JobRun(const JobGraph& graph, ExecutionOptions options) : graph_(graph), options_(std::move(options)) {}
 
   ~JobRun() override {
     cancel();
-    join();
+    if (supervisor_.joinable()) supervisor_.join();
   }
 
-  void build();
+  // Builds the first attempt (so a bad graph or restore throws here), then runs.
   void start() {
+    graph_.validate();
+    std::optional<std::filesystem::path> restore;
+    if (options_.restore) restore = options_.restore->path;
+    build(restore);
     status_ = JobStatus::kRunning;
-    running_ = tasks_.size();
-    for (auto& task : tasks_) {
-      threads_.emplace_back([this, t = task.get()] {
-        t->run();
-        std::lock_guard lock(mu_);
-        if (--running_ == 0) {
-          if (status_ == JobStatus::kRunning) status_ = JobStatus::kFinished;
-          done_.notify_all();
-        }
-      });
-    }
+    supervisor_ = std::thread([this] { supervise(); });
   }
 
-  bool cancelled() const override { return cancelled_.load(std::memory_order_relaxed); }
+  bool cancelled() const override { return stopping_.load(std::memory_order_relaxed); }
 
   void fail(const std::string& message) override {
     {
       std::lock_guard lock(mu_);
-      if (status_ == JobStatus::kRunning || status_ == JobStatus::kCreated) {
-        status_ = JobStatus::kFailed;
-        error_ = message;
-      }
+      if (attempt_failed_ || user_cancelled_) return;
+      attempt_failed_ = true;
+      attempt_error_ = message;
     }
-    stop_all();
+    stop_attempt();
   }
 
   void cancel() {
     {
       std::lock_guard lock(mu_);
-      if (status_ == JobStatus::kRunning || status_ == JobStatus::kCreated) status_ = JobStatus::kCanceled;
+      if (done_) return;
+      user_cancelled_ = true;
     }
-    stop_all();
+    stop_attempt();
+    cv_.notify_all();
   }
 
   bool wait_for(std::chrono::milliseconds timeout) {
     std::unique_lock lock(mu_);
-    return done_.wait_for(lock, timeout, [&] { return running_ == 0; });
+    return cv_.wait_for(lock, timeout, [&] { return done_; });
   }
   void wait() {
-    {
-      std::unique_lock lock(mu_);
-      done_.wait(lock, [&] { return running_ == 0; });
-    }
-    join();
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return done_; });
   }
 
   JobStatus status() const {
@@ -121,35 +122,367 @@ class JobRun final : public detail::JobControl {
     return error_;
   }
   const MetricRegistry& metrics() const { return metrics_; }
+  std::vector<CheckpointStats> history() const {
+    std::lock_guard lock(mu_);
+    return history_;
+  }
+  CheckpointCounts counts() const {
+    std::lock_guard lock(mu_);
+    return counts_;
+  }
+
+  // ---- checkpoint coordination (called from task threads) ----
+  void acknowledge_checkpoint(std::size_t task, std::int64_t id, detail::TaskSnapshot snapshot) override {
+    std::lock_guard lock(mu_);
+    if (!pending_ || pending_->id != id) return;  // aborted meanwhile
+    pending_->acks[task] = std::move(snapshot);
+    if (pending_->acks.size() == tasks_.size()) complete_pending();
+  }
+  void task_finished(std::size_t) override {
+    std::lock_guard lock(mu_);
+    any_task_finished_ = true;  // no barrier can pass a finished task any more
+    if (pending_) abort_pending("a task finished before checkpoint " + std::to_string(pending_->id) + " completed");
+  }
 
  private:
-  void stop_all() {
-    cancelled_.store(true);
+  struct Pending {
+    std::int64_t id = 0;
+    std::chrono::steady_clock::time_point started;
+    std::map<std::size_t, detail::TaskSnapshot> acks;
+    std::optional<std::filesystem::path> savepoint_dir;
+  };
+
+ public:
+  std::filesystem::path checkpoint_directory(std::int64_t id) const override {
+    std::lock_guard lock(mu_);
+    if (pending_ && pending_->id == id && pending_->savepoint_dir) return *pending_->savepoint_dir;
+    return checkpoint_dir(id);
+  }
+  std::filesystem::path savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout);
+  bool checkpoint_pending(std::int64_t id) const override {
+    std::lock_guard lock(mu_);
+    return pending_ && pending_->id == id;
+  }
+
+ private:
+  void trigger(Pending p);  // under mu_
+
+  void supervise();
+  void run_attempt();
+  void coordinate();
+  void build(const std::optional<std::filesystem::path>& restore_from);
+  void complete_pending();                      // under mu_
+  void sweep_checkpoint_dirs();                 // under mu_
+  void abort_pending(const std::string& why);  // under mu_
+  std::filesystem::path checkpoint_dir(std::int64_t id) const {
+    return options_.checkpoints.directory / ("chk-" + std::to_string(id));
+  }
+
+  void stop_attempt() {
+    stopping_.store(true);
+    std::lock_guard lock(tasks_mu_);
     for (auto& t : tasks_)
       if (t->gate) t->gate->cancel();
-  }
-  void join() {
-    std::lock_guard lock(join_mu_);
-    for (auto& th : threads_)
-      if (th.joinable()) th.join();
+    cv_.notify_all();
   }
 
   JobGraph graph_;
   ExecutionOptions options_;
   MetricRegistry metrics_;
+  std::thread supervisor_;
+
+  std::mutex tasks_mu_;  // guards tasks_ against stop_attempt() during a rebuild
   std::vector<std::unique_ptr<detail::Task>> tasks_;
-  std::vector<std::thread> threads_;
+  std::atomic<bool> stopping_{false};
+
   mutable std::mutex mu_;
-  std::mutex join_mu_;
-  std::condition_variable done_;
+  std::condition_variable cv_;
   std::size_t running_ = 0;
+  bool done_ = false;
+  bool user_cancelled_ = false;
+  bool attempt_failed_ = false;
+  std::string attempt_error_;
   JobStatus status_ = JobStatus::kCreated;
   std::string error_;
-  std::atomic<bool> cancelled_{false};
+
+  std::int64_t next_checkpoint_id_ = 1;
+  std::int64_t first_own_checkpoint_id_ = 1;
+  std::optional<Pending> pending_;
+  bool any_task_finished_ = false;
+  std::chrono::steady_clock::time_point last_checkpoint_end_{};
+  std::optional<std::filesystem::path> last_completed_;
+  std::vector<std::filesystem::path> retained_;
+  std::vector<CheckpointStats> history_;
+  CheckpointCounts counts_;
+  std::vector<std::string> restart_causes_;
+
+ public:
+  std::vector<std::string> restart_causes() const {
+    std::lock_guard lock(mu_);
+    return restart_causes_;
+  }
 };
 
-void JobRun::build() {
-  graph_.validate();
+void JobRun::supervise() {
+  int restarts = 0;
+  for (;;) {
+    run_attempt();
+    std::unique_lock lock(mu_);
+    if (user_cancelled_) {
+      status_ = JobStatus::kCanceled;
+      break;
+    }
+    if (!attempt_failed_) {
+      status_ = JobStatus::kFinished;
+      break;
+    }
+    const RestartStrategy& rs = options_.restart;
+    if (rs.kind == RestartStrategy::Kind::kNone || restarts >= rs.max_attempts) {
+      status_ = JobStatus::kFailed;
+      error_ = attempt_error_;
+      break;
+    }
+    ++restarts;
+    ++counts_.restarts;
+    restart_causes_.push_back(attempt_error_);
+    auto delay = std::chrono::milliseconds(rs.delay_for(restarts));
+    if (cv_.wait_for(lock, delay, [&] { return user_cancelled_; })) {
+      status_ = JobStatus::kCanceled;
+      break;
+    }
+    attempt_failed_ = false;
+    // Restart from the latest completed checkpoint, else from what the job started from.
+    std::optional<std::filesystem::path> from = last_completed_;
+    if (!from && options_.restore) from = options_.restore->path;
+    lock.unlock();
+    try {
+      build(from);
+    } catch (const std::exception& e) {
+      lock.lock();
+      status_ = JobStatus::kFailed;
+      error_ = std::string("restart failed: ") + e.what();
+      break;
+    }
+  }
+  done_ = true;
+  cv_.notify_all();
+}
+
+void JobRun::run_attempt() {
+  {
+    std::lock_guard lock(mu_);
+    running_ = tasks_.size();
+    any_task_finished_ = false;
+    pending_.reset();
+  }
+  std::vector<std::thread> threads;
+  for (auto& task : tasks_) {
+    threads.emplace_back([this, t = task.get()] {
+      t->run();
+      std::lock_guard lock(mu_);
+      if (--running_ == 0) cv_.notify_all();
+    });
+  }
+  std::thread coordinator;
+  if (options_.checkpoints.enabled()) coordinator = std::thread([this] { coordinate(); });
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return running_ == 0; });
+    if (pending_) abort_pending("the job attempt ended");
+  }
+  stopping_.store(true);  // stops the coordinator
+  cv_.notify_all();
+  for (auto& th : threads) th.join();
+  if (coordinator.joinable()) coordinator.join();
+  if (options_.checkpoints.enabled()) {
+    std::lock_guard lock(mu_);
+    sweep_checkpoint_dirs();
+  }
+}
+
+
+
+void JobRun::coordinate() {
+  const CheckpointConfig& cfg = options_.checkpoints;
+  auto last_trigger = std::chrono::steady_clock::now();
+  std::unique_lock lock(mu_);
+  while (!stopping_.load()) {
+    cv_.wait_for(lock, std::chrono::milliseconds(std::min<std::int64_t>(cfg.interval_ms, 50)));
+    if (stopping_.load()) break;
+    auto now = std::chrono::steady_clock::now();
+    if (pending_) {
+      if (now - pending_->started > std::chrono::milliseconds(cfg.timeout_ms))
+        abort_pending("checkpoint " + std::to_string(pending_->id) + " expired after " +
+                      std::to_string(cfg.timeout_ms) + " ms");
+      continue;
+    }
+    if (any_task_finished_ || now - last_trigger < std::chrono::milliseconds(cfg.interval_ms) ||
+        now - last_checkpoint_end_ < std::chrono::milliseconds(cfg.min_pause_ms))
+      continue;
+    last_trigger = now;
+    Pending p;
+    p.id = next_checkpoint_id_++;
+    p.started = now;
+    trigger(std::move(p));
+  }
+}
+
+void JobRun::trigger(Pending p) {
+  auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
+  std::filesystem::create_directories(dir);
+  CheckpointBarrier barrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value()};
+  pending_ = std::move(p);
+  for (auto& t : tasks_)
+    if (!t->gate) t->trigger_checkpoint(barrier);
+}
+
+std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (!cv_.wait_until(lock, deadline, [&] { return !pending_ || done_; }) || done_)
+    throw ClinkError("savepoint: the job is not running");
+  if (any_task_finished_) throw ClinkError("savepoint: the job is finishing");
+  if (std::filesystem::exists(dir / kMetadataFile)) throw ClinkError("savepoint: " + dir.string() + " already holds one");
+  Pending p;
+  p.id = next_checkpoint_id_++;
+  p.started = std::chrono::steady_clock::now();
+  p.savepoint_dir = dir;
+  std::int64_t id = p.id;
+  trigger(std::move(p));
+  auto finished = [&] {
+    return std::any_of(history_.begin(), history_.end(), [&](const CheckpointStats& s) { return s.id == id; });
+  };
+  if (!cv_.wait_until(lock, deadline, finished)) {
+    if (pending_ && pending_->id == id) abort_pending("savepoint timed out");
+    throw ClinkError("savepoint " + dir.string() + " timed out");
+  }
+  for (const auto& s : history_)
+    if (s.id == id && s.status == CheckpointStats::Status::kFailed)
+      throw ClinkError("savepoint " + dir.string() + " failed: " + s.failure);
+  return dir;
+}
+
+static std::int64_t directory_size(const std::filesystem::path& dir) {
+  std::int64_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); it != std::filesystem::end(it); ++it)
+    if (it->is_regular_file(ec)) total += static_cast<std::int64_t>(it->file_size(ec));
+  return total;
+}
+
+void JobRun::complete_pending() {
+  Pending p = std::move(*pending_);
+  pending_.reset();
+  CheckpointMetadata meta;
+  meta.is_savepoint = p.savepoint_dir.has_value();
+  meta.checkpoint_id = p.id;
+  meta.timestamp_ms = options_.clock->now_ms();
+  meta.job_name = graph_.name;
+  for (const auto& n : graph_.nodes) {
+    auto& op = meta.operators[n.uid];
+    op.parallelism = graph_.parallelism_of(n);
+    op.max_parallelism = graph_.max_parallelism_of(n);
+  }
+  for (auto& [task, snapshot] : p.acks)
+    for (auto& [uid, state] : snapshot) meta.operators[uid].subtasks.push_back(std::move(state));
+  for (auto& [uid, op] : meta.operators)
+    std::sort(op.subtasks.begin(), op.subtasks.end(),
+              [](const OperatorSubtaskState& a, const OperatorSubtaskState& b) { return a.subtask < b.subtask; });
+  auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
+  CheckpointStats stats;
+  stats.id = p.id;
+  stats.path = dir.string();
+  try {
+    meta.write(dir);
+  } catch (const std::exception& e) {
+    stats.status = CheckpointStats::Status::kFailed;
+    stats.failure = e.what();
+    history_.push_back(stats);
+    ++counts_.failed;
+    cv_.notify_all();
+    return;
+  }
+  auto now = std::chrono::steady_clock::now();
+  stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started).count();
+  stats.size_bytes = directory_size(dir);
+  history_.push_back(stats);
+  last_checkpoint_end_ = now;
+  for (auto& t : tasks_) t->notify_checkpoint_complete(p.id);
+  cv_.notify_all();
+  if (p.savepoint_dir) return;  // savepoints belong to the user: not retained, not used for failover
+  ++counts_.completed;
+  counts_.last_completed_id = p.id;
+  last_completed_ = dir;
+  // Keep the newest `retained` checkpoints. (Shared files of incremental snapshots are
+  // released by the backends when they learn of newer completed checkpoints.)
+  retained_.push_back(dir);
+  while (static_cast<int>(retained_.size()) > std::max(1, options_.checkpoints.retained)) retained_.erase(retained_.begin());
+  sweep_checkpoint_dirs();
+}
+
+// Removes every chk-<n> directory that is neither retained nor pending: older
+// completed ones, and aborted ones a slow task may have written into after the abort.
+void JobRun::sweep_checkpoint_dirs() {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.checkpoints.directory, ec)) {
+    auto name = entry.path().filename().string();
+    if (name.rfind("chk-", 0) != 0) continue;
+    // Only this job's own checkpoints: a restored-from checkpoint stays the user's.
+    std::int64_t id = std::strtoll(name.c_str() + 4, nullptr, 10);
+    if (id < first_own_checkpoint_id_) continue;
+    if (pending_ && pending_->id == id) continue;
+    if (std::find(retained_.begin(), retained_.end(), entry.path()) != retained_.end()) continue;
+    std::filesystem::remove_all(entry.path(), ec);
+  }
+}
+
+void JobRun::abort_pending(const std::string& why) {
+  CheckpointStats stats;
+  stats.id = pending_->id;
+  stats.status = CheckpointStats::Status::kFailed;
+  stats.failure = why;
+  stats.path = checkpoint_dir(pending_->id).string();
+  history_.push_back(stats);
+  ++counts_.failed;
+  std::error_code ec;
+  std::filesystem::remove_all(pending_->savepoint_dir ? *pending_->savepoint_dir : checkpoint_dir(pending_->id),
+                              ec);  // failed checkpoints are cleaned up
+  pending_.reset();
+  cv_.notify_all();
+  last_checkpoint_end_ = std::chrono::steady_clock::now();
+}
+
+void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
+  std::vector<std::unique_ptr<detail::Task>> tasks;
+  std::optional<CheckpointMetadata> meta;
+  std::filesystem::path restore_dir;
+  if (restore_from) {
+    restore_dir = *restore_from;
+    meta = CheckpointMetadata::read(restore_dir);
+    for (const auto& [uid, op] : meta->operators) {
+      const JobNode* owner = nullptr;
+      for (const auto& n : graph_.nodes)
+        if (n.uid == uid) owner = &n;
+      if (!owner) {
+        bool has_state = std::any_of(op.subtasks.begin(), op.subtasks.end(), [](const OperatorSubtaskState& s) {
+          return !s.keyed.empty() || !s.timers_file.empty() || !s.operator_state_file.empty();
+        });
+        if (has_state && !(options_.restore && options_.restore->allow_non_restored_state))
+          throw ClinkError("cannot restore " + restore_dir.string() + ": state of operator uid '" + uid +
+                           "' has no owner in this job (allow non-restored state to skip it)");
+        continue;
+      }
+      if (op.max_parallelism != graph_.max_parallelism_of(*owner))
+        throw ClinkError("cannot restore operator '" + uid + "': max parallelism changed from " +
+                         std::to_string(op.max_parallelism) + " to " +
+                         std::to_string(graph_.max_parallelism_of(*owner)) +
+                         " (it is fixed at the first run: key groups depend on it)");
+    }
+    std::lock_guard lock(mu_);
+    next_checkpoint_id_ = std::max(next_checkpoint_id_, meta->checkpoint_id + 1);
+    if (status_ == JobStatus::kCreated) first_own_checkpoint_id_ = next_checkpoint_id_;
+  }
+
   struct Placement {
     std::size_t chain;
     std::size_t position;
@@ -159,9 +492,7 @@ void JobRun::build() {
   for (std::size_t c = 0; c < chains.size(); ++c)
     for (std::size_t i = 0; i < chains[c].size(); ++i) where[chains[c][i]] = {c, i};
 
-  // tasks_by_chain[c][subtask]
   std::vector<std::vector<detail::Task*>> tasks_by_chain(chains.size());
-  // Channel index of (edge, upstream subtask) at the target's gates.
   std::map<std::pair<const JobEdge*, int>, std::size_t> channel_of;
 
   for (std::size_t c = 0; c < chains.size(); ++c) {
@@ -176,8 +507,9 @@ void JobRun::build() {
       }
     }
     for (int s = 0; s < p; ++s) {
-      auto task = std::make_unique<detail::Task>(head.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")",
-                                                 *this, *options_.clock);
+      auto task = std::make_unique<detail::Task>(
+          tasks.size(), head.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")", *this,
+          *options_.clock, options_.checkpoints);
       if (head.num_inputs > 0) task->gate = std::make_unique<InputGate>(channel_inputs, graph_.config.channel_capacity);
       for (const auto& id : chains[c]) {
         const JobNode& n = graph_.node(id);
@@ -186,8 +518,47 @@ void JobRun::build() {
         host->display_name = n.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")";
         host->metrics = metrics_.operator_metrics(n.id, s, task->time_metrics());
         host->output.metrics = host->metrics.get();
-        host->ctx = std::make_unique<RuntimeContext>(n.id, n.name, s, p, graph_.max_parallelism_of(n), &host->output,
-                                                     host->metrics, *options_.clock);
+        int max_par = graph_.max_parallelism_of(n);
+        host->ctx = std::make_unique<RuntimeContext>(n.id, n.name, s, p, max_par, &host->output, host->metrics,
+                                                     *options_.clock);
+        RuntimeContext& ctx = *host->ctx;
+        // Operators whose every input is hash-partitioned are keyed: they get a backend.
+        auto ins = graph_.inputs_of(n.id);
+        bool keyed = !ins.empty() && std::all_of(ins.begin(), ins.end(), [](const JobEdge* e) {
+          return e->partitioning == Partitioning::kHash;
+        });
+        if (keyed) {
+          StateBackendConfig cfg = options_.checkpoints.state_backend;
+          if (cfg.working_dir.empty())
+            cfg.working_dir = std::filesystem::temp_directory_path() / ("clink-state-" + std::to_string(::getpid()));
+          ctx.set_keyed_state_backend(
+              make_keyed_state_backend(cfg, n.uid, s, ctx.key_groups(), max_par, *options_.clock));
+        }
+        if (meta) {
+          auto it = meta->operators.find(n.uid);
+          if (it != meta->operators.end()) {
+            const OperatorCheckpointState& old = it->second;
+            std::vector<KeyedStateHandle> handles;
+            std::vector<std::pair<std::filesystem::path, int>> timer_files;
+            std::vector<OperatorStateStore> op_states;
+            for (const auto& st : old.subtasks) {
+              for (const auto& h : st.keyed)
+                if (h.key_groups.first <= ctx.key_groups().last && h.key_groups.last >= ctx.key_groups().first)
+                  handles.push_back(h);
+              if (!st.timers_file.empty()) timer_files.emplace_back(restore_dir / st.timers_file, st.subtask);
+              if (!st.operator_state_file.empty())
+                op_states.push_back(OperatorStateStore::read(restore_dir / st.operator_state_file));
+            }
+            if (!handles.empty()) {
+              if (!ctx.keyed_state_backend())
+                throw ClinkError("cannot restore operator '" + n.uid + "': it has keyed state but is not keyed now");
+              ctx.keyed_state_backend()->restore(handles);
+            }
+            restore_timers(ctx.timer_service(), timer_files, ctx.key_groups(), max_par, s);
+            ctx.set_operator_state(OperatorStateStore::redistribute(op_states, s, p));
+            ctx.set_restored(true);
+          }
+        }
         host->op = n.build();
         if (!host->op) throw ClinkError("operator '" + n.id + "': builder returned nothing");
         if (host->op->num_inputs() != n.num_inputs)
@@ -196,7 +567,7 @@ void JobRun::build() {
         task->chain.push_back(std::move(host));
       }
       tasks_by_chain[c].push_back(task.get());
-      tasks_.push_back(std::move(task));
+      tasks.push_back(std::move(task));
     }
   }
 
@@ -238,6 +609,9 @@ void JobRun::build() {
       else src.output.sides[e.side_output].push_back(std::move(target));
     }
   }
+  std::lock_guard lock(tasks_mu_);
+  tasks_ = std::move(tasks);
+  stopping_.store(false);
 }
 
 JobHandle::JobHandle(std::shared_ptr<JobRun> run) : run_(std::move(run)) {}
@@ -251,10 +625,21 @@ void JobHandle::cancel() { run_->cancel(); }
 JobStatus JobHandle::status() const { return run_->status(); }
 std::string JobHandle::error() const { return run_->error(); }
 const MetricRegistry& JobHandle::metrics() const { return run_->metrics(); }
+std::vector<CheckpointStats> JobHandle::checkpoint_history() const { return run_->history(); }
+CheckpointCounts JobHandle::checkpoint_counts() const { return run_->counts(); }
+std::vector<std::string> JobHandle::restart_causes() const { return run_->restart_causes(); }
+std::filesystem::path JobHandle::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
+  return run_->savepoint(dir, timeout);
+}
+std::filesystem::path JobHandle::stop_with_savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
+  auto path = run_->savepoint(dir, timeout);
+  run_->cancel();
+  run_->wait();
+  return path;
+}
 
 JobHandle execute_async(const JobGraph& graph, ExecutionOptions options) {
-  auto run = std::make_shared<JobRun>(graph, options);
-  run->build();
+  auto run = std::make_shared<JobRun>(graph, std::move(options));
   run->start();
   return JobHandle(std::move(run));
 }

@@ -46,6 +46,10 @@ std::optional<InputGate::Popped> InputGate::pop(std::chrono::steady_clock::time_
       not_full_.notify_all();
       return p;
     }
+    if (woken_) {
+      woken_ = false;
+      return std::nullopt;
+    }
     if (not_empty_.wait_until(lock, deadline) == std::cv_status::timeout) {
       // One last look before giving up.
       bool any = std::any_of(channels_.begin(), channels_.end(),
@@ -58,6 +62,14 @@ std::optional<InputGate::Popped> InputGate::pop(std::chrono::steady_clock::time_
 void InputGate::set_blocked(std::size_t channel, bool blocked) {
   std::lock_guard lock(mu_);
   channels_[channel].blocked = blocked;
+}
+
+void InputGate::wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  not_empty_.notify_all();
 }
 
 void InputGate::cancel() {

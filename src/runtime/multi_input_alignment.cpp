@@ -68,4 +68,30 @@ std::optional<Watermark> MultiInputAlignment::recompute() {
   return std::nullopt;
 }
 
+std::optional<CheckpointBarrier> MultiInputAlignment::on_barrier(std::size_t input, const CheckpointBarrier& barrier) {
+  if (barrier.checkpoint_id <= last_completed_) return std::nullopt;  // stale
+  if (!aligning_ || barrier.checkpoint_id > barrier_.checkpoint_id) {
+    aligning_ = true;
+    barrier_ = barrier;
+    for (Input& in : inputs_) in.barrier_received = false;
+  } else if (barrier.checkpoint_id < barrier_.checkpoint_id) {
+    return std::nullopt;  // an older, abandoned checkpoint
+  }
+  inputs_[input].barrier_received = true;
+  return check_aligned();
+}
+
+std::optional<CheckpointBarrier> MultiInputAlignment::completed_by_close() {
+  return aligning_ ? check_aligned() : std::nullopt;
+}
+
+std::optional<CheckpointBarrier> MultiInputAlignment::check_aligned() {
+  for (const Input& in : inputs_)
+    if (!in.closed && !in.barrier_received) return std::nullopt;
+  aligning_ = false;
+  last_completed_ = barrier_.checkpoint_id;
+  for (Input& in : inputs_) in.barrier_received = false;
+  return barrier_;
+}
+
 }  // namespace clink

@@ -1,6 +1,7 @@
 #include "clink/runtime/operator.hpp"
 
 #include "clink/core/error.hpp"
+#include "clink/state/keyed_state_backend.hpp"
 
 namespace clink {
 
@@ -17,6 +18,24 @@ void StreamOperator::process_processing_time(std::int64_t now) {
 
 void SourceOperator::process_batch(int, BatchPtr) {
   throw ClinkError("a source has no inputs");
+}
+
+RuntimeContext::RuntimeContext(std::string operator_id, std::string operator_name, int subtask, int parallelism,
+                               int max_parallelism, Output* output, std::shared_ptr<OperatorMetrics> metrics,
+                               const ProcessingTimeClock& clock)
+    : operator_id_(std::move(operator_id)),
+      operator_name_(std::move(operator_name)),
+      subtask_(subtask),
+      parallelism_(parallelism),
+      max_parallelism_(max_parallelism),
+      output_(output),
+      metrics_(std::move(metrics)),
+      timers_(clock) {}
+
+RuntimeContext::~RuntimeContext() = default;
+
+void RuntimeContext::set_keyed_state_backend(std::unique_ptr<KeyedStateBackend> backend) {
+  keyed_backend_ = std::move(backend);
 }
 
 std::string RuntimeContext::task_name() const {

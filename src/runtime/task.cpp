@@ -1,11 +1,14 @@
 #include "task.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "clink/connectors/dead_letter.hpp"
 #include "clink/core/error.hpp"
+#include "clink/checkpoint/timer_snapshot.hpp"
 #include "clink/runtime/multi_input_alignment.hpp"
+#include "clink/state/keyed_state_backend.hpp"
 
 namespace clink::detail {
 
@@ -53,6 +56,12 @@ void HostOutput::end_network_outputs() {
     for (auto& t : targets) t->push_end();
 }
 
+void HostOutput::barrier_network_outputs(const CheckpointBarrier& barrier) {
+  for (auto& t : main) t->push_barrier(barrier);
+  for (auto& [tag, targets] : sides)
+    for (auto& t : targets) t->push_barrier(barrier);
+}
+
 void ChainedTarget::push(BatchPtr batch) {
   next_->metrics->count_in(batch->size());
   try {
@@ -93,6 +102,11 @@ void NetworkTarget::push_watermark(Watermark wm) {
     time_->backpressured_ns.fetch_add(gates_[i]->push(channels_[i], wm), std::memory_order_relaxed);
 }
 
+void NetworkTarget::push_barrier(const CheckpointBarrier& barrier) {
+  for (std::size_t i = 0; i < gates_.size(); ++i)
+    time_->backpressured_ns.fetch_add(gates_[i]->push(channels_[i], barrier), std::memory_order_relaxed);
+}
+
 void NetworkTarget::push_end() {
   for (std::size_t i = 0; i < gates_.size(); ++i) gates_[i]->push(channels_[i], EndOfInput{});
 }
@@ -112,6 +126,92 @@ void Task::call_head(const char* what, const std::function<void()>& fn) {
   }
 }
 
+void Task::post(std::function<void()> action) {
+  {
+    std::lock_guard lock(mailbox_mu_);
+    mailbox_.push_back(std::move(action));
+    mailbox_pending_.store(true, std::memory_order_release);
+  }
+  if (gate) gate->wake();
+}
+
+void Task::run_mailbox() {
+  if (!mailbox_pending_.load(std::memory_order_acquire)) return;
+  std::vector<std::function<void()>> actions;
+  {
+    std::lock_guard lock(mailbox_mu_);
+    actions.swap(mailbox_);
+    mailbox_pending_.store(false, std::memory_order_release);
+  }
+  for (auto& a : actions) a();
+}
+
+void Task::trigger_checkpoint(CheckpointBarrier barrier) {
+  post([this, barrier] { perform_checkpoint(barrier); });
+}
+
+void Task::notify_checkpoint_complete(std::int64_t checkpoint_id) {
+  post([this, checkpoint_id] {
+    for (auto& host : chain) {
+      try {
+        if (auto* backend = host->ctx->keyed_state_backend()) backend->notify_checkpoint_complete(checkpoint_id);
+        host->op->notify_checkpoint_complete(checkpoint_id);
+      } catch (const TaskCancelled&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw OperatorFailure(host->display_name + " failed to commit checkpoint " + std::to_string(checkpoint_id) +
+                              ": " + e.what());
+      }
+    }
+  });
+}
+
+void Task::perform_checkpoint(const CheckpointBarrier& barrier) {
+  namespace fs = std::filesystem;
+  const fs::path dir = job_.checkpoint_directory(barrier.checkpoint_id);
+  TaskSnapshot snapshot;
+  if (!job_.checkpoint_pending(barrier.checkpoint_id)) {  // aborted already: just pass the barrier on
+    for (auto& h : chain) h->output.barrier_network_outputs(barrier);
+    return;
+  }
+  for (auto& host : chain) {
+    try {
+      host->op->snapshot_state(barrier.checkpoint_id);
+      RuntimeContext& ctx = *host->ctx;
+      OperatorSubtaskState state;
+      state.subtask = ctx.subtask_index();
+      const std::string sub = host->node->uid + "-" + std::to_string(ctx.subtask_index());
+      fs::create_directories(dir / sub);
+      if (auto* backend = ctx.keyed_state_backend())
+        state.keyed.push_back(backend->snapshot(barrier.checkpoint_id, dir));  // names its own files
+      const TimerService& timers = ctx.timer_service();
+      if (timers.event_time_timer_count() + timers.processing_time_timer_count() > 0) {
+        write_timers(timers, dir / sub / "timers");
+        state.timers_file = sub + "/timers";
+      }
+      if (!ctx.operator_state().empty()) {
+        ctx.operator_state().write(dir / sub / "operator_state");
+        state.operator_state_file = sub + "/operator_state";
+      }
+      snapshot.emplace_back(host->node->uid, std::move(state));
+    } catch (const TaskCancelled&) {
+      throw;
+    } catch (const std::exception& e) {
+      // A checkpoint aborted meanwhile (its directory is gone) is no failure of ours.
+      if (!job_.checkpoint_pending(barrier.checkpoint_id)) {
+        for (auto& h : chain) h->output.barrier_network_outputs(barrier);
+        return;
+      }
+      throw OperatorFailure(host->display_name + " failed in checkpoint " + std::to_string(barrier.checkpoint_id) +
+                            ": " + e.what());
+    }
+  }
+  // The barrier goes on only after the snapshot, so nothing emitted after it can be
+  // part of this checkpoint's downstream state.
+  for (auto& host : chain) host->output.barrier_network_outputs(barrier);
+  job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot));
+}
+
 void Task::run() {
   std::size_t opened = 0;
   try {
@@ -125,6 +225,7 @@ void Task::run() {
     }
     if (gate) run_inputs();
     else run_source();
+    job_.task_finished(index_);
   } catch (const TaskCancelled&) {
     // The job is being cancelled or another task failed: leave quietly.
   } catch (const OperatorFailure& e) {
@@ -179,11 +280,15 @@ void Task::run_source() {
     auto start = Clock::now();
     std::int64_t bp_before = time_->backpressured_ns.load(std::memory_order_relaxed);
     fire_processing_timers();
+    run_mailbox();
     SourceOperator::PollStatus status{};
     call_head("poll", [&] { status = source.poll_next(); });
     std::int64_t bp = time_->backpressured_ns.load(std::memory_order_relaxed) - bp_before;
     time_->busy_ns.fetch_add(ns_since(start) - bp, std::memory_order_relaxed);
-    if (status == SourceOperator::PollStatus::kEnd) break;
+    if (status == SourceOperator::PollStatus::kEnd) {
+      run_mailbox();  // a barrier triggered meanwhile still covers everything polled
+      break;
+    }
     if (status == SourceOperator::PollStatus::kNothingAvailable) {
       auto wait_start = Clock::now();
       auto hint = std::clamp<std::int64_t>(source.wait_hint_ms(), 0, 50);
@@ -201,6 +306,13 @@ void Task::run_inputs() {
   MultiInputAlignment alignment(gate->channels());
   std::size_t open_channels = gate->channels();
   OperatorHost& head = *chain.front();
+  const bool exactly_once = checkpoints_.mode == CheckpointingMode::kExactlyOnce;
+  auto on_aligned = [&](std::optional<CheckpointBarrier> done) {
+    if (done) perform_checkpoint(*done);
+    // Exactly-once: hold back inputs that already delivered the barrier being aligned.
+    for (std::size_t c = 0; c < gate->channels(); ++c)
+      gate->set_blocked(c, exactly_once && alignment.barrier_received(c));
+  };
   while (open_channels > 0) {
     auto wait_start = Clock::now();
     auto popped = gate->pop(next_wakeup());
@@ -210,6 +322,7 @@ void Task::run_inputs() {
     auto start = Clock::now();
     std::int64_t bp_before = time_->backpressured_ns.load(std::memory_order_relaxed);
     fire_processing_timers();
+    run_mailbox();
     if (popped) {
       std::size_t channel = popped->channel;
       StreamElement& element = popped->element;
@@ -224,8 +337,10 @@ void Task::run_inputs() {
         --open_channels;
         if (auto out = alignment.on_end_of_input(channel))
           call_head("watermark", [&] { head.op->process_watermark(*out); });
+        on_aligned(alignment.completed_by_close());
+      } else if (auto* barrier = std::get_if<CheckpointBarrier>(&element)) {
+        on_aligned(alignment.on_barrier(channel, *barrier));
       }
-      // CheckpointBarrier: aligned and acted on by the checkpointing layer (state issue).
     }
     std::int64_t bp = time_->backpressured_ns.load(std::memory_order_relaxed) - bp_before;
     time_->busy_ns.fetch_add(ns_since(start) - bp, std::memory_order_relaxed);

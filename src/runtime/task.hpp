@@ -2,11 +2,16 @@
 // Internal to the executor: one task runs a chain of operators at one subtask index
 // on its own thread.
 #include <atomic>
+#include <filesystem>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "clink/checkpoint/checkpoint_config.hpp"
+#include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/metrics/metric_registry.hpp"
 #include "clink/runtime/input_gate.hpp"
 #include "clink/runtime/job_graph.hpp"
@@ -22,6 +27,7 @@ class Target {
   virtual void push(BatchPtr batch) = 0;
   virtual void push_watermark(Watermark wm) = 0;
   virtual void push_end() = 0;
+  virtual void push_barrier(const CheckpointBarrier&) {}  // chained operators snapshot with their task
 };
 
 struct OperatorHost;
@@ -32,6 +38,7 @@ class HostOutput final : public Output {
   void emit_watermark(Watermark wm) override;
   void emit_side(const std::string& tag, BatchPtr batch) override;
   void end_network_outputs();
+  void barrier_network_outputs(const CheckpointBarrier& barrier);
 
   OperatorMetrics* metrics = nullptr;
   std::vector<std::unique_ptr<Target>> main;
@@ -80,6 +87,7 @@ class NetworkTarget final : public Target {
   void push(BatchPtr batch) override;
   void push_watermark(Watermark wm) override;
   void push_end() override;
+  void push_barrier(const CheckpointBarrier& barrier) override;
 
  private:
   std::unique_ptr<Partitioner> partitioner_;
@@ -89,19 +97,40 @@ class NetworkTarget final : public Target {
   TaskTimeMetrics* time_;
 };
 
+// A snapshot of every operator of a task at one checkpoint: (operator uid, state).
+using TaskSnapshot = std::vector<std::pair<std::string, OperatorSubtaskState>>;
+
 class JobControl {
  public:
   virtual ~JobControl() = default;
   virtual bool cancelled() const = 0;
   virtual void fail(const std::string& message) = 0;
+  virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot) = 0;
+  virtual void task_finished(std::size_t task) = 0;
+  // Where the snapshot files of checkpoint (or savepoint) `checkpoint_id` go.
+  virtual std::filesystem::path checkpoint_directory(std::int64_t checkpoint_id) const = 0;
+  // False once the checkpoint was aborted (its files are being deleted).
+  virtual bool checkpoint_pending(std::int64_t checkpoint_id) const = 0;
 };
 
 class Task {
  public:
-  Task(std::string name, JobControl& job, const ProcessingTimeClock& clock)
-      : name_(std::move(name)), job_(job), clock_(clock), time_(std::make_shared<TaskTimeMetrics>()) {}
+  Task(std::size_t index, std::string name, JobControl& job, const ProcessingTimeClock& clock,
+       const CheckpointConfig& checkpoints)
+      : index_(index),
+        name_(std::move(name)),
+        job_(job),
+        clock_(clock),
+        checkpoints_(checkpoints),
+        time_(std::make_shared<TaskTimeMetrics>()) {}
 
   void run();  // the thread body: never throws
+
+  // Called from other threads; run on the task thread between elements.
+  void post(std::function<void()> action);
+  // Source tasks: inject the barrier of a new checkpoint.
+  void trigger_checkpoint(CheckpointBarrier barrier);
+  void notify_checkpoint_complete(std::int64_t checkpoint_id);
 
   std::vector<std::unique_ptr<OperatorHost>> chain;  // head first
   std::unique_ptr<InputGate> gate;                   // null for source tasks
@@ -115,10 +144,18 @@ class Task {
   std::chrono::steady_clock::time_point next_wakeup() const;
   void end_of_input();
   void call_head(const char* what, const std::function<void()>& fn);
+  void run_mailbox();
+  // Snapshots every operator of the chain and forwards the barrier downstream.
+  void perform_checkpoint(const CheckpointBarrier& barrier);
 
+  std::size_t index_;
   std::string name_;
   JobControl& job_;
   const ProcessingTimeClock& clock_;
+  const CheckpointConfig& checkpoints_;
+  std::mutex mailbox_mu_;
+  std::vector<std::function<void()>> mailbox_;
+  std::atomic<bool> mailbox_pending_{false};
   std::shared_ptr<TaskTimeMetrics> time_;
 };
 

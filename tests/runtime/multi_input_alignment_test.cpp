@@ -84,3 +84,44 @@ TEST(MultiInputAlignment, IdleAndClosedInputsTogether) {
 
 }  // namespace
 }  // namespace clink
+
+namespace clink {
+namespace {
+
+CheckpointBarrier barrier(std::int64_t id) { return CheckpointBarrier{id, 0, false}; }
+
+TEST(MultiInputAlignment, BarrierIsAlignedWhenEveryLiveInputDeliveredIt) {
+  MultiInputAlignment a(3);
+  EXPECT_EQ(a.on_barrier(0, barrier(1)), std::nullopt);
+  EXPECT_TRUE(a.barrier_received(0));  // the caller blocks input 0 now
+  EXPECT_FALSE(a.barrier_received(1));
+  EXPECT_EQ(a.on_barrier(2, barrier(1)), std::nullopt);
+  EXPECT_EQ(a.aligning_checkpoint(), 1);
+  EXPECT_EQ(a.on_barrier(1, barrier(1)), barrier(1));
+  EXPECT_FALSE(a.aligning());
+  EXPECT_FALSE(a.barrier_received(0));  // everything unblocked
+}
+
+TEST(MultiInputAlignment, ClosedInputsDoNotHoldAnAlignmentBack) {
+  MultiInputAlignment a(2);
+  EXPECT_EQ(a.on_barrier(0, barrier(4)), std::nullopt);
+  a.on_end_of_input(1);
+  EXPECT_EQ(a.completed_by_close(), barrier(4));
+  MultiInputAlignment b(2);
+  b.on_end_of_input(1);
+  EXPECT_EQ(b.on_barrier(0, barrier(5)), barrier(5));  // already closed: aligned at once
+}
+
+TEST(MultiInputAlignment, NewerBarrierAbandonsAnOlderAlignmentAndStaleOnesAreIgnored) {
+  MultiInputAlignment a(2);
+  EXPECT_EQ(a.on_barrier(0, barrier(1)), std::nullopt);
+  EXPECT_EQ(a.on_barrier(1, barrier(2)), std::nullopt);  // checkpoint 1 was aborted
+  EXPECT_FALSE(a.barrier_received(0));
+  EXPECT_TRUE(a.barrier_received(1));
+  EXPECT_EQ(a.on_barrier(0, barrier(1)), std::nullopt);  // late barrier of the old one
+  EXPECT_EQ(a.on_barrier(0, barrier(2)), barrier(2));
+  EXPECT_EQ(a.on_barrier(1, barrier(2)), std::nullopt);  // already completed
+}
+
+}  // namespace
+}  // namespace clink

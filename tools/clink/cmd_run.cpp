@@ -5,6 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+
+#include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
@@ -12,10 +18,56 @@
 namespace clink::cli {
 namespace {
 
+std::atomic<bool> g_stop_requested{false};
+extern "C" void request_stop(int) { g_stop_requested.store(true); }
+
 struct RunOptions {
   JobOptions job;
   bool metrics = false;
+  std::string checkpoint_dir;
+  std::int64_t checkpoint_interval_ms = 0;
+  int retained = 1;
+  std::string state_backend = "memory";
+  bool at_least_once = false;
+  std::string from_checkpoint;
+  std::string from_savepoint;
+  bool allow_non_restored = false;
+  std::string savepoint_on_stop;
+  int restart_attempts = 0;
+  std::int64_t restart_delay_ms = 1000;
+  bool restart_backoff = false;
 };
+
+ExecutionOptions execution_options(const RunOptions& opts) {
+  ExecutionOptions o;
+  o.checkpoints.directory = opts.checkpoint_dir;
+  o.checkpoints.interval_ms = opts.checkpoint_interval_ms;
+  o.checkpoints.retained = opts.retained;
+  o.checkpoints.state_backend.kind = opts.state_backend;
+  if (!opts.checkpoint_dir.empty())
+    o.checkpoints.state_backend.working_dir = std::filesystem::path(opts.checkpoint_dir) / "working";
+  o.checkpoints.mode = opts.at_least_once ? CheckpointingMode::kAtLeastOnce : CheckpointingMode::kExactlyOnce;
+  if (opts.checkpoint_interval_ms > 0 && opts.checkpoint_dir.empty())
+    throw ClinkError("--checkpoint-interval needs --checkpoint-dir");
+  std::string from = !opts.from_checkpoint.empty() ? opts.from_checkpoint : opts.from_savepoint;
+  if (!opts.from_checkpoint.empty() && !opts.from_savepoint.empty())
+    throw ClinkError("give --from-checkpoint or --from-savepoint, not both");
+  if (!from.empty()) {
+    std::filesystem::path p(from);
+    // A checkpoint directory (with chk-<n> inside) restores from its latest checkpoint.
+    if (!std::filesystem::exists(p / kMetadataFile)) {
+      auto latest = latest_checkpoint(p);
+      if (!latest) throw ClinkError("no completed checkpoint or savepoint in " + from);
+      p = *latest;
+    }
+    o.restore = RestoreSettings{p, opts.allow_non_restored};
+  }
+  if (opts.restart_attempts > 0)
+    o.restart = opts.restart_backoff
+                    ? RestartStrategy::exponential_backoff(opts.restart_attempts, opts.restart_delay_ms, 60'000)
+                    : RestartStrategy::fixed_delay(opts.restart_attempts, opts.restart_delay_ms);
+  return o;
+}
 
 void print_metrics(const JobGraph& graph, const MetricRegistry& metrics) {
   std::size_t width = 8;
@@ -36,10 +88,26 @@ int run(const RunOptions& opts) {
     std::fprintf(stderr, "error: SQL jobs arrive with the SQL issue; run a JobGraphSpec (.json) for now\n");
     return kExitUnsupported;
   }
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
   try {
     JobGraph graph = load_job(opts.job);
-    JobHandle handle = execute_async(graph);
+    JobHandle handle = execute_async(graph, execution_options(opts));
     try {
+      // SIGINT/SIGTERM stop the job: with --savepoint-on-stop, after a savepoint.
+      while (!handle.wait_for(std::chrono::milliseconds(50))) {
+        if (!g_stop_requested.load()) continue;
+        if (opts.savepoint_on_stop.empty()) {
+          handle.cancel();
+          handle.wait_for(std::chrono::seconds(30));
+          std::fprintf(stderr, "job cancelled\n");
+          return kExitError;
+        }
+        auto path = handle.stop_with_savepoint(opts.savepoint_on_stop);
+        std::fflush(stdout);
+        std::fprintf(stderr, "savepoint written to %s\n", path.c_str());
+        return kExitOk;
+      }
       handle.wait();
     } catch (const ClinkError& e) {
       std::fflush(stdout);
@@ -64,6 +132,24 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "Run a job to completion in this process");
   add_job_options(*cmd, opts->job);
   cmd->add_flag("--metrics", opts->metrics, "Print per-operator metrics (records in/out) to stderr at the end");
+  cmd->add_option("--checkpoint-dir", opts->checkpoint_dir, "Where checkpoints go (chk-<n>/ and shared/)");
+  cmd->add_option("--checkpoint-interval", opts->checkpoint_interval_ms, "Milliseconds between checkpoints (0: off)");
+  cmd->add_option("--checkpoints-retained", opts->retained, "Completed checkpoints to keep")->default_val(1);
+  cmd->add_option("--state-backend", opts->state_backend, "Keyed state backend: memory or rocksdb")
+      ->check(CLI::IsMember({"memory", "rocksdb"}))
+      ->default_val("memory");
+  cmd->add_flag("--at-least-once", opts->at_least_once, "Do not align barriers (replays may duplicate records)");
+  cmd->add_option("--from-checkpoint", opts->from_checkpoint,
+                  "Restore from a checkpoint (chk-<n>) or the latest one in a checkpoint directory");
+  cmd->add_option("--from-savepoint", opts->from_savepoint, "Restore from a savepoint directory");
+  cmd->add_flag("--allow-non-restored-state", opts->allow_non_restored,
+                "Skip restored state whose operator uid is not in the job");
+  cmd->add_option("--savepoint-on-stop", opts->savepoint_on_stop,
+                  "On SIGINT/SIGTERM take a savepoint into this directory, then stop");
+  cmd->add_option("--restart-attempts", opts->restart_attempts,
+                  "Restarts after a failure, from the latest checkpoint (0: fail at once)");
+  cmd->add_option("--restart-delay", opts->restart_delay_ms, "Milliseconds before a restart")->default_val(1000);
+  cmd->add_flag("--restart-backoff", opts->restart_backoff, "Double the restart delay after each restart");
   cmd->callback([opts, &exit_code] { exit_code = run(*opts); });
 }
 

@@ -38,6 +38,8 @@ class CollectionSource final : public Source<T> {
       while (pos_ < records_.size() && out.records.size() < max) out.records.push_back(records_[pos_++]);
       return pos_ < records_.size() ? SourceOperator::PollStatus::kMore : SourceOperator::PollStatus::kEnd;
     }
+    std::optional<std::string> snapshot_position() const override { return std::to_string(pos_); }
+    void restore_position(std::string_view p) override { pos_ = std::stoull(std::string(p)); }
 
    private:
     const std::vector<Record<T>>& records_;

@@ -11,6 +11,7 @@
 #include "clink/api/functions.hpp"
 #include "clink/api/operators.hpp"
 #include "clink/api/sink.hpp"
+#include "clink/api/two_phase_commit_sink.hpp"
 #include "clink/connectors/print_sink.hpp"
 #include "clink/operators/watermark_assigner_operator.hpp"
 
@@ -115,6 +116,11 @@ class DataStream {
                      [sink] { return std::make_unique<SinkOperator<T>>(sink); });
     if (sink->max_parallelism() > 0 && sink->max_parallelism() < env_->graph().parallelism_of(s.node()))
       s.set_parallelism(sink->max_parallelism());
+  }
+  // Exactly-once: commits on checkpoint completion (two-phase commit).
+  void sink_to(std::shared_ptr<const TransactionalSink<T>> sink, std::string name = "Sink") {
+    then<T>(sink->factory_name(), std::move(name),
+            [sink] { return std::make_unique<TwoPhaseCommitSinkOperator<T>>(sink); });
   }
   void print(std::string name = "Print", PrintTarget target = PrintTarget::kStdout) {
     sink_to(std::make_shared<PrintSink<T>>(target), std::move(name));

@@ -2,7 +2,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include "clink/core/error.hpp"
 
 #include "clink/core/record.hpp"
 #include "clink/runtime/operator.hpp"
@@ -21,6 +25,11 @@ class SourceReader {
   // How long to wait after kNothingAvailable before polling again.
   virtual std::int64_t wait_hint_ms() const { return 1; }
   virtual void close() {}
+  // Where the reader is, for checkpoints: restore_position(snapshot_position()) on a
+  // fresh reader must continue exactly after the last record polled. nullopt: this
+  // reader cannot be checkpointed (a checkpoint that meets it fails, saying so).
+  virtual std::optional<std::string> snapshot_position() const { return std::nullopt; }
+  virtual void restore_position(std::string_view /*position*/) {}
 };
 
 // A source: makes one reader per subtask. Sources with a natural parallelism (one
@@ -45,6 +54,22 @@ class ReaderSourceOperator final : public SourceOperator {
     SourceOperator::open(ctx);
     reader_ = source_->create_reader(ctx.subtask_index(), ctx.parallelism());
     reader_->open(ctx);
+    if (ctx.is_restored()) {
+      // One position per reader; a reader gets back the one it wrote (same parallelism).
+      const auto& positions = ctx.operator_state().list(kPositionState);
+      if (positions.size() > 1)
+        throw ClinkError("source '" + ctx.operator_id() + "' cannot restore " + std::to_string(positions.size()) +
+                         " reader positions into one subtask (change of source parallelism is not supported)");
+      if (!positions.empty()) reader_->restore_position(positions.front());
+    }
+  }
+  void snapshot_state(std::int64_t) override {
+    auto position = reader_->snapshot_position();
+    if (!position)
+      throw ClinkError("source '" + ctx().operator_id() + "' (" + source_->factory_name() +
+                       ") does not support checkpoints");
+    auto& list = ctx().operator_state().list(kPositionState);
+    list.assign(1, std::move(*position));
   }
   PollStatus poll_next() override {
     auto batch = std::make_unique<Batch<T>>();
@@ -59,6 +84,7 @@ class ReaderSourceOperator final : public SourceOperator {
   }
 
  private:
+  static constexpr const char* kPositionState = "source-position";
   std::shared_ptr<const Source<T>> source_;
   std::size_t batch_size_;
   std::unique_ptr<SourceReader<T>> reader_;

@@ -141,6 +141,19 @@ class DatagenSource final : public Source<T> {
       return done_ ? Status::kEnd : Status::kMore;
     }
     std::int64_t wait_hint_ms() const override { return limiter_ ? limiter_->wait_ms() : 1; }
+    // Position: the next row number, or "end". Random rows depend only on (seed, row),
+    // so a restored reader continues the same stream exactly.
+    std::optional<std::string> snapshot_position() const override {
+      return done_ ? std::string("end") : std::to_string(next_);
+    }
+    void restore_position(std::string_view p) override {
+      if (p == "end") {
+        done_ = true;
+        return;
+      }
+      next_ = std::stoull(std::string(p));
+      done_ = (bounded_ || c_.kind == DatagenKind::kSequence) && next_ > last_;
+    }
 
    private:
     std::int64_t value_of(std::uint64_t row) const {

@@ -102,6 +102,7 @@ class FileSource final : public Source<T> {
           more = false;
           break;
         }
+        ++lines_consumed_;
         if (decoder_->skips_blank_lines() && is_blank(line.text)) continue;
         auto& rec = out.records.emplace_back();
         if (decoder_->decode(line.text, line.readable, rec.value, reason_)) continue;
@@ -116,6 +117,15 @@ class FileSource final : public Source<T> {
         ctx_->output().emit_side(kDeadLetterTag, std::move(dead));
       }
       return more ? Status::kMore : Status::kEnd;
+    }
+
+    // Position: lines consumed by this reader across its files. Restoring re-reads and
+    // skips them (a byte offset per file would seek instead; fine for now).
+    std::optional<std::string> snapshot_position() const override { return std::to_string(lines_consumed_); }
+    void restore_position(std::string_view p) override {
+      std::int64_t skip = std::stoll(std::string(p));
+      LineReader::Line line;
+      for (std::int64_t i = 0; i < skip && lines_->next(line); ++i) ++lines_consumed_;
     }
 
    private:
@@ -133,6 +143,7 @@ class FileSource final : public Source<T> {
     RuntimeContext* ctx_ = nullptr;
     std::optional<LineReader> lines_;
     std::string reason_;
+    std::int64_t lines_consumed_ = 0;
   };
 
   std::string path_;

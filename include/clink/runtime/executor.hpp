@@ -1,8 +1,12 @@
 #pragma once
 #include <chrono>
+#include <filesystem>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
+#include "clink/checkpoint/checkpoint_config.hpp"
 #include "clink/metrics/metric_registry.hpp"
 #include "clink/runtime/job_graph.hpp"
 #include "clink/runtime/timer_service.hpp"
@@ -11,6 +15,25 @@ namespace clink {
 
 enum class JobStatus { kCreated, kRunning, kFinished, kFailed, kCanceled };
 const char* job_status_name(JobStatus s);
+
+
+// One checkpoint of a job, as its handle reports it.
+struct CheckpointStats {
+  enum class Status { kCompleted, kFailed };
+  std::int64_t id = 0;
+  Status status = Status::kCompleted;
+  std::int64_t duration_ms = 0;  // trigger to metadata written
+  std::int64_t size_bytes = 0;   // bytes written into the checkpoint directory
+  std::string path;
+  std::string failure;  // why it failed
+};
+
+struct CheckpointCounts {
+  std::int64_t completed = 0;
+  std::int64_t failed = 0;
+  std::int64_t last_completed_id = -1;
+  std::int64_t restarts = 0;
+};
 
 class JobRun;  // the running job's internals
 
@@ -27,6 +50,18 @@ class JobHandle {
   JobStatus status() const;
   std::string error() const;  // empty unless failed
   const MetricRegistry& metrics() const;
+  std::vector<CheckpointStats> checkpoint_history() const;
+  // Takes a savepoint (a self-contained checkpoint the user owns) into `dir`; blocks
+  // until it completed; throws ClinkError if it failed.
+  std::filesystem::path savepoint(const std::filesystem::path& dir,
+                                  std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  // A savepoint, then cancel: a later run restored from it continues with no gap
+  // and no repeat.
+  std::filesystem::path stop_with_savepoint(const std::filesystem::path& dir,
+                                            std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  CheckpointCounts checkpoint_counts() const;
+  // The failure that caused each restart, oldest first.
+  std::vector<std::string> restart_causes() const;
 
  private:
   std::shared_ptr<JobRun> run_;
@@ -34,7 +69,11 @@ class JobHandle {
 
 struct ExecutionOptions {
   const ProcessingTimeClock* clock = &SystemClock::instance();
+  CheckpointConfig checkpoints;
+  RestartStrategy restart;
+  std::optional<RestoreSettings> restore;  // start from this checkpoint or savepoint
 };
+
 
 // Runs a JobGraph in this process: one thread per task (a chain of operators at one
 // subtask index), bounded channels between tasks.

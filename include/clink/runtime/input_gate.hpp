@@ -31,6 +31,8 @@ class InputGate {
   // Waits until an element is available on an unblocked channel, or the deadline.
   std::optional<Popped> pop(std::chrono::steady_clock::time_point deadline);
   void set_blocked(std::size_t channel, bool blocked);
+  // Makes a waiting pop() return (empty) now, so the task can read its mailbox.
+  void wake();
   void cancel();
 
   std::size_t channels() const { return channel_inputs_.size(); }
@@ -53,6 +55,7 @@ class InputGate {
   std::size_t next_ = 0;  // round-robin start, for fairness between channels
   std::size_t high_water_ = 0;
   bool cancelled_ = false;
+  bool woken_ = false;
 };
 
 }  // namespace clink

@@ -42,6 +42,12 @@ class StreamOperator {
   virtual void process_processing_time(std::int64_t now);
   // All inputs ended: emit whatever is buffered. Called in topological order.
   virtual void finish() {}
+  // A checkpoint barrier reached this operator: bring the keyed backend and
+  // ctx().operator_state() up to date (flush caches, pre-commit a transaction). The
+  // runtime then snapshots them, with the timers. Restored state is in place before open().
+  virtual void snapshot_state(std::int64_t /*checkpoint_id*/) {}
+  // Every task acknowledged the checkpoint and its metadata is written (commit here).
+  virtual void notify_checkpoint_complete(std::int64_t /*checkpoint_id*/) {}
   // Always called last, after success, failure or cancel: release resources.
   virtual void close() {}
 

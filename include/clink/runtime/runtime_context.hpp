@@ -2,6 +2,7 @@
 #include <memory>
 #include <string>
 
+#include "clink/checkpoint/operator_state.hpp"
 #include "clink/core/output_tag.hpp"
 #include "clink/core/record.hpp"
 #include "clink/metrics/metric_registry.hpp"
@@ -11,21 +12,15 @@
 namespace clink {
 
 class Output;
+class KeyedStateBackend;
 
 // What an operator instance knows about where it runs.
 class RuntimeContext {
  public:
   RuntimeContext(std::string operator_id, std::string operator_name, int subtask, int parallelism,
                  int max_parallelism, Output* output, std::shared_ptr<OperatorMetrics> metrics,
-                 const ProcessingTimeClock& clock)
-      : operator_id_(std::move(operator_id)),
-        operator_name_(std::move(operator_name)),
-        subtask_(subtask),
-        parallelism_(parallelism),
-        max_parallelism_(max_parallelism),
-        output_(output),
-        metrics_(std::move(metrics)),
-        timers_(clock) {}
+                 const ProcessingTimeClock& clock);
+  ~RuntimeContext();
 
   const std::string& operator_id() const { return operator_id_; }
   const std::string& operator_name() const { return operator_name_; }
@@ -40,6 +35,16 @@ class RuntimeContext {
   OperatorMetrics& metrics() { return *metrics_; }
   Output& output() { return *output_; }
 
+  // Keyed state of this subtask's key groups; null for non-keyed operators.
+  KeyedStateBackend* keyed_state_backend() const { return keyed_backend_.get(); }
+  void set_keyed_state_backend(std::unique_ptr<KeyedStateBackend> backend);
+  // Non-keyed state (source positions, pending commits); restored before open().
+  OperatorStateStore& operator_state() { return operator_state_; }
+  void set_operator_state(OperatorStateStore s) { operator_state_ = std::move(s); }
+  // Whether this run restored from a checkpoint or savepoint.
+  bool is_restored() const { return restored_; }
+  void set_restored(bool r) { restored_ = r; }
+
  private:
   std::string operator_id_;
   std::string operator_name_;
@@ -49,6 +54,9 @@ class RuntimeContext {
   Output* output_;
   std::shared_ptr<OperatorMetrics> metrics_;
   TimerService timers_;
+  std::unique_ptr<KeyedStateBackend> keyed_backend_;
+  OperatorStateStore operator_state_;
+  bool restored_ = false;
 };
 
 }  // namespace clink

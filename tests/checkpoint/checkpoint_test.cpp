@@ -1,0 +1,330 @@
+// Checkpoints, failure recovery and restore, in the style of Flink's all-round job:
+// every key carries a sequence in keyed state and a checker fails the job if a number
+// is skipped or repeated; exactly-once output must equal the failure-free run.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "clink/api/data_stream.hpp"
+#include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "clink/connectors/datagen.hpp"
+#include "clink/connectors/exactly_once_collect_sink.hpp"
+#include "clink/core/error.hpp"
+#include "clink/state/keyed_state.hpp"
+
+namespace clink {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using Out = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // key, value, count so far
+
+constexpr std::int64_t kKeys = 8;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("clink-ckpt-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
+};
+
+// Checks that each key sees k, k+8, k+16, ... with nothing skipped or repeated.
+struct SequenceChecker final : KeyedProcessFunction<std::int64_t, std::int64_t, Out> {
+  void process_element(const std::int64_t& v, Context& ctx, Collector<Out>& out) override {
+    auto& last = ctx.state().get_state(ValueStateDescriptor<std::int64_t>{"last"});
+    auto& count = ctx.state().get_state(ValueStateDescriptor<std::int64_t>{"count"});
+    std::int64_t expected = last.value() ? *last.value() + kKeys : ctx.current_key();
+    if (v != expected)
+      throw std::runtime_error("key " + std::to_string(ctx.current_key()) + ": expected " + std::to_string(expected) +
+                               ", got " + std::to_string(v));
+    last.update(v);
+    std::int64_t c = count.value().value_or(0) + 1;
+    count.update(c);
+    out.collect({ctx.current_key(), v, c});
+  }
+};
+
+std::vector<Out> expected_output(std::int64_t n) {
+  std::vector<Out> v;
+  for (std::int64_t i = 0; i < n; ++i) v.push_back({i % kKeys, i, i / kKeys + 1});
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+template <class T>
+std::vector<T> sorted(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+struct Injector {
+  std::atomic<int> failures_left{0};
+  std::atomic<std::int64_t> at{-1};
+};
+
+// datagen 0..n-1 (rate-limited so checkpoints happen) -> failure injector -> keyBy -> checker -> sink
+void build_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std::shared_ptr<Injector> injector,
+               std::shared_ptr<ExactlyOnceCollectSink<Out>> sink, int parallelism) {
+  DatagenOptions opts;
+  opts.rows_per_second = rate;
+  env.from_source<std::int64_t>(DatagenSource<std::int64_t>::sequence(0, n - 1, opts), "Numbers")
+      .set_parallelism(1)
+      .uid("numbers")
+      .map([injector](std::int64_t v) {
+        if (v == injector->at.load() && injector->failures_left.fetch_sub(1) > 0)
+          throw std::runtime_error("injected failure at " + std::to_string(v));
+        return v;
+      }, "Injector")
+      .set_parallelism(1)
+      .uid("injector")
+      .key_by([](std::int64_t v) { return v % kKeys; })
+      .process(SequenceChecker{}, "Checker")
+      .set_parallelism(parallelism)
+      .uid("checker")
+      .sink_to(sink, "Sink");
+  // The sink follows the checker's parallelism through a forward edge.
+}
+
+ExecutionOptions checkpointing(const fs::path& dir, std::int64_t interval_ms = 50) {
+  ExecutionOptions o;
+  o.checkpoints.interval_ms = interval_ms;
+  o.checkpoints.directory = dir;
+  o.restart = RestartStrategy::fixed_delay(5, 10);
+  return o;
+}
+
+TEST(Checkpoint, PeriodicCheckpointsCompleteWithMetadataAndRetention) {
+  TempDir dir;
+  StreamExecutionEnvironment env;
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  build_job(env, 2000, 4000, std::make_shared<Injector>(), sink, 2);
+  auto handle = execute_async(env.graph(), checkpointing(dir.path));
+  handle.wait();
+  EXPECT_EQ(sorted(sink->values()), expected_output(2000));
+  auto counts = handle.checkpoint_counts();
+  EXPECT_GE(counts.completed, 3);
+  // Only the newest completed checkpoint is retained.
+  auto latest = latest_checkpoint(dir.path);
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->filename().string(), "chk-" + std::to_string(counts.last_completed_id));
+  int chk_dirs = 0;
+  for (auto& e : fs::directory_iterator(dir.path))
+    if (e.path().filename().string().rfind("chk-", 0) == 0) ++chk_dirs;
+  EXPECT_EQ(chk_dirs, 1);
+  auto meta = CheckpointMetadata::read(*latest);
+  EXPECT_EQ(meta.checkpoint_id, counts.last_completed_id);
+  ASSERT_TRUE(meta.operators.count("checker"));
+  EXPECT_EQ(meta.operators["checker"].parallelism, 2);
+  EXPECT_EQ(meta.operators["checker"].max_parallelism, 128);
+  ASSERT_EQ(meta.operators["checker"].subtasks.size(), 2u);
+  EXPECT_EQ(meta.operators["checker"].subtasks[0].keyed.size(), 1u);
+  EXPECT_FALSE(meta.operators["numbers"].subtasks.at(0).operator_state_file.empty());  // source position
+  auto history = handle.checkpoint_history();
+  auto last = std::find_if(history.rbegin(), history.rend(), [](const CheckpointStats& c) {
+    return c.status == CheckpointStats::Status::kCompleted;
+  });
+  ASSERT_NE(last, history.rend());
+  EXPECT_EQ(last->id, counts.last_completed_id);
+  EXPECT_GT(last->size_bytes, 0);
+  EXPECT_EQ(last->path, latest->string());
+}
+
+TEST(Checkpoint, ExactlyOnceOutputSurvivesInjectedFailures) {
+  for (int failures : {1, 3}) {
+    TempDir dir;
+    StreamExecutionEnvironment env;
+    auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+    auto injector = std::make_shared<Injector>();
+    injector->at = 1234;
+    injector->failures_left = failures;  // the same record fails `failures` attempts in a row
+    build_job(env, 2000, 4000, injector, sink, 2);
+    auto handle = execute_async(env.graph(), checkpointing(dir.path));
+    handle.wait();
+    EXPECT_EQ(handle.status(), JobStatus::kFinished);
+    EXPECT_EQ(handle.checkpoint_counts().restarts, failures);
+    for (const auto& cause : handle.restart_causes()) EXPECT_THAT(cause, HasSubstr("injected failure at 1234"));
+    EXPECT_EQ(sorted(sink->values()), expected_output(2000)) << failures << " failures";
+  }
+}
+
+TEST(Checkpoint, WithoutRestartsAFailureFailsTheJob) {
+  TempDir dir;
+  StreamExecutionEnvironment env;
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  auto injector = std::make_shared<Injector>();
+  injector->at = 100;
+  injector->failures_left = 1;
+  build_job(env, 500, 0, injector, sink, 1);
+  auto options = checkpointing(dir.path);
+  options.restart = RestartStrategy::none();
+  auto handle = execute_async(env.graph(), options);
+  EXPECT_THROW(handle.wait(), JobFailedError);
+  EXPECT_THAT(handle.error(), HasSubstr("injected failure at 100"));
+  EXPECT_TRUE(sink->values().empty());  // nothing was committed
+}
+
+// Runs until at least one checkpoint completed after `min_records` were committed, then cancels.
+void run_part(StreamExecutionEnvironment& env, ExecutionOptions options) {
+  auto handle = execute_async(env.graph(), std::move(options));
+  auto start = handle.checkpoint_counts().completed;
+  while (handle.checkpoint_counts().completed < start + 2 && !handle.wait_for(std::chrono::milliseconds(5))) {
+  }
+  handle.cancel();
+  handle.wait();
+}
+
+TEST(Checkpoint, RestoreAtOtherParallelismContinuesWithoutGapOrRepeat) {
+  TempDir dir;
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  const std::int64_t n = 20000;  // at 6000 rows/s no part gets near the end
+  std::optional<fs::path> from;
+  std::size_t committed = 0;
+  for (int p : {1, 2, 4, 2}) {
+    StreamExecutionEnvironment env;
+    build_job(env, n, 6000, std::make_shared<Injector>(), sink, p);
+    auto options = checkpointing(dir.path);
+    if (from) options.restore = RestoreSettings{*from};
+    run_part(env, options);
+    from = latest_checkpoint(dir.path);
+    ASSERT_TRUE(from.has_value());
+    EXPECT_GT(sink->values().size(), committed) << "parallelism " << p << " made progress";
+    committed = sink->values().size();
+  }
+  // The rest, unthrottled, at parallelism 3.
+  StreamExecutionEnvironment env;
+  build_job(env, n, 0, std::make_shared<Injector>(), sink, 3);
+  auto options = checkpointing(dir.path);
+  options.restore = RestoreSettings{*from};
+  execute_async(env.graph(), options).wait();
+  EXPECT_EQ(sorted(sink->values()), expected_output(n));
+}
+
+TEST(Checkpoint, StopWithSavepointThenRestoreInANewRunHasNoGapAndNoRepeat) {
+  TempDir dir;
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  const std::int64_t n = 6000;
+  ExecutionOptions no_periodic;  // savepoints need no periodic checkpoints
+  {
+    StreamExecutionEnvironment env;
+    build_job(env, n, 6000, std::make_shared<Injector>(), sink, 2);
+    auto handle = execute_async(env.graph(), no_periodic);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto path = handle.stop_with_savepoint(dir.path / "sp-1");
+    EXPECT_EQ(handle.status(), JobStatus::kCanceled);
+    auto meta = CheckpointMetadata::read(path);
+    EXPECT_TRUE(meta.is_savepoint);
+  }
+  StreamExecutionEnvironment env;
+  build_job(env, n, 0, std::make_shared<Injector>(), sink, 3);
+  ExecutionOptions restore;
+  restore.restore = RestoreSettings{dir.path / "sp-1"};
+  execute_async(env.graph(), restore).wait();
+  EXPECT_EQ(sorted(sink->values()), expected_output(n));
+}
+
+TEST(Checkpoint, RestoreRejectsStateWithoutOwnerUnlessAllowed) {
+  TempDir dir;
+  {
+    StreamExecutionEnvironment env;
+    build_job(env, 4000, 4000, std::make_shared<Injector>(), std::make_shared<ExactlyOnceCollectSink<Out>>(), 1);
+    run_part(env, checkpointing(dir.path));
+  }
+  auto from = latest_checkpoint(dir.path);
+  ASSERT_TRUE(from.has_value());
+  auto renamed_job = [&](StreamExecutionEnvironment& env, std::shared_ptr<ExactlyOnceCollectSink<Out>> sink) {
+    build_job(env, 4000, 0, std::make_shared<Injector>(), sink, 1);
+    for (auto& node : env.graph().nodes)
+      if (node.uid == "checker") node.uid = "checker-v2";  // the checker's state has no owner now
+  };
+  {
+    StreamExecutionEnvironment env;
+    renamed_job(env, std::make_shared<ExactlyOnceCollectSink<Out>>());
+    auto options = checkpointing(dir.path);
+    options.restore = RestoreSettings{*from};
+    try {
+      execute_async(env.graph(), options);
+      FAIL() << "expected the restore to be rejected";
+    } catch (const ClinkError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("state of operator uid 'checker' has no owner in this job"));
+    }
+  }
+  {
+    StreamExecutionEnvironment env;
+    env.set_max_parallelism(64);
+    build_job(env, 4000, 0, std::make_shared<Injector>(), std::make_shared<ExactlyOnceCollectSink<Out>>(), 1);
+    auto options = checkpointing(dir.path);
+    options.restore = RestoreSettings{*from};
+    try {
+      execute_async(env.graph(), options);
+      FAIL() << "expected the restore to be rejected";
+    } catch (const ClinkError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("max parallelism changed from 128 to 64"));
+    }
+  }
+}
+
+// Event-time timers are part of the checkpoint: registered before, fired after a restore.
+TEST(Checkpoint, TimersSurviveFailureAndRestore) {
+  TempDir dir;
+  struct TimerFn final : KeyedProcessFunction<std::int64_t, std::int64_t, std::int64_t> {
+    void process_element(const std::int64_t& v, Context& ctx, Collector<std::int64_t>&) override {
+      // One timer per key and 100-ms bucket of event time.
+      ctx.timer_service().register_event_time_timer((v / 100 + 1) * 100 - 1);
+    }
+    void on_timer(std::int64_t ts, OnTimerContext& ctx, Collector<std::int64_t>& out) override {
+      out.collect(ts * 10 + ctx.current_key());
+    }
+  };
+  auto injector = std::make_shared<Injector>();
+  injector->at = 1500;
+  injector->failures_left = 1;
+  StreamExecutionEnvironment env;
+  DatagenOptions opts;
+  opts.rows_per_second = 4000;
+  opts.event_time_start_ms = 0;  // event time = value (ms)
+  auto sink = std::make_shared<ExactlyOnceCollectSink<std::int64_t>>();
+  env.from_source<std::int64_t>(DatagenSource<std::int64_t>::sequence(0, 1999, opts))
+      .uid("numbers")
+      .map([injector](std::int64_t v) {
+        if (v == injector->at.load() && injector->failures_left.fetch_sub(1) > 0) throw std::runtime_error("boom");
+        return v;
+      })
+      .uid("injector")
+      .then<std::int64_t>("watermarks", "Watermarks", [] {
+        // Watermark = value - 1 after each batch (monotonic event time).
+        struct Wm final : StreamOperator {
+          void process_batch(int, BatchPtr b) override {
+            auto ts = batch_cast<std::int64_t>(*b).records.back().event_time;
+            output().emit(std::move(b));
+            output().emit_watermark(Watermark::at(ts - 1));
+          }
+        };
+        return std::make_unique<Wm>();
+      })
+      .uid("watermarks")
+      .key_by([](std::int64_t v) { return v % 3; })
+      .process(TimerFn{})
+      .set_parallelism(2)
+      .uid("timers")
+      .sink_to(sink);
+  auto handle = execute_async(env.graph(), checkpointing(dir.path, 40));
+  handle.wait();
+  EXPECT_THAT(handle.restart_causes(), ::testing::ElementsAre(HasSubstr("boom")));
+  std::vector<std::int64_t> expected;
+  for (std::int64_t bucket = 0; bucket < 20; ++bucket)
+    for (std::int64_t k = 0; k < 3; ++k) expected.push_back(((bucket + 1) * 100 - 1) * 10 + k);
+  EXPECT_EQ(sorted(sink->values()), expected);
+}
+
+}  // namespace
+}  // namespace clink
