@@ -80,6 +80,32 @@ TEST(RocksDbIncremental, SecondCheckpointAfterOnePercentChangeWritesLittle) {
   EXPECT_EQ(counter.value(), 301);
 }
 
+TEST(RocksDbIncremental, ARestoredBackendReferencesTheRestoredCheckpointsFiles) {
+  testing::TempDir root;
+  BackendMaker maker;
+  maker.kind = "rocksdb";
+  auto b = maker.make({0, 127});
+  auto id = b->register_state("counter", StateKind::kValue);
+  put_counters(*b, id, 0, 50'000, 0);
+  auto h1 = b->snapshot(1, root.path / "chk-1");
+  b.reset();
+
+  auto r = maker.make({0, 127});
+  r->restore({h1});
+  auto rid = r->register_state("counter", StateKind::kValue);
+  auto before = files_under(root.path);
+  put_counters(*r, rid, 0, 10, 5);
+  auto h2 = r->snapshot(2, root.path / "chk-2");
+  std::set<std::string> shared1;
+  for (const auto& s : h1.description.at("shared")) shared1.insert(s.at("path").get<std::string>());
+  std::size_t reused = 0;
+  for (const auto& s : h2.description.at("shared")) reused += shared1.count(s.at("path").get<std::string>());
+  EXPECT_EQ(reused, shared1.size());
+  std::uint64_t full = 0;
+  for (const auto& [p, size] : before) full += size;
+  EXPECT_LT(new_bytes(before, files_under(root.path)), full / 20);
+}
+
 TEST(RocksDbIncremental, OnlyCompletedCheckpointsAreReused) {
   testing::TempDir root;
   BackendMaker maker;
