@@ -49,8 +49,9 @@ OperatorStateStore OperatorStateStore::read(const std::filesystem::path& file) {
 OperatorStateStore OperatorStateStore::redistribute(const std::vector<OperatorStateStore>& old, int subtask,
                                                     int parallelism) {
   OperatorStateStore out;
-  // Items in old-subtask order; even-split deals them round-robin, so at unchanged
-  // parallelism every subtask gets back exactly what it wrote.
+  // At unchanged parallelism every subtask gets back exactly what it wrote (plus the
+  // union lists); otherwise even-split lists are dealt round-robin in old-subtask order.
+  const bool same = static_cast<int>(old.size()) == parallelism;
   std::map<std::string, std::pair<Redistribution, std::vector<const std::string*>>> all;
   for (const auto& store : old)
     for (const auto& [name, l] : store.lists_) {
@@ -60,10 +61,14 @@ OperatorStateStore OperatorStateStore::redistribute(const std::vector<OperatorSt
     }
   for (const auto& [name, entry] : all) {
     auto& items = out.list(name, entry.first);
+    if (entry.first == Redistribution::kEvenSplit && same) continue;  // filled below
     for (std::size_t i = 0; i < entry.second.size(); ++i)
       if (entry.first == Redistribution::kUnion || static_cast<int>(i % static_cast<std::size_t>(parallelism)) == subtask)
         items.push_back(*entry.second[i]);
   }
+  if (same)
+    for (const auto& [name, l] : old[static_cast<std::size_t>(subtask)].lists_)
+      if (l.mode == Redistribution::kEvenSplit) out.list(name, l.mode) = l.items;
   return out;
 }
 

@@ -213,6 +213,9 @@ class KeyedStream {
   template <class F>
   DataStream<T> filter(F fn, std::string name = "Filter") { return stream_.filter(std::move(fn), std::move(name)); }
   void sink_to(std::shared_ptr<const Sink<T>> sink, std::string name = "Sink") { stream_.sink_to(sink, name); }
+  void sink_to(std::shared_ptr<const TransactionalSink<T>> sink, std::string name = "Sink") {
+    stream_.sink_to(sink, name);
+  }
   void print(std::string name = "Print") { stream_.print(std::move(name)); }
 
   const DataStream<T>& stream() const { return stream_; }
