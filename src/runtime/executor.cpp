@@ -15,6 +15,7 @@
 #include "clink/checkpoint/timer_snapshot.hpp"
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state_backend.hpp"
+#include "clink/state/shared_state_registry.hpp"
 #include "task.hpp"
 
 namespace clink {
@@ -211,7 +212,8 @@ class JobRun final : public detail::JobControl {
   bool any_task_finished_ = false;
   std::chrono::steady_clock::time_point last_checkpoint_end_{};
   std::optional<std::filesystem::path> last_completed_;
-  std::vector<std::filesystem::path> retained_;
+  std::vector<std::pair<std::int64_t, std::filesystem::path>> retained_;
+  SharedStateRegistry shared_;  // SST files of incremental checkpoints, by the checkpoints using them
   std::vector<CheckpointStats> history_;
   CheckpointCounts counts_;
   std::vector<std::string> restart_causes_;
@@ -415,8 +417,15 @@ void JobRun::complete_pending() {
   last_completed_ = dir;
   // Keep the newest `retained` checkpoints. (Shared files of incremental snapshots are
   // released by the backends when they learn of newer completed checkpoints.)
-  retained_.push_back(dir);
-  while (static_cast<int>(retained_.size()) > std::max(1, options_.checkpoints.retained)) retained_.erase(retained_.begin());
+  std::vector<KeyedStateHandle> handles;
+  for (const auto& [uid, op] : meta.operators)
+    for (const auto& st : op.subtasks) handles.insert(handles.end(), st.keyed.begin(), st.keyed.end());
+  shared_.register_checkpoint(p.id, handles);
+  retained_.emplace_back(p.id, dir);
+  while (static_cast<int>(retained_.size()) > std::max(1, options_.checkpoints.retained)) {
+    shared_.release_checkpoint(retained_.front().first);  // deletes shared files nobody uses now
+    retained_.erase(retained_.begin());
+  }
   sweep_checkpoint_dirs();
 }
 
@@ -431,12 +440,17 @@ void JobRun::sweep_checkpoint_dirs() {
     std::int64_t id = std::strtoll(name.c_str() + 4, nullptr, 10);
     if (id < first_own_checkpoint_id_) continue;
     if (pending_ && pending_->id == id) continue;
-    if (std::find(retained_.begin(), retained_.end(), entry.path()) != retained_.end()) continue;
+    if (std::any_of(retained_.begin(), retained_.end(), [&](const auto& r) { return r.second == entry.path(); }))
+      continue;
     std::filesystem::remove_all(entry.path(), ec);
   }
 }
 
 void JobRun::abort_pending(const std::string& why) {
+  std::vector<KeyedStateHandle> uploaded;  // new shared files of the aborted checkpoint
+  for (const auto& [task, snapshot] : pending_->acks)
+    for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
+  shared_.discard_unregistered(uploaded);
   CheckpointStats stats;
   stats.id = pending_->id;
   stats.status = CheckpointStats::Status::kFailed;
@@ -479,6 +493,11 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
                          " (it is fixed at the first run: key groups depend on it)");
     }
     std::lock_guard lock(mu_);
+    // The restored checkpoint stays the user's: its shared files are never released.
+    std::vector<KeyedStateHandle> handles;
+    for (const auto& [uid, op] : meta->operators)
+      for (const auto& st : op.subtasks) handles.insert(handles.end(), st.keyed.begin(), st.keyed.end());
+    if (status_ == JobStatus::kCreated) shared_.register_checkpoint(-meta->checkpoint_id - 1, handles);
     next_checkpoint_id_ = std::max(next_checkpoint_id_, meta->checkpoint_id + 1);
     if (status_ == JobStatus::kCreated) first_own_checkpoint_id_ = next_checkpoint_id_;
   }

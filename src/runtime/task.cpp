@@ -183,7 +183,9 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier) {
       const std::string sub = host->node->uid + "-" + std::to_string(ctx.subtask_index());
       fs::create_directories(dir / sub);
       if (auto* backend = ctx.keyed_state_backend())
-        state.keyed.push_back(backend->snapshot(barrier.checkpoint_id, dir));  // names its own files
+        // Names its own files. Savepoints are self-contained (no shared incremental files).
+        state.keyed.push_back(barrier.is_savepoint ? backend->savepoint(barrier.checkpoint_id, dir)
+                                                   : backend->snapshot(barrier.checkpoint_id, dir));
       const TimerService& timers = ctx.timer_service();
       if (timers.event_time_timer_count() + timers.processing_time_timer_count() > 0) {
         write_timers(timers, dir / sub / "timers");

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "clink/api/data_stream.hpp"
@@ -14,6 +15,7 @@
 #include "clink/connectors/exactly_once_collect_sink.hpp"
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state.hpp"
+#include "clink/state/shared_state_registry.hpp"
 
 namespace clink {
 namespace {
@@ -95,15 +97,23 @@ void build_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std
   // The sink follows the checker's parallelism through a forward edge.
 }
 
-ExecutionOptions checkpointing(const fs::path& dir, std::int64_t interval_ms = 50) {
-  ExecutionOptions o;
-  o.checkpoints.interval_ms = interval_ms;
-  o.checkpoints.directory = dir;
-  o.restart = RestartStrategy::fixed_delay(5, 10);
-  return o;
-}
+// Every test runs on both state backends.
+class Checkpoint : public ::testing::TestWithParam<std::string> {
+ protected:
+  ExecutionOptions checkpointing(const fs::path& dir, std::int64_t interval_ms = 50) const {
+    ExecutionOptions o;
+    o.checkpoints.interval_ms = interval_ms;
+    o.checkpoints.directory = dir;
+    o.checkpoints.state_backend.kind = GetParam();
+    o.checkpoints.state_backend.working_dir = dir / "working";
+    o.restart = RestartStrategy::fixed_delay(5, 10);
+    return o;
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Backends, Checkpoint, ::testing::Values("memory", "rocksdb"),
+                         [](const auto& info) { return info.param; });
 
-TEST(Checkpoint, PeriodicCheckpointsCompleteWithMetadataAndRetention) {
+TEST_P(Checkpoint, PeriodicCheckpointsCompleteWithMetadataAndRetention) {
   TempDir dir;
   StreamExecutionEnvironment env;
   auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
@@ -139,7 +149,7 @@ TEST(Checkpoint, PeriodicCheckpointsCompleteWithMetadataAndRetention) {
   EXPECT_EQ(last->path, latest->string());
 }
 
-TEST(Checkpoint, ExactlyOnceOutputSurvivesInjectedFailures) {
+TEST_P(Checkpoint, ExactlyOnceOutputSurvivesInjectedFailures) {
   for (int failures : {1, 3}) {
     TempDir dir;
     StreamExecutionEnvironment env;
@@ -157,7 +167,7 @@ TEST(Checkpoint, ExactlyOnceOutputSurvivesInjectedFailures) {
   }
 }
 
-TEST(Checkpoint, WithoutRestartsAFailureFailsTheJob) {
+TEST_P(Checkpoint, WithoutRestartsAFailureFailsTheJob) {
   TempDir dir;
   StreamExecutionEnvironment env;
   auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
@@ -183,7 +193,7 @@ void run_part(StreamExecutionEnvironment& env, ExecutionOptions options) {
   handle.wait();
 }
 
-TEST(Checkpoint, RestoreAtOtherParallelismContinuesWithoutGapOrRepeat) {
+TEST_P(Checkpoint, RestoreAtOtherParallelismContinuesWithoutGapOrRepeat) {
   TempDir dir;
   auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
   const std::int64_t n = 20000;  // at 6000 rows/s no part gets near the end
@@ -209,11 +219,11 @@ TEST(Checkpoint, RestoreAtOtherParallelismContinuesWithoutGapOrRepeat) {
   EXPECT_EQ(sorted(sink->values()), expected_output(n));
 }
 
-TEST(Checkpoint, StopWithSavepointThenRestoreInANewRunHasNoGapAndNoRepeat) {
+TEST_P(Checkpoint, StopWithSavepointThenRestoreInANewRunHasNoGapAndNoRepeat) {
   TempDir dir;
   auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
   const std::int64_t n = 6000;
-  ExecutionOptions no_periodic;  // savepoints need no periodic checkpoints
+  ExecutionOptions no_periodic = checkpointing(dir.path, 0);  // savepoints need no periodic checkpoints
   {
     StreamExecutionEnvironment env;
     build_job(env, n, 6000, std::make_shared<Injector>(), sink, 2);
@@ -226,13 +236,13 @@ TEST(Checkpoint, StopWithSavepointThenRestoreInANewRunHasNoGapAndNoRepeat) {
   }
   StreamExecutionEnvironment env;
   build_job(env, n, 0, std::make_shared<Injector>(), sink, 3);
-  ExecutionOptions restore;
+  ExecutionOptions restore = checkpointing(dir.path, 0);
   restore.restore = RestoreSettings{dir.path / "sp-1"};
   execute_async(env.graph(), restore).wait();
   EXPECT_EQ(sorted(sink->values()), expected_output(n));
 }
 
-TEST(Checkpoint, RestoreRejectsStateWithoutOwnerUnlessAllowed) {
+TEST_P(Checkpoint, RestoreRejectsStateWithoutOwnerUnlessAllowed) {
   TempDir dir;
   {
     StreamExecutionEnvironment env;
@@ -273,8 +283,82 @@ TEST(Checkpoint, RestoreRejectsStateWithoutOwnerUnlessAllowed) {
   }
 }
 
+// An operator that fails in its first snapshot, or in its first open() after a restore.
+struct FlakyPassThrough final : StreamOperator {
+  std::shared_ptr<std::atomic<int>> snapshot_failures, restore_failures;
+  FlakyPassThrough(std::shared_ptr<std::atomic<int>> s, std::shared_ptr<std::atomic<int>> r)
+      : snapshot_failures(std::move(s)), restore_failures(std::move(r)) {}
+  void open(RuntimeContext& ctx) override {
+    StreamOperator::open(ctx);
+    if (ctx.is_restored() && restore_failures->fetch_sub(1) > 0) throw std::runtime_error("restore failure");
+  }
+  void process_batch(int, BatchPtr b) override { output().emit(std::move(b)); }
+  void snapshot_state(std::int64_t) override {
+    ctx().operator_state().list("marker").assign(1, "x");  // so that restores open it as restored
+    if (snapshot_failures->fetch_sub(1) > 0) throw std::runtime_error("snapshot failure");
+  }
+};
+
+TEST_P(Checkpoint, FailuresDuringSnapshotAndRestoreAreRecoveredExactlyOnce) {
+  TempDir dir;
+  auto snapshot_failures = std::make_shared<std::atomic<int>>(1);
+  auto restore_failures = std::make_shared<std::atomic<int>>(1);
+  auto injector = std::make_shared<Injector>();
+  injector->at = 1500;
+  injector->failures_left = 1;  // a failure after some checkpoints, so that the restart restores
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  StreamExecutionEnvironment env;
+  DatagenOptions opts;
+  opts.rows_per_second = 4000;
+  env.from_source<std::int64_t>(DatagenSource<std::int64_t>::sequence(0, 1999, opts))
+      .uid("numbers")
+      .then<std::int64_t>("flaky", "Flaky",
+                          [=] { return std::make_unique<FlakyPassThrough>(snapshot_failures, restore_failures); })
+      .uid("flaky")
+      .map([injector](std::int64_t v) {
+        if (v == injector->at.load() && injector->failures_left.fetch_sub(1) > 0)
+          throw std::runtime_error("injected failure at " + std::to_string(v));
+        return v;
+      })
+      .key_by([](std::int64_t v) { return v % kKeys; })
+      .process(SequenceChecker{})
+      .set_parallelism(2)
+      .uid("checker")
+      .sink_to(sink);
+  auto handle = execute_async(env.graph(), checkpointing(dir.path));
+  handle.wait();
+  EXPECT_THAT(handle.restart_causes(),
+              ::testing::ElementsAre(HasSubstr("snapshot failure"), HasSubstr("injected failure at 1500"),
+                                     HasSubstr("restore failure")));
+  EXPECT_EQ(sorted(sink->values()), expected_output(2000));
+}
+
+TEST_P(Checkpoint, SharedFilesOfDiscardedCheckpointsAreDeleted) {
+  TempDir dir;
+  StreamExecutionEnvironment env;
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  build_job(env, 3000, 6000, std::make_shared<Injector>(), sink, 2);
+  auto handle = execute_async(env.graph(), checkpointing(dir.path, 30));
+  handle.wait();
+  EXPECT_GE(handle.checkpoint_counts().completed, 5);
+  auto latest = latest_checkpoint(dir.path);
+  ASSERT_TRUE(latest.has_value());
+  std::set<fs::path> referenced;
+  for (const auto& [uid, op] : CheckpointMetadata::read(*latest).operators)
+    for (const auto& st : op.subtasks)
+      for (const auto& h : st.keyed)
+        for (const auto& f : shared_state_files(h)) referenced.insert(fs::weakly_canonical(f));
+  std::set<fs::path> on_disk;
+  if (fs::exists(dir.path / "shared"))
+    for (const auto& e : fs::directory_iterator(dir.path / "shared")) on_disk.insert(fs::weakly_canonical(e.path()));
+  EXPECT_EQ(on_disk, referenced);  // nothing leaks, nothing referenced is missing
+  if (GetParam() == "rocksdb") {
+    EXPECT_FALSE(referenced.empty());
+  }
+}
+
 // Event-time timers are part of the checkpoint: registered before, fired after a restore.
-TEST(Checkpoint, TimersSurviveFailureAndRestore) {
+TEST_P(Checkpoint, TimersSurviveFailureAndRestore) {
   TempDir dir;
   struct TimerFn final : KeyedProcessFunction<std::int64_t, std::int64_t, std::int64_t> {
     void process_element(const std::int64_t& v, Context& ctx, Collector<std::int64_t>&) override {
