@@ -135,7 +135,13 @@ class JobRun final : public detail::JobControl {
   // ---- checkpoint coordination (called from task threads) ----
   void acknowledge_checkpoint(std::size_t task, std::int64_t id, detail::TaskSnapshot snapshot) override {
     std::lock_guard lock(mu_);
-    if (!pending_ || pending_->id != id) return;  // aborted meanwhile
+    if (!pending_ || pending_->id != id) {
+      // Aborted meanwhile: delete what this late snapshot uploaded to shared/.
+      std::vector<KeyedStateHandle> uploaded;
+      for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
+      shared_.discard_unregistered(uploaded);
+      return;
+    }
     pending_->acks[task] = std::move(snapshot);
     if (pending_->acks.size() == tasks_.size()) complete_pending();
   }
