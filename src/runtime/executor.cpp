@@ -133,7 +133,8 @@ class JobRun final : public detail::JobControl {
   }
 
   // ---- checkpoint coordination (called from task threads) ----
-  void acknowledge_checkpoint(std::size_t task, std::int64_t id, detail::TaskSnapshot snapshot) override {
+  void acknowledge_checkpoint(std::size_t task, std::int64_t id, detail::TaskSnapshot snapshot,
+                              std::int64_t alignment_ns) override {
     std::lock_guard lock(mu_);
     if (!pending_ || pending_->id != id) {
       // Aborted meanwhile: delete what this late snapshot uploaded to shared/.
@@ -143,6 +144,7 @@ class JobRun final : public detail::JobControl {
       return;
     }
     pending_->acks[task] = std::move(snapshot);
+    pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
     if (pending_->acks.size() == tasks_.size()) complete_pending();
   }
   void task_finished(std::size_t) override {
@@ -157,6 +159,7 @@ class JobRun final : public detail::JobControl {
     std::chrono::steady_clock::time_point started;
     std::map<std::size_t, detail::TaskSnapshot> acks;
     std::optional<std::filesystem::path> savepoint_dir;
+    std::int64_t max_alignment_ns = 0;
   };
 
  public:
@@ -413,6 +416,7 @@ void JobRun::complete_pending() {
   auto now = std::chrono::steady_clock::now();
   stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started).count();
   stats.size_bytes = directory_size(dir);
+  stats.alignment_ms = p.max_alignment_ns / 1'000'000;
   history_.push_back(stats);
   last_checkpoint_end_ = now;
   for (auto& t : tasks_) t->notify_checkpoint_complete(p.id);

@@ -166,7 +166,7 @@ void Task::notify_checkpoint_complete(std::int64_t checkpoint_id) {
   });
 }
 
-void Task::perform_checkpoint(const CheckpointBarrier& barrier) {
+void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t alignment_ns) {
   namespace fs = std::filesystem;
   const fs::path dir = job_.checkpoint_directory(barrier.checkpoint_id);
   TaskSnapshot snapshot;
@@ -211,7 +211,7 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier) {
   // The barrier goes on only after the snapshot, so nothing emitted after it can be
   // part of this checkpoint's downstream state.
   for (auto& host : chain) host->output.barrier_network_outputs(barrier);
-  job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot));
+  job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot), alignment_ns);
 }
 
 void Task::run() {
@@ -309,8 +309,15 @@ void Task::run_inputs() {
   std::size_t open_channels = gate->channels();
   OperatorHost& head = *chain.front();
   const bool exactly_once = checkpoints_.mode == CheckpointingMode::kExactlyOnce;
+  Clock::time_point alignment_start{};
   auto on_aligned = [&](std::optional<CheckpointBarrier> done) {
-    if (done) perform_checkpoint(*done);
+    if (done) {
+      std::int64_t aligned_ns = alignment_start == Clock::time_point{} ? 0 : ns_since(alignment_start);
+      alignment_start = {};
+      perform_checkpoint(*done, aligned_ns);
+    } else if (alignment.aligning() && alignment_start == Clock::time_point{}) {
+      alignment_start = Clock::now();
+    }
     // Exactly-once: hold back inputs that already delivered the barrier being aligned.
     for (std::size_t c = 0; c < gate->channels(); ++c)
       gate->set_blocked(c, exactly_once && alignment.barrier_received(c));

@@ -105,7 +105,9 @@ class JobControl {
   virtual ~JobControl() = default;
   virtual bool cancelled() const = 0;
   virtual void fail(const std::string& message) = 0;
-  virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot) = 0;
+  // alignment_ns: how long the task held back inputs waiting for all barriers.
+  virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot,
+                                      std::int64_t alignment_ns) = 0;
   virtual void task_finished(std::size_t task) = 0;
   // Where the snapshot files of checkpoint (or savepoint) `checkpoint_id` go.
   virtual std::filesystem::path checkpoint_directory(std::int64_t checkpoint_id) const = 0;
@@ -146,7 +148,7 @@ class Task {
   void call_head(const char* what, const std::function<void()>& fn);
   void run_mailbox();
   // Snapshots every operator of the chain and forwards the barrier downstream.
-  void perform_checkpoint(const CheckpointBarrier& barrier);
+  void perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t alignment_ns = 0);
 
   std::size_t index_;
   std::string name_;

@@ -23,7 +23,8 @@ struct CheckpointStats {
   std::int64_t id = 0;
   Status status = Status::kCompleted;
   std::int64_t duration_ms = 0;  // trigger to metadata written
-  std::int64_t size_bytes = 0;   // bytes written into the checkpoint directory
+  std::int64_t size_bytes = 0;   // bytes written into the checkpoint directory (not shared/)
+  std::int64_t alignment_ms = 0;  // longest time a task held back inputs for this barrier
   std::string path;
   std::string failure;  // why it failed
 };
