@@ -64,27 +64,11 @@ void HostOutput::barrier_network_outputs(const CheckpointBarrier& barrier) {
 
 void ChainedTarget::push(BatchPtr batch) {
   next_->metrics->count_in(batch->size());
-  try {
-    next_->op->process_batch(0, std::move(batch));
-  } catch (const OperatorFailure&) {
-    throw;
-  } catch (const TaskCancelled&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw OperatorFailure(next_->display_name + " failed: " + e.what());
-  }
+  attributed(*next_, [&] { next_->op->process_batch(0, std::move(batch)); });
 }
 
 void ChainedTarget::push_watermark(Watermark wm) {
-  try {
-    next_->op->process_watermark(wm);
-  } catch (const OperatorFailure&) {
-    throw;
-  } catch (const TaskCancelled&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw OperatorFailure(next_->display_name + " failed: " + e.what());
-  }
+  attributed(*next_, [&] { next_->op->process_watermark(wm); });
 }
 
 void NetworkTarget::push(BatchPtr batch) {
@@ -112,19 +96,6 @@ void NetworkTarget::push_end() {
 }
 
 // ---- task ----
-
-void Task::call_head(const char* what, const std::function<void()>& fn) {
-  (void)what;
-  try {
-    fn();
-  } catch (const OperatorFailure&) {
-    throw;
-  } catch (const TaskCancelled&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw OperatorFailure(chain.front()->display_name + " failed: " + e.what());
-  }
-}
 
 void Task::post(std::function<void()> action) {
   {
@@ -263,20 +234,13 @@ void Task::fire_processing_timers() {
     if (!next) continue;
     std::int64_t now = clock_.now_ms();
     if (*next > now) continue;
-    try {
-      host->op->process_processing_time(now);
-    } catch (const OperatorFailure&) {
-      throw;
-    } catch (const TaskCancelled&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw OperatorFailure(host->display_name + " failed: " + e.what());
-    }
+    attributed(*host, [&] { host->op->process_processing_time(now); });
   }
 }
 
 void Task::run_source() {
-  auto& source = static_cast<SourceOperator&>(*chain.front()->op);
+  OperatorHost& head = *chain.front();
+  auto& source = static_cast<SourceOperator&>(*head.op);
   for (;;) {
     if (job_.cancelled()) throw TaskCancelled();
     auto start = Clock::now();
@@ -284,7 +248,7 @@ void Task::run_source() {
     fire_processing_timers();
     run_mailbox();
     SourceOperator::PollStatus status{};
-    call_head("poll", [&] { status = source.poll_next(); });
+    attributed(head, [&] { status = source.poll_next(); });
     std::int64_t bp = time_->backpressured_ns.load(std::memory_order_relaxed) - bp_before;
     time_->busy_ns.fetch_add(ns_since(start) - bp, std::memory_order_relaxed);
     if (status == SourceOperator::PollStatus::kEnd) {
@@ -300,7 +264,7 @@ void Task::run_source() {
     }
   }
   // A bounded source ends with the final watermark, so every open window fires.
-  call_head("watermark", [&] { chain.front()->output.emit_watermark(Watermark::max()); });
+  attributed(head, [&] { chain.front()->output.emit_watermark(Watermark::max()); });
   end_of_input();
 }
 
@@ -338,14 +302,14 @@ void Task::run_inputs() {
       if (auto* batch = std::get_if<BatchPtr>(&element)) {
         head.metrics->count_in((*batch)->size());
         int input = gate->input_of(channel);
-        call_head("batch", [&] { head.op->process_batch(input, std::move(*batch)); });
+        attributed(head, [&] { head.op->process_batch(input, std::move(*batch)); });
       } else if (auto* wm = std::get_if<Watermark>(&element)) {
         if (auto out = alignment.on_watermark(channel, *wm))
-          call_head("watermark", [&] { head.op->process_watermark(*out); });
+          attributed(head, [&] { head.op->process_watermark(*out); });
       } else if (std::holds_alternative<EndOfInput>(element)) {
         --open_channels;
         if (auto out = alignment.on_end_of_input(channel))
-          call_head("watermark", [&] { head.op->process_watermark(*out); });
+          attributed(head, [&] { head.op->process_watermark(*out); });
         on_aligned(alignment.completed_by_close());
       } else if (auto* barrier = std::get_if<CheckpointBarrier>(&element)) {
         on_aligned(alignment.on_barrier(channel, *barrier));
@@ -359,17 +323,7 @@ void Task::run_inputs() {
 
 void Task::end_of_input() {
   // Flush in topological order: each operator's finish() may emit into the next.
-  for (auto& host : chain) {
-    try {
-      host->op->finish();
-    } catch (const OperatorFailure&) {
-      throw;
-    } catch (const TaskCancelled&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw OperatorFailure(host->display_name + " failed: " + e.what());
-    }
-  }
+  for (auto& host : chain) attributed(*host, [&] { host->op->finish(); });
   for (auto& host : chain) host->output.end_network_outputs();
 }
 

@@ -12,6 +12,7 @@
 
 #include "clink/checkpoint/checkpoint_config.hpp"
 #include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "clink/core/error.hpp"
 #include "clink/metrics/metric_registry.hpp"
 #include "clink/runtime/input_gate.hpp"
 #include "clink/runtime/job_graph.hpp"
@@ -62,6 +63,22 @@ class OperatorFailure : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Runs `fn` (a call into `host`'s operator) and attributes an exception it throws to
+// that operator: "Map (1/2) failed: <what>". Failures already attributed further down
+// the chain, and cancellation, pass through unchanged.
+template <class Fn>
+void attributed(const OperatorHost& host, Fn&& fn, const char* verb = "failed") {
+  try {
+    fn();
+  } catch (const OperatorFailure&) {
+    throw;
+  } catch (const TaskCancelled&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw OperatorFailure(host.display_name + " " + verb + ": " + e.what());
+  }
+}
 
 // Calls into a chained operator, attributing its failures.
 class ChainedTarget final : public Target {
@@ -145,7 +162,6 @@ class Task {
   void fire_processing_timers();
   std::chrono::steady_clock::time_point next_wakeup() const;
   void end_of_input();
-  void call_head(const char* what, const std::function<void()>& fn);
   void run_mailbox();
   // Snapshots every operator of the chain and forwards the barrier downstream.
   void perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t alignment_ns = 0);
