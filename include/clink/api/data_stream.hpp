@@ -21,6 +21,8 @@ template <class T, class K, class KeyFn>
 class KeyedStream;
 template <class A, class B>
 class ConnectedStreams;
+template <class T, class K, class KeyFn>
+class WindowedStream;  // clink/api/windowed_stream.hpp
 
 template <class T>
 class DataStream {
@@ -206,6 +208,12 @@ class KeyedStream {
     return stream_.template then<Out>("keyed_process", std::move(name), [fn, key_fn] {
       return std::make_unique<KeyedProcessOperator<K, T, Out, KeyFn>>(std::make_shared<Fn>(fn), key_fn);
     });
+  }
+  // Flink's keyed windows: keyed.window(TumblingEventTimeWindows::of(10000)).reduce(...)
+  // (include clink/api/windowed_stream.hpp).
+  template <class Assigner>
+  WindowedStream<T, K, KeyFn> window(const Assigner& assigner) const {
+    return WindowedStream<T, K, KeyFn>(*this, assigner);
   }
   // Operators after key_by that do not need the key still receive hash-routed input.
   template <class F>

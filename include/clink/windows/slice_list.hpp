@@ -1,0 +1,65 @@
+#pragma once
+// The panes (slices) of one key in a sliced window table, ordered by pane index: a
+// vector with a moving head, so appending the newest pane and dropping the oldest are
+// O(1) amortised; an out-of-order pane is inserted in place (rare).
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace clink {
+
+template <class S>
+class SliceList {
+ public:
+  // The pane `idx`, created with make() if absent; second: whether it was created.
+  template <class Make>
+  std::pair<S*, bool> get_or_create(std::int64_t idx, Make&& make) {
+    if (head_ == v_.size() || v_.back().first < idx) {
+      v_.emplace_back(idx, make());
+      return {&v_.back().second, true};
+    }
+    if (v_.back().first == idx) return {&v_.back().second, false};
+    auto first = v_.begin() + static_cast<std::ptrdiff_t>(head_);
+    auto it = std::lower_bound(first, v_.end(), idx, [](const auto& e, std::int64_t i) { return e.first < i; });
+    if (it != v_.end() && it->first == idx) return {&it->second, false};
+    it = v_.emplace(it, idx, make());
+    return {&it->second, true};
+  }
+  // Calls fn(state) for every pane with lo <= index < hi, in index order.
+  template <class Fn>
+  void for_range(std::int64_t lo, std::int64_t hi, Fn&& fn) const {
+    auto first = v_.begin() + static_cast<std::ptrdiff_t>(head_);
+    auto it = first;
+    if (it != v_.end() && it->first < lo)
+      it = std::lower_bound(first, v_.end(), lo, [](const auto& e, std::int64_t i) { return e.first < i; });
+    for (; it != v_.end() && it->first < hi; ++it) fn(it->second);
+  }
+  // Drops every pane with index < idx.
+  void drop_before(std::int64_t idx) {
+    while (head_ < v_.size() && v_[head_].first < idx) ++head_;
+    if (head_ == v_.size()) {
+      v_.clear();
+      head_ = 0;
+    } else if (head_ >= 8 && head_ * 2 >= v_.size()) {
+      v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+  bool empty() const { return head_ == v_.size(); }
+  std::size_t size() const { return v_.size() - head_; }
+  void clear() {
+    v_.clear();
+    head_ = 0;
+  }
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    for (std::size_t i = head_; i < v_.size(); ++i) fn(v_[i].first, v_[i].second);
+  }
+
+ private:
+  std::vector<std::pair<std::int64_t, S>> v_;
+  std::size_t head_ = 0;
+};
+
+}  // namespace clink

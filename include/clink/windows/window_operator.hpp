@@ -1,0 +1,687 @@
+#pragma once
+// The window engine: one keyed operator for every window kind (Flink's WindowOperator
+// and EvictingWindowOperator), generic over the key type K, the input type and a
+// window policy (what a window keeps and what firing emits; window_functions.hpp).
+// The SQL window operators instantiate it with encoded keys and compiled aggregates.
+//
+// Rules (SEMANTICS.md). A window fires when the trigger says so (default: the
+// watermark passes its max timestamp end - 1) and is cleaned when the watermark passes
+// end - 1 + allowed lateness L. An element whose windows were all cleaned and with
+// t + L <= W goes to the late side output if one is set, else it is dropped and
+// numLateRecordsDropped grows; an element reaching a window between the two deadlines
+// fires it again at once with the complete result (a LATE pane). Every emission
+// carries a PaneInfo and the window's max timestamp as event time.
+//
+// Three execution paths, one set of rules (the tests run each case through the
+// generic path and the sliced one and expect the same emissions):
+//  - generic: state per (key, window), Flink's algorithm with any trigger, per-key
+//    timers in the TimerService (key bytes, namespace = encoded window);
+//  - merging (sessions): as generic, plus a MergingWindowSet per key;
+//  - sliced: aligned event-time windows (tumbling, sliding) with an incremental
+//    function and the default trigger. Each element updates one pane of
+//    gcd(size, slide); a firing combines the window's panes, so the cost per element
+//    does not grow with size / slide. One timer per window (empty key) fires every key
+//    that has panes in it; results are ordered by key bytes, as the per-key timers of
+//    the generic path order them.
+//
+// State lives in typed in-memory tables (the hot path); checkpointing them through the
+// keyed state backend is separate work (see the note at the end).
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "clink/api/operators.hpp"
+#include "clink/core/error.hpp"
+#include "clink/core/output_tag.hpp"
+#include "clink/time/window_arithmetic.hpp"
+#include "clink/windows/merging_window_set.hpp"
+#include "clink/windows/slice_list.hpp"
+#include "clink/windows/time_window.hpp"
+#include "clink/windows/window_assigners.hpp"
+#include "clink/windows/window_functions.hpp"
+#include "clink/windows/window_trigger.hpp"
+
+namespace clink {
+
+// How a window operator is configured (everything but the key selector and policy).
+template <class In>
+struct WindowConfig {
+  WindowAssignerPtr assigner;
+  std::function<std::int64_t(const In&)> dynamic_gap;  // dynamic session gaps
+  TriggerPtr trigger;                                  // null: the assigner's default
+  std::int64_t allowed_lateness = 0;
+  std::optional<OutputTag<In>> late_data_tag;
+  bool allow_slicing = true;  // false forces the generic path (tests compare the two)
+};
+
+namespace window_detail {
+// Orders keys as the TimerService orders their encoded bytes.
+template <class K>
+struct KeyBytesLess {
+  bool operator()(const K& a, const K& b) const {
+    if constexpr (std::is_integral_v<K>) return a < b;
+    else return encode_key(a) < encode_key(b);
+  }
+};
+
+struct PaneStats {
+  std::int64_t emissions = 0;
+  bool on_time_done = false;
+};
+
+// The last two timers known to be registered for a window (skips re-registering the
+// same timer for every element).
+struct TimerCache {
+  std::int64_t time[2] = {0, 0};
+  std::uint8_t domain[2] = {0, 0};  // 0 empty, 1 event time, 2 processing time
+  std::uint8_t next = 0;
+  bool hit(std::uint8_t d, std::int64_t t) const {
+    return (domain[0] == d && time[0] == t) || (domain[1] == d && time[1] == t);
+  }
+  void put(std::uint8_t d, std::int64_t t) {
+    domain[next] = d;
+    time[next] = t;
+    next ^= 1;
+  }
+  void erase(std::uint8_t d, std::int64_t t) {
+    for (int i = 0; i < 2; ++i)
+      if (domain[i] == d && time[i] == t) domain[i] = 0;
+  }
+};
+}  // namespace window_detail
+
+template <class K, class In, class KeyFn, class Policy>
+class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
+ public:
+  using Out = typename Policy::Out;
+  using State = typename Policy::State;
+  using Base = FunctionOperatorBase<Out>;
+
+  WindowOperator(WindowConfig<In> config, KeyFn key_fn, Policy policy)
+      : config_(std::move(config)), key_fn_(std::move(key_fn)), policy_(std::move(policy)) {
+    if (!config_.assigner) throw ClinkError("window: no window assigner");
+    if (config_.allowed_lateness < 0)
+      throw ClinkError("window: allowed lateness must be >= 0, got " + std::to_string(config_.allowed_lateness));
+    assigner_ = config_.assigner->clone();
+    trigger_ = config_.trigger ? config_.trigger : assigner_->default_trigger();
+    event_time_ = assigner_->is_event_time();
+    merging_ = assigner_->is_merging();
+    if (merging_ && !trigger_->can_merge())
+      throw ClinkError("window: trigger " + trigger_->describe() + " cannot be used with merging windows (" +
+                       assigner_->describe() + ")");
+    lateness_ = event_time_ ? config_.allowed_lateness : 0;
+    auto spec = assigner_->slicing();
+    if (spec && config_.allow_slicing && Policy::kIncremental && !config_.dynamic_gap &&
+        dynamic_cast<const EventTimeTrigger*>(trigger_.get()) != nullptr) {
+      sliced_ = true;
+      size_ = spec->size;
+      offset_ = spec->offset;
+      g_ = gcd_i64(spec->size, spec->slide);
+      n_ = spec->size / g_;
+      m_ = spec->slide / g_;
+    }
+  }
+
+  void open(RuntimeContext& ctx) override {
+    StreamOperator::open(ctx);
+    wctx_ = std::make_unique<WindowContext>(ctx, this->sides_);
+    policy_.open(ctx);
+  }
+  void close() override { policy_.close(); }
+
+  void process_batch(int, BatchPtr batch) override {
+    this->begin_call();
+    batch_now_ = sliced_ ? 0 : now();  // processing-time assigners and staggers: once per batch
+    for (const auto& r : batch_cast<In>(*batch).records) {
+      if (event_time_ && r.event_time == kNoEventTime) fail_no_event_time();
+      if (sliced_) sliced_element(r);
+      else if (merging_) merging_element(r);
+      else generic_element(r);
+    }
+    this->flush_output();
+  }
+
+  void process_watermark(Watermark wm) override {
+    if (!wm.idle) {
+      this->begin_call();
+      this->ctx().timer_service().advance_watermark(wm.timestamp, [this](const Timer& t) { on_timer(t, true); });
+      this->flush_output();
+    }
+    this->output().emit_watermark(wm);
+  }
+  void process_processing_time(std::int64_t now) override {
+    this->begin_call();
+    this->ctx().timer_service().advance_processing_time(now, [this](const Timer& t) { on_timer(t, false); });
+    this->flush_output();
+  }
+
+  // Introspection (tests, explain).
+  bool sliced() const { return sliced_; }
+  std::size_t window_state_count() const { return sliced_ ? wkeys_.size() : table_.size(); }
+
+ private:
+  using WKey = std::pair<K, TimeWindow>;
+  using PaneStats = window_detail::PaneStats;
+  struct Entry {
+    State state{};
+    bool has_contents = false;
+    PaneStats stats;
+    window_detail::TimerCache cache;
+  };
+
+  // ---- the trigger context ----
+  class Ctx final : public OnMergeContext {
+   public:
+    Ctx(WindowOperator& op, const K& key, const TimeWindow& w, Entry* e) : op_(op), key_(key), w_(w), e_(e) {}
+    EventTime current_watermark() const override { return op_.watermark(); }
+    std::int64_t current_processing_time() const override { return op_.now(); }
+    void register_event_time_timer(std::int64_t t) override { reg(1, t); }
+    void register_processing_time_timer(std::int64_t t) override { reg(2, t); }
+    void delete_event_time_timer(std::int64_t t) override { del(1, t); }
+    void delete_processing_time_timer(std::int64_t t) override { del(2, t); }
+    std::optional<std::int64_t> get_state() override {
+      auto it = op_.trigger_state_.find(WKey{key_, w_});
+      if (it == op_.trigger_state_.end()) return std::nullopt;
+      return it->second;
+    }
+    void set_state(std::int64_t v) override { op_.trigger_state_[WKey{key_, w_}] = v; }
+    void clear_state() override { op_.trigger_state_.erase(WKey{key_, w_}); }
+    void merge_state(const std::function<std::int64_t(std::int64_t, std::int64_t)>& fold) override {
+      std::optional<std::int64_t> acc = get_state();
+      for (const auto& m : *merged_) {
+        auto it = op_.trigger_state_.find(WKey{key_, m});
+        if (it == op_.trigger_state_.end()) continue;
+        acc = acc ? fold(*acc, it->second) : it->second;
+        op_.trigger_state_.erase(it);
+      }
+      if (acc) set_state(*acc);
+    }
+    void set_merged(const std::vector<TimeWindow>* m) { merged_ = m; }
+
+   private:
+    void reg(std::uint8_t d, std::int64_t t) {
+      if (e_ && e_->cache.hit(d, t)) return;
+      auto& ts = op_.timers();
+      op_.ns_.clear();
+      encode_window(w_, op_.ns_);
+      if (d == 1) ts.register_event_time_timer(t, op_.key_bytes(key_), op_.ns_);
+      else ts.register_processing_time_timer(t, op_.key_bytes(key_), op_.ns_);
+      if (e_) e_->cache.put(d, t);
+    }
+    void del(std::uint8_t d, std::int64_t t) {
+      if (e_) e_->cache.erase(d, t);
+      auto& ts = op_.timers();
+      op_.ns_.clear();
+      encode_window(w_, op_.ns_);
+      if (d == 1) ts.delete_event_time_timer(t, op_.key_bytes(key_), op_.ns_);
+      else ts.delete_processing_time_timer(t, op_.key_bytes(key_), op_.ns_);
+    }
+    WindowOperator& op_;
+    const K& key_;
+    TimeWindow w_;
+    Entry* e_;
+    const std::vector<TimeWindow>* merged_ = nullptr;
+  };
+
+  TimerService& timers() { return this->ctx().timer_service(); }
+  EventTime watermark() { return timers().current_watermark(); }
+  std::int64_t now() { return timers().current_processing_time(); }
+  const std::string& key_bytes(const K& key) {
+    if (!key_bytes_valid_) {
+      key_bytes_.clear();
+      KeyCodec<K>::encode(key, key_bytes_);
+      key_bytes_valid_ = true;
+    }
+    return key_bytes_;
+  }
+
+  std::int64_t cleanup_time(const TimeWindow& w) const {
+    return event_time_ ? sat_add(w.max_timestamp(), lateness_) : w.max_timestamp();
+  }
+  bool window_late(const TimeWindow& w) { return event_time_ && cleanup_time(w) <= watermark(); }
+  // Time has reached the window's cleanup: this firing is its last (is_last).
+  bool past_cleanup(const TimeWindow& w) { return (event_time_ ? watermark() : now()) >= cleanup_time(w); }
+  bool element_late(EventTime ts) { return event_time_ && sat_add(ts, lateness_) <= watermark(); }
+
+  void assign(const Record<In>& r, std::vector<TimeWindow>& out) {
+    if (config_.dynamic_gap) {
+      std::int64_t gap = config_.dynamic_gap(r.value);
+      if (gap <= 0) throw ClinkError("window: a dynamic session gap must be positive, got " + std::to_string(gap));
+      EventTime t = event_time_ ? r.event_time : batch_now_;
+      out.push_back(TimeWindow{t, sat_add(t, gap)});
+    } else {
+      assigner_->assign(r.event_time, batch_now_, out);
+    }
+  }
+
+  [[noreturn]] void fail_no_event_time() {
+    throw ClinkError("window: record has no event time (INT64_MIN, the no-timestamp marker) for the event-time "
+                     "assigner " + assigner_->describe() +
+                     "; is it meant to be a processing-time window, or did you forget to call "
+                     "assign_timestamps_and_watermarks(...)?");
+  }
+
+  void late_element(const Record<In>& r) {
+    if (config_.late_data_tag) this->sides_.add(*config_.late_data_tag, r.value, r.event_time);
+    else this->ctx().metrics().late_records_dropped.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // ---- emission ----
+  PaneInfo next_pane(PaneStats& s, const TimeWindow& w, bool from_timer, bool is_last) {
+    std::int64_t time = event_time_ ? watermark() : now();
+    PaneTiming timing;
+    if (time < w.max_timestamp()) {
+      timing = PaneTiming::kEarly;
+    } else if (from_timer && !s.on_time_done) {
+      timing = PaneTiming::kOnTime;
+      s.on_time_done = true;
+    } else {
+      timing = PaneTiming::kLate;
+      s.on_time_done = true;
+    }
+    PaneInfo p{timing, s.emissions, s.emissions == 0, is_last};
+    ++s.emissions;
+    return p;
+  }
+  void emit_state(const K& key, const TimeWindow& w, State& state, PaneInfo pane) {
+    wctx_->set(w, pane);
+    this->collector_.set_timestamp(w.max_timestamp());
+    policy_.fire(key, state, *wctx_, this->collector_);
+    if (this->out_->records.size() >= kDefaultBatchSize) {
+      this->output().emit(std::move(this->out_));
+      this->begin_call();
+    }
+  }
+  void emit(const K& key, const TimeWindow& w, Entry& e, bool from_timer, bool is_last) {
+    if (!e.has_contents) return;
+    emit_state(key, w, e.state, next_pane(e.stats, w, from_timer, is_last));
+    if constexpr (!Policy::kIncremental) e.has_contents = !policy_.empty(e.state);
+  }
+  void purge(Entry& e) {
+    e.state = policy_.create();
+    e.has_contents = false;
+  }
+
+  // ---- generic and merging paths ----
+  Entry& entry(const K& key, const TimeWindow& w) {
+    auto [it, created] = table_.try_emplace(WKey{key, w});
+    if (created) it->second.state = policy_.create();
+    return it->second;
+  }
+  Entry* find(const K& key, const TimeWindow& w) {
+    auto it = table_.find(WKey{key, w});
+    return it == table_.end() ? nullptr : &it->second;
+  }
+  void register_cleanup_timer(const K& key, const TimeWindow& w, Entry* e) {
+    std::int64_t c = cleanup_time(w);
+    if (c == kMaxEventTime) return;  // never cleaned (global and topmost windows), as in Flink
+    Ctx ctx(*this, key, w, e);
+    if (event_time_) ctx.register_event_time_timer(c);
+    else ctx.register_processing_time_timer(c);
+  }
+  void delete_cleanup_timer(const K& key, const TimeWindow& w) {
+    std::int64_t c = cleanup_time(w);
+    if (c == kMaxEventTime) return;
+    Ctx ctx(*this, key, w, nullptr);
+    if (event_time_) ctx.delete_event_time_timer(c);
+    else ctx.delete_processing_time_timer(c);
+  }
+
+  void generic_element(const Record<In>& r) {
+    const K key = key_fn_(r.value);
+    key_bytes_valid_ = false;
+    windows_.clear();
+    assign(r, windows_);
+    bool skipped = true;
+    for (const TimeWindow& w : windows_) {
+      if (window_late(w)) continue;
+      skipped = false;
+      Entry& e = entry(key, w);
+      policy_.add(e.state, r.value, r.event_time);
+      e.has_contents = true;
+      Ctx ctx(*this, key, w, &e);
+      TriggerResult res = trigger_->on_element(r.event_time, w, ctx);
+      if (is_fire(res)) emit(key, w, e, false, false);
+      if (is_purge(res)) purge(e);
+      register_cleanup_timer(key, w, &e);
+    }
+    if (skipped && element_late(r.event_time)) late_element(r);
+  }
+
+  void merging_element(const Record<In>& r) {
+    const K key = key_fn_(r.value);
+    key_bytes_valid_ = false;
+    windows_.clear();
+    assign(r, windows_);
+    MergingWindowSet& set = merging_sets_[key];
+    bool skipped = true;
+    for (const TimeWindow& w : windows_) {
+      TimeWindow actual = set.add_window(
+          w, [&](const TimeWindow& result, const std::vector<TimeWindow>& merged, const TimeWindow& target,
+                 const std::vector<TimeWindow>& merged_states) {
+            if (event_time_ ? sat_add(result.max_timestamp(), lateness_) <= watermark()
+                            : result.max_timestamp() <= now()) {
+              std::string s;
+              to_string_into(result, s);
+              throw ClinkError("window: the end of a window cannot become earlier than the current " +
+                               std::string(event_time_ ? "watermark" : "processing time") + " by merging (window " +
+                               s + ")");
+            }
+            Ctx mctx(*this, key, result, nullptr);
+            mctx.set_merged(&merged);
+            trigger_->on_merge(result, mctx);
+            for (const TimeWindow& m : merged) {
+              Ctx c(*this, key, m, nullptr);
+              trigger_->clear(m, c);
+              delete_cleanup_timer(key, m);
+            }
+            merge_states(key, target, merged_states);
+          });
+      if (window_late(actual)) {
+        set.retire(actual);
+        continue;
+      }
+      skipped = false;
+      const TimeWindow state_window = *set.state_window(actual);
+      Entry& e = entry(key, state_window);
+      policy_.add(e.state, r.value, r.event_time);
+      e.has_contents = true;
+      Ctx ctx(*this, key, actual, nullptr);
+      TriggerResult res = trigger_->on_element(r.event_time, actual, ctx);
+      if (is_fire(res)) emit(key, actual, e, false, false);
+      if (is_purge(res)) purge(e);
+      register_cleanup_timer(key, actual, nullptr);
+    }
+    if (set.empty()) merging_sets_.erase(key);
+    if (skipped && element_late(r.event_time)) late_element(r);
+  }
+
+  // The state of the merged-away state windows, in order, appended to the target's.
+  void merge_states(const K& key, const TimeWindow& target, const std::vector<TimeWindow>& sources) {
+    std::vector<Entry> moved;
+    for (const TimeWindow& s : sources) {
+      auto it = table_.find(WKey{key, s});
+      if (it == table_.end()) continue;
+      moved.push_back(std::move(it->second));
+      table_.erase(it);
+    }
+    Entry& t = entry(key, target);
+    for (Entry& src : moved) {
+      if (src.has_contents) {
+        policy_.merge(t.state, src.state);
+        t.has_contents = true;
+      }
+      t.stats.emissions = std::max(t.stats.emissions, src.stats.emissions);
+      t.stats.on_time_done = t.stats.on_time_done || src.stats.on_time_done;
+    }
+  }
+
+  void on_timer(const Timer& t, bool event) {
+    if (sliced_ && t.key.empty()) return sliced_timer(t);
+    const K key = decode_key<K>(t.key);
+    key_bytes_.assign(t.key);
+    key_bytes_valid_ = true;
+    const TimeWindow w = decode_window(t.ns);
+    const std::uint8_t domain = event ? 1 : 2;
+    Entry* e = nullptr;
+    std::optional<TimeWindow> state_window;
+    if (merging_) {
+      auto ms = merging_sets_.find(key);
+      if (ms == merging_sets_.end()) return;
+      const TimeWindow* sw = ms->second.state_window(w);
+      if (!sw) return;  // a timer a trigger did not delete, of a window already gone
+      state_window = *sw;
+      e = find(key, *sw);
+    } else {
+      e = find(key, w);
+      if (e) e->cache.erase(domain, t.time);
+    }
+    Ctx ctx(*this, key, w, merging_ ? nullptr : e);
+    TriggerResult res = event ? trigger_->on_event_time(t.time, w, ctx) : trigger_->on_processing_time(t.time, w, ctx);
+    const bool cleanup = event == event_time_ && t.time == cleanup_time(w);
+    if (is_fire(res) && e) emit(key, w, *e, true, past_cleanup(w));
+    if (is_purge(res) && e) purge(*e);
+    if (cleanup) clear_all_state(key, w, state_window ? *state_window : w);
+  }
+
+  void clear_all_state(const K& key, const TimeWindow& w, const TimeWindow& state_window) {
+    table_.erase(WKey{key, state_window});
+    Ctx ctx(*this, key, w, nullptr);
+    trigger_->clear(w, ctx);
+    wctx_->set(w, PaneInfo{});
+    policy_.clear(key, *wctx_);
+    if (merging_) {
+      auto ms = merging_sets_.find(key);
+      if (ms != merging_sets_.end()) {
+        ms->second.retire(w);
+        if (ms->second.empty()) merging_sets_.erase(ms);
+      }
+    }
+  }
+
+  // ---- sliced path ----
+  struct SKey {
+    K key{};
+    SliceList<State> panes;
+    std::int64_t max_pane = std::numeric_limits<std::int64_t>::min();
+    std::int64_t hi_registered = std::numeric_limits<std::int64_t>::min();  // window index
+    std::int64_t last_fired = std::numeric_limits<std::int64_t>::min();     // window index
+    std::vector<std::pair<std::int64_t, PaneStats>> stats;                  // fired windows (L > 0)
+    bool live = false;
+  };
+  struct WKeys {
+    std::int64_t j = 0;
+    std::vector<std::uint32_t> slots;
+  };
+
+  // Window j covers panes [j, j + n); starts are multiples of m.
+  TimeWindow window_of(std::int64_t j) const {
+    std::int64_t s = saturate(i128(offset_) + i128(j) * g_);
+    return TimeWindow{s, window_end_for(s, size_)};
+  }
+  bool window_representable(std::int64_t j) const {
+    return i128(offset_) + i128(j) * g_ >= i128(std::numeric_limits<std::int64_t>::min());
+  }
+  std::int64_t pane_index(EventTime ts) const {
+    i128 d = i128(ts) - offset_;
+    i128 q = d / g_;
+    if (d % g_ != 0 && d < 0) --q;
+    return saturate(q);
+  }
+  std::int64_t first_window_of_pane(std::int64_t i) const {
+    return saturate((i128(floor_div(sat_sub(i, n_), m_)) + 1) * m_);
+  }
+
+  std::uint32_t alloc_slot(const K& key) {
+    std::uint32_t slot;
+    if (!free_.empty()) {
+      slot = free_.back();
+      free_.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(skeys_.size());
+      skeys_.emplace_back();
+    }
+    SKey& sk = skeys_[slot];
+    sk.key = key;
+    sk.live = true;
+    return slot;
+  }
+  void free_slot(std::uint32_t slot) {
+    SKey& sk = skeys_[slot];
+    slot_of_.erase(sk.key);
+    sk = SKey{};
+    free_.push_back(slot);
+  }
+
+  void sliced_element(const Record<In>& r) {
+    const EventTime w_now = watermark();
+    const std::int64_t i = pane_index(r.event_time);
+    const std::int64_t j_last = saturate(i128(floor_div(i, m_)) * m_);
+    const TimeWindow last = window_of(j_last);
+    if (sat_add(last.max_timestamp(), lateness_) <= w_now) {
+      if (element_late(r.event_time)) late_element(r);
+      return;
+    }
+    const K key = key_fn_(r.value);
+    auto [it, created] = slot_of_.try_emplace(key, 0u);
+    if (created) it->second = alloc_slot(key);
+    const std::uint32_t slot = it->second;
+    auto [state, new_pane] = skeys_[slot].panes.get_or_create(i, [this] { return policy_.create(); });
+    policy_.add(*state, r.value, r.event_time);
+    const std::int64_t j_first = first_window_of_pane(i);
+    if (new_pane) register_windows(slot, i, j_first, j_last, w_now);
+    // Windows between their end and their cleanup fire again at once (late panes).
+    if (window_of(j_first).max_timestamp() <= w_now) {
+      for (std::int64_t j = j_last; j >= j_first; j -= m_) {
+        if (!window_representable(j) && j != j_last) break;
+        TimeWindow w = window_of(j);
+        if (cleanup_time(w) <= w_now) continue;
+        if (w.max_timestamp() <= w_now) sliced_fire_late(slot, j, w);
+      }
+    }
+  }
+
+  void register_windows(std::uint32_t slot, std::int64_t i, std::int64_t j_first, std::int64_t j_last,
+                        EventTime w_now) {
+    SKey& sk = skeys_[slot];
+    const bool in_order = i > sk.max_pane;
+    sk.max_pane = std::max(sk.max_pane, i);
+    for (std::int64_t j = j_first; j <= j_last; j += m_) {
+      if (!window_representable(j) && j != j_last) continue;
+      if (in_order && j <= sk.hi_registered) continue;
+      TimeWindow w = window_of(j);
+      const std::int64_t c = cleanup_time(w);
+      if (c <= w_now) continue;
+      auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
+      it->second.slots.push_back(slot);
+      if (created) {
+        ns_.clear();
+        encode_window(w, ns_);
+        if (w.max_timestamp() > w_now) timers().register_event_time_timer(w.max_timestamp(), {}, ns_);
+        if (c != w.max_timestamp() && c != kMaxEventTime) timers().register_event_time_timer(c, {}, ns_);
+      }
+    }
+    sk.hi_registered = std::max(sk.hi_registered, j_last);
+  }
+
+  bool combine(const SKey& sk, std::int64_t j, State& acc) {
+    bool any = false;
+    if (n_ == 1) {  // tumbling: the window is its one pane (no merge needed)
+      sk.panes.for_range(j, sat_add(j, 1), [&](const State& p) {
+        acc = p;
+        any = true;
+      });
+      return any;
+    }
+    sk.panes.for_range(j, sat_add(j, n_), [&](const State& p) {
+      policy_.merge(acc, p);
+      any = true;
+    });
+    return any;
+  }
+
+  PaneStats& sliced_stats(SKey& sk, std::int64_t j) {
+    for (auto& [wj, st] : sk.stats)
+      if (wj == j) return st;
+    return sk.stats.emplace_back(j, PaneStats{}).second;
+  }
+
+  void sliced_fire_late(std::uint32_t slot, std::int64_t j, const TimeWindow& w) {
+    SKey& sk = skeys_[slot];
+    State acc = policy_.create();
+    if (!combine(sk, j, acc)) return;
+    PaneInfo pane = next_pane(sliced_stats(sk, j), w, false, false);
+    emit_state(sk.key, w, acc, pane);
+  }
+
+  void sliced_timer(const Timer& t) {
+    const TimeWindow w = decode_window(t.ns);
+    auto it = wkeys_.find(w.start);
+    if (it == wkeys_.end()) return;
+    const std::int64_t c = cleanup_time(w);
+    const bool clean = t.time == c;
+    if (t.time == w.max_timestamp()) sliced_fire_on_time(it->second, w, watermark() >= c);
+    if (clean) {
+      sliced_cleanup(it->second);
+      wkeys_.erase(it);
+    }
+  }
+
+  void sliced_fire_on_time(WKeys& wk, const TimeWindow& w, bool is_last) {
+    fired_.clear();
+    for (std::uint32_t slot : wk.slots) {
+      SKey& sk = skeys_[slot];
+      if (!sk.live || sk.last_fired >= wk.j) continue;
+      sk.last_fired = wk.j;
+      State acc = policy_.create();
+      if (combine(sk, wk.j, acc)) fired_.emplace_back(slot, std::move(acc));
+    }
+    window_detail::KeyBytesLess<K> less;
+    std::sort(fired_.begin(), fired_.end(),
+              [&](const auto& a, const auto& b) { return less(skeys_[a.first].key, skeys_[b.first].key); });
+    for (auto& [slot, acc] : fired_) {
+      SKey& sk = skeys_[slot];
+      PaneStats fresh;
+      PaneStats& st = is_last ? fresh : sliced_stats(sk, wk.j);
+      emit_state(sk.key, w, acc, next_pane(st, w, true, is_last));
+    }
+  }
+
+  void sliced_cleanup(const WKeys& wk) {
+    const std::int64_t keep_from = sat_add(wk.j, m_);
+    for (std::uint32_t slot : wk.slots) {
+      SKey& sk = skeys_[slot];
+      if (!sk.live) continue;
+      sk.panes.drop_before(keep_from);
+      std::erase_if(sk.stats, [&](const auto& e) { return e.first <= wk.j; });
+      if (sk.panes.empty() && sk.stats.empty()) free_slot(slot);
+    }
+  }
+
+  WindowConfig<In> config_;
+  KeyFn key_fn_;
+  Policy policy_;
+  std::unique_ptr<WindowAssigner> assigner_;
+  TriggerPtr trigger_;
+  bool event_time_ = true;
+  bool merging_ = false;
+  std::int64_t lateness_ = 0;
+  std::unique_ptr<WindowContext> wctx_;
+  std::int64_t batch_now_ = 0;
+
+  // generic / merging
+  absl::flat_hash_map<WKey, Entry> table_;
+  absl::flat_hash_map<WKey, std::int64_t> trigger_state_;
+  absl::flat_hash_map<K, MergingWindowSet> merging_sets_;
+  std::vector<TimeWindow> windows_;
+  std::string key_bytes_;
+  bool key_bytes_valid_ = false;
+  std::string ns_;
+
+  // sliced
+  bool sliced_ = false;
+  std::int64_t size_ = 0, offset_ = 0, g_ = 1, n_ = 1, m_ = 1;
+  std::vector<SKey> skeys_;
+  std::vector<std::uint32_t> free_;
+  absl::flat_hash_map<K, std::uint32_t> slot_of_;
+  std::map<EventTime, WKeys> wkeys_;
+  std::vector<std::pair<std::uint32_t, State>> fired_;
+};
+
+// Durability (not done yet): the tables above are the hot path; a checkpoint will
+// write them through the typed keyed state (window contents as ListState /
+// AggregatingState per (key, window), the merging sets as MapState, trigger state and
+// pane numbering alongside) in snapshot_state(), and read them back on restore. Timers
+// are already in the TimerService, which the runtime checkpoints.
+
+}  // namespace clink
