@@ -487,10 +487,10 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
       const JobNode* owner = nullptr;
       for (const auto& n : graph_.nodes)
         if (n.uid == uid) owner = &n;
+      bool has_state = std::any_of(op.subtasks.begin(), op.subtasks.end(), [](const OperatorSubtaskState& s) {
+        return !s.keyed.empty() || !s.timers_file.empty() || !s.operator_state_file.empty();
+      });
       if (!owner) {
-        bool has_state = std::any_of(op.subtasks.begin(), op.subtasks.end(), [](const OperatorSubtaskState& s) {
-          return !s.keyed.empty() || !s.timers_file.empty() || !s.operator_state_file.empty();
-        });
         if (has_state && !(options_.restore && options_.restore->allow_non_restored_state))
           throw ClinkError("cannot restore " + restore_dir.string() + ": state of operator uid '" + uid +
                            "' has no owner in this job (allow non-restored state to skip it)");
@@ -501,6 +501,13 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
                          std::to_string(op.max_parallelism) + " to " +
                          std::to_string(graph_.max_parallelism_of(*owner)) +
                          " (it is fixed at the first run: key groups depend on it)");
+      // Reader positions belong to one reader each: a source keeps its parallelism.
+      if (owner->num_inputs == 0 && has_state && op.parallelism != graph_.parallelism_of(*owner))
+        throw ClinkError("cannot restore source '" + uid + "' at parallelism " +
+                         std::to_string(graph_.parallelism_of(*owner)) + ": its positions were checkpointed at " +
+                         "parallelism " + std::to_string(op.parallelism) +
+                         " (changing a source's parallelism on restore is not supported yet; set the source's "
+                         "parallelism)");
     }
     std::lock_guard lock(mu_);
     // The restored checkpoint stays the user's: its shared files are never released.

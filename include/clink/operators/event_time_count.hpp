@@ -9,33 +9,40 @@
 // engine proper (assigners, triggers, lateness, panes) is a later issue. Records whose
 // bucket already fired (late: bucket end - 1 <= watermark) are dropped and counted in
 // numLateRecordsDropped, as a window with allowed lateness 0 would.
+//
+// The counts are keyed state, as Flink's WindowOperator keeps window contents: a
+// ValueState<int64> "count" per key with the bucket start as its namespace, cleared
+// when the bucket fires. With the timers (which the runtime checkpoints) they survive
+// failures, savepoints and restores at another parallelism.
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "clink/api/functions.hpp"
 #include "clink/api/operators.hpp"
 #include "clink/api/spec_types.hpp"
 #include "clink/operators/key_selectors.hpp"
+#include "clink/state/keyed_state.hpp"
 
 namespace clink {
 
 class EventTimeCountFunction final : public KeyedProcessFunction<std::string, Event, WindowCount> {
  public:
   explicit EventTimeCountFunction(std::int64_t size_ms);
+  void open(RuntimeContext& rc) override;
   void process_element(const Event& value, Context& ctx, Collector<WindowCount>& out) override;
   void on_timer(std::int64_t timestamp, OnTimerContext& ctx, Collector<WindowCount>& out) override;
 
   std::int64_t size_ms() const { return size_; }
 
  private:
+  // Scopes the keyed state to the bucket starting at `start`.
+  void set_bucket(std::int64_t start);
+
   std::int64_t size_;
-  // Keyed state, by key then bucket start: a plain map inside the function for now;
-  // the keyed state backends (and checkpointing of these counts) arrive with the state
-  // issue.
-  std::unordered_map<std::string, std::map<std::int64_t, std::int64_t>> counts_;
+  KeyedStateBackend* backend_ = nullptr;
+  ValueState<std::int64_t>* count_ = nullptr;  // per key, namespace = encoded bucket start
+  std::string ns_;
 };
 
 using EventTimeCountOperator = KeyedProcessOperator<std::string, Event, WindowCount, EventKey>;

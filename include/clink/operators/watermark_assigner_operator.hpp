@@ -10,16 +10,38 @@
 // record makes the stream active again and its watermark goes out non-idle (even if it
 // did not advance), so MultiInputAlignment takes the input back into the minimum.
 //
+// Checkpoints. Flink does not checkpoint a WatermarkStrategy: after a restore its
+// watermark starts again at Long.MIN_VALUE and the replayed records re-establish it.
+// Downstream, timers are restored but the current watermark is not, so in Flink a
+// record arriving after a restore can be counted into a window that had already fired
+// (and fire it twice), and a partition-aware strategy can jump ahead of the slowest
+// partition it no longer knows about. clink keeps the exactly-once promise instead:
+// each subtask snapshots, into the union operator-state list "watermark-assigner",
+// the watermark it last emitted and the max timestamp it saw per source partition.
+//  - Same parallelism: a subtask takes back its own entry. The partition maxima are
+//    replayed into the strategy (as records carrying only those timestamps), and the
+//    restored watermark is emitted again before the first record after the restore,
+//    so downstream operators see exactly the watermark they saw at the barrier and
+//    every later watermark equals the failure-free run's.
+//  - Other parallelism (sources rebalanced): the watermark restarts from the minimum
+//    over the old subtasks (never above what any downstream operator had seen), and
+//    the strategy starts empty, as in Flink.
+// Emitted watermarks never fall below the restored one.
+//
 // Not done yet: watermark alignment groups (with_watermark_alignment across sources).
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
+#include "clink/state/state_codec.hpp"
 #include "clink/time/watermark_strategy.hpp"
 
 namespace clink {
@@ -33,10 +55,27 @@ class WatermarkAssignerOperator final : public StreamOperator {
   // Copies the strategy: every parallel instance owns its own.
   explicit WatermarkAssignerOperator(const WatermarkStrategy<T>& strategy) : strategy_(strategy.clone()) {}
 
+  static constexpr const char* kStateName = "watermark-assigner";
+
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
     last_activity_ = now();
-    if (idleness_ms() > 0) arm_probe();
+    if (ctx.is_restored()) restore();
+    // A restored probe timer (checkpointed with the other timers) keeps going.
+    if (idleness_ms() > 0 && ctx.timer_service().processing_time_timer_count() == 0) arm_probe();
+  }
+
+  void snapshot_state(std::int64_t) override {
+    std::string item;
+    StateCodec<std::int64_t>::encode(ctx().subtask_index(), item);
+    StateCodec<std::int64_t>::encode(ctx().parallelism(), item);
+    StateCodec<std::int64_t>::encode(emitted_, item);
+    StateCodec<std::int64_t>::encode(static_cast<std::int64_t>(partition_max_.size()), item);
+    for (const auto& [p, ts] : partition_max_) {
+      StateCodec<std::int64_t>::encode(p, item);
+      StateCodec<std::int64_t>::encode(ts, item);
+    }
+    ctx().operator_state().list(kStateName, Redistribution::kUnion).assign(1, std::move(item));
   }
 
   void process_batch(int, BatchPtr batch) override {
@@ -47,8 +86,14 @@ class WatermarkAssignerOperator final : public StreamOperator {
       if (assign) r.event_time = assign(r.value, r.event_time);
       if (!r.has_event_time()) fail_no_event_time();
       strategy_->on_record(r);
+      if (r.partition != cached_partition_ || !cached_max_) {
+        cached_max_ = &partition_max_.try_emplace(r.partition, kMinEventTime).first->second;
+        cached_partition_ = r.partition;
+      }
+      if (r.event_time > *cached_max_) *cached_max_ = r.event_time;
     }
     if (idleness_ms() > 0) last_activity_ = now();
+    emit_restored();
     output().emit(std::move(batch));
     emit_current();
   }
@@ -62,6 +107,7 @@ class WatermarkAssignerOperator final : public StreamOperator {
     if (finished_) return;
     std::int64_t t = now();
     if (!idle_ && t - last_activity_ >= idleness_ms()) {
+      emit_restored();
       idle_ = true;
       output().emit_watermark(Watermark::idle_marker(emitted_));
     }
@@ -85,6 +131,7 @@ class WatermarkAssignerOperator final : public StreamOperator {
   void emit_current() {
     if (finished_) return;
     auto advanced = strategy_->current_watermark();
+    if (advanced && *advanced <= emitted_) advanced.reset();  // below the restored watermark
     if (advanced) emitted_ = *advanced;
     if (strategy_->all_idle()) {
       if (!idle_) {
@@ -100,11 +147,65 @@ class WatermarkAssignerOperator final : public StreamOperator {
   }
 
   void emit_final() {
-    if (finished_) return;
+    if (finished_) return emit_restored();  // restored as finished: its final watermark
     finished_ = true;
+    restored_pending_ = false;  // the final watermark supersedes it
     idle_ = false;
     emitted_ = kMaxEventTime;
     output().emit_watermark(Watermark::max());
+  }
+
+  // See the header comment: takes back this subtask's entry (same parallelism) or the
+  // minimum watermark over all entries (rescaled).
+  void restore() {
+    struct Entry {
+      std::int64_t subtask, parallelism;
+      EventTime watermark;
+      std::vector<std::pair<std::int64_t, EventTime>> partitions;
+    };
+    std::vector<Entry> entries;
+    for (const std::string& item : ctx().operator_state().list(kStateName, Redistribution::kUnion)) {
+      std::string_view in(item);
+      Entry e;
+      e.subtask = StateCodec<std::int64_t>::decode(in);
+      e.parallelism = StateCodec<std::int64_t>::decode(in);
+      e.watermark = StateCodec<std::int64_t>::decode(in);
+      auto n = StateCodec<std::int64_t>::decode(in);
+      for (std::int64_t i = 0; i < n; ++i) {
+        auto p = StateCodec<std::int64_t>::decode(in);
+        e.partitions.emplace_back(p, StateCodec<std::int64_t>::decode(in));
+      }
+      entries.push_back(std::move(e));
+    }
+    if (entries.empty()) return;
+    const Entry* own = nullptr;
+    for (const auto& e : entries)
+      if (e.parallelism == ctx().parallelism() && e.subtask == ctx().subtask_index()) own = &e;
+    if (own) {
+      if constexpr (std::is_default_constructible_v<T>) {
+        for (const auto& [p, ts] : own->partitions) {
+          Record<T> r;
+          r.event_time = ts;
+          r.partition = static_cast<PartitionId>(p);
+          strategy_->on_record(r);
+          partition_max_[r.partition] = ts;
+        }
+        (void)strategy_->current_watermark();  // what it reports now was emitted before the checkpoint
+      }
+      emitted_ = own->watermark;
+    } else {
+      emitted_ = kMaxEventTime;
+      for (const auto& e : entries) emitted_ = std::min(emitted_, e.watermark);
+    }
+    restored_pending_ = emitted_ != kMinEventTime;
+    finished_ = emitted_ == kMaxEventTime;
+  }
+
+  // The restored watermark, once, before anything else goes out after a restore.
+  void emit_restored() {
+    if (!restored_pending_) return;
+    restored_pending_ = false;
+    output().emit_watermark(Watermark::at(emitted_));
   }
 
   [[noreturn]] void fail_no_event_time() {
@@ -119,6 +220,12 @@ class WatermarkAssignerOperator final : public StreamOperator {
   std::int64_t last_activity_ = 0;
   bool idle_ = false;
   bool finished_ = false;
+  bool restored_pending_ = false;
+  // Max event time seen per source partition (what a checkpoint keeps), with the entry
+  // of the last record's partition cached.
+  std::map<PartitionId, EventTime> partition_max_;
+  PartitionId cached_partition_ = kNoPartition;
+  EventTime* cached_max_ = nullptr;
 };
 
 // The spec params of a built-in strategy (what the "watermark_assigner" factory reads);
