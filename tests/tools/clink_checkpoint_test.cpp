@@ -165,7 +165,9 @@ TEST_P(ClinkCheckpoint, StopWithSavepointThenRestoreInANewRun) {
   const int n = 20000;
   std::string spec = write_spec(n, 4, 5000);  // about 4 s unless stopped
   auto savepoint = dir_ / "savepoint";
-  pid_t pid = start({"run", spec, "--savepoint-on-stop", savepoint.string(), "--state-backend", GetParam()});
+  // --checkpoint-dir without an interval: no periodic checkpoints, RocksDB works in it.
+  pid_t pid = start({"run", spec, "--savepoint-on-stop", savepoint.string(), "--state-backend", GetParam(),
+                     "--checkpoint-dir", (dir_ / "checkpoints").string()});
   ASSERT_GT(pid, 0);
   std::this_thread::sleep_for(std::chrono::seconds(1));
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
@@ -178,7 +180,7 @@ TEST_P(ClinkCheckpoint, StopWithSavepointThenRestoreInANewRun) {
   EXPECT_LT(first.size(), static_cast<std::size_t>(n)) << "stopped before the end";
 
   auto r = clink("run " + spec + " --from-savepoint " + savepoint.string() + " --state-backend " + GetParam() +
-                 " --set events.rows_per_second=0");
+                 " --checkpoint-dir " + (dir_ / "checkpoints").string() + " --set events.rows_per_second=0");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(committed_lines(dir_ / "out"), running_counts(n, 4));
 }
@@ -188,13 +190,15 @@ TEST_P(ClinkCheckpoint, RestoresASavepointAtAnotherParallelism) {
   const int n = 20000;
   std::string spec = write_spec(n, 7, 5000);
   auto savepoint = dir_ / "savepoint";
-  pid_t pid = start({"run", spec, "--savepoint-on-stop", savepoint.string(), "--state-backend", GetParam()});
+  // --checkpoint-dir without an interval: no periodic checkpoints, RocksDB works in it.
+  pid_t pid = start({"run", spec, "--savepoint-on-stop", savepoint.string(), "--state-backend", GetParam(),
+                     "--checkpoint-dir", (dir_ / "checkpoints").string()});
   ASSERT_GT(pid, 0);
   std::this_thread::sleep_for(std::chrono::seconds(1));
   ASSERT_EQ(::kill(pid, SIGINT), 0);
   ASSERT_EQ(wait_exit(pid), 0) << slurp(dir_ / "bg.err");
   auto r = clink("run " + spec + " -p 3 --from-savepoint " + savepoint.string() + " --state-backend " + GetParam() +
-                 " --set events.rows_per_second=0");
+                 " --checkpoint-dir " + (dir_ / "checkpoints").string() + " --set events.rows_per_second=0");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(committed_lines(dir_ / "out"), running_counts(n, 7));
 }
