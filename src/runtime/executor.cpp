@@ -71,6 +71,11 @@ class JobRun final : public detail::JobControl {
   ~JobRun() override {
     cancel();
     if (supervisor_.joinable()) supervisor_.join();
+    tasks_.clear();  // closes the backends before their working directory goes
+    if (!own_working_dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(own_working_dir_, ec);
+    }
   }
 
   // Builds the first attempt (so a bad graph or restore throws here), then runs.
@@ -147,6 +152,16 @@ class JobRun final : public detail::JobControl {
     pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
     if (pending_->acks.size() == tasks_.size()) complete_pending();
   }
+  void checkpoint_committed(std::size_t, std::int64_t id) override {
+    std::lock_guard lock(mu_);
+    ++commits_done_[id];
+    cv_.notify_all();
+  }
+  // Waits until every task ran notify_checkpoint_complete(id) (its sinks committed).
+  bool wait_committed(std::int64_t id, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return commits_done_[id] >= tasks_.size() || done_; });
+  }
   void task_finished(std::size_t) override {
     std::lock_guard lock(mu_);
     any_task_finished_ = true;  // no barrier can pass a finished task any more
@@ -188,6 +203,17 @@ class JobRun final : public detail::JobControl {
     return options_.checkpoints.directory / ("chk-" + std::to_string(id));
   }
 
+  // Live state of backends that were given no working directory: a private
+  // temporary directory, removed with the job.
+  std::filesystem::path default_working_dir() {
+    if (own_working_dir_.empty()) {
+      static std::atomic<int> counter{0};
+      own_working_dir_ = std::filesystem::temp_directory_path() /
+                         ("clink-state-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    }
+    return own_working_dir_;
+  }
+
   void stop_attempt() {
     stopping_.store(true);
     std::lock_guard lock(tasks_mu_);
@@ -222,7 +248,9 @@ class JobRun final : public detail::JobControl {
   std::chrono::steady_clock::time_point last_checkpoint_end_{};
   std::optional<std::filesystem::path> last_completed_;
   std::vector<std::pair<std::int64_t, std::filesystem::path>> retained_;
-  SharedStateRegistry shared_;  // SST files of incremental checkpoints, by the checkpoints using them
+  SharedStateRegistry shared_;
+  std::filesystem::path own_working_dir_;
+  std::map<std::int64_t, std::size_t> commits_done_;  // checkpoint id -> tasks that ran its commit  // SST files of incremental checkpoints, by the checkpoints using them
   std::vector<CheckpointStats> history_;
   CheckpointCounts counts_;
   std::vector<std::string> restart_causes_;
@@ -565,8 +593,7 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
         });
         if (keyed) {
           StateBackendConfig cfg = options_.checkpoints.state_backend;
-          if (cfg.working_dir.empty())
-            cfg.working_dir = std::filesystem::temp_directory_path() / ("clink-state-" + std::to_string(::getpid()));
+          if (cfg.working_dir.empty()) cfg.working_dir = default_working_dir();
           ctx.set_keyed_state_backend(
               make_keyed_state_backend(cfg, n.uid, s, ctx.key_groups(), max_par, *options_.clock));
         }
@@ -669,6 +696,9 @@ std::filesystem::path JobHandle::savepoint(const std::filesystem::path& dir, std
 }
 std::filesystem::path JobHandle::stop_with_savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
   auto path = run_->savepoint(dir, timeout);
+  // As Flink: stop only once the savepoint's transactions are committed everywhere,
+  // so the output it covers is visible when this returns.
+  run_->wait_committed(CheckpointMetadata::read(path).checkpoint_id, timeout);
   run_->cancel();
   run_->wait();
   return path;

@@ -134,6 +134,7 @@ void Task::notify_checkpoint_complete(std::int64_t checkpoint_id) {
                               ": " + e.what());
       }
     }
+    job_.checkpoint_committed(index_, checkpoint_id);
   });
 }
 

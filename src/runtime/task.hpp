@@ -126,6 +126,8 @@ class JobControl {
   virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot,
                                       std::int64_t alignment_ns) = 0;
   virtual void task_finished(std::size_t task) = 0;
+  // The task ran notify_checkpoint_complete(checkpoint_id) on all its operators.
+  virtual void checkpoint_committed(std::size_t task, std::int64_t checkpoint_id) = 0;
   // Where the snapshot files of checkpoint (or savepoint) `checkpoint_id` go.
   virtual std::filesystem::path checkpoint_directory(std::int64_t checkpoint_id) const = 0;
   // False once the checkpoint was aborted (its files are being deleted).

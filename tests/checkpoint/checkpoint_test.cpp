@@ -234,6 +234,8 @@ TEST_P(Checkpoint, StopWithSavepointThenRestoreInANewRunHasNoGapAndNoRepeat) {
     auto meta = CheckpointMetadata::read(path);
     EXPECT_TRUE(meta.is_savepoint);
   }
+  // stop_with_savepoint returns once the savepoint's transactions are committed.
+  EXPECT_GT(sink->values().size(), 0u);
   StreamExecutionEnvironment env;
   build_job(env, n, 0, std::make_shared<Injector>(), sink, 3);
   ExecutionOptions restore = checkpointing(dir.path, 0);
