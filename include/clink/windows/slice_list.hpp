@@ -47,6 +47,13 @@ class SliceList {
     }
   }
   bool empty() const { return head_ == v_.size(); }
+  void prefetch_back() const {
+    if (head_ < v_.size()) __builtin_prefetch(&v_.back());
+  }
+  // Starts loading the panes into the cache.
+  void prefetch() const {
+    if (head_ < v_.size()) __builtin_prefetch(&v_[head_]);
+  }
   std::size_t size() const { return v_.size() - head_; }
   void clear() {
     v_.clear();

@@ -27,6 +27,7 @@
 // State lives in typed in-memory tables (the hot path); checkpointing them through the
 // keyed state backend is separate work (see the note at the end).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -70,6 +71,7 @@ template <class K>
 struct KeyBytesLess {
   bool operator()(const K& a, const K& b) const {
     if constexpr (std::is_integral_v<K>) return a < b;
+    else if constexpr (std::is_same_v<K, std::string>) return a.size() != b.size() ? a.size() < b.size() : a < b;
     else return encode_key(a) < encode_key(b);
   }
 };
@@ -141,12 +143,16 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
 
   void process_batch(int, BatchPtr batch) override {
     this->begin_call();
-    batch_now_ = sliced_ ? 0 : now();  // processing-time assigners and staggers: once per batch
-    for (const auto& r : batch_cast<In>(*batch).records) {
-      if (event_time_ && r.event_time == kNoEventTime) fail_no_event_time();
-      if (sliced_) sliced_element(r);
-      else if (merging_) merging_element(r);
-      else generic_element(r);
+    const auto& recs = batch_cast<In>(*batch).records;
+    if (sliced_) {
+      sliced_batch(recs);
+    } else {
+      batch_now_ = now();  // processing-time assigners and staggers: once per batch
+      for (const auto& r : recs) {
+        if (event_time_ && r.event_time == kNoEventTime) fail_no_event_time();
+        if (merging_) merging_element(r);
+        else generic_element(r);
+      }
     }
     this->flush_output();
   }
@@ -470,22 +476,34 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   }
 
   // ---- sliced path ----
+  // Per key, in the hash map: its newest pane (in-order input touches one 32-byte slot
+  // per record for int64 keys and counts). The rest lives in a side vector: older
+  // panes, what the key registered and fired.
+  static constexpr std::int64_t kNoPane = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::uint32_t kNoCold = std::numeric_limits<std::uint32_t>::max();
   struct SKey {
-    K key{};
-    SliceList<State> panes;
-    std::int64_t max_pane = std::numeric_limits<std::int64_t>::min();
+    std::int64_t hot_idx = kNoPane;
+    State hot{};
+    std::uint32_t cold = kNoCold;
+  };
+  struct SCold {
+    SliceList<State> older;
     std::int64_t hi_registered = std::numeric_limits<std::int64_t>::min();  // window index
     std::int64_t last_fired = std::numeric_limits<std::int64_t>::min();     // window index
     std::vector<std::pair<std::int64_t, PaneStats>> stats;                  // fired windows (L > 0)
-    bool live = false;
   };
+  // The keys with panes in one window (duplicates possible; firing skips them).
   struct WKeys {
     std::int64_t j = 0;
-    std::vector<std::uint32_t> slots;
+    std::vector<K> keys;
   };
 
   // Window j covers panes [j, j + n); starts are multiples of m.
   TimeWindow window_of(std::int64_t j) const {
+    if (j > kSafeLo / g_ && j < kSafeHi / g_) {
+      std::int64_t s = offset_ + j * g_;
+      return TimeWindow{s, s + size_};
+    }
     std::int64_t s = saturate(i128(offset_) + i128(j) * g_);
     return TimeWindow{s, window_end_for(s, size_)};
   }
@@ -493,77 +511,189 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     return i128(offset_) + i128(j) * g_ >= i128(std::numeric_limits<std::int64_t>::min());
   }
   std::int64_t pane_index(EventTime ts) const {
+    if (ts > kSafeLo && ts < kSafeHi) {  // no overflow: plain 64-bit floor division
+      std::int64_t d = ts - offset_;
+      std::int64_t q = d / g_;
+      return (d % g_ != 0 && d < 0) ? q - 1 : q;
+    }
     i128 d = i128(ts) - offset_;
     i128 q = d / g_;
     if (d % g_ != 0 && d < 0) --q;
     return saturate(q);
   }
+  static constexpr std::int64_t kSafeLo = std::numeric_limits<std::int64_t>::min() / 4;
+  static constexpr std::int64_t kSafeHi = std::numeric_limits<std::int64_t>::max() / 4;
+  // Pane indices are times / g, so inside the safe range nothing below overflows.
+  static std::int64_t fdiv(std::int64_t a, std::int64_t b) {
+    std::int64_t q = a / b;
+    return (a % b < 0) ? q - 1 : q;
+  }
   std::int64_t first_window_of_pane(std::int64_t i) const {
+    if (i > kSafeLo && i < kSafeHi) return (fdiv(i - n_, m_) + 1) * m_;
     return saturate((i128(floor_div(sat_sub(i, n_), m_)) + 1) * m_);
   }
+  std::int64_t last_window_of_pane(std::int64_t i) const {
+    if (m_ == 1) return i;
+    if (i > kSafeLo && i < kSafeHi) return fdiv(i, m_) * m_;
+    return saturate(i128(floor_div(i, m_)) * m_);
+  }
 
-  std::uint32_t alloc_slot(const K& key) {
-    std::uint32_t slot;
-    if (!free_.empty()) {
-      slot = free_.back();
-      free_.pop_back();
-    } else {
-      slot = static_cast<std::uint32_t>(skeys_.size());
-      skeys_.emplace_back();
+  SCold& cold(SKey& sk) {
+    if (sk.cold == kNoCold) {
+      if (!cold_free_.empty()) {
+        sk.cold = cold_free_.back();
+        cold_free_.pop_back();
+      } else {
+        sk.cold = static_cast<std::uint32_t>(colds_.size());
+        colds_.emplace_back();
+      }
     }
-    SKey& sk = skeys_[slot];
-    sk.key = key;
-    sk.live = true;
-    return slot;
+    return colds_[sk.cold];
   }
-  void free_slot(std::uint32_t slot) {
-    SKey& sk = skeys_[slot];
-    slot_of_.erase(sk.key);
-    sk = SKey{};
-    free_.push_back(slot);
+  const SCold* cold_if(const SKey& sk) const { return sk.cold == kNoCold ? nullptr : &colds_[sk.cold]; }
+  void free_cold(SKey& sk) {
+    if (sk.cold == kNoCold) return;
+    colds_[sk.cold] = SCold{};
+    cold_free_.push_back(sk.cold);
+    sk.cold = kNoCold;
+  }
+  bool key_empty(const SKey& sk) const {
+    const SCold* c = cold_if(sk);
+    return sk.hot_idx == kNoPane && (!c || (c->older.empty() && c->stats.empty()));
   }
 
-  void sliced_element(const Record<In>& r) {
+  // The pane i of a key, created if absent; second: whether it was created.
+  std::pair<State*, bool> pane(SKey& sk, std::int64_t i) {
+    if (i == sk.hot_idx) return {&sk.hot, false};
+    if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
+      if (sk.hot_idx != kNoPane) cold(sk).older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); });
+      sk.hot_idx = i;
+      sk.hot = policy_.create();
+      return {&sk.hot, true};
+    }
+    return cold(sk).older.get_or_create(i, [this] { return policy_.create(); });
+  }
+  void drop_panes_before(SKey& sk, std::int64_t idx) {
+    if (sk.cold != kNoCold) colds_[sk.cold].older.drop_before(idx);
+    if (sk.hot_idx != kNoPane && sk.hot_idx < idx) sk.hot_idx = kNoPane;
+  }
+  // Folds the panes [j, j + n) of a key into acc; false if it has none.
+  bool combine(const SKey& sk, std::int64_t j, State& acc) {
+    const std::int64_t end = sat_add(j, n_);
+    const SCold* c = cold_if(sk);
+    bool any = false;
+    if (n_ == 1) {  // tumbling: the window is its one pane (no merge needed)
+      if (sk.hot_idx == j) {
+        acc = sk.hot;
+        return true;
+      }
+      if (c) c->older.for_range(j, end, [&](const State& p) {
+          acc = p;
+          any = true;
+        });
+      return any;
+    }
+    if (c) c->older.for_range(j, end, [&](const State& p) {
+        policy_.merge(acc, p);
+        any = true;
+      });
+    if (sk.hot_idx != kNoPane && sk.hot_idx >= j && sk.hot_idx < end) {
+      policy_.merge(acc, sk.hot);
+      any = true;
+    }
+    return any;
+  }
+
+  // The record loop is a software pipeline: for record t + 16 the hash slot is
+  // prefetched, record t + 8 is looked up (and, if it starts a new pane, its side data
+  // prefetched), record t + 4 gets its pane storage prefetched, record t is processed.
+  // The table of a hundred thousand keys does not fit in cache; this way its misses
+  // overlap. A lookup made before an insertion is redone (an insertion may move slots).
+  void sliced_batch(const std::vector<Record<In>>& recs) {
+    batch_keys_.clear();
+    batch_keys_.reserve(recs.size());
+    for (const auto& r : recs) {
+      if (event_time_ && r.event_time == kNoEventTime) fail_no_event_time();
+      batch_keys_.push_back(key_fn_(r.value));
+    }
+    constexpr std::size_t kHash = 24, kResolve = 8, kPanes = 4, kRing = 16;
+    struct Resolved {
+      SKey* sk;
+      std::uint64_t inserts;
+    };
+    std::array<Resolved, kRing> ring{};
+    const std::size_t n = recs.size();
+    for (std::size_t i = 0; i < n && i < kHash - kResolve; ++i) skeys_.prefetch(batch_keys_[i]);
+    for (std::size_t t = 0; t < n + kResolve; ++t) {
+      if (t + kHash - kResolve < n) skeys_.prefetch(batch_keys_[t + kHash - kResolve]);
+      if (t < n) {
+        auto it = skeys_.find(batch_keys_[t]);
+        SKey* sk = it == skeys_.end() ? nullptr : &it->second;
+        if (sk && sk->cold != kNoCold && sk->hot_idx != pane_index(recs[t].event_time))
+          __builtin_prefetch(&colds_[sk->cold]);
+        ring[t % kRing] = {sk, inserts_};
+      }
+      if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
+        const std::size_t q = t - (kResolve - kPanes);
+        const Resolved& r = ring[q % kRing];
+        if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && r.sk->hot_idx != pane_index(recs[q].event_time))
+          colds_[r.sk->cold].older.prefetch_back();
+      }
+      if (t >= kResolve) {
+        const std::size_t p = t - kResolve;
+        const Resolved& r = ring[p % kRing];
+        sliced_element(recs[p], batch_keys_[p], r.inserts == inserts_ ? r.sk : nullptr);
+      }
+    }
+  }
+
+  // `hint`: the key's state if the pipeline already found it (else it is looked up).
+  void sliced_element(const Record<In>& r, const K& key, SKey* hint) {
     const EventTime w_now = watermark();
     const std::int64_t i = pane_index(r.event_time);
-    const std::int64_t j_last = saturate(i128(floor_div(i, m_)) * m_);
+    const std::int64_t j_last = last_window_of_pane(i);
     const TimeWindow last = window_of(j_last);
     if (sat_add(last.max_timestamp(), lateness_) <= w_now) {
       if (element_late(r.event_time)) late_element(r);
       return;
     }
-    const K key = key_fn_(r.value);
-    auto [it, created] = slot_of_.try_emplace(key, 0u);
-    if (created) it->second = alloc_slot(key);
-    const std::uint32_t slot = it->second;
-    auto [state, new_pane] = skeys_[slot].panes.get_or_create(i, [this] { return policy_.create(); });
+    SKey* skp = hint;
+    if (!skp) {
+      auto [it, created] = skeys_.try_emplace(key);
+      if (created) ++inserts_;
+      skp = &it->second;
+    }
+    SKey& sk = *skp;
+    auto [state, new_pane] = pane(sk, i);
     policy_.add(*state, r.value, r.event_time);
+    if (!new_pane && last.max_timestamp() > w_now && m_ >= n_) return;  // the common case: done
     const std::int64_t j_first = first_window_of_pane(i);
-    if (new_pane) register_windows(slot, i, j_first, j_last, w_now);
+    if (new_pane) register_windows(key, sk, i, j_first, j_last, w_now);
     // Windows between their end and their cleanup fire again at once (late panes).
     if (window_of(j_first).max_timestamp() <= w_now) {
       for (std::int64_t j = j_last; j >= j_first; j -= m_) {
         if (!window_representable(j) && j != j_last) break;
         TimeWindow w = window_of(j);
         if (cleanup_time(w) <= w_now) continue;
-        if (w.max_timestamp() <= w_now) sliced_fire_late(slot, j, w);
+        if (w.max_timestamp() <= w_now) sliced_fire_late(key, sk, j, w);
       }
     }
   }
 
-  void register_windows(std::uint32_t slot, std::int64_t i, std::int64_t j_first, std::int64_t j_last,
+  // Adds the key to the lists of the live windows holding pane i. In-order panes only
+  // need the windows past the highest one registered; an older pane registers all.
+  void register_windows(const K& key, SKey& sk, std::int64_t i, std::int64_t j_first, std::int64_t j_last,
                         EventTime w_now) {
-    SKey& sk = skeys_[slot];
-    const bool in_order = i > sk.max_pane;
-    sk.max_pane = std::max(sk.max_pane, i);
+    const bool in_order = i >= sk.hot_idx;  // the new pane became the newest
+    SCold& c = cold(sk);
     for (std::int64_t j = j_first; j <= j_last; j += m_) {
       if (!window_representable(j) && j != j_last) continue;
-      if (in_order && j <= sk.hi_registered) continue;
+      if (in_order && j <= c.hi_registered) continue;
       TimeWindow w = window_of(j);
       const std::int64_t c = cleanup_time(w);
       if (c <= w_now) continue;
       auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
-      it->second.slots.push_back(slot);
+      it->second.keys.push_back(key);
       if (created) {
         ns_.clear();
         encode_window(w, ns_);
@@ -571,37 +701,50 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
         if (c != w.max_timestamp() && c != kMaxEventTime) timers().register_event_time_timer(c, {}, ns_);
       }
     }
-    sk.hi_registered = std::max(sk.hi_registered, j_last);
-  }
-
-  bool combine(const SKey& sk, std::int64_t j, State& acc) {
-    bool any = false;
-    if (n_ == 1) {  // tumbling: the window is its one pane (no merge needed)
-      sk.panes.for_range(j, sat_add(j, 1), [&](const State& p) {
-        acc = p;
-        any = true;
-      });
-      return any;
-    }
-    sk.panes.for_range(j, sat_add(j, n_), [&](const State& p) {
-      policy_.merge(acc, p);
-      any = true;
-    });
-    return any;
+    c.hi_registered = std::max(c.hi_registered, j_last);
   }
 
   PaneStats& sliced_stats(SKey& sk, std::int64_t j) {
-    for (auto& [wj, st] : sk.stats)
+    auto& stats = cold(sk).stats;
+    for (auto& [wj, st] : stats)
       if (wj == j) return st;
-    return sk.stats.emplace_back(j, PaneStats{}).second;
+    return stats.emplace_back(j, PaneStats{}).second;
   }
 
-  void sliced_fire_late(std::uint32_t slot, std::int64_t j, const TimeWindow& w) {
-    SKey& sk = skeys_[slot];
+  void sliced_fire_late(const K& key, SKey& sk, std::int64_t j, const TimeWindow& w) {
     State acc = policy_.create();
     if (!combine(sk, j, acc)) return;
     PaneInfo pane = next_pane(sliced_stats(sk, j), w, false, false);
-    emit_state(sk.key, w, acc, pane);
+    emit_state(key, w, acc, pane);
+  }
+
+  // Visits the keys of a window list with their state, prefetching ahead in stages
+  // (hash slot, then side data, then pane storage) so the cache misses of a hundred
+  // thousand keys overlap instead of queueing.
+  template <class Fn>
+  void for_keys(const std::vector<K>& keys, Fn&& fn) {
+    constexpr std::size_t kHash = 24, kResolve = 8, kPanes = 4, kRing = 16;
+    static_assert(kResolve < kRing && kPanes < kResolve);
+    std::array<SKey*, kRing> ring{};
+    const std::size_t n = keys.size();
+    for (std::size_t i = 0; i < n && i < kHash - kResolve; ++i) skeys_.prefetch(keys[i]);
+    for (std::size_t t = 0; t < n + kResolve; ++t) {
+      if (t + kHash - kResolve < n) skeys_.prefetch(keys[t + kHash - kResolve]);
+      if (t < n) {
+        auto it = skeys_.find(keys[t]);
+        SKey* sk = it == skeys_.end() ? nullptr : &it->second;
+        if (sk && sk->cold != kNoCold) __builtin_prefetch(&colds_[sk->cold]);
+        ring[t % kRing] = sk;
+      }
+      if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
+        const SKey* q = ring[(t - (kResolve - kPanes)) % kRing];
+        if (q && q->cold != kNoCold) colds_[q->cold].older.prefetch();
+      }
+      if (t >= kResolve) {
+        std::size_t p = t - kResolve;
+        if (ring[p % kRing]) fn(keys[p], *ring[p % kRing]);
+      }
+    }
   }
 
   void sliced_timer(const Timer& t) {
@@ -609,43 +752,43 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     auto it = wkeys_.find(w.start);
     if (it == wkeys_.end()) return;
     const std::int64_t c = cleanup_time(w);
+    const bool fire = t.time == w.max_timestamp();
     const bool clean = t.time == c;
-    if (t.time == w.max_timestamp()) sliced_fire_on_time(it->second, w, watermark() >= c);
-    if (clean) {
-      sliced_cleanup(it->second);
-      wkeys_.erase(it);
-    }
-  }
-
-  void sliced_fire_on_time(WKeys& wk, const TimeWindow& w, bool is_last) {
-    fired_.clear();
-    for (std::uint32_t slot : wk.slots) {
-      SKey& sk = skeys_[slot];
-      if (!sk.live || sk.last_fired >= wk.j) continue;
-      sk.last_fired = wk.j;
-      State acc = policy_.create();
-      if (combine(sk, wk.j, acc)) fired_.emplace_back(slot, std::move(acc));
-    }
-    window_detail::KeyBytesLess<K> less;
-    std::sort(fired_.begin(), fired_.end(),
-              [&](const auto& a, const auto& b) { return less(skeys_[a.first].key, skeys_[b.first].key); });
-    for (auto& [slot, acc] : fired_) {
-      SKey& sk = skeys_[slot];
-      PaneStats fresh;
-      PaneStats& st = is_last ? fresh : sliced_stats(sk, wk.j);
-      emit_state(sk.key, w, acc, next_pane(st, w, true, is_last));
-    }
-  }
-
-  void sliced_cleanup(const WKeys& wk) {
+    WKeys& wk = it->second;
+    const bool is_last = watermark() >= c;
     const std::int64_t keep_from = sat_add(wk.j, m_);
-    for (std::uint32_t slot : wk.slots) {
-      SKey& sk = skeys_[slot];
-      if (!sk.live) continue;
-      sk.panes.drop_before(keep_from);
-      std::erase_if(sk.stats, [&](const auto& e) { return e.first <= wk.j; });
-      if (sk.panes.empty() && sk.stats.empty()) free_slot(slot);
+    fired_.clear();
+    erase_.clear();
+    for_keys(wk.keys, [&](const K& key, SKey& sk) {
+      if (fire) {
+        SCold& cd = cold(sk);
+        if (cd.last_fired < wk.j) {
+          cd.last_fired = wk.j;
+          State acc = policy_.create();
+          if (combine(sk, wk.j, acc)) fired_.emplace_back(key, std::move(acc));
+          if (!is_last && lateness_ > 0) ++sliced_stats(sk, wk.j).emissions;
+        }
+      }
+      if (clean) {
+        drop_panes_before(sk, keep_from);
+        if (sk.cold != kNoCold) std::erase_if(colds_[sk.cold].stats, [&](const auto& e) { return e.first <= wk.j; });
+        if (key_empty(sk)) {
+          free_cold(sk);
+          erase_.push_back(key);  // not while for_keys holds pointers into the table
+        }
+      }
+    });
+    for (const K& key : erase_) skeys_.erase(key);
+    if (fire) {
+      window_detail::KeyBytesLess<K> less;
+      std::sort(fired_.begin(), fired_.end(), [&](const auto& a, const auto& b) { return less(a.first, b.first); });
+      for (auto& [key, acc] : fired_) {
+        // The on-time pane: always the first of the window for this key.
+        PaneStats st;
+        emit_state(key, w, acc, next_pane(st, w, true, is_last));
+      }
     }
+    if (clean) wkeys_.erase(it);
   }
 
   WindowConfig<In> config_;
@@ -671,11 +814,14 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // sliced
   bool sliced_ = false;
   std::int64_t size_ = 0, offset_ = 0, g_ = 1, n_ = 1, m_ = 1;
-  std::vector<SKey> skeys_;
-  std::vector<std::uint32_t> free_;
-  absl::flat_hash_map<K, std::uint32_t> slot_of_;
+  absl::flat_hash_map<K, SKey> skeys_;
+  std::vector<SCold> colds_;
+  std::vector<std::uint32_t> cold_free_;
+  std::vector<K> batch_keys_;
+  std::uint64_t inserts_ = 0;
+  std::vector<K> erase_;
   std::map<EventTime, WKeys> wkeys_;
-  std::vector<std::pair<std::uint32_t, State>> fired_;
+  std::vector<std::pair<K, State>> fired_;
 };
 
 // Durability (not done yet): the tables above are the hot path; a checkpoint will
