@@ -234,6 +234,27 @@ TEST_P(ClinkCheckpoint, RestartsFromTheLatestCheckpointInACheckpointDirectory) {
   EXPECT_EQ(committed_lines(dir_ / "out"), running_counts(n, 4));
 }
 
+// The killed process: SIGKILL mid-run (no cleanup, staged files left behind), then a
+// new run from the latest checkpoint; the committed output is exactly the
+// failure-free one, and no in-progress file is left.
+TEST_P(ClinkCheckpoint, AKilledProcessRestartsFromItsLatestCheckpointExactlyOnce) {
+  const int n = 20000;
+  std::string spec = write_spec(n, 5, 5000);
+  auto ckpt = dir_ / "checkpoints";
+  pid_t pid = start({"run", spec, "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "50",
+                     "--state-backend", GetParam()});
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  EXPECT_EQ(wait_exit(pid), -1);  // killed, no exit code
+  auto r = clink("run " + spec + " --from-checkpoint " + ckpt.string() + " --checkpoint-dir " + ckpt.string() +
+                 " --checkpoint-interval 50 --state-backend " + GetParam() + " --set events.rows_per_second=0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(committed_lines(dir_ / "out"), running_counts(n, 5));
+  for (const auto& e : fs::directory_iterator(dir_ / "out"))
+    EXPECT_EQ(e.path().filename().string().find("inprogress"), std::string::npos) << e.path();
+}
+
 TEST_P(ClinkCheckpoint, FromCheckpointWithABadPathFailsClearly) {
   std::string spec = write_spec(100, 4, 0);
   auto missing = dir_ / "no-such-checkpoint";
