@@ -10,6 +10,15 @@ namespace clink {
 
 using nlohmann::json;
 
+std::filesystem::path storage_path(const std::string& location) {
+  constexpr std::string_view kFile = "file://";
+  if (location.rfind(kFile, 0) == 0) return std::filesystem::path(location.substr(kFile.size()));
+  auto scheme = location.find("://");
+  if (scheme != std::string::npos)
+    throw ClinkError("checkpoint storage '" + location + "': only directories and file:// are supported");
+  return std::filesystem::path(location);
+}
+
 std::int64_t RestartStrategy::delay_for(int attempt) const {
   if (kind != Kind::kExponentialBackoff) return delay_ms;
   double d = static_cast<double>(delay_ms);

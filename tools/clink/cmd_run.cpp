@@ -40,12 +40,12 @@ struct RunOptions {
 
 ExecutionOptions execution_options(const RunOptions& opts) {
   ExecutionOptions o;
-  o.checkpoints.directory = opts.checkpoint_dir;
+  o.checkpoints.directory = opts.checkpoint_dir.empty() ? std::filesystem::path() : storage_path(opts.checkpoint_dir);
   o.checkpoints.interval_ms = opts.checkpoint_interval_ms;
   o.checkpoints.retained = opts.retained;
   o.checkpoints.state_backend.kind = opts.state_backend;
   if (!opts.checkpoint_dir.empty())
-    o.checkpoints.state_backend.working_dir = std::filesystem::path(opts.checkpoint_dir) / "working";
+    o.checkpoints.state_backend.working_dir = o.checkpoints.directory / "working";
   o.checkpoints.mode = opts.at_least_once ? CheckpointingMode::kAtLeastOnce : CheckpointingMode::kExactlyOnce;
   if (opts.checkpoint_interval_ms > 0 && opts.checkpoint_dir.empty())
     throw ClinkError("--checkpoint-interval needs --checkpoint-dir");
@@ -53,7 +53,7 @@ ExecutionOptions execution_options(const RunOptions& opts) {
   if (!opts.from_checkpoint.empty() && !opts.from_savepoint.empty())
     throw ClinkError("give --from-checkpoint or --from-savepoint, not both");
   if (!from.empty()) {
-    std::filesystem::path p(from);
+    std::filesystem::path p = storage_path(from);
     // A checkpoint directory (with chk-<n> inside) restores from its latest checkpoint.
     if (!std::filesystem::exists(p / kMetadataFile)) {
       auto latest = latest_checkpoint(p);
@@ -103,7 +103,7 @@ int run(const RunOptions& opts) {
           std::fprintf(stderr, "job cancelled\n");
           return kExitError;
         }
-        auto path = handle.stop_with_savepoint(opts.savepoint_on_stop);
+        auto path = handle.stop_with_savepoint(storage_path(opts.savepoint_on_stop));
         std::fflush(stdout);
         std::fprintf(stderr, "savepoint written to %s\n", path.c_str());
         return kExitOk;

@@ -42,6 +42,10 @@ struct RestartStrategy {
   std::int64_t delay_for(int attempt) const;
 };
 
+// A checkpoint storage location: a directory path or a file:// URI. Other schemes
+// are an error naming the location.
+std::filesystem::path storage_path(const std::string& location);
+
 struct RestoreSettings {
   std::filesystem::path path;  // a chk-<n> or savepoint directory (with _metadata)
   bool allow_non_restored_state = false;  // skip state whose operator uid is gone
