@@ -60,24 +60,31 @@ void add_watermark_assigner(OperatorRegistry& r) {
           "pass-through generating watermarks after each batch: strategy bounded (default, "
       "maxSeenTimestamp - out_of_orderness_ms - 1), monotonic (maxSeenTimestamp - 1) or partition_aware "
       "(bounded, min over source partitions); idleness_ms > 0 marks the stream idle after that long "
-      "without records",
+      "without records; alignment_group (with max_drift_ms, max_wait_ms) holds this source back while its "
+      "watermark runs more than max_drift_ms ahead of the group's slowest member",
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext& ctx) { return ctx.input_types.empty() ? std::string() : ctx.input_types[0]; },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SpecParams p(ctx, "watermark_assigner", {"strategy", "out_of_orderness_ms", "idleness_ms"});
+        SpecParams p(ctx, "watermark_assigner",
+                     {"strategy", "out_of_orderness_ms", "idleness_ms", "alignment_group", "max_drift_ms", "max_wait_ms"});
         const std::string& in = p.input_type(0, {"event", "int64", "string", "word_count", "window_count"});
         std::string kind = p.get_choice("strategy", "bounded", {"bounded", "monotonic", "partition_aware"});
         std::int64_t bound = p.get_int("out_of_orderness_ms", 0, 0);
         if (kind == "monotonic" && p.has("out_of_orderness_ms"))
           p.fail("param 'out_of_orderness_ms' does not apply to strategy 'monotonic'");
         std::int64_t idleness = p.get_int("idleness_ms", 0, 0);
-        return dispatch_spec_type(in, [kind, bound, idleness]<class T>() -> OperatorBuilder {
-          return [kind, bound, idleness] {
+        WatermarkAlignment align{p.get_choice("alignment_group", "", {}), p.get_int("max_drift_ms", 0, 0),
+                                 p.get_int("max_wait_ms", 1000, 1)};
+        if (!align.enabled() && (p.has("max_drift_ms") || p.has("max_wait_ms")))
+          p.fail("params 'max_drift_ms' and 'max_wait_ms' need 'alignment_group'");
+        return dispatch_spec_type(in, [kind, bound, idleness, align]<class T>() -> OperatorBuilder {
+          return [kind, bound, idleness, align] {
             std::unique_ptr<WatermarkStrategy<T>> s;
             if (kind == "monotonic") s = std::make_unique<MonotonicWatermarkStrategy<T>>();
             else if (kind == "partition_aware") s = std::make_unique<PartitionAwareBoundedOutOfOrdernessStrategy<T>>(bound);
             else s = std::make_unique<BoundedOutOfOrdernessStrategy<T>>(bound);
             if (idleness > 0) s->with_idleness(idleness);
+            if (align.enabled()) s->with_watermark_alignment(align.group, align.max_drift_ms, align.max_wait_ms);
             return std::make_unique<WatermarkAssignerOperator<T>>(*s);
           };
         });

@@ -28,7 +28,9 @@
 //    the strategy starts empty, as in Flink.
 // Emitted watermarks never fall below the restored one.
 //
-// Not done yet: watermark alignment groups (with_watermark_alignment across sources).
+// Alignment groups (strategy.with_watermark_alignment): before each batch the assigner
+// waits (bounded) while its watermark is more than max_drift ahead of the group's
+// slowest member, and publishes every watermark it emits; see time/alignment_group.hpp.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -63,7 +65,13 @@ class WatermarkAssignerOperator final : public StreamOperator {
     if (ctx.is_restored()) restore();
     // A restored probe timer (checkpointed with the other timers) keeps going.
     if (idleness_ms() > 0 && ctx.timer_service().processing_time_timer_count() == 0) arm_probe();
+    if (strategy_->alignment().enabled()) {
+      group_ = &AlignmentGroupRegistry::group(strategy_->alignment().group);
+      member_ = group_->join();
+      group_->publish(member_, emitted_, false);
+    }
   }
+  void close() override { leave_group(); }
 
   void snapshot_state(std::int64_t) override {
     std::string item;
@@ -81,6 +89,10 @@ class WatermarkAssignerOperator final : public StreamOperator {
   void process_batch(int, BatchPtr batch) override {
     auto& recs = batch_cast<T>(*batch).records;
     if (recs.empty()) return;
+    if (group_) {
+      const auto& a = strategy_->alignment();
+      group_->wait_until_aligned(emitted_, a.max_drift_ms, a.max_wait_ms);
+    }
     const auto& assign = strategy_->timestamp_assigner();
     for (auto& r : recs) {
       if (assign) r.event_time = assign(r.value, r.event_time);
@@ -110,6 +122,7 @@ class WatermarkAssignerOperator final : public StreamOperator {
       emit_restored();
       idle_ = true;
       output().emit_watermark(Watermark::idle_marker(emitted_));
+      publish();
     }
     arm_probe();
   }
@@ -137,13 +150,22 @@ class WatermarkAssignerOperator final : public StreamOperator {
       if (!idle_) {
         idle_ = true;
         output().emit_watermark(Watermark::idle_marker(emitted_));
+        publish();
       }
       return;
     }
     if (advanced || idle_) {
       idle_ = false;  // back from idle: a non-idle watermark, even if it did not advance
       output().emit_watermark(Watermark::at(emitted_));
+      publish();
     }
+  }
+  void publish() {
+    if (group_) group_->publish(member_, emitted_, idle_);
+  }
+  void leave_group() {
+    if (group_) group_->leave(member_);
+    group_ = nullptr;
   }
 
   void emit_final() {
@@ -153,6 +175,7 @@ class WatermarkAssignerOperator final : public StreamOperator {
     idle_ = false;
     emitted_ = kMaxEventTime;
     output().emit_watermark(Watermark::max());
+    leave_group();  // finished: holds nobody back
   }
 
   // See the header comment: takes back this subtask's entry (same parallelism) or the
@@ -216,6 +239,8 @@ class WatermarkAssignerOperator final : public StreamOperator {
   }
 
   std::unique_ptr<WatermarkStrategy<T>> strategy_;
+  AlignmentGroup* group_ = nullptr;
+  int member_ = -1;
   EventTime emitted_ = kMinEventTime;
   std::int64_t last_activity_ = 0;
   bool idle_ = false;
@@ -242,6 +267,11 @@ nlohmann::json watermark_strategy_params(const WatermarkStrategy<T>& s) {
     p["out_of_orderness_ms"] = pa->bound();
   }
   if (s.idleness_ms() > 0) p["idleness_ms"] = s.idleness_ms();
+  if (s.alignment().enabled()) {
+    p["alignment_group"] = s.alignment().group;
+    p["max_drift_ms"] = s.alignment().max_drift_ms;
+    p["max_wait_ms"] = s.alignment().max_wait_ms;
+  }
   return p;
 }
 

@@ -15,6 +15,9 @@
 //           .with_timestamp_assigner([](const Event& e, EventTime) { return e.ts; })
 //           .with_idleness(60000));
 #include <cstdint>
+#include <string>
+
+#include "clink/time/alignment_group.hpp"
 #include <functional>
 #include <map>
 #include <memory>
@@ -72,8 +75,20 @@ class WatermarkStrategy {
     idleness_ms_ = ms;
     return *this;
   }
+  // Join alignment group `group`: hold back input while this watermark is more than
+  // max_drift_ms ahead of the group's slowest member (waiting at most max_wait_ms per
+  // batch). Flink's withWatermarkAlignment.
+  WatermarkStrategy& with_watermark_alignment(std::string group, std::int64_t max_drift_ms,
+                                              std::int64_t max_wait_ms = 1000) {
+    if (group.empty()) throw ClinkError("with_watermark_alignment: the group needs a name");
+    if (max_drift_ms < 0 || max_wait_ms <= 0)
+      throw ClinkError("with_watermark_alignment: max drift must be >= 0 and max wait > 0");
+    alignment_ = WatermarkAlignment{std::move(group), max_drift_ms, max_wait_ms};
+    return *this;
+  }
   const TimestampAssigner& timestamp_assigner() const { return timestamp_assigner_; }
   std::int64_t idleness_ms() const { return idleness_ms_; }  // 0: never idle
+  const WatermarkAlignment& alignment() const { return alignment_; }
 
  protected:
   // The unclamped watermark from what the strategy has seen.
@@ -83,6 +98,7 @@ class WatermarkStrategy {
   EventTime reported_ = kMinEventTime;
   TimestampAssigner timestamp_assigner_;
   std::int64_t idleness_ms_ = 0;
+  WatermarkAlignment alignment_;
 };
 
 // W = maxSeen - 1 (Flink's forMonotonousTimestamps): for strictly ascending input.
