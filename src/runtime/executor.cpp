@@ -529,13 +529,6 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
                          std::to_string(op.max_parallelism) + " to " +
                          std::to_string(graph_.max_parallelism_of(*owner)) +
                          " (it is fixed at the first run: key groups depend on it)");
-      // Reader positions belong to one reader each: a source keeps its parallelism.
-      if (owner->num_inputs == 0 && has_state && op.parallelism != graph_.parallelism_of(*owner))
-        throw ClinkError("cannot restore source '" + uid + "' at parallelism " +
-                         std::to_string(graph_.parallelism_of(*owner)) + ": its positions were checkpointed at " +
-                         "parallelism " + std::to_string(op.parallelism) +
-                         " (changing a source's parallelism on restore is not supported yet; set the source's "
-                         "parallelism)");
     }
     std::lock_guard lock(mu_);
     // The restored checkpoint stays the user's: its shared files are never released.

@@ -1,5 +1,7 @@
 #pragma once
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "clink/api/source.hpp"
@@ -38,8 +40,14 @@ class CollectionSource final : public Source<T> {
       while (pos_ < records_.size() && out.records.size() < max) out.records.push_back(records_[pos_++]);
       return pos_ < records_.size() ? SourceOperator::PollStatus::kMore : SourceOperator::PollStatus::kEnd;
     }
-    std::optional<std::string> snapshot_position() const override { return std::to_string(pos_); }
-    void restore_position(std::string_view p) override { pos_ = std::stoull(std::string(p)); }
+    // One split: the index of the next record.
+    std::optional<std::vector<std::string>> snapshot_splits() const override {
+      return std::vector<std::string>{std::to_string(pos_)};
+    }
+    void restore_splits(std::vector<std::string> splits) override {
+      pos_ = records_.size();  // no split: nothing left to read
+      for (const auto& p : splits) pos_ = std::stoull(p);
+    }
 
    private:
     const std::vector<Record<T>>& records_;

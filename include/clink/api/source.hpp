@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "clink/core/error.hpp"
 
@@ -25,11 +26,17 @@ class SourceReader {
   // How long to wait after kNothingAvailable before polling again.
   virtual std::int64_t wait_hint_ms() const { return 1; }
   virtual void close() {}
-  // Where the reader is, for checkpoints: restore_position(snapshot_position()) on a
-  // fresh reader must continue exactly after the last record polled. nullopt: this
-  // reader cannot be checkpointed (a checkpoint that meets it fails, saying so).
-  virtual std::optional<std::string> snapshot_position() const { return std::nullopt; }
-  virtual void restore_position(std::string_view /*position*/) {}
+  // Where the reader is, for checkpoints, as FLIP-27 splits: independent pieces of the
+  // source's input, each with its own progress. A finished split may be left out.
+  // nullopt: this reader cannot be checkpointed (a checkpoint that meets it fails,
+  // saying so). Each split is one item of an even-split operator state list, so a
+  // restore at another parallelism deals the splits over the new readers.
+  virtual std::optional<std::vector<std::string>> snapshot_splits() const { return std::nullopt; }
+  // Called after open() on a restored run with this reader's share of the splits
+  // (possibly none, possibly several): it must continue each exactly after the last
+  // record polled from it, and read nothing else. Not called on a fresh run, nor when
+  // the checkpoint holds no splits of this source (a source new to the job).
+  virtual void restore_splits(std::vector<std::string> /*splits*/) {}
 };
 
 // A source: makes one reader per subtask. Sources with a natural parallelism (one
@@ -55,21 +62,22 @@ class ReaderSourceOperator final : public SourceOperator {
     reader_ = source_->create_reader(ctx.subtask_index(), ctx.parallelism());
     reader_->open(ctx);
     if (ctx.is_restored()) {
-      // One position per reader; a reader gets back the one it wrote (same parallelism).
-      const auto& positions = ctx.operator_state().list(kPositionState);
-      if (positions.size() > 1)
-        throw ClinkError("source '" + ctx.operator_id() + "' cannot restore " + std::to_string(positions.size()) +
-                         " reader positions into one subtask (change of source parallelism is not supported)");
-      if (!positions.empty()) reader_->restore_position(positions.front());
+      const auto& lists = ctx.operator_state().lists();
+      if (lists.count(kOldPositionState))
+        throw ClinkError("source '" + ctx.operator_id() + "' cannot restore reader positions of an older clink's " +
+                         "checkpoint (sources now checkpoint splits; take the checkpoint again)");
+      // The list exists on every subtask iff the checkpoint holds this source's splits;
+      // this subtask's share may be empty (more readers than splits): it reads nothing.
+      auto it = lists.find(kSplitState);
+      if (it != lists.end()) reader_->restore_splits(it->second.items);
     }
   }
   void snapshot_state(std::int64_t) override {
-    auto position = reader_->snapshot_position();
-    if (!position)
+    auto splits = reader_->snapshot_splits();
+    if (!splits)
       throw ClinkError("source '" + ctx().operator_id() + "' (" + source_->factory_name() +
                        ") does not support checkpoints");
-    auto& list = ctx().operator_state().list(kPositionState);
-    list.assign(1, std::move(*position));
+    ctx().operator_state().list(kSplitState, Redistribution::kEvenSplit) = std::move(*splits);
   }
   PollStatus poll_next() override {
     auto batch = std::make_unique<Batch<T>>();
@@ -84,7 +92,8 @@ class ReaderSourceOperator final : public SourceOperator {
   }
 
  private:
-  static constexpr const char* kPositionState = "source-position";
+  static constexpr const char* kSplitState = "source-splits";
+  static constexpr const char* kOldPositionState = "source-position";
   std::shared_ptr<const Source<T>> source_;
   std::size_t batch_size_;
   std::unique_ptr<SourceReader<T>> reader_;

@@ -3,12 +3,17 @@
 // (bounded or unbounded), optionally rate limited and stamped with event times.
 //
 // Rows are numbered globally; subtask i of p produces rows i, i+p, i+2p, ... so the
-// union over subtasks is the same at any parallelism. A generator turns a row's number
+// union over subtasks is the same at any parallelism. That run of rows is the reader's
+// split (next row, step, last row); a checkpoint stores the unfinished splits and a
+// restore at another parallelism deals them over the new readers, each reading its
+// splits in row order (a reader with none ends at once). A generator turns a row's number
 // n into a record: DatagenSource<std::int64_t> emits n, DatagenSource<Event> emits
 // {"k" + n % key_count, n}; make_datagen_sequence/make_datagen_random take any
 // callable T(std::int64_t).
 #include <algorithm>
 #include <charconv>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -16,10 +21,12 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "clink/api/source.hpp"
 #include "clink/api/spec_types.hpp"
 #include "clink/connectors/rate_limiter.hpp"
+#include "clink/core/error.hpp"
 
 namespace clink {
 
@@ -104,27 +111,30 @@ class DatagenSource final : public Source<T> {
   class Reader final : public SourceReader<T> {
    public:
     using Status = typename SourceReader<T>::Status;
-    Reader(const DatagenConfig& c, const Gen& gen, int subtask, int parallelism)
-        : c_(c), gen_(gen), next_(static_cast<std::uint64_t>(subtask)), step_(static_cast<std::uint64_t>(parallelism)) {
+    Reader(const DatagenConfig& c, const Gen& gen, int subtask, int parallelism) : c_(c), gen_(gen) {
+      bool empty = false;
       if (c.kind == DatagenKind::kSequence) {
         // Row numbers are offsets from start: 0..last.
-        if (c.start > c.end) done_ = true;
+        empty = c.start > c.end;
         last_ = static_cast<std::uint64_t>(c.end) - static_cast<std::uint64_t>(c.start);
       } else {
         bounded_ = c.number_of_rows >= 0;
         if (bounded_) {
-          if (c.number_of_rows == 0) done_ = true;
+          empty = c.number_of_rows == 0;
           last_ = static_cast<std::uint64_t>(c.number_of_rows) - 1;
         }
         span_ = static_cast<std::uint64_t>(c.end) - static_cast<std::uint64_t>(c.start) + 1;  // 0: full range
       }
-      if ((bounded_ || c.kind == DatagenKind::kSequence) && next_ > last_) done_ = true;
+      has_end_ = bounded_ || c.kind == DatagenKind::kSequence;
+      // A fresh reader has its own split: rows subtask, subtask + p, ...
+      Split own{static_cast<std::uint64_t>(subtask), static_cast<std::uint64_t>(parallelism), last_};
+      if (!empty && !(has_end_ && own.next > own.last)) splits_.push_back(own);
       if (c.options.rows_per_second > 0)
         limiter_.emplace(c.options.rows_per_second / parallelism, RateLimiter::Clock::now());
     }
 
     Status poll(Batch<T>& out, std::size_t max_records) override {
-      if (done_) return Status::kEnd;
+      if (splits_.empty()) return Status::kEnd;
       auto n = static_cast<std::int64_t>(std::min<std::uint64_t>(max_records, remaining()));
       if (limiter_) {
         n = limiter_->acquire(n, RateLimiter::Clock::now());
@@ -132,30 +142,58 @@ class DatagenSource final : public Source<T> {
       }
       const auto& o = c_.options;
       bool timed = o.event_time_start_ms != kNoEventTime;
-      for (std::int64_t i = 0; i < n; ++i) {
-        EventTime ts = timed ? o.event_time_start_ms + static_cast<std::int64_t>(next_) * o.event_time_step_ms
-                             : kNoEventTime;
-        out.records.push_back(Record<T>{gen_(value_of(next_)), ts, kNoPartition});
-        if (!advance()) break;
+      // With several splits (a restore at a lower parallelism) rows come in row order
+      // across them: the split with the lowest next row runs until it passes the next
+      // lowest, so event times stay as ordered as at the original parallelism.
+      while (n > 0 && !splits_.empty()) {
+        std::size_t s = 0;
+        for (std::size_t i = 1; i < splits_.size(); ++i)
+          if (splits_[i].next < splits_[s].next) s = i;
+        std::uint64_t bound = std::numeric_limits<std::uint64_t>::max();  // run while next <= bound
+        for (std::size_t i = 0; i < splits_.size(); ++i)
+          if (i != s) bound = std::min(bound, splits_[i].next);
+        Split& sp = splits_[s];
+        bool more = true;
+        do {
+          EventTime ts = timed ? o.event_time_start_ms + static_cast<std::int64_t>(sp.next) * o.event_time_step_ms
+                               : kNoEventTime;
+          out.records.push_back(Record<T>{gen_(value_of(sp.next)), ts, kNoPartition});
+          --n;
+          more = advance(sp);
+        } while (more && n > 0 && sp.next <= bound);
+        if (!more) splits_.erase(splits_.begin() + static_cast<std::ptrdiff_t>(s));
       }
-      return done_ ? Status::kEnd : Status::kMore;
+      return splits_.empty() ? Status::kEnd : Status::kMore;
     }
     std::int64_t wait_hint_ms() const override { return limiter_ ? limiter_->wait_ms() : 1; }
-    // Position: the next row number, or "end". Random rows depend only on (seed, row),
-    // so a restored reader continues the same stream exactly.
-    std::optional<std::string> snapshot_position() const override {
-      return done_ ? std::string("end") : std::to_string(next_);
+    // A split is "next step last" (row numbers); finished splits are left out. Random
+    // rows depend only on (seed, row), so a restored reader continues each exactly.
+    std::optional<std::vector<std::string>> snapshot_splits() const override {
+      std::vector<std::string> out;
+      out.reserve(splits_.size());
+      for (const auto& sp : splits_)
+        out.push_back(std::to_string(sp.next) + " " + std::to_string(sp.step) + " " + std::to_string(sp.last));
+      return out;
     }
-    void restore_position(std::string_view p) override {
-      if (p == "end") {
-        done_ = true;
-        return;
+    void restore_splits(std::vector<std::string> splits) override {
+      splits_.clear();
+      for (const auto& text : splits) {
+        Split sp;
+        if (std::sscanf(text.c_str(), "%" SCNu64 " %" SCNu64 " %" SCNu64, &sp.next, &sp.step, &sp.last) != 3 ||
+            sp.step == 0)
+          throw ClinkError("datagen: malformed split '" + text + "' in the restored checkpoint");
+        if (has_end_ && sp.next > sp.last) continue;
+        splits_.push_back(sp);
       }
-      next_ = std::stoull(std::string(p));
-      done_ = (bounded_ || c_.kind == DatagenKind::kSequence) && next_ > last_;
     }
 
    private:
+    struct Split {
+      std::uint64_t next = 0;  // global row number of the next row
+      std::uint64_t step = 1;
+      std::uint64_t last = 0;  // the last row (unused when unbounded)
+    };
+
     std::int64_t value_of(std::uint64_t row) const {
       if (c_.kind == DatagenKind::kSequence) return static_cast<std::int64_t>(static_cast<std::uint64_t>(c_.start) + row);
       std::uint64_t r = detail::splitmix64(c_.seed, row);
@@ -164,27 +202,29 @@ class DatagenSource final : public Source<T> {
     }
     // Rows this reader still has to produce (capped; unbounded is "many").
     std::uint64_t remaining() const {
-      if (c_.kind == DatagenKind::kRandom && !bounded_) return std::numeric_limits<std::uint64_t>::max();
-      return (last_ - next_) / step_ + 1;
-    }
-    bool advance() {
-      bool has_end = c_.kind == DatagenKind::kSequence || bounded_;
-      if (has_end && last_ - next_ < step_) {  // next row would pass the last one
-        done_ = true;
-        return false;
+      if (!has_end_) return std::numeric_limits<std::uint64_t>::max();
+      std::uint64_t total = 0;
+      for (const auto& sp : splits_) {
+        std::uint64_t r = (sp.last - sp.next) / sp.step + 1;
+        total = r > std::numeric_limits<std::uint64_t>::max() - total ? std::numeric_limits<std::uint64_t>::max()
+                                                                       : total + r;
       }
-      next_ += step_;  // unbounded random wraps after 2^64 rows, which is fine
+      return total;
+    }
+    // Moves `sp` to its next row; false once it is finished.
+    bool advance(Split& sp) const {
+      if (has_end_ && sp.last - sp.next < sp.step) return false;  // next row would pass the last one
+      sp.next += sp.step;  // unbounded random wraps after 2^64 rows, which is fine
       return true;
     }
 
     DatagenConfig c_;
     Gen gen_;
-    std::uint64_t next_;  // global row number of the next row
-    std::uint64_t step_;
+    std::vector<Split> splits_;  // unfinished splits
     std::uint64_t last_ = 0;
     std::uint64_t span_ = 0;
     bool bounded_ = false;
-    bool done_ = false;
+    bool has_end_ = false;
     std::optional<RateLimiter> limiter_;
   };
 

@@ -6,12 +6,15 @@
 // job fails with the file, the 1-based line number and the reason; with
 // OnError::kDeadLetter the line goes to the side output "dead-letter" as a DeadLetter
 // and reading continues.
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "clink/api/source.hpp"
@@ -84,10 +87,13 @@ class FileSource final : public Source<T> {
         : path_(s.path_), options_(s.options_), decoder_(s.decoders_()), subtask_(subtask), parallelism_(parallelism) {}
 
     // Lists the files here rather than at plan time: a spec may be planned on a
-    // machine other than the one that reads the files.
+    // machine other than the one that reads the files. A fresh reader's splits are
+    // its files, each from the start.
     void open(RuntimeContext& ctx) override {
       ctx_ = &ctx;
-      lines_.emplace(files_for_subtask(list_input_files(path_), subtask_, parallelism_), options_.read_buffer_bytes);
+      files_ = files_for_subtask(list_input_files(path_), subtask_, parallelism_);
+      skip_.assign(files_.size(), 0);
+      lines_.emplace(files_, options_.read_buffer_bytes);
     }
 
     Status poll(Batch<T>& out, std::size_t max_records) override {
@@ -102,7 +108,13 @@ class FileSource final : public Source<T> {
           more = false;
           break;
         }
-        ++lines_consumed_;
+        std::size_t f = lines_->current_file_index();
+        if (f != current_) {
+          current_ = f;
+          current_lines_ = 0;
+        }
+        current_lines_ = line.number;
+        if (line.number <= skip_[f]) continue;  // consumed before the restored checkpoint
         if (decoder_->skips_blank_lines() && is_blank(line.text)) continue;
         auto& rec = out.records.emplace_back();
         if (decoder_->decode(line.text, line.readable, rec.value, reason_)) continue;
@@ -119,13 +131,32 @@ class FileSource final : public Source<T> {
       return more ? Status::kMore : Status::kEnd;
     }
 
-    // Position: lines consumed by this reader across its files. Restoring re-reads and
-    // skips them (a byte offset per file would seek instead; fine for now).
-    std::optional<std::string> snapshot_position() const override { return std::to_string(lines_consumed_); }
-    void restore_position(std::string_view p) override {
-      std::int64_t skip = std::stoll(std::string(p));
-      LineReader::Line line;
-      for (std::int64_t i = 0; i < skip && lines_->next(line); ++i) ++lines_consumed_;
+    // A split is one file and the lines of it consumed: "<lines> <path>". Finished
+    // files are left out. Restoring re-reads and skips the consumed lines of each file
+    // (a byte offset per file would seek instead; fine for now).
+    std::optional<std::vector<std::string>> snapshot_splits() const override {
+      std::vector<std::string> out;
+      for (std::size_t i = current_; i < files_.size(); ++i) {
+        std::int64_t consumed = i == current_ ? std::max(skip_[i], current_lines_) : skip_[i];
+        out.push_back(std::to_string(consumed) + " " + files_[i]);
+      }
+      return out;
+    }
+    void restore_splits(std::vector<std::string> splits) override {
+      files_.clear();
+      skip_.clear();
+      for (auto& text : splits) {
+        auto space = text.find(' ');
+        std::int64_t consumed = 0;
+        auto [p, ec] = std::from_chars(text.data(), text.data() + (space == std::string::npos ? 0 : space), consumed);
+        if (space == std::string::npos || ec != std::errc() || p != text.data() + space || consumed < 0)
+          throw ClinkError("file source: malformed split '" + text + "' in the restored checkpoint");
+        files_.push_back(text.substr(space + 1));
+        skip_.push_back(consumed);
+      }
+      current_ = 0;
+      current_lines_ = 0;
+      lines_.emplace(files_, options_.read_buffer_bytes);
     }
 
    private:
@@ -143,7 +174,10 @@ class FileSource final : public Source<T> {
     RuntimeContext* ctx_ = nullptr;
     std::optional<LineReader> lines_;
     std::string reason_;
-    std::int64_t lines_consumed_ = 0;
+    std::vector<std::string> files_;  // this reader's splits, read in order
+    std::vector<std::int64_t> skip_;  // lines of each consumed before the restored checkpoint
+    std::size_t current_ = 0;         // the split being read
+    std::int64_t current_lines_ = 0;  // lines of it consumed
   };
 
   std::string path_;

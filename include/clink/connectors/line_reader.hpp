@@ -32,6 +32,8 @@ class LineReader {
   bool next(Line& line);
   // The file the last line came from.
   const std::string& current_file() const;
+  // Its index in `files` (0 before the first line).
+  std::size_t current_file_index() const { return file_index_ == 0 ? 0 : file_index_ - 1; }
 
  private:
   bool open_next_file();
