@@ -102,6 +102,21 @@ struct StateCodec<std::vector<T>> {
 };
 
 template <class T>
+struct StateCodec<std::optional<T>> {
+  static void encode(const std::optional<T>& v, std::string& out) {
+    out.push_back(v ? 1 : 0);
+    if (v) StateCodec<T>::encode(*v, out);
+  }
+  static std::optional<T> decode(std::string_view& in) {
+    if (in.empty()) throw ClinkError("state: truncated optional");
+    const bool has = in.front() != 0;
+    in.remove_prefix(1);
+    if (!has) return std::nullopt;
+    return StateCodec<T>::decode(in);
+  }
+};
+
+template <class T>
 std::string encode_state(const T& v) {
   std::string s;
   StateCodec<T>::encode(v, s);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "clink/core/error.hpp"
+#include "clink/state/state_codec.hpp"
 #include "clink/time/window_arithmetic.hpp"
 #include "clink/windows/time_window.hpp"
 
@@ -28,6 +29,20 @@ struct TimestampedValue {
   EventTime timestamp = kNoEventTime;
   bool has_timestamp() const { return timestamp != kNoEventTime; }
   friend bool operator==(const TimestampedValue&, const TimestampedValue&) = default;
+};
+
+// Checkpoint encoding of a buffered element (needs a StateCodec for T).
+template <class T>
+struct StateCodec<TimestampedValue<T>> {
+  static void encode(const TimestampedValue<T>& v, std::string& out) {
+    StateCodec<T>::encode(v.value, out);
+    StateCodec<std::int64_t>::encode(v.timestamp, out);
+  }
+  static TimestampedValue<T> decode(std::string_view& in) {
+    T value = StateCodec<T>::decode(in);
+    EventTime ts = StateCodec<std::int64_t>::decode(in);
+    return TimestampedValue<T>{std::move(value), ts};
+  }
 };
 
 struct EvictorContext {

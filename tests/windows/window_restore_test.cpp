@@ -1,0 +1,368 @@
+// Window state is durable: a job with windows restores from a checkpoint (injected
+// failure) or a savepoint (new run, also at another parallelism) and its exactly-once
+// output equals the failure-free run exactly, pane timing and index included. Each
+// scenario runs on the memory and the RocksDB backend, through the sliced path
+// (tumbling, sliding), the generic path (process windows, evictors, count triggers)
+// and the merging path (sessions).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "clink/connectors/exactly_once_collect_sink.hpp"
+#include "clink/core/error.hpp"
+#include "clink/runtime/executor.hpp"
+#include "window_test_support.hpp"
+
+namespace clink {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace clink::testing;
+using ::testing::HasSubstr;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("clink-window-restore-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+// One poll of the source: a batch, then optionally a watermark.
+struct WStep {
+  std::vector<std::pair<KV, EventTime>> records;
+  std::optional<EventTime> watermark;
+};
+using Script = std::vector<WStep>;
+
+struct Control {
+  std::atomic<std::size_t> pause_at{static_cast<std::size_t>(-1)};
+  std::atomic<std::size_t> emitted{0};
+};
+
+// A scripted source that checkpoints its position and stops at step `pause_at` until
+// released (or stopped with a savepoint there).
+class PausableSource final : public SourceOperator {
+ public:
+  PausableSource(Script steps, std::shared_ptr<Control> control) : steps_(std::move(steps)), control_(std::move(control)) {}
+  void open(RuntimeContext& ctx) override {
+    SourceOperator::open(ctx);
+    if (ctx.is_restored()) {
+      auto& pos = ctx.operator_state().list("position");
+      if (!pos.empty()) next_ = std::stoul(pos.front());
+    }
+  }
+  PollStatus poll_next() override {
+    if (next_ >= steps_.size()) return PollStatus::kEnd;
+    if (next_ == control_->pause_at.load()) return PollStatus::kNothingAvailable;
+    const WStep& s = steps_[next_++];
+    if (!s.records.empty()) {
+      auto b = std::make_unique<Batch<KV>>();
+      for (const auto& [v, t] : s.records) b->records.push_back(Record<KV>{v, t});
+      output().emit(std::move(b));
+    }
+    if (s.watermark) output().emit_watermark(Watermark{*s.watermark, false});
+    control_->emitted = next_;
+    return next_ < steps_.size() ? PollStatus::kMore : PollStatus::kEnd;
+  }
+  void snapshot_state(std::int64_t) override { ctx().operator_state().list("position").assign(1, std::to_string(next_)); }
+
+ private:
+  Script steps_;
+  std::shared_ptr<Control> control_;
+  std::size_t next_ = 0;
+};
+
+struct Injector {
+  std::atomic<bool> armed{false};
+  std::atomic<int> failures_left{1};
+  KV pass(KV v) {
+    if (armed.load() && failures_left.fetch_sub(1) > 0) throw std::runtime_error("injected failure");
+    return v;
+  }
+};
+
+// "key [s,e) value PANE" for an aggregated window.
+struct AggPaneFn final : ProcessWindowFunction<std::int64_t, std::string, std::string> {
+  void process(const std::string& key, Context& ctx, const WindowElements<std::int64_t>& elements,
+               Collector<std::string>& out) override {
+    std::string s = key + " ";
+    to_string_into(ctx.window(), s);
+    s += " " + std::to_string(elements[0]) + " ";
+    to_string_into(ctx.pane(), s);
+    out.collect(s);
+  }
+};
+
+using WindowBuild = std::function<DataStream<std::string>(KeyedStream<KV, std::string, KeyOf>)>;
+
+struct Job {
+  Script script;
+  WindowBuild window;
+  std::shared_ptr<ExactlyOnceCollectSink<std::string>> sink = std::make_shared<ExactlyOnceCollectSink<std::string>>();
+  std::shared_ptr<Control> control = std::make_shared<Control>();
+  std::shared_ptr<Injector> injector = std::make_shared<Injector>();
+
+  void build(StreamExecutionEnvironment& env, int parallelism) {
+    env.set_parallelism(parallelism);
+    JobNode n;
+    n.factory = "pausable_window_source";
+    n.name = "Scripted";
+    n.num_inputs = 0;
+    n.out_type = type_name<KV>();
+    n.parallelism = 1;
+    auto steps = script;
+    auto c = control;
+    n.build = [steps, c] { return std::make_unique<PausableSource>(steps, c); };
+    DataStream<KV> src(&env, env.add_node(std::move(n)));
+    src.uid("source");
+    auto inj = injector;
+    auto injected =
+        src.map([inj](KV v) { return inj->pass(std::move(v)); }, "Injector").set_parallelism(1).uid("injector");
+    window(keyed(injected)).uid("window").sink_to(sink, "Sink");
+  }
+};
+
+template <class T>
+std::vector<T> sorted(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+class WindowRestore : public ::testing::TestWithParam<std::string> {
+ protected:
+  ExecutionOptions options(const fs::path& dir, std::int64_t interval_ms) const {
+    ExecutionOptions o;
+    o.checkpoints.interval_ms = interval_ms;
+    o.checkpoints.directory = dir;
+    o.checkpoints.state_backend.kind = GetParam();
+    o.checkpoints.state_backend.working_dir = dir / "working";
+    o.restart = RestartStrategy::fixed_delay(3, 10);
+    return o;
+  }
+
+  std::vector<std::string> failure_free(const Script& script, const WindowBuild& window, int parallelism = 1) {
+    TempDir dir;
+    Job job{script, window};
+    StreamExecutionEnvironment env;
+    job.build(env, parallelism);
+    execute_async(env.graph(), options(dir.path, 0)).wait();
+    return sorted(job.sink->values());
+  }
+
+  // Stops the job with a savepoint after step `at` (parallelism p1), restores it at
+  // parallelism p2 and runs it to the end: both runs' output.
+  std::vector<std::string> with_savepoint(const Script& script, const WindowBuild& window, std::size_t at, int p1,
+                                          int p2) {
+    TempDir dir;
+    Job job{script, window};
+    fs::path savepoint;
+    {
+      StreamExecutionEnvironment env;
+      job.build(env, p1);
+      job.control->pause_at = at;
+      auto handle = execute_async(env.graph(), options(dir.path, 0));
+      while (job.control->emitted.load() < at && !handle.wait_for(std::chrono::milliseconds(1))) {
+      }
+      EXPECT_EQ(handle.status(), JobStatus::kRunning) << handle.error();
+      savepoint = handle.stop_with_savepoint(dir.path / "sp");
+    }
+    StreamExecutionEnvironment env;
+    job.control->pause_at = static_cast<std::size_t>(-1);
+    job.build(env, p2);
+    auto o = options(dir.path, 0);
+    o.restore = RestoreSettings{savepoint};
+    auto handle = execute_async(env.graph(), o);
+    handle.wait();
+    EXPECT_EQ(handle.status(), JobStatus::kFinished) << handle.error();
+    return sorted(job.sink->values());
+  }
+
+  // Pauses after step `at` until a checkpoint completed, then fails the next record.
+  std::vector<std::string> with_failure(const Script& script, const WindowBuild& window, std::size_t at,
+                                        int parallelism = 2) {
+    TempDir dir;
+    Job job{script, window};
+    StreamExecutionEnvironment env;
+    job.build(env, parallelism);
+    job.control->pause_at = at;
+    auto handle = execute_async(env.graph(), options(dir.path, 10));
+    while (job.control->emitted.load() < at && !handle.wait_for(std::chrono::milliseconds(1))) {
+    }
+    const auto done = handle.checkpoint_counts().completed;
+    while (handle.checkpoint_counts().completed < done + 2 && !handle.wait_for(std::chrono::milliseconds(1))) {
+    }
+    EXPECT_EQ(handle.status(), JobStatus::kRunning) << handle.error();
+    job.injector->armed = true;
+    job.control->pause_at = static_cast<std::size_t>(-1);
+    handle.wait();
+    EXPECT_EQ(handle.status(), JobStatus::kFinished) << handle.error();
+    EXPECT_EQ(handle.checkpoint_counts().restarts, 1);
+    return sorted(job.sink->values());
+  }
+
+  // Every way of interrupting the job after step `at` gives the failure-free output.
+  void expect_restores(const Script& script, const WindowBuild& window, std::size_t at,
+                       const std::vector<std::string>& must_contain = {}) {
+    const auto expected = failure_free(script, window);
+    ASSERT_FALSE(expected.empty());
+    for (const auto& s : must_contain) EXPECT_THAT(expected, ::testing::Contains(s));
+    EXPECT_EQ(failure_free(script, window, 2), expected) << "parallelism 2";
+    for (auto [p1, p2] : {std::pair{1, 1}, std::pair{1, 2}, std::pair{2, 1}, std::pair{2, 2}})
+      EXPECT_EQ(with_savepoint(script, window, at, p1, p2), expected) << "savepoint " << p1 << " -> " << p2;
+    EXPECT_EQ(with_failure(script, window, at), expected) << "injected failure";
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Backends, WindowRestore, ::testing::Values("memory", "rocksdb"),
+                         [](const auto& info) { return info.param; });
+
+// Keys a..f, so that at parallelism 2 both subtasks hold keys.
+std::vector<std::pair<KV, EventTime>> spread(std::int64_t value, EventTime t) {
+  std::vector<std::pair<KV, EventTime>> v;
+  for (const char* k : {"a", "b", "c", "d", "e", "f"}) v.push_back({{k, value}, t});
+  return v;
+}
+
+Script tumbling_script() {
+  return {
+      {spread(1, 1), 5},
+      {spread(2, 12), 14},  // W14: [0,10) fired
+      {spread(4, 15), 16},
+      // -- interrupted here: [10,20) holds 2 + 4, [20,30) nothing yet --
+      {spread(8, 21), 25},  // W25: [10,20) fired
+      {spread(16, 29), std::nullopt},
+  };
+}
+
+TEST_P(WindowRestore, TumblingSliced) {
+  expect_restores(tumbling_script(), [](auto k) {
+    return k.window(TumblingEventTimeWindows::of(10)).aggregate(SumAgg{}, AggPaneFn{});
+  }, 3, {"a [10,20) 6 ON_TIME#0 first last"});
+}
+
+// Sliding windows (size 30, slide 10) with allowed lateness 20: the restore falls
+// between the on-time pane of [0,30) and its cleanup; the late record after it makes
+// a LATE pane with index 1, not a second ON_TIME pane.
+Script sliding_late_script() {
+  return {
+      {spread(1, 1), 12},
+      {spread(2, 15), 31},  // W31: [-10,20) [0,30) on time
+      {spread(4, 33), 35},
+      // -- interrupted here --
+      {spread(8, 5), 36},   // late for [0,30) (cleanup at 49) and [-10,20) (39): LATE panes
+      {spread(16, 7), 45},  // late again: [-10,20) is gone (W45 >= 39), [0,30) pane 2
+      {spread(32, 25), 60},
+  };
+}
+
+TEST_P(WindowRestore, SlidingSlicedLatePaneAfterARestore) {
+  auto win = [](auto k) {
+    return k.window(SlidingEventTimeWindows::of(30, 10)).allowed_lateness(20).aggregate(SumAgg{}, AggPaneFn{});
+  };
+  expect_restores(sliding_late_script(), win, 3, {"a [0,30) 3 ON_TIME#0 first", "a [0,30) 11 LATE#1"});
+}
+
+TEST_P(WindowRestore, SlidingGenericLatePaneAfterARestore) {
+  auto win = [](auto k) {
+    return k.window(SlidingEventTimeWindows::of(30, 10)).allowed_lateness(20).slicing(false).aggregate(SumAgg{},
+                                                                                                       AggPaneFn{});
+  };
+  expect_restores(sliding_late_script(), win, 3, {"a [0,30) 3 ON_TIME#0 first", "a [0,30) 11 LATE#1"});
+}
+
+// Sessions (gap 10): two sessions of each key are open at the interruption; the first
+// record after it bridges them (a merge of restored windows).
+Script session_script() {
+  return {
+      {spread(1, 1), 0},
+      {spread(2, 15), 2},  // sessions [1,11) and [15,25)
+      // -- interrupted here --
+      {spread(4, 9), 5},  // [1,19) joins [15,25): [1,25)
+      {spread(8, 40), 30},  // W30: [1,25) fires
+      {spread(16, 45), std::nullopt},
+  };
+}
+
+TEST_P(WindowRestore, SessionMergesRestoredWindows) {
+  expect_restores(session_script(), [](auto k) {
+    return k.window(EventTimeSessionWindows::with_gap(10)).aggregate(SumAgg{}, AggPaneFn{});
+  }, 2, {"a [1,25) 7 ON_TIME#0 first last"});
+}
+
+TEST_P(WindowRestore, SessionProcessMergesRestoredWindows) {
+  expect_restores(session_script(), [](auto k) {
+    return k.window(EventTimeSessionWindows::with_gap(10)).process(ListFn{});
+  }, 2, {"a [1,25) 1,2,4 ON_TIME#0 first last"});
+}
+
+// An evicting process window (keeps the last 2 elements) with allowed lateness: the
+// restore falls between the on-time pane and the cleanup.
+TEST_P(WindowRestore, EvictingProcessWindowLatePaneAfterARestore) {
+  Script script{
+      {spread(1, 1), 2},
+      {spread(2, 3), std::nullopt},
+      {spread(4, 5), 12},  // W12: [0,10) on time: 2,4
+      // -- interrupted here --
+      {spread(8, 6), 14},  // LATE#1: 4,8
+      {spread(16, 25), 30},
+  };
+  expect_restores(script, [](auto k) {
+    return k.window(TumblingEventTimeWindows::of(10)).allowed_lateness(10).evictor(CountEvictor::of(2)).process(ListFn{});
+  }, 3, {"a [0,10) 2,4 ON_TIME#0 first", "a [0,10) 4,8 LATE#1"});
+}
+
+// A count trigger keeps its count in trigger state.
+TEST_P(WindowRestore, CountTriggerStateSurvives) {
+  Script script{
+      {spread(1, 1), std::nullopt},
+      {spread(2, 2), std::nullopt},
+      {spread(4, 3), std::nullopt},
+      // -- interrupted here: the count is 1 of 2 --
+      {spread(8, 4), std::nullopt},
+      {spread(16, 5), 100},
+  };
+  expect_restores(script, [](auto k) {
+    return k.window(TumblingEventTimeWindows::of(10)).trigger(CountTrigger::of(2)).process(ListFn{});
+  }, 3, {"a [0,10) 1,2,4,8 EARLY#1"});
+}
+
+// An accumulator type without a StateCodec: the checkpoint fails naming the window.
+struct Opaque {
+  std::int64_t n = 0;
+};
+struct OpaqueAgg final : AggregateFunction<KV, Opaque, std::int64_t> {
+  Opaque create_accumulator() const override { return {}; }
+  void add(const KV& v, Opaque& acc) const override { acc.n += v.second; }
+  std::int64_t get_result(const Opaque& acc) const override { return acc.n; }
+  void merge(Opaque& acc, const Opaque& o) const override { acc.n += o.n; }
+};
+
+TEST(WindowCheckpoint, AnAccumulatorWithoutStateCodecFailsTheCheckpointNamingTheWindow) {
+  TempDir dir;
+  Job job{{{spread(1, 1), 5}, {spread(1, 2), 6}}, [](auto k) {
+            return k.window(TumblingEventTimeWindows::of(10))
+                .aggregate(OpaqueAgg{}, "my-window")
+                .map([](std::int64_t v) { return std::to_string(v); });
+          }};
+  StreamExecutionEnvironment env;
+  job.build(env, 1);
+  job.control->pause_at = 1;
+  ExecutionOptions o;
+  o.checkpoints.interval_ms = 10;
+  o.checkpoints.directory = dir.path;
+  auto handle = execute_async(env.graph(), o);
+  EXPECT_THROW(handle.wait(), JobFailedError);
+  EXPECT_THAT(handle.error(), HasSubstr("my-window"));
+  EXPECT_THAT(handle.error(), HasSubstr("StateCodec"));
+}
+
+}  // namespace
+}  // namespace clink
