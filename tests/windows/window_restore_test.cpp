@@ -334,6 +334,42 @@ TEST_P(WindowRestore, CountTriggerStateSurvives) {
   }, 3, {"a [0,10) 1,2,4,8 EARLY#1"});
 }
 
+// Many keys, out-of-order and late records, sliding windows with allowed lateness: the
+// key groups of 300 keys move between subtasks with their panes, and the windows'
+// key lists and timers are rebuilt on the subtasks that now hold them.
+Script many_keys_script() {
+  Script script;
+  std::uint64_t x = 42;
+  auto next = [&x] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return x >> 33;
+  };
+  for (std::int64_t step = 0; step < 40; ++step) {
+    WStep s;
+    for (int i = 0; i < 60; ++i) {
+      const auto key = "k" + std::to_string(next() % 300);
+      const EventTime t = step * 10 + static_cast<EventTime>(next() % 60) - 40;  // up to 40 late
+      s.records.push_back({{key, static_cast<std::int64_t>(next() % 100)}, t});
+    }
+    s.watermark = step * 10 - 5;
+    script.push_back(std::move(s));
+  }
+  return script;
+}
+
+TEST_P(WindowRestore, ManyKeysSlidingWithLatenessRescales) {
+  auto script = many_keys_script();
+  for (bool slicing : {true, false}) {
+    auto win = [slicing](auto k) {
+      return k.window(SlidingEventTimeWindows::of(40, 10))
+          .allowed_lateness(15)
+          .slicing(slicing)
+          .aggregate(SumAgg{}, AggPaneFn{});
+    };
+    expect_restores(script, win, 20);
+  }
+}
+
 // An accumulator type without a StateCodec: the checkpoint fails naming the window.
 struct Opaque {
   std::int64_t n = 0;
