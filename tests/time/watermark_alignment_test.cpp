@@ -74,7 +74,9 @@ TEST(WatermarkAlignment, AFastSourceWaitsForTheSlowOneWithinTheDrift) {
       return env.from_source<std::int64_t>(DatagenSource<std::int64_t>::sequence(start, start + 999, o))
           .assign_timestamps_and_watermarks(strategy);
     };
-    auto fast = source(1'000'000, 2500);  // alone it would finish in 0.4 s
+    // Aligned, the fast source is rate-limited so that its batches are small (alignment
+    // acts per batch); unaligned it is not limited at all.
+    auto fast = source(1'000'000, aligned ? 2500 : 0);
     auto slow = source(0, 500);           // 2 s
     struct Track final : ProcessFunction<std::int64_t, std::int64_t> {
       std::shared_ptr<Observation> obs;
@@ -93,11 +95,12 @@ TEST(WatermarkAlignment, AFastSourceWaitsForTheSlowOneWithinTheDrift) {
   run(true);
   EXPECT_EQ(obs->count, 2000);
   // Alignment works per batch: drift 100 ms plus one batch of the fast source (after a
-  // wait its rate limiter releases a burst of up to 100 ms of rows = 250 ms of event time).
-  EXPECT_LE(obs->worst_drift, 400);
+  // wait its rate limiter releases a burst of up to 100 ms of rows = 250 ms of event time),
+  // with slack for a loaded machine.
+  EXPECT_LE(obs->worst_drift, 500);
   run(false);
   EXPECT_EQ(obs->count, 2000);
-  EXPECT_GT(obs->worst_drift, 600);  // without alignment the fast source runs far ahead
+  EXPECT_GT(obs->worst_drift, 800);  // without alignment the fast source runs far ahead
 }
 
 }  // namespace
