@@ -650,100 +650,15 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // prefetched), record t + 4 gets its pane storage prefetched, record t is processed.
   // The table of a hundred thousand keys does not fit in cache; this way its misses
   // overlap. A lookup made before an insertion is redone (an insertion may move slots).
-  void sliced_batch(const std::vector<Record<In>>& recs) {
-    batch_keys_.clear();
-    batch_keys_.reserve(recs.size());
-    for (const auto& r : recs) {
-      if (event_time_ && r.event_time == kNoEventTime) fail_no_event_time();
-      batch_keys_.push_back(key_fn_(r.value));
-    }
-    constexpr std::size_t kHash = 24, kResolve = 8, kPanes = 4, kRing = 16;
-    struct Resolved {
-      SKey* sk;
-      std::uint64_t inserts;
-    };
-    std::array<Resolved, kRing> ring{};
-    const std::size_t n = recs.size();
-    for (std::size_t i = 0; i < n && i < kHash - kResolve; ++i) skeys_.prefetch(batch_keys_[i]);
-    for (std::size_t t = 0; t < n + kResolve; ++t) {
-      if (t + kHash - kResolve < n) skeys_.prefetch(batch_keys_[t + kHash - kResolve]);
-      if (t < n) {
-        auto it = skeys_.find(batch_keys_[t]);
-        SKey* sk = it == skeys_.end() ? nullptr : &it->second;
-        if (sk && sk->cold != kNoCold && sk->hot_idx != pane_index(recs[t].event_time))
-          __builtin_prefetch(&colds_[sk->cold]);
-        ring[t % kRing] = {sk, inserts_};
-      }
-      if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
-        const std::size_t q = t - (kResolve - kPanes);
-        const Resolved& r = ring[q % kRing];
-        if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && r.sk->hot_idx != pane_index(recs[q].event_time))
-          colds_[r.sk->cold].older.prefetch_back();
-      }
-      if (t >= kResolve) {
-        const std::size_t p = t - kResolve;
-        const Resolved& r = ring[p % kRing];
-        sliced_element(recs[p], batch_keys_[p], r.inserts == inserts_ ? r.sk : nullptr);
-      }
-    }
-  }
+  void sliced_batch(const std::vector<Record<In>>& recs);
 
   // `hint`: the key's state if the pipeline already found it (else it is looked up).
-  void sliced_element(const Record<In>& r, const K& key, SKey* hint) {
-    const EventTime w_now = watermark();
-    const std::int64_t i = pane_index(r.event_time);
-    const std::int64_t j_last = last_window_of_pane(i);
-    const TimeWindow last = window_of(j_last);
-    if (sat_add(last.max_timestamp(), lateness_) <= w_now) {
-      if (element_late(r.event_time)) late_element(r);
-      return;
-    }
-    SKey* skp = hint;
-    if (!skp) {
-      auto [it, created] = skeys_.try_emplace(key);
-      if (created) ++inserts_;
-      skp = &it->second;
-    }
-    SKey& sk = *skp;
-    auto [state, new_pane] = pane(sk, i);
-    policy_.add(*state, r.value, r.event_time);
-    if (!new_pane && last.max_timestamp() > w_now && m_ >= n_) return;  // the common case: done
-    const std::int64_t j_first = first_window_of_pane(i);
-    if (new_pane) register_windows(key, sk, i, j_first, j_last, w_now);
-    // Windows between their end and their cleanup fire again at once (late panes).
-    if (window_of(j_first).max_timestamp() <= w_now) {
-      for (std::int64_t j = j_last; j >= j_first; j -= m_) {
-        if (!window_representable(j) && j != j_last) break;
-        TimeWindow w = window_of(j);
-        if (cleanup_time(w) <= w_now) continue;
-        if (w.max_timestamp() <= w_now) sliced_fire_late(key, sk, j, w);
-      }
-    }
-  }
+  void sliced_element(const Record<In>& r, const K& key, SKey* hint);
 
   // Adds the key to the lists of the live windows holding pane i. In-order panes only
   // need the windows past the highest one registered; an older pane registers all.
   void register_windows(const K& key, SKey& sk, std::int64_t i, std::int64_t j_first, std::int64_t j_last,
-                        EventTime w_now) {
-    const bool in_order = i >= sk.hot_idx;  // the new pane became the newest
-    SCold& c = cold(sk);
-    for (std::int64_t j = j_first; j <= j_last; j += m_) {
-      if (!window_representable(j) && j != j_last) continue;
-      if (in_order && j <= c.hi_registered) continue;
-      TimeWindow w = window_of(j);
-      const std::int64_t c = cleanup_time(w);
-      if (c <= w_now) continue;
-      auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
-      it->second.keys.push_back(key);
-      if (created) {
-        ns_.clear();
-        encode_window(w, ns_);
-        if (w.max_timestamp() > w_now) timers().register_event_time_timer(w.max_timestamp(), {}, ns_);
-        if (c != w.max_timestamp() && c != kMaxEventTime) timers().register_event_time_timer(c, {}, ns_);
-      }
-    }
-    c.hi_registered = std::max(c.hi_registered, j_last);
-  }
+                        EventTime w_now);
 
   PaneStats& sliced_stats(SKey& sk, std::int64_t j) {
     auto& stats = cold(sk).stats;
@@ -752,12 +667,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     return stats.emplace_back(j, PaneStats{}).second;
   }
 
-  void sliced_fire_late(const K& key, SKey& sk, std::int64_t j, const TimeWindow& w) {
-    State acc = policy_.create();
-    if (!combine(sk, j, acc)) return;
-    PaneInfo pane = next_pane(sliced_stats(sk, j), w, false, false);
-    emit_state(key, w, acc, pane);
-  }
+  void sliced_fire_late(const K& key, SKey& sk, std::int64_t j, const TimeWindow& w);
 
   // Visits the keys of a window list with their state, prefetching ahead in stages
   // (hash slot, then side data, then pane storage) so the cache misses of a hundred
@@ -788,49 +698,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     }
   }
 
-  void sliced_timer(const Timer& t) {
-    const TimeWindow w = decode_window(t.ns);
-    auto it = wkeys_.find(w.start);
-    if (it == wkeys_.end()) return;
-    const std::int64_t c = cleanup_time(w);
-    const bool fire = t.time == w.max_timestamp();
-    const bool clean = t.time == c;
-    WKeys& wk = it->second;
-    const bool is_last = watermark() >= c;
-    const std::int64_t keep_from = sat_add(wk.j, m_);
-    fired_.clear();
-    erase_.clear();
-    for_keys(wk.keys, [&](const K& key, SKey& sk) {
-      if (fire) {
-        SCold& cd = cold(sk);
-        if (cd.last_fired < wk.j) {
-          cd.last_fired = wk.j;
-          State acc = policy_.create();
-          if (combine(sk, wk.j, acc)) fired_.emplace_back(key, std::move(acc));
-          if (!is_last && lateness_ > 0) ++sliced_stats(sk, wk.j).emissions;
-        }
-      }
-      if (clean) {
-        drop_panes_before(sk, keep_from);
-        if (sk.cold != kNoCold) std::erase_if(colds_[sk.cold].stats, [&](const auto& e) { return e.first <= wk.j; });
-        if (key_empty(sk)) {
-          free_cold(sk);
-          erase_.push_back(key);  // not while for_keys holds pointers into the table
-        }
-      }
-    });
-    for (const K& key : erase_) skeys_.erase(key);
-    if (fire) {
-      window_detail::KeyBytesLess<K> less;
-      std::sort(fired_.begin(), fired_.end(), [&](const auto& a, const auto& b) { return less(a.first, b.first); });
-      for (auto& [key, acc] : fired_) {
-        // The on-time pane: always the first of the window for this key.
-        PaneStats st;
-        emit_state(key, w, acc, next_pane(st, w, true, is_last));
-      }
-    }
-    if (clean) wkeys_.erase(it);
-  }
+  void sliced_timer(const Timer& t);
 
   // ---- durability ----
   // A checkpoint writes the tables into the keyed state backend, one state per table;
@@ -870,88 +738,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     return ids_[i];
   }
 
-  void write_state() {
-    if constexpr (!kCodec) {
-      throw ClinkError("window '" + this->ctx().operator_name() + "': its window state type (" +
-                       typeid(State).name() +
-                       ") has no clink::StateCodec specialisation, so a job with this window cannot take "
-                       "checkpoints or savepoints; define StateCodec<accumulator type> (state_codec.hpp)");
-    } else {
-      std::array<Slots, kStates> slots;
-      std::string kb, ns, v;
-      auto key_of = [&](const K& k) {
-        kb.clear();
-        KeyCodec<K>::encode(k, kb);
-      };
-      for (const auto& [wk, e] : table_) {
-        key_of(wk.first);
-        ns.clear();
-        encode_window(wk.second, ns);
-        v.clear();
-        v.push_back(static_cast<char>((e.has_contents ? 1 : 0) | (e.stats.on_time_done ? 2 : 0)));
-        put_varint(static_cast<std::uint64_t>(e.stats.emissions), v);
-        StateCodec<State>::encode(e.state, v);
-        slots[kContents].emplace(window_detail::state_slot(kb, ns), v);
-      }
-      for (const auto& [wk, t] : trigger_state_) {
-        key_of(wk.first);
-        ns.clear();
-        encode_window(wk.second, ns);
-        v.clear();
-        StateCodec<std::int64_t>::encode(t, v);
-        slots[kTrigger].emplace(window_detail::state_slot(kb, ns), v);
-      }
-      for (const auto& [k, set] : merging_sets_) {
-        key_of(k);
-        v.clear();
-        put_varint(set.mapping().size(), v);
-        for (const auto& [w, sw] : set.mapping()) {
-          encode_window(w, v);
-          encode_window(sw, v);
-        }
-        slots[kMerging].emplace(window_detail::state_slot(kb, {}), v);
-      }
-      const EventTime wm = watermark();
-      for (const auto& [k, sk] : skeys_) {
-        key_of(k);
-        auto pane_entry = [&](std::int64_t i, const State& st) {
-          ns.clear();
-          StateCodec<std::int64_t>::encode(i, ns);
-          v.clear();
-          StateCodec<State>::encode(st, v);
-          slots[kPanes].emplace(window_detail::state_slot(kb, ns), v);
-        };
-        const SCold* c = cold_if(sk);
-        if (c) c->older.for_each(pane_entry);
-        if (sk.hot_idx != kNoPane) pane_entry(sk.hot_idx, sk.hot);
-        const SCold none;
-        const SCold& cd = c ? *c : none;
-        // Relative to the newest pane (small numbers): flags (which fields are absent:
-        // 1 watermark, 2 highest registered, 4 last fired, 8 no fired windows), then the
-        // present ones as zig-zag varint differences.
-        const std::int64_t base = sk.hot_idx == kNoPane ? 0 : sk.hot_idx;
-        const std::int64_t base_time = rel(base, g_, 0);
-        constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-        v.clear();
-        v.push_back(static_cast<char>((wm == kMin ? 1 : 0) | (cd.hi_registered == kMin ? 2 : 0) |
-                                      (cd.last_fired == kMin ? 4 : 0) | (cd.stats.empty() ? 8 : 0)));
-        if (wm != kMin) StateCodec<std::int64_t>::encode(rel(wm, base_time, -1), v);
-        if (cd.hi_registered != kMin) StateCodec<std::int64_t>::encode(rel(cd.hi_registered, base, -1), v);
-        if (cd.last_fired != kMin) StateCodec<std::int64_t>::encode(rel(cd.last_fired, base, -1), v);
-        if (!cd.stats.empty()) {
-          put_varint(cd.stats.size(), v);
-          for (const auto& [j, st] : cd.stats) {
-            StateCodec<std::int64_t>::encode(rel(j, base, -1), v);
-            StateCodec<std::int64_t>::encode(st.emissions, v);
-            v.push_back(st.on_time_done ? 1 : 0);
-          }
-        }
-        slots[kKeys].emplace(window_detail::state_slot(kb, {}), v);
-      }
-      for (int i = 0; i < kStates; ++i) sync(i, slots[i]);
-      this->ctx().operator_state().list(kWatermarkList, Redistribution::kUnion).assign(1, std::to_string(wm));
-    }
-  }
+  void write_state();
 
   // x + sign * b in wrapping arithmetic (sign 0: x * b): encodes differences that
   // decode exactly whatever the values.
@@ -962,139 +749,14 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   }
 
   // Makes state i of the backend hold exactly `cur` (slot -> value).
-  void sync(int i, Slots& cur) {
-    KeyedStateBackend& b = backend();
-    const StateId id = state_id(i);
-    std::vector<std::string> gone;
-    const KeyGroupRange kgs = b.key_groups();
-    for (int kg = kgs.first; kg <= kgs.last; ++kg)
-      b.for_each_entry(id, kg, [&](std::string_view k, std::string_view n, std::string_view val) {
-        std::string slot = window_detail::state_slot(k, n);
-        auto it = cur.find(slot);
-        if (it == cur.end()) gone.push_back(std::move(slot));
-        else if (it->second == val) cur.erase(it);
-      });
-    for (const auto& slot : gone) {
-      auto [k, n] = window_detail::split_slot(slot);
-      b.set_current_key(k);
-      b.set_current_namespace(n);
-      b.remove(id);
-    }
-    for (const auto& [slot, val] : cur) {
-      auto [k, n] = window_detail::split_slot(slot);
-      b.set_current_key(k);
-      b.set_current_namespace(n);
-      b.put(id, val);
-    }
-  }
+  void sync(int i, Slots& cur);
 
-  void restore_state() {
-    if constexpr (kCodec) {
-      KeyedStateBackend* b = this->ctx().keyed_state_backend();
-      if (!b) return;
-      // The watermark first (the lowest of the old subtasks'): no restored timer is due.
-      const auto& wl = this->ctx().operator_state().list(kWatermarkList, Redistribution::kUnion);
-      if (!wl.empty()) {
-        EventTime w = kMaxEventTime;
-        for (const auto& item : wl) w = std::min<EventTime>(w, std::stoll(item));
-        timers().advance_watermark(w, [](const Timer&) {});
-      }
-      absl::flat_hash_map<K, EventTime> key_watermarks;
-      const KeyGroupRange kgs = b->key_groups();
-      for (int kg = kgs.first; kg <= kgs.last; ++kg) {
-        b->for_each_entry(state_id(kContents), kg, [&](std::string_view k, std::string_view n, std::string_view val) {
-          Entry& e = table_[WKey{decode_key<K>(k), decode_window(n)}];
-          if (val.empty()) throw ClinkError("window state: truncated entry");
-          const auto flags = static_cast<std::uint8_t>(val.front());
-          val.remove_prefix(1);
-          e.has_contents = (flags & 1) != 0;
-          e.stats.on_time_done = (flags & 2) != 0;
-          e.stats.emissions = static_cast<std::int64_t>(get_varint(val));
-          e.state = StateCodec<State>::decode(val);
-        });
-        b->for_each_entry(state_id(kTrigger), kg, [&](std::string_view k, std::string_view n, std::string_view val) {
-          trigger_state_[WKey{decode_key<K>(k), decode_window(n)}] = StateCodec<std::int64_t>::decode(val);
-        });
-        b->for_each_entry(state_id(kMerging), kg, [&](std::string_view k, std::string_view, std::string_view val) {
-          MergingWindowSet::Mapping m(get_varint(val));
-          for (auto& [w, sw] : m) {
-            if (val.size() < 32) throw ClinkError("window state: truncated merging windows");
-            w = decode_window(val.substr(0, 16));
-            sw = decode_window(val.substr(16, 16));
-            val.remove_prefix(32);
-          }
-          merging_sets_[decode_key<K>(k)].restore(std::move(m));
-        });
-        b->for_each_entry(state_id(kPanes), kg, [&](std::string_view k, std::string_view n, std::string_view val) {
-          SKey& sk = skeys_[decode_key<K>(k)];
-          std::string_view idx = n;
-          *pane(sk, StateCodec<std::int64_t>::decode(idx)).first = StateCodec<State>::decode(val);
-        });
-        b->for_each_entry(state_id(kKeys), kg, [&](std::string_view k, std::string_view, std::string_view val) {
-          K key = decode_key<K>(k);
-          SKey& sk = skeys_[key];
-          SCold& cd = cold(sk);
-          const std::int64_t base = sk.hot_idx == kNoPane ? 0 : sk.hot_idx;
-          const std::int64_t base_time = rel(base, g_, 0);
-          constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-          if (val.empty()) throw ClinkError("window state: truncated key entry");
-          const auto flags = static_cast<std::uint8_t>(val.front());
-          val.remove_prefix(1);
-          auto field = [&](std::uint8_t absent, std::int64_t b) {
-            return (flags & absent) ? kMin : rel(StateCodec<std::int64_t>::decode(val), b, 1);
-          };
-          key_watermarks[key] = field(1, base_time);
-          cd.hi_registered = field(2, base);
-          cd.last_fired = field(4, base);
-          cd.stats.resize((flags & 8) ? 0 : get_varint(val));
-          for (auto& [j, st] : cd.stats) {
-            j = rel(StateCodec<std::int64_t>::decode(val), base, 1);
-            st.emissions = StateCodec<std::int64_t>::decode(val);
-            if (val.empty()) throw ClinkError("window state: truncated key entry");
-            st.on_time_done = val.front() != 0;
-            val.remove_prefix(1);
-          }
-        });
-      }
-      if (sliced_) rebuild_window_lists(key_watermarks);
-    }
-  }
+  void restore_state();
 
   // The sliced path's window -> keys lists and window timers, from the restored panes:
   // a key is in the list of every window holding one of its panes that its subtask had
   // not cleaned (as register_windows put it there).
-  void rebuild_window_lists(const absl::flat_hash_map<K, EventTime>& key_watermarks) {
-    std::vector<std::int64_t> idx;
-    const EventTime now_wm = watermark();
-    for (const auto& [key, sk] : skeys_) {
-      auto kw = key_watermarks.find(key);
-      const EventTime w_key = kw == key_watermarks.end() ? now_wm : kw->second;
-      idx.clear();
-      if (const SCold* c = cold_if(sk)) c->older.for_each([&](std::int64_t i, const State&) { idx.push_back(i); });
-      if (sk.hot_idx != kNoPane) idx.push_back(sk.hot_idx);
-      std::sort(idx.begin(), idx.end());
-      std::int64_t done = std::numeric_limits<std::int64_t>::min();
-      for (std::int64_t i : idx) {
-        const std::int64_t j_last = last_window_of_pane(i);
-        for (std::int64_t j = std::max(first_window_of_pane(i), done); j <= j_last; j += m_) {
-          if (j == done) continue;
-          if (!window_representable(j) && j != j_last) continue;
-          TimeWindow w = window_of(j);
-          const std::int64_t c = cleanup_time(w);
-          if (c <= w_key) continue;
-          auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
-          it->second.keys.push_back(key);
-          if (created) {
-            ns_.clear();
-            encode_window(w, ns_);
-            if (w.max_timestamp() > now_wm) timers().register_event_time_timer(w.max_timestamp(), {}, ns_);
-            if (c != w.max_timestamp() && c != kMaxEventTime) timers().register_event_time_timer(c, {}, ns_);
-          }
-        }
-        done = std::max(done, j_last);
-      }
-    }
-  }
+  void rebuild_window_lists(const absl::flat_hash_map<K, EventTime>& key_watermarks);
 
   WindowConfig<In> config_;
   KeyFn key_fn_;
@@ -1132,3 +794,6 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
 };
 
 }  // namespace clink
+
+#include "clink/windows/window_operator_sliced.hpp"
+#include "clink/windows/window_operator_state.hpp"

@@ -1,0 +1,157 @@
+#pragma once
+// WindowOperator, continued: the sliced path (aligned windows kept as panes of
+// gcd(size, slide) per key).
+// Included at the end of window_operator.hpp, which declares these members.
+#include "clink/windows/window_operator.hpp"
+
+namespace clink {
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record<In>>& recs) {
+  batch_keys_.clear();
+  batch_keys_.reserve(recs.size());
+  for (const auto& r : recs) {
+    if (event_time_ && r.event_time == kNoEventTime) fail_no_event_time();
+    batch_keys_.push_back(key_fn_(r.value));
+  }
+  constexpr std::size_t kHash = 24, kResolve = 8, kPanes = 4, kRing = 16;
+  struct Resolved {
+    SKey* sk;
+    std::uint64_t inserts;
+  };
+  std::array<Resolved, kRing> ring{};
+  const std::size_t n = recs.size();
+  for (std::size_t i = 0; i < n && i < kHash - kResolve; ++i) skeys_.prefetch(batch_keys_[i]);
+  for (std::size_t t = 0; t < n + kResolve; ++t) {
+    if (t + kHash - kResolve < n) skeys_.prefetch(batch_keys_[t + kHash - kResolve]);
+    if (t < n) {
+      auto it = skeys_.find(batch_keys_[t]);
+      SKey* sk = it == skeys_.end() ? nullptr : &it->second;
+      if (sk && sk->cold != kNoCold && sk->hot_idx != pane_index(recs[t].event_time))
+        __builtin_prefetch(&colds_[sk->cold]);
+      ring[t % kRing] = {sk, inserts_};
+    }
+    if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
+      const std::size_t q = t - (kResolve - kPanes);
+      const Resolved& r = ring[q % kRing];
+      if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && r.sk->hot_idx != pane_index(recs[q].event_time))
+        colds_[r.sk->cold].older.prefetch_back();
+    }
+    if (t >= kResolve) {
+      const std::size_t p = t - kResolve;
+      const Resolved& r = ring[p % kRing];
+      sliced_element(recs[p], batch_keys_[p], r.inserts == inserts_ ? r.sk : nullptr);
+    }
+  }
+}
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, const K& key, SKey* hint) {
+  const EventTime w_now = watermark();
+  const std::int64_t i = pane_index(r.event_time);
+  const std::int64_t j_last = last_window_of_pane(i);
+  const TimeWindow last = window_of(j_last);
+  if (sat_add(last.max_timestamp(), lateness_) <= w_now) {
+    if (element_late(r.event_time)) late_element(r);
+    return;
+  }
+  SKey* skp = hint;
+  if (!skp) {
+    auto [it, created] = skeys_.try_emplace(key);
+    if (created) ++inserts_;
+    skp = &it->second;
+  }
+  SKey& sk = *skp;
+  auto [state, new_pane] = pane(sk, i);
+  policy_.add(*state, r.value, r.event_time);
+  if (!new_pane && last.max_timestamp() > w_now && m_ >= n_) return;  // the common case: done
+  const std::int64_t j_first = first_window_of_pane(i);
+  if (new_pane) register_windows(key, sk, i, j_first, j_last, w_now);
+  // Windows between their end and their cleanup fire again at once (late panes).
+  if (window_of(j_first).max_timestamp() <= w_now) {
+    for (std::int64_t j = j_last; j >= j_first; j -= m_) {
+      if (!window_representable(j) && j != j_last) break;
+      TimeWindow w = window_of(j);
+      if (cleanup_time(w) <= w_now) continue;
+      if (w.max_timestamp() <= w_now) sliced_fire_late(key, sk, j, w);
+    }
+  }
+}
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& sk, std::int64_t i, std::int64_t j_first, std::int64_t j_last,
+                      EventTime w_now) {
+  const bool in_order = i >= sk.hot_idx;  // the new pane became the newest
+  SCold& c = cold(sk);
+  for (std::int64_t j = j_first; j <= j_last; j += m_) {
+    if (!window_representable(j) && j != j_last) continue;
+    if (in_order && j <= c.hi_registered) continue;
+    TimeWindow w = window_of(j);
+    const std::int64_t c = cleanup_time(w);
+    if (c <= w_now) continue;
+    auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
+    it->second.keys.push_back(key);
+    if (created) {
+      ns_.clear();
+      encode_window(w, ns_);
+      if (w.max_timestamp() > w_now) timers().register_event_time_timer(w.max_timestamp(), {}, ns_);
+      if (c != w.max_timestamp() && c != kMaxEventTime) timers().register_event_time_timer(c, {}, ns_);
+    }
+  }
+  c.hi_registered = std::max(c.hi_registered, j_last);
+}
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::sliced_fire_late(const K& key, SKey& sk, std::int64_t j, const TimeWindow& w) {
+  State acc = policy_.create();
+  if (!combine(sk, j, acc)) return;
+  PaneInfo pane = next_pane(sliced_stats(sk, j), w, false, false);
+  emit_state(key, w, acc, pane);
+}
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
+  const TimeWindow w = decode_window(t.ns);
+  auto it = wkeys_.find(w.start);
+  if (it == wkeys_.end()) return;
+  const std::int64_t c = cleanup_time(w);
+  const bool fire = t.time == w.max_timestamp();
+  const bool clean = t.time == c;
+  WKeys& wk = it->second;
+  const bool is_last = watermark() >= c;
+  const std::int64_t keep_from = sat_add(wk.j, m_);
+  fired_.clear();
+  erase_.clear();
+  for_keys(wk.keys, [&](const K& key, SKey& sk) {
+    if (fire) {
+      SCold& cd = cold(sk);
+      if (cd.last_fired < wk.j) {
+        cd.last_fired = wk.j;
+        State acc = policy_.create();
+        if (combine(sk, wk.j, acc)) fired_.emplace_back(key, std::move(acc));
+        if (!is_last && lateness_ > 0) ++sliced_stats(sk, wk.j).emissions;
+      }
+    }
+    if (clean) {
+      drop_panes_before(sk, keep_from);
+      if (sk.cold != kNoCold) std::erase_if(colds_[sk.cold].stats, [&](const auto& e) { return e.first <= wk.j; });
+      if (key_empty(sk)) {
+        free_cold(sk);
+        erase_.push_back(key);  // not while for_keys holds pointers into the table
+      }
+    }
+  });
+  for (const K& key : erase_) skeys_.erase(key);
+  if (fire) {
+    window_detail::KeyBytesLess<K> less;
+    std::sort(fired_.begin(), fired_.end(), [&](const auto& a, const auto& b) { return less(a.first, b.first); });
+    for (auto& [key, acc] : fired_) {
+      // The on-time pane: always the first of the window for this key.
+      PaneStats st;
+      emit_state(key, w, acc, next_pane(st, w, true, is_last));
+    }
+  }
+  if (clean) wkeys_.erase(it);
+}
+
+}  // namespace clink
