@@ -16,29 +16,18 @@
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state.hpp"
 #include "clink/state/shared_state_registry.hpp"
+#include "../support/checkpoint_support.hpp"
 
 namespace clink {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using namespace testsupport;
 using Out = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // key, value, count so far
 
 constexpr std::int64_t kKeys = 8;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("clink-ckpt-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-};
 
 // Checks that each key sees k, k+8, k+16, ... with nothing skipped or repeated.
 struct SequenceChecker final : KeyedProcessFunction<std::int64_t, std::int64_t, Out> {
@@ -63,11 +52,6 @@ std::vector<Out> expected_output(std::int64_t n) {
   return v;
 }
 
-template <class T>
-std::vector<T> sorted(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 struct Injector {
   std::atomic<int> failures_left{0};
@@ -98,18 +82,7 @@ void build_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std
 }
 
 // Every test runs on both state backends.
-class Checkpoint : public ::testing::TestWithParam<std::string> {
- protected:
-  ExecutionOptions checkpointing(const fs::path& dir, std::int64_t interval_ms = 50) const {
-    ExecutionOptions o;
-    o.checkpoints.interval_ms = interval_ms;
-    o.checkpoints.directory = dir;
-    o.checkpoints.state_backend.kind = GetParam();
-    o.checkpoints.state_backend.working_dir = dir / "working";
-    o.restart = RestartStrategy::fixed_delay(5, 10);
-    return o;
-  }
-};
+class Checkpoint : public BackendTest {};
 INSTANTIATE_TEST_SUITE_P(Backends, Checkpoint, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
@@ -183,15 +156,6 @@ TEST_P(Checkpoint, WithoutRestartsAFailureFailsTheJob) {
   EXPECT_TRUE(sink->values().empty());  // nothing was committed
 }
 
-// Runs until at least one checkpoint completed after `min_records` were committed, then cancels.
-void run_part(StreamExecutionEnvironment& env, ExecutionOptions options) {
-  auto handle = execute_async(env.graph(), std::move(options));
-  auto start = handle.checkpoint_counts().completed;
-  while (handle.checkpoint_counts().completed < start + 2 && !handle.wait_for(std::chrono::milliseconds(5))) {
-  }
-  handle.cancel();
-  handle.wait();
-}
 
 TEST_P(Checkpoint, RestoreAtOtherParallelismContinuesWithoutGapOrRepeat) {
   TempDir dir;
@@ -204,7 +168,7 @@ TEST_P(Checkpoint, RestoreAtOtherParallelismContinuesWithoutGapOrRepeat) {
     build_job(env, n, 6000, std::make_shared<Injector>(), sink, p);
     auto options = checkpointing(dir.path);
     if (from) options.restore = RestoreSettings{*from};
-    run_part(env, options);
+    run_until_checkpoints(env, options);
     from = latest_checkpoint(dir.path);
     ASSERT_TRUE(from.has_value());
     EXPECT_GT(sink->values().size(), committed) << "parallelism " << p << " made progress";
@@ -249,7 +213,7 @@ TEST_P(Checkpoint, RestoreRejectsStateWithoutOwnerUnlessAllowed) {
   {
     StreamExecutionEnvironment env;
     build_job(env, 4000, 4000, std::make_shared<Injector>(), std::make_shared<ExactlyOnceCollectSink<Out>>(), 1);
-    run_part(env, checkpointing(dir.path));
+    run_until_checkpoints(env, checkpointing(dir.path));
   }
   auto from = latest_checkpoint(dir.path);
   ASSERT_TRUE(from.has_value());

@@ -18,24 +18,16 @@
 #include "clink/connectors/file_source.hpp"
 #include "clink/state/keyed_state.hpp"
 
+#include "../support/checkpoint_support.hpp"
+
 namespace clink {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace testsupport;
 
 constexpr std::int64_t kKeys = 8;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("clink-src-rescale-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // Counts each key's values in keyed state and fails on more than `per_key` (a repeat
 // the sink could not hide); passes the value on.
@@ -67,36 +59,11 @@ void build_datagen_job(StreamExecutionEnvironment& env, std::int64_t n, double r
       .sink_to(sink, "Sink");
 }
 
-class SourceRescale : public ::testing::TestWithParam<std::string> {
- protected:
-  ExecutionOptions checkpointing(const fs::path& dir, std::int64_t interval_ms = 50) const {
-    ExecutionOptions o;
-    o.checkpoints.interval_ms = interval_ms;
-    o.checkpoints.directory = dir;
-    o.checkpoints.state_backend.kind = GetParam();
-    o.checkpoints.state_backend.working_dir = dir / "working";
-    o.restart = RestartStrategy::fixed_delay(5, 10);
-    return o;
-  }
-};
+class SourceRescale : public BackendTest {};
 INSTANTIATE_TEST_SUITE_P(Backends, SourceRescale, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
-// Runs until two more checkpoints complete, then cancels.
-void run_part(StreamExecutionEnvironment& env, ExecutionOptions options) {
-  auto handle = execute_async(env.graph(), std::move(options));
-  auto start = handle.checkpoint_counts().completed;
-  while (handle.checkpoint_counts().completed < start + 2 && !handle.wait_for(std::chrono::milliseconds(5))) {
-  }
-  handle.cancel();
-  handle.wait();
-}
 
-template <class T>
-std::vector<T> sorted(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 std::vector<std::int64_t> rows(std::int64_t n) {
   std::vector<std::int64_t> all(static_cast<std::size_t>(n));
@@ -113,7 +80,7 @@ TEST_P(SourceRescale, DatagenRestoresAtAnotherSourceParallelismExactlyOnce) {
   {
     StreamExecutionEnvironment env;
     build_datagen_job(env, n, 6000, 3, sink);
-    run_part(env, checkpointing(dir.path));
+    run_until_checkpoints(env, checkpointing(dir.path));
   }
   auto from = latest_checkpoint(dir.path);
   ASSERT_TRUE(from.has_value());
@@ -148,7 +115,7 @@ TEST_P(SourceRescale, DatagenScaledUpPastItsSplitsReadsEachRowOnce) {
   {
     StreamExecutionEnvironment env;
     build_datagen_job(env, n, 6000, 1, sink);
-    run_part(env, checkpointing(dir.path));
+    run_until_checkpoints(env, checkpointing(dir.path));
   }
   auto from = latest_checkpoint(dir.path);
   ASSERT_TRUE(from.has_value());
@@ -198,7 +165,7 @@ TEST_P(SourceRescale, FileSourceRestoresAtAnotherSourceParallelismExactlyOnce) {
     build(env, p, true);
     auto options = checkpointing(ckpt);
     if (from) options.restore = RestoreSettings{*from};
-    run_part(env, options);
+    run_until_checkpoints(env, options);
     from = latest_checkpoint(ckpt);
     ASSERT_TRUE(from.has_value());
     EXPECT_GT(sink->values().size(), committed) << "parallelism " << p << " made progress";

@@ -21,28 +21,16 @@
 #include "clink/runtime/executor.hpp"
 #include "test_support.hpp"
 
+#include "../support/checkpoint_support.hpp"
+
 namespace clink {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace testsupport;
 using ::testing::HasSubstr;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("clink-op-restore-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
-template <class T>
-std::vector<T> sorted(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 // Fails one record, the first to pass once the test armed it (after checkpoints completed).
 struct Injector {
@@ -55,22 +43,13 @@ struct Injector {
   }
 };
 
-class OperatorRestore : public ::testing::TestWithParam<std::string> {
+class OperatorRestore : public BackendTest {
  protected:
-  ExecutionOptions options(const fs::path& dir, std::int64_t interval_ms = 40) const {
-    ExecutionOptions o;
-    o.checkpoints.interval_ms = interval_ms;
-    o.checkpoints.directory = dir;
-    o.checkpoints.state_backend.kind = GetParam();
-    o.checkpoints.state_backend.working_dir = dir / "working";
-    o.restart = RestartStrategy::fixed_delay(3, 10);
-    return o;
-  }
 
   // Runs the job; once `checkpoints` checkpoints completed, arms the injector; waits for
   // the end and checks that exactly the injected failure caused one restart.
   void run_with_failure(const JobGraph& graph, const fs::path& dir, Injector& injector, int checkpoints = 2) {
-    auto handle = execute_async(graph, options(dir));
+    auto handle = execute_async(graph, checkpointing(dir, 40));
     while (handle.checkpoint_counts().completed < checkpoints && !handle.wait_for(std::chrono::milliseconds(2))) {
     }
     ASSERT_EQ(handle.status(), JobStatus::kRunning) << "the job ended before " << checkpoints << " checkpoints";
@@ -83,7 +62,7 @@ class OperatorRestore : public ::testing::TestWithParam<std::string> {
   // Runs the job until `until` holds (or `ms` passed), then stops it with a savepoint.
   fs::path run_and_stop_with_savepoint(const JobGraph& graph, const fs::path& dir, const std::string& name,
                                        std::optional<fs::path> from, int ms = 250) {
-    auto o = options(dir, 0);
+    auto o = checkpointing(dir, 0);
     if (from) o.restore = RestoreSettings{*from};
     auto handle = execute_async(graph, o);
     EXPECT_FALSE(handle.wait_for(std::chrono::milliseconds(ms))) << "the job ended before its savepoint";
@@ -92,7 +71,7 @@ class OperatorRestore : public ::testing::TestWithParam<std::string> {
     return path;
   }
   void run_to_end(const JobGraph& graph, const fs::path& dir, const fs::path& from, bool allow_non_restored = false) {
-    auto o = options(dir, 0);
+    auto o = checkpointing(dir, 0);
     o.restore = RestoreSettings{from, allow_non_restored};
     execute_async(graph, o).wait();
   }
@@ -397,7 +376,7 @@ TEST_P(OperatorRestore, WatermarkAssignerRestoresItsWatermarkSoALateRecordStaysL
     StreamExecutionEnvironment env;
     WatermarkJob job;
     job.build(env, late_record_script());
-    auto handle = execute_async(env.graph(), options(dir.path, 0));
+    auto handle = execute_async(env.graph(), checkpointing(dir.path, 0));
     handle.wait();
     EXPECT_EQ(sorted(job.sink->values()), sorted(expected));
     EXPECT_EQ(handle.metrics().total(job.counter).late_records_dropped, 1);
@@ -411,7 +390,7 @@ TEST_P(OperatorRestore, WatermarkAssignerRestoresItsWatermarkSoALateRecordStaysL
     StreamExecutionEnvironment env;
     job.build(env, late_record_script());
     job.control->pause_at = 2;
-    auto handle = execute_async(env.graph(), options(dir.path, 0));
+    auto handle = execute_async(env.graph(), checkpointing(dir.path, 0));
     while (job.control->emitted.load() < 2 || job.log->get().size() < 5)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     savepoint = handle.stop_with_savepoint(dir.path / "sp");
@@ -421,7 +400,7 @@ TEST_P(OperatorRestore, WatermarkAssignerRestoresItsWatermarkSoALateRecordStaysL
   StreamExecutionEnvironment env;
   job.build(env, late_record_script());
   job.control->pause_at = static_cast<std::size_t>(-1);
-  auto o = options(dir.path, 0);
+  auto o = checkpointing(dir.path, 0);
   o.restore = RestoreSettings{savepoint};
   auto handle = execute_async(env.graph(), o);
   handle.wait();
@@ -468,7 +447,7 @@ TEST_P(OperatorRestore, WatermarkAssignerWithLateRecordsSurvivesAFailureExactly)
     auto sink = std::make_shared<ExactlyOnceCollectSink<WindowCount>>();
     std::string counter;
     late_events_job(env, n, 0, std::make_shared<Injector>(), sink, &counter);
-    auto handle = execute_async(env.graph(), options(dir.path));
+    auto handle = execute_async(env.graph(), checkpointing(dir.path, 40));
     handle.wait();
     failure_free = sorted(sink->values());
     late = handle.metrics().total(counter).late_records_dropped;

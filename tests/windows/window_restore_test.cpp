@@ -17,24 +17,16 @@
 #include "clink/runtime/executor.hpp"
 #include "window_test_support.hpp"
 
+#include "../support/checkpoint_support.hpp"
+
 namespace clink {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace testsupport;
 using namespace clink::testing;
 using ::testing::HasSubstr;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("clink-window-restore-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // One poll of the source: a batch, then optionally a watermark.
 struct WStep {
@@ -131,30 +123,16 @@ struct Job {
   }
 };
 
-template <class T>
-std::vector<T> sorted(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
-class WindowRestore : public ::testing::TestWithParam<std::string> {
+class WindowRestore : public BackendTest {
  protected:
-  ExecutionOptions options(const fs::path& dir, std::int64_t interval_ms) const {
-    ExecutionOptions o;
-    o.checkpoints.interval_ms = interval_ms;
-    o.checkpoints.directory = dir;
-    o.checkpoints.state_backend.kind = GetParam();
-    o.checkpoints.state_backend.working_dir = dir / "working";
-    o.restart = RestartStrategy::fixed_delay(3, 10);
-    return o;
-  }
 
   std::vector<std::string> failure_free(const Script& script, const WindowBuild& window, int parallelism = 1) {
     TempDir dir;
     Job job{script, window};
     StreamExecutionEnvironment env;
     job.build(env, parallelism);
-    execute_async(env.graph(), options(dir.path, 0)).wait();
+    execute_async(env.graph(), checkpointing(dir.path, 0)).wait();
     return sorted(job.sink->values());
   }
 
@@ -169,7 +147,7 @@ class WindowRestore : public ::testing::TestWithParam<std::string> {
       StreamExecutionEnvironment env;
       job.build(env, p1);
       job.control->pause_at = at;
-      auto handle = execute_async(env.graph(), options(dir.path, 0));
+      auto handle = execute_async(env.graph(), checkpointing(dir.path, 0));
       while (job.control->emitted.load() < at && !handle.wait_for(std::chrono::milliseconds(1))) {
       }
       EXPECT_EQ(handle.status(), JobStatus::kRunning) << handle.error();
@@ -178,7 +156,7 @@ class WindowRestore : public ::testing::TestWithParam<std::string> {
     StreamExecutionEnvironment env;
     job.control->pause_at = static_cast<std::size_t>(-1);
     job.build(env, p2);
-    auto o = options(dir.path, 0);
+    auto o = checkpointing(dir.path, 0);
     o.restore = RestoreSettings{savepoint};
     auto handle = execute_async(env.graph(), o);
     handle.wait();
@@ -194,7 +172,7 @@ class WindowRestore : public ::testing::TestWithParam<std::string> {
     StreamExecutionEnvironment env;
     job.build(env, parallelism);
     job.control->pause_at = at;
-    auto handle = execute_async(env.graph(), options(dir.path, 10));
+    auto handle = execute_async(env.graph(), checkpointing(dir.path, 10));
     while (job.control->emitted.load() < at && !handle.wait_for(std::chrono::milliseconds(1))) {
     }
     const auto done = handle.checkpoint_counts().completed;
