@@ -20,6 +20,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::ScriptedSource;
+using testing::scripted;
 
 template <class T>
 std::vector<T> sorted(std::vector<T> v) {
@@ -33,23 +34,6 @@ std::vector<std::int64_t> range(std::int64_t from, std::int64_t to) {
   return v;
 }
 
-// A source node playing a script, added straight to the graph.
-template <class T>
-DataStream<T> scripted(StreamExecutionEnvironment& env, std::function<void(ScriptedSource<T>&)> script,
-                       std::string name = "Scripted") {
-  JobNode n;
-  n.factory = "scripted";
-  n.name = std::move(name);
-  n.num_inputs = 0;
-  n.parallelism = 1;
-  n.out_type = type_name<T>();
-  n.build = [script] {
-    auto s = std::make_unique<ScriptedSource<T>>();
-    script(*s);
-    return s;
-  };
-  return DataStream<T>(&env, env.add_node(std::move(n)));
-}
 
 TEST(Executor, MapFilterFlatMapProduceExactRecords) {
   StreamExecutionEnvironment env;

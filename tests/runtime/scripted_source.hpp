@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "clink/api/data_stream.hpp"
+#include "clink/core/type_name.hpp"
 #include "clink/runtime/operator.hpp"
 
 namespace clink::testing {
@@ -61,5 +63,23 @@ class ScriptedSource final : public SourceOperator {
   std::vector<Retry> steps_;
   std::size_t next_ = 0;
 };
+
+// A parallelism-1 source node playing a script, added straight to the graph.
+template <class T>
+DataStream<T> scripted(StreamExecutionEnvironment& env, std::function<void(ScriptedSource<T>&)> script,
+                       std::string name = "Scripted") {
+  JobNode n;
+  n.factory = "scripted";
+  n.name = std::move(name);
+  n.num_inputs = 0;
+  n.parallelism = 1;
+  n.out_type = type_name<T>();
+  n.build = [script] {
+    auto s = std::make_unique<ScriptedSource<T>>();
+    script(*s);
+    return s;
+  };
+  return DataStream<T>(&env, env.add_node(std::move(n)));
+}
 
 }  // namespace clink::testing

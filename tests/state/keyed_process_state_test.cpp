@@ -13,22 +13,8 @@ namespace {
 
 using ::testing::UnorderedElementsAre;
 using testing::ScriptedSource;
+using testing::scripted;
 
-template <class T>
-DataStream<T> scripted(StreamExecutionEnvironment& env, std::function<void(ScriptedSource<T>&)> script) {
-  JobNode n;
-  n.factory = "scripted";
-  n.name = "Scripted";
-  n.num_inputs = 0;
-  n.parallelism = 1;
-  n.out_type = type_name<T>();
-  n.build = [script] {
-    auto s = std::make_unique<ScriptedSource<T>>();
-    script(*s);
-    return s;
-  };
-  return DataStream<T>(&env, env.add_node(std::move(n)));
-}
 
 using Out = std::tuple<std::string, std::int64_t, std::vector<std::int64_t>, std::int64_t>;  // key, count, times, timer
 

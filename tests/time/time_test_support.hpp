@@ -27,23 +27,6 @@ class ManualClock final : public ProcessingTimeClock {
   std::atomic<std::int64_t> now_;
 };
 
-// A parallelism-1 source node playing a script.
-template <class T>
-DataStream<T> scripted(StreamExecutionEnvironment& env, std::function<void(ScriptedSource<T>&)> script,
-                       std::string name = "Scripted") {
-  JobNode n;
-  n.factory = "scripted";
-  n.name = std::move(name);
-  n.num_inputs = 0;
-  n.parallelism = 1;
-  n.out_type = type_name<T>();
-  n.build = [script] {
-    auto s = std::make_unique<ScriptedSource<T>>();
-    script(*s);
-    return s;
-  };
-  return DataStream<T>(&env, env.add_node(std::move(n)));
-}
 
 inline std::string ts_text(EventTime t) {
   if (t == kMaxEventTime) return "MAX";
