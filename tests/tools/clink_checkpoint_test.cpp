@@ -19,23 +19,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "clink_runner.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using namespace clink_test;
 
 // Every line of the committed part files under `dir` (in-progress files are hidden), sorted.
 std::vector<std::string> committed_lines(const fs::path& dir) {
@@ -91,17 +81,8 @@ class ClinkCheckpoint : public ::testing::TestWithParam<std::string> {
     return p.string();
   }
 
-  Result clink(const std::string& args) {
-    auto out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = std::string("cd '") + CLINK_SOURCE_DIR + "' && '" + CLINK_BINARY + "' " + args + " >'" +
-                      out.string() + "' 2>'" + err.string() + "'";
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+
+  Result clink(const std::string& args) { return run_clink(args, dir_); }
 
   // Starts `clink <args>` in the background; stdout/stderr go to <dir>/bg.out, bg.err.
   pid_t start(const std::vector<std::string>& args) {

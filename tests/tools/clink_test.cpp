@@ -13,34 +13,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "clink_runner.hpp"
+
 namespace {
 
 using ::testing::HasSubstr;
+using namespace clink_test;
 using ::testing::StartsWith;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-  std::vector<std::string> lines() const {
-    std::vector<std::string> v;
-    std::istringstream in(out);
-    for (std::string l; std::getline(in, l);) v.push_back(l);
-    return v;
-  }
-  std::vector<std::string> sorted_lines() const {
-    auto v = lines();
-    std::sort(v.begin(), v.end());
-    return v;
-  }
-};
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class Clink : public ::testing::Test {
  protected:
@@ -53,17 +34,7 @@ class Clink : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs `clink <args>` in the source directory (the examples use relative paths).
-  Result clink(const std::string& args) {
-    auto out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = std::string("cd '") + CLINK_SOURCE_DIR + "' && '" + CLINK_BINARY + "' " + args + " >'" +
-                      out.string() + "' 2>'" + err.string() + "'";
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+  Result clink(const std::string& args) { return run_clink(args, dir_); }
   std::string write_file(const std::string& name, const std::string& text) {
     auto p = dir_ / name;
     std::ofstream(p) << text;
