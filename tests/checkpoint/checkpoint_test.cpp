@@ -24,26 +24,11 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using namespace testsupport;
-using Out = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // key, value, count so far
+using Out = SequenceOut;
 
-constexpr std::int64_t kKeys = 8;
+constexpr std::int64_t kKeys = kSequenceKeys;
 
 
-// Checks that each key sees k, k+8, k+16, ... with nothing skipped or repeated.
-struct SequenceChecker final : KeyedProcessFunction<std::int64_t, std::int64_t, Out> {
-  void process_element(const std::int64_t& v, Context& ctx, Collector<Out>& out) override {
-    auto& last = ctx.state().get_state(ValueStateDescriptor<std::int64_t>{"last"});
-    auto& count = ctx.state().get_state(ValueStateDescriptor<std::int64_t>{"count"});
-    std::int64_t expected = last.value() ? *last.value() + kKeys : ctx.current_key();
-    if (v != expected)
-      throw std::runtime_error("key " + std::to_string(ctx.current_key()) + ": expected " + std::to_string(expected) +
-                               ", got " + std::to_string(v));
-    last.update(v);
-    std::int64_t c = count.value().value_or(0) + 1;
-    count.update(c);
-    out.collect({ctx.current_key(), v, c});
-  }
-};
 
 std::vector<Out> expected_output(std::int64_t n) {
   std::vector<Out> v;
@@ -53,30 +38,11 @@ std::vector<Out> expected_output(std::int64_t n) {
 }
 
 
-struct Injector {
-  std::atomic<int> failures_left{0};
-  std::atomic<std::int64_t> at{-1};
-};
-
-// datagen 0..n-1 (rate-limited so checkpoints happen) -> failure injector -> keyBy -> checker -> sink
+// The checked sequence job into an exactly-once collecting sink, the checker at `parallelism`.
 void build_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std::shared_ptr<Injector> injector,
                std::shared_ptr<ExactlyOnceCollectSink<Out>> sink, int parallelism) {
-  DatagenOptions opts;
-  opts.rows_per_second = rate;
-  env.from_source<std::int64_t>(DatagenSource<std::int64_t>::sequence(0, n - 1, opts), "Numbers")
-      .set_parallelism(1)
-      .uid("numbers")
-      .map([injector](std::int64_t v) {
-        if (v == injector->at.load() && injector->failures_left.fetch_sub(1) > 0)
-          throw std::runtime_error("injected failure at " + std::to_string(v));
-        return v;
-      }, "Injector")
-      .set_parallelism(1)
-      .uid("injector")
-      .key_by([](std::int64_t v) { return v % kKeys; })
-      .process(SequenceChecker{}, "Checker")
+  checked_sequence(env, n, rate, std::move(injector))
       .set_parallelism(parallelism)
-      .uid("checker")
       .sink_to(sink, "Sink");
   // The sink follows the checker's parallelism through a forward edge.
 }

@@ -21,15 +21,18 @@
 #include "clink/state/keyed_state.hpp"
 #include "connector_test_util.hpp"
 
+#include "../support/checkpoint_support.hpp"
+
 namespace clink {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using test::TempDir;
-using Out = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // key, value, count so far
+using Out = testsupport::SequenceOut;
+using testsupport::Injector;
 
-constexpr std::int64_t kKeys = 8;
+constexpr std::int64_t kKeys = testsupport::kSequenceKeys;
 
 ExecutionOptions checkpointing(const fs::path& dir, RestartStrategy restart = RestartStrategy::none()) {
   ExecutionOptions o;
@@ -198,21 +201,6 @@ TEST(FileSinkExactlyOnce, PartFilesAppearOnlyWhenTheirCheckpointCompletes) {
 
 // ---- exactly-once output after failures ------------------------------------------
 
-// Checks that each key sees k, k+8, k+16, ... with nothing skipped or repeated.
-struct SequenceChecker final : KeyedProcessFunction<std::int64_t, std::int64_t, Out> {
-  void process_element(const std::int64_t& v, Context& ctx, Collector<Out>& out) override {
-    auto& last = ctx.state().get_state(ValueStateDescriptor<std::int64_t>{"last"});
-    auto& count = ctx.state().get_state(ValueStateDescriptor<std::int64_t>{"count"});
-    std::int64_t expected = last.value() ? *last.value() + kKeys : ctx.current_key();
-    if (v != expected)
-      throw std::runtime_error("key " + std::to_string(ctx.current_key()) + ": expected " + std::to_string(expected) +
-                               ", got " + std::to_string(v));
-    last.update(v);
-    std::int64_t c = count.value().value_or(0) + 1;
-    count.update(c);
-    out.collect({ctx.current_key(), v, c});
-  }
-};
 
 std::string format_out(std::int64_t key, std::int64_t value, std::int64_t count) {
   return std::to_string(key) + "," + std::to_string(value) + "," + std::to_string(count);
@@ -224,31 +212,12 @@ std::vector<std::string> expected_output(std::int64_t n) {
   return sorted(v);
 }
 
-struct Injector {
-  std::atomic<int> failures_left{0};
-  std::atomic<std::int64_t> at{-1};
-};
-
 // datagen 0..n-1 (rate-limited so checkpoints happen) -> failure injector -> keyBy ->
 // checker -> format -> file sink, the last three at `parallelism`.
 void build_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std::shared_ptr<Injector> injector,
                const std::string& path, int parallelism) {
   env.set_parallelism(parallelism);
-  DatagenOptions opts;
-  opts.rows_per_second = rate;
-  env.from_source<std::int64_t>(DatagenSource<std::int64_t>::sequence(0, n - 1, opts), "Numbers")
-      .set_parallelism(1)
-      .uid("numbers")
-      .map([injector](std::int64_t v) {
-        if (v == injector->at.load() && injector->failures_left.fetch_sub(1) > 0)
-          throw std::runtime_error("injected failure at " + std::to_string(v));
-        return v;
-      }, "Injector")
-      .set_parallelism(1)
-      .uid("injector")
-      .key_by([](std::int64_t v) { return v % kKeys; })
-      .process(SequenceChecker{}, "Checker")
-      .uid("checker")
+  testsupport::checked_sequence(env, n, rate, std::move(injector))
       .map([](const Out& o) { return format_out(std::get<0>(o), std::get<1>(o), std::get<2>(o)); }, "Format")
       .uid("format")
       .sink_to(std::make_shared<FileSink<std::string>>(path), "Files");
