@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -271,6 +272,32 @@ TEST(NexmarkGenerator, MaxEventsIsEventsNumOrNexmarksBound) {
   EXPECT_EQ(NexmarkGenerator(c).max_events(), std::numeric_limits<std::int64_t>::max() / (50 * 500));
   c.num_events = 77;
   EXPECT_EQ(NexmarkGenerator(c).max_events(), 77);
+}
+
+}  // namespace
+}  // namespace clink::nexmark
+
+namespace clink::nexmark {
+namespace {
+
+// The exp2 fast path decides a price only when pow would round the same way.
+TEST(NexmarkGenerator, PricesEqualPowOnTwoMillionDraws) {
+  JavaRandom r(2024);
+  int mismatches = 0;
+  for (int i = 0; i < 2000000; ++i) {
+    double u = r.next_double();
+    double y = std::pow(10.0, u * 6.0) * 100.0;
+    auto whole = static_cast<std::int64_t>(y);
+    std::int64_t expected = whole + (y - static_cast<double>(whole) >= 0.5 ? 1 : 0);
+    mismatches += price_from_unit(u) != expected;
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(price_from_unit(0.0), 100);
+  EXPECT_EQ(price_from_unit(0.5), 100000);
+  // 10^(6u) * 100 = 250.5 exactly is not representable; a value at a tie: u with
+  // 10^(6u) * 100 within 1e-13 of k + 0.5 takes the pow path and still rounds as pow.
+  double u_tie = std::log10(2.505) / 6.0;
+  EXPECT_EQ(price_from_unit(u_tie), static_cast<std::int64_t>(std::floor(std::pow(10.0, u_tie * 6.0) * 100.0 + 0.5)));
 }
 
 }  // namespace

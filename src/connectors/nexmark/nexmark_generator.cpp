@@ -29,9 +29,30 @@ std::int64_t next_long(JavaRandom& r, std::int64_t n) {
   return x < 0 ? -x : x;
 }
 
+// Java's Math.round for 0 <= y < 2^62: ties round up. y - floor(y) is exact there.
+std::int64_t java_round(double y) {
+  auto whole = static_cast<std::int64_t>(y);
+  return whole + (y - static_cast<double>(whole) >= 0.5 ? 1 : 0);
+}
+
 // PriceGenerator.nextPrice: Math.round(Math.pow(10.0, nextDouble() * 6.0) * 100.0).
-// The value is positive, where Math.round (ties up) and llround (ties away) agree.
-std::int64_t next_price(JavaRandom& r) { return std::llround(std::pow(10.0, r.next_double() * 6.0) * 100.0); }
+// exp2(x log2 10) is about twice as fast as pow and within 1e-14 of it (relative), so
+// it decides the rounding unless the value lies that close to a .5 tie, where pow
+// itself decides: the prices are pow's, at the cost of exp2 almost always.
+std::int64_t next_price(JavaRandom& r) { return price_from_unit(r.next_double()); }
+
+}  // namespace
+
+std::int64_t price_from_unit(double u) {
+  double x = u * 6.0;
+  double fast = std::exp2(x * 3.321928094887362) * 100.0;
+  auto whole = static_cast<std::int64_t>(fast);
+  double frac = fast - static_cast<double>(whole);
+  if (std::fabs(frac - 0.5) > fast * 1e-13) return whole + (frac > 0.5 ? 1 : 0);
+  return java_round(std::pow(10.0, x) * 100.0);
+}
+
+namespace {
 
 // StringsGenerator.nextString(random, maxLength, special) then String.trim(), into dst.
 template <std::size_t N>
@@ -51,7 +72,7 @@ void next_string(JavaRandom& r, int max_length, char special, InlineString<N>& d
 NexmarkExtra next_extra(JavaRandom& r, int current_size, int desired_average_size) {
   if (current_size > desired_average_size) return {};
   desired_average_size -= current_size;
-  auto delta = static_cast<int>(std::llround(desired_average_size * 0.2));
+  auto delta = static_cast<int>(java_round(desired_average_size * 0.2));
   int min_size = desired_average_size - delta;
   int size = min_size + (delta == 0 ? 0 : r.next_int(2 * delta));
   return NexmarkExtra{r.state(), static_cast<std::uint32_t>(std::max(size, 0))};
@@ -89,23 +110,6 @@ std::int64_t last_base0_auction_id(const GeneratorConfig& c, std::int64_t event_
   return epoch * c.auction_proportion + offset;
 }
 
-namespace {
-
-std::int64_t next_base0_person_id(const GeneratorConfig& c, std::int64_t event_id, JavaRandom& r) {
-  std::int64_t num_people = last_base0_person_id(c, event_id) + 1;
-  std::int64_t active = std::min<std::int64_t>(num_people, c.num_active_people);
-  std::int64_t n = next_long(r, active + kPersonIdLead);
-  return num_people - active + n;
-}
-
-std::int64_t next_base0_auction_id(const GeneratorConfig& c, std::int64_t event_id, JavaRandom& r) {
-  std::int64_t max_auction = last_base0_auction_id(c, event_id);
-  std::int64_t min_auction = std::max<std::int64_t>(max_auction - c.num_in_flight_auctions, 0);
-  return min_auction + next_long(r, max_auction - min_auction + 1 + kAuctionIdLead);
-}
-
-}  // namespace
-
 void NexmarkGenerator::validate(const GeneratorConfig& c) {
   auto positive = [](long long v, const char* what) {
     if (v <= 0) throw ClinkError(std::string("nexmark: ") + what + " must be positive, got " + std::to_string(v));
@@ -142,29 +146,82 @@ NexmarkGenerator::NexmarkGenerator(GeneratorConfig config) : config_(config) {
   total_ = config_.total_proportion();
   auction_horizon_events_ =
       static_cast<std::int64_t>(config_.num_in_flight_auctions) * total_ / config_.auction_proportion;
+  epoch_divider_ = FixedDivider(total_);
+  hot_sellers_ = JavaIntBound(config_.hot_sellers_ratio);
+  hot_auctions_ = JavaIntBound(config_.hot_auction_ratio);
+  hot_bidders_ = JavaIntBound(config_.hot_bidders_ratio);
+  active_people_ = JavaIntBound(config_.num_active_people + kPersonIdLead);
+  in_flight_auctions_ = JavaIntBound(config_.num_in_flight_auctions + 1 + kAuctionIdLead);
+  constexpr int kBidSize = 8 + 8 + 8 + 8;
+  bid_extra_ = kBidSize <= config_.avg_bid_byte_size;
+  if (bid_extra_) {
+    int wanted = config_.avg_bid_byte_size - kBidSize;
+    auto delta = static_cast<int>(java_round(wanted * 0.2));
+    bid_extra_min_ = wanted - delta;
+    bid_extra_spread_ = delta == 0 ? JavaIntBound() : JavaIntBound(2 * delta);
+    bid_extra_spread_used_ = delta != 0;
+  }
+}
+
+// Ids from the epoch and offset of an event id, as PersonGenerator.lastBase0PersonId.
+std::int64_t NexmarkGenerator::last_person(EpochPosition pos) const {
+  std::int64_t offset = pos.offset >= config_.person_proportion ? config_.person_proportion - 1 : pos.offset;
+  return pos.epoch * config_.person_proportion + offset;
+}
+
+// AuctionGenerator.lastBase0AuctionId.
+std::int64_t NexmarkGenerator::last_auction(EpochPosition pos) const {
+  std::int64_t epoch = pos.epoch, offset = pos.offset;
+  if (offset < config_.person_proportion) {
+    --epoch;  // a person: the previous epoch's last auction
+    offset = config_.auction_proportion - 1;
+  } else if (offset >= config_.person_proportion + config_.auction_proportion) {
+    offset = config_.auction_proportion - 1;  // a bid: this epoch's last auction
+  } else {
+    offset -= config_.person_proportion;
+  }
+  return epoch * config_.auction_proportion + offset;
+}
+
+// PersonGenerator.nextBase0PersonId: one of the active people, or a few ahead.
+std::int64_t NexmarkGenerator::next_person(EpochPosition pos, JavaRandom& r) const {
+  std::int64_t num_people = last_person(pos) + 1;
+  std::int64_t active = std::min<std::int64_t>(num_people, config_.num_active_people);
+  std::int64_t n = active == config_.num_active_people ? r.next_int(active_people_)
+                                                       : next_long(r, active + kPersonIdLead);
+  return num_people - active + n;
+}
+
+// AuctionGenerator.nextBase0AuctionId: one likely still in flight, or a few ahead.
+std::int64_t NexmarkGenerator::next_auction(EpochPosition pos, JavaRandom& r) const {
+  std::int64_t max_auction = last_auction(pos);
+  std::int64_t min_auction = std::max<std::int64_t>(max_auction - config_.num_in_flight_auctions, 0);
+  std::int64_t range = max_auction - min_auction + 1 + kAuctionIdLead;
+  return min_auction + (range == in_flight_auctions_.bound() ? r.next_int(in_flight_auctions_) : next_long(r, range));
 }
 
 void NexmarkGenerator::generate(std::int64_t n, NexmarkEvent& out) const {
   std::int64_t adjusted = config_.adjusted_event_number(n);
   std::int64_t timestamp = config_.timestamp_for_event(adjusted);
   std::int64_t id = config_.first_event_id + adjusted;
-  std::int64_t rem = id % total_;
-  if (rem < config_.person_proportion) {
+  EpochPosition pos;
+  epoch_divider_.divide(id, pos.epoch, pos.offset);
+  if (pos.offset < config_.person_proportion) {
     out.type = NexmarkEventType::kPerson;
-    make_person(id, timestamp, out.person);
-  } else if (rem < config_.person_proportion + config_.auction_proportion) {
+    make_person(id, pos, timestamp, out.person);
+  } else if (pos.offset < config_.person_proportion + config_.auction_proportion) {
     out.type = NexmarkEventType::kAuction;
-    make_auction(n, id, timestamp, out.auction);
+    make_auction(n, id, pos, timestamp, out.auction);
   } else {
     out.type = NexmarkEventType::kBid;
-    make_bid(id, timestamp, out.bid);
+    make_bid(id, pos, timestamp, out.bid);
   }
 }
 
 // PersonGenerator.nextPerson.
-void NexmarkGenerator::make_person(std::int64_t id, std::int64_t timestamp, NexmarkPerson& p) const {
+void NexmarkGenerator::make_person(std::int64_t id, EpochPosition pos, std::int64_t timestamp, NexmarkPerson& p) const {
   JavaRandom r(id);
-  p.id = last_base0_person_id(config_, id) + GeneratorConfig::kFirstPersonId;
+  p.id = last_person(pos) + GeneratorConfig::kFirstPersonId;
   int first = r.next_int(kFirstNameCount);
   p.name = person_name(first, r.next_int(kLastNameCount));
   // nextEmail: nextString(7) + "@" + nextString(5) + ".com"
@@ -194,14 +251,15 @@ void NexmarkGenerator::make_person(std::int64_t id, std::int64_t timestamp, Nexm
 }
 
 // AuctionGenerator.nextAuction (not in extended-bid mode).
-void NexmarkGenerator::make_auction(std::int64_t n, std::int64_t id, std::int64_t timestamp, NexmarkAuction& a) const {
+void NexmarkGenerator::make_auction(std::int64_t n, std::int64_t id, EpochPosition pos, std::int64_t timestamp,
+                                    NexmarkAuction& a) const {
   JavaRandom r(id);
-  a.id = last_base0_auction_id(config_, id) + GeneratorConfig::kFirstAuctionId;
+  a.id = last_auction(pos) + GeneratorConfig::kFirstAuctionId;
   std::int64_t seller;
-  if (r.next_int(config_.hot_sellers_ratio) > 0)  // the first person of the last 100
-    seller = (last_base0_person_id(config_, id) / kHotSellerRatio) * kHotSellerRatio;
+  if (r.next_int(hot_sellers_) > 0)  // the first person of the last 100
+    seller = (last_person(pos) / kHotSellerRatio) * kHotSellerRatio;
   else
-    seller = next_base0_person_id(config_, id, r);
+    seller = next_person(pos, r);
   a.category = GeneratorConfig::kFirstCategoryId + r.next_int(kNumCategories);
   a.seller = seller + GeneratorConfig::kFirstPersonId;
   a.initial_bid = next_price(r);
@@ -219,19 +277,19 @@ void NexmarkGenerator::make_auction(std::int64_t n, std::int64_t id, std::int64_
 }
 
 // BidGenerator.nextBid (with channel and url).
-void NexmarkGenerator::make_bid(std::int64_t id, std::int64_t timestamp, NexmarkBid& b) const {
+void NexmarkGenerator::make_bid(std::int64_t id, EpochPosition pos, std::int64_t timestamp, NexmarkBid& b) const {
   JavaRandom r(id);
   std::int64_t auction;
-  if (r.next_int(config_.hot_auction_ratio) > 0)  // the first auction of the last 100
-    auction = (last_base0_auction_id(config_, id) / kHotAuctionRatio) * kHotAuctionRatio;
+  if (r.next_int(hot_auctions_) > 0)  // the first auction of the last 100
+    auction = (last_auction(pos) / kHotAuctionRatio) * kHotAuctionRatio;
   else
-    auction = next_base0_auction_id(config_, id, r);
+    auction = next_auction(pos, r);
   b.auction = auction + GeneratorConfig::kFirstAuctionId;
   std::int64_t bidder;
-  if (r.next_int(config_.hot_bidders_ratio) > 0)  // the second person of the last 100
-    bidder = (last_base0_person_id(config_, id) / kHotBidderRatio) * kHotBidderRatio + 1;
+  if (r.next_int(hot_bidders_) > 0)  // the second person of the last 100
+    bidder = (last_person(pos) / kHotBidderRatio) * kHotBidderRatio + 1;
   else
-    bidder = next_base0_person_id(config_, id, r);
+    bidder = next_person(pos, r);
   b.bidder = bidder + GeneratorConfig::kFirstPersonId;
   b.price = next_price(r);
   const ChannelInfo* channel;
@@ -242,7 +300,13 @@ void NexmarkGenerator::make_bid(std::int64_t id, std::int64_t timestamp, Nexmark
   b.channel = channel->name;
   b.url = channel->url;
   b.date_time = timestamp;
-  b.extra = next_extra(r, 8 + 8 + 8 + 8, config_.avg_bid_byte_size);
+  // nextExtra(random, 8 + 8 + 8 + 8, avgBidByteSize), its division precomputed.
+  if (!bid_extra_) {
+    b.extra = {};
+  } else {
+    int size = bid_extra_min_ + (bid_extra_spread_used_ ? r.next_int(bid_extra_spread_) : 0);
+    b.extra = NexmarkExtra{r.state(), static_cast<std::uint32_t>(size)};
+  }
 }
 
 }  // namespace clink::nexmark

@@ -7,6 +7,27 @@
 
 namespace clink::nexmark {
 
+__extension__ typedef unsigned __int128 u128;  // __extension__: -Wpedantic accepts it
+
+// A nextInt bound fixed for a generator's lifetime (a hot ratio, the steady-state id
+// ranges), with its remainder precomputed as a multiply: Random.nextInt(bound) takes a
+// remainder per call, and a hardware division would dominate the generator's cost.
+class JavaIntBound {
+ public:
+  explicit JavaIntBound(std::int32_t bound = 1)
+      : bound_(bound), magic_(~std::uint64_t{0} / static_cast<std::uint64_t>(bound) + 1) {}
+  std::int32_t bound() const { return bound_; }
+  // u % bound for 0 <= u < 2^31: floor(u * ceil(2^64 / bound) / 2^64) is exact there.
+  std::int32_t remainder(std::int32_t u) const {
+    auto q = static_cast<std::uint64_t>((static_cast<u128>(static_cast<std::uint64_t>(u)) * magic_) >> 64);
+    return u - static_cast<std::int32_t>(q) * bound_;
+  }
+
+ private:
+  std::int32_t bound_;
+  std::uint64_t magic_;
+};
+
 class JavaRandom {
  public:
   static constexpr std::uint64_t kMultiplier = 0x5DEECE66DULL;
@@ -40,6 +61,19 @@ class JavaRandom {
     // for (int u = r; u - (r = u % bound) + m < 0; u = next(31)); with int overflow
     for (std::int32_t u = r;; u = next(31)) {
       r = u % bound;
+      auto sum = static_cast<std::int32_t>(static_cast<std::uint32_t>(u) - static_cast<std::uint32_t>(r) +
+                                           static_cast<std::uint32_t>(m));
+      if (sum >= 0) return r;
+    }
+  }
+  // nextInt(bound.bound()), the same draws without a division.
+  std::int32_t next_int(const JavaIntBound& b) {
+    std::int32_t bound = b.bound();
+    std::int32_t r = next(31);
+    std::int32_t m = bound - 1;
+    if ((bound & m) == 0) return static_cast<std::int32_t>((static_cast<std::int64_t>(bound) * r) >> 31);
+    for (std::int32_t u = r;; u = next(31)) {
+      r = b.remainder(u);
       auto sum = static_cast<std::int32_t>(static_cast<std::uint32_t>(u) - static_cast<std::uint32_t>(r) +
                                            static_cast<std::uint32_t>(m));
       if (sum >= 0) return r;

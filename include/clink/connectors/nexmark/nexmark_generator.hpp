@@ -10,9 +10,33 @@
 #include <cstdint>
 
 #include "clink/connectors/nexmark/generator_config.hpp"
+#include "clink/connectors/nexmark/java_random.hpp"
 #include "clink/connectors/nexmark/nexmark_event.hpp"
 
 namespace clink::nexmark {
+
+// n / d and n % d for a divisor fixed per generator (the sum of the proportions) by a
+// multiply, exact for n <= limit; a hardware division past that.
+class FixedDivider {
+ public:
+  explicit FixedDivider(std::int64_t d = 1)
+      : d_(static_cast<std::uint64_t>(d)), magic_(~std::uint64_t{0} / d_ + 1), limit_(~std::uint64_t{0} / d_) {}
+  void divide(std::int64_t n, std::int64_t& quotient, std::int64_t& remainder) const {
+    auto u = static_cast<std::uint64_t>(n);
+    std::uint64_t q = d_ == 1 ? u : u <= limit_ ? static_cast<std::uint64_t>((static_cast<u128>(u) * magic_) >> 64) : u / d_;
+    quotient = static_cast<std::int64_t>(q);
+    remainder = static_cast<std::int64_t>(u - q * d_);
+  }
+
+ private:
+  std::uint64_t d_, magic_, limit_;
+};
+
+// Where an event id falls: its epoch (one round of the proportions) and offset in it.
+struct EpochPosition {
+  std::int64_t epoch = 0;
+  std::int64_t offset = 0;
+};
 
 class NexmarkGenerator {
  public:
@@ -43,15 +67,31 @@ class NexmarkGenerator {
   }
 
  private:
-  void make_person(std::int64_t id, std::int64_t timestamp, NexmarkPerson& p) const;
-  void make_auction(std::int64_t n, std::int64_t id, std::int64_t timestamp, NexmarkAuction& a) const;
-  void make_bid(std::int64_t id, std::int64_t timestamp, NexmarkBid& b) const;
+  void make_person(std::int64_t id, EpochPosition pos, std::int64_t timestamp, NexmarkPerson& p) const;
+  void make_auction(std::int64_t n, std::int64_t id, EpochPosition pos, std::int64_t timestamp,
+                    NexmarkAuction& a) const;
+  void make_bid(std::int64_t id, EpochPosition pos, std::int64_t timestamp, NexmarkBid& b) const;
+  std::int64_t last_person(EpochPosition pos) const;
+  std::int64_t last_auction(EpochPosition pos) const;
+  std::int64_t next_person(EpochPosition pos, JavaRandom& r) const;
+  std::int64_t next_auction(EpochPosition pos, JavaRandom& r) const;
 
   GeneratorConfig config_;
   std::int64_t max_events_;
   std::int64_t total_;
   std::int64_t auction_horizon_events_;  // events until numInFlightAuctions more auctions
+  FixedDivider epoch_divider_;
+  JavaIntBound hot_sellers_, hot_auctions_, hot_bidders_;
+  JavaIntBound active_people_;      // numActivePeople + PERSON_ID_LEAD: once that many people exist
+  JavaIntBound in_flight_auctions_;  // numInFlightAuctions + 1 + AUCTION_ID_LEAD: past the first ones
+  int bid_extra_min_ = 0;           // a bid's extra: min + nextInt(2 delta) chars (delta 0: min)
+  JavaIntBound bid_extra_spread_;
+  bool bid_extra_spread_used_ = false;  // delta > 0
+  bool bid_extra_ = false;              // the bid's 32 bytes are within bid.avg-size
 };
+
+// PriceGenerator.nextPrice for nextDouble() = u: Math.round(Math.pow(10.0, u * 6.0) * 100.0).
+std::int64_t price_from_unit(double u);
 
 // Nexmark's id arithmetic (PersonGenerator / AuctionGenerator), base 0.
 std::int64_t last_base0_person_id(const GeneratorConfig& c, std::int64_t event_id);
