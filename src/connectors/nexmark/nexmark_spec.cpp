@@ -33,9 +33,10 @@ std::map<std::string, std::string> option_texts(const OperatorSpecContext& ctx) 
 }
 
 OperatorBuilder make_nexmark(const OperatorSpecContext& ctx) {
+  std::map<std::string, std::string> options = option_texts(ctx);
   std::shared_ptr<const Source<NexmarkEvent>> source;
   try {
-    source = NexmarkSource::from_options(option_texts(ctx));
+    source = NexmarkSource::from_options(options);
   } catch (const ClinkError& e) {
     std::string message = e.what();
     const std::string prefix = "nexmark: ";
