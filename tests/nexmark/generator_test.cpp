@@ -71,14 +71,41 @@ TEST(NexmarkGenerator, AnyPositionDirectlyEqualsNexmark) {
             R"(B|7408400|2469748|217|Baidu|https://www.nexmark.com/arin/yawv/wlac/item.htm?query=1|1600012345679|mztlirydnmfarmyisloqjhcllhkmmtHXIQ^_dwuhwdwealxrgkygbojpcbbcde)");
 }
 
-// Every field of 200000 events (and, below, of 100000 shuffled ones at 1 event/s),
+// Every field of 200000 and 2000000 events (and, below, of 100000 shuffled ones at 1 event/s),
 // hashed as Java hashes the same lines.
 TEST(NexmarkGenerator, ChecksumOverManyEventsEqualsNexmark) {
   EXPECT_EQ(java_checksum(NexmarkGenerator(config_at()), 200000), -3125600932929346386LL);
+  EXPECT_EQ(java_checksum(NexmarkGenerator(config_at()), 2000000), -1684535397173016518LL);
   GeneratorConfig c = config_at();
   c.out_of_order_group_size = 1000;
   c.first_event_rate = 1;
   EXPECT_EQ(java_checksum(NexmarkGenerator(c), 100000), -3274466829419622353LL);
+}
+
+// Every non-default knob at once (proportions 3:7:13, hot ratios 3, 5, 7 that are not
+// powers of two, 37 auctions in flight, 55 active people, sizes 333/1200/45 bytes),
+// from the start and from position 1000000 with out-of-order groups of 7 at 333/s.
+TEST(NexmarkGenerator, ChecksumWithEveryKnobChangedEqualsNexmark) {
+  GeneratorConfig c = config_at();
+  c.person_proportion = 3;
+  c.auction_proportion = 7;
+  c.bid_proportion = 13;
+  c.hot_auction_ratio = 3;
+  c.hot_sellers_ratio = 5;
+  c.hot_bidders_ratio = 7;
+  c.num_in_flight_auctions = 37;
+  c.num_active_people = 55;
+  c.avg_person_byte_size = 333;
+  c.avg_auction_byte_size = 1200;
+  c.avg_bid_byte_size = 45;
+  EXPECT_EQ(java_checksum(NexmarkGenerator(c), 300000), -6095982703694325193LL);
+  c.out_of_order_group_size = 7;
+  c.first_event_rate = 333;
+  NexmarkGenerator g(c);
+  std::uint64_t sum = 0;
+  for (std::int64_t n = 1000000; n < 1300000; ++n)
+    sum = sum * 31 + static_cast<std::uint64_t>(static_cast<std::int64_t>(test::java_string_hash(pipe_line(g.event(n)))));
+  EXPECT_EQ(static_cast<std::int64_t>(sum), -6996352384437951179LL);
 }
 
 TEST(NexmarkGenerator, ProportionsAndTypeOrderOverFiftyEvents) {
