@@ -108,6 +108,18 @@ TEST(NexmarkGenerator, ChecksumWithEveryKnobChangedEqualsNexmark) {
   EXPECT_EQ(static_cast<std::int64_t>(sum), -6996352384437951179LL);
 }
 
+// Without channel and url, bids draw as Nexmark's releases before those fields did.
+TEST(NexmarkGenerator, WithoutChannelAndUrlBidsEqualNexmarksEarlierModel) {
+  GeneratorConfig c = config_at();
+  c.bid_channel_url = false;
+  NexmarkGenerator g(c);
+  EXPECT_EQ(pipe_line(g.event(2)),
+            R"(B|1000|1001|32530001|||1600000000000|fdiysaV^]NLVsbolvyqwgticfdrwdyiyofziYMU\Z`UaTQO][NX\RM]WPYTOuwogvszlxjrcNOORM)");
+  EXPECT_EQ(pipe_line(g.event(4)),
+            R"(B|1000|1001|300435|||1600000000000|H]ITTZpgivopmwyooulzilesQV_`]aPRWLaUtndhbtXXTTUXVJa_[_YXVJHVmidxhturdym)");
+  EXPECT_EQ(java_checksum(g, 300000), -2473213977953711882LL);
+}
+
 TEST(NexmarkGenerator, ProportionsAndTypeOrderOverFiftyEvents) {
   NexmarkGenerator g(config_at());
   // Event ids are 2..51: id % 50 == 0 is the person, 1..3 auctions, the rest bids.

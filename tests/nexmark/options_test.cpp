@@ -39,6 +39,7 @@ TEST(NexmarkOptions, DefaultsAreNexmarks) {
   EXPECT_EQ(g.num_in_flight_auctions, 100);
   EXPECT_EQ(g.num_active_people, 1000);
   EXPECT_EQ(g.out_of_order_group_size, 1);
+  EXPECT_TRUE(g.bid_channel_url);
   EXPECT_EQ(g.first_event_id, 1);
   EXPECT_EQ(g.first_event_number, 1);
   EXPECT_FALSE(o.base_time_set);
@@ -68,7 +69,8 @@ TEST(NexmarkOptions, EveryOptionSetsItsField) {
                                   {"bid.extended.mode", "false"},
                                   {"events.out-of-order.group-size", "1000"},
                                   {"auction.in-flight.num", "50"},
-                                  {"person.active.num", "20"}});
+                                  {"person.active.num", "20"},
+                                  {"bid.channel-url", "false"}});
   const auto& g = o.generator;
   EXPECT_EQ(g.num_events, 100000000);
   EXPECT_EQ(g.first_event_rate, 2000000);
@@ -91,6 +93,7 @@ TEST(NexmarkOptions, EveryOptionSetsItsField) {
   EXPECT_EQ(g.out_of_order_group_size, 1000);
   EXPECT_EQ(g.num_in_flight_auctions, 50);
   EXPECT_EQ(g.num_active_people, 20);
+  EXPECT_FALSE(g.bid_channel_url);
 
   auto t = parse_nexmark_options({{"tps", "10000000"}, {"rate.period", "5000"}});
   EXPECT_EQ(t.generator.first_event_rate, 10000000);
@@ -103,7 +106,7 @@ TEST(NexmarkOptions, BadOptionsAreErrorsNamingTheOption) {
   for (const auto& n : nexmark_option_names()) known += (known.empty() ? "" : ", ") + n;
   EXPECT_EQ(known,
             "auction.avg-size, auction.hot-ratio.sellers, auction.in-flight.num, auction.proportion, bid.avg-size, "
-            "bid.extended.mode, bid.hot-ratio.auctions, bid.hot-ratio.bidders, bid.proportion, events.base-time, "
+            "bid.channel-url, bid.extended.mode, bid.hot-ratio.auctions, bid.hot-ratio.bidders, bid.proportion, events.base-time, "
             "events.num, events.out-of-order.group-size, first-event.rate, max-emit-speed, next-event.rate, "
             "person.active.num, person.avg-size, person.proportion, rate.limited, rate.period, rate.shape, tps");
   EXPECT_EQ(parse_error({{"event.num", "5"}}), "nexmark: unknown option 'event.num' (known: " + known + ")");

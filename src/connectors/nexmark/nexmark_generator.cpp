@@ -292,13 +292,18 @@ void NexmarkGenerator::make_bid(std::int64_t id, EpochPosition pos, std::int64_t
     bidder = next_person(pos, r);
   b.bidder = bidder + GeneratorConfig::kFirstPersonId;
   b.price = next_price(r);
-  const ChannelInfo* channel;
-  if (r.next_int(kHotChannelsRatio) > 0)
-    channel = &hot_channel(r.next_int(kHotChannelCount));
-  else
-    channel = &numbered_channel(r.next_int(kChannelCount));
-  b.channel = channel->name;
-  b.url = channel->url;
+  if (config_.bid_channel_url) {
+    const ChannelInfo* channel;
+    if (r.next_int(kHotChannelsRatio) > 0)
+      channel = &hot_channel(r.next_int(kHotChannelCount));
+    else
+      channel = &numbered_channel(r.next_int(kChannelCount));
+    b.channel = channel->name;
+    b.url = channel->url;
+  } else {
+    b.channel = {};
+    b.url = {};
+  }
   b.date_time = timestamp;
   // nextExtra(random, 8 + 8 + 8 + 8, avgBidByteSize), its division precomputed.
   if (!bid_extra_) {

@@ -171,6 +171,7 @@ const std::map<std::string, Setter>& setters() {
        [](auto& o, auto& n, auto& v) {
          o.generator.num_in_flight_auctions = parse_int(n, v, 0, "a non-negative integer");
        }},
+      {"bid.channel-url", [](auto& o, auto& n, auto& v) { o.generator.bid_channel_url = parse_bool(n, v); }},
       {"person.active.num",
        [](auto& o, auto& n, auto& v) { o.generator.num_active_people = parse_int(n, v, 0, "a non-negative integer"); }},
   };

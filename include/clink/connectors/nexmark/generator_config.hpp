@@ -39,6 +39,10 @@ struct GeneratorConfig {
   int num_active_people = 1000;
   std::int64_t out_of_order_group_size = 1;  // 1: in order
   std::int64_t base_time = 0;                // event time of event number 0, ms since epoch
+  // Bids with channel and url (Nexmark's model since it added them), or without: the
+  // Random then draws the extra right after the price, as in Nexmark's releases before
+  // those fields, whose events clink then reproduces exactly (channel and url empty).
+  bool bid_channel_url = true;
 
   // ---- GeneratorConfig: Nexmark's table source starts both at 1 ----
   std::int64_t first_event_id = 1;

@@ -11,6 +11,8 @@
 // and, as Nexmark's workload files name it, `tps`: first-event.rate and next-event.rate
 // at once. clink adds NexmarkConfiguration fields the Flink source does not expose:
 //   events.out-of-order.group-size (1)  auction.in-flight.num (100)  person.active.num (1000)
+// and bid.channel-url (true; false: bids without channel and url, as Nexmark's releases
+// before those fields drew them, see GeneratorConfig::bid_channel_url).
 // As in Nexmark's Flink generator, next-event.rate, rate.shape, rate.period and
 // rate.limited are validated but do not change the events or their pacing.
 // Sizes are Flink memory sizes ("200b", "1 kb", "2mb"; binary units), durations Flink
