@@ -2,6 +2,7 @@
 // Shared by the Nexmark tests: an event's fields as one "|"-separated line, the form
 // the reference values were produced in by running Nexmark's Java generator code
 // (java.util.Random seeded with each event id) for the same configuration.
+#include <charconv>
 #include <cstdint>
 #include <string>
 
@@ -9,13 +10,15 @@
 
 namespace clink::nexmark::test {
 
-inline std::string pipe_line(const NexmarkEvent& e) {
-  std::string s;
+inline void pipe_line_into(const NexmarkEvent& e, std::string& s) {
+  s.clear();
   auto field = [&s](const auto& v) {
-    if constexpr (std::is_integral_v<std::decay_t<decltype(v)>>)
-      s += std::to_string(v);
-    else
+    if constexpr (std::is_integral_v<std::decay_t<decltype(v)>>) {
+      char buf[24];
+      s.append(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+    } else {
       s += std::string_view(v);
+    }
     s += '|';
   };
   switch (e.type) {
@@ -43,6 +46,11 @@ inline std::string pipe_line(const NexmarkEvent& e) {
       break;
     }
   }
+}
+
+inline std::string pipe_line(const NexmarkEvent& e) {
+  std::string s;
+  pipe_line_into(e, s);
   return s;
 }
 
@@ -57,9 +65,11 @@ inline std::int32_t java_string_hash(const std::string& s) {
 inline std::int64_t java_checksum(const NexmarkGenerator& g, std::int64_t n) {
   std::uint64_t sum = 0;
   NexmarkEvent e;
+  std::string line;
   for (std::int64_t k = 0; k < n; ++k) {
     g.generate(k, e);
-    sum = sum * 31 + static_cast<std::uint64_t>(static_cast<std::int64_t>(java_string_hash(pipe_line(e))));
+    pipe_line_into(e, line);
+    sum = sum * 31 + static_cast<std::uint64_t>(static_cast<std::int64_t>(java_string_hash(line)));
   }
   return static_cast<std::int64_t>(sum);
 }
