@@ -412,9 +412,12 @@ TEST(Executor, SlowSinkKeepsMemoryBoundedByChannelCapacity) {
       return x;
     }).sink_to(std::make_shared<CollectSink<std::int64_t>>());
   auto handle = env.execute_async();
+  // Sample until the sink consumed a few batches: progress, not wall time, bounds the
+  // loop, so a loaded machine only makes it slower.
   std::int64_t worst = 0;
-  for (int i = 0; i < 30; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (consumed->load() < 3 * 1024 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
     worst = std::max(worst, produced->load() - consumed->load());
   }
   stop = true;
