@@ -61,7 +61,7 @@ TEST_P(Checkpoint, PeriodicCheckpointsCompleteWithMetadataAndRetention) {
   handle.wait();
   EXPECT_EQ(sorted(sink->values()), expected_output(2000));
   auto counts = handle.checkpoint_counts();
-  EXPECT_GE(counts.completed, 3);
+  EXPECT_GE(counts.completed, 2);  // two suffice to show retention; more would make it timing-bound
   // Only the newest completed checkpoint is retained.
   auto latest = latest_checkpoint(dir.path);
   ASSERT_TRUE(latest.has_value());
