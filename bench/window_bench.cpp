@@ -33,12 +33,14 @@ struct CountAgg final : AggregateFunction<std::int64_t, std::int64_t, std::int64
   void add(const std::int64_t&, std::int64_t& acc) const override { ++acc; }
   std::int64_t get_result(const std::int64_t& acc) const override { return acc; }
   void merge(std::int64_t& acc, const std::int64_t& o) const override { acc += o; }
+  void retract(std::int64_t& acc, const std::int64_t& o) const { acc -= o; }  // invertible: subtract-on-evict
 };
 struct SumAgg final : AggregateFunction<std::int64_t, std::int64_t, std::int64_t> {
   std::int64_t create_accumulator() const override { return 0; }
   void add(const std::int64_t& v, std::int64_t& acc) const override { acc += v; }
   std::int64_t get_result(const std::int64_t& acc) const override { return acc; }
   void merge(std::int64_t& acc, const std::int64_t& o) const override { acc += o; }
+  void retract(std::int64_t& acc, const std::int64_t& o) const { acc -= o; }  // invertible: subtract-on-evict
 };
 
 const std::vector<std::int64_t>& random_keys() {

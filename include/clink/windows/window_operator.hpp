@@ -44,6 +44,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "clink/api/operators.hpp"
 #include "clink/core/error.hpp"
@@ -56,7 +57,9 @@
 #include "clink/windows/time_window.hpp"
 #include "clink/windows/window_assigners.hpp"
 #include "clink/windows/window_functions.hpp"
+#include "clink/windows/window_operator_detail.hpp"
 #include "clink/windows/window_trigger.hpp"
+#include "clink/windows/pane_combination.hpp"
 
 namespace clink {
 
@@ -69,75 +72,10 @@ struct WindowConfig {
   std::int64_t allowed_lateness = 0;
   std::optional<OutputTag<In>> late_data_tag;
   bool allow_slicing = true;  // false forces the generic path (tests compare the two)
+  // true: a sliced sliding window's firing merges all its panes instead of updating the
+  // key's running combination (pane_combination.hpp); tests compare the two.
+  bool combine_all_panes = false;
 };
-
-namespace window_detail {
-// Orders keys as the TimerService orders their encoded bytes.
-template <class K>
-struct KeyBytesLess {
-  bool operator()(const K& a, const K& b) const {
-    if constexpr (std::is_integral_v<K>) return a < b;
-    else if constexpr (std::is_same_v<K, std::string>) return a.size() != b.size() ? a.size() < b.size() : a < b;
-    else return encode_key(a) < encode_key(b);
-  }
-};
-
-// Whether T has a StateCodec, looking through the containers whose StateCodec is
-// generic (a vector of T has one only if T has).
-template <class T>
-struct has_codec : std::bool_constant<requires(const T& v, std::string& out, std::string_view& in) {
-  StateCodec<T>::encode(v, out);
-  StateCodec<T>::decode(in);
-}> {};
-template <class T>
-struct has_codec<std::vector<T>> : has_codec<T> {};
-template <class T>
-struct has_codec<std::optional<T>> : has_codec<T> {};
-template <class T>
-struct has_codec<TimestampedValue<T>> : has_codec<T> {};
-template <class A, class B>
-struct has_codec<std::pair<A, B>> : std::bool_constant<has_codec<A>::value && has_codec<B>::value> {};
-template <class... Ts>
-struct has_codec<std::tuple<Ts...>> : std::bool_constant<(has_codec<Ts>::value && ...)> {};
-
-// (key bytes, namespace) as one string: varint(key size) key namespace.
-inline std::string state_slot(std::string_view key, std::string_view ns) {
-  std::string s;
-  put_varint(key.size(), s);
-  s.append(key);
-  s.append(ns);
-  return s;
-}
-inline std::pair<std::string_view, std::string_view> split_slot(std::string_view slot) {
-  const auto n = get_varint(slot);
-  return {slot.substr(0, n), slot.substr(n)};
-}
-
-struct PaneStats {
-  std::int64_t emissions = 0;
-  bool on_time_done = false;
-};
-
-// The last two timers known to be registered for a window (skips re-registering the
-// same timer for every element).
-struct TimerCache {
-  std::int64_t time[2] = {0, 0};
-  std::uint8_t domain[2] = {0, 0};  // 0 empty, 1 event time, 2 processing time
-  std::uint8_t next = 0;
-  bool hit(std::uint8_t d, std::int64_t t) const {
-    return (domain[0] == d && time[0] == t) || (domain[1] == d && time[1] == t);
-  }
-  void put(std::uint8_t d, std::int64_t t) {
-    domain[next] = d;
-    time[next] = t;
-    next ^= 1;
-  }
-  void erase(std::uint8_t d, std::int64_t t) {
-    for (int i = 0; i < 2; ++i)
-      if (domain[i] == d && time[i] == t) domain[i] = 0;
-  }
-};
-}  // namespace window_detail
 
 template <class K, class In, class KeyFn, class Policy>
 class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
@@ -222,8 +160,19 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   struct Entry {
     State state{};
     bool has_contents = false;
+    std::uint8_t ck = 0;  // checkpoint flags: kListed, kStored
     PaneStats stats;
     window_detail::TimerCache cache;
+  };
+  // Checkpoint bookkeeping flags (generic entries and sliced keys): what changed since
+  // the last checkpoint and what the keyed state backend already holds.
+  enum : std::uint8_t {
+    kListed = 1,     // in the list of changed entries / keys
+    kStored = 2,     // generic entry: the backend holds it
+    kHotDirty = 4,   // sliced key: its newest pane changed
+    kKeyDirty = 8,   // sliced key: its side data (window-keys entry) changed
+    kHotStored = 16,  // sliced key: the backend holds its newest pane
+    kKeyStored = 32   // sliced key: the backend holds its window-keys entry
   };
 
   // ---- the trigger context ----
@@ -241,8 +190,13 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       if (it == op_.trigger_state_.end()) return std::nullopt;
       return it->second;
     }
-    void set_state(std::int64_t v) override { op_.trigger_state_[WKey{key_, w_}] = v; }
-    void clear_state() override { op_.trigger_state_.erase(WKey{key_, w_}); }
+    void set_state(std::int64_t v) override {
+      op_.trigger_state_[WKey{key_, w_}] = v;
+      op_.trigger_dirty_.insert(WKey{key_, w_});
+    }
+    void clear_state() override {
+      if (op_.trigger_state_.erase(WKey{key_, w_})) op_.trigger_dirty_.insert(WKey{key_, w_});
+    }
     void merge_state(const std::function<std::int64_t(std::int64_t, std::int64_t)>& fold) override {
       std::optional<std::int64_t> acc = get_state();
       for (const auto& m : *merged_) {
@@ -250,6 +204,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
         if (it == op_.trigger_state_.end()) continue;
         acc = acc ? fold(*acc, it->second) : it->second;
         op_.trigger_state_.erase(it);
+        op_.trigger_dirty_.insert(WKey{key_, m});
       }
       if (acc) set_state(*acc);
     }
@@ -369,6 +324,16 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     auto it = table_.find(WKey{key, w});
     return it == table_.end() ? nullptr : &it->second;
   }
+  // The entry changed: the next checkpoint writes it.
+  void touch(const K& key, const TimeWindow& w, Entry& e) {
+    if (e.ck & kListed) return;
+    e.ck |= kListed;
+    dirty_entries_.push_back(WKey{key, w});
+  }
+  void erase_entry(typename absl::flat_hash_map<WKey, Entry>::iterator it) {
+    if (it->second.ck & kStored) removed_entries_.push_back(it->first);
+    table_.erase(it);
+  }
   void register_cleanup_timer(const K& key, const TimeWindow& w, Entry* e) {
     std::int64_t c = cleanup_time(w);
     if (c == kMaxEventTime) return;  // never cleaned (global and topmost windows), as in Flink
@@ -396,6 +361,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       Entry& e = entry(key, w);
       policy_.add(e.state, r.value, r.event_time);
       e.has_contents = true;
+      touch(key, w, e);
       Ctx ctx(*this, key, w, &e);
       TriggerResult res = trigger_->on_element(r.event_time, w, ctx);
       if (is_fire(res)) emit(key, w, e, false, false);
@@ -411,6 +377,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     windows_.clear();
     assign(r, windows_);
     MergingWindowSet& set = merging_sets_[key];
+    merging_dirty_.insert(key);
     bool skipped = true;
     for (const TimeWindow& w : windows_) {
       TimeWindow actual = set.add_window(
@@ -443,6 +410,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       Entry& e = entry(key, state_window);
       policy_.add(e.state, r.value, r.event_time);
       e.has_contents = true;
+      touch(key, state_window, e);
       Ctx ctx(*this, key, actual, nullptr);
       TriggerResult res = trigger_->on_element(r.event_time, actual, ctx);
       if (is_fire(res)) emit(key, actual, e, false, false);
@@ -460,9 +428,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       auto it = table_.find(WKey{key, s});
       if (it == table_.end()) continue;
       moved.push_back(std::move(it->second));
-      table_.erase(it);
+      erase_entry(it);
     }
     Entry& t = entry(key, target);
+    touch(key, target, t);
     for (Entry& src : moved) {
       if (src.has_contents) {
         policy_.merge(t.state, src.state);
@@ -496,13 +465,14 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     Ctx ctx(*this, key, w, merging_ ? nullptr : e);
     TriggerResult res = event ? trigger_->on_event_time(t.time, w, ctx) : trigger_->on_processing_time(t.time, w, ctx);
     const bool cleanup = event == event_time_ && t.time == cleanup_time(w);
+    if ((is_fire(res) || is_purge(res)) && e) touch(key, state_window ? *state_window : w, *e);
     if (is_fire(res) && e) emit(key, w, *e, true, past_cleanup(w));
     if (is_purge(res) && e) purge(*e);
     if (cleanup) clear_all_state(key, w, state_window ? *state_window : w);
   }
 
   void clear_all_state(const K& key, const TimeWindow& w, const TimeWindow& state_window) {
-    table_.erase(WKey{key, state_window});
+    if (auto it = table_.find(WKey{key, state_window}); it != table_.end()) erase_entry(it);
     Ctx ctx(*this, key, w, nullptr);
     trigger_->clear(w, ctx);
     wctx_->set(w, PaneInfo{});
@@ -510,6 +480,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     if (merging_) {
       auto ms = merging_sets_.find(key);
       if (ms != merging_sets_.end()) {
+        merging_dirty_.insert(key);
         ms->second.retire(w);
         if (ms->second.empty()) merging_sets_.erase(ms);
       }
@@ -526,12 +497,18 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     std::int64_t hot_idx = kNoPane;
     State hot{};
     std::uint32_t cold = kNoCold;
+    std::uint8_t ck = 0;  // checkpoint flags: kListed, kHotDirty, kKeyDirty, kHotStored
   };
   struct SCold {
     SliceList<State> older;
     std::int64_t hi_registered = std::numeric_limits<std::int64_t>::min();  // window index
     std::int64_t last_fired = std::numeric_limits<std::int64_t>::min();     // window index
     std::vector<std::pair<std::int64_t, PaneStats>> stats;                  // fired windows (L > 0)
+    // Checkpointing: older panes from dirty_from up changed since the last checkpoint;
+    // the backend may hold older panes up to saved_max (a dropped one is removed).
+    std::int64_t dirty_from = std::numeric_limits<std::int64_t>::max();
+    std::int64_t saved_max = kNoPane;
+    PaneCombination<State, Policy::kInvertible> comb;  // sliding windows: see window_result
   };
   // The keys with panes in one window (duplicates possible; firing skips them).
   struct WKeys {
@@ -603,20 +580,63 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     return sk.hot_idx == kNoPane && (!c || (c->older.empty() && c->stats.empty()));
   }
 
-  // The pane i of a key, created if absent; second: whether it was created.
+  // The pane i of a key, created if absent; second: whether it was created. A newer
+  // pane than the newest moves that one to the older panes (with its checkpoint state).
   std::pair<State*, bool> pane(SKey& sk, std::int64_t i) {
     if (i == sk.hot_idx) return {&sk.hot, false};
     if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
-      if (sk.hot_idx != kNoPane) cold(sk).older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); });
+      if (sk.hot_idx != kNoPane) {
+        SCold& c = cold(sk);
+        c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); });
+        if (sk.ck & kHotDirty) c.dirty_from = std::min(c.dirty_from, sk.hot_idx);
+        if (sk.ck & kHotStored) c.saved_max = std::max(c.saved_max, sk.hot_idx);
+      }
+      sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
       sk.hot_idx = i;
       sk.hot = policy_.create();
       return {&sk.hot, true};
     }
-    return cold(sk).older.get_or_create(i, [this] { return policy_.create(); });
+    SCold& c = cold(sk);
+    c.dirty_from = std::min(c.dirty_from, i);
+    return c.older.get_or_create(i, [this] { return policy_.create(); });
   }
-  void drop_panes_before(SKey& sk, std::int64_t idx) {
-    if (sk.cold != kNoCold) colds_[sk.cold].older.drop_before(idx);
-    if (sk.hot_idx != kNoPane && sk.hot_idx < idx) sk.hot_idx = kNoPane;
+  // The key changed (flags: what): the next checkpoint writes it.
+  void mark(const K& key, SKey& sk, std::uint8_t what) {
+    if (!(sk.ck & kListed)) dirty_keys_.push_back(key);
+    sk.ck |= static_cast<std::uint8_t>(what | kListed);
+  }
+  // Calls fn(index, state) for the key's panes in [lo, hi), in index order.
+  template <class Fn>
+  void for_panes(const SKey& sk, std::int64_t lo, std::int64_t hi, Fn&& fn) const {
+    if (const SCold* c = cold_if(sk)) c->older.for_range(lo, hi, fn);
+    if (sk.hot_idx != kNoPane && sk.hot_idx >= lo && sk.hot_idx < hi) fn(sk.hot_idx, sk.hot);
+  }
+  void drop_panes_before(const K& key, SKey& sk, std::int64_t idx) {
+    if (sk.cold != kNoCold) {
+      SCold& c = colds_[sk.cold];
+      c.comb.evict_before(policy_, panes_of(sk), idx);
+      if (c.saved_max != kNoPane)
+        c.older.for_range(kNoPane, std::min(idx, sat_add(c.saved_max, 1)),
+                          [&](std::int64_t i, const State&) { removed_panes_.emplace_back(key, i); });
+      c.older.drop_before(idx);
+    }
+    if (sk.hot_idx != kNoPane && sk.hot_idx < idx) {
+      if (sk.ck & kHotStored) removed_panes_.emplace_back(key, sk.hot_idx);
+      sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
+      sk.hot_idx = kNoPane;
+    }
+  }
+  auto panes_of(const SKey& sk) const {
+    return [this, &sk](std::int64_t lo, std::int64_t hi, auto&& fn) { for_panes(sk, lo, hi, fn); };
+  }
+  // The result of window j for a key into acc; false if it has no pane there. A sliding
+  // window updates the key's running combination (the firings of successive windows
+  // cost O(1) merges each, not size / slide).
+  bool window_result(SKey& sk, std::int64_t j, State& acc) {
+    if (n_ == 1 || config_.combine_all_panes || sk.cold == kNoCold) return combine(sk, j, acc);
+    const std::int64_t end = sat_add(j, n_);
+    comb_hi_max_ = std::max(comb_hi_max_, end);
+    return colds_[sk.cold].comb.query(policy_, panes_of(sk), j, end, acc);
   }
   // Folds the panes [j, j + n) of a key into acc; false if it has none.
   bool combine(const SKey& sk, std::int64_t j, State& acc) {
@@ -628,13 +648,13 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
         acc = sk.hot;
         return true;
       }
-      if (c) c->older.for_range(j, end, [&](const State& p) {
+      if (c) c->older.for_range(j, end, [&](std::int64_t, const State& p) {
           acc = p;
           any = true;
         });
       return any;
     }
-    if (c) c->older.for_range(j, end, [&](const State& p) {
+    if (c) c->older.for_range(j, end, [&](std::int64_t, const State& p) {
         policy_.merge(acc, p);
         any = true;
       });
@@ -717,10 +737,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // what is late before the first watermark arrives. The sliced path's per-window key
   // lists and timers (which are keyless) are rebuilt from the panes on restore; the
   // generic path's timers are keyed and restored by the runtime.
-  // Each checkpoint rewrites the tables as a whole (O(state) per checkpoint): entries
-  // unchanged since the last checkpoint are not written again, entries gone are removed.
+  // Checkpoints are incremental: the tables remember what changed since the last one
+  // (entries, keys, panes; flags plus lists) and what was removed, and a checkpoint
+  // writes and removes only those: O(changes), not O(state).
   enum : int { kContents = 0, kTrigger, kMerging, kPanes, kKeys, kStates };
-  using Slots = absl::flat_hash_map<std::string, std::string>;
   static constexpr bool kCodec = window_detail::has_codec<State>::value;
   static constexpr const char* kWatermarkList = "window-watermark";
 
@@ -739,6 +759,9 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   }
 
   void write_state();
+  void write_sliced_key(const K& key, SKey& sk, std::string& kb, std::string& ns, std::string& v);
+  void put_entry(int state, std::string_view key, std::string_view ns, std::string_view value);
+  void remove_entry(int state, std::string_view key, std::string_view ns);
 
   // x + sign * b in wrapping arithmetic (sign 0: x * b): encodes differences that
   // decode exactly whatever the values.
@@ -747,9 +770,6 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     if (sign == 0) return static_cast<std::int64_t>(ux * ub);
     return static_cast<std::int64_t>(sign > 0 ? ux + ub : ux - ub);
   }
-
-  // Makes state i of the backend hold exactly `cur` (slot -> value).
-  void sync(int i, Slots& cur);
 
   void restore_state();
 
@@ -789,6 +809,14 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::vector<K> erase_;
   std::map<EventTime, WKeys> wkeys_;
   std::vector<std::pair<K, State>> fired_;
+  std::int64_t comb_hi_max_ = kNoPane;  // no running combination reaches this pane
+
+  // What changed since the last checkpoint (written by the next one; write_state).
+  std::vector<WKey> dirty_entries_, removed_entries_;
+  absl::flat_hash_set<WKey> trigger_dirty_;
+  absl::flat_hash_set<K> merging_dirty_;
+  std::vector<K> dirty_keys_, removed_keys_;
+  std::vector<std::pair<K, std::int64_t>> removed_panes_;
 
   std::array<StateId, kStates> ids_{};
 };

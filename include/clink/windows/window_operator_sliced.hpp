@@ -64,6 +64,12 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, c
   SKey& sk = *skp;
   auto [state, new_pane] = pane(sk, i);
   policy_.add(*state, r.value, r.event_time);
+  // Checkpoint bookkeeping: the newest pane (the common case) or the key's side data.
+  if (new_pane) mark(key, sk, i == sk.hot_idx ? kHotDirty | kKeyDirty : kKeyDirty);
+  else if ((sk.ck & (kListed | kHotDirty)) != (kListed | kHotDirty)) mark(key, sk, i == sk.hot_idx ? kHotDirty : 0);
+  // A late record into a pane a running combination covers: it is rebuilt at the next
+  // firing (only records behind the watermark can reach such a pane).
+  if (i < comb_hi_max_ && sk.cold != kNoCold && colds_[sk.cold].comb.covers(i)) colds_[sk.cold].comb.invalidate();
   if (!new_pane && last.max_timestamp() > w_now && m_ >= n_) return;  // the common case: done
   const std::int64_t j_first = first_window_of_pane(i);
   if (new_pane) register_windows(key, sk, i, j_first, j_last, w_now);
@@ -105,6 +111,7 @@ template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::sliced_fire_late(const K& key, SKey& sk, std::int64_t j, const TimeWindow& w) {
   State acc = policy_.create();
   if (!combine(sk, j, acc)) return;
+  mark(key, sk, kKeyDirty);
   PaneInfo pane = next_pane(sliced_stats(sk, j), w, false, false);
   emit_state(key, w, acc, pane);
 }
@@ -123,19 +130,23 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   fired_.clear();
   erase_.clear();
   for_keys(wk.keys, [&](const K& key, SKey& sk) {
+    // Firing and cleaning change the key's side data (last fired, pane numbering, and
+    // the watermark it records: which of its windows are cleaned).
+    mark(key, sk, kKeyDirty);
     if (fire) {
       SCold& cd = cold(sk);
       if (cd.last_fired < wk.j) {
         cd.last_fired = wk.j;
         State acc = policy_.create();
-        if (combine(sk, wk.j, acc)) fired_.emplace_back(key, std::move(acc));
+        if (window_result(sk, wk.j, acc)) fired_.emplace_back(key, std::move(acc));
         if (!is_last && lateness_ > 0) ++sliced_stats(sk, wk.j).emissions;
       }
     }
     if (clean) {
-      drop_panes_before(sk, keep_from);
+      drop_panes_before(key, sk, keep_from);
       if (sk.cold != kNoCold) std::erase_if(colds_[sk.cold].stats, [&](const auto& e) { return e.first <= wk.j; });
       if (key_empty(sk)) {
+        if (sk.ck & kKeyStored) removed_keys_.push_back(key);
         free_cold(sk);
         erase_.push_back(key);  // not while for_keys holds pointers into the table
       }
