@@ -146,5 +146,22 @@ TEST_P(WindowCheckpointWrites, CleanedWindowsAreRemovedExactly) {
   }
 }
 
+// Without checkpoints the change lists stay in proportion to the live state: keys come
+// and go with every window (all 10 000 cleaned, then created again, 60 times).
+TEST(WindowChangeLists, StayBoundedWithoutCheckpoints) {
+  for (bool slicing : {true, false}) {
+    SCOPED_TRACE(slicing ? "sliced" : "generic");
+    WindowConfig<P> cfg;
+    cfg.assigner = std::make_shared<TumblingEventTimeWindows>(10);
+    cfg.allow_slicing = slicing;
+    Harness<Count> h(cfg, StateBackendConfig{});
+    for (int w = 0; w < 60; ++w) {
+      h.step(every_key(10 * w + 5, 10 * w + 9));
+      EXPECT_LE(h.op().pending_changes(), static_cast<std::size_t>(3 * kKeys + 4096)) << "window " << w;
+    }
+    EXPECT_EQ(h.emitted().size(), static_cast<std::size_t>(60 * kKeys));
+  }
+}
+
 }  // namespace
 }  // namespace clink

@@ -153,6 +153,11 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // Introspection (tests, explain).
   bool sliced() const { return sliced_; }
   std::size_t window_state_count() const { return sliced_ ? wkeys_.size() : table_.size(); }
+  // Changes waiting for the next checkpoint (listed entries and keys, removals).
+  std::size_t pending_changes() const {
+    return dirty_entries_.size() + removed_entries_.size() + trigger_dirty_.size() + merging_dirty_.size() +
+           dirty_keys_.size() + removed_keys_.size() + removed_panes_.size();
+  }
 
  private:
   using WKey = std::pair<K, TimeWindow>;
@@ -193,6 +198,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     void set_state(std::int64_t v) override {
       op_.trigger_state_[WKey{key_, w_}] = v;
       op_.trigger_dirty_.insert(WKey{key_, w_});
+      if (op_.trigger_dirty_.size() > 2 * op_.trigger_state_.size() + 4096) op_.compact_change_lists();
     }
     void clear_state() override {
       if (op_.trigger_state_.erase(WKey{key_, w_})) op_.trigger_dirty_.insert(WKey{key_, w_});
@@ -329,6 +335,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     if (e.ck & kListed) return;
     e.ck |= kListed;
     dirty_entries_.push_back(WKey{key, w});
+    if (dirty_entries_.size() > 2 * table_.size() + 4096) compact_change_lists();
   }
   void erase_entry(typename absl::flat_hash_map<WKey, Entry>::iterator it) {
     if (it->second.ck & kStored) removed_entries_.push_back(it->first);
@@ -378,6 +385,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     assign(r, windows_);
     MergingWindowSet& set = merging_sets_[key];
     merging_dirty_.insert(key);
+    if (merging_dirty_.size() > 2 * merging_sets_.size() + 4096) compact_change_lists();
     bool skipped = true;
     for (const TimeWindow& w : windows_) {
       TimeWindow actual = set.add_window(
@@ -499,16 +507,18 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     std::uint32_t cold = kNoCold;
     std::uint8_t ck = 0;  // checkpoint flags: kListed, kHotDirty, kKeyDirty, kHotStored
   };
-  struct SCold {
+  // Cache-line aligned: what a new pane touches comes first (one line for small
+  // states), what a firing touches after it.
+  struct alignas(64) SCold {
     SliceList<State> older;
     std::int64_t hi_registered = std::numeric_limits<std::int64_t>::min();  // window index
-    std::int64_t last_fired = std::numeric_limits<std::int64_t>::min();     // window index
-    std::vector<std::pair<std::int64_t, PaneStats>> stats;                  // fired windows (L > 0)
     // Checkpointing: older panes from dirty_from up changed since the last checkpoint;
     // the backend may hold older panes up to saved_max (a dropped one is removed).
     std::int64_t dirty_from = std::numeric_limits<std::int64_t>::max();
     std::int64_t saved_max = kNoPane;
+    std::int64_t last_fired = std::numeric_limits<std::int64_t>::min();     // window index
     PaneCombination<State, Policy::kInvertible> comb;  // sliding windows: see window_result
+    std::vector<std::pair<std::int64_t, PaneStats>> stats;                  // fired windows (L > 0)
   };
   // The keys with panes in one window (duplicates possible; firing skips them).
   struct WKeys {
@@ -582,27 +592,13 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
 
   // The pane i of a key, created if absent; second: whether it was created. A newer
   // pane than the newest moves that one to the older panes (with its checkpoint state).
-  std::pair<State*, bool> pane(SKey& sk, std::int64_t i) {
-    if (i == sk.hot_idx) return {&sk.hot, false};
-    if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
-      if (sk.hot_idx != kNoPane) {
-        SCold& c = cold(sk);
-        c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); });
-        if (sk.ck & kHotDirty) c.dirty_from = std::min(c.dirty_from, sk.hot_idx);
-        if (sk.ck & kHotStored) c.saved_max = std::max(c.saved_max, sk.hot_idx);
-      }
-      sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
-      sk.hot_idx = i;
-      sk.hot = policy_.create();
-      return {&sk.hot, true};
-    }
-    SCold& c = cold(sk);
-    c.dirty_from = std::min(c.dirty_from, i);
-    return c.older.get_or_create(i, [this] { return policy_.create(); });
-  }
+  std::pair<State*, bool> pane(SKey& sk, std::int64_t i);
   // The key changed (flags: what): the next checkpoint writes it.
   void mark(const K& key, SKey& sk, std::uint8_t what) {
-    if (!(sk.ck & kListed)) dirty_keys_.push_back(key);
+    if (!(sk.ck & kListed)) {
+      dirty_keys_.push_back(key);
+      if (dirty_keys_.size() > 2 * skeys_.size() + 4096) compact_change_lists();
+    }
     sk.ck |= static_cast<std::uint8_t>(what | kListed);
   }
   // Calls fn(index, state) for the key's panes in [lo, hi), in index order.
@@ -611,21 +607,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     if (const SCold* c = cold_if(sk)) c->older.for_range(lo, hi, fn);
     if (sk.hot_idx != kNoPane && sk.hot_idx >= lo && sk.hot_idx < hi) fn(sk.hot_idx, sk.hot);
   }
-  void drop_panes_before(const K& key, SKey& sk, std::int64_t idx) {
-    if (sk.cold != kNoCold) {
-      SCold& c = colds_[sk.cold];
-      c.comb.evict_before(policy_, panes_of(sk), idx);
-      if (c.saved_max != kNoPane)
-        c.older.for_range(kNoPane, std::min(idx, sat_add(c.saved_max, 1)),
-                          [&](std::int64_t i, const State&) { removed_panes_.emplace_back(key, i); });
-      c.older.drop_before(idx);
-    }
-    if (sk.hot_idx != kNoPane && sk.hot_idx < idx) {
-      if (sk.ck & kHotStored) removed_panes_.emplace_back(key, sk.hot_idx);
-      sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
-      sk.hot_idx = kNoPane;
-    }
-  }
+  void drop_panes_before(const K& key, SKey& sk, std::int64_t idx);
   auto panes_of(const SKey& sk) const {
     return [this, &sk](std::int64_t lo, std::int64_t hi, auto&& fn) { for_panes(sk, lo, hi, fn); };
   }
@@ -639,31 +621,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     return colds_[sk.cold].comb.query(policy_, panes_of(sk), j, end, acc);
   }
   // Folds the panes [j, j + n) of a key into acc; false if it has none.
-  bool combine(const SKey& sk, std::int64_t j, State& acc) {
-    const std::int64_t end = sat_add(j, n_);
-    const SCold* c = cold_if(sk);
-    bool any = false;
-    if (n_ == 1) {  // tumbling: the window is its one pane (no merge needed)
-      if (sk.hot_idx == j) {
-        acc = sk.hot;
-        return true;
-      }
-      if (c) c->older.for_range(j, end, [&](std::int64_t, const State& p) {
-          acc = p;
-          any = true;
-        });
-      return any;
-    }
-    if (c) c->older.for_range(j, end, [&](std::int64_t, const State& p) {
-        policy_.merge(acc, p);
-        any = true;
-      });
-    if (sk.hot_idx != kNoPane && sk.hot_idx >= j && sk.hot_idx < end) {
-      policy_.merge(acc, sk.hot);
-      any = true;
-    }
-    return any;
-  }
+  bool combine(const SKey& sk, std::int64_t j, State& acc);
 
   // The record loop is a software pipeline: for record t + 16 the hash slot is
   // prefetched, record t + 8 is looked up (and, if it starts a new pane, its side data
@@ -704,7 +662,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       if (t < n) {
         auto it = skeys_.find(keys[t]);
         SKey* sk = it == skeys_.end() ? nullptr : &it->second;
-        if (sk && sk->cold != kNoCold) __builtin_prefetch(&colds_[sk->cold]);
+        if (sk && sk->cold != kNoCold) {
+          __builtin_prefetch(&colds_[sk->cold]);
+          __builtin_prefetch(&colds_[sk->cold].last_fired);
+        }
         ring[t % kRing] = sk;
       }
       if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
@@ -759,6 +720,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   }
 
   void write_state();
+  // Keeps the change lists in proportion to the tables between checkpoints (or without
+  // any): drops entries of keys and windows gone or listed twice, and writes the
+  // removal of trigger state and merging sets gone into the backend at once.
+  void compact_change_lists();
   void write_sliced_key(const K& key, SKey& sk, std::string& kb, std::string& ns, std::string& v);
   void put_entry(int state, std::string_view key, std::string_view ns, std::string_view value);
   void remove_entry(int state, std::string_view key, std::string_view ns);

@@ -7,6 +7,70 @@
 namespace clink {
 
 template <class K, class In, class KeyFn, class Policy>
+auto WindowOperator<K, In, KeyFn, Policy>::pane(SKey& sk, std::int64_t i) -> std::pair<State*, bool> {
+  if (i == sk.hot_idx) return {&sk.hot, false};
+  if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
+    if (sk.hot_idx != kNoPane) {
+      SCold& c = cold(sk);
+      c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); });
+      if (sk.ck & kHotDirty) c.dirty_from = std::min(c.dirty_from, sk.hot_idx);
+      if (sk.ck & kHotStored) c.saved_max = std::max(c.saved_max, sk.hot_idx);
+    }
+    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
+    sk.hot_idx = i;
+    sk.hot = policy_.create();
+    return {&sk.hot, true};
+  }
+  SCold& c = cold(sk);
+  c.dirty_from = std::min(c.dirty_from, i);
+  return c.older.get_or_create(i, [this] { return policy_.create(); });
+}
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::drop_panes_before(const K& key, SKey& sk, std::int64_t idx) {
+  if (sk.cold != kNoCold) {
+    SCold& c = colds_[sk.cold];
+    c.comb.evict_before(policy_, panes_of(sk), idx);
+    if (c.saved_max != kNoPane)
+      c.older.for_range(kNoPane, std::min(idx, sat_add(c.saved_max, 1)),
+                        [&](std::int64_t i, const State&) { removed_panes_.emplace_back(key, i); });
+    c.older.drop_before(idx);
+  }
+  if (sk.hot_idx != kNoPane && sk.hot_idx < idx) {
+    if (sk.ck & kHotStored) removed_panes_.emplace_back(key, sk.hot_idx);
+    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
+    sk.hot_idx = kNoPane;
+  }
+}
+
+template <class K, class In, class KeyFn, class Policy>
+bool WindowOperator<K, In, KeyFn, Policy>::combine(const SKey& sk, std::int64_t j, State& acc) {
+  const std::int64_t end = sat_add(j, n_);
+  const SCold* c = cold_if(sk);
+  bool any = false;
+  if (n_ == 1) {  // tumbling: the window is its one pane (no merge needed)
+    if (sk.hot_idx == j) {
+      acc = sk.hot;
+      return true;
+    }
+    if (c) c->older.for_range(j, end, [&](std::int64_t, const State& p) {
+        acc = p;
+        any = true;
+      });
+    return any;
+  }
+  if (c) c->older.for_range(j, end, [&](std::int64_t, const State& p) {
+      policy_.merge(acc, p);
+      any = true;
+    });
+  if (sk.hot_idx != kNoPane && sk.hot_idx >= j && sk.hot_idx < end) {
+    policy_.merge(acc, sk.hot);
+    any = true;
+  }
+  return any;
+}
+
+template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record<In>>& recs) {
   batch_keys_.clear();
   batch_keys_.reserve(recs.size());
@@ -71,6 +135,8 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, c
   // firing (only records behind the watermark can reach such a pane).
   if (i < comb_hi_max_ && sk.cold != kNoCold && colds_[sk.cold].comb.covers(i)) colds_[sk.cold].comb.invalidate();
   if (!new_pane && last.max_timestamp() > w_now && m_ >= n_) return;  // the common case: done
+  // Sliding: no window holding the pane has ended (they all end after the pane does).
+  if (!new_pane && i < kSafeHi && i128(offset_) + i128(i + 1) * g_ - 1 > w_now) return;
   const std::int64_t j_first = first_window_of_pane(i);
   if (new_pane) register_windows(key, sk, i, j_first, j_last, w_now);
   // Windows between their end and their cleanup fire again at once (late panes).

@@ -113,6 +113,55 @@ void WindowOperator<K, In, KeyFn, Policy>::write_state() {
   }
 }
 
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::compact_change_lists() {
+  constexpr std::uint8_t kSeen = 128;
+  std::erase_if(dirty_keys_, [&](const K& k) {
+    auto it = skeys_.find(k);
+    if (it == skeys_.end() || !(it->second.ck & kListed) || (it->second.ck & kSeen)) return true;
+    it->second.ck |= kSeen;
+    return false;
+  });
+  for (const K& k : dirty_keys_) skeys_.find(k)->second.ck &= static_cast<std::uint8_t>(~kSeen);
+  std::erase_if(dirty_entries_, [&](const WKey& wk) {
+    auto it = table_.find(wk);
+    if (it == table_.end() || !(it->second.ck & kListed) || (it->second.ck & kSeen)) return true;
+    it->second.ck |= kSeen;
+    return false;
+  });
+  for (const WKey& wk : dirty_entries_) table_.find(wk)->second.ck &= static_cast<std::uint8_t>(~kSeen);
+  if constexpr (kCodec) {
+    KeyedStateBackend* b = this->ctx().keyed_state_backend();
+    std::string kb, ns;
+    if (trigger_dirty_.size() > 2 * trigger_state_.size() + 4096) {
+      for (auto it = trigger_dirty_.begin(); it != trigger_dirty_.end();) {
+        auto cur = it++;
+        if (trigger_state_.contains(*cur)) continue;
+        if (b) {
+          kb.clear();
+          KeyCodec<K>::encode(cur->first, kb);
+          ns.clear();
+          encode_window(cur->second, ns);
+          remove_entry(kTrigger, kb, ns);
+        }
+        trigger_dirty_.erase(cur);
+      }
+    }
+    if (merging_dirty_.size() > 2 * merging_sets_.size() + 4096) {
+      for (auto it = merging_dirty_.begin(); it != merging_dirty_.end();) {
+        auto cur = it++;
+        if (merging_sets_.contains(*cur)) continue;
+        if (b) {
+          kb.clear();
+          KeyCodec<K>::encode(*cur, kb);
+          remove_entry(kMerging, kb, {});
+        }
+        merging_dirty_.erase(cur);
+      }
+    }
+  }
+}
+
 // A changed key of the sliced path: its changed panes and, if changed, its side data.
 template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::write_sliced_key(const K& k, SKey& sk, std::string& kb, std::string& ns,
