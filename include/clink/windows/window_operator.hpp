@@ -773,6 +773,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::uint64_t inserts_ = 0;
   std::vector<K> erase_;
   std::map<EventTime, WKeys> wkeys_;
+  typename std::map<EventTime, WKeys>::iterator wkeys_last_ = wkeys_.end();  // register_windows' last
   std::vector<std::pair<K, State>> fired_;
   std::int64_t comb_hi_max_ = kNoPane;  // no running combination reaches this pane
 

@@ -161,8 +161,15 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
     TimeWindow w = window_of(j);
     const std::int64_t c = cleanup_time(w);
     if (c <= w_now) continue;
+    // The window of the newest pane is the same for most records in a row: looked up
+    // once (map iterators stay valid until the window is erased; sliced_timer resets).
+    if (wkeys_last_ != wkeys_.end() && wkeys_last_->first == w.start) {
+      wkeys_last_->second.keys.push_back(key);
+      continue;
+    }
     auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
     it->second.keys.push_back(key);
+    wkeys_last_ = it;
     if (created) {
       ns_.clear();
       encode_window(w, ns_);
@@ -228,7 +235,10 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
       emit_state(key, w, acc, next_pane(st, w, true, is_last));
     }
   }
-  if (clean) wkeys_.erase(it);
+  if (clean) {
+    if (wkeys_last_ == it) wkeys_last_ = wkeys_.end();
+    wkeys_.erase(it);
+  }
 }
 
 }  // namespace clink
