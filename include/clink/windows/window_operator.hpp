@@ -19,14 +19,15 @@
 //  - merging (sessions): as generic, plus a MergingWindowSet per key;
 //  - sliced: aligned event-time windows (tumbling, sliding) with an incremental
 //    function and the default trigger. Each element updates one pane of
-//    gcd(size, slide); a firing combines the window's panes, so the cost per element
-//    does not grow with size / slide. One timer per window (empty key) fires every key
+//    gcd(size, slide); a sliding window keeps per key a running combination of its
+//    panes (pane_combination.hpp), so neither an element nor a firing costs more
+//    with size / slide. One timer per window (empty key) fires every key
 //    that has panes in it; results are ordered by key bytes, as the per-key timers of
 //    the generic path order them.
 //
-// State lives in typed in-memory tables (the hot path); a checkpoint writes them into
-// the operator's keyed state backend and a restore reads them back (see "durability"
-// at the end of the class).
+// State lives in typed in-memory tables (the hot path); a checkpoint writes what
+// changed since the previous one into the operator's keyed state backend and a restore
+// reads the tables back (see "durability" at the end of the class).
 #include <algorithm>
 #include <array>
 #include <cstdint>
