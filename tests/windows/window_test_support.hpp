@@ -27,12 +27,14 @@ struct SumAgg final : AggregateFunction<KV, std::int64_t, std::int64_t> {
   void add(const KV& v, std::int64_t& acc) const override { acc += v.second; }
   std::int64_t get_result(const std::int64_t& acc) const override { return acc; }
   void merge(std::int64_t& acc, const std::int64_t& o) const override { acc += o; }
+  void retract(std::int64_t& acc, const std::int64_t& o) const { acc -= o; }  // invertible
 };
 struct CountAgg final : AggregateFunction<KV, std::int64_t, std::int64_t> {
   std::int64_t create_accumulator() const override { return 0; }
   void add(const KV&, std::int64_t& acc) const override { ++acc; }
   std::int64_t get_result(const std::int64_t& acc) const override { return acc; }
   void merge(std::int64_t& acc, const std::int64_t& o) const override { acc += o; }
+  void retract(std::int64_t& acc, const std::int64_t& o) const { acc -= o; }  // invertible
 };
 
 // Flink's SessionWindowFunction: ("key-sum", start, end) over all elements.

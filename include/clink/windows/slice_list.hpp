@@ -26,15 +26,24 @@ class SliceList {
     it = v_.emplace(it, idx, make());
     return {&it->second, true};
   }
-  // Calls fn(state) for every pane with lo <= index < hi, in index order.
+  // Calls fn(index, state) for every pane with lo <= index < hi, in index order.
   template <class Fn>
   void for_range(std::int64_t lo, std::int64_t hi, Fn&& fn) const {
     auto first = v_.begin() + static_cast<std::ptrdiff_t>(head_);
     auto it = first;
     if (it != v_.end() && it->first < lo)
       it = std::lower_bound(first, v_.end(), lo, [](const auto& e, std::int64_t i) { return e.first < i; });
-    for (; it != v_.end() && it->first < hi; ++it) fn(it->second);
+    for (; it != v_.end() && it->first < hi; ++it) fn(it->first, it->second);
   }
+  // Calls fn(index, state) for every pane with index >= lo, in index order.
+  template <class Fn>
+  void for_from(std::int64_t lo, Fn&& fn) const {
+    auto first = v_.begin() + static_cast<std::ptrdiff_t>(head_);
+    auto it = std::lower_bound(first, v_.end(), lo, [](const auto& e, std::int64_t i) { return e.first < i; });
+    for (; it != v_.end(); ++it) fn(it->first, it->second);
+  }
+  // The highest pane index (the list must not be empty).
+  std::int64_t last_index() const { return v_.back().first; }
   // Drops every pane with index < idx.
   void drop_before(std::int64_t idx) {
     while (head_ < v_.size() && v_[head_].first < idx) ++head_;

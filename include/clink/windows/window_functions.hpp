@@ -8,9 +8,9 @@
 // Engine-facing: a window *policy* says what a window keeps and what firing emits.
 //   IncrementalPolicy<In, Agg, Finish>  keeps one accumulator per window (or pane)
 //   BufferPolicy<In, Body>              keeps the elements, optionally evicting
-// A policy has: State, kIncremental, create(), add(state, value, ts),
-// merge(into, from), fire(key, state, ctx, out), clear(key, ctx), empty(state),
-// open(rc), close(). The SQL window operators plug their compiled aggregate state in
+// A policy has: State, kIncremental, kInvertible, create(), add(state, value, ts),
+// merge(into, from), retract(from, part) (if kInvertible), fire(key, state, ctx, out),
+// clear(key, ctx), empty(state), open(rc), close(). The SQL window operators plug their compiled aggregate state in
 // as another Agg type.
 #include <cstddef>
 #include <memory>
@@ -30,6 +30,14 @@ namespace clink {
 // Incremental aggregation: one accumulator per window. merge() is needed by merging
 // windows (sessions) and by sliding windows (which combine per-slice accumulators).
 // The engine calls these through the concrete type, so a final class inlines.
+//
+// Optionally, an aggregate whose merge can be undone exactly declares
+//   void retract(Acc& acc, const Acc& part) const;   // acc := acc (-) part
+// (part was merged into acc before; COUNT and integer SUM can, MIN and MAX cannot, nor
+// floating-point sums, whose rounding would drift). A sliding window then keeps, per
+// key, one running combination of its panes and retracts the pane leaving it at every
+// slide; without retract() it keeps two stacks of partial combinations. Both give
+// exactly what merging every pane of the window gives.
 template <class In, class Acc, class Out>
 class AggregateFunction {
  public:
@@ -207,6 +215,7 @@ class IncrementalPolicy {
   using State = typename Agg::accumulator_type;
   using Out = typename Finish::output_type;
   static constexpr bool kIncremental = true;
+  static constexpr bool kInvertible = requires(const Agg& a, State& acc, const State& part) { a.retract(acc, part); };
 
   IncrementalPolicy(Agg agg, Finish finish) : agg_(std::move(agg)), finish_(std::move(finish)) {}
   void open(RuntimeContext& rc) { finish_.open(rc); }
@@ -214,6 +223,11 @@ class IncrementalPolicy {
   State create() const { return agg_.create_accumulator(); }
   void add(State& s, const In& v, EventTime) const { agg_.add(v, s); }
   void merge(State& into, const State& from) const { agg_.merge(into, from); }
+  void retract(State& from, const State& part) const
+    requires kInvertible
+  {
+    agg_.retract(from, part);
+  }
   template <class K>
   void fire(const K& key, State& s, WindowContext& ctx, Collector<Out>& out) {
     if constexpr (requires { agg_.has_result(s); }) {
@@ -272,6 +286,7 @@ class BufferPolicy {
   using State = std::vector<TimestampedValue<In>>;
   using Out = typename Body::output_type;
   static constexpr bool kIncremental = false;
+  static constexpr bool kInvertible = false;
 
   BufferPolicy(Body body, EvictorPtr<In> evictor) : body_(std::move(body)), evictor_(std::move(evictor)) {}
   void open(RuntimeContext& rc) { body_.open(rc); }

@@ -19,14 +19,15 @@
 //  - merging (sessions): as generic, plus a MergingWindowSet per key;
 //  - sliced: aligned event-time windows (tumbling, sliding) with an incremental
 //    function and the default trigger. Each element updates one pane of
-//    gcd(size, slide); a firing combines the window's panes, so the cost per element
-//    does not grow with size / slide. One timer per window (empty key) fires every key
+//    gcd(size, slide); a sliding window keeps per key a running combination of its
+//    panes (pane_combination.hpp), so neither an element nor a firing costs more
+//    with size / slide. One timer per window (empty key) fires every key
 //    that has panes in it; results are ordered by key bytes, as the per-key timers of
 //    the generic path order them.
 //
-// State lives in typed in-memory tables (the hot path); a checkpoint writes them into
-// the operator's keyed state backend and a restore reads them back (see "durability"
-// at the end of the class).
+// State lives in typed in-memory tables (the hot path); a checkpoint writes what
+// changed since the previous one into the operator's keyed state backend and a restore
+// reads the tables back (see "durability" at the end of the class).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -44,6 +45,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "clink/api/operators.hpp"
 #include "clink/core/error.hpp"
@@ -56,7 +58,9 @@
 #include "clink/windows/time_window.hpp"
 #include "clink/windows/window_assigners.hpp"
 #include "clink/windows/window_functions.hpp"
+#include "clink/windows/window_operator_detail.hpp"
 #include "clink/windows/window_trigger.hpp"
+#include "clink/windows/pane_combination.hpp"
 
 namespace clink {
 
@@ -69,75 +73,10 @@ struct WindowConfig {
   std::int64_t allowed_lateness = 0;
   std::optional<OutputTag<In>> late_data_tag;
   bool allow_slicing = true;  // false forces the generic path (tests compare the two)
+  // true: a sliced sliding window's firing merges all its panes instead of updating the
+  // key's running combination (pane_combination.hpp); tests compare the two.
+  bool combine_all_panes = false;
 };
-
-namespace window_detail {
-// Orders keys as the TimerService orders their encoded bytes.
-template <class K>
-struct KeyBytesLess {
-  bool operator()(const K& a, const K& b) const {
-    if constexpr (std::is_integral_v<K>) return a < b;
-    else if constexpr (std::is_same_v<K, std::string>) return a.size() != b.size() ? a.size() < b.size() : a < b;
-    else return encode_key(a) < encode_key(b);
-  }
-};
-
-// Whether T has a StateCodec, looking through the containers whose StateCodec is
-// generic (a vector of T has one only if T has).
-template <class T>
-struct has_codec : std::bool_constant<requires(const T& v, std::string& out, std::string_view& in) {
-  StateCodec<T>::encode(v, out);
-  StateCodec<T>::decode(in);
-}> {};
-template <class T>
-struct has_codec<std::vector<T>> : has_codec<T> {};
-template <class T>
-struct has_codec<std::optional<T>> : has_codec<T> {};
-template <class T>
-struct has_codec<TimestampedValue<T>> : has_codec<T> {};
-template <class A, class B>
-struct has_codec<std::pair<A, B>> : std::bool_constant<has_codec<A>::value && has_codec<B>::value> {};
-template <class... Ts>
-struct has_codec<std::tuple<Ts...>> : std::bool_constant<(has_codec<Ts>::value && ...)> {};
-
-// (key bytes, namespace) as one string: varint(key size) key namespace.
-inline std::string state_slot(std::string_view key, std::string_view ns) {
-  std::string s;
-  put_varint(key.size(), s);
-  s.append(key);
-  s.append(ns);
-  return s;
-}
-inline std::pair<std::string_view, std::string_view> split_slot(std::string_view slot) {
-  const auto n = get_varint(slot);
-  return {slot.substr(0, n), slot.substr(n)};
-}
-
-struct PaneStats {
-  std::int64_t emissions = 0;
-  bool on_time_done = false;
-};
-
-// The last two timers known to be registered for a window (skips re-registering the
-// same timer for every element).
-struct TimerCache {
-  std::int64_t time[2] = {0, 0};
-  std::uint8_t domain[2] = {0, 0};  // 0 empty, 1 event time, 2 processing time
-  std::uint8_t next = 0;
-  bool hit(std::uint8_t d, std::int64_t t) const {
-    return (domain[0] == d && time[0] == t) || (domain[1] == d && time[1] == t);
-  }
-  void put(std::uint8_t d, std::int64_t t) {
-    domain[next] = d;
-    time[next] = t;
-    next ^= 1;
-  }
-  void erase(std::uint8_t d, std::int64_t t) {
-    for (int i = 0; i < 2; ++i)
-      if (domain[i] == d && time[i] == t) domain[i] = 0;
-  }
-};
-}  // namespace window_detail
 
 template <class K, class In, class KeyFn, class Policy>
 class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
@@ -215,6 +154,11 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // Introspection (tests, explain).
   bool sliced() const { return sliced_; }
   std::size_t window_state_count() const { return sliced_ ? wkeys_.size() : table_.size(); }
+  // Changes waiting for the next checkpoint (listed entries and keys, removals).
+  std::size_t pending_changes() const {
+    return dirty_entries_.size() + removed_entries_.size() + trigger_dirty_.size() + merging_dirty_.size() +
+           dirty_keys_.size() + removed_keys_.size() + removed_panes_.size();
+  }
 
  private:
   using WKey = std::pair<K, TimeWindow>;
@@ -222,8 +166,19 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   struct Entry {
     State state{};
     bool has_contents = false;
+    std::uint8_t ck = 0;  // checkpoint flags: kListed, kStored
     PaneStats stats;
     window_detail::TimerCache cache;
+  };
+  // Checkpoint bookkeeping flags (generic entries and sliced keys): what changed since
+  // the last checkpoint and what the keyed state backend already holds.
+  enum : std::uint8_t {
+    kListed = 1,     // in the list of changed entries / keys
+    kStored = 2,     // generic entry: the backend holds it
+    kHotDirty = 4,   // sliced key: its newest pane changed
+    kKeyDirty = 8,   // sliced key: its side data (window-keys entry) changed
+    kHotStored = 16,  // sliced key: the backend holds its newest pane
+    kKeyStored = 32   // sliced key: the backend holds its window-keys entry
   };
 
   // ---- the trigger context ----
@@ -241,8 +196,14 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       if (it == op_.trigger_state_.end()) return std::nullopt;
       return it->second;
     }
-    void set_state(std::int64_t v) override { op_.trigger_state_[WKey{key_, w_}] = v; }
-    void clear_state() override { op_.trigger_state_.erase(WKey{key_, w_}); }
+    void set_state(std::int64_t v) override {
+      op_.trigger_state_[WKey{key_, w_}] = v;
+      op_.trigger_dirty_.insert(WKey{key_, w_});
+      if (op_.trigger_dirty_.size() > 2 * op_.trigger_state_.size() + 4096) op_.compact_change_lists();
+    }
+    void clear_state() override {
+      if (op_.trigger_state_.erase(WKey{key_, w_})) op_.trigger_dirty_.insert(WKey{key_, w_});
+    }
     void merge_state(const std::function<std::int64_t(std::int64_t, std::int64_t)>& fold) override {
       std::optional<std::int64_t> acc = get_state();
       for (const auto& m : *merged_) {
@@ -250,6 +211,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
         if (it == op_.trigger_state_.end()) continue;
         acc = acc ? fold(*acc, it->second) : it->second;
         op_.trigger_state_.erase(it);
+        op_.trigger_dirty_.insert(WKey{key_, m});
       }
       if (acc) set_state(*acc);
     }
@@ -369,6 +331,17 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     auto it = table_.find(WKey{key, w});
     return it == table_.end() ? nullptr : &it->second;
   }
+  // The entry changed: the next checkpoint writes it.
+  void touch(const K& key, const TimeWindow& w, Entry& e) {
+    if (e.ck & kListed) return;
+    e.ck |= kListed;
+    dirty_entries_.push_back(WKey{key, w});
+    if (dirty_entries_.size() > 2 * table_.size() + 4096) compact_change_lists();
+  }
+  void erase_entry(typename absl::flat_hash_map<WKey, Entry>::iterator it) {
+    if (it->second.ck & kStored) removed_entries_.push_back(it->first);
+    table_.erase(it);
+  }
   void register_cleanup_timer(const K& key, const TimeWindow& w, Entry* e) {
     std::int64_t c = cleanup_time(w);
     if (c == kMaxEventTime) return;  // never cleaned (global and topmost windows), as in Flink
@@ -396,6 +369,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       Entry& e = entry(key, w);
       policy_.add(e.state, r.value, r.event_time);
       e.has_contents = true;
+      touch(key, w, e);
       Ctx ctx(*this, key, w, &e);
       TriggerResult res = trigger_->on_element(r.event_time, w, ctx);
       if (is_fire(res)) emit(key, w, e, false, false);
@@ -411,6 +385,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     windows_.clear();
     assign(r, windows_);
     MergingWindowSet& set = merging_sets_[key];
+    merging_dirty_.insert(key);
+    if (merging_dirty_.size() > 2 * merging_sets_.size() + 4096) compact_change_lists();
     bool skipped = true;
     for (const TimeWindow& w : windows_) {
       TimeWindow actual = set.add_window(
@@ -443,6 +419,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       Entry& e = entry(key, state_window);
       policy_.add(e.state, r.value, r.event_time);
       e.has_contents = true;
+      touch(key, state_window, e);
       Ctx ctx(*this, key, actual, nullptr);
       TriggerResult res = trigger_->on_element(r.event_time, actual, ctx);
       if (is_fire(res)) emit(key, actual, e, false, false);
@@ -460,9 +437,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       auto it = table_.find(WKey{key, s});
       if (it == table_.end()) continue;
       moved.push_back(std::move(it->second));
-      table_.erase(it);
+      erase_entry(it);
     }
     Entry& t = entry(key, target);
+    touch(key, target, t);
     for (Entry& src : moved) {
       if (src.has_contents) {
         policy_.merge(t.state, src.state);
@@ -496,13 +474,14 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     Ctx ctx(*this, key, w, merging_ ? nullptr : e);
     TriggerResult res = event ? trigger_->on_event_time(t.time, w, ctx) : trigger_->on_processing_time(t.time, w, ctx);
     const bool cleanup = event == event_time_ && t.time == cleanup_time(w);
+    if ((is_fire(res) || is_purge(res)) && e) touch(key, state_window ? *state_window : w, *e);
     if (is_fire(res) && e) emit(key, w, *e, true, past_cleanup(w));
     if (is_purge(res) && e) purge(*e);
     if (cleanup) clear_all_state(key, w, state_window ? *state_window : w);
   }
 
   void clear_all_state(const K& key, const TimeWindow& w, const TimeWindow& state_window) {
-    table_.erase(WKey{key, state_window});
+    if (auto it = table_.find(WKey{key, state_window}); it != table_.end()) erase_entry(it);
     Ctx ctx(*this, key, w, nullptr);
     trigger_->clear(w, ctx);
     wctx_->set(w, PaneInfo{});
@@ -510,6 +489,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     if (merging_) {
       auto ms = merging_sets_.find(key);
       if (ms != merging_sets_.end()) {
+        merging_dirty_.insert(key);
         ms->second.retire(w);
         if (ms->second.empty()) merging_sets_.erase(ms);
       }
@@ -526,11 +506,19 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     std::int64_t hot_idx = kNoPane;
     State hot{};
     std::uint32_t cold = kNoCold;
+    std::uint8_t ck = 0;  // checkpoint flags: kListed, kHotDirty, kKeyDirty, kHotStored
   };
-  struct SCold {
+  // Cache-line aligned: what a new pane touches comes first (one line for small
+  // states), what a firing touches after it.
+  struct alignas(64) SCold {
     SliceList<State> older;
     std::int64_t hi_registered = std::numeric_limits<std::int64_t>::min();  // window index
+    // Checkpointing: older panes from dirty_from up changed since the last checkpoint;
+    // the backend may hold older panes up to saved_max (a dropped one is removed).
+    std::int64_t dirty_from = std::numeric_limits<std::int64_t>::max();
+    std::int64_t saved_max = kNoPane;
     std::int64_t last_fired = std::numeric_limits<std::int64_t>::min();     // window index
+    PaneCombination<State, Policy::kInvertible> comb;  // sliding windows: see window_result
     std::vector<std::pair<std::int64_t, PaneStats>> stats;                  // fired windows (L > 0)
   };
   // The keys with panes in one window (duplicates possible; firing skips them).
@@ -603,47 +591,38 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     return sk.hot_idx == kNoPane && (!c || (c->older.empty() && c->stats.empty()));
   }
 
-  // The pane i of a key, created if absent; second: whether it was created.
-  std::pair<State*, bool> pane(SKey& sk, std::int64_t i) {
-    if (i == sk.hot_idx) return {&sk.hot, false};
-    if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
-      if (sk.hot_idx != kNoPane) cold(sk).older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); });
-      sk.hot_idx = i;
-      sk.hot = policy_.create();
-      return {&sk.hot, true};
+  // The pane i of a key, created if absent; second: whether it was created. A newer
+  // pane than the newest moves that one to the older panes (with its checkpoint state).
+  std::pair<State*, bool> pane(SKey& sk, std::int64_t i);
+  // The key changed (flags: what): the next checkpoint writes it.
+  void mark(const K& key, SKey& sk, std::uint8_t what) {
+    if (!(sk.ck & kListed)) {
+      dirty_keys_.push_back(key);
+      if (dirty_keys_.size() > 2 * skeys_.size() + 4096) compact_change_lists();
     }
-    return cold(sk).older.get_or_create(i, [this] { return policy_.create(); });
+    sk.ck |= static_cast<std::uint8_t>(what | kListed);
   }
-  void drop_panes_before(SKey& sk, std::int64_t idx) {
-    if (sk.cold != kNoCold) colds_[sk.cold].older.drop_before(idx);
-    if (sk.hot_idx != kNoPane && sk.hot_idx < idx) sk.hot_idx = kNoPane;
+  // Calls fn(index, state) for the key's panes in [lo, hi), in index order.
+  template <class Fn>
+  void for_panes(const SKey& sk, std::int64_t lo, std::int64_t hi, Fn&& fn) const {
+    if (const SCold* c = cold_if(sk)) c->older.for_range(lo, hi, fn);
+    if (sk.hot_idx != kNoPane && sk.hot_idx >= lo && sk.hot_idx < hi) fn(sk.hot_idx, sk.hot);
+  }
+  void drop_panes_before(const K& key, SKey& sk, std::int64_t idx);
+  auto panes_of(const SKey& sk) const {
+    return [this, &sk](std::int64_t lo, std::int64_t hi, auto&& fn) { for_panes(sk, lo, hi, fn); };
+  }
+  // The result of window j for a key into acc; false if it has no pane there. A sliding
+  // window updates the key's running combination (the firings of successive windows
+  // cost O(1) merges each, not size / slide).
+  bool window_result(SKey& sk, std::int64_t j, State& acc) {
+    if (n_ == 1 || config_.combine_all_panes || sk.cold == kNoCold) return combine(sk, j, acc);
+    const std::int64_t end = sat_add(j, n_);
+    comb_hi_max_ = std::max(comb_hi_max_, end);
+    return colds_[sk.cold].comb.query(policy_, panes_of(sk), j, end, acc);
   }
   // Folds the panes [j, j + n) of a key into acc; false if it has none.
-  bool combine(const SKey& sk, std::int64_t j, State& acc) {
-    const std::int64_t end = sat_add(j, n_);
-    const SCold* c = cold_if(sk);
-    bool any = false;
-    if (n_ == 1) {  // tumbling: the window is its one pane (no merge needed)
-      if (sk.hot_idx == j) {
-        acc = sk.hot;
-        return true;
-      }
-      if (c) c->older.for_range(j, end, [&](const State& p) {
-          acc = p;
-          any = true;
-        });
-      return any;
-    }
-    if (c) c->older.for_range(j, end, [&](const State& p) {
-        policy_.merge(acc, p);
-        any = true;
-      });
-    if (sk.hot_idx != kNoPane && sk.hot_idx >= j && sk.hot_idx < end) {
-      policy_.merge(acc, sk.hot);
-      any = true;
-    }
-    return any;
-  }
+  bool combine(const SKey& sk, std::int64_t j, State& acc);
 
   // The record loop is a software pipeline: for record t + 16 the hash slot is
   // prefetched, record t + 8 is looked up (and, if it starts a new pane, its side data
@@ -684,7 +663,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       if (t < n) {
         auto it = skeys_.find(keys[t]);
         SKey* sk = it == skeys_.end() ? nullptr : &it->second;
-        if (sk && sk->cold != kNoCold) __builtin_prefetch(&colds_[sk->cold]);
+        if (sk && sk->cold != kNoCold) {
+          __builtin_prefetch(&colds_[sk->cold]);
+          __builtin_prefetch(&colds_[sk->cold].last_fired);
+        }
         ring[t % kRing] = sk;
       }
       if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
@@ -717,10 +699,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // what is late before the first watermark arrives. The sliced path's per-window key
   // lists and timers (which are keyless) are rebuilt from the panes on restore; the
   // generic path's timers are keyed and restored by the runtime.
-  // Each checkpoint rewrites the tables as a whole (O(state) per checkpoint): entries
-  // unchanged since the last checkpoint are not written again, entries gone are removed.
+  // Checkpoints are incremental: the tables remember what changed since the last one
+  // (entries, keys, panes; flags plus lists) and what was removed, and a checkpoint
+  // writes and removes only those: O(changes), not O(state).
   enum : int { kContents = 0, kTrigger, kMerging, kPanes, kKeys, kStates };
-  using Slots = absl::flat_hash_map<std::string, std::string>;
   static constexpr bool kCodec = window_detail::has_codec<State>::value;
   static constexpr const char* kWatermarkList = "window-watermark";
 
@@ -739,6 +721,13 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   }
 
   void write_state();
+  // Keeps the change lists in proportion to the tables between checkpoints (or without
+  // any): drops entries of keys and windows gone or listed twice, and writes the
+  // removal of trigger state and merging sets gone into the backend at once.
+  void compact_change_lists();
+  void write_sliced_key(const K& key, SKey& sk, std::string& kb, std::string& ns, std::string& v);
+  void put_entry(int state, std::string_view key, std::string_view ns, std::string_view value);
+  void remove_entry(int state, std::string_view key, std::string_view ns);
 
   // x + sign * b in wrapping arithmetic (sign 0: x * b): encodes differences that
   // decode exactly whatever the values.
@@ -747,9 +736,6 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     if (sign == 0) return static_cast<std::int64_t>(ux * ub);
     return static_cast<std::int64_t>(sign > 0 ? ux + ub : ux - ub);
   }
-
-  // Makes state i of the backend hold exactly `cur` (slot -> value).
-  void sync(int i, Slots& cur);
 
   void restore_state();
 
@@ -788,7 +774,16 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::uint64_t inserts_ = 0;
   std::vector<K> erase_;
   std::map<EventTime, WKeys> wkeys_;
+  typename std::map<EventTime, WKeys>::iterator wkeys_last_ = wkeys_.end();  // register_windows' last
   std::vector<std::pair<K, State>> fired_;
+  std::int64_t comb_hi_max_ = kNoPane;  // no running combination reaches this pane
+
+  // What changed since the last checkpoint (written by the next one; write_state).
+  std::vector<WKey> dirty_entries_, removed_entries_;
+  absl::flat_hash_set<WKey> trigger_dirty_;
+  absl::flat_hash_set<K> merging_dirty_;
+  std::vector<K> dirty_keys_, removed_keys_;
+  std::vector<std::pair<K, std::int64_t>> removed_panes_;
 
   std::array<StateId, kStates> ids_{};
 };

@@ -7,6 +7,70 @@
 namespace clink {
 
 template <class K, class In, class KeyFn, class Policy>
+auto WindowOperator<K, In, KeyFn, Policy>::pane(SKey& sk, std::int64_t i) -> std::pair<State*, bool> {
+  if (i == sk.hot_idx) return {&sk.hot, false};
+  if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
+    if (sk.hot_idx != kNoPane) {
+      SCold& c = cold(sk);
+      c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); });
+      if (sk.ck & kHotDirty) c.dirty_from = std::min(c.dirty_from, sk.hot_idx);
+      if (sk.ck & kHotStored) c.saved_max = std::max(c.saved_max, sk.hot_idx);
+    }
+    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
+    sk.hot_idx = i;
+    sk.hot = policy_.create();
+    return {&sk.hot, true};
+  }
+  SCold& c = cold(sk);
+  c.dirty_from = std::min(c.dirty_from, i);
+  return c.older.get_or_create(i, [this] { return policy_.create(); });
+}
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::drop_panes_before(const K& key, SKey& sk, std::int64_t idx) {
+  if (sk.cold != kNoCold) {
+    SCold& c = colds_[sk.cold];
+    c.comb.evict_before(policy_, panes_of(sk), idx);
+    if (c.saved_max != kNoPane)
+      c.older.for_range(kNoPane, std::min(idx, sat_add(c.saved_max, 1)),
+                        [&](std::int64_t i, const State&) { removed_panes_.emplace_back(key, i); });
+    c.older.drop_before(idx);
+  }
+  if (sk.hot_idx != kNoPane && sk.hot_idx < idx) {
+    if (sk.ck & kHotStored) removed_panes_.emplace_back(key, sk.hot_idx);
+    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
+    sk.hot_idx = kNoPane;
+  }
+}
+
+template <class K, class In, class KeyFn, class Policy>
+bool WindowOperator<K, In, KeyFn, Policy>::combine(const SKey& sk, std::int64_t j, State& acc) {
+  const std::int64_t end = sat_add(j, n_);
+  const SCold* c = cold_if(sk);
+  bool any = false;
+  if (n_ == 1) {  // tumbling: the window is its one pane (no merge needed)
+    if (sk.hot_idx == j) {
+      acc = sk.hot;
+      return true;
+    }
+    if (c) c->older.for_range(j, end, [&](std::int64_t, const State& p) {
+        acc = p;
+        any = true;
+      });
+    return any;
+  }
+  if (c) c->older.for_range(j, end, [&](std::int64_t, const State& p) {
+      policy_.merge(acc, p);
+      any = true;
+    });
+  if (sk.hot_idx != kNoPane && sk.hot_idx >= j && sk.hot_idx < end) {
+    policy_.merge(acc, sk.hot);
+    any = true;
+  }
+  return any;
+}
+
+template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record<In>>& recs) {
   batch_keys_.clear();
   batch_keys_.reserve(recs.size());
@@ -64,7 +128,15 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, c
   SKey& sk = *skp;
   auto [state, new_pane] = pane(sk, i);
   policy_.add(*state, r.value, r.event_time);
+  // Checkpoint bookkeeping: the newest pane (the common case) or the key's side data.
+  if (new_pane) mark(key, sk, i == sk.hot_idx ? kHotDirty | kKeyDirty : kKeyDirty);
+  else if ((sk.ck & (kListed | kHotDirty)) != (kListed | kHotDirty)) mark(key, sk, i == sk.hot_idx ? kHotDirty : 0);
+  // A late record into a pane a running combination covers: it is rebuilt at the next
+  // firing (only records behind the watermark can reach such a pane).
+  if (i < comb_hi_max_ && sk.cold != kNoCold && colds_[sk.cold].comb.covers(i)) colds_[sk.cold].comb.invalidate();
   if (!new_pane && last.max_timestamp() > w_now && m_ >= n_) return;  // the common case: done
+  // Sliding: no window holding the pane has ended (they all end after the pane does).
+  if (!new_pane && i < kSafeHi && i128(offset_) + i128(i + 1) * g_ - 1 > w_now) return;
   const std::int64_t j_first = first_window_of_pane(i);
   if (new_pane) register_windows(key, sk, i, j_first, j_last, w_now);
   // Windows between their end and their cleanup fire again at once (late panes).
@@ -89,8 +161,15 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
     TimeWindow w = window_of(j);
     const std::int64_t c = cleanup_time(w);
     if (c <= w_now) continue;
+    // The window of the newest pane is the same for most records in a row: looked up
+    // once (map iterators stay valid until the window is erased; sliced_timer resets).
+    if (wkeys_last_ != wkeys_.end() && wkeys_last_->first == w.start) {
+      wkeys_last_->second.keys.push_back(key);
+      continue;
+    }
     auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
     it->second.keys.push_back(key);
+    wkeys_last_ = it;
     if (created) {
       ns_.clear();
       encode_window(w, ns_);
@@ -105,6 +184,7 @@ template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::sliced_fire_late(const K& key, SKey& sk, std::int64_t j, const TimeWindow& w) {
   State acc = policy_.create();
   if (!combine(sk, j, acc)) return;
+  mark(key, sk, kKeyDirty);
   PaneInfo pane = next_pane(sliced_stats(sk, j), w, false, false);
   emit_state(key, w, acc, pane);
 }
@@ -123,19 +203,23 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   fired_.clear();
   erase_.clear();
   for_keys(wk.keys, [&](const K& key, SKey& sk) {
+    // Firing and cleaning change the key's side data (last fired, pane numbering, and
+    // the watermark it records: which of its windows are cleaned).
+    mark(key, sk, kKeyDirty);
     if (fire) {
       SCold& cd = cold(sk);
       if (cd.last_fired < wk.j) {
         cd.last_fired = wk.j;
         State acc = policy_.create();
-        if (combine(sk, wk.j, acc)) fired_.emplace_back(key, std::move(acc));
+        if (window_result(sk, wk.j, acc)) fired_.emplace_back(key, std::move(acc));
         if (!is_last && lateness_ > 0) ++sliced_stats(sk, wk.j).emissions;
       }
     }
     if (clean) {
-      drop_panes_before(sk, keep_from);
+      drop_panes_before(key, sk, keep_from);
       if (sk.cold != kNoCold) std::erase_if(colds_[sk.cold].stats, [&](const auto& e) { return e.first <= wk.j; });
       if (key_empty(sk)) {
+        if (sk.ck & kKeyStored) removed_keys_.push_back(key);
         free_cold(sk);
         erase_.push_back(key);  // not while for_keys holds pointers into the table
       }
@@ -151,7 +235,10 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
       emit_state(key, w, acc, next_pane(st, w, true, is_last));
     }
   }
-  if (clean) wkeys_.erase(it);
+  if (clean) {
+    if (wkeys_last_ == it) wkeys_last_ = wkeys_.end();
+    wkeys_.erase(it);
+  }
 }
 
 }  // namespace clink

@@ -7,6 +7,25 @@
 namespace clink {
 
 template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::put_entry(int state, std::string_view key, std::string_view ns,
+                                                     std::string_view value) {
+  KeyedStateBackend& b = backend();
+  b.set_current_key(key);
+  b.set_current_namespace(ns);
+  b.put(state_id(state), value);
+}
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::remove_entry(int state, std::string_view key, std::string_view ns) {
+  KeyedStateBackend& b = backend();
+  b.set_current_key(key);
+  b.set_current_namespace(ns);
+  b.remove(state_id(state));
+}
+
+// Writes what changed since the last checkpoint: removals first (an entry removed and
+// created again since is then written), then the changed entries and keys.
+template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::write_state() {
   if constexpr (!kCodec) {
     throw ClinkError("window '" + this->ctx().operator_name() + "': its window state type (" +
@@ -14,58 +33,166 @@ void WindowOperator<K, In, KeyFn, Policy>::write_state() {
                      ") has no clink::StateCodec specialisation, so a job with this window cannot take "
                      "checkpoints or savepoints; define StateCodec<accumulator type> (state_codec.hpp)");
   } else {
-    std::array<Slots, kStates> slots;
     std::string kb, ns, v;
     auto key_of = [&](const K& k) {
       kb.clear();
       KeyCodec<K>::encode(k, kb);
     };
-    for (const auto& [wk, e] : table_) {
-      key_of(wk.first);
+    auto window_ns = [&](const TimeWindow& w) {
       ns.clear();
-      encode_window(wk.second, ns);
+      encode_window(w, ns);
+    };
+    for (const WKey& wk : removed_entries_) {
+      key_of(wk.first);
+      window_ns(wk.second);
+      remove_entry(kContents, kb, ns);
+    }
+    for (const WKey& wk : dirty_entries_) {
+      auto it = table_.find(wk);
+      if (it == table_.end() || !(it->second.ck & kListed)) continue;  // gone, or listed twice
+      Entry& e = it->second;
+      key_of(wk.first);
+      window_ns(wk.second);
       v.clear();
       v.push_back(static_cast<char>((e.has_contents ? 1 : 0) | (e.stats.on_time_done ? 2 : 0)));
       put_varint(static_cast<std::uint64_t>(e.stats.emissions), v);
       StateCodec<State>::encode(e.state, v);
-      slots[kContents].emplace(window_detail::state_slot(kb, ns), v);
+      put_entry(kContents, kb, ns, v);
+      e.ck = static_cast<std::uint8_t>((e.ck & ~kListed) | kStored);
     }
-    for (const auto& [wk, t] : trigger_state_) {
+    for (const WKey& wk : trigger_dirty_) {
       key_of(wk.first);
-      ns.clear();
-      encode_window(wk.second, ns);
+      window_ns(wk.second);
+      auto it = trigger_state_.find(wk);
+      if (it == trigger_state_.end()) {
+        remove_entry(kTrigger, kb, ns);
+        continue;
+      }
       v.clear();
-      StateCodec<std::int64_t>::encode(t, v);
-      slots[kTrigger].emplace(window_detail::state_slot(kb, ns), v);
+      StateCodec<std::int64_t>::encode(it->second, v);
+      put_entry(kTrigger, kb, ns, v);
     }
-    for (const auto& [k, set] : merging_sets_) {
+    for (const K& k : merging_dirty_) {
       key_of(k);
+      auto it = merging_sets_.find(k);
+      if (it == merging_sets_.end()) {
+        remove_entry(kMerging, kb, {});
+        continue;
+      }
       v.clear();
-      put_varint(set.mapping().size(), v);
-      for (const auto& [w, sw] : set.mapping()) {
+      put_varint(it->second.mapping().size(), v);
+      for (const auto& [w, sw] : it->second.mapping()) {
         encode_window(w, v);
         encode_window(sw, v);
       }
-      slots[kMerging].emplace(window_detail::state_slot(kb, {}), v);
+      put_entry(kMerging, kb, {}, v);
     }
-    const EventTime wm = watermark();
-    for (const auto& [k, sk] : skeys_) {
+    for (const auto& [k, i] : removed_panes_) {
       key_of(k);
-      auto pane_entry = [&](std::int64_t i, const State& st) {
-        ns.clear();
-        StateCodec<std::int64_t>::encode(i, ns);
-        v.clear();
-        StateCodec<State>::encode(st, v);
-        slots[kPanes].emplace(window_detail::state_slot(kb, ns), v);
-      };
-      const SCold* c = cold_if(sk);
-      if (c) c->older.for_each(pane_entry);
-      if (sk.hot_idx != kNoPane) pane_entry(sk.hot_idx, sk.hot);
+      ns.clear();
+      StateCodec<std::int64_t>::encode(i, ns);
+      remove_entry(kPanes, kb, ns);
+    }
+    for (const K& k : removed_keys_) {
+      key_of(k);
+      remove_entry(kKeys, kb, {});
+    }
+    for (const K& k : dirty_keys_) {
+      auto it = skeys_.find(k);
+      if (it == skeys_.end() || !(it->second.ck & kListed)) continue;
+      write_sliced_key(k, it->second, kb, ns, v);
+    }
+    dirty_entries_.clear();
+    removed_entries_.clear();
+    trigger_dirty_.clear();
+    merging_dirty_.clear();
+    removed_panes_.clear();
+    removed_keys_.clear();
+    dirty_keys_.clear();
+    this->ctx().operator_state().list(kWatermarkList, Redistribution::kUnion).assign(1, std::to_string(watermark()));
+  }
+}
+
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::compact_change_lists() {
+  constexpr std::uint8_t kSeen = 128;
+  std::erase_if(dirty_keys_, [&](const K& k) {
+    auto it = skeys_.find(k);
+    if (it == skeys_.end() || !(it->second.ck & kListed) || (it->second.ck & kSeen)) return true;
+    it->second.ck |= kSeen;
+    return false;
+  });
+  for (const K& k : dirty_keys_) skeys_.find(k)->second.ck &= static_cast<std::uint8_t>(~kSeen);
+  std::erase_if(dirty_entries_, [&](const WKey& wk) {
+    auto it = table_.find(wk);
+    if (it == table_.end() || !(it->second.ck & kListed) || (it->second.ck & kSeen)) return true;
+    it->second.ck |= kSeen;
+    return false;
+  });
+  for (const WKey& wk : dirty_entries_) table_.find(wk)->second.ck &= static_cast<std::uint8_t>(~kSeen);
+  if constexpr (kCodec) {
+    KeyedStateBackend* b = this->ctx().keyed_state_backend();
+    std::string kb, ns;
+    if (trigger_dirty_.size() > 2 * trigger_state_.size() + 4096) {
+      for (auto it = trigger_dirty_.begin(); it != trigger_dirty_.end();) {
+        auto cur = it++;
+        if (trigger_state_.contains(*cur)) continue;
+        if (b) {
+          kb.clear();
+          KeyCodec<K>::encode(cur->first, kb);
+          ns.clear();
+          encode_window(cur->second, ns);
+          remove_entry(kTrigger, kb, ns);
+        }
+        trigger_dirty_.erase(cur);
+      }
+    }
+    if (merging_dirty_.size() > 2 * merging_sets_.size() + 4096) {
+      for (auto it = merging_dirty_.begin(); it != merging_dirty_.end();) {
+        auto cur = it++;
+        if (merging_sets_.contains(*cur)) continue;
+        if (b) {
+          kb.clear();
+          KeyCodec<K>::encode(*cur, kb);
+          remove_entry(kMerging, kb, {});
+        }
+        merging_dirty_.erase(cur);
+      }
+    }
+  }
+}
+
+// A changed key of the sliced path: its changed panes and, if changed, its side data.
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::write_sliced_key(const K& k, SKey& sk, std::string& kb, std::string& ns,
+                                                            std::string& v) {
+  if constexpr (kCodec) {
+    kb.clear();
+    KeyCodec<K>::encode(k, kb);
+    auto put_pane = [&](std::int64_t i, const State& st) {
+      ns.clear();
+      StateCodec<std::int64_t>::encode(i, ns);
+      v.clear();
+      StateCodec<State>::encode(st, v);
+      put_entry(kPanes, kb, ns, v);
+    };
+    SCold* c = sk.cold == kNoCold ? nullptr : &colds_[sk.cold];
+    if (c && c->dirty_from != std::numeric_limits<std::int64_t>::max()) {
+      c->older.for_from(c->dirty_from, put_pane);
+      c->dirty_from = std::numeric_limits<std::int64_t>::max();
+    }
+    if (c && !c->older.empty()) c->saved_max = std::max(c->saved_max, c->older.last_index());
+    if ((sk.ck & kHotDirty) && sk.hot_idx != kNoPane) {
+      put_pane(sk.hot_idx, sk.hot);
+      sk.ck |= kHotStored;
+    }
+    if ((sk.ck & kKeyDirty) || !(sk.ck & kKeyStored)) {
       const SCold none;
       const SCold& cd = c ? *c : none;
       // Relative to the newest pane (small numbers): flags (which fields are absent:
       // 1 watermark, 2 highest registered, 4 last fired, 8 no fired windows), then the
       // present ones as zig-zag varint differences.
+      const EventTime wm = watermark();
       const std::int64_t base = sk.hot_idx == kNoPane ? 0 : sk.hot_idx;
       const std::int64_t base_time = rel(base, g_, 0);
       constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
@@ -83,37 +210,10 @@ void WindowOperator<K, In, KeyFn, Policy>::write_state() {
           v.push_back(st.on_time_done ? 1 : 0);
         }
       }
-      slots[kKeys].emplace(window_detail::state_slot(kb, {}), v);
+      put_entry(kKeys, kb, {}, v);
+      sk.ck |= kKeyStored;
     }
-    for (int i = 0; i < kStates; ++i) sync(i, slots[i]);
-    this->ctx().operator_state().list(kWatermarkList, Redistribution::kUnion).assign(1, std::to_string(wm));
-  }
-}
-
-template <class K, class In, class KeyFn, class Policy>
-void WindowOperator<K, In, KeyFn, Policy>::sync(int i, Slots& cur) {
-  KeyedStateBackend& b = backend();
-  const StateId id = state_id(i);
-  std::vector<std::string> gone;
-  const KeyGroupRange kgs = b.key_groups();
-  for (int kg = kgs.first; kg <= kgs.last; ++kg)
-    b.for_each_entry(id, kg, [&](std::string_view k, std::string_view n, std::string_view val) {
-      std::string slot = window_detail::state_slot(k, n);
-      auto it = cur.find(slot);
-      if (it == cur.end()) gone.push_back(std::move(slot));
-      else if (it->second == val) cur.erase(it);
-    });
-  for (const auto& slot : gone) {
-    auto [k, n] = window_detail::split_slot(slot);
-    b.set_current_key(k);
-    b.set_current_namespace(n);
-    b.remove(id);
-  }
-  for (const auto& [slot, val] : cur) {
-    auto [k, n] = window_detail::split_slot(slot);
-    b.set_current_key(k);
-    b.set_current_namespace(n);
-    b.put(id, val);
+    sk.ck &= static_cast<std::uint8_t>(~(kListed | kHotDirty | kKeyDirty));
   }
 }
 
@@ -141,6 +241,7 @@ void WindowOperator<K, In, KeyFn, Policy>::restore_state() {
         e.stats.on_time_done = (flags & 2) != 0;
         e.stats.emissions = static_cast<std::int64_t>(get_varint(val));
         e.state = StateCodec<State>::decode(val);
+        e.ck = kStored;
       });
       b->for_each_entry(state_id(kTrigger), kg, [&](std::string_view k, std::string_view n, std::string_view val) {
         trigger_state_[WKey{decode_key<K>(k), decode_window(n)}] = StateCodec<std::int64_t>::decode(val);
@@ -186,6 +287,15 @@ void WindowOperator<K, In, KeyFn, Policy>::restore_state() {
         }
       });
     }
+    // What the backend holds now is what the tables hold: nothing to write yet.
+    for (auto& [key, sk] : skeys_) {
+      sk.ck = static_cast<std::uint8_t>(kKeyStored | (sk.hot_idx != kNoPane ? kHotStored : 0));
+      if (sk.cold == kNoCold) continue;
+      SCold& c = colds_[sk.cold];
+      c.dirty_from = std::numeric_limits<std::int64_t>::max();
+      c.saved_max = c.older.empty() ? kNoPane : c.older.last_index();
+    }
+    dirty_keys_.clear();
     if (sliced_) rebuild_window_lists(key_watermarks);
   }
 }

@@ -1,0 +1,129 @@
+#pragma once
+// The running combination of one key's panes over a sliding range [lo, hi) of pane
+// indices, so that firing a sliding window (size n panes, slide m panes) costs O(1)
+// amortised merges per key instead of n.
+//
+// Two strategies, chosen at compile time by the window policy:
+//  - invertible aggregates (the policy has retract(acc, pane), e.g. COUNT and SUM):
+//    one accumulator; a pane entering the range is merged in, a pane leaving it is
+//    retracted (subtract-on-evict);
+//  - any other associative merge (MIN, MAX, arbitrary merge()): two stacks. The front
+//    holds the suffix combinations of the oldest panes ([i, mid) for each pane i), the
+//    back the combination of the newer panes [mid, hi). Evicting pops the front; when
+//    the front is empty and the back holds evicted panes, the back's panes are re-read
+//    and turned into suffix combinations (a flip: each pane is merged at most twice).
+//    The result create() (+) front (+) back merges in pane order, so a merge that is
+//    associative but not commutative gives what combining every pane in order gives.
+//
+// The panes themselves stay in the key's pane list; `panes(lo, hi, fn)` visits those
+// present in [lo, hi) in index order as fn(index, state). A pane changing inside the
+// range (a late record, an out-of-order pane) invalidates the combination; the next
+// firing rebuilds it from the panes. Nothing here is checkpointed: a restored key
+// starts invalid and is rebuilt exactly at its first firing.
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace clink {
+
+template <class State, bool kInvertible>
+class PaneCombination {
+ public:
+  bool valid() const { return lo_ != kInvalid; }
+  // Whether pane i is inside the combined range (changing it requires invalidate()).
+  bool covers(std::int64_t i) const { return lo_ != kInvalid && i >= lo_ && i < hi_; }
+  std::int64_t hi() const { return hi_; }
+  void invalidate() {
+    lo_ = kInvalid;
+    front_.clear();
+    head_ = 0;
+    back_ = State{};
+    back_n_ = 0;
+  }
+
+  // Removes the panes below x from the range (before the pane list drops them).
+  template <class P, class Panes>
+  void evict_before(const P& p, const Panes& panes, std::int64_t x) {
+    if (lo_ == kInvalid || x <= lo_) return;
+    if (x >= hi_) {
+      reset(p, x);
+      return;
+    }
+    if constexpr (kInvertible) {
+      panes(lo_, x, [&](std::int64_t, const State& s) {
+        p.retract(back_, s);
+        --back_n_;
+      });
+    } else {
+      while (head_ < front_.size() && front_[head_].first < x) ++head_;
+      if (head_ == front_.size() && mid_ < x) flip(p, panes, x);
+      else if (head_ >= 16 && head_ * 2 >= front_.size()) {
+        front_.erase(front_.begin(), front_.begin() + static_cast<std::ptrdiff_t>(head_));
+        head_ = 0;
+      }
+    }
+    lo_ = x;
+  }
+
+  // Moves the range to [lo, hi) and writes the combination of its panes into out;
+  // false (out untouched) if it holds no pane. Ranges move forward (the on-time firings
+  // of successive windows); anything else rebuilds.
+  template <class P, class Panes>
+  bool query(const P& p, const Panes& panes, std::int64_t lo, std::int64_t hi, State& out) {
+    if (lo_ == kInvalid || lo < lo_ || lo > hi_ || hi < hi_) reset(p, lo);
+    else evict_before(p, panes, lo);
+    panes(hi_, hi, [&](std::int64_t, const State& s) {
+      if (kInvertible || back_n_ > 0) {
+        p.merge(back_, s);
+      } else {
+        back_ = s;
+      }
+      ++back_n_;
+    });
+    hi_ = hi;
+    if constexpr (kInvertible) {
+      if (back_n_ == 0) return false;
+      out = back_;
+    } else {
+      const bool has_front = head_ < front_.size();
+      if (!has_front && back_n_ == 0) return false;
+      out = p.create();
+      if (has_front) p.merge(out, front_[head_].second);
+      if (back_n_ > 0) p.merge(out, back_);
+    }
+    return true;
+  }
+
+ private:
+  static constexpr std::int64_t kInvalid = std::numeric_limits<std::int64_t>::min();
+
+  template <class P>
+  void reset(const P& p, std::int64_t x) {
+    lo_ = mid_ = hi_ = x;
+    front_.clear();
+    head_ = 0;
+    back_ = kInvertible ? p.create() : State{};
+    back_n_ = 0;
+  }
+
+  // The panes [x, hi) become the front (suffix combinations); the back is empty.
+  template <class P, class Panes>
+  void flip(const P& p, const Panes& panes, std::int64_t x) {
+    front_.clear();
+    head_ = 0;
+    panes(x, hi_, [&](std::int64_t i, const State& s) { front_.emplace_back(i, s); });
+    for (std::size_t k = front_.size(); k-- > 1;) p.merge(front_[k - 1].second, front_[k].second);
+    mid_ = hi_;
+    back_ = State{};
+    back_n_ = 0;
+  }
+
+  std::int64_t lo_ = kInvalid, mid_ = 0, hi_ = 0;
+  State back_{};
+  std::uint32_t back_n_ = 0;  // panes combined in back_
+  std::vector<std::pair<std::int64_t, State>> front_;
+  std::size_t head_ = 0;
+};
+
+}  // namespace clink
