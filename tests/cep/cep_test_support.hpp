@@ -19,11 +19,24 @@ struct Event {
   std::string name;
   double price = 0;
   double volume = 0;  // > 0 makes it a "SubEvent" in the subtype tests
+  std::int64_t key = 0;
   friend bool operator==(const Event&, const Event&) = default;
 };
 
 inline Event ev(int id, std::string name, double price = 1.0, double volume = 0) {
-  return Event{id, std::move(name), price, volume};
+  return Event{id, std::move(name), price, volume, 0};
+}
+inline Event kev(std::int64_t key, int id, std::string name) { return Event{id, std::move(name), 1.0, 0, key}; }
+
+// A Match<Event> as "name:id,id name:id" (names in map order).
+inline std::string render_match(const Match<Event>& m) {
+  std::string s;
+  for (const auto& [name, events] : m) {
+    if (!s.empty()) s += ' ';
+    s += name + ":";
+    for (std::size_t i = 0; i < events.size(); ++i) s += (i ? "," : "") + std::to_string(events[i].id);
+  }
+  return s;
 }
 
 inline auto named(std::string n) {
@@ -99,6 +112,7 @@ struct clink::StateCodec<clink::cep::testing::Event> {
     StateCodec<std::string>::encode(e.name, out);
     StateCodec<double>::encode(e.price, out);
     StateCodec<double>::encode(e.volume, out);
+    StateCodec<std::int64_t>::encode(e.key, out);
   }
   static clink::cep::testing::Event decode(std::string_view& in) {
     clink::cep::testing::Event e;
@@ -106,6 +120,7 @@ struct clink::StateCodec<clink::cep::testing::Event> {
     e.name = StateCodec<std::string>::decode(in);
     e.price = StateCodec<double>::decode(in);
     e.volume = StateCodec<double>::decode(in);
+    e.key = StateCodec<std::int64_t>::decode(in);
     return e;
   }
 };

@@ -88,7 +88,9 @@ void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
   potential.clear();
   const std::int64_t w = nfa_.window;
   for (auto& cs : st.partial) {
-    const bool timed_out = w > 0 && !is_start(cs) && ts - cs.start_ts >= w;
+    // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
+    const bool timed_out =
+        w > 0 && !is_start(cs) && ts >= std::numeric_limits<EventTime>::min() + w && cs.start_ts <= ts - w;
     if (!timed_out) {
       new_partials.push_back(std::move(cs));
       continue;
@@ -99,7 +101,9 @@ void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
     }
     if (handle_timeout_) {
       st.buffer.extract(cs.node, cs.version, path_);
-      sink.on_timeout(MatchView<T>(&nfa_.pages, &st.buffer, &path_), cs.start_ts + w);
+      const EventTime at = cs.start_ts > std::numeric_limits<EventTime>::max() - w ? std::numeric_limits<EventTime>::max()
+                                                                                   : cs.start_ts + w;
+      sink.on_timeout(MatchView<T>(&nfa_.pages, &st.buffer, &path_), at);
     }
     st.buffer.release_node(cs.node, cs.version);
   }
