@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -150,20 +151,23 @@ class CepOperator final : public FunctionOperatorBase<U> {
 
  private:
   struct Slot {
+    explicit Slot(SharedBufferPool<T>* pool) : nfa(pool) {}
     K key{};
     NfaKeyState<T> nfa;
     std::vector<std::pair<EventTime, T>> queue;  // by timestamp, arrival order among equals
-    EventTime timer_at = std::numeric_limits<EventTime>::max();
+    // The times of this key's entries in the two timer heaps (max: none).
+    EventTime records_at = std::numeric_limits<EventTime>::max();
+    EventTime deadline_at = std::numeric_limits<EventTime>::max();
     std::uint32_t gen = 0;
     bool live = false;
     bool dirty = false;
   };
-  struct TimerEntry {
-    EventTime time;
+  struct TimerRef {
     std::int32_t slot;
     std::uint32_t gen;
-    bool operator>(const TimerEntry& o) const { return time != o.time ? time > o.time : slot > o.slot; }
+    bool deadline;
   };
+
   // Receives the NFA's matches and timeouts for the record or time being processed.
   struct Sink {
     CepOperator* op;
@@ -191,7 +195,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
                                  [](EventTime t, const std::pair<EventTime, T>& e) { return t < e.first; });
       q.insert(it, std::pair<EventTime, T>(r.event_time, std::move(r.value)));
     }
-    schedule(s, q.front().first);
+    schedule(s, q.front().first, false);
     mark_dirty(s);
   }
 
@@ -219,41 +223,54 @@ class CepOperator final : public FunctionOperatorBase<U> {
     nfa_.advance_time(sl.nfa, ts, sink);
   }
 
-  // Reschedule the key's timer (next buffered record, next window deadline) or drop it.
+  // Reschedule the key's timers (next buffered record, next window deadline) or drop it.
   void after_change(std::int32_t s) {
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     mark_dirty(s);
     if (sl.queue.empty() && sl.nfa.idle()) return free_slot(s);
-    EventTime next = std::numeric_limits<EventTime>::max();
-    if (!sl.queue.empty()) next = sl.queue.front().first;
+    if (!sl.queue.empty()) schedule(s, sl.queue.front().first, false);
     if (nfa_.window() > 0)
-      if (auto start = sl.nfa.earliest_start()) {
-        const EventTime deadline = *start > std::numeric_limits<EventTime>::max() - nfa_.window()
-                                       ? std::numeric_limits<EventTime>::max()
-                                       : *start + nfa_.window();
-        next = std::min(next, deadline);
-      }
-    if (next != std::numeric_limits<EventTime>::max()) schedule(s, next);
+      if (auto start = sl.nfa.earliest_start())
+        schedule(s,
+                 *start > std::numeric_limits<EventTime>::max() - nfa_.window() ? std::numeric_limits<EventTime>::max()
+                                                                                 : *start + nfa_.window(),
+                 true);
   }
 
-  void schedule(std::int32_t s, EventTime t) {
+  // Timers live in buckets by time (a key's timers are its earliest buffered record and
+  // its earliest window deadline). A key has at most one live entry of each kind: a new
+  // one only when its time gets earlier; the superseded entry is skipped when reached. A
+  // deadline that moved later (its partial completed) fires early once, as a no-op.
+  // Buckets fire in time order, entries of a bucket in the order they were added.
+  void schedule(std::int32_t s, EventTime t, bool deadline) {
     Slot& sl = slots_[static_cast<std::size_t>(s)];
-    if (t >= sl.timer_at) return;
-    sl.timer_at = t;
-    timers_.push_back(TimerEntry{t, s, sl.gen});
-    std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
+    EventTime& at = deadline ? sl.deadline_at : sl.records_at;
+    if (t >= at) return;
+    at = t;
+    auto [it, created] = timers_.try_emplace(t);
+    if (created && !spare_buckets_.empty()) {
+      it->second = std::move(spare_buckets_.back());
+      spare_buckets_.pop_back();
+    }
+    it->second.push_back(TimerRef{s, sl.gen, deadline});
     if (!options_.event_time) this->ctx().timer_service().register_processing_time_timer(t, {}, {});
   }
   template <class F>
   void fire_until(EventTime t, F&& fire) {
-    while (!timers_.empty() && timers_.front().time <= t) {
-      std::pop_heap(timers_.begin(), timers_.end(), std::greater<>());
-      const TimerEntry e = timers_.back();
-      timers_.pop_back();
-      Slot& sl = slots_[static_cast<std::size_t>(e.slot)];
-      if (!sl.live || sl.gen != e.gen || sl.timer_at != e.time) continue;  // superseded
-      sl.timer_at = std::numeric_limits<EventTime>::max();
-      fire(e.slot);
+    while (!timers_.empty() && timers_.begin()->first <= t) {
+      auto it = timers_.begin();
+      const EventTime time = it->first;
+      auto bucket = std::move(it->second);
+      timers_.erase(it);
+      for (const TimerRef& e : bucket) {
+        Slot& sl = slots_[static_cast<std::size_t>(e.slot)];
+        EventTime& at = e.deadline ? sl.deadline_at : sl.records_at;
+        if (!sl.live || sl.gen != e.gen || at != time) continue;  // superseded
+        at = std::numeric_limits<EventTime>::max();
+        fire(e.slot);
+      }
+      bucket.clear();
+      spare_buckets_.push_back(std::move(bucket));
     }
   }
 
@@ -266,13 +283,13 @@ class CepOperator final : public FunctionOperatorBase<U> {
       free_.pop_back();
     } else {
       s = static_cast<std::int32_t>(slots_.size());
-      slots_.emplace_back();
+      slots_.emplace_back(&pool_);
     }
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     sl.key = key;
-    sl.nfa = nfa_.initial_state();
+    nfa_.reset(sl.nfa);  // reuses the storage of the key that had the slot before
     sl.live = true;
-    sl.timer_at = std::numeric_limits<EventTime>::max();
+    sl.records_at = sl.deadline_at = std::numeric_limits<EventTime>::max();
     it->second = s;
     return s;
   }
@@ -283,8 +300,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
     sl.live = false;
     sl.dirty = false;
     ++sl.gen;
-    sl.nfa = NfaKeyState<T>{};
-    sl.queue = {};
+    sl.nfa.partial.clear();
+    sl.queue.clear();  // capacity kept for the slot's next key
     free_.push_back(s);
   }
   void mark_dirty(std::int32_t s) {
@@ -326,10 +343,12 @@ class CepOperator final : public FunctionOperatorBase<U> {
   KeyedStateBackend* backend_ = nullptr;
   StateId nfa_id_, queue_id_;
   EventTime watermark_ = kMinEventTime;
+  SharedBufferPool<T> pool_;  // every key's events and nodes (declared before the slots)
   std::vector<Slot> slots_;
   std::vector<std::int32_t> free_;
   absl::flat_hash_map<K, std::int32_t> index_;
-  std::vector<TimerEntry> timers_;  // min-heap
+  std::map<EventTime, std::vector<TimerRef>> timers_;
+  std::vector<std::vector<TimerRef>> spare_buckets_;
   std::vector<std::int32_t> dirty_;
   std::vector<K> removed_keys_;
   Match<T> match_;

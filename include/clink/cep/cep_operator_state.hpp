@@ -74,7 +74,7 @@ void CepOperator<T, U, K>::restore_state() {
     for (int kg = kgs.first; kg <= kgs.last; ++kg) {
       b.for_each_entry(nfa_id_, kg, [&](std::string_view k, std::string_view, std::string_view val) {
         const std::int32_t s = slot_for(decode_key<K>(k));
-        slots_[static_cast<std::size_t>(s)].nfa = decode_nfa_state<T>(val, nfa_.compiled());
+        slots_[static_cast<std::size_t>(s)].nfa = decode_nfa_state<T>(val, nfa_.compiled(), &pool_);
       });
       b.for_each_entry(queue_id_, kg, [&](std::string_view k, std::string_view, std::string_view entry) {
         const std::int32_t s = slot_for(decode_key<K>(k));

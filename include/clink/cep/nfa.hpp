@@ -44,6 +44,9 @@ struct ComputationState {
 
 template <class T>
 struct NfaKeyState {
+  // Its shared buffer lives in `pool` (shared by an operator's keys), or in its own.
+  explicit NfaKeyState(SharedBufferPool<T>* pool = nullptr) : buffer(pool) {}
+
   std::vector<ComputationState> partial;    // ordered by start event; the start state last
   std::vector<ComputationState> completed;  // found, held back by a skip strategy
   SharedBuffer<T> buffer;
@@ -72,10 +75,19 @@ class Nfa {
   std::int64_t window() const { return nfa_.window; }
   const AfterMatchSkipStrategy& skip() const { return nfa_.skip; }
 
-  NfaKeyState<T> initial_state() const {
-    NfaKeyState<T> s;
+  NfaKeyState<T> initial_state(SharedBufferPool<T>* pool = nullptr) const {
+    NfaKeyState<T> s(pool);
     s.partial.push_back(start_state(DeweyNumber(1)));
     return s;
+  }
+  // Back to the initial state, keeping the storage (the state must be idle: nothing
+  // referenced in its buffer).
+  void reset(NfaKeyState<T>& s) const {
+    s.partial.clear();
+    s.completed.clear();
+    s.buffer.reset_empty();
+    s.new_start = false;
+    s.partial.push_back(start_state(DeweyNumber(1)));
   }
 
   template <class Sink>
@@ -112,7 +124,17 @@ class Nfa {
     if (!a.has_start_event) return false;
     return a.start_event < b.start_event;
   }
-  static void sort_states(std::vector<ComputationState>& v) { std::stable_sort(v.begin(), v.end(), earlier); }
+  // Stable insertion sort: the lists are short and almost sorted (no allocation, unlike
+  // std::stable_sort).
+  static void sort_states(std::vector<ComputationState>& v) {
+    for (std::size_t i = 1; i < v.size(); ++i) {
+      if (!earlier(v[i], v[i - 1])) continue;
+      ComputationState x = std::move(v[i]);
+      std::size_t j = i;
+      for (; j > 0 && earlier(x, v[j - 1]); --j) v[j] = std::move(v[j - 1]);
+      v[j] = std::move(x);
+    }
+  }
 
   void compute_next_states(NfaKeyState<T>& st, const ComputationState& cs, CurrentEvent& ev,
                            std::vector<ComputationState>& out);

@@ -41,6 +41,7 @@ template <class T>
 template <class Sink>
 void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sink) {
   CurrentEvent ev{&event, ts};
+  st.buffer.pool().reserve_event();  // event references stay valid while it is processed
   auto& new_partials = new_partials_;
   auto& potential = potential_;
   new_partials.clear();
@@ -82,16 +83,21 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
 template <class T>
 template <class Sink>
 void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
+  const std::int64_t w = nfa_.window;
+  auto due = [&](const ComputationState& cs) {
+    // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
+    return w > 0 && !is_start(cs) && ts >= std::numeric_limits<EventTime>::min() + w && cs.start_ts <= ts - w;
+  };
+  if (st.completed.empty() && std::none_of(st.partial.begin(), st.partial.end(), due)) {
+    st.buffer.advance_time(ts);  // nothing times out: the common case, without copying
+    return;
+  }
   auto& new_partials = new_partials_;
   auto& potential = potential_;
   new_partials.clear();
   potential.clear();
-  const std::int64_t w = nfa_.window;
   for (auto& cs : st.partial) {
-    // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
-    const bool timed_out =
-        w > 0 && !is_start(cs) && ts >= std::numeric_limits<EventTime>::min() + w && cs.start_ts <= ts - w;
-    if (!timed_out) {
+    if (!due(cs)) {
       new_partials.push_back(std::move(cs));
       continue;
     }

@@ -12,11 +12,15 @@
 // frees nodes and events whose count reaches zero, walking back along the removed edges
 // (the version-aware release of FLINK-19970, so dead branches do not leak).
 //
-// Events live in a deque, so references stay valid while new events are added (the
-// match context of a condition holds pointers while the same event is being taken).
+// Storage: the event and node slots of all keys of an operator live in one
+// SharedBufferPool (slabs with free lists, reused last-freed-first, so the memory a key
+// touches is mostly warm); a SharedBuffer is one key's view of it (its id counters and
+// live counts). Checkpoints write a key's reachable nodes and events (nfa_codec.hpp).
+// The event slab only grows between events (reserve_event() before each), so pointers
+// to events stay valid while one event is processed.
 #include <algorithm>
+#include <memory>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,8 +47,7 @@ struct MatchEntry {
 };
 
 template <class T>
-class SharedBuffer {
- public:
+struct SharedBufferPool {
   struct Edge {
     std::int32_t target;  // previous node, -1: none (the first event of the match)
     std::int32_t refs;
@@ -62,6 +65,67 @@ class SharedBuffer {
     std::int32_t refs = 0;  // -1: free slot
   };
 
+  std::vector<EventSlot> events;
+  std::vector<std::int32_t> free_events;
+  std::vector<Node> nodes;
+  std::vector<std::int32_t> free_nodes;
+  // Scratch of the event being processed (one at a time per pool).
+  std::int32_t current_event = -1;
+  std::vector<std::pair<std::int32_t, std::int32_t>> current_nodes;  // (page, node)
+  std::vector<std::pair<std::int32_t, DeweyNumber>> release_stack;
+
+  // Makes room for one event without moving the others (call before processing one).
+  void reserve_event() {
+    if (free_events.empty() && events.size() == events.capacity()) events.reserve(std::max<std::size_t>(64, events.size() * 2));
+  }
+  std::int32_t new_event() {
+    if (!free_events.empty()) {
+      const std::int32_t e = free_events.back();
+      free_events.pop_back();
+      return e;
+    }
+    events.emplace_back();
+    return static_cast<std::int32_t>(events.size()) - 1;
+  }
+  std::int32_t new_node() {
+    if (!free_nodes.empty()) {
+      const std::int32_t n = free_nodes.back();
+      free_nodes.pop_back();
+      return n;
+    }
+    nodes.emplace_back();
+    return static_cast<std::int32_t>(nodes.size()) - 1;
+  }
+  // Bytes held by the slabs and the edge overflow storage.
+  std::size_t memory_bytes() const {
+    std::size_t b = events.capacity() * sizeof(EventSlot) + nodes.capacity() * sizeof(Node) +
+                    (free_events.capacity() + free_nodes.capacity()) * sizeof(std::int32_t);
+    for (const auto& n : nodes) {
+      if (n.edges.size() > 1) b += n.edges.capacity() * sizeof(Edge);
+      for (const auto& e : n.edges) b += e.version.heap_bytes();
+    }
+    return b;
+  }
+};
+
+template <class T>
+class SharedBuffer {
+ public:
+  using Pool = SharedBufferPool<T>;
+  using Edge = typename Pool::Edge;
+  using Node = typename Pool::Node;
+  using EventSlot = typename Pool::EventSlot;
+
+  // In `pool` (shared by the keys of an operator), or in a pool of its own.
+  explicit SharedBuffer(Pool* pool = nullptr) {
+    if (!pool) {
+      own_ = std::make_shared<Pool>();
+      pool = own_.get();
+    }
+    pool_ = pool;
+  }
+  Pool& pool() const { return *pool_; }
+
   // ---- events ----
   // The next id for an event at `ts` (ids restart at 0 per timestamp).
   EventId next_event_id(EventTime ts) {
@@ -73,40 +137,43 @@ class SharedBuffer {
   // Stores the event with one lock (the caller's, released by release_event when the
   // event has been processed). New nodes for it are looked up among this event's only.
   std::int32_t register_event(const T& value, EventId id) {
-    std::int32_t slot;
-    if (!free_events_.empty()) {
-      slot = free_events_.back();
-      free_events_.pop_back();
-      events_[static_cast<std::size_t>(slot)].value = value;
-    } else {
-      slot = static_cast<std::int32_t>(events_.size());
-      events_.push_back(EventSlot{value, {}, 0});
-    }
-    EventSlot& e = events_[static_cast<std::size_t>(slot)];
+    const std::int32_t slot = pool_->new_event();
+    EventSlot& e = pool_->events[static_cast<std::size_t>(slot)];
+    e.value = value;
     e.id = id;
     e.refs = 1;
     ++live_events_;
-    current_event_ = slot;
-    current_nodes_.clear();
+    pool_->current_event = slot;
+    pool_->current_nodes.clear();
     return slot;
   }
-  void lock_event(std::int32_t slot) { ++events_[static_cast<std::size_t>(slot)].refs; }
+  void lock_event(std::int32_t slot) { ++pool_->events[static_cast<std::size_t>(slot)].refs; }
   void release_event(std::int32_t slot) {
-    EventSlot& e = events_[static_cast<std::size_t>(slot)];
+    EventSlot& e = pool_->events[static_cast<std::size_t>(slot)];
     if (--e.refs == 0) {
       e.refs = -1;
       e.value = T{};
-      free_events_.push_back(slot);
+      pool_->free_events.push_back(slot);
       --live_events_;
+      if (pool_->current_event == slot) pool_->current_event = -1;
     }
   }
-  const T& event(std::int32_t slot) const { return events_[static_cast<std::size_t>(slot)].value; }
-  const EventId& event_id(std::int32_t slot) const { return events_[static_cast<std::size_t>(slot)].id; }
+  const T& event(std::int32_t slot) const { return pool_->events[static_cast<std::size_t>(slot)].value; }
+  const EventId& event_id(std::int32_t slot) const { return pool_->events[static_cast<std::size_t>(slot)].id; }
+  const EventSlot& event_slot(std::int32_t slot) const { return pool_->events[static_cast<std::size_t>(slot)]; }
+  const Node& node(std::int32_t n) const { return pool_->nodes[static_cast<std::size_t>(n)]; }
 
   // Drops the per-timestamp id counters below `ts` (Flink's advanceTime).
   void advance_time(EventTime ts) {
+    if (counters_.empty() || (counters_.size() == 1 && counters_[0].first >= ts)) return;
     counters_.erase(std::remove_if(counters_.begin(), counters_.end(), [ts](const auto& c) { return c.first < ts; }),
                     counters_.end());
+  }
+
+  // A key that went idle hands its (empty) buffer to the next key.
+  void reset_empty() {
+    if (!empty()) throw ClinkError("cep shared buffer: reset while events are still referenced");
+    counters_.clear();
   }
 
   // ---- nodes ----
@@ -115,25 +182,26 @@ class SharedBuffer {
   std::int32_t put(std::int32_t page, std::int32_t event_slot, std::int32_t previous, const DeweyNumber& version) {
     if (previous >= 0) lock_node(previous, version);
     std::int32_t node = -1;
-    if (event_slot == current_event_)
-      for (const auto& [p, n] : current_nodes_)
+    if (event_slot == pool_->current_event)
+      for (const auto& [p, n] : pool_->current_nodes)
         if (p == page) node = n;
     if (node < 0) {
-      node = new_node();
-      Node& n = nodes_[static_cast<std::size_t>(node)];
+      node = pool_->new_node();
+      ++live_nodes_;
+      Node& n = pool_->nodes[static_cast<std::size_t>(node)];
       n.event = event_slot;
       n.page = page;
       n.refs = 0;
       lock_event(event_slot);
-      if (event_slot == current_event_) current_nodes_.emplace_back(page, node);
+      if (event_slot == pool_->current_event) pool_->current_nodes.emplace_back(page, node);
     }
-    nodes_[static_cast<std::size_t>(node)].edges.push_back(Edge{previous, 0, version});
+    pool_->nodes[static_cast<std::size_t>(node)].edges.push_back(Edge{previous, 0, version});
     return node;
   }
 
   void lock_node(std::int32_t node, const DeweyNumber& version) {
     if (node < 0) return;
-    Node& n = nodes_[static_cast<std::size_t>(node)];
+    Node& n = pool_->nodes[static_cast<std::size_t>(node)];
     ++n.refs;
     for (auto& e : n.edges)
       if (version.is_compatible_with(e.version)) ++e.refs;
@@ -141,17 +209,18 @@ class SharedBuffer {
 
   void release_node(std::int32_t node, const DeweyNumber& version) {
     if (node < 0) return;
-    release_stack_.clear();
-    release_stack_.emplace_back(node, version);
-    while (!release_stack_.empty()) {
-      auto [cur, v] = std::move(release_stack_.back());
-      release_stack_.pop_back();
-      Node& n = nodes_[static_cast<std::size_t>(cur)];
+    auto& stack = pool_->release_stack;
+    stack.clear();
+    stack.emplace_back(node, version);
+    while (!stack.empty()) {
+      auto [cur, v] = std::move(stack.back());
+      stack.pop_back();
+      Node& n = pool_->nodes[static_cast<std::size_t>(cur)];
       if (n.refs < 0) continue;  // already gone
       for (std::size_t i = 0; i < n.edges.size();) {
         Edge& e = n.edges[i];
         if (v.is_compatible_with(e.version) && --e.refs == 0) {
-          if (e.target >= 0) release_stack_.emplace_back(e.target, std::move(e.version));
+          if (e.target >= 0) stack.emplace_back(e.target, std::move(e.version));
           n.edges.erase(n.edges.begin() + static_cast<std::ptrdiff_t>(i));
           continue;
         }
@@ -169,7 +238,7 @@ class SharedBuffer {
     if (node < 0) return;
     const DeweyNumber* v = &version;
     while (node >= 0) {
-      const Node& n = nodes_[static_cast<std::size_t>(node)];
+      const Node& n = pool_->nodes[static_cast<std::size_t>(node)];
       out.push_back(MatchEntry{n.page, n.event});
       const Edge* next = nullptr;
       for (const auto& e : n.edges)
@@ -181,78 +250,56 @@ class SharedBuffer {
     std::reverse(out.begin(), out.end());
   }
 
-  // ---- introspection (tests, memory accounting, checkpoints) ----
+  // ---- introspection (tests, checkpoints) ----
   std::size_t live_events() const { return live_events_; }
   std::size_t live_nodes() const { return live_nodes_; }
   bool empty() const { return live_events_ == 0 && live_nodes_ == 0; }
-  const std::deque<EventSlot>& event_slots() const { return events_; }
-  const std::vector<Node>& node_slots() const { return nodes_; }
-  const std::vector<std::pair<EventTime, std::int32_t>>& counters() const { return counters_; }
-  // Bytes held: slots (live or free) plus edge overflow storage.
-  std::size_t memory_bytes() const {
-    std::size_t b = events_.size() * sizeof(EventSlot) + nodes_.capacity() * sizeof(Node);
-    for (const auto& n : nodes_) {
-      if (n.edges.size() > 1) b += n.edges.capacity() * sizeof(Edge);
-      for (const auto& e : n.edges) b += e.version.heap_bytes();
-    }
-    return b;
-  }
+  const absl::InlinedVector<std::pair<EventTime, std::int32_t>, 1>& counters() const { return counters_; }
 
-  // Restore: rebuild from decoded slots (see nfa_codec.hpp).
-  void restore(std::deque<EventSlot> events, std::vector<Node> nodes,
-               std::vector<std::pair<EventTime, std::int32_t>> counters) {
-    events_ = std::move(events);
-    nodes_ = std::move(nodes);
-    counters_ = std::move(counters);
-    free_events_.clear();
-    free_nodes_.clear();
-    live_events_ = live_nodes_ = 0;
-    for (std::size_t i = 0; i < events_.size(); ++i) {
-      if (events_[i].refs < 0) free_events_.push_back(static_cast<std::int32_t>(i));
-      else ++live_events_;
-    }
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      if (nodes_[i].refs < 0) free_nodes_.push_back(static_cast<std::int32_t>(i));
-      else ++live_nodes_;
-    }
-    current_event_ = -1;
+  // Restore (nfa_codec.hpp): adds an event / a node of this key; edges are set by the
+  // caller once every node of the key exists.
+  std::int32_t import_event(T value, EventId id, std::int32_t refs) {
+    const std::int32_t slot = pool_->new_event();
+    EventSlot& e = pool_->events[static_cast<std::size_t>(slot)];
+    e.value = std::move(value);
+    e.id = id;
+    e.refs = refs;
+    ++live_events_;
+    return slot;
   }
+  std::int32_t import_node(std::int32_t event_slot, std::int32_t page, std::int32_t refs) {
+    const std::int32_t node = pool_->new_node();
+    Node& n = pool_->nodes[static_cast<std::size_t>(node)];
+    n.event = event_slot;
+    n.page = page;
+    n.refs = refs;
+    n.edges.clear();
+    ++live_nodes_;
+    return node;
+  }
+  Node& mutable_node(std::int32_t n) { return pool_->nodes[static_cast<std::size_t>(n)]; }
+  void set_counters(absl::InlinedVector<std::pair<EventTime, std::int32_t>, 1> c) { counters_ = std::move(c); }
 
  private:
-  std::int32_t new_node() {
-    ++live_nodes_;
-    if (!free_nodes_.empty()) {
-      const std::int32_t n = free_nodes_.back();
-      free_nodes_.pop_back();
-      return n;
-    }
-    nodes_.emplace_back();
-    return static_cast<std::int32_t>(nodes_.size()) - 1;
-  }
   void free_node(std::int32_t node) {
-    Node& n = nodes_[static_cast<std::size_t>(node)];
+    Node& n = pool_->nodes[static_cast<std::size_t>(node)];
     const std::int32_t ev = n.event;
     n.refs = -1;
     n.edges.clear();
     n.event = -1;
-    free_nodes_.push_back(node);
+    pool_->free_nodes.push_back(node);
     --live_nodes_;
-    if (current_event_ == ev)
-      current_nodes_.erase(std::remove_if(current_nodes_.begin(), current_nodes_.end(),
-                                          [node](const auto& pn) { return pn.second == node; }),
-                           current_nodes_.end());
+    if (pool_->current_event == ev) {
+      auto& cn = pool_->current_nodes;
+      cn.erase(std::remove_if(cn.begin(), cn.end(), [node](const auto& pn) { return pn.second == node; }), cn.end());
+    }
     release_event(ev);
   }
 
-  std::deque<EventSlot> events_;
-  std::vector<std::int32_t> free_events_;
-  std::vector<Node> nodes_;
-  std::vector<std::int32_t> free_nodes_;
-  std::vector<std::pair<EventTime, std::int32_t>> counters_;
+  Pool* pool_;
+  std::shared_ptr<Pool> own_;
+  absl::InlinedVector<std::pair<EventTime, std::int32_t>, 1> counters_;
   std::size_t live_events_ = 0, live_nodes_ = 0;
-  std::int32_t current_event_ = -1;
-  std::vector<std::pair<std::int32_t, std::int32_t>> current_nodes_;  // (page, node) of the current event
-  std::vector<std::pair<std::int32_t, DeweyNumber>> release_stack_;
 };
 
 }  // namespace clink::cep
