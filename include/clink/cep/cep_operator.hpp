@@ -147,6 +147,19 @@ class CepOperator final : public FunctionOperatorBase<U> {
       if (s.live) n += s.queue.size();
     return n;
   }
+  // Events and nodes held in the shared buffers of all keys (each stored once).
+  std::size_t stored_events() const {
+    std::size_t n = 0;
+    for (const auto& s : slots_)
+      if (s.live) n += s.nfa.buffer.live_events();
+    return n;
+  }
+  std::size_t stored_nodes() const {
+    std::size_t n = 0;
+    for (const auto& s : slots_)
+      if (s.live) n += s.nfa.buffer.live_nodes();
+    return n;
+  }
   const Nfa<T>& nfa() const { return nfa_; }
 
  private:
