@@ -178,7 +178,6 @@ class CepOperator final : public FunctionOperatorBase<U> {
   struct TimerRef {
     std::int32_t slot;
     std::uint32_t gen;
-    bool deadline;
   };
 
   // Receives the NFA's matches and timeouts for the record or time being processed.
@@ -254,30 +253,37 @@ class CepOperator final : public FunctionOperatorBase<U> {
   // its earliest window deadline). A key has at most one live entry of each kind: a new
   // one only when its time gets earlier; the superseded entry is skipped when reached. A
   // deadline that moved later (its partial completed) fires early once, as a no-op.
-  // Buckets fire in time order, entries of a bucket in the order they were added.
+  // Buckets fire in time order (records before deadlines at equal times), entries of a
+  // bucket in the order they were added.
   void schedule(std::int32_t s, EventTime t, bool deadline) {
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     EventTime& at = deadline ? sl.deadline_at : sl.records_at;
     if (t >= at) return;
     at = t;
-    auto [it, created] = timers_.try_emplace(t);
+    auto& timers = deadline ? deadline_timers_ : record_timers_;
+    auto [it, created] = timers.try_emplace(t);
     if (created && !spare_buckets_.empty()) {
       it->second = std::move(spare_buckets_.back());
       spare_buckets_.pop_back();
     }
-    it->second.push_back(TimerRef{s, sl.gen, deadline});
+    it->second.push_back(TimerRef{s, sl.gen});
     if (!options_.event_time) this->ctx().timer_service().register_processing_time_timer(t, {}, {});
   }
   template <class F>
   void fire_until(EventTime t, F&& fire) {
-    while (!timers_.empty() && timers_.begin()->first <= t) {
-      auto it = timers_.begin();
+    for (;;) {
+      const bool rec = !record_timers_.empty() && record_timers_.begin()->first <= t;
+      const bool dl = !deadline_timers_.empty() && deadline_timers_.begin()->first <= t;
+      if (!rec && !dl) return;
+      const bool deadline = dl && (!rec || deadline_timers_.begin()->first < record_timers_.begin()->first);
+      auto& timers = deadline ? deadline_timers_ : record_timers_;
+      auto it = timers.begin();
       const EventTime time = it->first;
       auto bucket = std::move(it->second);
-      timers_.erase(it);
+      timers.erase(it);
       for (const TimerRef& e : bucket) {
         Slot& sl = slots_[static_cast<std::size_t>(e.slot)];
-        EventTime& at = e.deadline ? sl.deadline_at : sl.records_at;
+        EventTime& at = deadline ? sl.deadline_at : sl.records_at;
         if (!sl.live || sl.gen != e.gen || at != time) continue;  // superseded
         at = std::numeric_limits<EventTime>::max();
         fire(e.slot);
@@ -360,7 +366,9 @@ class CepOperator final : public FunctionOperatorBase<U> {
   std::vector<Slot> slots_;
   std::vector<std::int32_t> free_;
   absl::flat_hash_map<K, std::int32_t> index_;
-  std::map<EventTime, std::vector<TimerRef>> timers_;
+  // Two bucket maps: the record timers are few and near (a small, hot map), the window
+  // deadlines spread over the window.
+  std::map<EventTime, std::vector<TimerRef>> record_timers_, deadline_timers_;
   std::vector<std::vector<TimerRef>> spare_buckets_;
   std::vector<std::int32_t> dirty_;
   std::vector<K> removed_keys_;
