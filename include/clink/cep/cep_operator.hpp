@@ -281,7 +281,15 @@ class CepOperator final : public FunctionOperatorBase<U> {
       const EventTime time = it->first;
       auto bucket = std::move(it->second);
       timers.erase(it);
-      for (const TimerRef& e : bucket) {
+      // Software pipelining: the keys a bucket wakes are scattered in memory, so their
+      // slots, then their partial matches, buffered records and last nodes are prefetched
+      // a few keys ahead.
+      constexpr std::size_t kSlotAhead = 8, kDataAhead = 4;
+      for (std::size_t i = 0; i < bucket.size(); ++i) {
+        if (i + kSlotAhead < bucket.size())
+          __builtin_prefetch(&slots_[static_cast<std::size_t>(bucket[i + kSlotAhead].slot)]);
+        if (i + kDataAhead < bucket.size()) prefetch_slot_data(bucket[i + kDataAhead].slot);
+        const TimerRef& e = bucket[i];
         Slot& sl = slots_[static_cast<std::size_t>(e.slot)];
         EventTime& at = deadline ? sl.deadline_at : sl.records_at;
         if (!sl.live || sl.gen != e.gen || at != time) continue;  // superseded
@@ -291,6 +299,16 @@ class CepOperator final : public FunctionOperatorBase<U> {
       bucket.clear();
       spare_buckets_.push_back(std::move(bucket));
     }
+  }
+
+  void prefetch_slot_data(std::int32_t s) const {
+    const Slot& sl = slots_[static_cast<std::size_t>(s)];
+    if (!sl.live) return;
+    if (!sl.queue.empty()) __builtin_prefetch(sl.queue.data());
+    const auto& partial = sl.nfa.partial;
+    if (partial.empty()) return;
+    __builtin_prefetch(partial.data());
+    if (partial.size() > 1 && partial.front().node >= 0) __builtin_prefetch(&pool_.nodes[static_cast<std::size_t>(partial.front().node)]);
   }
 
   std::int32_t slot_for(const K& key) {
