@@ -25,6 +25,9 @@ class MatchView {
   std::size_t size() const { return path_->size(); }
   bool empty() const { return path_->empty(); }
   const std::string& name(std::size_t i) const { return (*pages_)[static_cast<std::size_t>((*path_)[i].page)]; }
+  // The pattern name as an index into the compiled NFA's names.
+  std::int32_t page(std::size_t i) const { return (*path_)[i].page; }
+  std::size_t page_count() const { return pages_->size(); }
   const T& event(std::size_t i) const { return buffer_->event((*path_)[i].event); }
   EventTime timestamp(std::size_t i) const { return buffer_->event_id((*path_)[i].event).ts; }
 
