@@ -1,0 +1,179 @@
+#pragma once
+// The NFA matcher (Flink's NFA, NFAState and ComputationState), generic over the event
+// type. One Nfa<T> holds the compiled states and is shared by every key; the per-key
+// state is an NfaKeyState<T>: the computation states (partial matches), the completed
+// matches a skip strategy holds back, and the key's SharedBuffer.
+//
+//   process(state, event, ts, sink)     feeds one event (in timestamp order);
+//   advance_time(state, ts, sink)       times out partial matches whose window (within)
+//                                       has passed: to sink.timed_out, or, for a trailing
+//                                       not_followed_by, to sink.matched.
+//
+// A Sink has on_match(const MatchView<T>&) and on_timeout(const MatchView<T>&, EventTime).
+// Matches are reported while their events are still in the buffer (MatchView points
+// into it); copy what you keep.
+//
+// Order: partial matches are kept ordered by their first event (timestamp, then id);
+// matches found by the same event are reported in that order (Flink's priority queue
+// order, made deterministic), each branch's matches in the order the NFA created them.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clink/cep/dewey_number.hpp"
+#include "clink/cep/match.hpp"
+#include "clink/cep/nfa_compiler.hpp"
+#include "clink/cep/shared_buffer.hpp"
+
+namespace clink::cep {
+
+struct ComputationState {
+  std::int32_t state = -1;
+  std::int32_t node = -1;  // last taken node in the shared buffer, -1: none
+  DeweyNumber version;
+  EventTime start_ts = -1;
+  EventTime prev_ts = -1;
+  EventId start_event;
+  bool has_start_event = false;
+};
+
+template <class T>
+struct NfaKeyState {
+  // Its shared buffer lives in `pool` (shared by an operator's keys), or in its own.
+  explicit NfaKeyState(SharedBufferPool<T>* pool = nullptr) : buffer(pool) {}
+
+  std::vector<ComputationState> partial;    // ordered by start event; the start state last
+  std::vector<ComputationState> completed;  // found, held back by a skip strategy
+  SharedBuffer<T> buffer;
+  bool new_start = false;  // a partial match started during the last process()
+
+  // Only the start state and nothing stored: the key can be dropped and recreated.
+  bool idle() const { return partial.size() <= 1 && completed.empty() && buffer.empty(); }
+  // Earliest first-event time of a live partial match (for the window timer).
+  std::optional<EventTime> earliest_start() const {
+    std::optional<EventTime> t;
+    for (const auto& cs : partial)
+      if (cs.has_start_event && (!t || cs.start_ts < *t)) t = cs.start_ts;
+    return t;
+  }
+};
+
+template <class T>
+class Nfa {
+ public:
+  explicit Nfa(const Pattern<T>& pattern, bool handle_timeout = true)
+      : nfa_(NfaCompiler<T>::compile(pattern)), handle_timeout_(handle_timeout) {}
+  explicit Nfa(CompiledNfa<T> compiled, bool handle_timeout = true)
+      : nfa_(std::move(compiled)), handle_timeout_(handle_timeout) {}
+
+  const CompiledNfa<T>& compiled() const { return nfa_; }
+  std::int64_t window() const { return nfa_.window; }
+  const AfterMatchSkipStrategy& skip() const { return nfa_.skip; }
+
+  NfaKeyState<T> initial_state(SharedBufferPool<T>* pool = nullptr) const {
+    NfaKeyState<T> s(pool);
+    s.partial.push_back(start_state(DeweyNumber(1)));
+    return s;
+  }
+  // Back to the initial state, keeping the storage (the state must be idle: nothing
+  // referenced in its buffer).
+  void reset(NfaKeyState<T>& s) const {
+    s.partial.clear();
+    s.completed.clear();
+    s.buffer.reset_empty();
+    s.new_start = false;
+    s.partial.push_back(start_state(DeweyNumber(1)));
+  }
+
+  template <class Sink>
+  void process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sink);
+  template <class Sink>
+  void advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink);
+
+ private:
+  struct Edge {
+    Action action;
+    std::int32_t source, target;
+  };
+  // The event being processed; stored in the buffer on its first TAKE.
+  struct CurrentEvent {
+    const T* value;
+    EventTime ts;
+    std::int32_t slot = -1;
+  };
+  class Context;
+
+  ComputationState start_state(DeweyNumber v) const {
+    ComputationState cs;
+    cs.state = nfa_.start;
+    cs.version = std::move(v);
+    return cs;
+  }
+  const NfaStateDef<T>& state_of(const ComputationState& cs) const {
+    return nfa_.states[static_cast<std::size_t>(cs.state)];
+  }
+  bool is_start(const ComputationState& cs) const { return state_of(cs).type == StateType::kStart; }
+  static bool earlier(const ComputationState& a, const ComputationState& b) {
+    // Flink's COMPUTATION_STATE_COMPARATOR: by start event, states without one last.
+    if (a.has_start_event != b.has_start_event) return a.has_start_event;
+    if (!a.has_start_event) return false;
+    return a.start_event < b.start_event;
+  }
+  // Stable insertion sort: the lists are short and almost sorted (no allocation, unlike
+  // std::stable_sort).
+  static void sort_states(std::vector<ComputationState>& v) {
+    for (std::size_t i = 1; i < v.size(); ++i) {
+      if (!earlier(v[i], v[i - 1])) continue;
+      ComputationState x = std::move(v[i]);
+      std::size_t j = i;
+      for (; j > 0 && earlier(x, v[j - 1]); --j) v[j] = std::move(v[j - 1]);
+      v[j] = std::move(x);
+    }
+  }
+
+  void compute_next_states(NfaKeyState<T>& st, const ComputationState& cs, CurrentEvent& ev,
+                           std::vector<ComputationState>& out);
+  std::int32_t find_final_after_proceed(Context& ctx, std::int32_t state, const T& event);
+  void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
+                 DeweyNumber version, EventTime start_ts, EventTime prev_ts, const EventId* start_event) {
+    ComputationState cs;
+    cs.state = state;
+    cs.node = node;
+    cs.version = std::move(version);
+    cs.start_ts = start_ts;
+    cs.prev_ts = prev_ts;
+    if (start_event) {
+      cs.start_event = *start_event;
+      cs.has_start_event = true;
+    }
+    st.buffer.lock_node(node, cs.version);
+    out.push_back(std::move(cs));
+  }
+  template <class Sink>
+  void process_matches_with_skip(NfaKeyState<T>& st, std::vector<ComputationState>& potential,
+                                 std::vector<ComputationState>& partials, Sink& sink);
+  void prune(NfaKeyState<T>& st, std::vector<ComputationState>& list, const std::vector<MatchEntry>& match);
+  template <class Sink>
+  void emit_and_release(NfaKeyState<T>& st, const ComputationState& m, Sink& sink) {
+    st.buffer.extract(m.node, m.version, path_);
+    sink.on_match(MatchView<T>(&nfa_.pages, &st.buffer, &path_));
+    st.buffer.release_node(m.node, m.version);
+  }
+
+  CompiledNfa<T> nfa_;
+  bool handle_timeout_;
+  // Scratch, reused across calls (no allocation per event in the steady state).
+  std::vector<ComputationState> new_partials_, potential_, next_, retain_;
+  std::vector<Edge> edges_;
+  std::vector<std::int32_t> stack_, final_stack_;
+  std::vector<MatchEntry> path_;
+};
+
+}  // namespace clink::cep
+
+#include "clink/cep/nfa_impl.hpp"

@@ -1,0 +1,257 @@
+#pragma once
+// Nfa<T>'s algorithm (Flink's NFA.doProcess / advanceTime / computeNextStates);
+// included by nfa.hpp.
+#include "clink/cep/nfa.hpp"
+
+namespace clink::cep {
+
+// The match so far of one computation state, for iterative conditions; read from the
+// shared buffer on first use only.
+template <class T>
+class Nfa<T>::Context final : public MatchContext<T> {
+ public:
+  Context(const CompiledNfa<T>& nfa, const SharedBuffer<T>& buffer, const ComputationState& cs, EventTime ts)
+      : nfa_(nfa), buffer_(buffer), cs_(cs), ts_(ts) {}
+  const std::vector<const T*>& events(std::string_view name) const override {
+    if (!built_) build();
+    const int p = nfa_.page_of(name);
+    if (p < 0) return empty_;
+    return by_page_[static_cast<std::size_t>(p)];
+  }
+  EventTime timestamp() const override { return ts_; }
+
+ private:
+  void build() const {
+    built_ = true;
+    by_page_.assign(nfa_.pages.size(), {});
+    std::vector<MatchEntry> path;
+    buffer_.extract(cs_.node, cs_.version, path);
+    for (const auto& e : path) by_page_[static_cast<std::size_t>(e.page)].push_back(&buffer_.event(e.event));
+  }
+  const CompiledNfa<T>& nfa_;
+  const SharedBuffer<T>& buffer_;
+  const ComputationState& cs_;
+  EventTime ts_;
+  mutable bool built_ = false;
+  mutable std::vector<std::vector<const T*>> by_page_;
+  static inline const std::vector<const T*> empty_{};
+};
+
+template <class T>
+template <class Sink>
+void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sink) {
+  CurrentEvent ev{&event, ts};
+  st.buffer.pool().reserve_event();  // event references stay valid while it is processed
+  auto& new_partials = new_partials_;
+  auto& potential = potential_;
+  new_partials.clear();
+  potential.clear();
+  st.new_start = false;
+  for (const ComputationState& cs : st.partial) {
+    next_.clear();
+    compute_next_states(st, cs, ev, next_);
+    retain_.clear();
+    bool discard = false;
+    for (auto& ncs : next_) {
+      const StateType type = state_of(ncs).type;
+      if (type == StateType::kFinal) {
+        potential.push_back(std::move(ncs));
+      } else if (type == StateType::kStop) {
+        discard = true;  // a NOT step matched: this branch dies
+        st.buffer.release_node(ncs.node, ncs.version);
+      } else {
+        retain_.push_back(std::move(ncs));
+      }
+    }
+    if (discard) {
+      for (const auto& r : retain_) st.buffer.release_node(r.node, r.version);
+    } else {
+      for (auto& r : retain_) new_partials.push_back(std::move(r));
+    }
+  }
+  sort_states(new_partials);
+  sort_states(potential);
+  if (nfa_.skip.is_skip()) {
+    process_matches_with_skip(st, potential, new_partials, sink);
+  } else {
+    for (const auto& m : potential) emit_and_release(st, m, sink);
+  }
+  st.partial.swap(new_partials);
+  if (ev.slot >= 0) st.buffer.release_event(ev.slot);  // the registration lock
+}
+
+template <class T>
+template <class Sink>
+void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
+  const std::int64_t w = nfa_.window;
+  auto due = [&](const ComputationState& cs) {
+    // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
+    return w > 0 && !is_start(cs) && ts >= std::numeric_limits<EventTime>::min() + w && cs.start_ts <= ts - w;
+  };
+  if (st.completed.empty() && std::none_of(st.partial.begin(), st.partial.end(), due)) {
+    st.buffer.advance_time(ts);  // nothing times out: the common case, without copying
+    return;
+  }
+  auto& new_partials = new_partials_;
+  auto& potential = potential_;
+  new_partials.clear();
+  potential.clear();
+  for (auto& cs : st.partial) {
+    if (!due(cs)) {
+      new_partials.push_back(std::move(cs));
+      continue;
+    }
+    if (state_of(cs).type == StateType::kPending) {  // trailing not_followed_by: a match
+      potential.push_back(std::move(cs));
+      continue;
+    }
+    if (handle_timeout_) {
+      st.buffer.extract(cs.node, cs.version, path_);
+      const EventTime at = cs.start_ts > std::numeric_limits<EventTime>::max() - w ? std::numeric_limits<EventTime>::max()
+                                                                                   : cs.start_ts + w;
+      sink.on_timeout(MatchView<T>(&nfa_.pages, &st.buffer, &path_), at);
+    }
+    st.buffer.release_node(cs.node, cs.version);
+  }
+  process_matches_with_skip(st, potential, new_partials, sink);
+  st.partial.swap(new_partials);
+  st.buffer.advance_time(ts);
+}
+
+template <class T>
+template <class Sink>
+void Nfa<T>::process_matches_with_skip(NfaKeyState<T>& st, std::vector<ComputationState>& potential,
+                                       std::vector<ComputationState>& partials, Sink& sink) {
+  if (potential.empty() && st.completed.empty()) return;
+  for (auto& p : potential) st.completed.push_back(std::move(p));
+  potential.clear();
+  sort_states(st.completed);
+  // A completed match is emitted once no partial match that started earlier is alive.
+  while (!st.completed.empty() && (partials.empty() || !earlier(partials.front(), st.completed.front()))) {
+    ComputationState m = std::move(st.completed.front());
+    st.completed.erase(st.completed.begin());
+    std::vector<MatchEntry> match;
+    st.buffer.extract(m.node, m.version, match);
+    prune(st, partials, match);
+    prune(st, st.completed, match);
+    path_ = std::move(match);
+    sink.on_match(MatchView<T>(&nfa_.pages, &st.buffer, &path_));
+    st.buffer.release_node(m.node, m.version);
+  }
+}
+
+template <class T>
+void Nfa<T>::prune(NfaKeyState<T>& st, std::vector<ComputationState>& list, const std::vector<MatchEntry>& match) {
+  using K = AfterMatchSkipStrategy::Kind;
+  const auto& skip = nfa_.skip;
+  if (match.empty() || skip.kind == K::kNoSkip) return;
+  std::optional<EventId> pruning;
+  bool inclusive = true;  // prune start <= pruning (whole-match strategies) or start < pruning
+  auto id = [&](const MatchEntry& e) { return st.buffer.event_id(e.event); };
+  switch (skip.kind) {
+    case K::kSkipToNext: pruning = id(match.front()); break;
+    case K::kSkipPastLastEvent: pruning = id(match.back()); break;
+    case K::kSkipToFirst:
+    case K::kSkipToLast: {
+      inclusive = false;
+      const int page = nfa_.page_of(skip.pattern_name);
+      for (const auto& e : match) {
+        if (e.page != page) continue;
+        if (!pruning || skip.kind == K::kSkipToLast) pruning = id(e);
+      }
+      break;
+    }
+    case K::kNoSkip: break;
+  }
+  if (!pruning) return;
+  auto out = list.begin();
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    const bool drop = it->has_start_event && (inclusive ? it->start_event <= *pruning : it->start_event < *pruning);
+    if (drop) {
+      st.buffer.release_node(it->node, it->version);
+    } else {
+      if (out != it) *out = std::move(*it);
+      ++out;
+    }
+  }
+  list.erase(out, list.end());
+}
+
+template <class T>
+void Nfa<T>::compute_next_states(NfaKeyState<T>& st, const ComputationState& cs, CurrentEvent& ev,
+                                 std::vector<ComputationState>& out) {
+  Context ctx(nfa_, st.buffer, cs, ev.ts);
+  // The decision graph: follow PROCEED edges whose condition holds, collect TAKE and
+  // IGNORE edges (Flink's createDecisionGraph: a stack, transitions in order).
+  edges_.clear();
+  int takes = 0, ignores = 0;
+  stack_.clear();
+  stack_.push_back(cs.state);
+  while (!stack_.empty()) {
+    const std::int32_t s = stack_.back();
+    stack_.pop_back();
+    for (const auto& t : nfa_.states[static_cast<std::size_t>(s)].transitions) {
+      if (!evaluate(t.condition.get(), *ev.value, ctx)) continue;
+      if (t.action == Action::kProceed) {
+        stack_.push_back(t.target);
+      } else {
+        if (!(t.action == Action::kIgnore && t.target == cs.state)) (t.action == Action::kTake ? takes : ignores)++;
+        edges_.push_back(Edge{t.action, t.source, t.target});
+      }
+    }
+  }
+  auto increasing_self = [](int ign, int tak) { return (tak == 0 && ign == 0) ? 0 : ign + std::max(1, tak); };
+  int take_branches_to_visit = std::max(0, takes - 1);
+  int ignore_branches_to_visit = ignores;
+  const int total_take_to_skip = std::max(0, takes - 1);
+  const bool start = is_start(cs);
+  const std::size_t n_edges = edges_.size();
+  for (std::size_t i = 0; i < n_edges; ++i) {
+    const Edge edge = edges_[i];
+    if (edge.action == Action::kIgnore) {
+      if (start) continue;
+      DeweyNumber version = edge.target == cs.state
+                                ? cs.version.increase(increasing_self(ignores, takes))
+                                : cs.version.increase(total_take_to_skip + ignore_branches_to_visit--).add_stage();
+      add_state(st, out, edge.target, cs.node, std::move(version), cs.start_ts, cs.prev_ts,
+                cs.has_start_event ? &cs.start_event : nullptr);
+    } else {  // TAKE
+      DeweyNumber current = cs.version.increase(take_branches_to_visit--);
+      DeweyNumber next = current.add_stage();
+      if (ev.slot < 0) ev.slot = st.buffer.register_event(*ev.value, st.buffer.next_event_id(ev.ts));
+      const std::int32_t page = nfa_.states[static_cast<std::size_t>(edge.source)].page;
+      const std::int32_t node = st.buffer.put(page, ev.slot, cs.node, current);
+      EventTime start_ts = cs.start_ts;
+      EventId start_event = cs.start_event;
+      if (start) {
+        start_ts = ev.ts;
+        start_event = st.buffer.event_id(ev.slot);
+        st.new_start = true;
+      }
+      add_state(st, out, edge.target, node, next, start_ts, ev.ts, &start_event);
+      const std::int32_t fin = find_final_after_proceed(ctx, edge.target, *ev.value);
+      if (fin >= 0) add_state(st, out, fin, node, std::move(next), start_ts, ev.ts, &start_event);
+    }
+  }
+  if (start) out.push_back(start_state(cs.version.increase(increasing_self(ignores, takes))));
+  if (cs.node >= 0) st.buffer.release_node(cs.node, cs.version);
+}
+
+template <class T>
+std::int32_t Nfa<T>::find_final_after_proceed(Context& ctx, std::int32_t state, const T& event) {
+  auto& stack = final_stack_;
+  stack.clear();
+  stack.push_back(state);
+  while (!stack.empty()) {
+    const std::int32_t s = stack.back();
+    stack.pop_back();
+    for (const auto& t : nfa_.states[static_cast<std::size_t>(s)].transitions) {
+      if (t.action != Action::kProceed || !evaluate(t.condition.get(), event, ctx)) continue;
+      if (nfa_.states[static_cast<std::size_t>(t.target)].type == StateType::kFinal) return t.target;
+      stack.push_back(t.target);
+    }
+  }
+  return -1;
+}
+
+}  // namespace clink::cep
