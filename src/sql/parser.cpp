@@ -1,0 +1,100 @@
+#include "clink/sql/parser.hpp"
+
+#include <pg_query.h>
+
+#include "ast_builder.hpp"
+#include "frontend.hpp"
+#include "token_cursor.hpp"
+
+namespace clink::sql {
+
+namespace detail {
+
+namespace {
+struct PgResult {
+  PgQueryParseResult r;
+  explicit PgResult(const std::string& text) : r(pg_query_parse(text.c_str())) {}
+  ~PgResult() { pg_query_free_parse_result(r); }
+  PgResult(const PgResult&) = delete;
+  PgResult& operator=(const PgResult&) = delete;
+};
+
+// PostgreSQL's cursor position counts characters from 1; return the byte offset.
+size_t byte_offset_of_character(const std::string& text, int cursorpos) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (++chars == static_cast<size_t>(cursorpos)) return i;
+  }
+  return text.size();
+}
+}  // namespace
+
+Frontend::Frontend(std::string_view original)
+    : original_(original), map_(original_), lexed_(preparse::tokenize(preparse::MappedText::identity(original_), map_)) {}
+
+SourcePosition Frontend::start_of(const preparse::Lexed& lexed, size_t begin) const {
+  if (begin < lexed.tokens.size()) return map_.position(lexed.tokens[begin].origin);
+  return map_.position(lexed.text.original_offset(lexed.text.text.size()));
+}
+
+std::string Frontend::run_postgres(const preparse::Rewritten& text) {
+  PgResult res(text.text.text);
+  if (res.r.error) {
+    const PgQueryError* err = res.r.error;
+    size_t at = err->cursorpos > 0 ? byte_offset_of_character(text.text.text, err->cursorpos) : text.text.text.size();
+    throw ParseError(map_.position(text.text.original_offset(at)), err->message ? err->message : "syntax error");
+  }
+  return res.r.parse_tree;
+}
+
+ast::ExprPtr Frontend::parse_expression(const preparse::Lexed& lexed, size_t begin, size_t end) {
+  TokenCursor c(lexed, begin, end, map_);
+  if (c.at_end()) c.fail_expected("an expression");
+  preparse::Rewritten body = preparse::rewrite_for_postgres(lexed, begin, end, map_, placeholders_, *this);
+  // "SELECT " maps to the expression's first byte.
+  preparse::Rewritten text;
+  text.text.origin = {body.text.original_offset(0)};
+  text.text.append("SELECT ", body.text.original_offset(0));
+  uint32_t shift = static_cast<uint32_t>(text.text.text.size());
+  text.text.append_from(body.text, 0, body.text.text.size());
+  for (auto& [offset, spelling] : body.spellings) text.spellings[offset + shift] = spelling;
+  std::string json = run_postgres(text);
+  return build_expression(json, PgContext{text, map_, placeholders_, start_of(lexed, begin)});
+}
+
+ast::QueryPtr Frontend::parse_query(const preparse::Lexed& lexed, size_t begin, size_t end) {
+  TokenCursor c(lexed, begin, end, map_);
+  if (c.at_end()) c.fail_expected("a query");
+  preparse::Rewritten text = preparse::rewrite_for_postgres(lexed, begin, end, map_, placeholders_, *this);
+  std::string json = run_postgres(text);
+  std::string kind = statement_node_name(json);
+  if (kind != "SelectStmt") throw ParseError(start_of(lexed, begin), "expected a query (SELECT, VALUES or WITH)");
+  return build_query(json, PgContext{text, map_, placeholders_, start_of(lexed, begin)});
+}
+
+std::string Frontend::postgres_statement_kind(const preparse::Lexed& lexed, size_t begin, size_t end) {
+  preparse::Rewritten text = preparse::rewrite_for_postgres(lexed, begin, end, map_, placeholders_, *this);
+  return statement_node_name(run_postgres(text));
+}
+
+}  // namespace detail
+
+ast::Script parse(std::string_view sql) {
+  detail::Frontend fe(sql);
+  return detail::parse_statements(fe);
+}
+
+ast::ExprPtr parse_expression(std::string_view sql) {
+  detail::Frontend fe(sql);
+  return fe.parse_expression(fe.lexed(), 0, fe.lexed().tokens.size());
+}
+
+ast::QueryPtr parse_query(std::string_view sql) {
+  detail::Frontend fe(sql);
+  size_t n = fe.lexed().tokens.size();
+  while (n > 0 && fe.lexed().tokens[n - 1].sym(";")) --n;
+  return fe.parse_query(fe.lexed(), 0, n);
+}
+
+}  // namespace clink::sql
