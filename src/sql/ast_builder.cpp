@@ -47,6 +47,12 @@ int location(const J& f) {
   auto it = f.find("location");
   return it == f.end() ? -1 : it->get<int>();
 }
+// The items of a {"List": {"items": [...]}} node (or a plain array).
+const J& list_items(const J& j) {
+  if (j.is_object() && j.contains("List")) return j.at("List").at("items");
+  return j;
+}
+
 // The "sval" of a {"String": {...}} node.
 std::string string_node(const J& j) {
   Node n = node_of(j);
@@ -277,7 +283,7 @@ class Builder {
     if (kind == "AEXPR_NULLIF") return call(p, "NULLIF", {left(), right()});
     if (kind == "AEXPR_IN") {
       ExprPtr l = left();
-      return make_expr(l->pos, InList{l, exprs(f.at("rexpr"), p), op == "<>"});
+      return make_expr(l->pos, InList{l, exprs(list_items(f.at("rexpr")), p), op == "<>"});
     }
     if (kind == "AEXPR_LIKE" || kind == "AEXPR_SIMILAR") {
       Like like;
@@ -293,18 +299,20 @@ class Builder {
       } else {
         like.pattern = right();
       }
-      return make_expr(like.value->pos, std::move(like));
+      SourcePosition at = like.value->pos;
+      return make_expr(at, std::move(like));
     }
     if (kind == "AEXPR_ILIKE") unsupported(p, "ILIKE is not supported (use LOWER(x) LIKE ...)");
     if (starts_with(kind, "AEXPR_BETWEEN") || starts_with(kind, "AEXPR_NOT_BETWEEN")) {
       Between b;
       b.value = left();
-      const J& bounds = f.at("rexpr");
+      const J& bounds = list_items(f.at("rexpr"));
       b.low = expr(bounds.at(0), p);
       b.high = expr(bounds.at(1), p);
       b.negated = starts_with(kind, "AEXPR_NOT");
       b.symmetric = kind.size() > 4 && kind.compare(kind.size() - 4, 4, "_SYM") == 0;
-      return make_expr(b.value->pos, std::move(b));
+      SourcePosition at = b.value->pos;
+      return make_expr(at, std::move(b));
     }
     if (kind == "AEXPR_OP_ANY" || kind == "AEXPR_OP_ALL") unsupported(p, "ANY / ALL comparisons are not supported");
     unsupported(p, "operator expression " + kind + " is not supported");
@@ -683,13 +691,19 @@ ast::QueryPtr build_query(const std::string& json, const PgContext& ctx) {
 ast::ExprPtr build_expression(const std::string& json, const PgContext& ctx) {
   J root = J::parse(json);
   const J& select = *node_of(first_statement(root)).fields;
-  const J& targets = select.at("targetList");
   Builder b(ctx);
-  if (targets.size() != 1) {
-    int loc = location(*node_of(targets.at(1)).fields);
+  const J* targets = child(select, "targetList");
+  if (!targets) throw ParseError(ctx.fallback, "expected an expression");
+  if (targets->size() != 1) {
+    int loc = location(*node_of(targets->at(1)).fields);
     throw ParseError(b.pos(loc, ctx.fallback), "expected a single expression");
   }
-  return b.expr(node_of(targets.at(0)).fields->at("val"), ctx.fallback);
+  const J& target = *node_of(targets->at(0)).fields;
+  if (target.contains("name")) throw ParseError(ctx.fallback, "expected a single expression, not an aliased one");
+  for (auto it = select.begin(); it != select.end(); ++it)
+    if (it.key() != "targetList" && it.key() != "limitOption" && it.key() != "op")
+      throw ParseError(ctx.fallback, "expected a single expression");
+  return b.expr(target.at("val"), ctx.fallback);
 }
 
 std::string statement_node_name(const std::string& json) {

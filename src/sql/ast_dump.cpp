@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "clink/sql/ast.hpp"
+#include "clink/sql/preparse.hpp"
 
 namespace clink::sql::ast {
 
@@ -12,6 +13,12 @@ std::string join(const std::vector<T>& items, F&& f, const char* sep = ", ") {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + f(items[i]);
   return out;
+}
+
+bool simple_name(const std::string& n) {
+  bool simple = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_');
+  for (char c : n) simple = simple && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  return simple;
 }
 
 std::string name(const QualifiedName& n) { return join(n, quote_identifier, "."); }
@@ -137,7 +144,8 @@ struct ExprPrinter {
     return s + ")";
   }
   std::string operator()(const FunctionCall& f) const {
-    std::string s = name(f.name) + "(";
+    // Function names are never keywords in need of quotes (COALESCE, GROUPING, ...).
+    std::string s = join(f.name, [](const std::string& part) { return simple_name(part) ? part : quote_identifier(part); }, ".") + "(";
     if (f.distinct) s += "DISTINCT ";
     if (f.star) s += "*";
     for (size_t i = 0; i < f.args.size(); ++i) {
@@ -330,9 +338,7 @@ struct StatementPrinter {
 }  // namespace
 
 std::string quote_identifier(const std::string& n) {
-  bool simple = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_');
-  for (char c : n) simple = simple && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (simple) return n;
+  if (simple_name(n) && !preparse::is_reserved_keyword(n)) return n;
   std::string out = "`";
   for (char c : n) out += c == '`' ? std::string("``") : std::string(1, c);
   return out + "`";

@@ -10,6 +10,7 @@ extern "C" {
 struct ScanKeywordList;
 extern const ScanKeywordList ScanKeywords;
 int ScanKeywordLookup(const char* text, const ScanKeywordList* keywords);
+extern const uint8_t ScanKeywordCategories[];  // 0 = UNRESERVED_KEYWORD (parser/keywords.h)
 }
 
 namespace clink::sql::preparse {
@@ -65,6 +66,12 @@ bool Token::is(std::string_view keyword) const {
 bool is_postgres_keyword(std::string_view word) {
   std::string w(word);
   return ScanKeywordLookup(w.c_str(), &ScanKeywords) >= 0;
+}
+
+bool is_reserved_keyword(std::string_view word) {
+  std::string w(word);
+  int index = ScanKeywordLookup(w.c_str(), &ScanKeywords);
+  return index >= 0 && ScanKeywordCategories[index] != 0;
 }
 
 namespace {
@@ -314,6 +321,9 @@ class Rewriter {
   }
 
   // TABLE(TUMBLE(TABLE t, DESCRIPTOR(c), size)) -> __clink_tvf_N
+  // GCC 12 reports a false -Wmaybe-uninitialized inside std::variant<...>'s move here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
   size_t rewrite_table_function(TokenCursor& cur) {
     const Token& table_kw = cur.next();
     size_t outer_open = cur.index_ahead(0);
@@ -348,6 +358,7 @@ class Rewriter {
     emit("__clink_tvf_" + std::to_string(ph_.table_functions.size() - 1), table_kw.origin);
     return outer_close + 1;
   }
+#pragma GCC diagnostic pop
 
   ast::TvfArg parse_tvf_arg(size_t b, size_t e) {
     TokenCursor c(lx_, b, e, map_);

@@ -101,7 +101,8 @@ class StatementParser {
     if (t.is("SET")) return set(c);
     if (t.is("RESET")) return reset(c);
     if (t.is("INSERT") || (t.is("EXECUTE") && c.peek_is("INSERT", 1))) return insert(c);
-    if ((t.is("EXECUTE") && c.peek_is("STATEMENT", 1)) || (t.is("BEGIN") && c.peek_is("STATEMENT", 1)))
+    if ((t.is("EXECUTE") && c.peek_is("STATEMENT", 1)) || (t.is("BEGIN") && c.peek_is("STATEMENT", 1)) ||
+        (t.is("STATEMENT") && c.peek_is("SET", 1)))
       return statement_set(c);
     if (starts_query(c)) return QueryStatement{fe_.parse_query(lx_, c.index_ahead(0), e)};
     for (const char* kw : {"USE", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL", "TRUNCATE", "UPDATE", "DELETE", "MERGE"})
@@ -643,7 +644,8 @@ class StatementParser {
   Statement::Node insert(TokenCursor& c) { return insert_statement(c); }
 
   Statement::Node statement_set(TokenCursor& c) {
-    if (c.accept("EXECUTE")) {
+    if (!c.peek_is("BEGIN")) {
+      c.accept("EXECUTE");  // EXPLAIN STATEMENT SET BEGIN ... END has no EXECUTE
       c.expect("STATEMENT");
       c.expect("SET");
       c.expect("BEGIN");

@@ -93,6 +93,10 @@ Lexed tokenize(MappedText text, const SourceMap& map);
 
 // True when PostgreSQL's grammar treats `word` as a keyword (of any category).
 bool is_postgres_keyword(std::string_view word);
+// True for PostgreSQL keywords that are not plain names everywhere: reserved ones
+// (SELECT, USER, ...) and the column-name / type-function-name ones (TIMESTAMP, INT,
+// LEFT, ...). The AST printer quotes these.
+bool is_reserved_keyword(std::string_view word);
 
 // Flink-only pieces cut out of the text sent to PostgreSQL, restored by the AST builder.
 struct Placeholders {
