@@ -23,7 +23,7 @@ class Frontend : public preparse::ExpressionSource {
   std::string postgres_statement_kind(const preparse::Lexed& lexed, size_t begin, size_t end);
 
  private:
-  std::string run_postgres(const preparse::Rewritten& text);
+  std::string run_postgres(const preparse::Rewritten& text, const preparse::Lexed& lexed);
   SourcePosition start_of(const preparse::Lexed& lexed, size_t begin) const;
 
   std::string original_;
