@@ -90,23 +90,36 @@ std::string Frontend::postgres_statement_kind(const preparse::Lexed& lexed, size
   return statement_node_name(run_postgres(text, lexed));
 }
 
+void Frontend::check_hints_used() const {
+  for (const auto& t : lexed_.tokens)
+    if (t.kind == preparse::TokenKind::Hint && !placeholders_.used_hints.count(t.origin))
+      throw TranslationError(map_.position(t.origin),
+                             "a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
+}
+
 }  // namespace detail
 
 ast::Script parse(std::string_view sql) {
   detail::Frontend fe(sql);
-  return detail::parse_statements(fe);
+  ast::Script script = detail::parse_statements(fe);
+  fe.check_hints_used();
+  return script;
 }
 
 ast::ExprPtr parse_expression(std::string_view sql) {
   detail::Frontend fe(sql);
-  return fe.parse_expression(fe.lexed(), 0, fe.lexed().tokens.size());
+  ast::ExprPtr e = fe.parse_expression(fe.lexed(), 0, fe.lexed().tokens.size());
+  fe.check_hints_used();
+  return e;
 }
 
 ast::QueryPtr parse_query(std::string_view sql) {
   detail::Frontend fe(sql);
   size_t n = fe.lexed().tokens.size();
   while (n > 0 && fe.lexed().tokens[n - 1].sym(";")) --n;
-  return fe.parse_query(fe.lexed(), 0, n);
+  ast::QueryPtr q = fe.parse_query(fe.lexed(), 0, n);
+  fe.check_hints_used();
+  return q;
 }
 
 }  // namespace clink::sql

@@ -373,6 +373,8 @@ class Rewriter {
       c.next();
       arg.kind = ast::TvfArg::Kind::Table;
       arg.table = c.qualified_name("a table name");
+      if (!c.hints_here().empty())
+        c.unsupported(tok(c.index() - 1), "hints on the input of a window table function are not supported");
       if (c.accept("PARTITION")) {
         c.expect("BY");
         bool paren = c.accept("(");
@@ -409,6 +411,7 @@ class Rewriter {
     while (start >= range_begin + 2 && tok(start - 1).sym(".") && tok(start - 2).word()) start -= 2;
     auto& hints = ph_.hints[tok(start).origin];
     for (auto& h : parse_hints(lx_, hint, map_)) hints.push_back(std::move(h));
+    ph_.hint_tokens[tok(start).origin].push_back(hint.origin);
   }
 
  public:

@@ -331,6 +331,33 @@ TEST(ParserQuery, TableHints) {
   EXPECT_EQ(named.hints[0].options[0].pos, (SourcePosition{2, 15}));
 }
 
+TEST(ParserQuery, NamesKeepTheCaseWritten) {
+  // Unquoted names that are PostgreSQL keywords (Name, Value, Data, Type...) keep their case too.
+  check_all({
+      {"SELECT Name, Value AS Data, COUNT(*) AS Total FROM Orders AS Level", "SELECT Name, Value AS Data, COUNT(*) AS Total FROM Orders AS Level"},
+      {"SELECT o.Name FROM db.Orders Type", "SELECT o.Name FROM db.Orders AS Type"},
+      {"WITH Source AS (SELECT 1 AS One) SELECT One FROM Source", "WITH Source AS (SELECT 1 AS One) SELECT One FROM Source"},
+      {"SELECT * FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) AS Window1",
+       "SELECT * FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) AS Window1"},
+      {"SELECT a AS `Quoted Alias`, b `Second` FROM t", "SELECT a AS `Quoted Alias`, b AS Second FROM t"},
+  });
+}
+
+TEST(ParserQuery, MisplacedHintsAreErrors) {
+  EXPECT_EQ(testing::error_of("SELECT * FROM t AS x /*+ OPTIONS('k'='v') */"),
+            "TranslationError: line 1, column 22: a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
+  EXPECT_EQ(testing::error_of("SELECT a /*+ OPTIONS('k'='v') */ FROM t"),
+            "TranslationError: line 1, column 10: a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
+  EXPECT_EQ(testing::error_of("CREATE TABLE t /*+ OPTIONS('k'='v') */ (a INT)"),
+            "TranslationError: line 1, column 16: a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
+  EXPECT_EQ(testing::error_of("SELECT * FROM (SELECT 1) /*+ OPTIONS('k'='v') */"),
+            "TranslationError: line 1, column 26: a /*+ ... */ hint is only supported after a table name");
+  EXPECT_EQ(testing::error_of("SELECT * FROM TABLE(TUMBLE(TABLE t /*+ OPTIONS('k'='v') */, DESCRIPTOR(ts), INTERVAL '1' HOUR))"),
+            "TranslationError: line 1, column 36: hints on the input of a window table function are not supported");
+  EXPECT_EQ(testing::error_of("SELECT user FROM t"),
+            "TranslationError: line 1, column 8: USER is not supported (to name a column user, quote it: `user`)");
+}
+
 TEST(ParserQuery, QueryPositions) {
   auto script = parse("SELECT\n  a,\n  b + 1 AS c\nFROM t AS x\nWHERE x.a > 0");
   const auto& q = *script.statements[0].as<ast::QueryStatement>()->query;

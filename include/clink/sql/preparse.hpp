@@ -104,6 +104,10 @@ struct Placeholders {
   std::vector<ast::ExprPtr> literals;           // __clink_lit_N
   std::vector<ast::TableRef> table_functions;   // __clink_tvf_N (node is a WindowTvf)
   std::map<uint32_t, std::vector<ast::TableHint>> hints;  // by original offset of the table name
+  std::map<uint32_t, std::vector<uint32_t>> hint_tokens;  // the same key: original offsets of the /*+ */
+  // Original offsets of the hint tokens a table reference took; a hint left over was
+  // written where clink does not support one, which is an error (never ignored).
+  mutable std::set<uint32_t> used_hints;
   std::set<uint32_t> try_casts;                 // original offset of TRY_CAST
   std::set<uint32_t> map_constructors;          // original offset of MAP[
   std::map<uint32_t, std::string> floor_ceil_units;  // original offset of FLOOR / CEIL
