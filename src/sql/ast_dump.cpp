@@ -101,6 +101,7 @@ struct ExprPrinter {
     switch (l.kind) {
       case Literal::Kind::Null: return "NULL";
       case Literal::Kind::String: return quote_string(l.text);
+      case Literal::Kind::Binary: return "X" + quote_string(l.text);
       case Literal::Kind::Date: return "DATE " + quote_string(l.text);
       case Literal::Kind::Time: return "TIME " + quote_string(l.text);
       case Literal::Kind::Timestamp: return "TIMESTAMP " + quote_string(l.text);

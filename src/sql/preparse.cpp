@@ -254,6 +254,12 @@ class Rewriter {
         cur.next();
         cur.next();
         i = cur.index();
+      } else if (t.is("X") && next.kind == TokenKind::String && next.begin == t.end) {
+        if (next.value.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos || next.value.size() % 2 != 0)
+          cur.fail(next, "a binary literal X'...' needs an even number of hex digits");
+        ph_.literals.push_back(ast::make_expr(map_.position(t.origin), ast::Literal{ast::Literal::Kind::Binary, next.value}));
+        emit("__clink_lit_" + std::to_string(ph_.literals.size() - 1), t.origin);
+        i = cur.index_ahead(2);
       } else if (t.is("MAP") && next.sym("[")) {
         ph_.map_constructors.insert(t.origin);
         emit("ARRAY", t.origin);

@@ -113,6 +113,8 @@ TEST(ParserError, ExpressionSyntaxErrors) {
   EXPECT_EQ(expr_error_of("FLOOR(ts TO FORTNIGHT)"),
             "ParseError: line 1, column 13: expected a time unit after TO but found 'FORTNIGHT'");
   EXPECT_EQ(expr_error_of("MAP['a']"), "ParseError: line 1, column 1: MAP[...] needs key/value pairs (an even number of elements)");
+  EXPECT_EQ(expr_error_of("X'0G'"), "ParseError: line 1, column 2: a binary literal X'...' needs an even number of hex digits");
+  EXPECT_EQ(expr_error_of("X'0'"), "ParseError: line 1, column 2: a binary literal X'...' needs an even number of hex digits");
   EXPECT_EQ(expr_error_of("f((a)"), "ParseError: line 1, column 6: syntax error at end of input");
   EXPECT_EQ(expr_error_of("CAST((a AS INT)"), "ParseError: line 1, column 5: '(' is never closed");
 }

@@ -32,6 +32,8 @@ TEST(ParserExpression, Literals) {
       {"NULL", "NULL"},
       {"DATE '2020-04-15'", "DATE '2020-04-15'"},
       {"TIME '08:05:00'", "TIME '08:05:00'"},
+      {"X'0aFF'", "X'0aFF'"},
+      {"x''", "X''"},
       {"TIMESTAMP '2020-04-15 08:05:00.000'", "TIMESTAMP '2020-04-15 08:05:00.000'"},
   });
 }
@@ -45,6 +47,7 @@ TEST(ParserExpression, LiteralKinds) {
   EXPECT_EQ(kind("1.25e2"), ast::Literal::Kind::Double);
   EXPECT_EQ(kind("'x'"), ast::Literal::Kind::String);
   EXPECT_EQ(kind("TRUE"), ast::Literal::Kind::Boolean);
+  EXPECT_EQ(kind("X'00'"), ast::Literal::Kind::Binary);
   EXPECT_EQ(kind("NULL"), ast::Literal::Kind::Null);
   EXPECT_EQ(kind("DATE '2020-01-01'"), ast::Literal::Kind::Date);
   EXPECT_EQ(kind("TIME '00:00:01'"), ast::Literal::Kind::Time);

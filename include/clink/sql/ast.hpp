@@ -33,10 +33,10 @@ using QualifiedName = std::vector<std::string>;
 // ---------------------------------------------------------------- expressions
 
 struct Literal {
-  enum class Kind { Null, Boolean, Integer, Decimal, Double, String, Date, Time, Timestamp, TimestampLtz };
+  enum class Kind { Null, Boolean, Integer, Decimal, Double, String, Binary, Date, Time, Timestamp, TimestampLtz };
   Kind kind = Kind::Null;
   // Exact source text for numbers ("-12", "1.50", "1.5E3"), the unescaped value for
-  // strings and date/time literals, "TRUE"/"FALSE" for booleans.
+  // strings and date/time literals, the hex digits of X'0AFF', "TRUE"/"FALSE" for booleans.
   std::string text;
 };
 
