@@ -44,6 +44,7 @@ QueryPtr Builder::query(const J& j, SourcePosition fallback) {
       cte.pos = pos(cf);
       if (auto* cols = child(cf, "aliascolnames"))
         for (const auto& col : *cols) cte.columns.push_back(string_node(col));
+      cte.columns = names_after(location(cf), 1, std::move(cte.columns), 2);
       cte.query = query(cf.at("ctequery"), cte.pos);
       q->with.push_back(std::move(cte));
     }
@@ -147,21 +148,35 @@ std::string Builder::alias_spelling(int from, int to, const std::string& pg) con
   return found;
 }
 
-void Builder::apply_alias(TableRef& ref, const J& f, size_t name_parts) {
+std::vector<std::string> Builder::names_after(int start, size_t skip, std::vector<std::string> names,
+                                              size_t first_window) const {
+  if (start < 0) return names;
+  const auto& sp = ctx_.rewritten.spellings;
+  auto it = sp.lower_bound(static_cast<uint32_t>(start));
+  for (size_t i = 0; i < skip && it != sp.end(); ++i) ++it;
+  for (size_t n = 0; n < names.size(); ++n) {
+    size_t window = n == 0 ? first_window : 2;
+    auto probe = it;
+    for (size_t i = 0; i < window && probe != sp.end(); ++i, ++probe)
+      if (lower(probe->second) == lower(names[n])) {
+        names[n] = probe->second;
+        it = std::next(probe);
+        break;
+      }
+  }
+  return names;
+}
+
+// `start`: where to look for the alias's spelling (PostgreSQL gives aliases no position),
+// `skip`: names written before it (the table name's parts), `window`: how far to look.
+void Builder::apply_alias(TableRef& ref, const J& f, int start, size_t skip, size_t window) {
   if (auto* a = child(f, "alias")) {
-    ref.alias = str(*a, "aliasname");
-    int loc = location(f);
-    if (loc >= 0) {
-      // After the table name come at most AS and the alias.
-      auto it = ctx_.rewritten.spellings.lower_bound(static_cast<uint32_t>(loc));
-      for (size_t i = 0; i < name_parts + 2 && it != ctx_.rewritten.spellings.end(); ++i, ++it)
-        if (i >= name_parts && lower(it->second) == lower(*ref.alias)) {
-          ref.alias = it->second;
-          break;
-        }
-    }
+    std::vector<std::string> names{str(*a, "aliasname")};
     if (auto* cols = child(*a, "colnames"))
-      for (const auto& c : *cols) ref.column_aliases.push_back(string_node(c));
+      for (const auto& c : *cols) names.push_back(string_node(c));
+    names = names_after(start, skip, std::move(names), window);
+    ref.alias = names[0];
+    ref.column_aliases.assign(names.begin() + 1, names.end());
   }
 }
 
@@ -189,7 +204,7 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
       }
       ref->node = std::move(t);
     }
-    apply_alias(*ref, f, name_parts);
+    apply_alias(*ref, f, location(f), name_parts, 2);  // [AS] alias
     return ref;
   }
   if (n.type == "RangeSubselect") {
@@ -197,7 +212,9 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
     QueryPtr q = query(f.at("subquery"), p);
     ref->pos = q->pos;
     ref->node = DerivedTable{q};
-    apply_alias(*ref, f, 0);
+    // The alias follows the subquery's last token (and ORDER BY ... DESC NULLS LAST, AS).
+    int last = max_location(f.at("subquery"));
+    apply_alias(*ref, f, last < 0 ? -1 : last + 1, 0, 6);
     return ref;
   }
   if (n.type == "JoinExpr") {

@@ -349,6 +349,10 @@ ExprPtr Builder::func_call(const J& f, SourcePosition p) {
   c.distinct = f.value("agg_distinct", false);
   if (auto* flt = child(f, "agg_filter")) c.filter = expr(*flt, p);
   if (auto* over = child(f, "over")) c.over = window(*over, p);
+  if (location(f) >= 0) {
+    auto json = ctx_.placeholders.json_clauses.find(origin(location(f)));
+    if (json != ctx_.placeholders.json_clauses.end()) c.json = json->second;
+  }
   return make_expr(p, std::move(c));
 }
 

@@ -97,6 +97,23 @@ class Builder {
     return best;
   }
 
+  // The largest location anywhere under `j`.
+  int max_location(const J& j) const {
+    int best = -1;
+    if (j.is_object() || j.is_array()) {
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        int l = -1;
+        if (j.is_object() && it.key() == "location" && it->is_number_integer()) {
+          l = it->get<int>();
+        } else if (it->is_structured()) {
+          l = max_location(*it);
+        }
+        best = std::max(best, l);
+      }
+    }
+    return best;
+  }
+
   // Names PostgreSQL returns for the identifiers written from offset `loc` on, in the
   // spelling the user wrote (PostgreSQL lower-cases unquoted keywords used as names).
   std::vector<std::string> spelled(int loc, const std::vector<std::string>& pg_names) const {
@@ -136,7 +153,11 @@ class Builder {
   GroupingElement grouping(const J& j, SourcePosition p);
   // `pg` as the user spelled it: the last matching name written in [from, to) (to < 0: no end).
   std::string alias_spelling(int from, int to, const std::string& pg) const;
-  void apply_alias(TableRef& ref, const J& f, size_t name_parts);
+  // `names` in the spelling written: looked up in order among the names written after
+  // offset `start` (skipping `skip` of them), the first within `first_window` names.
+  std::vector<std::string> names_after(int start, size_t skip, std::vector<std::string> names,
+                                       size_t first_window) const;
+  void apply_alias(TableRef& ref, const J& f, int start, size_t skip, size_t window);
   TableRefPtr table_ref(const J& j, SourcePosition p);
 
  private:

@@ -34,6 +34,31 @@ std::string hints(const std::vector<TableHint>& hs) {
   return " /*+ " + join(hs, [](const TableHint& h) { return h.name + properties(h.options); }) + " */";
 }
 
+std::string json_behavior(const JsonBehavior& b) {
+  switch (b.kind) {
+    case JsonBehavior::Kind::Null: return "NULL";
+    case JsonBehavior::Kind::Error: return "ERROR";
+    case JsonBehavior::Kind::Default: return "DEFAULT " + to_string(b.default_value);
+    case JsonBehavior::Kind::EmptyArray: return "EMPTY ARRAY";
+    case JsonBehavior::Kind::EmptyObject: return "EMPTY OBJECT";
+    case JsonBehavior::Kind::True: return "TRUE";
+    case JsonBehavior::Kind::False: return "FALSE";
+    case JsonBehavior::Kind::Unknown: return "UNKNOWN";
+  }
+  return "";
+}
+
+std::string json_clauses(const JsonClauses& j) {
+  std::string s;
+  if (j.returning) s += " RETURNING " + to_string(*j.returning);
+  if (j.wrapper == JsonClauses::Wrapper::Without) s += " WITHOUT ARRAY WRAPPER";
+  if (j.wrapper == JsonClauses::Wrapper::Conditional) s += " WITH CONDITIONAL ARRAY WRAPPER";
+  if (j.wrapper == JsonClauses::Wrapper::Unconditional) s += " WITH UNCONDITIONAL ARRAY WRAPPER";
+  if (j.on_empty) s += " " + json_behavior(*j.on_empty) + " ON EMPTY";
+  if (j.on_error) s += " " + json_behavior(*j.on_error) + " ON ERROR";
+  return s;
+}
+
 std::string order_items(const std::vector<OrderItem>& items) {
   return join(items, [](const OrderItem& o) {
     std::string s = to_string(o.expr);
@@ -154,6 +179,7 @@ struct ExprPrinter {
       if (i < f.arg_names.size()) s += f.arg_names[i] + " => ";
       s += to_string(f.args[i]);
     }
+    if (f.json) s += json_clauses(*f.json);
     s += ")";
     if (f.filter) s += " FILTER (WHERE " + to_string(f.filter) + ")";
     if (f.over) s += " OVER " + window(*f.over);

@@ -260,10 +260,21 @@ class Rewriter {
         ph_.literals.push_back(ast::make_expr(map_.position(t.origin), ast::Literal{ast::Literal::Kind::Binary, next.value}));
         emit("__clink_lit_" + std::to_string(ph_.literals.size() - 1), t.origin);
         i = cur.index_ahead(2);
-      } else if (t.is("MAP") && next.sym("[")) {
-        ph_.map_constructors.insert(t.origin);
+      } else if ((t.is("MAP") || t.is("ARRAY")) && next.sym("[")) {
+        // MAP[k, v] is ARRAY[k, v] to PostgreSQL; a subscript right after the constructor
+        // needs parentheses there: (ARRAY[1, 2])[1].
+        size_t open = cur.index_ahead(1);
+        size_t close = cur.matching_close(open);
+        TokenCursor after(lx_, close + 1, e, map_);
+        bool subscripted = after.peek_is("[");
+        if (t.is("MAP")) ph_.map_constructors.insert(t.origin);
+        if (subscripted) emit("(", t.origin);
         emit("ARRAY", t.origin);
-        ++i;
+        rewrite(open, close + 1);
+        if (subscripted) emit(")", tok(close).origin);
+        i = close + 1;
+      } else if ((t.is("JSON_VALUE") || t.is("JSON_QUERY") || t.is("JSON_EXISTS")) && next.sym("(")) {
+        i = rewrite_json_function(cur);
       } else if ((t.is("FLOOR") || t.is("CEIL") || t.is("CEILING")) && next.sym("(")) {
         i = rewrite_floor_ceil(cur);
       } else if (t.is("LATERAL")) {
@@ -298,6 +309,43 @@ class Rewriter {
     ph_.types.push_back(detail::parse_type(type_cursor));
     if (!type_cursor.at_end()) type_cursor.fail(type_cursor.peek(), "unexpected " + detail::describe(type_cursor.peek()) + " after the data type");
     emit("__clink_ctype_" + std::to_string(ph_.types.size() - 1), tok(as + 1).origin);
+    emit(")", tok(close).origin);
+    return close + 1;
+  }
+
+  // JSON_VALUE(j, path RETURNING t ... ON EMPTY ...): PostgreSQL sees JSON_VALUE(j, path);
+  // the clauses are remembered.
+  size_t rewrite_json_function(TokenCursor& cur) {
+    const Token& name = tok(cur.index());
+    size_t open = cur.index_ahead(1);
+    size_t close = cur.matching_close(open);
+    TokenCursor args(lx_, open + 1, close, map_);
+    size_t comma = args.find_top_level({","});
+    size_t clauses = close;
+    if (comma < close) {
+      // The clauses follow the path: the first top-level clause keyword after the comma.
+      TokenCursor scan(lx_, comma + 1, close, map_);
+      int depth = 0;
+      while (!scan.at_end()) {
+        if (depth == 0 && detail::at_json_clause(scan)) {
+          clauses = scan.index_ahead(0);
+          break;
+        }
+        if (scan.peek_is("(") || scan.peek_is("[")) ++depth;
+        if (scan.peek_is(")") || scan.peek_is("]")) --depth;
+        scan.next();
+      }
+    }
+    if (clauses == close) {
+      emit_identifier(name);
+      return cur.index() + 1;
+    }
+    TokenCursor clause_cursor(lx_, clauses, close, map_);
+    ph_.json_clauses[name.origin] =
+        std::make_shared<const ast::JsonClauses>(detail::parse_json_clauses(clause_cursor, exprs_));
+    emit_identifier(name);
+    emit("(", tok(open).origin);
+    rewrite(open + 1, clauses);
     emit(")", tok(close).origin);
     return close + 1;
   }

@@ -206,6 +206,39 @@ TEST(ParserExpression, FunctionCalls) {
   EXPECT_TRUE(parse_expression("COUNT(*)")->as<ast::FunctionCall>()->star);
 }
 
+TEST(ParserExpression, JsonFunctions) {
+  check_all({
+      {"JSON_VALUE(j, '$.a')", "JSON_VALUE(j, '$.a')"},
+      {"JSON_VALUE(j, '$.price' RETURNING DOUBLE)", "JSON_VALUE(j, '$.price' RETURNING DOUBLE)"},
+      {"JSON_VALUE(j, 'lax $.b' RETURNING INT DEFAULT 0 ON EMPTY ERROR ON ERROR)",
+       "JSON_VALUE(j, 'lax $.b' RETURNING INT DEFAULT 0 ON EMPTY ERROR ON ERROR)"},
+      {"JSON_VALUE(j, '$.b' DEFAULT a + 1 ON ERROR)", "JSON_VALUE(j, '$.b' DEFAULT (a + 1) ON ERROR)"},
+      {"JSON_VALUE(j, '$.b' NULL ON EMPTY)", "JSON_VALUE(j, '$.b' NULL ON EMPTY)"},
+      {"JSON_QUERY(j, '$.a' WITH CONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON EMPTY)",
+       "JSON_QUERY(j, '$.a' WITH CONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON EMPTY)"},
+      {"JSON_QUERY(j, '$.a' WITH WRAPPER)", "JSON_QUERY(j, '$.a' WITH UNCONDITIONAL ARRAY WRAPPER)"},
+      {"JSON_QUERY(j, '$.a' WITHOUT ARRAY WRAPPER EMPTY OBJECT ON ERROR)",
+       "JSON_QUERY(j, '$.a' WITHOUT ARRAY WRAPPER EMPTY OBJECT ON ERROR)"},
+      {"JSON_QUERY(j, '$.a' RETURNING ARRAY<STRING>)", "JSON_QUERY(j, '$.a' RETURNING ARRAY<STRING>)"},
+      {"JSON_EXISTS(j, '$.a' FALSE ON ERROR)", "JSON_EXISTS(j, '$.a' FALSE ON ERROR)"},
+      {"json_value(CONCAT('{', s, '}'), '$.x' RETURNING BIGINT) + 1",
+       "(json_value(CONCAT('{', s, '}'), '$.x' RETURNING BIGINT) + 1)"},
+  });
+  ast::ExprPtr e = parse_expression("JSON_VALUE(j, '$.a' RETURNING DECIMAL(10, 2) DEFAULT -1 ON EMPTY)");
+  const auto* call = e->as<ast::FunctionCall>();
+  ASSERT_TRUE(call && call->json);
+  ASSERT_EQ(call->args.size(), 2u);
+  EXPECT_EQ(to_string(*call->json->returning), "DECIMAL(10, 2)");
+  ASSERT_TRUE(call->json->on_empty);
+  EXPECT_EQ(call->json->on_empty->kind, ast::JsonBehavior::Kind::Default);
+  EXPECT_EQ(ast::to_string(call->json->on_empty->default_value), "-1");
+  EXPECT_FALSE(call->json->on_error);
+  EXPECT_EQ(testing::expr_error_of("JSON_VALUE(j, '$.a' DEFAULT 1)"),
+            "ParseError: line 1, column 29: expected a DEFAULT value followed by ON EMPTY or ON ERROR but found '1'");
+  EXPECT_EQ(testing::expr_error_of("JSON_VALUE(j, '$.a' NULL ON EMPTY NULL ON EMPTY)"),
+            "ParseError: line 1, column 35: ON EMPTY is given twice");
+}
+
 TEST(ParserExpression, OverWindows) {
   check_all({
       {"ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC)", "ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC)"},
@@ -277,6 +310,9 @@ TEST(ParserExpression, SpecialSyntax) {
       {"ROW(1, 'a')", "ROW(1, 'a')"},
       {"(1, 'a')", "(1, 'a')"},
       {"arr[1]", "arr[1]"},
+      {"ARRAY[1, 2][1]", "ARRAY[1, 2][1]"},
+      {"MAP['a', 1]['a']", "MAP['a', 1]['a']"},
+      {"ARRAY[ARRAY[1], ARRAY[2]][1][1]", "ARRAY[ARRAY[1], ARRAY[2]][1][1]"},
       {"m['key']", "m['key']"},
       {"arr[i + 1]", "arr[(i + 1)]"},
       {"(r).f", "(r).f"},

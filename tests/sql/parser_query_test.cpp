@@ -340,6 +340,12 @@ TEST(ParserQuery, NamesKeepTheCaseWritten) {
       {"SELECT * FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) AS Window1",
        "SELECT * FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) AS Window1"},
       {"SELECT a AS `Quoted Alias`, b `Second` FROM t", "SELECT a AS `Quoted Alias`, b AS Second FROM t"},
+      {"SELECT * FROM (SELECT a FROM t ORDER BY a DESC NULLS LAST) AS Data(Value)",
+       "SELECT * FROM (SELECT a FROM t ORDER BY a DESC NULLS LAST) AS Data(Value)"},
+      {"SELECT * FROM (SELECT Data FROM t) Data", "SELECT * FROM (SELECT Data FROM t) AS Data"},
+      {"SELECT * FROM (VALUES (1, 2)) AS V(Name, Type)", "SELECT * FROM (VALUES (1, 2)) AS V(Name, Type)"},
+      {"SELECT * FROM Orders AS Source(Key, Value)", "SELECT * FROM Orders AS Source(Key, Value)"},
+      {"WITH c (Name, Value) AS (SELECT 1, 2) SELECT * FROM c", "WITH c (Name, Value) AS (SELECT 1, 2) SELECT * FROM c"},
   });
 }
 

@@ -24,6 +24,7 @@
 // embedded queries and expressions go through rewrite_for_postgres.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -111,6 +112,7 @@ struct Placeholders {
   std::set<uint32_t> try_casts;                 // original offset of TRY_CAST
   std::set<uint32_t> map_constructors;          // original offset of MAP[
   std::map<uint32_t, std::string> floor_ceil_units;  // original offset of FLOOR / CEIL
+  std::map<uint32_t, std::shared_ptr<const ast::JsonClauses>> json_clauses;  // offset of JSON_VALUE...
 };
 
 // Parses an expression from a token range; the rewriter uses it for the size
