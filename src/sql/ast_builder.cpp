@@ -143,7 +143,7 @@ std::string Builder::alias_spelling(int from, int to, const std::string& pg) con
   std::string found = pg;
   for (auto it = sp.lower_bound(static_cast<uint32_t>(from)); it != sp.end(); ++it) {
     if (to >= 0 && it->first >= static_cast<uint32_t>(to)) break;
-    if (lower(it->second) == lower(pg)) found = it->second;
+    if (same_name(it->second, pg)) found = it->second;
   }
   return found;
 }
@@ -158,7 +158,7 @@ std::vector<std::string> Builder::names_after(int start, size_t skip, std::vecto
     size_t window = n == 0 ? first_window : 2;
     auto probe = it;
     for (size_t i = 0; i < window && probe != sp.end(); ++i, ++probe)
-      if (lower(probe->second) == lower(names[n])) {
+      if (same_name(probe->second, names[n])) {
         names[n] = probe->second;
         it = std::next(probe);
         break;
@@ -262,13 +262,34 @@ using pg::first_statement;
 using pg::location;
 using pg::node_of;
 
+ast::ExprPtr build_expression_tree(const std::string& json, const PgContext& ctx);
+
+namespace {
+// A parse-tree shape the builder does not expect is a construct clink does not support:
+// report it with the fragment's position rather than as a JSON error.
+template <class F>
+auto translating_tree_errors(const PgContext& ctx, F&& f) {
+  try {
+    return f();
+  } catch (const nlohmann::json::exception& e) {
+    throw TranslationError(ctx.fallback, std::string("unsupported SQL construct (") + e.what() + ")");
+  }
+}
+}  // namespace
+
 ast::QueryPtr build_query(const std::string& json, const PgContext& ctx) {
-  J root = J::parse(json);
-  if (root.at("stmts").size() != 1) throw ParseError(ctx.fallback, "expected one query");
-  return Builder(ctx).query(first_statement(root), ctx.fallback);
+  return translating_tree_errors(ctx, [&] {
+    J root = J::parse(json);
+    if (root.at("stmts").size() != 1) throw ParseError(ctx.fallback, "expected one query");
+    return Builder(ctx).query(first_statement(root), ctx.fallback);
+  });
 }
 
 ast::ExprPtr build_expression(const std::string& json, const PgContext& ctx) {
+  return translating_tree_errors(ctx, [&] { return build_expression_tree(json, ctx); });
+}
+
+ast::ExprPtr build_expression_tree(const std::string& json, const PgContext& ctx) {
   J root = J::parse(json);
   const J& select = *node_of(first_statement(root)).fields;
   Builder b(ctx);

@@ -349,6 +349,14 @@ TEST(ParserQuery, NamesKeepTheCaseWritten) {
   });
 }
 
+TEST(ParserQuery, LongNamesAreNotTruncated) {
+  // PostgreSQL truncates names to 63 bytes; clink keeps what was written.
+  const std::string col(70, 'c'), tab = "T" + std::string(69, 't'), fn = "F" + std::string(69, 'f');
+  const std::string alias = "A" + std::string(69, 'a'), quoted = "Q " + std::string(68, 'q');
+  std::string sql = "SELECT " + col + ", " + fn + "(x) AS " + alias + ", `" + quoted + "` FROM " + tab + " AS " + alias;
+  EXPECT_EQ(dump(sql), "SELECT " + col + ", " + fn + "(x) AS " + alias + ", `" + quoted + "` FROM " + tab + " AS " + alias);
+}
+
 TEST(ParserQuery, MisplacedHintsAreErrors) {
   EXPECT_EQ(testing::error_of("SELECT * FROM t AS x /*+ OPTIONS('k'='v') */"),
             "TranslationError: line 1, column 22: a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
