@@ -24,12 +24,29 @@ std::vector<OrderItem> Builder::order_items(const J& list, SourcePosition p) {
   return out;
 }
 
+int Builder::query_start(int first_node) const {
+  if (first_node < 0) return first_node;
+  // PostgreSQL gives a query no position: its first node follows SELECT [DISTINCT | ALL],
+  // VALUES or WITH, which the rewritten text recorded.
+  const auto& sp = ctx_.rewritten.spellings;
+  auto it = sp.lower_bound(static_cast<uint32_t>(first_node));
+  int start = first_node;
+  while (it != sp.begin()) {
+    --it;
+    std::string w = upper(it->second);
+    if (w == "DISTINCT" || w == "ALL") continue;
+    if (w == "SELECT" || w == "VALUES" || w == "WITH") start = static_cast<int>(it->first);
+    break;
+  }
+  return start;
+}
+
 // `j` is {"SelectStmt": {...}} or, for set-operation arms, the bare fields.
 QueryPtr Builder::query(const J& j, SourcePosition fallback) {
   Node n = node_of(j);
   const J& f = n.type == "SelectStmt" ? *n.fields : j;
   if (!n.type.empty() && n.type != "SelectStmt") unsupported(fallback, n.type + " is not a query");
-  int loc = min_location(f);
+  int loc = query_start(min_location(f));
   auto q = std::make_shared<Query>();
   q->pos = pos(loc, fallback);
   SourcePosition p = q->pos;
@@ -85,7 +102,8 @@ Select Builder::select(const J& f, SourcePosition p) {
       if (!e.empty()) unsupported(p, "DISTINCT ON is not supported");
     s.distinct = true;
   }
-  if (f.contains("windowClause")) unsupported(p, "the WINDOW clause is not supported");
+  if (auto* w = child(f, "windowClause"))
+    unsupported(pos(min_location(*w), p), "the WINDOW clause is not supported");
   if (auto* targets = child(f, "targetList")) {
     for (size_t i = 0; i < targets->size(); ++i) {
       const J& tf = *node_of(targets->at(i)).fields;

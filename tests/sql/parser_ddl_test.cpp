@@ -189,7 +189,7 @@ TEST(ParserDdl, CreateView) {
   auto script = parse("CREATE VIEW v (a) AS\n  SELECT x FROM t");
   const auto* v = script.statements.at(0).as<ast::CreateView>();
   ASSERT_NE(v, nullptr);
-  EXPECT_EQ(v->query->pos, (SourcePosition{2, 10}));
+  EXPECT_EQ(v->query->pos, (SourcePosition{2, 3}));
 }
 
 TEST(ParserDdl, CreateFunction) {

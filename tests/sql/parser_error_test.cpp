@@ -70,12 +70,12 @@ TEST(ParserError, UnsupportedQueryConstructs) {
             "TranslationError: line 1, column 21: table hint LOOKUP is not supported (only OPTIONS)");
   EXPECT_EQ(error_of("SELECT DISTINCT ON (a) a FROM t"), "TranslationError: line 1, column 21: DISTINCT ON is not supported");
   EXPECT_EQ(error_of("SELECT SUM(a) OVER w FROM t WINDOW w AS (ORDER BY ts)"),
-            "TranslationError: line 1, column 8: the WINDOW clause is not supported");
+            "TranslationError: line 1, column 41: the WINDOW clause is not supported");
   EXPECT_EQ(error_of("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r"),
             "TranslationError: line 1, column 16: WITH RECURSIVE is not supported");
-  EXPECT_EQ(error_of("SELECT a FROM t FOR UPDATE"), "TranslationError: line 1, column 8: FOR UPDATE / FOR SHARE is not supported");
+  EXPECT_EQ(error_of("SELECT a FROM t FOR UPDATE"), "TranslationError: line 1, column 1: FOR UPDATE / FOR SHARE is not supported");
   EXPECT_EQ(error_of("SELECT a FROM t ORDER BY a FETCH FIRST 1 ROWS WITH TIES"),
-            "TranslationError: line 1, column 8: FETCH ... WITH TIES is not supported");
+            "TranslationError: line 1, column 1: FETCH ... WITH TIES is not supported");
 }
 
 TEST(ParserError, UnsupportedExpressions) {

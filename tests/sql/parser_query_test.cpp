@@ -381,6 +381,17 @@ TEST(ParserQuery, QueryPositions) {
   EXPECT_EQ(sel.from[0]->pos, (SourcePosition{4, 6}));
   EXPECT_EQ(sel.where->pos, (SourcePosition{5, 7}));
   EXPECT_EQ(sel.where->as<ast::Binary>()->right->pos, (SourcePosition{5, 13}));
+  EXPECT_EQ(q.pos, (SourcePosition{1, 1}));
+
+  // A query's position is its SELECT / VALUES / WITH, also for subqueries and CTEs.
+  auto nested = parse("WITH c AS (\n  SELECT DISTINCT x FROM t)\nSELECT * FROM (VALUES (1)) AS v, c\n  WHERE a IN (SELECT b FROM u)");
+  const auto& outer = *nested.statements[0].as<ast::QueryStatement>()->query;
+  EXPECT_EQ(outer.pos, (SourcePosition{1, 1}));
+  EXPECT_EQ(outer.with.at(0).pos, (SourcePosition{1, 6}));
+  EXPECT_EQ(outer.with.at(0).query->pos, (SourcePosition{2, 3}));
+  const auto& osel = std::get<ast::Select>(outer.body);
+  EXPECT_EQ(std::get<ast::DerivedTable>(osel.from.at(0)->node).query->pos, (SourcePosition{3, 16}));
+  EXPECT_EQ(osel.where->as<ast::InSubquery>()->query->pos, (SourcePosition{4, 15}));
 }
 
 }  // namespace
