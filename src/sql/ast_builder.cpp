@@ -193,6 +193,7 @@ void Builder::apply_alias(TableRef& ref, const J& f, int start, size_t skip, siz
     if (auto* cols = child(*a, "colnames"))
       for (const auto& c : *cols) names.push_back(string_node(c));
     names = names_after(start, skip, std::move(names), window);
+    if (starts_with(names[0], "__clink_anon_")) return;  // added for PostgreSQL: there is none
     ref.alias = names[0];
     ref.column_aliases.assign(names.begin() + 1, names.end());
   }
