@@ -297,7 +297,7 @@ struct StatementPrinter {
     return s;
   }
   std::string operator()(const CreateView& v) const {
-    std::string s = std::string("CREATE ") + (v.temporary ? "TEMPORARY " : "") + "VIEW " +
+    std::string s = std::string("CREATE ") + (v.or_replace ? "OR REPLACE " : "") + (v.temporary ? "TEMPORARY " : "") + "VIEW " +
                     (v.if_not_exists ? "IF NOT EXISTS " : "") + name(v.name);
     if (!v.columns.empty()) s += " (" + names(v.columns) + ")";
     if (!v.comment.empty()) s += " COMMENT " + quote_string(v.comment);

@@ -216,6 +216,7 @@ GROUP BY B.bidder, SESSION(B.dateTime, INTERVAL '10' SECOND);)sql"),
             "UP BY B.bidder, SESSION(B.dateTime, INTERVAL '10' SECOND)");
 }
 
+// The select list is shortened to its distinct shapes (the full query repeats them).
 TEST(ParserNexmark, Q16ChannelStatistics) {
   EXPECT_EQ(dump(R"sql(INSERT INTO nexmark_q16
 SELECT

@@ -429,6 +429,7 @@ struct CreateTable {
 
 struct CreateView {
   QualifiedName name;
+  bool or_replace = false;  // CREATE OR REPLACE VIEW (as the seed's catalog allows)
   bool temporary = false;
   bool if_not_exists = false;
   std::vector<std::string> columns;  // column aliases
