@@ -72,10 +72,11 @@ struct Binary {
 };
 
 struct IsTest {
-  enum class What { Null, True, False, Unknown };
+  enum class What { Null, True, False, Unknown, Json };
   What what = What::Null;
   bool negated = false;
   ExprPtr operand;
+  std::string json_kind;  // What::Json: VALUE (the default), SCALAR, ARRAY or OBJECT
 };
 
 struct Between {
