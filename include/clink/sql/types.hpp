@@ -17,6 +17,7 @@ class SqlTypeError : public ClinkError {
   using ClinkError::ClinkError;
 };
 
+// The numeric values are written by the batch encoding (column_serde.hpp): append only.
 enum class TypeKind : std::uint8_t {
   kNull,  // the type of an untyped NULL literal; every value is NULL
   kBoolean,
