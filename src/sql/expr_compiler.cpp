@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "clink/sql/cast.hpp"
+#include "bits.hpp"
 #include "expr_nodes.hpp"
 
 namespace clink::sql {
@@ -241,12 +242,8 @@ void CompiledPredicate::select_mask(const ColumnBatch& batch, std::vector<std::u
   if (c.type().is(TypeKind::kNull)) return;
   const std::uint8_t* v = c.values<std::uint8_t>();
   const std::uint64_t* valid = c.validity();
-  for (std::size_t w = 0; w < mask.size(); ++w) {
-    std::size_t begin = w * 64, end = std::min(n, begin + 64);
-    std::uint64_t bits = 0;
-    for (std::size_t i = begin; i < end; ++i) bits |= static_cast<std::uint64_t>(v[i] != 0) << (i - begin);
-    mask[w] = bits & valid[w];
-  }
+  bits::pack_bools(v, n, mask.data());
+  for (std::size_t w = 0; w < mask.size(); ++w) mask[w] &= valid[w];
 }
 
 std::size_t CompiledPredicate::select(const ColumnBatch& batch, std::vector<std::uint32_t>& selection) {

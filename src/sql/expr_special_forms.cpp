@@ -6,6 +6,7 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/strings/string_view.h>
 
+#include "bits.hpp"
 #include "expr_nodes.hpp"
 
 namespace clink::sql::detail {
@@ -34,12 +35,9 @@ void truth_bits(const Column& c, bool scalar, bool want_true, std::size_t rows, 
     return;
   }
   const std::uint64_t* valid = c.validity();
-  for (std::size_t w = 0; w < out.words.size(); ++w) {
-    std::size_t begin = w * 64, end = std::min(rows, begin + 64);
-    std::uint64_t bits = 0;
-    for (std::size_t i = begin; i < end; ++i) bits |= static_cast<std::uint64_t>((v[i] != 0) == want_true) << (i - begin);
-    out.words[w] = bits & valid[w];
-  }
+  bits::pack_bools(v, rows, out.data());
+  for (std::size_t w = 0; w < out.words.size(); ++w) out.words[w] = (want_true ? out.words[w] : ~out.words[w]) & valid[w];
+  if (!want_true && rows % 64 != 0) out.words.back() &= (std::uint64_t(1) << (rows % 64)) - 1;
 }
 
 class CaseNode final : public ExprNode {
@@ -162,9 +160,11 @@ class LogicNode final : public ExprNode {
     auto* v = out_.values<std::uint8_t>();
     auto* valid = out_.validity();
     for (std::size_t w = 0; w < words; ++w) valid[w] = decided_.words[w] | ~saw_null_.words[w];
-    for (std::size_t i = 0; i < rows; ++i) {
-      bool dominant = decided_.get(i);
-      v[i] = static_cast<std::uint8_t>(is_and_ ? !dominant : dominant);
+    if (is_and_) {
+      for (std::size_t w = 0; w < words; ++w) dominant_.words[w] = ~decided_.words[w];
+      bits::unpack_bits(dominant_.data(), rows, v);
+    } else {
+      bits::unpack_bits(decided_.data(), rows, v);
     }
     return out_;
   }

@@ -82,16 +82,21 @@ bool is_alnum(std::uint32_t cp) {
 }  // namespace
 
 void append_case_mapped(std::string_view s, bool upper, Buffer& out) {
+  // ASCII runs are mapped in place in one pass; the first non-ASCII byte switches to
+  // code-point decoding (a mapped letter may change its encoded length).
+  std::size_t base = out.size();
+  out.resize(base + s.size());
+  auto* d = reinterpret_cast<char*>(out.data() + base);
+  const char lo = upper ? 'a' : 'A';
   std::size_t i = 0;
-  while (i < s.size()) {
+  for (; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {  // ASCII fast path
-      char m = upper ? ((c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : static_cast<char>(c))
-                     : ((c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : static_cast<char>(c));
-      out.append(&m, 1);
-      ++i;
-      continue;
-    }
+    if (c >= 0x80) break;
+    d[i] = static_cast<char>(static_cast<unsigned>(c - lo) < 26u ? c ^ 0x20 : c);
+  }
+  if (i == s.size()) return;
+  out.resize(base + i);
+  while (i < s.size()) {
     std::uint32_t cp = decode(s, i);
     encode(upper ? to_upper(cp) : to_lower(cp), out);
   }
