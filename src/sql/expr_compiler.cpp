@@ -210,9 +210,8 @@ const Column& CompiledExpr::evaluate(const ColumnBatch& batch) {
   const Column& c = root_->eval(s, nullptr);
   if (root_->is_scalar() && batch.size() != 1) {
     // A constant expression: materialise it for the batch (rare: SELECT 1 FROM t).
-    static thread_local Column broadcast;
-    broadcast = Column::constant(c.type(), c.value_at(0), batch.size());
-    return broadcast;
+    if (broadcast_.size() != batch.size()) broadcast_ = Column::constant(c.type(), c.value_at(0), batch.size());
+    return broadcast_;
   }
   return c;
 }

@@ -338,7 +338,8 @@ bool supports_explicit_cast(const LogicalType& from, const LogicalType& to) {
   auto fk = from.kind(), tk = to.kind();
   // Everything converts to and from character strings (nested types only to strings).
   if (to.is_character_string()) return true;
-  if (from.is_character_string()) return !to.is_nested();
+  if (from.is_character_string())
+    return !to.is_nested() && !to.is(TypeKind::kIntervalDayTime) && !to.is(TypeKind::kIntervalYearMonth);
   if (from.is_binary_string()) return to.is_binary_string();
   if (from.is_numeric() || fk == TypeKind::kBoolean) {
     if (to.is_numeric() || tk == TypeKind::kBoolean) return true;

@@ -114,3 +114,16 @@ TEST(CastTest, CastValueHelperAndNestedCasts) {
                         LogicalType::array(LogicalType::int_type()), s);
   EXPECT_EQ(arr, Value(ValueList{{1, 2}}));
 }
+
+TEST(CastTest, BinaryTimeAndIntervalText) {
+  EXPECT_EQ(eval(expr::cast(expr::cast(str("hi"), LogicalType::bytes()), LogicalType::string())), "hi");
+  EXPECT_EQ(eval(expr::cast(str("abc"), LogicalType::binary(5))), std::string("abc\0\0", 5));
+  EXPECT_EQ(eval(expr::cast(str("abcdef"), LogicalType::varbinary(2))), "ab");
+  EXPECT_EQ(cast_to_string(expr::literal(Value(std::int64_t{29100000}), LogicalType::time(0))), "08:05:00");
+  auto dt = expr::literal(Value(std::int64_t{93784005}), LogicalType::interval_day_time());
+  EXPECT_EQ(cast_to_string(dt), "+1 02:03:04.005");
+  auto ym = expr::literal(Value(std::int64_t{-14}), LogicalType::interval_year_month());
+  EXPECT_EQ(cast_to_string(ym), "-1-02");
+  EXPECT_EQ(eval(expr::cast(dt, LogicalType::bigint())), "93784005");
+  EXPECT_THROW(expr::cast(str("1"), LogicalType::interval_day_time()), SqlTypeError);
+}

@@ -36,6 +36,7 @@ class CompiledExpr {
   LogicalType type_;
   SessionContext session_;
   std::unique_ptr<detail::ExprNode> root_;
+  Column broadcast_;  // a constant expression materialised for the current batch
 };
 
 // A BOOLEAN expression used as a filter: TRUE keeps a row, FALSE and NULL drop it.
