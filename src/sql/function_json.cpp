@@ -1,0 +1,4 @@
+#include "clink/sql/function_registry.hpp"
+namespace clink::sql {
+void register_json_functions(FunctionRegistry&) {}
+}  // namespace clink::sql
