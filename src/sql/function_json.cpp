@@ -72,6 +72,7 @@ struct JsonRows {
   std::unique_ptr<JsonPath> row_path;
   std::string row_path_text;
   std::string buf;
+  bool list = false;  // the path has a wildcard: `hits` form one JSON array value
 
   const JsonPath& path(std::string_view text) {
     if (state.path) return *state.path;
@@ -86,7 +87,9 @@ struct JsonRows {
     hits.clear();
     dom::element root;
     if (parser.parse(json.data(), json.size(), true).get(root) != simdjson::SUCCESS) return false;
-    return path(path_text).evaluate(root, hits);
+    const JsonPath& p = path(path_text);
+    list = !p.definite();
+    return p.evaluate(root, hits);
   }
 };
 
@@ -142,11 +145,11 @@ void add_json_value(FunctionRegistry& r) {
                        fallback(st.on_error, st.default_error, "invalid JSON or no match in strict mode");
                        continue;
                      }
-                     if (rows.hits.empty()) {
+                     if (rows.hits.empty() && !rows.list) {
                        fallback(st.on_empty, st.default_empty, "no value");
                        continue;
                      }
-                     if (rows.hits.size() > 1 || !is_scalar(rows.hits[0])) {
+                     if (rows.list || !is_scalar(rows.hits[0])) {
                        fallback(st.on_error, st.default_error, "the path selects a non-scalar value");
                        continue;
                      }
@@ -206,22 +209,26 @@ void add_json_query(FunctionRegistry& r) {
                        fallback(st.on_error, "invalid JSON or no match in strict mode");
                        continue;
                      }
-                     if (rows.hits.empty()) {
+                     if (rows.hits.empty() && !rows.list) {
                        fallback(st.on_empty, "no value");
                        continue;
                      }
-                     bool single_structured = rows.hits.size() == 1 && !is_scalar(rows.hits[0]);
-                     bool wrap = st.wrapper == Wrapper::kUnconditional || (st.wrapper == Wrapper::kConditional && !single_structured);
-                     if (!wrap && !single_structured) {
-                       fallback(st.on_error, "the path selects a scalar or several values (use WITH WRAPPER)");
+                     // The value: the one selected, or the array of a wildcard's selections.
+                     bool is_array = rows.list || rows.hits[0].type() == dom::element_type::ARRAY;
+                     bool structured = is_array || rows.hits[0].type() == dom::element_type::OBJECT;
+                     bool wrap = st.wrapper == Wrapper::kUnconditional || (st.wrapper == Wrapper::kConditional && !is_array);
+                     if (!wrap && !structured) {
+                       fallback(st.on_error, "the path selects a scalar (use WITH ARRAY WRAPPER)");
                        continue;
                      }
                      rows.buf.clear();
                      if (wrap) rows.buf += '[';
+                     if (rows.list) rows.buf += '[';
                      for (std::size_t k = 0; k < rows.hits.size(); ++k) {
                        if (k) rows.buf += ',';
                        append_json(rows.hits[k], rows.buf);
                      }
+                     if (rows.list) rows.buf += ']';
                      if (wrap) rows.buf += ']';
                      out.append_string(rows.buf);
                    }

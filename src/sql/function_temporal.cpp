@@ -481,7 +481,8 @@ void add_clock_functions(FunctionRegistry& r) {
                  ResolvedFunction f;
                  f.name = "CURRENT_WATERMARK";
                  f.arg_types = {args[0]};
-                 f.return_type = args[0].with_nullable(true);
+                 // Flink: the rowtime's type with precision 3.
+                 f.return_type = args[0].is(TypeKind::kTimestamp) ? LogicalType::timestamp(3) : LogicalType::timestamp_ltz(3);
                  f.deterministic = false;
                  f.null_policy = NullPolicy::kCustom;
                  f.kernel = [](KernelContext& ctx, std::span<const KernelArg>, Column& out) {

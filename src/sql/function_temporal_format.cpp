@@ -4,9 +4,11 @@
 // column is compiled when it changes from the previous row.
 //
 // Parsing with a pattern (Flink goes through java.text.SimpleDateFormat) supports the
-// letters y u M d H k h K m s S a and quoted literals: numbers take exactly the letter
-// count of digits when the count is 2 or more and the next pattern item is a number,
-// else 1 or more digits (a year 1 to 9). Missing fields default to 1970-01-01 00:00:00.
+// letters y u M d H k h K m s S a, X (zone offset Z, +hh, +hhmm, +hh:mm) and quoted
+// literals: numbers take exactly the letter count of digits when the count is 2 or more
+// and the next pattern item is a number, else 1 to 9 digits. Missing fields default to
+// 1970-01-01 00:00:00. UNIX_TIMESTAMP and TO_DATE(s, fmt) ignore text after the pattern
+// (SimpleDateFormat.parse does); TO_TIMESTAMP(s, fmt) needs all of it (DateTimeFormatter).
 // SimpleDateFormat's lenient roll-over (month 13 -> January next year) is not
 // reproduced: such text does not parse (NULL, or Long.MIN_VALUE for UNIX_TIMESTAMP).
 #include <memory>
@@ -51,7 +53,7 @@ class DateParser {
         items_.push_back({0, 0, lit});
         i = j + 1;
       } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-        if (std::string_view("yuMdHkhKmsSa").find(c) == std::string_view::npos)
+        if (std::string_view("yuMdHkhKmsSaX").find(c) == std::string_view::npos)
           throw SqlTypeError(fmt::format("unsupported pattern letter '{}' at position {} in '{}'", c, i + 1, p));
         std::size_t j = i;
         while (j < p.size() && p[j] == c) ++j;
@@ -64,8 +66,11 @@ class DateParser {
     }
   }
 
-  // Wall-clock microseconds, nullopt when `text` does not match the whole pattern.
-  std::optional<std::int64_t> parse(std::string_view text) const {
+  // Wall-clock microseconds, nullopt when `text` does not match the pattern. An X item
+  // (Z, +hh, +hhmm, +hh:mm) sets *offset_seconds; text after the pattern fails unless
+  // `allow_trailing` (SimpleDateFormat.parse ignores it).
+  std::optional<std::int64_t> parse(std::string_view text, bool allow_trailing = false,
+                                    std::optional<std::int64_t>* offset_seconds = nullptr) const {
     std::int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, micros = 0;
     int ampm = -1;
     bool hour12 = false;
@@ -77,6 +82,12 @@ class DateParser {
         at += it.text.size();
         continue;
       }
+      if (it.letter == 'X') {
+        std::optional<std::int64_t> off = parse_offset(text, at);
+        if (!off) return std::nullopt;
+        if (offset_seconds != nullptr) *offset_seconds = off;
+        continue;
+      }
       if (it.letter == 'a') {
         std::string_view rest = text.substr(at, 2);
         if (rest == "AM" || rest == "am") ampm = 0;
@@ -85,7 +96,8 @@ class DateParser {
         at += 2;
         continue;
       }
-      bool next_numeric = k + 1 < items_.size() && items_[k + 1].letter != 0 && items_[k + 1].letter != 'a';
+      bool next_numeric = k + 1 < items_.size() && items_[k + 1].letter != 0 && items_[k + 1].letter != 'a' &&
+                          items_[k + 1].letter != 'X';
       std::size_t max = (it.count >= 2 && next_numeric) || it.letter == 'S' ? static_cast<std::size_t>(it.count) : 9;
       std::size_t min = (it.count >= 2 && next_numeric) || it.letter == 'S' ? static_cast<std::size_t>(it.count) : 1;
       std::int64_t v = 0;
@@ -111,7 +123,7 @@ class DateParser {
         }
       }
     }
-    if (at != text.size()) return std::nullopt;
+    if (at != text.size() && !allow_trailing) return std::nullopt;
     if (hour12 && ampm == 1) hour += 12;
     if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, static_cast<int>(month)) || hour > 23 ||
         minute > 59 || second > 59)
@@ -121,6 +133,36 @@ class DateParser {
   }
 
  private:
+  // Z, +hh, +hhmm or +hh:mm (seconds east of UTC), advancing `at`.
+  static std::optional<std::int64_t> parse_offset(std::string_view text, std::size_t& at) {
+    if (at < text.size() && text[at] == 'Z') {
+      ++at;
+      return 0;
+    }
+    if (at >= text.size() || (text[at] != '+' && text[at] != '-')) return std::nullopt;
+    int sign = text[at] == '-' ? -1 : 1;
+    auto two = [&](std::size_t i) -> int {
+      if (i + 1 >= text.size()) return -1;
+      if (text[i] < '0' || text[i] > '9' || text[i + 1] < '0' || text[i + 1] > '9') return -1;
+      return (text[i] - '0') * 10 + (text[i + 1] - '0');
+    };
+    int h = two(at + 1);
+    if (h < 0 || h > 18) return std::nullopt;
+    std::size_t p = at + 3;
+    int m = 0;
+    if (p < text.size() && text[p] == ':') {
+      m = two(p + 1);
+      if (m < 0) return std::nullopt;
+      p += 3;
+    } else if (two(p) >= 0) {
+      m = two(p);
+      p += 2;
+    }
+    if (m > 59) return std::nullopt;
+    at = p;
+    return sign * (h * 3600 + m * 60);
+  }
+
   struct Item {
     char letter;  // 0: literal text
     int count;
@@ -201,9 +243,13 @@ void add_date_format(FunctionRegistry& r) {
 }
 
 // Parses `text` as Flink's one-argument forms do (yyyy-MM-dd[ HH:mm:ss[.fff]]), or with a pattern.
+// A zone offset in the text (pattern letter X) moves the value to UTC ("under UTC+0").
 std::optional<std::int64_t> parse_wall(std::string_view text, const DateParser* parser) {
-  if (parser != nullptr) return parser->parse(text);
-  return parse_timestamp(text);
+  if (parser == nullptr) return parse_timestamp(text);
+  std::optional<std::int64_t> offset;
+  auto v = parser->parse(text, false, &offset);
+  if (v && offset) *v -= *offset * kMicrosPerSecond;
+  return v;
 }
 
 void add_parsers(FunctionRegistry& r) {
@@ -232,7 +278,9 @@ void add_parsers(FunctionRegistry& r) {
       for (std::size_t i = 0; i < ctx.rows; ++i) {
         if (!out.is_valid(i)) continue;
         std::optional<std::int64_t> v;
-        if (with_format) v = cache.get(sv(a, 1, i)).parse(sv(a, 0, i));
+        std::optional<std::int64_t> offset;  // SimpleDateFormat in UTC: trailing text is ignored
+        if (with_format) v = cache.get(sv(a, 1, i)).parse(sv(a, 0, i), true, &offset);
+        if (v && offset) *v -= *offset * kMicrosPerSecond;
         else if (auto d = parse_date(sv(a, 0, i))) v = std::int64_t{*d} * kMicrosPerDay;
         if (v) o[i] = static_cast<std::int32_t>(floor_div(*v, kMicrosPerDay));
         else out.set_valid(i, false);
@@ -251,9 +299,15 @@ void add_parsers(FunctionRegistry& r) {
       const TimeZone& zone = *ctx.session->time_zone;
       for (std::size_t i = 0; i < ctx.rows; ++i) {
         if (!out.is_valid(i)) continue;
-        auto v = (with_format ? cache.get(sv(a, 1, i)) : kDefault).parse(sv(a, 0, i));
+        std::optional<std::int64_t> offset;
+        auto v = (with_format ? cache.get(sv(a, 1, i)) : kDefault).parse(sv(a, 0, i), true, &offset);
+        if (!v) {
+          o[i] = INT64_MIN;
+          continue;
+        }
+        std::int64_t utc = offset ? *v - *offset * kMicrosPerSecond : zone.local_micros_to_utc(*v);
         // java's Date.getTime() / 1000 truncates toward zero (pre-1970 fractions round up).
-        o[i] = v ? floor_div(zone.local_micros_to_utc(*v), kMicrosPerMilli) / 1000 : INT64_MIN;
+        o[i] = floor_div(utc, kMicrosPerMilli) / 1000;
       }
     };
   };

@@ -25,8 +25,10 @@ JsonPath::JsonPath(std::string_view text) {
   while (!p.empty()) {
     if (p.front() == '.') {
       p.remove_prefix(1);
+      if (!p.empty() && p.front() == '[') continue;  // $.['a b'] / $.["a.b"] (Jayway's spelling)
       if (!p.empty() && p.front() == '*') {
         steps_.push_back({Step::kAnyMember, {}, 0});
+        definite_ = false;
         p.remove_prefix(1);
       } else if (!p.empty() && p.front() == '"') {
         std::size_t end = p.find('"', 1);
@@ -46,6 +48,7 @@ JsonPath::JsonPath(std::string_view text) {
       std::string_view in = p.substr(1, end - 1);
       if (in == "*") {
         steps_.push_back({Step::kAnyIndex, {}, 0});
+        definite_ = false;
       } else if (in.size() >= 2 && (in.front() == '\'' || in.front() == '"') && in.back() == in.front()) {
         steps_.push_back({Step::kMember, std::string(in.substr(1, in.size() - 2)), 0});
       } else {

@@ -20,6 +20,9 @@ class JsonPath {
   // Appends the selected values to `out`; returns false for a strict-mode structural
   // error (missing member, index out of range, member of a non-object).
   bool evaluate(simdjson::dom::element root, std::vector<simdjson::dom::element>& out) const;
+  // False when the path has a wildcard: its result is then a list (a JSON array of the
+  // selected values, possibly empty), as Jayway's JsonPath returns for Calcite/Flink.
+  bool definite() const { return definite_; }
 
  private:
   struct Step {
@@ -30,6 +33,7 @@ class JsonPath {
   bool walk(simdjson::dom::element e, std::size_t step, std::vector<simdjson::dom::element>& out) const;
 
   bool strict_ = false;
+  bool definite_ = true;
   std::vector<Step> steps_;
 };
 

@@ -19,6 +19,12 @@ TEST(JsonFunctionTest, JsonValue) {
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": 1.0})"), str("$.a")}), "1.0");
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": {"b": [10, 20]}})"), str("$.a.b[1]")}), "20");
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a b": 3})"), str("$['a b']")}), "3");
+  EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a.b": [0.998,0.996]})"), str(R"($.["a.b"][0])")}), "0.998");  // Flink doc
+  EXPECT_EQ(json_value(R"({"contains blank": "right"})", "strict $.['contains blank']", "NULL", nstr(), "DEFAULT", str("wrong")),
+            "right");  // Flink doc
+  EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": [1, 2]})"), str("$.a[*]")}), "NULL");  // a list is not a scalar
+  EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": 12345678901234})"), str("$.a")}), "12345678901234");
+  EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": -0.5e3})"), str("$.a")}), "-500.0");
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": null})"), str("$.a")}), "NULL");
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": 1})"), str("$.b")}), "NULL");       // empty -> NULL
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": [1]})"), str("$.a")}), "NULL");     // non-scalar -> error -> NULL
@@ -41,7 +47,21 @@ TEST(JsonFunctionTest, JsonQuery) {
   EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.d"), str("CONDITIONAL"), str("NULL"), str("NULL")}), R"(["x"])");
   EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.c"), str("CONDITIONAL"), str("NULL"), str("NULL")}), "[1,2]");
   EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.c"), str("UNCONDITIONAL"), str("NULL"), str("NULL")}), "[[1,2]]");
-  EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.c[*]"), str("UNCONDITIONAL"), str("NULL"), str("NULL")}), "[1,2]");
+  // A wildcard selects a list: one array value (Jayway/Calcite).
+  EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.c[*]")}), "[1,2]");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.c[*]"), str("UNCONDITIONAL"), str("NULL"), str("NULL")}), "[[1,2]]");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.z[*]")}), "[]");
+  // Flink doc examples.
+  EXPECT_EQ(eval_call("JSON_QUERY", {str(R"({ "a": { "b": 1 } })"), str("$.a")}), R"({"b":1})");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str("[1, 2]"), str("$")}), "[1,2]");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str(R"({"a":[{"c":"c1"},{"c":"c2"}]})"), str("lax $.a[*].c")}), R"(["c1","c2"])");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str("{}"), str("$"), str("CONDITIONAL"), str("NULL"), str("NULL")}), "[{}]");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str("[1, 2]"), str("$"), str("CONDITIONAL"), str("NULL"), str("NULL")}), "[1,2]");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str("[1, 2]"), str("$"), str("UNCONDITIONAL"), str("NULL"), str("NULL")}), "[[1,2]]");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str("1"), str("$")}), "NULL");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str("1"), str("$"), str("CONDITIONAL"), str("NULL"), str("NULL")}), "[1]");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str("{}"), str("lax $.invalid"), str("WITHOUT"), str("EMPTY OBJECT"), str("NULL")}), "{}");
+  EXPECT_EQ(eval_call("JSON_QUERY", {str("{}"), str("strict $.invalid"), str("WITHOUT"), str("NULL"), str("EMPTY ARRAY")}), "[]");
   EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.z"), str("WITHOUT"), str("EMPTY ARRAY"), str("NULL")}), "[]");
   EXPECT_EQ(eval_call("JSON_QUERY", {str(doc), str("$.d"), str("WITHOUT"), str("NULL"), str("EMPTY OBJECT")}), "{}");
   EXPECT_THROW(eval_call("JSON_QUERY", {str(doc), str("$.d"), str("WITHOUT"), str("NULL"), str("ERROR")}), SqlRuntimeError);

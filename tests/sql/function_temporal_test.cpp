@@ -188,6 +188,17 @@ TEST(TemporalFunctionTest, ParsingFunctions) {
   EXPECT_EQ(eval(call("UNIX_TIMESTAMP", {str("2017-09-15 00:00:00")}), zone("Asia/Shanghai")), "1505404800");
   EXPECT_EQ(eval(call("UNIX_TIMESTAMP", {str("2024-10-27 02:30:00")}), zone("Europe/Berlin")), "1729989000");  // overlap: the earlier (CEST)
   EXPECT_THROW(eval_call("TO_TIMESTAMP", {str("x"), str("yyyy-ww")}), SqlTypeError);
+  // Flink doc (table.local-time-zone = Europe/Berlin): an X offset in the text wins over the
+  // session zone; SimpleDateFormat ignores text after the pattern; a missing offset fails.
+  auto berlin = zone("Europe/Berlin");
+  EXPECT_EQ(eval(call("UNIX_TIMESTAMP", {str("1970-01-01 08:00:01.001"), str("yyyy-MM-dd HH:mm:ss.SSS")}), berlin), "25201");
+  EXPECT_EQ(eval(call("UNIX_TIMESTAMP", {str("1970-01-01 08:00:01.001 +0800"), str("yyyy-MM-dd HH:mm:ss.SSS X")}), berlin), "1");
+  EXPECT_EQ(eval(call("UNIX_TIMESTAMP", {str("1970-01-01 08:00:01.001 +0800"), str("yyyy-MM-dd HH:mm:ss.SSS")}), berlin), "25201");
+  EXPECT_EQ(eval(call("UNIX_TIMESTAMP", {str("1970-01-01 08:00:01.001"), str("yyyy-MM-dd HH:mm:ss.SSS X")}), berlin),
+            "-9223372036854775808");
+  EXPECT_EQ(eval_call("TO_TIMESTAMP", {str("2017-09-15 08:00:00 +08:00"), str("yyyy-MM-dd HH:mm:ss X")}), "2017-09-15 00:00:00.000");
+  EXPECT_EQ(eval_call("TO_TIMESTAMP", {str("2017-09-15 08:00:00 tail"), str("yyyy-MM-dd HH:mm:ss")}), "NULL");
+  EXPECT_EQ(eval_call("TO_DATE", {str("2017-09-15 tail"), str("yyyy-MM-dd")}), "2017-09-15");
 }
 
 TEST(TemporalFunctionTest, FromUnixtimeConvertTzAndToTimestampLtz) {
@@ -247,5 +258,8 @@ TEST(TemporalFunctionTest, CurrentWatermark) {
   EXPECT_EQ(cell(out, 0, *s.time_zone), "1970-01-01 00:00:01.500");
   EXPECT_EQ(cell(out, 1, *s.time_zone), "1970-01-01 00:00:01.500");
   EXPECT_EQ(call("CURRENT_WATERMARK", {rowtime})->type.to_string(), "TIMESTAMP(3)");
+  // Flink: the rowtime's type with precision 3.
+  EXPECT_EQ(call("CURRENT_WATERMARK", {expr::column(0, LogicalType::timestamp_ltz(9), "rt")})->type.to_string(),
+            "TIMESTAMP_LTZ(3)");
   EXPECT_EQ(eval(call("CURRENT_WATERMARK", {ltz("2024-01-01 00:00:00")})), "NULL");
 }
