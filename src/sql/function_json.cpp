@@ -316,28 +316,82 @@ void add_is_json(FunctionRegistry& r) {
   });
 }
 
+// Types JSON_STRING / JSON_ARRAY / JSON_OBJECT serialise (binary strings are not).
 bool json_serialisable(const LogicalType& t) {
-  return t.is_character_string() || t.is_numeric() || t.is(TypeKind::kBoolean) || t.is(TypeKind::kNull);
+  switch (t.kind()) {
+    case TypeKind::kBinary:
+    case TypeKind::kVarBinary: return false;
+    case TypeKind::kArray: return json_serialisable(t.element_type());
+    case TypeKind::kMap: return json_serialisable(t.key_type()) && json_serialisable(t.value_type());
+    case TypeKind::kRow:
+      for (const auto& f : t.fields())
+        if (!json_serialisable(f.type)) return false;
+      return true;
+    default: return true;
+  }
 }
 
-// Appends a cell as a JSON value: strings quoted, numbers and booleans as they print.
+// Appends a cell as a JSON value: strings quoted, numbers and booleans as Java prints
+// them, ARRAY as an array, MAP and ROW as objects (keys as text), temporal values as
+// their quoted CAST(... AS STRING) text.
 void append_json_cell(const Column& c, std::size_t row, const TimeZone& zone, std::string& out, std::string& tmp) {
   if (c.is_null(row)) {
     out += "null";
-  } else if (c.type().is_character_string()) {
+    return;
+  }
+  const LogicalType& t = c.type();
+  if (t.is_character_string()) {
     append_json_string(c.string_at(row), out);
-  } else if (c.type().is(TypeKind::kBoolean)) {
+  } else if (t.is(TypeKind::kBoolean)) {
     out += c.values<std::uint8_t>()[row] ? "true" : "false";
-  } else {
+  } else if (t.is(TypeKind::kArray)) {
+    auto [b, e] = c.list_range(row);
+    out += '[';
+    for (std::uint32_t k = b; k < e; ++k) {
+      if (k != b) out += ',';
+      append_json_cell(c.child(0), k, zone, out, tmp);
+    }
+    out += ']';
+  } else if (t.is(TypeKind::kMap) || t.is(TypeKind::kRow)) {
+    out += '{';
+    bool map = t.is(TypeKind::kMap);
+    std::size_t n = map ? c.list_range(row).second - c.list_range(row).first : t.fields().size();
+    for (std::size_t k = 0; k < n; ++k) {
+      if (k) out += ',';
+      if (map) {
+        std::size_t at = c.list_range(row).first + k;
+        const Column& keys = c.child(0);
+        if (keys.type().is_character_string() && keys.is_valid(at)) {
+          append_json_string(keys.string_at(at), out);
+        } else {
+          tmp.clear();
+          if (keys.is_null(at)) tmp = "null";
+          else append_cell_string(keys, at, zone, false, tmp);
+          append_json_string(tmp, out);
+        }
+        out += ':';
+        append_json_cell(c.child(1), at, zone, out, tmp);
+      } else {
+        append_json_string(t.fields()[k].name, out);
+        out += ':';
+        append_json_cell(c.child(k), row, zone, out, tmp);
+      }
+    }
+    out += '}';
+  } else if (t.is_numeric()) {
     tmp.clear();
     append_cell_string(c, row, zone, false, tmp);
     out += tmp;
+  } else {
+    tmp.clear();
+    append_cell_string(c, row, zone, false, tmp);
+    append_json_string(tmp, out);
   }
 }
 
 void add_constructors(FunctionRegistry& r) {
   // JSON_STRING(x): x serialised as JSON; NULL stays NULL.
-  r.add_scalar("JSON_STRING", "JSON_STRING(STRING|NUMERIC|BOOLEAN)", [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
+  r.add_scalar("JSON_STRING", "JSON_STRING(ANY but BINARY)", [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
     if (args.size() != 1 || !json_serialisable(args[0])) return std::nullopt;
     ResolvedFunction f;
     f.name = "JSON_STRING";

@@ -402,6 +402,36 @@ void add_to_timestamp_ltz(FunctionRegistry& r) {
     return f;
   };
   r.add_scalar("TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(NUMERIC [, INT precision])", resolver);
+
+  // TO_TIMESTAMP_LTZ(string [, format [, zone]]): the text (default format
+  // 'yyyy-MM-dd HH:mm:ss.SSS') read as a wall-clock time in `zone` (default UTC; an X
+  // offset in the text wins); NULL when it does not parse. An unknown zone fails.
+  LogicalType s = LogicalType::string();
+  auto parse_ltz = [](std::size_t nargs) {
+    return [nargs](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
+      static const DateParser kDefault("yyyy-MM-dd HH:mm:ss.SSS");
+      PatternCache<DateParser> cache(ctx.state);
+      TimeZonePtr zone = TimeZone::utc();
+      std::string zone_id = "UTC";
+      auto* o = out.values<std::int64_t>();
+      for (std::size_t i = 0; i < ctx.rows; ++i) {
+        if (!out.is_valid(i)) continue;
+        std::optional<std::int64_t> offset;
+        auto v = (nargs >= 2 ? cache.get(sv(a, 1, i)) : kDefault).parse(sv(a, 0, i), false, &offset);
+        if (!v) {
+          out.set_valid(i, false);
+          continue;
+        }
+        if (nargs == 3 && sv(a, 2, i) != zone_id) zone = TimeZone::of(zone_id = std::string(sv(a, 2, i)));
+        std::int64_t utc = offset ? *v - *offset * kMicrosPerSecond : zone->local_micros_to_utc(*v);
+        o[i] = floor_div(utc, kMicrosPerMilli) * kMicrosPerMilli;
+      }
+    };
+  };
+  LogicalType ltz = LogicalType::timestamp_ltz(3);
+  r.add_fixed("TO_TIMESTAMP_LTZ", {s}, ltz, parse_ltz(1));
+  r.add_fixed("TO_TIMESTAMP_LTZ", {s, s}, ltz, parse_ltz(2), NullPolicy::kPropagate, false, prepare_pattern<DateParser>(1));
+  r.add_fixed("TO_TIMESTAMP_LTZ", {s, s, s}, ltz, parse_ltz(3), NullPolicy::kPropagate, false, prepare_pattern<DateParser>(1));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "clink/sql/types.hpp"
+#include "clink/sql/value_format.hpp"
 
 namespace clink::sql {
 
@@ -169,12 +170,7 @@ void append_json(dom::element e, std::string& out) {
     case dom::element_type::STRING: append_json_string(std::string_view(e), out); break;
     case dom::element_type::INT64: fmt::format_to(std::back_inserter(out), "{}", int64_t(e)); break;
     case dom::element_type::UINT64: fmt::format_to(std::back_inserter(out), "{}", uint64_t(e)); break;
-    case dom::element_type::DOUBLE: {
-      std::size_t at = out.size();
-      fmt::format_to(std::back_inserter(out), "{}", double(e));
-      if (out.find_first_of(".eEin", at) == std::string::npos) out += ".0";
-      break;
-    }
+    case dom::element_type::DOUBLE: append_java_double(double(e), out); break;  // Jackson: Double.toString
     case dom::element_type::BOOL: out += bool(e) ? "true" : "false"; break;
     case dom::element_type::NULL_VALUE: out += "null"; break;
   }

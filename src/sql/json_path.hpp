@@ -37,7 +37,8 @@ class JsonPath {
   std::vector<Step> steps_;
 };
 
-// Appends `e` as compact JSON text (Jackson's spelling of numbers: 1.0 stays 1.0).
+// Appends `e` as compact JSON text (Jackson's spelling of doubles: Java's Double.toString,
+// 1.0, 1.0E10).
 void append_json(simdjson::dom::element e, std::string& out);
 // Appends `s` as a quoted JSON string.
 void append_json_string(std::string_view s, std::string& out);

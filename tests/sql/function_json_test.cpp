@@ -25,6 +25,7 @@ TEST(JsonFunctionTest, JsonValue) {
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": [1, 2]})"), str("$.a[*]")}), "NULL");  // a list is not a scalar
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": 12345678901234})"), str("$.a")}), "12345678901234");
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": -0.5e3})"), str("$.a")}), "-500.0");
+  EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": 1e10})"), str("$.a")}), "1.0E10");  // Jackson: Double.toString
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": null})"), str("$.a")}), "NULL");
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": 1})"), str("$.b")}), "NULL");       // empty -> NULL
   EXPECT_EQ(eval_call("JSON_VALUE", {str(R"({"a": [1]})"), str("$.a")}), "NULL");     // non-scalar -> error -> NULL
@@ -100,6 +101,15 @@ TEST(JsonFunctionTest, Constructors) {
   EXPECT_EQ(eval_call("JSON_STRING", {str("Hello, World!")}), R"("Hello, World!")");
   EXPECT_EQ(eval_call("JSON_STRING", {str("a\"b")}), R"("a\"b")");
   EXPECT_EQ(eval_call("JSON_STRING", {nstr()}), "NULL");
+  EXPECT_EQ(eval_call("JSON_STRING", {f64(1e10)}), "1.0E10");
+  EXPECT_EQ(eval_call("JSON_STRING", {dec("1.20", 3, 2)}), "1.20");
+  auto arr = expr::literal(Value(ValueList{{Value(std::int64_t{1}), Value(std::int64_t{2})}}),
+                           LogicalType::array(LogicalType::int_type()).not_null());
+  EXPECT_EQ(eval_call("JSON_STRING", {arr}), "[1,2]");  // Flink doc: JSON_STRING(ARRAY[1, 2])
+  auto row = expr::literal(Value(ValueList{{Value("x"), Value::null()}}),
+                           LogicalType::row({{"a", LogicalType::string()}, {"b", LogicalType::int_type()}}).not_null());
+  EXPECT_EQ(eval_call("JSON_STRING", {row}), R"({"a":"x","b":null})");
+  EXPECT_EQ(eval_call("JSON_ARRAY", {arr, i32(3)}), "[[1,2],3]");
   EXPECT_EQ(eval_call("JSON_ARRAY", {}), "[]");
   EXPECT_EQ(eval_call("JSON_ARRAY", {i32(1), str("2"), nstr(), boolean(false)}), R"([1,"2",false])");
   EXPECT_EQ(eval_call("JSON_ARRAY_NULL_ON_NULL", {i32(1), nstr()}), "[1,null]");

@@ -220,6 +220,16 @@ TEST(TemporalFunctionTest, FromUnixtimeConvertTzAndToTimestampLtz) {
   EXPECT_EQ(eval(call("TO_TIMESTAMP_LTZ", {i64(0), i32(0)}), zone("Asia/Shanghai")), "1970-01-01 08:00:00.000");
   EXPECT_EQ(eval_call("TO_TIMESTAMP_LTZ", {null_of(LogicalType::bigint()), i32(0)}), "NULL");
   EXPECT_THROW(eval_call("TO_TIMESTAMP_LTZ", {i64(1), i32(6)}), SqlRuntimeError);
+  EXPECT_EQ(eval_call("TO_TIMESTAMP_LTZ", {i64(1000)}), "1970-01-01 00:00:01.000");  // default precision 3
+  // The string forms: default format 'yyyy-MM-dd HH:mm:ss.SSS' in UTC, or a zone.
+  EXPECT_EQ(eval_call("TO_TIMESTAMP_LTZ", {str("2023-05-04 23:42:55.123")}), "2023-05-04 23:42:55.123");
+  EXPECT_EQ(eval_call("TO_TIMESTAMP_LTZ", {str("2023-05-04 23:42:55")}), "NULL");
+  EXPECT_EQ(eval_call("TO_TIMESTAMP_LTZ", {str("2023-05-04 23:42"), str("yyyy-MM-dd HH:mm"), str("Asia/Shanghai")}),
+            "2023-05-04 15:42:00.000");
+  EXPECT_EQ(eval(call("TO_TIMESTAMP_LTZ", {str("2024-03-31 02:30"), str("yyyy-MM-dd HH:mm"), str("Europe/Berlin")}),
+                 zone("Europe/Berlin")),
+            "2024-03-31 03:30:00.000");  // in the DST gap: moved forward, as java.time
+  EXPECT_EQ(eval_call("TO_TIMESTAMP_LTZ", {str("x"), null_of(LogicalType::string())}), "NULL");
 }
 
 TEST(TemporalFunctionTest, ClockFunctionsReadTheBatchClock) {
