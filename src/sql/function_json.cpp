@@ -1,5 +1,5 @@
-// JSON functions: JSON_VALUE, JSON_QUERY, JSON_EXISTS, IS_JSON, JSON_STRING, JSON_ARRAY and
-// JSON_OBJECT (Flink's JsonValueCallGen/SqlJsonUtils semantics). Documents are parsed with
+// JSON query functions: JSON_VALUE, JSON_QUERY, JSON_EXISTS and IS_JSON (Flink's
+// SqlJsonUtils semantics; the constructors are in function_json_construct.cpp). Documents are parsed with
 // simdjson's DOM parser, one parser per batch (its buffers are reused across rows); a
 // constant path is compiled once (prepare). The SQL clauses arrive as extra constant
 // STRING arguments (see docs/sql-functions.md for the binder's lowering):
@@ -15,11 +15,12 @@
 
 #include <fmt/format.h>
 
-#include "clink/sql/value_format.hpp"
 #include "json_path.hpp"
 #include "kernel_util.hpp"
 
 namespace clink::sql {
+
+void register_json_constructors(FunctionRegistry& r);  // function_json_construct.cpp
 
 namespace {
 
@@ -316,161 +317,6 @@ void add_is_json(FunctionRegistry& r) {
   });
 }
 
-// Types JSON_STRING / JSON_ARRAY / JSON_OBJECT serialise (binary strings are not).
-bool json_serialisable(const LogicalType& t) {
-  switch (t.kind()) {
-    case TypeKind::kBinary:
-    case TypeKind::kVarBinary: return false;
-    case TypeKind::kArray: return json_serialisable(t.element_type());
-    case TypeKind::kMap: return json_serialisable(t.key_type()) && json_serialisable(t.value_type());
-    case TypeKind::kRow:
-      for (const auto& f : t.fields())
-        if (!json_serialisable(f.type)) return false;
-      return true;
-    default: return true;
-  }
-}
-
-// Appends a cell as a JSON value: strings quoted, numbers and booleans as Java prints
-// them, ARRAY as an array, MAP and ROW as objects (keys as text), temporal values as
-// their quoted CAST(... AS STRING) text.
-void append_json_cell(const Column& c, std::size_t row, const TimeZone& zone, std::string& out, std::string& tmp) {
-  if (c.is_null(row)) {
-    out += "null";
-    return;
-  }
-  const LogicalType& t = c.type();
-  if (t.is_character_string()) {
-    append_json_string(c.string_at(row), out);
-  } else if (t.is(TypeKind::kBoolean)) {
-    out += c.values<std::uint8_t>()[row] ? "true" : "false";
-  } else if (t.is(TypeKind::kArray)) {
-    auto [b, e] = c.list_range(row);
-    out += '[';
-    for (std::uint32_t k = b; k < e; ++k) {
-      if (k != b) out += ',';
-      append_json_cell(c.child(0), k, zone, out, tmp);
-    }
-    out += ']';
-  } else if (t.is(TypeKind::kMap) || t.is(TypeKind::kRow)) {
-    out += '{';
-    bool map = t.is(TypeKind::kMap);
-    std::size_t n = map ? c.list_range(row).second - c.list_range(row).first : t.fields().size();
-    for (std::size_t k = 0; k < n; ++k) {
-      if (k) out += ',';
-      if (map) {
-        std::size_t at = c.list_range(row).first + k;
-        const Column& keys = c.child(0);
-        if (keys.type().is_character_string() && keys.is_valid(at)) {
-          append_json_string(keys.string_at(at), out);
-        } else {
-          tmp.clear();
-          if (keys.is_null(at)) tmp = "null";
-          else append_cell_string(keys, at, zone, false, tmp);
-          append_json_string(tmp, out);
-        }
-        out += ':';
-        append_json_cell(c.child(1), at, zone, out, tmp);
-      } else {
-        append_json_string(t.fields()[k].name, out);
-        out += ':';
-        append_json_cell(c.child(k), row, zone, out, tmp);
-      }
-    }
-    out += '}';
-  } else if (t.is_numeric()) {
-    tmp.clear();
-    append_cell_string(c, row, zone, false, tmp);
-    out += tmp;
-  } else {
-    tmp.clear();
-    append_cell_string(c, row, zone, false, tmp);
-    append_json_string(tmp, out);
-  }
-}
-
-void add_constructors(FunctionRegistry& r) {
-  // JSON_STRING(x): x serialised as JSON; NULL stays NULL.
-  r.add_scalar("JSON_STRING", "JSON_STRING(ANY but BINARY)", [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
-    if (args.size() != 1 || !json_serialisable(args[0])) return std::nullopt;
-    ResolvedFunction f;
-    f.name = "JSON_STRING";
-    f.arg_types = {args[0]};
-    f.return_type = LogicalType::string().with_nullable(args[0].nullable());
-    f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
-      std::string buf, tmp;
-      kernels::for_each_valid_row(ctx, out, [&](std::size_t i) {
-        buf.clear();
-        append_json_cell(*a[0].column, i, *ctx.session->time_zone, buf, tmp);
-        out.append_string(buf);
-      });
-    };
-    return f;
-  });
-  // JSON_ARRAY(v, ...) ABSENT ON NULL (Flink's default) / JSON_ARRAY_NULL_ON_NULL(v, ...).
-  for (bool null_on_null : {false, true}) {
-    const char* name = null_on_null ? "JSON_ARRAY_NULL_ON_NULL" : "JSON_ARRAY";
-    r.add_scalar(name, fmt::format("{}(value, ...)", name), [name, null_on_null](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
-      for (const auto& t : args)
-        if (!json_serialisable(t)) return std::nullopt;
-      ResolvedFunction f = base(name, args, LogicalType::string().not_null());
-      f.arg_types.assign(args.begin(), args.end());
-      f.kernel = [null_on_null](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
-        std::string buf, tmp;
-        out.reserve(ctx.rows);
-        for (std::size_t i = 0; i < ctx.rows; ++i) {
-          buf = "[";
-          bool first = true;
-          for (const auto& arg : a) {
-            if (!arg.valid(i) && !null_on_null) continue;
-            if (!first) buf += ',';
-            first = false;
-            append_json_cell(*arg.column, arg.row(i), *ctx.session->time_zone, buf, tmp);
-          }
-          buf += ']';
-          out.append_string(buf);
-        }
-      };
-      return f;
-    });
-  }
-  // JSON_OBJECT(k, v, ...) NULL ON NULL (Flink's default) / JSON_OBJECT_ABSENT_ON_NULL.
-  for (bool absent_on_null : {false, true}) {
-    const char* name = absent_on_null ? "JSON_OBJECT_ABSENT_ON_NULL" : "JSON_OBJECT";
-    r.add_scalar(name, fmt::format("{}(STRING key, value, ...)", name),
-                 [name, absent_on_null](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
-                   if (args.size() % 2 != 0) return std::nullopt;
-                   for (std::size_t k = 0; k < args.size(); ++k)
-                     if (!json_serialisable(args[k]) || (k % 2 == 0 && !args[k].is_character_string())) return std::nullopt;
-                   ResolvedFunction f = base(name, args, LogicalType::string().not_null());
-                   f.arg_types.assign(args.begin(), args.end());
-                   f.kernel = [absent_on_null](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
-                     std::string buf, tmp;
-                     out.reserve(ctx.rows);
-                     for (std::size_t i = 0; i < ctx.rows; ++i) {
-                       buf = "{";
-                       bool first = true;
-                       for (std::size_t k = 0; k + 1 < a.size(); k += 2) {
-                         if (!a[k].valid(i)) {
-                           if (ctx.is_active(i)) throw SqlRuntimeError("JSON_OBJECT: a key is NULL");
-                           continue;
-                         }
-                         if (!a[k + 1].valid(i) && absent_on_null) continue;
-                         if (!first) buf += ',';
-                         first = false;
-                         append_json_string(sv(a, k, i), buf);
-                         buf += ':';
-                         append_json_cell(*a[k + 1].column, a[k + 1].row(i), *ctx.session->time_zone, buf, tmp);
-                       }
-                       buf += '}';
-                       out.append_string(buf);
-                     }
-                   };
-                   return f;
-                 });
-  }
-}
-
 }  // namespace
 
 void register_json_functions(FunctionRegistry& r) {
@@ -478,7 +324,7 @@ void register_json_functions(FunctionRegistry& r) {
   add_json_query(r);
   add_json_exists(r);
   add_is_json(r);
-  add_constructors(r);
+  register_json_constructors(r);
 }
 
 }  // namespace clink::sql

@@ -112,11 +112,22 @@ TEST(JsonFunctionTest, Constructors) {
   EXPECT_EQ(eval_call("JSON_ARRAY", {arr, i32(3)}), "[[1,2],3]");
   EXPECT_EQ(eval_call("JSON_ARRAY", {}), "[]");
   EXPECT_EQ(eval_call("JSON_ARRAY", {i32(1), str("2"), nstr(), boolean(false)}), R"([1,"2",false])");
-  EXPECT_EQ(eval_call("JSON_ARRAY_NULL_ON_NULL", {i32(1), nstr()}), "[1,null]");
+  EXPECT_EQ(eval_call("JSON_ARRAY_EX", {str("NULL"), str(""), i32(1), nstr()}), "[1,null]");
+  EXPECT_EQ(eval_call("JSON_ARRAY_EX", {str("ABSENT"), str(""), nstr()}), "[]");  // Flink doc
+  EXPECT_EQ(eval_call("JSON_ARRAY", {str("2")}), R"(["2"])");
   EXPECT_EQ(eval_call("JSON_OBJECT", {}), "{}");
   EXPECT_EQ(eval_call("JSON_OBJECT", {str("K1"), str("V1"), str("K2"), nstr()}), R"({"K1":"V1","K2":null})");
-  EXPECT_EQ(eval_call("JSON_OBJECT_ABSENT_ON_NULL", {str("K1"), str("V1"), str("K2"), nstr()}), R"({"K1":"V1"})");
+  EXPECT_EQ(eval_call("JSON_OBJECT_EX", {str("ABSENT"), str("00"), str("K1"), str("V1"), str("K2"), nstr()}), R"({"K1":"V1"})");
+  EXPECT_EQ(eval_call("JSON_OBJECT_EX", {str("NULL"), str(""), str("K1"), nstr()}), R"({"K1":null})");  // Flink doc
   EXPECT_THROW(call("JSON_OBJECT", {str("K1")}), SqlTypeError);
+  // Nested constructors (the binder marks them raw): Flink doc '{"K1":{"K2":"V"}}' and '[[1]]'.
+  auto inner = call("JSON_OBJECT", {str("K2"), str("V")});
+  EXPECT_EQ(eval_call("JSON_OBJECT_EX", {str("NULL"), str("1"), str("K1"), inner}), R"({"K1":{"K2":"V"}})");
+  EXPECT_EQ(eval_call("JSON_OBJECT", {str("K1"), inner}), R"({"K1":"{\"K2\":\"V\"}"})");  // unmarked: a string
+  EXPECT_EQ(eval_call("JSON_ARRAY_EX", {str("ABSENT"), str("1"), call("JSON_ARRAY", {i32(1)})}), "[[1]]");
+  EXPECT_THROW(eval_call("JSON_ARRAY_EX", {str("ABSENT"), str("1"), i32(1)}), SqlTypeError);
+  EXPECT_THROW(eval_call("JSON_ARRAY_EX", {str("SOMETIMES"), str(""), i32(1)}), SqlTypeError);
+  EXPECT_THROW(eval_call("JSON_OBJECT", {nstr(), i32(1)}), SqlRuntimeError);
 }
 
 TEST(JsonFunctionTest, ColumnWithPerRowPaths) {
