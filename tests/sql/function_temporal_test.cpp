@@ -273,3 +273,85 @@ TEST(TemporalFunctionTest, CurrentWatermark) {
             "TIMESTAMP_LTZ(3)");
   EXPECT_EQ(eval(call("CURRENT_WATERMARK", {ltz("2024-01-01 00:00:00")})), "NULL");
 }
+
+// Every NULL-propagating function of the temporal, hash and JSON groups: a NULL in any
+// value position gives NULL (unit and clause positions are constants, not values).
+TEST(TemporalFunctionTest, NullInAnyValuePositionGivesNull) {
+  struct Case {
+    const char* name;
+    std::vector<ExprPtr> args;
+    std::size_t first_value;  // positions before it are constant units
+  };
+  std::vector<Case> cases = {
+      {"EXTRACT", {str("YEAR"), ts("2020-01-01 00:00:00")}, 1}, {"YEAR", {date("2020-01-01")}, 0},
+      {"HOUR", {ts("2020-01-01 10:00:00")}, 0}, {"TIMESTAMPADD", {str("DAY"), i32(1), ts("2020-01-01 00:00:00")}, 1},
+      {"TIMESTAMPDIFF", {str("DAY"), date("2020-01-01"), date("2020-01-02")}, 1},
+      {"DATE_FORMAT", {ts("2020-01-01 00:00:00"), str("yyyy")}, 0}, {"TO_TIMESTAMP", {str("2020-01-01 00:00:00")}, 0},
+      {"TO_TIMESTAMP", {str("2020"), str("yyyy")}, 0}, {"TO_DATE", {str("2020-01-01")}, 0},
+      {"TO_DATE", {str("2020"), str("yyyy")}, 0}, {"UNIX_TIMESTAMP", {str("2020-01-01 00:00:00")}, 0},
+      {"UNIX_TIMESTAMP", {str("2020"), str("yyyy")}, 0}, {"FROM_UNIXTIME", {i64(1)}, 0},
+      {"FROM_UNIXTIME", {i64(1), str("yyyy")}, 0}, {"CONVERT_TZ", {str("2020-01-01 00:00:00"), str("UTC"), str("UTC")}, 0},
+      {"TO_TIMESTAMP_LTZ", {i64(1), i32(3)}, 0}, {"TO_TIMESTAMP_LTZ", {str("2020-01-01 00:00:00.000")}, 0},
+      {"MD5", {str("a")}, 0}, {"SHA1", {str("a")}, 0}, {"SHA512", {str("a")}, 0}, {"SHA2", {str("a"), i32(256)}, 0},
+      {"JSON_VALUE", {str("{\"a\":1}"), str("$.a")}, 0}, {"JSON_QUERY", {str("{\"a\":[1]}"), str("$.a")}, 0},
+      {"JSON_EXISTS", {str("{\"a\":1}"), str("$.a")}, 0}, {"JSON_STRING", {i32(1)}, 0},
+  };
+  for (const auto& c : cases) {
+    std::string label = c.name + std::string("/") + std::to_string(c.args.size());
+    EXPECT_NE(eval_call(c.name, c.args), "NULL") << label;
+    for (std::size_t k = c.first_value; k < c.args.size(); ++k) {
+      auto args = c.args;
+      args[k] = null_of(c.args[k]->type.with_nullable(true));
+      EXPECT_EQ(eval_call(c.name, args), "NULL") << label << " with NULL argument " << k;
+      EXPECT_TRUE(call(c.name, args)->type.nullable()) << label << " with NULL argument " << k;
+    }
+  }
+}
+
+// Failing rows that a CASE does not select raise nothing (the kernels check active rows).
+TEST(TemporalFunctionTest, ErrorsOnlyForActiveRows) {
+  auto schema = make_schema(
+      {{"bits", LogicalType::int_type()}, {"p", LogicalType::int_type()}, {"j", LogicalType::string()}});
+  ColumnBatch b(schema);
+  b.column(0).append(std::int32_t{256});
+  b.column(0).append(std::int32_t{7});
+  b.column(1).append(std::int32_t{0});
+  b.column(1).append(std::int32_t{5});
+  b.column(2).append_string(R"({"a": 1})");
+  b.column(2).append_string("[1]");
+  b.commit_rows(2);
+  auto bits = expr::column(0, LogicalType::int_type(), "bits");
+  auto p = expr::column(1, LogicalType::int_type(), "p");
+  auto j = expr::column(2, LogicalType::string(), "j");
+  auto ok_bits = call("=", {bits, i32(256)});
+  auto sha = expr::case_when({{ok_bits, call("SHA2", {str(""), bits})}}, nullptr);
+  EXPECT_EQ(eval_rows(sha, b), (std::vector<std::string>{
+                                   "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "NULL"}));
+  EXPECT_THROW(eval_rows(call("SHA2", {str(""), bits}), b), SqlRuntimeError);
+  auto ok_p = call("=", {p, i32(0)});
+  auto ltz_expr = expr::case_when({{ok_p, call("TO_TIMESTAMP_LTZ", {i64(1), p})}}, nullptr);
+  EXPECT_EQ(eval_rows(ltz_expr, b), (std::vector<std::string>{"1970-01-01 00:00:01.000", "NULL"}));
+  auto nstr = null_of(LogicalType::string());
+  auto strict_value = call("JSON_VALUE", {j, str("strict $.a"), str("NULL"), nstr, str("ERROR"), nstr});
+  EXPECT_EQ(eval_rows(expr::case_when({{ok_p, strict_value}}, nullptr), b), (std::vector<std::string>{"1", "NULL"}));
+  EXPECT_THROW(eval_rows(strict_value, b), SqlRuntimeError);
+}
+
+// The clock functions give every row of a batch the same value; a later batch reads the
+// clock again.
+TEST(TemporalFunctionTest, ClockIsReadOncePerBatch) {
+  auto schema = make_schema({{"x", LogicalType::int_type()}});
+  ColumnBatch b(schema);
+  for (std::int32_t i = 0; i < 3; ++i) b.column(0).append(i);
+  b.commit_rows(3);
+  SessionContext s;
+  auto bt = std::make_shared<BatchTimeContext>();
+  bt->now_micros = 1500;
+  s.batch_time = bt;
+  CompiledExpr c(call("CURRENT_TIMESTAMP", {}), s);
+  const Column& first = c.evaluate(b);
+  for (std::size_t r = 0; r < 3; ++r) EXPECT_EQ(cell(first, r, *s.time_zone), "1970-01-01 00:00:00.001");
+  bt->now_micros = 2'000'000;
+  const Column& second = c.evaluate(b);
+  for (std::size_t r = 0; r < 3; ++r) EXPECT_EQ(cell(second, r, *s.time_zone), "1970-01-01 00:00:02.000");
+}
