@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "clink/sql/value_format.hpp"
 #include "json_path.hpp"
 #include "kernel_util.hpp"
 
@@ -55,7 +56,6 @@ Behavior parse_behavior(std::string_view fn, const std::optional<std::string>& s
 struct JsonCallState {
   std::unique_ptr<JsonPath> path;  // null: the path is not constant
   Behavior on_empty = Behavior::kNull, on_error = Behavior::kNull;
-  std::optional<std::string> default_empty, default_error;
   Wrapper wrapper = Wrapper::kWithout;
 };
 
@@ -115,16 +115,22 @@ bool all_strings(std::span<const LogicalType> args) {
 void add_json_value(FunctionRegistry& r) {
   r.add_scalar("JSON_VALUE", "JSON_VALUE(STRING json, STRING path [, on_empty, default, on_error, default])",
                [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
-                 if ((args.size() != 2 && args.size() != 6) || !all_strings(args)) return std::nullopt;
+                 if (args.size() != 2 && args.size() != 6) return std::nullopt;
+                 // The DEFAULT values (positions 3 and 5) may have any scalar type: the result
+                 // is their Java text (String.valueOf: DEFAULT FALSE gives 'false').
+                 for (std::size_t k = 0; k < args.size(); ++k) {
+                   bool is_default = k == 3 || k == 5;
+                   if (!is_default && !supports_implicit_cast(args[k], LogicalType::string())) return std::nullopt;
+                   if (is_default && (args[k].is_nested() || args[k].is_binary_string())) return std::nullopt;
+                 }
                  ResolvedFunction f = base("JSON_VALUE", args, LogicalType::string());
+                 if (args.size() == 6) f.arg_types[3] = args[3], f.arg_types[5] = args[5];
                  f.prepare = [](std::span<const LogicalType>, std::span<const std::optional<Value>> c) {
                    auto s = std::make_shared<JsonCallState>();
                    s->path = constant_path(c);
                    auto all = {Behavior::kNull, Behavior::kError, Behavior::kDefault};
                    s->on_empty = parse_behavior("JSON_VALUE", constant_string("JSON_VALUE", c, 2, "ON EMPTY"), Behavior::kNull, all);
-                   s->default_empty = constant_string("JSON_VALUE", c, 3, "DEFAULT ON EMPTY");
                    s->on_error = parse_behavior("JSON_VALUE", constant_string("JSON_VALUE", c, 4, "ON ERROR"), Behavior::kNull, all);
-                   s->default_error = constant_string("JSON_VALUE", c, 5, "DEFAULT ON ERROR");
                    return std::shared_ptr<const void>(s);
                  };
                  f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
@@ -136,22 +142,31 @@ void add_json_value(FunctionRegistry& r) {
                        out.append_null();
                        continue;
                      }
-                     auto fallback = [&](Behavior b, const std::optional<std::string>& dflt, const char* what) {
+                     auto fallback = [&](Behavior b, std::size_t default_arg, const char* what) {
                        if (b == Behavior::kError && ctx.is_active(i))
                          throw SqlRuntimeError(fmt::format("JSON_VALUE: {} for path '{}' in '{}'", what, sv(a, 1, i), sv(a, 0, i)));
-                       if (b == Behavior::kDefault && dflt) out.append_string(*dflt);
-                       else out.append_null();
+                       if (b != Behavior::kDefault || !a[default_arg].valid(i)) {
+                         out.append_null();
+                         return;
+                       }
+                       const Column& d = *a[default_arg].column;
+                       std::size_t r = a[default_arg].row(i);
+                       rows.buf.clear();
+                       if (d.type().is_character_string()) rows.buf = d.string_at(r);
+                       else if (d.type().is(TypeKind::kBoolean)) rows.buf = d.values<std::uint8_t>()[r] ? "true" : "false";
+                       else append_cell_string(d, r, *ctx.session->time_zone, false, rows.buf);
+                       out.append_string(rows.buf);
                      };
                      if (!rows.select(sv(a, 0, i), sv(a, 1, i))) {
-                       fallback(st.on_error, st.default_error, "invalid JSON or no match in strict mode");
+                       fallback(st.on_error, 5, "invalid JSON or no match in strict mode");
                        continue;
                      }
                      if (rows.hits.empty() && !rows.list) {
-                       fallback(st.on_empty, st.default_empty, "no value");
+                       fallback(st.on_empty, 3, "no value");
                        continue;
                      }
                      if (rows.list || !is_scalar(rows.hits[0])) {
-                       fallback(st.on_error, st.default_error, "the path selects a non-scalar value");
+                       fallback(st.on_error, 5, "the path selects a non-scalar value");
                        continue;
                      }
                      dom::element e = rows.hits[0];

@@ -173,6 +173,11 @@ class DateParser {
 
 constexpr const char* kDefaultTimestampFormat = "yyyy-MM-dd HH:mm:ss";
 
+const DateParser& default_timestamp_parser() {
+  static const DateParser kParser(kDefaultTimestampFormat);
+  return kParser;
+}
+
 // A pattern per call: compiled once when constant, else cached from the previous row.
 template <class P>
 class PatternCache {
@@ -224,7 +229,9 @@ void add_date_format(FunctionRegistry& r) {
                    for_each_valid_row(ctx, out, [&](std::size_t i) {
                      std::int64_t wall;
                      if (text) {
-                       auto ts = parse_timestamp(sv(a, 0, i));
+                       // SimpleDateFormat("yyyy-MM-dd HH:mm:ss").parse: trailing text (a
+                       // fraction) is ignored, a date alone does not parse.
+                       auto ts = default_timestamp_parser().parse(sv(a, 0, i), true);
                        if (!ts) {
                          out.append_null();
                          return;
@@ -349,7 +356,7 @@ void add_convert_tz(FunctionRegistry& r) {
     TimeZonePtr from, to;
     std::string from_id, to_id, buf;
     for_each_valid_row(ctx, out, [&](std::size_t i) {
-      auto v = kParser.parse(sv(a, 0, i));
+      auto v = kParser.parse(sv(a, 0, i), true);  // SimpleDateFormat: trailing text is ignored
       if (!v) {
         out.append_null();
         return;

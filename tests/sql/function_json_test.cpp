@@ -33,6 +33,9 @@ TEST(JsonFunctionTest, JsonValue) {
   EXPECT_EQ(eval_call("JSON_VALUE", {nstr(), str("$.a")}), "NULL");
   // Flink doc: JSON_VALUE('{"a": true}', 'lax $.b' DEFAULT FALSE ON EMPTY) and ... ON ERROR.
   EXPECT_EQ(json_value(R"({"a": true})", "lax $.b", "DEFAULT", str("false"), "NULL", nstr()), "false");
+  EXPECT_EQ(json_value(R"({"a": true})", "lax $.b", "DEFAULT", boolean(false), "NULL", nstr()), "false");  // Flink doc: DEFAULT FALSE
+  EXPECT_EQ(json_value(R"({"a": true})", "lax $.b", "DEFAULT", f64(0.5), "NULL", nstr()), "0.5");
+  EXPECT_EQ(json_value(R"({"a": true})", "lax $.b", "DEFAULT", null_of(LogicalType::int_type()), "NULL", nstr()), "NULL");
   EXPECT_EQ(json_value(R"({"a": true})", "strict $.b", "NULL", nstr(), "DEFAULT", str("false")), "false");
   EXPECT_EQ(json_value(R"({"a": true})", "strict $.a", "NULL", nstr(), "DEFAULT", str("false")), "true");
   EXPECT_THROW(json_value(R"({"a": true})", "lax $.b", "ERROR", nstr(), "NULL", nstr()), SqlRuntimeError);

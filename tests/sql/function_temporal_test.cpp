@@ -161,6 +161,10 @@ TEST(TemporalFunctionTest, DateFormat) {
   EXPECT_EQ(eval_call("DATE_FORMAT", {ts("2020-04-15 08:05:09.123"), str("yyyy/MM/dd HH:mm:ss.SSS")}), "2020/04/15 08:05:09.123");
   EXPECT_EQ(eval_call("DATE_FORMAT", {str("2020-04-15 08:05:09"), str("yyyyMMdd")}), "20200415");
   EXPECT_EQ(eval_call("DATE_FORMAT", {str("not a time"), str("yyyyMMdd")}), "NULL");
+  // The string form parses as SimpleDateFormat('yyyy-MM-dd HH:mm:ss'): a fraction is ignored,
+  // a date alone does not parse.
+  EXPECT_EQ(eval_call("DATE_FORMAT", {str("2020-04-15 08:05:09.123"), str("HH:mm:ss.SSS")}), "08:05:09.000");
+  EXPECT_EQ(eval_call("DATE_FORMAT", {str("2020-04-15"), str("yyyyMMdd")}), "NULL");
   EXPECT_EQ(eval_call("DATE_FORMAT", {date("2020-04-15"), str("EEEE, MMM d")}), "Wednesday, Apr 15");
   EXPECT_EQ(eval_call("DATE_FORMAT", {null_of(LogicalType::timestamp(3)), str("yyyy")}), "NULL");
   EXPECT_EQ(eval(call("DATE_FORMAT", {ltz("2020-04-15 23:30:00"), str("yyyy-MM-dd HH:mm")}), zone("Asia/Shanghai")),
