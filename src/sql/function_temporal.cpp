@@ -263,12 +263,13 @@ void add_timestampadd(FunctionRegistry& r) {
                  ResolvedFunction f;
                  f.name = "TIMESTAMPADD";
                  f.arg_types = {args[0], LogicalType::bigint().with_nullable(args[1].nullable()), args[2]};
-                 f.return_type = args[2].with_nullable(args[1].nullable() || args[2].nullable());
+                 f.return_type = args[2].with_nullable(true);  // NULL beyond the type's range
                  TypeKind k = args[2].kind();
                  f.prepare = [k](std::span<const LogicalType> t, std::span<const std::optional<Value>> c) {
                    TimeUnit u = unit_argument("TIMESTAMPADD", c, 0);
                    bool months = unit_months(u) != 0, sub = unit_micros(u) != 0;
-                   if ((!months && !sub) || (k == TypeKind::kDate && !months && unit_micros(u) < kMicrosPerDay))
+                   if ((!months && !sub) || (k == TypeKind::kDate && !months && unit_micros(u) < kMicrosPerDay) ||
+                       (k == TypeKind::kTime && (months || unit_micros(u) >= kMicrosPerDay)))
                      throw SqlTypeError(fmt::format("TIMESTAMPADD: unit {} is not supported for {}", unit_name(u),
                                                     t[2].to_string()));
                    return std::shared_ptr<const void>(std::make_shared<UnitState>(UnitState{u}));
@@ -278,40 +279,49 @@ void add_timestampadd(FunctionRegistry& r) {
                    std::int64_t months = unit_months(u), step = unit_micros(u);
                    const auto* n = a[1].column->values<std::int64_t>();
                    const TimeZone& zone = *ctx.session->time_zone;
+                   // delta: months, days (DATE) or microseconds; results beyond the range are NULL.
+                   std::int64_t unit = months ? months : k == TypeKind::kDate ? step / kMicrosPerDay : step;
                    for (std::size_t i = 0; i < ctx.rows; ++i) {
                      if (!out.is_valid(i)) continue;
-                     std::int64_t by = n[i];
+                     std::int64_t delta = 0, v = 0;
+                     bool overflow = __builtin_mul_overflow(n[i], unit, &delta);
                      switch (k) {
                        case TypeKind::kDate: {
-                         auto& d = out.values<std::int32_t>()[i];
                          std::int64_t days = a[2].column->values<std::int32_t>()[i];
-                         d = static_cast<std::int32_t>(months ? add_months_to_days(days, by * months) : days + by * (step / kMicrosPerDay));
+                         if (!overflow) overflow = __builtin_add_overflow(days, months ? 0 : delta, &v);
+                         if (!overflow && months) v = add_months_to_days(days, delta);
+                         overflow = overflow || v < INT32_MIN || v > INT32_MAX;
+                         if (!overflow) out.values<std::int32_t>()[i] = static_cast<std::int32_t>(v);
                          break;
                        }
                        case TypeKind::kTime: {  // wraps around the day, as Flink's TIME arithmetic
                          std::int64_t ms = a[2].column->values<std::int32_t>()[i];
-                         out.values<std::int32_t>()[i] =
-                             months ? static_cast<std::int32_t>(ms)
-                                    : static_cast<std::int32_t>(floor_mod(ms + by * step / kMicrosPerMilli, kMillisPerDay));
+                         out.values<std::int32_t>()[i] = static_cast<std::int32_t>(floor_mod(ms + floor_mod(delta / kMicrosPerMilli, kMillisPerDay), kMillisPerDay));
                          break;
                        }
                        case TypeKind::kTimestampLtz: {
-                         std::int64_t v = a[2].column->values<std::int64_t>()[i];
-                         if (months || step >= kMicrosPerDay) {
+                         v = a[2].column->values<std::int64_t>()[i];
+                         if (overflow) break;
+                         if (months || step >= kMicrosPerDay) {  // calendar units move the session-zone wall clock
                            std::int64_t local = zone.utc_micros_to_local(v);
-                           local = months ? add_months_to_micros(local, by * months) : local + by * step;
+                           if (months) local = add_months_to_micros(local, delta);
+                           else overflow = __builtin_add_overflow(local, delta, &local);
                            v = zone.local_micros_to_utc(local);
                          } else {
-                           v += by * step;
+                           overflow = __builtin_add_overflow(v, delta, &v);
                          }
                          out.values<std::int64_t>()[i] = v;
                          break;
                        }
                        default: {
-                         std::int64_t v = a[2].column->values<std::int64_t>()[i];
-                         out.values<std::int64_t>()[i] = months ? add_months_to_micros(v, by * months) : v + by * step;
+                         v = a[2].column->values<std::int64_t>()[i];
+                         if (overflow) break;
+                         if (months) v = add_months_to_micros(v, delta);
+                         else overflow = __builtin_add_overflow(v, delta, &v);
+                         out.values<std::int64_t>()[i] = v;
                        }
                      }
+                     if (overflow) out.set_valid(i, false);
                    }
                  };
                  return f;

@@ -378,13 +378,11 @@ void add_to_timestamp_ltz(FunctionRegistry& r) {
     if (args.size() == 2 && !args[1].is_integer()) return std::nullopt;
     ResolvedFunction f;
     f.name = "TO_TIMESTAMP_LTZ";
-    bool nullable = args[0].nullable() || (args.size() == 2 && args[1].nullable());
     f.arg_types = {LogicalType::double_type().with_nullable(args[0].nullable())};
     bool integral = args[0].is_integer();
     if (integral) f.arg_types[0] = LogicalType::bigint().with_nullable(args[0].nullable());
     if (args.size() == 2) f.arg_types.push_back(LogicalType::int_type().with_nullable(args[1].nullable()));
     f.return_type = LogicalType::timestamp_ltz(3).with_nullable(true);
-    (void)nullable;
     f.kernel = [integral](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
       auto* o = out.values<std::int64_t>();
       for (std::size_t i = 0; i < ctx.rows; ++i) {

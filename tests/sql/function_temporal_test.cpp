@@ -123,6 +123,9 @@ TEST(TemporalFunctionTest, TimestampAddAndDiff) {
   EXPECT_EQ(call("TIMESTAMPDIFF", {str("DAY"), ts("2003-01-02 10:00:00"), ts("2003-01-03 10:00:00")})->type.to_string(),
             "INT NOT NULL");
   EXPECT_THROW(eval_call("TIMESTAMPADD", {str("HOUR"), i32(1), date("2003-01-02")}), SqlTypeError);
+  EXPECT_THROW(eval_call("TIMESTAMPADD", {str("MONTH"), i32(1), time_of("10:00:00")}), SqlTypeError);
+  EXPECT_EQ(eval_call("TIMESTAMPADD", {str("SECOND"), i64(INT64_MAX / 2), ts("2003-01-02 00:00:00")}), "NULL");  // out of range
+  EXPECT_EQ(eval_call("TIMESTAMPADD", {str("DAY"), i64(INT64_MAX / 2), date("2003-01-02")}), "NULL");
   EXPECT_THROW(call("TIMESTAMPDIFF", {str("DAY"), ltz("2003-01-02 10:00:00"), ts("2003-01-03 10:00:00")}), SqlTypeError);
 }
 
