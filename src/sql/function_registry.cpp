@@ -37,6 +37,10 @@ FunctionRegistry FunctionRegistry::with_builtins() {
   register_string_functions(r);
   register_regex_functions(r);
   register_aggregate_functions(r);
+  register_temporal_functions(r);
+  register_temporal_format_functions(r);
+  register_hash_functions(r);
+  register_json_functions(r);
   return r;
 }
 

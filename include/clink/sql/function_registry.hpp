@@ -26,9 +26,23 @@ class SqlRuntimeError : public ClinkError {
   using ClinkError::ClinkError;
 };
 
+// Per-batch inputs of the time functions, refreshed by the operator that runs the
+// expressions before each batch (one instance per operator subtask, shared with its
+// compiled expressions through SessionContext::batch_time).
+struct BatchTimeContext {
+  // The operator's current watermark in epoch milliseconds; nullopt before the first
+  // watermark (CURRENT_WATERMARK is then NULL, as in Flink).
+  std::optional<std::int64_t> current_watermark_millis;
+  // A fixed "now" in epoch microseconds for CURRENT_TIMESTAMP, NOW(), PROCTIME() & co
+  // (tests, replays); nullopt reads the system clock once per batch.
+  std::optional<std::int64_t> now_micros;
+};
+
 // What a query's expressions see of the session (`table.local-time-zone`, ...).
 struct SessionContext {
   TimeZonePtr time_zone = TimeZone::utc();
+  // Null: no watermark (CURRENT_WATERMARK is NULL) and the system clock.
+  std::shared_ptr<const BatchTimeContext> batch_time;
 };
 
 // One argument of a kernel: a column of at least `rows` rows, or a scalar (a constant:
@@ -144,5 +158,9 @@ void register_math_functions(FunctionRegistry& r);
 void register_string_functions(FunctionRegistry& r);
 void register_regex_functions(FunctionRegistry& r);
 void register_aggregate_functions(FunctionRegistry& r);
+void register_temporal_functions(FunctionRegistry& r);
+void register_temporal_format_functions(FunctionRegistry& r);
+void register_hash_functions(FunctionRegistry& r);
+void register_json_functions(FunctionRegistry& r);
 
 }  // namespace clink::sql
