@@ -1,0 +1,216 @@
+#include <gtest/gtest.h>
+
+#include "clink/runtime/key_group.hpp"
+#include "clink/sql/column_batch.hpp"
+#include "clink/sql/column_key.hpp"
+#include "clink/sql/column_serde.hpp"
+#include "clink/sql/temporal.hpp"
+#include "clink/sql/time_zone.hpp"
+
+using namespace clink::sql;
+using clink::kNoEventTime;
+
+namespace {
+
+Int128 dec(std::string_view s, int p, int sc) {
+  Int128 v = 0;
+  Decimal128::parse(s, p, sc, v);
+  return v;
+}
+
+SchemaPtr wide_schema() {
+  return make_schema({
+      {"id", LogicalType::bigint().not_null()},
+      {"name", LogicalType::string()},
+      {"ts", LogicalType::timestamp(3)},
+      {"price", LogicalType::decimal(10, 2)},
+      {"ok", LogicalType::boolean()},
+      {"d", LogicalType::double_type()},
+      {"tags", LogicalType::array(LogicalType::string())},
+      {"attrs", LogicalType::map(LogicalType::string(), LogicalType::int_type())},
+      {"pt", LogicalType::row({{"x", LogicalType::int_type()}, {"y", LogicalType::string()}})},
+      {"raw", LogicalType::bytes()},
+      {"day", LogicalType::date()},
+      {"ltz", LogicalType::timestamp_ltz(3)},
+  });
+}
+
+std::int64_t ts(int y, int mo, int d, int h, int mi, int s) {
+  return ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 * 1000000LL + s * 1000000LL;
+}
+
+ColumnBatch sample_batch() {
+  ColumnBatch b(wide_schema());
+  b.append_row({1, "abc", ts(2020, 4, 15, 8, 5, 0), Value::decimal(dec("12.5", 10, 2)), true, 1.5,
+                ValueList{{"a", Value::null()}}, ValueList{{"k", 1, "n", Value::null()}}, ValueList{{7, "q"}},
+                std::string("\x01\xab", 2), 18367, ts(2020, 4, 15, 0, 0, 0)},
+               RowKind::kInsert, 1000);
+  b.append_row({2, Value::null(), Value::null(), Value::null(), Value::null(), Value::null(), Value::null(),
+                Value::null(), Value::null(), Value::null(), Value::null(), Value::null()},
+               RowKind::kUpdateBefore);
+  b.append_row({-3, "", ts(1969, 12, 31, 23, 59, 59), Value::decimal(dec("-0.05", 10, 2)), false, 1e10,
+                ValueList{}, ValueList{}, ValueList{{Value::null(), Value::null()}}, std::string(), -1, 0},
+               RowKind::kDelete, 3000);
+  return b;
+}
+
+}  // namespace
+
+TEST(ColumnBatchTest, FormatsRowsLikeFlinksPrintSink) {
+  auto b = sample_batch();
+  b.validate();
+  EXPECT_EQ(format_rows(b, *TimeZone::of("+08:00")),
+            (std::vector<std::string>{
+                "+I[1, abc, 2020-04-15 08:05:00.000, 12.50, TRUE, 1.5, [a, NULL], {k=1, n=NULL}, (7, q), x'01ab', "
+                "2020-04-15, 2020-04-15 08:00:00.000]",
+                "-U[2, null, null, null, null, null, null, null, null, null, null, null]",
+                "-D[-3, , 1969-12-31 23:59:59.000, -0.05, FALSE, 1.0E10, [], {}, (NULL, NULL), x'', 1969-12-31, "
+                "1970-01-01 08:00:00.000]"}));
+  EXPECT_EQ(b.row_values(0)[3], Value::decimal(1250));
+  EXPECT_EQ(b.event_times(), (std::vector<clink::EventTime>{1000, kNoEventTime, 3000}));
+}
+
+TEST(ColumnBatchTest, RejectsRowsThatDoNotFitTheSchema) {
+  ColumnBatch b(wide_schema());
+  EXPECT_THROW(b.append_row({1, "x"}), clink::ClinkError);
+  try {
+    b.append_row({Value::null(), "x", 0, Value::null(), Value::null(), Value::null(), Value::null(), Value::null(),
+                  Value::null(), Value::null(), Value::null(), Value::null()});
+    FAIL();
+  } catch (const clink::ClinkError& e) {
+    EXPECT_STREQ(e.what(), "NULL for the NOT NULL column `id`");
+  }
+}
+
+TEST(ColumnBatchTest, GatherAndFilterKeepKindsTimesAndNestedValues) {
+  auto b = sample_batch();
+  std::uint32_t idx[] = {2, 0, 2};
+  auto g = b.gather(idx, 3);
+  g.validate();
+  auto lines = format_rows(g);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], format_rows(b)[2]);
+  EXPECT_EQ(lines[1], format_rows(b)[0]);
+  EXPECT_EQ(lines[2], format_rows(b)[2]);
+  EXPECT_EQ(g.event_times(), (std::vector<clink::EventTime>{3000, 1000, 3000}));
+  std::uint64_t mask = 0b101;
+  auto f = b.filter(&mask);
+  EXPECT_EQ(format_rows(f), (std::vector<std::string>{format_rows(b)[0], format_rows(b)[2]}));
+  auto clone = b.clone();
+  EXPECT_EQ(format_rows(column_batch_cast(*clone)), format_rows(b));
+  auto empty = b.empty_like(8);
+  EXPECT_EQ(empty->size(), 0u);
+  EXPECT_EQ(empty->type(), b.type());
+}
+
+TEST(ColumnBatchTest, ColumnWiseBuildersAndCommit) {
+  auto schema = make_schema({{"a", LogicalType::bigint()}, {"s", LogicalType::string()}});
+  ColumnBatch b(schema, 4);
+  for (int i = 0; i < 100; ++i) {
+    if (i % 7 == 0) b.column(0).append_null();
+    else b.column(0).append<std::int64_t>(i);
+    b.column(1).append_string(std::to_string(i * 2));
+  }
+  b.commit_rows(100, RowKind::kUpdateAfter, 5);
+  b.validate();
+  EXPECT_EQ(b.size(), 100u);
+  EXPECT_EQ(b.column(0).null_count(), 15u);
+  EXPECT_EQ(format_row(b, 7, *TimeZone::utc()), "+U[null, 14]");
+  EXPECT_EQ(format_row(b, 99, *TimeZone::utc()), "+U[99, 198]");
+  b.column(0).append<std::int64_t>(1);
+  EXPECT_THROW(b.validate(), clink::ClinkError);
+}
+
+TEST(ColumnSerdeTest, RoundTripsEveryType) {
+  auto b = sample_batch();
+  std::string bytes = serialize_batch(b);
+  auto back = deserialize_batch(b.schema(), bytes);
+  back.validate();
+  EXPECT_EQ(format_rows(back), format_rows(b));
+  EXPECT_EQ(back.row_kinds(), b.row_kinds());
+  EXPECT_EQ(back.event_times(), b.event_times());
+  EXPECT_EQ(serialize_batch(back), bytes);
+  // A gathered batch (nested children not starting at 0) encodes the same as a fresh one.
+  std::uint32_t idx[] = {2};
+  auto g = b.gather(idx, 1);
+  EXPECT_EQ(format_rows(deserialize_batch(b.schema(), serialize_batch(g))), (std::vector<std::string>{format_rows(b)[2]}));
+}
+
+TEST(ColumnSerdeTest, RejectsTruncatedAndMismatchedInput) {
+  auto b = sample_batch();
+  std::string bytes = serialize_batch(b);
+  EXPECT_THROW(deserialize_batch(b.schema(), bytes.substr(0, bytes.size() - 1)), clink::ClinkError);
+  EXPECT_THROW(deserialize_batch(b.schema(), bytes + "x"), clink::ClinkError);
+  EXPECT_THROW(deserialize_batch(make_schema({{"a", LogicalType::bigint()}}), bytes), clink::ClinkError);
+  auto other = make_schema({{"a", LogicalType::string()}});
+  ColumnBatch one(make_schema({{"a", LogicalType::bigint()}}));
+  one.append_row({5});
+  EXPECT_THROW(deserialize_batch(other, serialize_batch(one)), clink::ClinkError);
+  // A pinned encoding: 1 BIGINT row (5, +I, no event time).
+  EXPECT_EQ(serialize_batch(one), std::string("CLB1\x01\0\0\0\x01\0\0\0\0\0\x05\x01\x05\0\0\0\0\0\0\0", 24));
+}
+
+TEST(ColumnKeyTest, EncodingIsPinned) {
+  auto schema = make_schema({{"i", LogicalType::bigint()},
+                             {"s", LogicalType::string()},
+                             {"d", LogicalType::double_type()},
+                             {"m", LogicalType::decimal(5, 2)},
+                             {"b", LogicalType::boolean()},
+                             {"x", LogicalType::int_type()}});
+  ColumnBatch b(schema);
+  b.append_row({-2, "ab", -0.0, Value::decimal(-1), true, Value::null()});
+  RowKeyEncoder enc(*schema, {0, 1, 2, 3, 4, 5});
+  std::string expected = std::string("\x01\x7f\xff\xff\xff\xff\xff\xff\xfe", 9) + std::string("\x01\0\0\0\x02" "ab", 7) +
+                         std::string("\x01\x80\0\0\0\0\0\0\0", 9) +
+                         std::string("\x01\x7f\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 17) +
+                         std::string("\x01\x01", 2) + std::string("\0", 1);
+  EXPECT_EQ(enc.encode(b, 0), expected);
+  // The hash of the key bytes is the runtime's XXH3 key hash.
+  std::vector<std::uint64_t> hashes;
+  enc.hash_rows(b, hashes);
+  EXPECT_EQ(hashes[0], clink::key_hash(expected));
+}
+
+TEST(ColumnKeyTest, EncodingIsOrderPreservingForNumbers) {
+  auto schema = make_schema({{"d", LogicalType::double_type()}, {"i", LogicalType::int_type()}});
+  ColumnBatch b(schema);
+  std::vector<double> ds = {-1e300, -2.5, -0.0, 0.0, 1e-300, 3.0, 1e300};
+  for (std::size_t k = 0; k < ds.size(); ++k) b.append_row({ds[k], static_cast<int>(k) - 3});
+  RowKeyEncoder d(*schema, {0}), i(*schema, {1});
+  for (std::size_t r = 1; r < ds.size(); ++r) {
+    EXPECT_LE(d.encode(b, r - 1), d.encode(b, r));
+    EXPECT_LT(i.encode(b, r - 1), i.encode(b, r));
+  }
+  EXPECT_EQ(d.encode(b, 2), d.encode(b, 3));  // -0.0 and 0.0 are one key
+}
+
+TEST(ColumnKeyTest, PartitionerRoutesLikeTheKeyGroupOfTheKeyBytes) {
+  auto schema = make_schema({{"k", LogicalType::bigint().not_null()}, {"s", LogicalType::string()}});
+  ColumnBatch b(schema);
+  for (int i = 0; i < 500; ++i) b.append_row({i * 7919 % 1000, "v" + std::to_string(i)}, RowKind::kInsert, i);
+  RowKeyEncoder enc(*schema, {0});
+  auto factory = column_batch_hash_partitioner_factory(schema, {0});
+  auto part = factory(0, 4, 128);
+  std::vector<clink::BatchPtr> out(4);
+  part->partition(b.clone(), out);
+  std::vector<std::vector<std::string>> expected(4);
+  auto all = format_rows(b);
+  for (std::size_t r = 0; r < b.size(); ++r) {
+    int kg = clink::key_group_for_hash(clink::key_hash(enc.encode(b, r)), 128);
+    expected[static_cast<std::size_t>(clink::subtask_for_key_group(kg, 128, 4))].push_back(all[r]);
+  }
+  std::size_t total = 0;
+  for (int t = 0; t < 4; ++t) {
+    ASSERT_TRUE(out[t]) << t;
+    EXPECT_EQ(format_rows(column_batch_cast(*out[t])), expected[t]);
+    total += out[t]->size();
+  }
+  EXPECT_EQ(total, 500u);
+  // Rows with equal keys always land together, whatever else the row holds.
+  ColumnBatch one(schema);
+  one.append_row({42, "other"});
+  std::vector<clink::BatchPtr> out1(4);
+  part->partition(one.clone(), out1);
+  int kg42 = clink::key_group_for_hash(clink::key_hash(enc.encode(one, 0)), 128);
+  EXPECT_TRUE(out1[static_cast<std::size_t>(clink::subtask_for_key_group(kg42, 128, 4))]);
+}
