@@ -161,8 +161,9 @@ bool CsvRowDecoder::split(std::string_view line, std::string& reason) {
   return true;
 }
 
-bool CsvRowDecoder::parse_field(std::size_t field, std::string_view text, Column& col, std::string& reason) {
-  if (options_.null_literal && text == *options_.null_literal) {
+bool CsvRowDecoder::parse_field(std::size_t field, std::string_view text, Column& col, std::string& reason,
+                                bool nested) {
+  if ((options_.null_literal && text == *options_.null_literal) || (text.empty() && col.type().is(TypeKind::kRow))) {
     col.append_null();
     return true;
   }
@@ -176,9 +177,9 @@ bool CsvRowDecoder::parse_field(std::size_t field, std::string_view text, Column
       std::size_t end = text.find(d, pos);
       std::string_view elem = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
       if (t.is(TypeKind::kArray)) {
-        if (!text.empty()) ok = parse_field(field, elem, col.child(0), reason);
+        if (!text.empty()) ok = parse_field(field, elem, col.child(0), reason, true);
       } else if (count < expected) {
-        ok = parse_field(field, elem, col.child(count), reason);
+        ok = parse_field(field, elem, col.child(count), reason, true);
       }
       ++count;
       if (end == std::string_view::npos) break;
@@ -199,7 +200,7 @@ bool CsvRowDecoder::parse_field(std::size_t field, std::string_view text, Column
     col.append_null();
     return true;
   }
-  if (!ok) reason = "field " + std::to_string(field + 1) + " (" + schema_->name(field) + "): " + reason;
+  if (!ok && !nested) reason = "field " + std::to_string(field + 1) + " (" + schema_->name(field) + "): " + reason;
   return ok;
 }
 

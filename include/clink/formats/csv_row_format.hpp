@@ -56,7 +56,7 @@ class CsvRowDecoder {
 
  private:
   bool split(std::string_view line, std::string& reason);
-  bool parse_field(std::size_t field, std::string_view text, Column& col, std::string& reason);
+  bool parse_field(std::size_t field, std::string_view text, Column& col, std::string& reason, bool nested = false);
 
   SchemaPtr schema_;
   std::vector<std::size_t> projected_;
