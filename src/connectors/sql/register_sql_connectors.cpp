@@ -41,7 +41,7 @@ std::vector<std::size_t> index_list(const SqlConnectorParams& p, const std::stri
   const auto& v = p.raw(key);
   if (!v.is_array()) p.fail("param '" + key + "' must be a list of column indices, got " + v.dump());
   for (const auto& x : v) {
-    if (!x.is_number_unsigned() || x.get<std::size_t>() >= bound)
+    if (!x.is_number_integer() || x.get<std::int64_t>() < 0 || x.get<std::size_t>() >= bound)
       p.fail("param '" + key + "': " + x.dump() + " is not a column index below " + std::to_string(bound));
     out.push_back(x.get<std::size_t>());
   }
