@@ -144,3 +144,4 @@ BENCHMARK(BM_TumblingCountStar60s)->Arg(20'000'000)->Unit(benchmark::kMillisecon
 
 }  // namespace
 }  // namespace clink::sql
+BENCHMARK_MAIN();
