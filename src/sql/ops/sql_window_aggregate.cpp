@@ -15,6 +15,7 @@
 // folded in (DelayedEventTimeTrigger); L = 0 uses the default trigger and the engine's
 // sliced path.
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "clink/core/error.hpp"
@@ -106,11 +107,11 @@ class WindowResultWriter {
     } else {
       cfg_.grouping.decode(key.bytes, *batch_);
     }
-    append_window_values(*batch_, nk, w);
+    cfg_.window.append_window(*batch_, nk, w);
     cfg_.aggs->results(s, values_);
     for (std::size_t i = 0; i < values_.size(); ++i) batch_->column(nk + 3 + i).append_value(values_[i]);
     batch_->row_kinds().push_back(RowKind::kInsert);
-    batch_->event_times().push_back(w.max_timestamp());
+    batch_->event_times().push_back(cfg_.window.window_time_ms(w));
     if (batch_->size() >= kDefaultBatchSize) flush();
   }
   void flush() {
@@ -162,9 +163,12 @@ class EngineOutput final : public Output {
     ctx_ = ctx;
   }
   void emit(BatchPtr) override {}  // the policy collects nothing
+  // Over TIMESTAMP_LTZ windows the engine runs on shifted watermarks; downstream gets the
+  // operator's input watermark.
+  void set_input_watermark(Watermark wm) { input_wm_ = wm; }
   void emit_watermark(Watermark wm) override {
     writer_.flush();
-    real_->emit_watermark(wm);
+    real_->emit_watermark(input_wm_ ? *input_wm_ : wm);
   }
   void emit_side(const std::string&, BatchPtr batch) override {
     const auto& late = batch_cast<SqlWindowRow>(*batch).records;
@@ -187,6 +191,7 @@ class EngineOutput final : public Output {
   WindowResultWriter& writer_;
   Output* real_ = nullptr;
   RuntimeContext* ctx_ = nullptr;
+  std::optional<Watermark> input_wm_;
 };
 
 class SqlWindowAggregateOperator final : public StreamOperator {
@@ -244,14 +249,19 @@ class SqlWindowAggregateOperator final : public StreamOperator {
         const std::uint32_t end = key_ends_[s * n + r];
         *out++ = Record<SqlWindowRow>{
             SqlWindowRow{&in, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(s), keys_.data() + begin, end - begin},
-            micros_to_millis(tcol.values<std::int64_t>()[r]), kNoPartition};
+            cfg_.window.assign_time(tcol.values<std::int64_t>()[r]), kNoPartition};
         begin = end;
       }
     engine_->process_batch(0, std::move(rows));
     writer_.flush();
   }
 
-  void process_watermark(Watermark wm) override { engine_->process_watermark(wm); }
+  void process_watermark(Watermark wm) override {
+    if (!cfg_.window.ltz) return engine_->process_watermark(wm);
+    adapter_.set_input_watermark(wm);
+    shifted_ = std::max(shifted_, cfg_.window.shift_watermark(wm.timestamp));
+    engine_->process_watermark(Watermark{shifted_, wm.idle});
+  }
   void process_processing_time(std::int64_t now) override {
     engine_->process_processing_time(now);
     writer_.flush();
@@ -281,6 +291,7 @@ class SqlWindowAggregateOperator final : public StreamOperator {
   Output* real_ = nullptr;
   std::string keys_;
   std::vector<std::uint32_t> key_ends_;
+  EventTime shifted_ = kMinEventTime;
 };
 
 }  // namespace
@@ -302,6 +313,7 @@ void register_sql_window_aggregate(OperatorRegistry& r) {
         cfg->op_id = ctx.id;
         cfg->out_schema = p.output_schema();
         cfg->window = SqlWindowSpec::parse(p.require("window"), *in, p);
+        if (cfg->window.ltz) cfg->window.zone = session_from_params(p).time_zone;
         cfg->grouping = SqlGrouping::parse(p, *in);
         cfg->int64_key = int64_path(cfg->grouping, *in);
         cfg->aggs = std::make_shared<const AggregateSet>(
