@@ -169,7 +169,9 @@ Bound Binder::Impl::bind_set_operation(const ast::SetOperation& op, SourcePositi
       exprs.push_back(at(pos, [&] { return expr::cast_if_needed(col, common[i]); }));
       names.push_back(b.scope.columns[i].name);
     }
-    b.plan = make_project(b.plan, std::move(exprs), std::move(names), pos);
+    // Only nullability differs: the union's type covers it without a cast.
+    bool all_columns = std::all_of(exprs.begin(), exprs.end(), [](const auto& e) { return e->kind == ExprKind::kColumnRef; });
+    if (!all_columns) b.plan = make_project(b.plan, std::move(exprs), std::move(names), pos);
   };
   cast_side(l, cast_l);
   cast_side(r, cast_r);
@@ -650,7 +652,7 @@ LogicalPtr Binder::bind_insert(const ast::Insert& insert) {
   std::vector<std::optional<std::size_t>> source_of(target.size());  // sink column -> query column
   if (insert.columns.empty()) {
     if (q.scope.columns.size() != target.size())
-      fail(insert.query->pos, fmt::format("INSERT INTO {}: the query has {} columns but the sink has {} ({})", name,
+      fail(insert.query->pos, fmt::format("INSERT INTO {}: the query has {} columns but the sink has {}: {}", name,
                                           q.scope.columns.size(), target.size(), target.to_string()));
     for (std::size_t i = 0; i < target.size(); ++i) source_of[i] = i;
   } else {
