@@ -281,8 +281,8 @@ TEST(Binder, InsertCastsAndChecksTheSinkColumns) {
       WatermarkAssigner(rowtime=[order_time], watermark=[-(order_time, +0 00:00:05.000)])
         TableSourceScan(table=[Orders], fields=[order_id, user, product, amount, order_time])
 )");
-  EXPECT_GOLDEN(f.error("INSERT INTO Sink SELECT amount, product FROM Orders"), R"(line 1, column 25: INSERT INTO Sink: incompatible types for sink column `a` at position 0: the query produces INT, the sink takes STRING)");
-  EXPECT_GOLDEN(f.error("INSERT INTO Sink SELECT product FROM Orders"), R"(line 1, column 25: INSERT INTO Sink: the query has 1 columns but the sink has 2: (`a` STRING, `b` BIGINT))");
+  EXPECT_GOLDEN(f.error("INSERT INTO Sink SELECT amount, product FROM Orders"), R"(line 1, column 18: INSERT INTO Sink: incompatible types for sink column `a` at position 0: the query produces INT, the sink takes STRING)");
+  EXPECT_GOLDEN(f.error("INSERT INTO Sink SELECT product FROM Orders"), R"(line 1, column 18: INSERT INTO Sink: the query has 1 columns but the sink has 2: (`a` STRING, `b` BIGINT))");
   EXPECT_GOLDEN(f.error("INSERT INTO Sink (a, c) SELECT product, amount FROM Orders"), R"(line 1, column 1: INSERT INTO Sink: unknown target column `c`)");
 }
 
@@ -305,7 +305,7 @@ TEST(Binder, NameResolutionErrorsHavePositions) {
 
 TEST(Binder, OutsideTheSubsetIsRejectedWithAPosition) {
   DocTables f;
-  EXPECT_GOLDEN(f.error("SELECT product FROM Orders INTERSECT SELECT item FROM Bid"), R"(line 1, column 8: INTERSECT is not supported (only UNION and UNION ALL))");
+  EXPECT_GOLDEN(f.error("SELECT product FROM Orders INTERSECT SELECT item FROM Bid"), R"(line 1, column 1: INTERSECT is not supported (only UNION and UNION ALL))");
   EXPECT_GOLDEN(f.error("SELECT product FROM Orders WHERE amount IN (SELECT 1)"), R"(line 1, column 34: subqueries in expressions are not supported yet)");
   EXPECT_GOLDEN(f.error("SELECT SUM(amount) OVER (PARTITION BY product) FROM Orders"), R"(line 1, column 8: OVER windows are not supported yet)");
   EXPECT_GOLDEN(f.error("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), "
