@@ -542,8 +542,11 @@ void CatalogDdl::alter_table(const ast::AlterTable& stmt, SourcePosition pos) {
     }
   }
   if (!def.watermark) fold_seed_options(def, pos);
-  // Statistics declared for a column that no longer exists are dropped with ANALYZE results.
-  def.analyzed_statistics = TableStatistics{};
+  // ANALYZE results describe the old columns: a change of columns or types drops them.
+  bool same_columns = before.columns.size() == def.columns.size();
+  for (std::size_t i = 0; same_columns && i < def.columns.size(); ++i)
+    same_columns = before.columns[i].name == def.columns[i].name && before.columns[i].type == def.columns[i].type;
+  if (!same_columns) def.analyzed_statistics = TableStatistics{};
   try {
     validate_table(def, pos);
   } catch (const TranslationError& e) {

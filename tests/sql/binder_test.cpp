@@ -298,7 +298,7 @@ TEST(Binder, NameResolutionErrorsHavePositions) {
   EXPECT_GOLDEN(f.error("SELECT product FROM Orders WHERE product + 1 > 2"), R"(line 1, column 34: Cannot apply + to arguments of type +(STRING, INT NOT NULL). Supported signatures:
   +(NUMERIC, NUMERIC)
   +(NUMERIC)
-  +(TIMESTAMP, INTERVAL))");
+  +(TEMPORAL, INTERVAL))");
   EXPECT_GOLDEN(f.error("SELECT product FROM Orders WHERE amount"), R"(line 1, column 34: WHERE needs a BOOLEAN condition, got INT)");
   EXPECT_GOLDEN(f.error("SELECT product FROM Orders WHERE COUNT(*) > 1"), R"(line 1, column 34: aggregate functions are not allowed in WHERE)");
 }

@@ -105,7 +105,7 @@ TEST(CatalogDdl, TypeErrorsCarryPositions) {
   EXPECT_GOLDEN(f.error("CREATE TABLE t (a INT, b AS a + 'x') WITH ('connector' = 'datagen')"), R"(line 1, column 29: table `t`: computed column `b`: Cannot apply + to arguments of type +(INT, CHAR(1) NOT NULL). Supported signatures:
   +(NUMERIC, NUMERIC)
   +(NUMERIC)
-  +(TIMESTAMP, INTERVAL))");
+  +(TEMPORAL, INTERVAL))");
   EXPECT_GOLDEN(f.error("CREATE TABLE t (a INT, WATERMARK FOR a AS a) WITH ('connector' = 'datagen')"), R"(line 1, column 24: table `t`: the rowtime column `a` must be TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p from 0 to 3, got INT)");
   EXPECT_GOLDEN(f.error("CREATE TABLE t (a INT, b INT, a STRING) WITH ('connector' = 'datagen')"), R"(line 1, column 31: table `t`: duplicate column `a`)");
   EXPECT_GOLDEN(f.error("CREATE TABLE t (a INT, PRIMARY KEY (z) NOT ENFORCED) WITH ('connector' = 'datagen')"), R"(line 1, column 24: table `t`: the primary key column `z` does not exist)");
