@@ -298,7 +298,13 @@ struct Compiler {
     } else {
       p = connector_params(s.table);
     }
-    p["schema"] = schema_to_json(s.input().schema);
+    // The sink writes the table's column names (JSON fields, CSV headers) with the
+    // query's types; input_schemas keeps the upstream's names for the load-time check.
+    std::vector<RowField> fields = s.input().schema.fields();
+    Schema table = s.table.physical_schema();
+    if (table.size() == fields.size())
+      for (std::size_t i = 0; i < fields.size(); ++i) fields[i].name = table.name(i);
+    p["schema"] = schema_to_json(Schema(std::move(fields)));
     return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, false, &s.input().schema);
   }
 

@@ -68,7 +68,7 @@ TEST(PlanPhysical, WindowAggregateWithKeysIsHashPartitioned) {
 {"id":"watermark_assigner_2","inputs":[{"from":"datagen_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
 {"id":"window_aggregate_3","inputs":[{"from":"watermark_assigner_2","key":"sql_columns:0","partitioning":"hash"}],"params":{"aggregates":[{"args":[],"distinct":false,"filter":null,"function":"COUNT","type":"BIGINT NOT NULL"}],"allowed_lateness_ms":500,"grouping_sets":[[0]],"keys":[0],"late_records_to_dlq":true,"schema":[{"name":"url","type":"STRING"},{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_time","type":"TIMESTAMP(3) NOT NULL"},{"name":"EXPR$3","type":"BIGINT NOT NULL"}],"window":{"kind":"hop","offset_ms":1000,"size_ms":10000,"slide_ms":5000,"time_column":1}},"type":"sql_window_aggregate"}
 {"id":"calc_4","inputs":[{"from":"window_aggregate_3"}],"params":{"filter":null,"projections":[{"col":1},{"col":2},{"col":0},{"col":4}],"schema":[{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"url","type":"STRING"},{"name":"EXPR$3","type":"BIGINT NOT NULL"}]},"type":"sql_calc"}
-{"id":"collect_sink_5","inputs":[{"from":"calc_4"}],"params":{"mode":"retract","name":"w","primary_key":[],"schema":[{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"url","type":"STRING"},{"name":"EXPR$3","type":"BIGINT NOT NULL"}]},"type":"sql_collect_sink"}
+{"id":"collect_sink_5","inputs":[{"from":"calc_4"}],"params":{"mode":"retract","name":"w","primary_key":[],"schema":[{"name":"ws","type":"TIMESTAMP(3) NOT NULL"},{"name":"we","type":"TIMESTAMP(3) NOT NULL"},{"name":"url","type":"STRING"},{"name":"n","type":"BIGINT NOT NULL"}]},"type":"sql_collect_sink"}
 )x");
 }
 
@@ -104,7 +104,7 @@ TEST(PlanPhysical, UnionAllIsSeveralInputEdges) {
 {"id":"datagen_source_4","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
 {"id":"watermark_assigner_5","inputs":[{"from":"datagen_source_4"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
 {"id":"calc_6","inputs":[{"from":"watermark_assigner_5"}],"params":{"filter":null,"projections":[{"col":0},{"lit":1,"type":"BIGINT NOT NULL"}],"schema":[{"name":"url","type":"STRING"},{"name":"EXPR$1","type":"BIGINT NOT NULL"}]},"type":"sql_calc"}
-{"id":"print_sink_7","inputs":[{"from":"calc_3"},{"from":"calc_6"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"id","type":"BIGINT"}]},"type":"sql_print_sink"}
+{"id":"print_sink_7","inputs":[{"from":"calc_3"},{"from":"calc_6"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT"}]},"type":"sql_print_sink"}
 )x");
 }
 
@@ -120,7 +120,7 @@ TEST(PlanPhysical, WatermarkOptionsAndDeadLetters) {
 {"id":"nexmark_source_1","params":{"schema":[{"name":"k","type":"STRING"},{"name":"ts","type":"TIMESTAMP_LTZ(3)"}]},"type":"sql_nexmark_source"}
 {"id":"watermark_assigner_2","inputs":[{"from":"nexmark_source_1"}],"params":{"alignment":{"group":"g","max_drift_ms":20000,"update_interval_ms":1000},"emit":"on-event","idle_timeout_ms":60000,"interval_ms":200,"rowtime":1,"schema":[{"name":"k","type":"STRING"},{"name":"ts","type":"TIMESTAMP_LTZ(3)"}],"session":{"table.local-time-zone":"Europe/Berlin"},"watermark":{"col":1}},"type":"sql_watermark_assigner"}
 {"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":null,"projections":[{"col":0},{"lit":1,"type":"BIGINT NOT NULL"}],"schema":[{"name":"k","type":"STRING"},{"name":"EXPR$1","type":"BIGINT NOT NULL"}],"session":{"table.local-time-zone":"Europe/Berlin"}},"type":"sql_calc"}
-{"id":"print_sink_4","inputs":[{"from":"calc_3"}],"params":{"print-identifier":"t","schema":[{"name":"k","type":"STRING"},{"name":"EXPR$1","type":"BIGINT NOT NULL"}],"session":{"table.local-time-zone":"Europe/Berlin"}},"type":"sql_print_sink"}
+{"id":"print_sink_4","inputs":[{"from":"calc_3"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT NOT NULL"}],"session":{"table.local-time-zone":"Europe/Berlin"}},"type":"sql_print_sink"}
 {"id":"filesystem_sink_5","inputs":[{"from":"nexmark_source_1","side_output":"dead-letter"}],"params":{"format":"json","overwrite":false,"partition_by":[],"path":"/tmp/dlq","schema":[{"name":"reason","type":"STRING"},{"name":"origin","type":"STRING"},{"name":"position","type":"STRING"},{"name":"payload","type":"STRING"}]},"type":"sql_filesystem_sink"}
 )x");
 }
@@ -136,11 +136,11 @@ TEST(PlanPhysical, StatementSetIsOneJob) {
 {"id":"filesystem_source_1","params":{"format":"json","json.ignore-parse-errors":"true","path":"/data/orders.json","projected":[0,1,3],"schema":[{"name":"id","type":"BIGINT"},{"name":"product","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_filesystem_source"}
 {"id":"watermark_assigner_2","inputs":[{"from":"filesystem_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":2,"schema":[{"name":"id","type":"BIGINT"},{"name":"product","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":2},{"lit":5000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
 {"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":null,"projections":[{"col":1},{"col":0}],"schema":[{"name":"product","type":"STRING"},{"name":"id","type":"BIGINT"}]},"type":"sql_calc"}
-{"id":"print_sink_4","inputs":[{"from":"calc_3"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"id","type":"BIGINT"}]},"type":"sql_print_sink"}
+{"id":"print_sink_4","inputs":[{"from":"calc_3"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT"}]},"type":"sql_print_sink"}
 {"id":"datagen_source_5","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
 {"id":"watermark_assigner_6","inputs":[{"from":"datagen_source_5"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
 {"id":"calc_7","inputs":[{"from":"watermark_assigner_6"}],"params":{"filter":null,"projections":[{"col":0},{"lit":1,"type":"BIGINT NOT NULL"}],"schema":[{"name":"url","type":"STRING"},{"name":"EXPR$1","type":"BIGINT NOT NULL"}]},"type":"sql_calc"}
-{"id":"filesystem_sink_8","inputs":[{"from":"calc_7"}],"params":{"format":"csv","overwrite":false,"partition_by":[],"path":"/out","schema":[{"name":"url","type":"STRING"},{"name":"EXPR$1","type":"BIGINT NOT NULL"}]},"type":"sql_filesystem_sink"}
+{"id":"filesystem_sink_8","inputs":[{"from":"calc_7"}],"params":{"format":"csv","overwrite":false,"partition_by":[],"path":"/out","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT NOT NULL"}]},"type":"sql_filesystem_sink"}
 )x");
 }
 
@@ -196,4 +196,46 @@ TEST(PlanPhysical, ExpressionJson) {
     COALESCE(id, 0) FROM orders WHERE amount > 1 OR product IS NULL)");
   EXPECT_GOLDEN(spec["ops"][2]["params"]["projections"].dump() + "\n" + spec["ops"][2]["params"]["filter"].dump(), R"([{"case":[{"in":[{"col":2},{"lit":1,"type":"INT NOT NULL"},{"lit":2,"type":"INT NOT NULL"}],"negated":false},{"col":1},{"lit":"x","type":"STRING NOT NULL"}],"type":"STRING"},{"coalesce":[{"col":0},{"lit":0,"type":"BIGINT NOT NULL"}],"type":"BIGINT NOT NULL"}]
 {"or":[{"args":[{"col":2},{"lit":1,"type":"INT NOT NULL"}],"call":">","type":"BOOLEAN"},{"args":[{"col":1}],"call":"IS NULL","type":"BOOLEAN NOT NULL"}]})");
+}
+
+TEST(PlanPhysical, WindowTvfWithoutAggregationAndLateRecords) {
+  Tables f;
+  f.ddl("CREATE TABLE tvf_out (url STRING, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ('connector' = 'collect')");
+  f.ddl("SET 'sql.dead-letter' = 'dlq_table'");
+  f.ddl("CREATE TABLE dlq_table (reason STRING, origin STRING, position STRING, payload STRING) "
+        "WITH ('connector' = 'collect', 'name' = 'dlq')");
+  EXPECT_GOLDEN(spec_text(f.spec("INSERT INTO tvf_out SELECT url, window_start, window_end FROM TABLE("
+                                 "CUMULATE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))")),
+                R"x(insert-into_tvf_out {"parallelism":1}
+{"id":"datagen_source_1","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"datagen_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"window_assign_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"},{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_time","type":"TIMESTAMP(3) NOT NULL"}],"window":{"kind":"cumulate","offset_ms":0,"size_ms":3000,"step_ms":1000,"time_column":1}},"type":"sql_window_assign"}
+{"id":"calc_4","inputs":[{"from":"window_assign_3"}],"params":{"filter":null,"projections":[{"col":0},{"col":2},{"col":3}],"schema":[{"name":"url","type":"STRING"},{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"}]},"type":"sql_calc"}
+{"id":"collect_sink_5","inputs":[{"from":"calc_4"}],"params":{"mode":"retract","name":"tvf_out","primary_key":[],"schema":[{"name":"url","type":"STRING"},{"name":"ws","type":"TIMESTAMP(3) NOT NULL"},{"name":"we","type":"TIMESTAMP(3) NOT NULL"}]},"type":"sql_collect_sink"}
+{"id":"collect_sink_6","inputs":[{"from":"datagen_source_1","side_output":"dead-letter"}],"params":{"mode":"retract","name":"dlq","primary_key":[],"schema":[{"name":"reason","type":"STRING"},{"name":"origin","type":"STRING"},{"name":"position","type":"STRING"},{"name":"payload","type":"STRING"}]},"type":"sql_collect_sink"}
+)x");
+  // The legacy group window reads the late-data options of its source table.
+  EXPECT_GOLDEN(spec_text(f.spec("INSERT INTO tvf_out SELECT url, TUMBLE_START(ts, INTERVAL '2' SECOND), "
+                                 "TUMBLE_END(ts, INTERVAL '2' SECOND) FROM clicks GROUP BY TUMBLE(ts, INTERVAL '2' SECOND), url")),
+                R"x(insert-into_tvf_out {"parallelism":1}
+{"id":"datagen_source_1","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"datagen_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"window_aggregate_3","inputs":[{"from":"watermark_assigner_2","key":"sql_columns:0","partitioning":"hash"}],"params":{"aggregates":[],"allowed_lateness_ms":500,"grouping_sets":[[0]],"keys":[0],"late_records_to_dlq":true,"schema":[{"name":"url","type":"STRING"},{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_time","type":"TIMESTAMP(3) NOT NULL"}],"window":{"kind":"tumble","offset_ms":0,"size_ms":2000,"time_column":1}},"type":"sql_window_aggregate"}
+{"id":"calc_4","inputs":[{"from":"window_aggregate_3"}],"params":{"filter":null,"projections":[{"col":0},{"col":1},{"col":2}],"schema":[{"name":"url","type":"STRING"},{"name":"EXPR$1","type":"TIMESTAMP(3) NOT NULL"},{"name":"EXPR$2","type":"TIMESTAMP(3) NOT NULL"}]},"type":"sql_calc"}
+{"id":"collect_sink_5","inputs":[{"from":"calc_4"}],"params":{"mode":"retract","name":"tvf_out","primary_key":[],"schema":[{"name":"url","type":"STRING"},{"name":"ws","type":"TIMESTAMP(3) NOT NULL"},{"name":"we","type":"TIMESTAMP(3) NOT NULL"}]},"type":"sql_collect_sink"}
+{"id":"collect_sink_6","inputs":[{"from":"datagen_source_1","side_output":"dead-letter"},{"from":"window_aggregate_3","side_output":"dead-letter"}],"params":{"mode":"retract","name":"dlq","primary_key":[],"schema":[{"name":"reason","type":"STRING"},{"name":"origin","type":"STRING"},{"name":"position","type":"STRING"},{"name":"payload","type":"STRING"}]},"type":"sql_collect_sink"}
+)x");
+}
+
+TEST(PlanPhysical, GroupingSetsHashOnlyOnSharedKeys) {
+  Tables f;
+  f.ddl("SET 'parallelism.default' = '2'");
+  auto spec = f.spec("INSERT INTO totals SELECT product, COUNT(*) FROM orders GROUP BY GROUPING SETS ((product, id), (product))");
+  const auto& agg = spec["ops"][3];
+  EXPECT_EQ(agg["type"], "sql_group_aggregate");
+  EXPECT_EQ(agg["params"]["grouping_sets"].dump(), "[[0,1],[0]]");
+  EXPECT_EQ(agg["inputs"].dump(), R"([{"from":"calc_3","key":"sql_columns:0","partitioning":"hash"}])");
+  auto cube = f.spec("INSERT INTO totals SELECT product, COUNT(*) FROM orders GROUP BY CUBE (product)");
+  EXPECT_EQ(cube["ops"][3]["parallelism"], 1);
+  EXPECT_EQ(cube["ops"][3]["inputs"].dump(), R"([{"from":"calc_3","partitioning":"rebalance"}])");
 }
