@@ -193,6 +193,7 @@ void Builder::apply_alias(TableRef& ref, const J& f, int start, size_t skip, siz
     if (auto* cols = child(*a, "colnames"))
       for (const auto& c : *cols) names.push_back(string_node(c));
     names = names_after(start, skip, std::move(names), window);
+    if (starts_with(names[0], "__clink_anon_")) return;  // added for PostgreSQL: there is none
     ref.alias = names[0];
     ref.column_aliases.assign(names.begin() + 1, names.end());
   }
@@ -242,8 +243,12 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
     join.right = table_ref(f.at("rarg"), p);
     join.natural = f.value("isNatural", false);
     if (auto* q = child(f, "quals")) join.on = expr(*q, p);
-    if (auto* u = child(f, "usingClause"))
+    if (auto* u = child(f, "usingClause")) {
       for (const auto& c : *u) join.using_columns.push_back(string_node(c));
+      // The USING names follow the right side (its alias, USING): recover their spelling.
+      int right_end = max_location(f.at("rarg"));
+      if (right_end >= 0) join.using_columns = names_after(right_end + 1, 0, std::move(join.using_columns), 8);
+    }
     join.type = type == "JOIN_LEFT" ? Join::Type::Left
                 : type == "JOIN_RIGHT" ? Join::Type::Right
                 : type == "JOIN_FULL"  ? Join::Type::Full

@@ -26,6 +26,18 @@ TEST(ParserError, PositionsSurviveRewritesOnEarlierLines) {
             "ParseError: line 1, column 36: syntax error at or near \"FROM\"");
 }
 
+TEST(ParserError, ColumnsCountCharactersAndLinesSurviveCrLf) {
+  // 'äöü' and `naïve` are wider in bytes than in characters.
+  EXPECT_EQ(error_of("SELECT 'äöü', `naïve` FROM WHERE"), "ParseError: line 1, column 28: syntax error at or near \"WHERE\"");
+  EXPECT_EQ(error_of("SELECT 1;\r\nSELECT\r\n  x FROM FROM t"), "ParseError: line 3, column 10: syntax error at or near \"FROM\"");
+  auto script = parse("SELECT 1;\r\nSELECT\r\n  x FROM t");
+  ASSERT_EQ(script.statements.size(), 2u);
+  EXPECT_EQ(script.statements[1].pos, (SourcePosition{2, 1}));
+  EXPECT_EQ(script.statements[1].text, "SELECT\r\n  x FROM t");
+  const auto& sel = std::get<ast::Select>(script.statements[1].as<ast::QueryStatement>()->query->body);
+  EXPECT_EQ(sel.items.at(0).pos, (SourcePosition{3, 3}));
+}
+
 TEST(ParserError, ErrorsInsideDdlExpressions) {
   EXPECT_EQ(error_of("CREATE TABLE t (\n  a INT,\n  b AS a + * 2,\n  ts TIMESTAMP(3)\n)"),
             "ParseError: line 3, column 12: syntax error at or near \"*\"");

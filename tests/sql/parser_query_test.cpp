@@ -346,6 +346,9 @@ TEST(ParserQuery, NamesKeepTheCaseWritten) {
       {"SELECT * FROM (VALUES (1, 2)) AS V(Name, Type)", "SELECT * FROM (VALUES (1, 2)) AS V(Name, Type)"},
       {"SELECT * FROM Orders AS Source(Key, Value)", "SELECT * FROM Orders AS Source(Key, Value)"},
       {"WITH c (Name, Value) AS (SELECT 1, 2) SELECT * FROM c", "WITH c (Name, Value) AS (SELECT 1, 2) SELECT * FROM c"},
+      {"SELECT * FROM a JOIN db.b AS x USING (Key, Value)", "SELECT * FROM (a JOIN db.b AS x USING (Key, Value))"},
+      {"SELECT * FROM a JOIN (SELECT Key FROM b ORDER BY Key DESC) USING (Key)",
+       "SELECT * FROM (a JOIN (SELECT Key FROM b ORDER BY Key DESC) USING (Key))"},
   });
 }
 
