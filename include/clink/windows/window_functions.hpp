@@ -25,6 +25,14 @@
 
 namespace clink {
 
+// kInvertible is optional in a policy (absent: false), so policies written before
+// running pane combinations existed (the SQL window aggregate's) keep compiling.
+template <class P>
+inline constexpr bool policy_invertible = [] {
+  if constexpr (requires { P::kInvertible; }) return static_cast<bool>(P::kInvertible);
+  else return false;
+}();
+
 // ---- user-facing ----
 
 // Incremental aggregation: one accumulator per window. merge() is needed by merging

@@ -518,7 +518,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     std::int64_t dirty_from = std::numeric_limits<std::int64_t>::max();
     std::int64_t saved_max = kNoPane;
     std::int64_t last_fired = std::numeric_limits<std::int64_t>::min();     // window index
-    PaneCombination<State, Policy::kInvertible> comb;  // sliding windows: see window_result
+    PaneCombination<State, policy_invertible<Policy>> comb;  // sliding windows: see window_result
     std::vector<std::pair<std::int64_t, PaneStats>> stats;                  // fired windows (L > 0)
   };
   // The keys with panes in one window (duplicates possible; firing skips them).
