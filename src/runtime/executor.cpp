@@ -303,6 +303,9 @@ void JobRun::supervise() {
       break;
     }
   }
+  // Under the mutex: a waiter between its predicate check and its sleep would otherwise
+  // miss the notification and wait forever (seen as a rare hang of JobHandle::wait()).
+  std::lock_guard lock(mu_);
   done_ = true;
   cv_.notify_all();
 }

@@ -168,7 +168,7 @@ class Nfa {
   CompiledNfa<T> nfa_;
   bool handle_timeout_;
   // Scratch, reused across calls (no allocation per event in the steady state).
-  std::vector<ComputationState> new_partials_, potential_, next_, retain_;
+  std::vector<ComputationState> new_partials_, potential_;
   std::vector<Edge> edges_;
   std::vector<std::int32_t> stack_, final_stack_;
   std::vector<MatchEntry> path_;

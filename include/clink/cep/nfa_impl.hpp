@@ -48,11 +48,15 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
   potential.clear();
   st.new_start = false;
   for (const ComputationState& cs : st.partial) {
-    next_.clear();
-    compute_next_states(st, cs, ev, next_);
-    retain_.clear();
+    // The new states are computed straight into new_partials; final ones move to the
+    // potential matches, and if a stop state was reached the branch's others are
+    // released and dropped again.
+    const std::size_t first = new_partials.size();
+    compute_next_states(st, cs, ev, new_partials);
     bool discard = false;
-    for (auto& ncs : next_) {
+    std::size_t kept = first;
+    for (std::size_t i = first; i < new_partials.size(); ++i) {
+      ComputationState& ncs = new_partials[i];
       const StateType type = state_of(ncs).type;
       if (type == StateType::kFinal) {
         potential.push_back(std::move(ncs));
@@ -60,14 +64,13 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
         discard = true;  // a NOT step matched: this branch dies
         st.buffer.release_node(ncs.node, ncs.version);
       } else {
-        retain_.push_back(std::move(ncs));
+        if (kept != i) new_partials[kept] = std::move(ncs);
+        ++kept;
       }
     }
-    if (discard) {
-      for (const auto& r : retain_) st.buffer.release_node(r.node, r.version);
-    } else {
-      for (auto& r : retain_) new_partials.push_back(std::move(r));
-    }
+    if (discard)
+      for (std::size_t i = first; i < kept; ++i) st.buffer.release_node(new_partials[i].node, new_partials[i].version);
+    new_partials.resize(discard ? first : kept);
   }
   sort_states(new_partials);
   sort_states(potential);
