@@ -13,6 +13,7 @@
 #include "clink/connectors/datagen.hpp"
 #include "clink/connectors/file_sink.hpp"
 #include "clink/connectors/file_source.hpp"
+#include "clink/connectors/nexmark/nexmark_spec.hpp"
 #include "clink/connectors/print_sink.hpp"
 #include "clink/operators/spec_params.hpp"
 #include "clink/runtime/operator_registry.hpp"
@@ -181,6 +182,7 @@ void register_builtin_connectors(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = input_or_empty,
       .make = make_blackhole});
+  register_nexmark_connector(r);
 }
 
 }  // namespace clink
