@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "clink/sql/ast.hpp"
+#include "clink/sql/preparse.hpp"
 
 namespace clink::sql::ast {
 
@@ -12,6 +13,12 @@ std::string join(const std::vector<T>& items, F&& f, const char* sep = ", ") {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + f(items[i]);
   return out;
+}
+
+bool simple_name(const std::string& n) {
+  bool simple = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_');
+  for (char c : n) simple = simple && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  return simple;
 }
 
 std::string name(const QualifiedName& n) { return join(n, quote_identifier, "."); }
@@ -25,6 +32,31 @@ std::string properties(const std::vector<Property>& ps) {
 std::string hints(const std::vector<TableHint>& hs) {
   if (hs.empty()) return "";
   return " /*+ " + join(hs, [](const TableHint& h) { return h.name + properties(h.options); }) + " */";
+}
+
+std::string json_behavior(const JsonBehavior& b) {
+  switch (b.kind) {
+    case JsonBehavior::Kind::Null: return "NULL";
+    case JsonBehavior::Kind::Error: return "ERROR";
+    case JsonBehavior::Kind::Default: return "DEFAULT " + to_string(b.default_value);
+    case JsonBehavior::Kind::EmptyArray: return "EMPTY ARRAY";
+    case JsonBehavior::Kind::EmptyObject: return "EMPTY OBJECT";
+    case JsonBehavior::Kind::True: return "TRUE";
+    case JsonBehavior::Kind::False: return "FALSE";
+    case JsonBehavior::Kind::Unknown: return "UNKNOWN";
+  }
+  return "";
+}
+
+std::string json_clauses(const JsonClauses& j) {
+  std::string s;
+  if (j.returning) s += " RETURNING " + to_string(*j.returning);
+  if (j.wrapper == JsonClauses::Wrapper::Without) s += " WITHOUT ARRAY WRAPPER";
+  if (j.wrapper == JsonClauses::Wrapper::Conditional) s += " WITH CONDITIONAL ARRAY WRAPPER";
+  if (j.wrapper == JsonClauses::Wrapper::Unconditional) s += " WITH UNCONDITIONAL ARRAY WRAPPER";
+  if (j.on_empty) s += " " + json_behavior(*j.on_empty) + " ON EMPTY";
+  if (j.on_error) s += " " + json_behavior(*j.on_error) + " ON ERROR";
+  return s;
 }
 
 std::string order_items(const std::vector<OrderItem>& items) {
@@ -94,6 +126,7 @@ struct ExprPrinter {
     switch (l.kind) {
       case Literal::Kind::Null: return "NULL";
       case Literal::Kind::String: return quote_string(l.text);
+      case Literal::Kind::Binary: return "X" + quote_string(l.text);
       case Literal::Kind::Date: return "DATE " + quote_string(l.text);
       case Literal::Kind::Time: return "TIME " + quote_string(l.text);
       case Literal::Kind::Timestamp: return "TIMESTAMP " + quote_string(l.text);
@@ -137,7 +170,8 @@ struct ExprPrinter {
     return s + ")";
   }
   std::string operator()(const FunctionCall& f) const {
-    std::string s = name(f.name) + "(";
+    // Function names are never keywords in need of quotes (COALESCE, GROUPING, ...).
+    std::string s = join(f.name, [](const std::string& part) { return simple_name(part) ? part : quote_identifier(part); }, ".") + "(";
     if (f.distinct) s += "DISTINCT ";
     if (f.star) s += "*";
     for (size_t i = 0; i < f.args.size(); ++i) {
@@ -145,6 +179,7 @@ struct ExprPrinter {
       if (i < f.arg_names.size()) s += f.arg_names[i] + " => ";
       s += to_string(f.args[i]);
     }
+    if (f.json) s += json_clauses(*f.json);
     s += ")";
     if (f.filter) s += " FILTER (WHERE " + to_string(f.filter) + ")";
     if (f.over) s += " OVER " + window(*f.over);
@@ -330,9 +365,7 @@ struct StatementPrinter {
 }  // namespace
 
 std::string quote_identifier(const std::string& n) {
-  bool simple = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_');
-  for (char c : n) simple = simple && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (simple) return n;
+  if (simple_name(n) && !preparse::is_reserved_keyword(n)) return n;
   std::string out = "`";
   for (char c : n) out += c == '`' ? std::string("``") : std::string(1, c);
   return out + "`";

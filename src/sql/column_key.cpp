@@ -120,6 +120,70 @@ void append_key_value(const Column& col, std::size_t row, std::string& out) {
   encoder_for(col.type().kind())(col, row, out);
 }
 
+namespace {
+
+template <class T>
+T decode_int(std::string_view& in) {
+  if (in.size() < sizeof(T)) throw ClinkError("truncated key bytes");
+  return KeyCodec<T>::decode(in);
+}
+
+template <class F, class U>
+F decode_float(std::string_view& in) {
+  U bits = decode_int<U>(in);
+  constexpr U kSign = U(1) << (sizeof(U) * 8 - 1);
+  bits = (bits & kSign) ? (bits & ~kSign) : ~bits;
+  return std::bit_cast<F>(bits);
+}
+
+}  // namespace
+
+void append_decoded_key_value(std::string_view& in, Column& out) {
+  if (in.empty()) throw ClinkError("truncated key bytes");
+  char marker = in[0];
+  in.remove_prefix(1);
+  if (marker == '\0') {
+    out.append_null();
+    return;
+  }
+  switch (out.type().kind()) {
+    case TypeKind::kBoolean: {
+      if (in.empty()) throw ClinkError("truncated key bytes");
+      out.append<std::uint8_t>(in[0] != 0);
+      in.remove_prefix(1);
+      return;
+    }
+    case TypeKind::kTinyInt: out.append(decode_int<std::int8_t>(in)); return;
+    case TypeKind::kSmallInt: out.append(decode_int<std::int16_t>(in)); return;
+    case TypeKind::kInt:
+    case TypeKind::kDate:
+    case TypeKind::kTime:
+    case TypeKind::kIntervalYearMonth: out.append(decode_int<std::int32_t>(in)); return;
+    case TypeKind::kBigInt:
+    case TypeKind::kTimestamp:
+    case TypeKind::kTimestampLtz:
+    case TypeKind::kIntervalDayTime: out.append(decode_int<std::int64_t>(in)); return;
+    case TypeKind::kFloat: out.append(decode_float<float, std::uint32_t>(in)); return;
+    case TypeKind::kDouble: out.append(decode_float<double, std::uint64_t>(in)); return;
+    case TypeKind::kDecimal: {
+      UInt128 hi = decode_int<std::uint64_t>(in), lo = decode_int<std::uint64_t>(in);
+      out.append(static_cast<Int128>(((hi << 64) | lo) ^ (static_cast<UInt128>(1) << 127)));
+      return;
+    }
+    case TypeKind::kChar:
+    case TypeKind::kVarChar:
+    case TypeKind::kBinary:
+    case TypeKind::kVarBinary: {
+      auto n = decode_int<std::uint32_t>(in);
+      if (in.size() < n) throw ClinkError("truncated key bytes");
+      out.append_string(in.substr(0, n));
+      in.remove_prefix(n);
+      return;
+    }
+    default: throw ClinkError(fmt::format("cannot decode key bytes of type {}", out.type().to_string()));
+  }
+}
+
 RowKeyEncoder::RowKeyEncoder(const Schema& schema, std::vector<std::size_t> key_columns)
     : key_columns_(std::move(key_columns)) {
   for (auto c : key_columns_) {

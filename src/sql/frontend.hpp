@@ -21,9 +21,13 @@ class Frontend : public preparse::ExpressionSource {
   // For statements clink does not know: PostgreSQL's node name when PostgreSQL parses
   // the text (the caller reports it as unsupported), else a ParseError.
   std::string postgres_statement_kind(const preparse::Lexed& lexed, size_t begin, size_t end);
+  // Marks a hint token as taken (INSERT INTO t /*+ ... */).
+  void use_hint(const preparse::Token& hint) { placeholders_.used_hints.insert(hint.origin); }
+  // Throws a TranslationError for the first /*+ ... */ hint no table took.
+  void check_hints_used() const;
 
  private:
-  std::string run_postgres(const preparse::Rewritten& text);
+  std::string run_postgres(const preparse::Rewritten& text, const preparse::Lexed& lexed);
   SourcePosition start_of(const preparse::Lexed& lexed, size_t begin) const;
 
   std::string original_;

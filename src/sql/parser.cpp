@@ -38,12 +38,24 @@ SourcePosition Frontend::start_of(const preparse::Lexed& lexed, size_t begin) co
   return map_.position(lexed.text.original_offset(lexed.text.text.size()));
 }
 
-std::string Frontend::run_postgres(const preparse::Rewritten& text) {
+std::string Frontend::run_postgres(const preparse::Rewritten& text, const preparse::Lexed& lexed) {
   PgResult res(text.text.text);
   if (res.r.error) {
     const PgQueryError* err = res.r.error;
     size_t at = err->cursorpos > 0 ? byte_offset_of_character(text.text.text, err->cursorpos) : text.text.text.size();
-    throw ParseError(map_.position(text.text.original_offset(at)), err->message ? err->message : "syntax error");
+    uint32_t orig = text.text.original_offset(at);
+    std::string message = err->message ? err->message : "syntax error";
+    // PostgreSQL quotes the token of the rewritten text; name the one the user wrote.
+    const std::string near = "at or near \"";
+    size_t q = message.find(near);
+    if (q != std::string::npos) {
+      for (const auto& t : lexed.tokens)
+        if (t.origin == orig && t.kind != preparse::TokenKind::Hint) {
+          message = message.substr(0, q) + near + t.text + "\"";
+          break;
+        }
+    }
+    throw ParseError(map_.position(orig), message);
   }
   return res.r.parse_tree;
 }
@@ -59,7 +71,7 @@ ast::ExprPtr Frontend::parse_expression(const preparse::Lexed& lexed, size_t beg
   uint32_t shift = static_cast<uint32_t>(text.text.text.size());
   text.text.append_from(body.text, 0, body.text.text.size());
   for (auto& [offset, spelling] : body.spellings) text.spellings[offset + shift] = spelling;
-  std::string json = run_postgres(text);
+  std::string json = run_postgres(text, lexed);
   return build_expression(json, PgContext{text, map_, placeholders_, start_of(lexed, begin)});
 }
 
@@ -67,7 +79,7 @@ ast::QueryPtr Frontend::parse_query(const preparse::Lexed& lexed, size_t begin, 
   TokenCursor c(lexed, begin, end, map_);
   if (c.at_end()) c.fail_expected("a query");
   preparse::Rewritten text = preparse::rewrite_for_postgres(lexed, begin, end, map_, placeholders_, *this);
-  std::string json = run_postgres(text);
+  std::string json = run_postgres(text, lexed);
   std::string kind = statement_node_name(json);
   if (kind != "SelectStmt") throw ParseError(start_of(lexed, begin), "expected a query (SELECT, VALUES or WITH)");
   return build_query(json, PgContext{text, map_, placeholders_, start_of(lexed, begin)});
@@ -75,26 +87,39 @@ ast::QueryPtr Frontend::parse_query(const preparse::Lexed& lexed, size_t begin, 
 
 std::string Frontend::postgres_statement_kind(const preparse::Lexed& lexed, size_t begin, size_t end) {
   preparse::Rewritten text = preparse::rewrite_for_postgres(lexed, begin, end, map_, placeholders_, *this);
-  return statement_node_name(run_postgres(text));
+  return statement_node_name(run_postgres(text, lexed));
+}
+
+void Frontend::check_hints_used() const {
+  for (const auto& t : lexed_.tokens)
+    if (t.kind == preparse::TokenKind::Hint && !placeholders_.used_hints.count(t.origin))
+      throw TranslationError(map_.position(t.origin),
+                             "a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
 }
 
 }  // namespace detail
 
 ast::Script parse(std::string_view sql) {
   detail::Frontend fe(sql);
-  return detail::parse_statements(fe);
+  ast::Script script = detail::parse_statements(fe);
+  fe.check_hints_used();
+  return script;
 }
 
 ast::ExprPtr parse_expression(std::string_view sql) {
   detail::Frontend fe(sql);
-  return fe.parse_expression(fe.lexed(), 0, fe.lexed().tokens.size());
+  ast::ExprPtr e = fe.parse_expression(fe.lexed(), 0, fe.lexed().tokens.size());
+  fe.check_hints_used();
+  return e;
 }
 
 ast::QueryPtr parse_query(std::string_view sql) {
   detail::Frontend fe(sql);
   size_t n = fe.lexed().tokens.size();
   while (n > 0 && fe.lexed().tokens[n - 1].sym(";")) --n;
-  return fe.parse_query(fe.lexed(), 0, n);
+  ast::QueryPtr q = fe.parse_query(fe.lexed(), 0, n);
+  fe.check_hints_used();
+  return q;
 }
 
 }  // namespace clink::sql

@@ -10,6 +10,7 @@ extern "C" {
 struct ScanKeywordList;
 extern const ScanKeywordList ScanKeywords;
 int ScanKeywordLookup(const char* text, const ScanKeywordList* keywords);
+extern const uint8_t ScanKeywordCategories[];  // 0 = UNRESERVED_KEYWORD (parser/keywords.h)
 }
 
 namespace clink::sql::preparse {
@@ -65,6 +66,12 @@ bool Token::is(std::string_view keyword) const {
 bool is_postgres_keyword(std::string_view word) {
   std::string w(word);
   return ScanKeywordLookup(w.c_str(), &ScanKeywords) >= 0;
+}
+
+bool is_reserved_keyword(std::string_view word) {
+  std::string w(word);
+  int index = ScanKeywordLookup(w.c_str(), &ScanKeywords);
+  return index >= 0 && ScanKeywordCategories[index] != 0;
 }
 
 namespace {
@@ -247,10 +254,27 @@ class Rewriter {
         cur.next();
         cur.next();
         i = cur.index();
-      } else if (t.is("MAP") && next.sym("[")) {
-        ph_.map_constructors.insert(t.origin);
+      } else if (t.is("X") && next.kind == TokenKind::String && next.begin == t.end) {
+        if (next.value.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos || next.value.size() % 2 != 0)
+          cur.fail(next, "a binary literal X'...' needs an even number of hex digits");
+        ph_.literals.push_back(ast::make_expr(map_.position(t.origin), ast::Literal{ast::Literal::Kind::Binary, next.value}));
+        emit("__clink_lit_" + std::to_string(ph_.literals.size() - 1), t.origin);
+        i = cur.index_ahead(2);
+      } else if ((t.is("MAP") || t.is("ARRAY")) && next.sym("[")) {
+        // MAP[k, v] is ARRAY[k, v] to PostgreSQL; a subscript right after the constructor
+        // needs parentheses there: (ARRAY[1, 2])[1].
+        size_t open = cur.index_ahead(1);
+        size_t close = cur.matching_close(open);
+        TokenCursor after(lx_, close + 1, e, map_);
+        bool subscripted = after.peek_is("[");
+        if (t.is("MAP")) ph_.map_constructors.insert(t.origin);
+        if (subscripted) emit("(", t.origin);
         emit("ARRAY", t.origin);
-        ++i;
+        rewrite(open, close + 1);
+        if (subscripted) emit(")", tok(close).origin);
+        i = close + 1;
+      } else if ((t.is("JSON_VALUE") || t.is("JSON_QUERY") || t.is("JSON_EXISTS")) && next.sym("(")) {
+        i = rewrite_json_function(cur);
       } else if ((t.is("FLOOR") || t.is("CEIL") || t.is("CEILING")) && next.sym("(")) {
         i = rewrite_floor_ceil(cur);
       } else if (t.is("LATERAL")) {
@@ -289,6 +313,43 @@ class Rewriter {
     return close + 1;
   }
 
+  // JSON_VALUE(j, path RETURNING t ... ON EMPTY ...): PostgreSQL sees JSON_VALUE(j, path);
+  // the clauses are remembered.
+  size_t rewrite_json_function(TokenCursor& cur) {
+    const Token& name = tok(cur.index());
+    size_t open = cur.index_ahead(1);
+    size_t close = cur.matching_close(open);
+    TokenCursor args(lx_, open + 1, close, map_);
+    size_t comma = args.find_top_level({","});
+    size_t clauses = close;
+    if (comma < close) {
+      // The clauses follow the path: the first top-level clause keyword after the comma.
+      TokenCursor scan(lx_, comma + 1, close, map_);
+      int depth = 0;
+      while (!scan.at_end()) {
+        if (depth == 0 && detail::at_json_clause(scan)) {
+          clauses = scan.index_ahead(0);
+          break;
+        }
+        if (scan.peek_is("(") || scan.peek_is("[")) ++depth;
+        if (scan.peek_is(")") || scan.peek_is("]")) --depth;
+        scan.next();
+      }
+    }
+    if (clauses == close) {
+      emit_identifier(name);
+      return cur.index() + 1;
+    }
+    TokenCursor clause_cursor(lx_, clauses, close, map_);
+    ph_.json_clauses[name.origin] =
+        std::make_shared<const ast::JsonClauses>(detail::parse_json_clauses(clause_cursor, exprs_));
+    emit_identifier(name);
+    emit("(", tok(open).origin);
+    rewrite(open + 1, clauses);
+    emit(")", tok(close).origin);
+    return close + 1;
+  }
+
   // FLOOR(x TO unit) / CEIL(x TO unit): PostgreSQL sees FLOOR(x); the unit is remembered.
   size_t rewrite_floor_ceil(TokenCursor& cur) {
     const Token& name = tok(cur.index());
@@ -314,6 +375,9 @@ class Rewriter {
   }
 
   // TABLE(TUMBLE(TABLE t, DESCRIPTOR(c), size)) -> __clink_tvf_N
+  // GCC 12 reports a false -Wmaybe-uninitialized inside std::variant<...>'s move here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
   size_t rewrite_table_function(TokenCursor& cur) {
     const Token& table_kw = cur.next();
     size_t outer_open = cur.index_ahead(0);
@@ -348,6 +412,7 @@ class Rewriter {
     emit("__clink_tvf_" + std::to_string(ph_.table_functions.size() - 1), table_kw.origin);
     return outer_close + 1;
   }
+#pragma GCC diagnostic pop
 
   ast::TvfArg parse_tvf_arg(size_t b, size_t e) {
     TokenCursor c(lx_, b, e, map_);
@@ -362,6 +427,8 @@ class Rewriter {
       c.next();
       arg.kind = ast::TvfArg::Kind::Table;
       arg.table = c.qualified_name("a table name");
+      if (!c.hints_here().empty())
+        c.unsupported(tok(c.index() - 1), "hints on the input of a window table function are not supported");
       if (c.accept("PARTITION")) {
         c.expect("BY");
         bool paren = c.accept("(");
@@ -398,6 +465,7 @@ class Rewriter {
     while (start >= range_begin + 2 && tok(start - 1).sym(".") && tok(start - 2).word()) start -= 2;
     auto& hints = ph_.hints[tok(start).origin];
     for (auto& h : parse_hints(lx_, hint, map_)) hints.push_back(std::move(h));
+    ph_.hint_tokens[tok(start).origin].push_back(hint.origin);
   }
 
  public:

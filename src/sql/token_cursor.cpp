@@ -18,7 +18,7 @@ bool matches(const Token& t, std::string_view k) {
 
 std::string describe(const Token& t) {
   switch (t.kind) {
-    case TokenKind::End: return "end of input";
+    case TokenKind::End: return t.text.empty() ? "end of input" : "'" + t.text + "'";
     case TokenKind::String: return "string '" + t.value + "'";
     default: return "'" + t.text + "'";
   }
@@ -27,7 +27,11 @@ std::string describe(const Token& t) {
 TokenCursor::TokenCursor(const Lexed& lexed, size_t begin, size_t end, const preparse::SourceMap& map)
     : lexed_(lexed), begin_(begin), end_(std::min(end, lexed.tokens.size())), i_(begin), map_(map) {
   end_token_.kind = TokenKind::End;
-  if (end_ > begin_) {
+  if (end_ < lexed.tokens.size()) {
+    // A sub-range ends at a real token (')' or ','): name it and point at it in errors.
+    end_token_.text = lexed.tokens[end_].text;
+    end_token_.origin = lexed.tokens[end_].origin;
+  } else if (end_ > begin_) {
     end_token_.origin = lexed.text.original_offset(lexed.tokens[end_ - 1].end);
   } else if (begin_ < lexed.tokens.size()) {
     end_token_.origin = lexed.tokens[begin_].origin;

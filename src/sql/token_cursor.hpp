@@ -76,6 +76,13 @@ ast::Property parse_property(TokenCursor& cursor);
 // '(' property, ... ')'
 std::vector<ast::Property> parse_property_list(TokenCursor& cursor);
 
+// True when the token at the cursor starts a SQL/JSON clause (RETURNING, a wrapper,
+// `NULL ON ...`, `DEFAULT x ON ...`).
+bool at_json_clause(const TokenCursor& cursor);
+// Parses the SQL/JSON clauses at the cursor up to its end; `expression` parses the
+// DEFAULT values (a raw token range).
+ast::JsonClauses parse_json_clauses(TokenCursor& cursor, preparse::ExpressionSource& expressions);
+
 }  // namespace clink::sql::detail
 
 namespace clink::sql::preparse {

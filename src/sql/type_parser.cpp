@@ -130,6 +130,9 @@ TypeName base_type(TokenCursor& c) {
     c.expect(",");
     t.elements.push_back(element(c, ">"));
     c.expect(">");
+  } else if (n == "ROW" && c.peek_is("<>")) {  // ROW<> lexes as the <> operator
+    simple("ROW");
+    c.next();
   } else if (n == "ROW" && (c.peek_is("<") || c.peek_is("("))) {
     simple("ROW");
     bool angle = c.next().sym("<");

@@ -281,6 +281,13 @@ std::optional<LogicalType> arithmetic_result_type(ArithmeticOp op, const Logical
   return r.with_nullable(nullable);
 }
 
+LogicalType round_decimal_type(int precision, int scale, std::int64_t digits) {
+  if (digits >= scale) return LogicalType::decimal(precision, scale);
+  if (digits < 0) return LogicalType::decimal(std::min(kMaxDecimalPrecision, 1 + precision - scale), 0);
+  return LogicalType::decimal(std::min(kMaxDecimalPrecision, static_cast<int>(1 + precision - scale + digits)),
+                              static_cast<int>(digits));
+}
+
 LogicalType sum_result_type(const LogicalType& arg) {
   if (arg.is(TypeKind::kDecimal)) return LogicalType::decimal(kMaxDecimalPrecision, arg.scale());
   return arg.with_nullable(true);
@@ -331,18 +338,16 @@ bool supports_explicit_cast(const LogicalType& from, const LogicalType& to) {
   auto fk = from.kind(), tk = to.kind();
   // Everything converts to and from character strings (nested types only to strings).
   if (to.is_character_string()) return true;
-  if (from.is_character_string()) return !to.is_nested();
+  if (from.is_character_string())
+    return !to.is_nested() && !to.is(TypeKind::kIntervalDayTime) && !to.is(TypeKind::kIntervalYearMonth);
   if (from.is_binary_string()) return to.is_binary_string();
   if (from.is_numeric() || fk == TypeKind::kBoolean) {
     if (to.is_numeric() || tk == TypeKind::kBoolean) return true;
-    // Flink: integer <-> TIMESTAMP(_LTZ) as epoch seconds.
-    if (from.is_integer() && (tk == TypeKind::kTimestamp || tk == TypeKind::kTimestampLtz)) return true;
-    if (from.is_integer() && (tk == TypeKind::kIntervalDayTime || tk == TypeKind::kIntervalYearMonth)) return true;
-    return false;
+    // Flink 1.15+: an integer casts to TIMESTAMP_LTZ as epoch seconds (not to TIMESTAMP).
+    return from.is_integer() && tk == TypeKind::kTimestampLtz;
   }
   if (from.is_temporal()) {
-    if ((fk == TypeKind::kTimestamp || fk == TypeKind::kTimestampLtz) && (to.is_integer() || to.is_approx_numeric() || to.is(TypeKind::kDecimal)))
-      return true;
+    if (fk == TypeKind::kTimestampLtz && to.is_integer()) return true;  // epoch seconds
     if (fk == TypeKind::kTimestamp || fk == TypeKind::kTimestampLtz) return to.is_temporal();
     if (fk == TypeKind::kDate) return tk == TypeKind::kDate || tk == TypeKind::kTimestamp || tk == TypeKind::kTimestampLtz;
     if (fk == TypeKind::kTime) return tk == TypeKind::kTime || tk == TypeKind::kTimestamp || tk == TypeKind::kTimestampLtz;

@@ -33,10 +33,10 @@ using QualifiedName = std::vector<std::string>;
 // ---------------------------------------------------------------- expressions
 
 struct Literal {
-  enum class Kind { Null, Boolean, Integer, Decimal, Double, String, Date, Time, Timestamp, TimestampLtz };
+  enum class Kind { Null, Boolean, Integer, Decimal, Double, String, Binary, Date, Time, Timestamp, TimestampLtz };
   Kind kind = Kind::Null;
   // Exact source text for numbers ("-12", "1.50", "1.5E3"), the unescaped value for
-  // strings and date/time literals, "TRUE"/"FALSE" for booleans.
+  // strings and date/time literals, the hex digits of X'0AFF', "TRUE"/"FALSE" for booleans.
   std::string text;
 };
 
@@ -132,6 +132,22 @@ struct WindowSpec {
   std::optional<WindowFrame> frame;
 };
 
+// The SQL/JSON clauses of JSON_VALUE / JSON_QUERY / JSON_EXISTS:
+// JSON_VALUE(j, path [RETURNING type] [behavior ON EMPTY] [behavior ON ERROR]).
+struct JsonBehavior {
+  enum class Kind { Null, Error, Default, EmptyArray, EmptyObject, True, False, Unknown };
+  Kind kind = Kind::Null;
+  ExprPtr default_value;  // Kind::Default
+};
+
+struct JsonClauses {
+  std::optional<TypeName> returning;
+  enum class Wrapper { Unspecified, Without, Conditional, Unconditional };
+  Wrapper wrapper = Wrapper::Unspecified;  // JSON_QUERY's [ARRAY] WRAPPER
+  std::optional<JsonBehavior> on_empty;
+  std::optional<JsonBehavior> on_error;
+};
+
 struct FunctionCall {
   QualifiedName name;               // as written (case kept); built-ins resolve case-insensitively
   std::vector<ExprPtr> args;
@@ -140,6 +156,7 @@ struct FunctionCall {
   bool star = false;                // COUNT(*)
   ExprPtr filter;                   // FILTER (WHERE ...)
   std::shared_ptr<const WindowSpec> over;
+  std::shared_ptr<const JsonClauses> json;  // JSON_VALUE / JSON_QUERY / JSON_EXISTS clauses
 };
 
 struct CaseWhen {

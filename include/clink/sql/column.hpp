@@ -149,6 +149,14 @@ class Column {
     ++size_;
   }
   void append_string(std::string_view s);
+  // For kernels that write a string's bytes straight into arena(): ends the row there.
+  void commit_string() {
+    grow_validity(size_ + 1);
+    auto end = static_cast<std::uint32_t>(arena_.size());
+    values_.append(&end, sizeof end);
+    set_valid(size_, true);
+    ++size_;
+  }
   // Appends a Value of this column's type (the slow, general path: tests, literals).
   void append_value(const Value& v);
   // The value at row i as a Value (the slow path: formatting, tests, UDF fallbacks).

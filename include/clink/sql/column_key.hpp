@@ -46,6 +46,9 @@ class RowKeyEncoder {
 
 // Appends one value's key bytes (marker included).
 void append_key_value(const Column& col, std::size_t row, std::string& out);
+// The inverse for scalar (non-nested) types: reads one value's key bytes from the front
+// of `in` and appends the value (or NULL) to `out`. Throws ClinkError on short input.
+void append_decoded_key_value(std::string_view& in, Column& out);
 
 // Routes each row of a ColumnBatch by the key group of its key columns, as HashPartitioner
 // does for typed records; a part keeps its rows in input order with their kinds and times.

@@ -24,6 +24,7 @@
 // embedded queries and expressions go through rewrite_for_postgres.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -93,6 +94,10 @@ Lexed tokenize(MappedText text, const SourceMap& map);
 
 // True when PostgreSQL's grammar treats `word` as a keyword (of any category).
 bool is_postgres_keyword(std::string_view word);
+// True for PostgreSQL keywords that are not plain names everywhere: reserved ones
+// (SELECT, USER, ...) and the column-name / type-function-name ones (TIMESTAMP, INT,
+// LEFT, ...). The AST printer quotes these.
+bool is_reserved_keyword(std::string_view word);
 
 // Flink-only pieces cut out of the text sent to PostgreSQL, restored by the AST builder.
 struct Placeholders {
@@ -100,9 +105,14 @@ struct Placeholders {
   std::vector<ast::ExprPtr> literals;           // __clink_lit_N
   std::vector<ast::TableRef> table_functions;   // __clink_tvf_N (node is a WindowTvf)
   std::map<uint32_t, std::vector<ast::TableHint>> hints;  // by original offset of the table name
+  std::map<uint32_t, std::vector<uint32_t>> hint_tokens;  // the same key: original offsets of the /*+ */
+  // Original offsets of the hint tokens a table reference took; a hint left over was
+  // written where clink does not support one, which is an error (never ignored).
+  mutable std::set<uint32_t> used_hints;
   std::set<uint32_t> try_casts;                 // original offset of TRY_CAST
   std::set<uint32_t> map_constructors;          // original offset of MAP[
   std::map<uint32_t, std::string> floor_ceil_units;  // original offset of FLOOR / CEIL
+  std::map<uint32_t, std::shared_ptr<const ast::JsonClauses>> json_clauses;  // offset of JSON_VALUE...
 };
 
 // Parses an expression from a token range; the rewriter uses it for the size

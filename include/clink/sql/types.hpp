@@ -178,6 +178,11 @@ LogicalType decimal_multiply_type(int p1, int s1, int p2, int s2);
 LogicalType decimal_divide_type(int p1, int s1, int p2, int s2);
 LogicalType decimal_mod_type(int p1, int s1, int p2, int s2);
 
+// ROUND/TRUNCATE/FLOOR/CEIL of DECIMAL(p, s) to `digits` fractional digits
+// (Flink's findRoundDecimalType): DECIMAL(p, s) when digits >= s, else one more integer
+// digit for the carry: DECIMAL(1 + p - s + max(digits, 0), max(digits, 0)).
+LogicalType round_decimal_type(int precision, int scale, std::int64_t digits);
+
 enum class ArithmeticOp { kPlus, kMinus, kMultiply, kDivide, kMod };
 // The result type of a binary arithmetic operator over two numeric types; nullable when
 // either input is. Integer op integer keeps Flink's type (the wider of both; MOD takes

@@ -1,0 +1,45 @@
+#pragma once
+// Helpers shared by the parser tests: exact dumps of parsed SQL and of errors.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+#include "clink/sql/parser.hpp"
+
+namespace clink::sql::testing {
+
+// The canonical text of the single statement in `sql`.
+inline std::string dump(std::string_view sql) {
+  ast::Script s = parse(sql);
+  if (s.statements.size() != 1) return "<" + std::to_string(s.statements.size()) + " statements>";
+  return ast::to_string(s.statements[0]);
+}
+
+inline std::string expr(std::string_view sql) { return ast::to_string(parse_expression(sql)); }
+
+// "ParseError: line L, column C: message" / "TranslationError: ..." / "no error".
+template <class F>
+std::string error_of_call(F&& f) {
+  try {
+    f();
+    return "no error";
+  } catch (const ParseError& e) {
+    return std::string("ParseError: ") + e.what();
+  } catch (const TranslationError& e) {
+    return std::string("TranslationError: ") + e.what();
+  }
+}
+inline std::string error_of(std::string_view sql) {
+  return error_of_call([&] { parse(sql); });
+}
+inline std::string expr_error_of(std::string_view sql) {
+  return error_of_call([&] { parse_expression(sql); });
+}
+
+struct Case {
+  const char* sql;
+  const char* expected;
+};
+
+}  // namespace clink::sql::testing
