@@ -14,6 +14,7 @@
 #include "clink/operators/watermark_assigner_operator.hpp"
 #include "clink/runtime/operator_registry.hpp"
 #include "clink/runtime/partitioner.hpp"
+#include "clink/sql/ops/sql_op_spec.hpp"
 
 namespace clink {
 namespace {
@@ -122,6 +123,7 @@ void register_builtin_operators(OperatorRegistry& registry) {
   add_key<std::string, StringSelfKey>(registry, "string");
   add_key<Event, EventKey>(registry, "event");
   add_key<WordCount, WordCountWord>(registry, "word_count");
+  sql::register_sql_operators(registry);
 }
 
 }  // namespace clink

@@ -132,6 +132,12 @@ JobGraph from_spec(const json& spec, const OperatorRegistry& registry) {
         throw ClinkError(iw + " from '" + e.from + "': " + err.what());
       }
       resolve(e.from);
+      auto upstream_of = [&](const JobEdge& edge) {
+        const json& from = *by_id.at(edge.from);
+        return UpstreamSpec{edge.to_input, edge.from, from.value("type", ""), from.value("params", json::object()),
+                            edge.side_output};
+      };
+      ctx.upstreams.push_back(upstream_of(e));
       std::string type_in = out_type.at(e.from);
       if (!e.side_output.empty()) {
         auto& sides = side_types[e.from];
@@ -143,16 +149,16 @@ JobGraph from_spec(const json& spec, const OperatorRegistry& registry) {
       e.key = field<std::string>(in, "key", "", iw);
       if (e.partitioning == Partitioning::kHash) {
         if (e.key.empty()) throw ClinkError(iw + " from '" + e.from + "': hash partitioning needs a 'key'");
-        const KeySelectorInfo* ks;
+        KeySelectorInfo ks;
         try {
-          ks = &registry.key_selector(e.key);
+          ks = registry.resolve_key_selector(e.key, upstream_of(e));
         } catch (const ClinkError& err) {
           throw ClinkError(iw + " from '" + e.from + "': " + err.what());
         }
-        if (ks->record_type != type_in)
-          throw ClinkError(iw + " from '" + e.from + "': key '" + e.key + "' reads " + ks->record_type +
+        if (ks.record_type != type_in)
+          throw ClinkError(iw + " from '" + e.from + "': key '" + e.key + "' reads " + ks.record_type +
                            " records but '" + e.from + "' produces " + type_in);
-        e.hash_partitioner = ks->partitioner;
+        e.hash_partitioner = ks.partitioner;
       }
       if (e.to_input < 0 || e.to_input >= static_cast<int>(input_types.size()))
         throw ClinkError(iw + ": " + type + " has no input " + std::to_string(e.to_input));

@@ -10,11 +10,22 @@
 
 namespace clink {
 
+// One edge into an op, as its factory sees it: which input it feeds and what the
+// upstream op declared (SQL ops compare their input schema with the upstream's).
+struct UpstreamSpec {
+  int input = 0;
+  std::string op_id;
+  std::string factory;
+  nlohmann::json params;    // the upstream op's params
+  std::string side_output;  // non-empty: the edge reads this side output
+};
+
 // What a factory sees when it builds an operator from a spec.
 struct OperatorSpecContext {
   std::string id;
   nlohmann::json params;
   std::vector<std::string> input_types;  // record type of each input, in input order
+  std::vector<UpstreamSpec> upstreams;    // every input edge, in spec order
 };
 
 struct OperatorFactoryInfo {
@@ -35,6 +46,15 @@ struct KeySelectorInfo {
   PartitionerFactory partitioner;
 };
 
+// Key selectors named by a prefix plus arguments, e.g. "sql_columns:0,2": `make` gets
+// the text after the prefix and the upstream edge (whose params carry the schema), and
+// throws ClinkError naming the problem.
+struct KeySelectorFamily {
+  std::string prefix;
+  std::string record_type;
+  std::function<PartitionerFactory(const std::string& args, const UpstreamSpec& upstream)> make;
+};
+
 // Factory names -> builders, so a spec runs wherever its factories are linked.
 class OperatorRegistry {
  public:
@@ -42,6 +62,9 @@ class OperatorRegistry {
   void add_key_selector(KeySelectorInfo info);
   const OperatorFactoryInfo& get(const std::string& name) const;
   const KeySelectorInfo& key_selector(const std::string& name) const;
+  void add_key_selector_family(KeySelectorFamily family);
+  // A key selector by exact name, else by the family whose prefix starts the name.
+  KeySelectorInfo resolve_key_selector(const std::string& name, const UpstreamSpec& upstream) const;
   bool contains(const std::string& name) const { return factories_.count(name) > 0; }
   std::vector<std::string> names() const;
 
@@ -51,6 +74,7 @@ class OperatorRegistry {
  private:
   std::map<std::string, OperatorFactoryInfo> factories_;
   std::map<std::string, KeySelectorInfo> key_selectors_;
+  std::vector<KeySelectorFamily> key_families_;
 };
 
 // Registration hooks of the built-in parts, called by builtin().

@@ -34,6 +34,9 @@ class RuntimeContext {
   TimerService& timer_service() { return timers_; }
   OperatorMetrics& metrics() { return *metrics_; }
   Output& output() { return *output_; }
+  // An operator that runs another operator inside it (the SQL window aggregate runs
+  // the window engine) points the inner one's emissions at an adapting Output.
+  void set_output(Output* output) { output_ = output; }
 
   // Keyed state of this subtask's key groups; null for non-keyed operators.
   KeyedStateBackend* keyed_state_backend() const { return keyed_backend_.get(); }

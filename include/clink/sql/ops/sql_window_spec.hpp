@@ -1,0 +1,49 @@
+#pragma once
+// The `window` param of sql_window_assign and sql_window_aggregate, and the window
+// columns Flink's window TVFs add (window_start, window_end, window_time).
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "clink/sql/column_batch.hpp"
+#include "clink/windows/window_assigners.hpp"
+
+namespace clink::sql {
+
+class SqlOpParams;
+
+struct SqlWindowSpec {
+  enum class Kind { kTumble, kHop, kCumulate, kSession };
+  Kind kind = Kind::kTumble;
+  std::size_t time_column = 0;
+  std::int64_t size_ms = 0;    // tumble, hop, cumulate (the max size)
+  std::int64_t slide_ms = 0;   // hop
+  std::int64_t step_ms = 0;    // cumulate
+  std::int64_t offset_ms = 0;  // tumble, hop, cumulate
+  std::int64_t gap_ms = 0;     // session
+  bool ltz = false;            // the time column is TIMESTAMP_LTZ: window_time is TIMESTAMP_LTZ(3)
+
+  // {"kind": ..., "time_column": i, "size_ms", "slide_ms", "step_ms", "offset_ms", "gap_ms"}
+  static SqlWindowSpec parse(const nlohmann::json& window, const Schema& input, const SqlOpParams& p);
+  std::unique_ptr<WindowAssigner> assigner() const;
+  std::string describe() const;
+};
+
+// window_start TIMESTAMP(3) NOT NULL, window_end TIMESTAMP(3) NOT NULL, window_time
+// TIMESTAMP(3) NOT NULL or TIMESTAMP_LTZ(3) NOT NULL (over a TIMESTAMP_LTZ time column), as
+// Flink types them.
+void append_window_fields(std::vector<RowField>& fields, bool ltz);
+
+// The event time (ms) of a TIMESTAMP / TIMESTAMP_LTZ value (microseconds), floored.
+inline std::int64_t micros_to_millis(std::int64_t us) { return us >= 0 ? us / 1000 : -((-us + 999) / 1000); }
+
+// Appends the three window columns' values for window `w` to columns c, c+1, c+2.
+inline void append_window_values(ColumnBatch& out, std::size_t c, const TimeWindow& w) {
+  out.column(c).append<std::int64_t>(w.start * 1000);
+  out.column(c + 1).append<std::int64_t>(w.end * 1000);
+  out.column(c + 2).append<std::int64_t>(w.max_timestamp() * 1000);
+}
+
+}  // namespace clink::sql

@@ -1,0 +1,52 @@
+#include "clink/core/error.hpp"
+#include "clink/sql/column_key.hpp"
+#include "clink/sql/ops/sql_op_spec.hpp"
+#include "sql_op_registration.hpp"
+
+namespace clink::sql {
+
+namespace {
+
+// "0,2" -> {0, 2}; "" -> {} (one key for every row: a global aggregate kept keyed).
+std::vector<std::size_t> parse_column_list(const std::string& args, std::size_t columns) {
+  std::vector<std::size_t> out;
+  std::size_t pos = 0;
+  while (pos < args.size()) {
+    std::size_t comma = args.find(',', pos);
+    std::string item = args.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
+      throw ClinkError("'" + item + "' is not a column index (expected sql_columns:<i>[,<j>...])");
+    std::size_t c = std::stoul(item);
+    if (c >= columns)
+      throw ClinkError("column " + item + " is out of range (the upstream schema has " + std::to_string(columns) +
+                       " columns)");
+    out.push_back(c);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+    if (pos == args.size()) throw ClinkError("trailing ',' in the column list");
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_sql_operators(OperatorRegistry& r) {
+  register_sql_window_assign(r);
+  register_sql_window_aggregate(r);
+  register_sql_group_aggregate(r);
+  register_sql_limit_sort(r);
+  r.add_key_selector_family(KeySelectorFamily{
+      "sql_columns:", kSqlRowType, [](const std::string& args, const UpstreamSpec& up) -> PartitionerFactory {
+        SchemaPtr schema;
+        if (up.side_output == kDeadLetterTag) {
+          schema = dead_letter_schema();
+        } else {
+          if (!up.params.contains("schema"))
+            throw ClinkError("upstream op '" + up.op_id + "' declares no 'schema' to take the key columns from");
+          schema = schema_from_json(up.params.at("schema"), "op '" + up.op_id + "' param 'schema'");
+        }
+        return column_batch_hash_partitioner_factory(schema, parse_column_list(args, schema->size()));
+      }});
+}
+
+}  // namespace clink::sql

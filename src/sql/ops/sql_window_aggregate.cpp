@@ -1,0 +1,292 @@
+// sql_window_aggregate: Flink's window aggregation (GROUP BY window_start, window_end,
+// keys over TUMBLE / HOP / CUMULATE / SESSION) as an instantiation of the one window
+// engine (windows/window_operator.hpp): key = the grouping key's encoded bytes (RowKey),
+// input = a reference to a row of the arriving ColumnBatch, window state = the compact
+// AggState of the aggregate calls. The engine assigns, fires, cleans, handles lateness
+// and checkpoints; firing writes the result row straight into an output ColumnBatch.
+//
+// The engine emits through RuntimeContext::output(); this operator points that at an
+// adapter that forwards watermarks after the rows written before them, and turns late
+// rows (the engine's late side output) into dead letters.
+//
+// Allowed lateness follows the seed's SQL option (SEMANTICS.md): with L > 0 a window
+// fires once, when the watermark passes end - 1 + L, with the late rows of the band
+// folded in (DelayedEventTimeTrigger); L = 0 uses the default trigger and the engine's
+// sliced path.
+#include <memory>
+
+#include "clink/core/error.hpp"
+#include "clink/runtime/operator.hpp"
+#include "clink/sql/ops/row_key.hpp"
+#include "clink/sql/ops/sql_aggregates.hpp"
+#include "clink/sql/ops/sql_grouping.hpp"
+#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/ops/sql_window_spec.hpp"
+#include "clink/sql/time_zone.hpp"
+#include "clink/windows/window_operator.hpp"
+#include "sql_op_registration.hpp"
+
+namespace clink::sql {
+namespace {
+
+// The engine's input: one row of the batch being processed, under one grouping set.
+struct SqlWindowRow {
+  const ColumnBatch* batch;
+  std::uint32_t row;
+  std::uint32_t set;
+  const char* key;
+  std::uint32_t key_len;
+};
+struct SqlNoRecord {};  // the engine's output type: results go straight into ColumnBatches
+struct RowKeyOf {
+  RowKey operator()(const SqlWindowRow& r) const { return RowKey{std::string(r.key, r.key_len)}; }
+};
+
+// Fires a window once, when the watermark passes end - 1 + lateness (the window's
+// cleanup time): late rows within the band are folded in before the single firing.
+class DelayedEventTimeTrigger final : public Trigger {
+ public:
+  explicit DelayedEventTimeTrigger(std::int64_t lateness) : lateness_(lateness) {}
+  TriggerResult on_element(EventTime, const TimeWindow& w, TriggerContext& ctx) const override {
+    ctx.register_event_time_timer(at(w));
+    return TriggerResult::kContinue;
+  }
+  TriggerResult on_event_time(std::int64_t time, const TimeWindow& w, TriggerContext&) const override {
+    return time == at(w) ? TriggerResult::kFire : TriggerResult::kContinue;
+  }
+  TriggerResult on_processing_time(std::int64_t, const TimeWindow&, TriggerContext&) const override {
+    return TriggerResult::kContinue;
+  }
+  void clear(const TimeWindow& w, TriggerContext& ctx) const override { ctx.delete_event_time_timer(at(w)); }
+  bool can_merge() const override { return true; }
+  void on_merge(const TimeWindow& w, OnMergeContext& ctx) const override {
+    if (at(w) > ctx.current_watermark()) ctx.register_event_time_timer(at(w));
+  }
+  std::string describe() const override { return "DelayedEventTimeTrigger(" + std::to_string(lateness_) + ")"; }
+
+ private:
+  std::int64_t at(const TimeWindow& w) const { return sat_add(w.max_timestamp(), lateness_); }
+  std::int64_t lateness_;
+};
+
+struct WindowAggConfig {
+  std::string where;
+  std::string op_id;
+  SchemaPtr out_schema;
+  SqlWindowSpec window;
+  SqlGrouping grouping;
+  std::shared_ptr<const AggregateSet> aggs;
+  std::int64_t lateness = 0;
+  bool dlq = false;
+};
+
+// Writes fired windows as rows: keys, window_start, window_end, window_time, aggregates.
+class WindowResultWriter {
+ public:
+  explicit WindowResultWriter(const WindowAggConfig& cfg) : cfg_(cfg) {}
+  void set_output(Output* out) { out_ = out; }
+  void write(const RowKey& key, const TimeWindow& w, const AggState& s) {
+    if (!batch_) batch_ = std::make_unique<ColumnBatch>(cfg_.out_schema, 64);
+    const std::size_t nk = cfg_.grouping.keys.size();
+    cfg_.grouping.decode(key.bytes, *batch_);
+    append_window_values(*batch_, nk, w);
+    cfg_.aggs->results(s, values_);
+    for (std::size_t i = 0; i < values_.size(); ++i) batch_->column(nk + 3 + i).append_value(values_[i]);
+    batch_->row_kinds().push_back(RowKind::kInsert);
+    batch_->event_times().push_back(w.max_timestamp());
+    if (batch_->size() >= kDefaultBatchSize) flush();
+  }
+  void flush() {
+    if (batch_ && batch_->size() > 0) out_->emit(std::move(batch_));
+    batch_.reset();
+  }
+
+ private:
+  const WindowAggConfig& cfg_;
+  Output* out_ = nullptr;
+  std::unique_ptr<ColumnBatch> batch_;
+  std::vector<Value> values_;
+};
+
+class SqlWindowPolicy {
+ public:
+  using State = AggState;
+  using Out = SqlNoRecord;
+  static constexpr bool kIncremental = true;
+  SqlWindowPolicy(std::shared_ptr<const AggregateSet> aggs, WindowResultWriter* writer)
+      : aggs_(std::move(aggs)), writer_(writer) {}
+  void open(RuntimeContext&) {}
+  void close() {}
+  State create() const { return aggs_->create(); }
+  void add(State& s, const SqlWindowRow& v, EventTime) const { aggs_->add(s, *v.batch, v.row, 1); }
+  void merge(State& into, const State& from) const { aggs_->merge(into, from); }
+  void fire(const RowKey& key, State& s, WindowContext& ctx, Collector<Out>&) { writer_->write(key, ctx.window(), s); }
+  void clear(const RowKey&, WindowContext&) {}
+  bool empty(const State&) const { return false; }
+
+ private:
+  std::shared_ptr<const AggregateSet> aggs_;
+  WindowResultWriter* writer_;
+};
+
+using Engine = WindowOperator<RowKey, SqlWindowRow, RowKeyOf, SqlWindowPolicy>;
+
+// What the engine emits through: result rows are already in the writer; watermarks
+// follow them; the late side output becomes dead letters.
+class EngineOutput final : public Output {
+ public:
+  EngineOutput(const WindowAggConfig& cfg, WindowResultWriter& writer) : cfg_(cfg), writer_(writer) {}
+  void bind(Output* real, RuntimeContext* ctx) {
+    real_ = real;
+    ctx_ = ctx;
+  }
+  void emit(BatchPtr) override {}  // the policy collects nothing
+  void emit_watermark(Watermark wm) override {
+    writer_.flush();
+    real_->emit_watermark(wm);
+  }
+  void emit_side(const std::string&, BatchPtr batch) override {
+    const auto& late = batch_cast<SqlWindowRow>(*batch).records;
+    auto out = std::make_unique<ColumnBatch>(dead_letter_schema(), late.size());
+    const EventTime wm = ctx_->timer_service().current_watermark();
+    for (const auto& r : late) {
+      if (r.value.set != 0) continue;  // one dead letter per row, not per grouping set
+      out->append_row({Value("late record"), Value(cfg_.op_id),
+                       Value("event time " + std::to_string(r.event_time) + " ms, watermark " + std::to_string(wm) +
+                             " ms"),
+                       Value(format_row(*r.value.batch, r.value.row, *TimeZone::utc()))},
+                      RowKind::kInsert, r.event_time);
+    }
+    ctx_->metrics().dead_letters.fetch_add(static_cast<std::int64_t>(out->size()), std::memory_order_relaxed);
+    if (out->size() > 0) real_->emit_side(kDeadLetterTag, std::move(out));
+  }
+
+ private:
+  const WindowAggConfig& cfg_;
+  WindowResultWriter& writer_;
+  Output* real_ = nullptr;
+  RuntimeContext* ctx_ = nullptr;
+};
+
+class SqlWindowAggregateOperator final : public StreamOperator {
+ public:
+  explicit SqlWindowAggregateOperator(WindowAggConfig cfg)
+      : cfg_(std::move(cfg)), writer_(cfg_), adapter_(cfg_, writer_) {
+    WindowConfig<SqlWindowRow> wc;
+    wc.assigner = cfg_.window.assigner();
+    wc.allowed_lateness = cfg_.lateness;
+    if (cfg_.lateness > 0) wc.trigger = std::make_shared<DelayedEventTimeTrigger>(cfg_.lateness);
+    if (cfg_.dlq) wc.late_data_tag.emplace(kDeadLetterTag);
+    engine_ = std::make_unique<Engine>(std::move(wc), RowKeyOf{}, SqlWindowPolicy(cfg_.aggs, &writer_));
+  }
+
+  void open(RuntimeContext& ctx) override {
+    StreamOperator::open(ctx);
+    if (!cfg_.grouping.routed() && ctx.parallelism() > 1)
+      throw ClinkError(cfg_.where + ": " +
+                       (cfg_.grouping.keys.empty() ? std::string("an aggregation without keys")
+                                                   : std::string("several grouping sets")) +
+                       " runs at parallelism 1, got " + std::to_string(ctx.parallelism()));
+    real_ = &ctx.output();
+    writer_.set_output(real_);
+    adapter_.bind(real_, &ctx);
+    ctx.set_output(&adapter_);
+    engine_->open(ctx);
+  }
+
+  void process_batch(int, BatchPtr batch) override {
+    const auto& in = column_batch_cast(*batch);
+    const std::size_t n = in.size(), sets = cfg_.grouping.num_sets();
+    const Column& tcol = in.column(cfg_.window.time_column);
+    keys_.clear();
+    key_ends_.clear();
+    for (std::size_t s = 0; s < sets; ++s)
+      for (std::size_t r = 0; r < n; ++r) {
+        cfg_.grouping.encode(in, r, s, keys_);
+        key_ends_.push_back(static_cast<std::uint32_t>(keys_.size()));
+      }
+    auto rows = std::make_unique<Batch<SqlWindowRow>>();
+    rows->records.resize(n * sets);
+    auto* out = rows->records.data();
+    std::uint32_t begin = 0;
+    for (std::size_t s = 0; s < sets; ++s)
+      for (std::size_t r = 0; r < n; ++r) {
+        if (s == 0) check_row(in, tcol, r);
+        const std::uint32_t end = key_ends_[s * n + r];
+        *out++ = Record<SqlWindowRow>{
+            SqlWindowRow{&in, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(s), keys_.data() + begin, end - begin},
+            micros_to_millis(tcol.values<std::int64_t>()[r]), kNoPartition};
+        begin = end;
+      }
+    engine_->process_batch(0, std::move(rows));
+    writer_.flush();
+  }
+
+  void process_watermark(Watermark wm) override { engine_->process_watermark(wm); }
+  void process_processing_time(std::int64_t now) override {
+    engine_->process_processing_time(now);
+    writer_.flush();
+  }
+  void finish() override {
+    engine_->finish();
+    writer_.flush();
+  }
+  void snapshot_state(std::int64_t id) override { engine_->snapshot_state(id); }
+  void notify_checkpoint_complete(std::int64_t id) override { engine_->notify_checkpoint_complete(id); }
+  void close() override { engine_->close(); }
+
+ private:
+  void check_row(const ColumnBatch& in, const Column& tcol, std::size_t r) const {
+    if (in.row_kind(r) != RowKind::kInsert)
+      throw ClinkError(cfg_.where + ": a window aggregation consumes insert-only input, row " + std::to_string(r) +
+                       " is " + std::string(row_kind_short_string(in.row_kind(r))));
+    if (tcol.is_null(r))
+      throw ClinkError(cfg_.where + ": row " + std::to_string(r) + " has a NULL time attribute '" +
+                       in.schema()->name(cfg_.window.time_column) + "'");
+  }
+
+  WindowAggConfig cfg_;
+  WindowResultWriter writer_;
+  EngineOutput adapter_;
+  std::unique_ptr<Engine> engine_;
+  Output* real_ = nullptr;
+  std::string keys_;
+  std::vector<std::uint32_t> key_ends_;
+};
+
+}  // namespace
+
+void register_sql_window_aggregate(OperatorRegistry& r) {
+  r.add(OperatorFactoryInfo{
+      .name = "sql_window_aggregate",
+      .description = "sql_row -> sql_row: window aggregation (TUMBLE / HOP / CUMULATE / SESSION) on the window "
+                     "engine: keys, window_start, window_end, window_time, aggregates; late rows to 'dead-letter' "
+                     "with late_records_to_dlq",
+      .num_inputs = 1,
+      .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        SqlOpParams p(ctx, "sql_window_aggregate",
+                      {"window", "keys", "grouping_sets", "aggregates", "allowed_lateness_ms", "late_records_to_dlq"});
+        SchemaPtr in = p.input_schema(0);
+        auto cfg = std::make_shared<WindowAggConfig>();
+        cfg->where = p.where();
+        cfg->op_id = ctx.id;
+        cfg->out_schema = p.output_schema();
+        cfg->window = SqlWindowSpec::parse(p.require("window"), *in, p);
+        cfg->grouping = SqlGrouping::parse(p, *in);
+        cfg->aggs = std::make_shared<const AggregateSet>(
+            AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p),
+            false);
+        cfg->lateness = p.get_int("allowed_lateness_ms", 0, 0);
+        cfg->dlq = p.get_bool("late_records_to_dlq", false);
+        std::vector<RowField> fields;
+        cfg->grouping.key_fields(*in, fields);
+        append_window_fields(fields, cfg->window.ltz);
+        for (const auto& c : cfg->aggs->calls()) fields.push_back({"", c.result_type});
+        check_output_types(*cfg->out_schema, fields, p);
+        return [cfg] { return std::make_unique<SqlWindowAggregateOperator>(*cfg); };
+      },
+      .side_outputs = {{kDeadLetterTag, kSqlRowType}}});
+}
+
+}  // namespace clink::sql

@@ -1,0 +1,144 @@
+// sql_group_aggregate: Flink's non-windowed GROUP BY changelog (docs: Concepts > Dynamic
+// Tables, the clicks example), retracting input (MIN / MAX with retraction, -D when a
+// group empties), GROUPING SETS and DISTINCT; sql_limit and sql_sort.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "clink/core/error.hpp"
+#include "sql_ops_test_support.hpp"
+
+namespace clink::sqltest {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+SchemaPtr clicks_schema() {
+  return sql::make_schema({{"user", LogicalType::string()}, {"cTime", LogicalType::timestamp(3)}, {"url", LogicalType::string()}});
+}
+Row click(const char* user, const char* time, const char* url) {
+  return Row{{Value(user), Value(ts(std::string("2020-01-01 ") + time)), Value(url)}};
+}
+
+json params(const SchemaPtr& in, std::vector<sql::RowField> out, json keys, json aggs, json sets = nullptr) {
+  json p = {{"input_schemas", json::array({schema_json(in)})},
+            {"schema", schema_json(sql::make_schema(std::move(out)))},
+            {"keys", keys},
+            {"aggregates", aggs}};
+  if (!sets.is_null()) p["grouping_sets"] = sets;
+  return p;
+}
+
+// SELECT user, COUNT(url) AS cnt FROM clicks GROUP BY user
+TEST(SqlGroupAggregate, ClicksChangelogFlinkDocs) {
+  auto p = params(clicks_schema(), {{"user", LogicalType::string()}, {"cnt", LogicalType::bigint().not_null()}}, {0},
+                  json::array({{{"function", "COUNT"}, {"args", {2}}}}));
+  OpHarness h("sql_group_aggregate", p);
+  h.push(batch(clicks_schema(), {click("Mary", "12:00:00", "./home"), click("Bob", "12:00:00", "./cart"),
+                                 click("Mary", "12:00:05", "./prod?id=1")}));
+  h.push(batch(clicks_schema(), {click("Liz", "12:01:00", "./home"), click("Bob", "12:01:30", "./prod?id=3"),
+                                 click("Mary", "12:01:45", "./prod?id=7")}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[Mary, 1]", "+I[Bob, 1]", "-U[Mary, 1]", "+U[Mary, 2]", "+I[Liz, 1]",
+                                   "-U[Bob, 1]", "+U[Bob, 2]", "-U[Mary, 2]", "+U[Mary, 3]"));
+  EXPECT_THAT(h.times, ::testing::Each(kNoEventTime));
+}
+
+SchemaPtr kv_schema() { return sql::make_schema({{"k", LogicalType::string()}, {"v", LogicalType::bigint()}}); }
+Row kv(const char* k, Value v, RowKind kind = RowKind::kInsert) { return Row{{Value(k), v}, kind}; }
+
+// Retractions: MIN / MAX fall back to the next value, SUM of no rows is NULL, an
+// unchanged result emits nothing, the last row's retraction deletes the group, and a
+// retraction of an unknown group is ignored (Flink's GroupAggFunction).
+TEST(SqlGroupAggregate, RetractingInput) {
+  auto p = params(kv_schema(),
+                  {{"k", LogicalType::string()},
+                   {"mn", LogicalType::bigint()},
+                   {"mx", LogicalType::bigint()},
+                   {"s", LogicalType::bigint()},
+                   {"c", LogicalType::bigint().not_null()}},
+                  {0},
+                  json::array({{{"function", "MIN"}, {"args", {1}}},
+                               {{"function", "MAX"}, {"args", {1}}},
+                               {{"function", "SUM"}, {"args", {1}}},
+                               {{"function", "COUNT"}}}));
+  OpHarness h("sql_group_aggregate", p);
+  h.push(batch(kv_schema(), {kv("a", 5), kv("a", 1), kv("a", 9)}));
+  h.push(batch(kv_schema(), {kv("a", 1, RowKind::kUpdateBefore), kv("a", 9, RowKind::kDelete), kv("x", 3, RowKind::kDelete),
+                             kv("a", Value()), kv("a", Value(), RowKind::kDelete)}));
+  h.push(batch(kv_schema(), {kv("a", 5, RowKind::kDelete), kv("a", 4, RowKind::kUpdateAfter)}));
+  EXPECT_THAT(h.lines,
+              ElementsAre("+I[a, 5, 5, 5, 1]", "-U[a, 5, 5, 5, 1]", "+U[a, 1, 5, 6, 2]", "-U[a, 1, 5, 6, 2]",
+                          "+U[a, 1, 9, 15, 3]",
+                          // -U 1: min back to 5; -D 9: max back to 5
+                          "-U[a, 1, 9, 15, 3]", "+U[a, 5, 9, 14, 2]", "-U[a, 5, 9, 14, 2]", "+U[a, 5, 5, 5, 1]",
+                          // +I NULL: only COUNT(*) changes; -D NULL back
+                          "-U[a, 5, 5, 5, 1]", "+U[a, 5, 5, 5, 2]", "-U[a, 5, 5, 5, 2]", "+U[a, 5, 5, 5, 1]",
+                          // the last row goes: -D; then a new group
+                          "-D[a, 5, 5, 5, 1]", "+I[a, 4, 4, 4, 1]"));
+}
+
+// GROUPING SETS ((k), ()) and COUNT DISTINCT; rows apply to every set in order.
+TEST(SqlGroupAggregate, GroupingSetsAndCountDistinct) {
+  auto p = params(kv_schema(), {{"k", LogicalType::string()}, {"d", LogicalType::bigint().not_null()}}, {0},
+                  json::array({{{"function", "COUNT"}, {"args", {1}}, {"distinct", true}}}),
+                  json::array({json::array({0}), json::array()}));
+  OpHarness h("sql_group_aggregate", p);
+  h.push(batch(kv_schema(), {kv("a", 1), kv("b", 1), kv("a", 1), kv("a", 2)}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[a, 1]", "+I[null, 1]", "+I[b, 1]", "-U[a, 1]", "+U[a, 2]", "-U[null, 1]",
+                                   "+U[null, 2]"));
+}
+
+// SELECT DISTINCT k: no aggregates.
+TEST(SqlGroupAggregate, Distinct) {
+  auto p = params(kv_schema(), {{"k", LogicalType::string()}}, {0}, json::array());
+  OpHarness h("sql_group_aggregate", p);
+  h.push(batch(kv_schema(), {kv("a", 1), kv("b", 1), kv("a", 2), kv("b", 1, RowKind::kDelete), kv("a", 1, RowKind::kDelete)}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[a]", "+I[b]", "-D[b]"));
+}
+
+TEST(SqlGroupAggregate, SeveralGroupingSetsNeedParallelismOne) {
+  auto p = params(kv_schema(), {{"k", LogicalType::string()}}, {0}, json::array(), json::array({json::array({0}), json::array()}));
+  try {
+    OpHarness h("sql_group_aggregate", p, 2);
+    FAIL() << "expected an error";
+  } catch (const ClinkError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("sql_group_aggregate 'op': several grouping sets runs at parallelism 1, got 2"));
+  }
+}
+
+json same_schema(const SchemaPtr& s) { return {{"input_schemas", json::array({schema_json(s)})}, {"schema", schema_json(s)}}; }
+
+TEST(SqlLimit, OffsetAndLimitAcrossBatches) {
+  json p = same_schema(kv_schema());
+  p["limit"] = 3;
+  p["offset"] = 2;
+  OpHarness h("sql_limit", p);
+  h.push(batch(kv_schema(), {kv("a", 1), kv("b", 2), kv("c", 3)}));
+  h.push(batch(kv_schema(), {kv("d", 4), kv("e", 5), kv("f", 6)}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[c, 3]", "+I[d, 4]", "+I[e, 5]"));
+}
+
+// ORDER BY v DESC NULLS FIRST, k (ASC: NULLS FIRST by default) LIMIT 4
+TEST(SqlSort, OrderByWithNullsAndLimitAtEndOfInput) {
+  json p = same_schema(kv_schema());
+  p["keys"] = json::array({{{"column", 1}, {"descending", true}, {"nulls_first", true}}, {{"column", 0}}});
+  p["limit"] = 4;
+  OpHarness h("sql_sort", p);
+  h.push(batch(kv_schema(), {kv("b", 1), kv("a", 3), kv("c", Value())}));
+  h.push(batch(kv_schema(), {Row{{Value(), Value(3)}}, kv("d", 1), kv("e", 2)}));
+  EXPECT_TRUE(h.lines.empty());
+  h.finish();
+  EXPECT_THAT(h.lines, ElementsAre("WM " + std::to_string(kMaxEventTime), "+I[c, null]", "+I[null, 3]", "+I[a, 3]", "+I[e, 2]"));
+}
+
+TEST(SqlSort, DescendingDefaultsToNullsLast) {
+  json p = same_schema(kv_schema());
+  p["keys"] = json::array({{{"column", 1}, {"descending", true}}});
+  OpHarness h("sql_sort", p);
+  h.push(batch(kv_schema(), {kv("a", Value()), kv("b", 1), kv("c", 2)}));
+  h.finish();
+  EXPECT_THAT(h.lines, ElementsAre("WM " + std::to_string(kMaxEventTime), "+I[c, 2]", "+I[b, 1]", "+I[a, null]"));
+}
+
+}  // namespace
+}  // namespace clink::sqltest

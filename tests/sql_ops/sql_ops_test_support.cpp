@@ -1,0 +1,123 @@
+#include "sql_ops_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include "clink/api/two_phase_commit_sink.hpp"
+#include "clink/sql/time_zone.hpp"
+
+namespace clink::sqltest {
+
+namespace {
+std::mutex scripts_mu;
+std::map<std::string, std::shared_ptr<Script>>& scripts() {
+  static std::map<std::string, std::shared_ptr<Script>> m;
+  return m;
+}
+
+class TestSource final : public SourceOperator {
+ public:
+  explicit TestSource(std::shared_ptr<Script> s) : s_(std::move(s)) {}
+  void open(RuntimeContext& ctx) override {
+    SourceOperator::open(ctx);
+    auto& pos = ctx.operator_state().list("position");
+    if (!pos.empty()) next_ = std::stoul(pos.front());
+  }
+  PollStatus poll_next() override {
+    if (next_ >= s_->steps.size()) return PollStatus::kEnd;
+    if (next_ == s_->pause_at.load()) return PollStatus::kNothingAvailable;
+    const ScriptStep& st = s_->steps[next_++];
+    if (st.batch) output().emit(std::make_unique<ColumnBatch>(*st.batch));
+    if (st.watermark) output().emit_watermark(Watermark{*st.watermark, false});
+    s_->emitted = next_;
+    return next_ < s_->steps.size() ? PollStatus::kMore : PollStatus::kEnd;
+  }
+  void snapshot_state(std::int64_t) override { ctx().operator_state().list("position").assign(1, std::to_string(next_)); }
+
+ private:
+  std::shared_ptr<Script> s_;
+  std::size_t next_ = 0;
+};
+
+class Injector final : public StreamOperator {
+ public:
+  explicit Injector(std::shared_ptr<Script> s) : s_(std::move(s)) {}
+  void process_batch(int, BatchPtr b) override {
+    if (s_->armed.load() && s_->failures_left.fetch_sub(1) > 0) throw std::runtime_error("injected failure");
+    output().emit(std::move(b));
+  }
+
+ private:
+  std::shared_ptr<Script> s_;
+};
+
+// Formats rows and hands them to an exactly-once collect sink.
+class TestSink final : public StreamOperator {
+ public:
+  explicit TestSink(std::shared_ptr<Script> s) : inner_(std::make_unique<TwoPhaseCommitSinkOperator<std::string>>(s->sink)) {}
+  int num_inputs() const override { return 1; }
+  void open(RuntimeContext& ctx) override {
+    StreamOperator::open(ctx);
+    inner_->open(ctx);
+  }
+  void process_batch(int i, BatchPtr b) override {
+    const auto& cb = sql::column_batch_cast(*b);
+    auto lines = std::make_unique<Batch<std::string>>();
+    for (std::size_t r = 0; r < cb.size(); ++r) lines->push(sql::format_row(cb, r, *sql::TimeZone::utc()), kNoEventTime);
+    inner_->process_batch(i, std::move(lines));
+  }
+  void process_watermark(Watermark wm) override { inner_->process_watermark(wm); }
+  void finish() override { inner_->finish(); }
+  void snapshot_state(std::int64_t id) override { inner_->snapshot_state(id); }
+  void notify_checkpoint_complete(std::int64_t id) override { inner_->notify_checkpoint_complete(id); }
+  void close() override { inner_->close(); }
+
+ private:
+  std::unique_ptr<StreamOperator> inner_;
+};
+
+std::shared_ptr<Script> script_param(const OperatorSpecContext& ctx) { return script(ctx.params.at("script").get<std::string>()); }
+
+}  // namespace
+
+std::shared_ptr<Script> script(const std::string& name) {
+  std::lock_guard lock(scripts_mu);
+  return scripts().at(name);
+}
+void put_script(const std::string& name, std::shared_ptr<Script> s) {
+  std::lock_guard lock(scripts_mu);
+  scripts()[name] = std::move(s);
+}
+
+const OperatorRegistry& test_registry() {
+  static const OperatorRegistry r = [] {
+    OperatorRegistry reg = OperatorRegistry::builtin();
+    reg.add(OperatorFactoryInfo{.name = "sql_test_source",
+                                .description = "test: a script of ColumnBatches",
+                                .num_inputs = 0,
+                                .out_type = [](const OperatorSpecContext&) { return std::string(sql::kSqlRowType); },
+                                .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+                                  auto s = script_param(ctx);
+                                  return [s] { return std::make_unique<TestSource>(s); };
+                                }});
+    reg.add(OperatorFactoryInfo{.name = "sql_test_injector",
+                                .description = "test: fails once when armed",
+                                .num_inputs = 1,
+                                .out_type = [](const OperatorSpecContext&) { return std::string(sql::kSqlRowType); },
+                                .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+                                  auto s = script_param(ctx);
+                                  return [s] { return std::make_unique<Injector>(s); };
+                                }});
+    reg.add(OperatorFactoryInfo{.name = "sql_test_sink",
+                                .description = "test: exactly-once collect of formatted rows",
+                                .num_inputs = 1,
+                                .out_type = [](const OperatorSpecContext&) { return std::string("none"); },
+                                .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+                                  auto s = script_param(ctx);
+                                  return [s] { return std::make_unique<TestSink>(s); };
+                                }});
+    return reg;
+  }();
+  return r;
+}
+
+}  // namespace clink::sqltest
