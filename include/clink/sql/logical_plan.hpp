@@ -1,0 +1,200 @@
+#pragma once
+// The logical relational plan the binder produces, the optimiser rewrites and the
+// physical planner compiles. Nodes are immutable once built (shared_ptr<const>); a
+// rewrite builds new nodes. Every node knows its output schema and the source position
+// of the SQL construct that produced it (errors and the changelog rejection name it).
+//
+// Column references inside a node's expressions are indices into its (first) input's
+// output schema; a join's condition indexes the concatenation left ++ right.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clink/sql/catalog.hpp"
+#include "clink/sql/expr.hpp"
+#include "clink/sql/sql_error.hpp"
+#include "clink/sql/types.hpp"
+
+namespace clink::sql {
+
+enum class LogicalKind {
+  kScan,
+  kValues,
+  kWatermarkAssigner,
+  kProject,
+  kFilter,
+  kAggregate,        // unbounded GROUP BY (and SELECT DISTINCT: no aggregate calls)
+  kWindowTvf,        // window assignment without aggregation (appends window columns)
+  kWindowAggregate,  // GROUP BY window_start, window_end [, keys] / legacy group windows
+  kUnion,            // UNION ALL
+  kSort,             // ORDER BY [LIMIT]
+  kLimit,            // LIMIT / OFFSET without ORDER BY
+  kJoin,
+  kSink,
+};
+
+struct LogicalNode;
+using LogicalPtr = std::shared_ptr<const LogicalNode>;
+
+struct LogicalNode {
+  LogicalKind kind;
+  Schema schema;
+  std::vector<LogicalPtr> inputs;
+  SourcePosition pos;  // the SQL construct (GROUP BY, JOIN, ORDER BY, table reference ...)
+
+  explicit LogicalNode(LogicalKind k) : kind(k) {}
+  virtual ~LogicalNode() = default;
+  const LogicalNode& input(std::size_t i = 0) const { return *inputs.at(i); }
+};
+
+struct LogicalScan : LogicalNode {
+  LogicalScan() : LogicalNode(LogicalKind::kScan) {}
+  TableDef table;          // options already merged with /*+ OPTIONS(...) */ hints
+  std::string alias;       // the name the query used
+  // Physical columns read (indices into table.physical_schema()), in output order.
+  std::vector<std::size_t> projected;
+};
+
+struct LogicalValues : LogicalNode {
+  LogicalValues() : LogicalNode(LogicalKind::kValues) {}
+  std::vector<std::vector<ExprPtr>> rows;  // literals, cast to the schema's types
+};
+
+struct LogicalWatermarkAssigner : LogicalNode {
+  LogicalWatermarkAssigner() : LogicalNode(LogicalKind::kWatermarkAssigner) {}
+  std::size_t rowtime = 0;
+  ExprPtr watermark;              // over the input row
+  std::string emit = "on-periodic";  // scan.watermark.emit.strategy
+  std::int64_t interval_ms = 200;    // pipeline.auto-watermark-interval
+  std::int64_t idle_timeout_ms = 0;  // scan.watermark.idle-timeout / idle_timeout_ms
+  std::string alignment_group;       // scan.watermark.alignment.group (empty: none)
+  std::int64_t alignment_max_drift_ms = 0;
+  std::int64_t alignment_update_interval_ms = 1000;
+};
+
+struct LogicalProject : LogicalNode {
+  LogicalProject() : LogicalNode(LogicalKind::kProject) {}
+  std::vector<ExprPtr> exprs;  // one per output column (names in the schema)
+};
+
+struct LogicalFilter : LogicalNode {
+  LogicalFilter() : LogicalNode(LogicalKind::kFilter) {}
+  ExprPtr condition;
+};
+
+struct AggregateCall {
+  std::string function;             // upper case: COUNT, SUM, AVG, MIN, MAX, ...
+  std::vector<std::size_t> args;    // input columns (pre-computed by a projection)
+  bool distinct = false;
+  std::optional<std::size_t> filter;  // a BOOLEAN input column (FILTER (WHERE ...))
+  LogicalType type;
+  std::string name;                 // output column name
+};
+
+struct LogicalAggregate : LogicalNode {
+  LogicalAggregate() : LogicalNode(LogicalKind::kAggregate) {}
+  std::vector<std::size_t> keys;                    // input columns
+  std::vector<std::vector<std::size_t>> grouping_sets;  // indices into keys; one set = plain GROUP BY
+  std::vector<AggregateCall> aggregates;
+  bool distinct_only = false;  // SELECT DISTINCT
+};
+
+struct WindowSpec {
+  enum class Kind { kTumble, kHop, kCumulate, kSession };
+  Kind kind = Kind::kTumble;
+  std::size_t time_column = 0;  // in the node's input
+  std::int64_t size_ms = 0;
+  std::int64_t slide_ms = 0;   // HOP
+  std::int64_t step_ms = 0;    // CUMULATE
+  std::int64_t offset_ms = 0;
+  std::int64_t gap_ms = 0;     // SESSION
+  std::vector<std::size_t> partition_keys;  // SESSION ... PARTITION BY (window TVF only)
+  std::string describe(const Schema& input) const;  // "TUMBLE(time_col=[ts], size=[10 min])"
+};
+std::string window_kind_name(WindowSpec::Kind kind);  // "tumble", ...
+
+struct LogicalWindowTvf : LogicalNode {
+  LogicalWindowTvf() : LogicalNode(LogicalKind::kWindowTvf) {}
+  WindowSpec window;
+};
+
+struct LogicalWindowAggregate : LogicalNode {
+  LogicalWindowAggregate() : LogicalNode(LogicalKind::kWindowAggregate) {}
+  WindowSpec window;
+  std::vector<std::size_t> keys;
+  std::vector<std::vector<std::size_t>> grouping_sets;
+  std::vector<AggregateCall> aggregates;
+  std::int64_t allowed_lateness_ms = 0;
+  bool late_records_to_dlq = false;
+};
+
+struct LogicalUnion : LogicalNode {
+  LogicalUnion() : LogicalNode(LogicalKind::kUnion) {}
+};
+
+struct SortKey {
+  std::size_t column = 0;
+  bool descending = false;
+  bool nulls_first = true;  // Flink: NULLS FIRST for ASC, NULLS LAST for DESC by default
+};
+
+struct LogicalSort : LogicalNode {
+  LogicalSort() : LogicalNode(LogicalKind::kSort) {}
+  std::vector<SortKey> keys;
+  std::optional<std::int64_t> limit;
+  std::int64_t offset = 0;
+};
+
+struct LogicalLimit : LogicalNode {
+  LogicalLimit() : LogicalNode(LogicalKind::kLimit) {}
+  std::int64_t limit = -1;  // -1: none (OFFSET only)
+  std::int64_t offset = 0;
+};
+
+struct LogicalJoin : LogicalNode {
+  enum class Type { kInner, kLeft, kRight, kFull };
+  LogicalJoin() : LogicalNode(LogicalKind::kJoin) {}
+  Type type = Type::kInner;
+  ExprPtr condition;  // over left ++ right; null: TRUE (cross join)
+};
+std::string join_type_name(LogicalJoin::Type t);  // "InnerJoin", ...
+
+struct LogicalSink : LogicalNode {
+  LogicalSink() : LogicalNode(LogicalKind::kSink) {}
+  TableDef table;       // options merged with hints
+  bool overwrite = false;
+  std::vector<std::pair<std::string, std::string>> static_partition;
+  SourcePosition table_pos;  // the INSERT's position
+};
+
+// Helpers for building nodes (schema computed from the parts).
+LogicalPtr make_project(LogicalPtr input, std::vector<ExprPtr> exprs, std::vector<std::string> names,
+                        SourcePosition pos = {});
+LogicalPtr make_filter(LogicalPtr input, ExprPtr condition, SourcePosition pos = {});
+// A projection of input columns by index, keeping their names.
+LogicalPtr make_column_project(LogicalPtr input, const std::vector<std::size_t>& columns, SourcePosition pos = {});
+// The output schema of a window aggregate / window TVF.
+Schema window_aggregate_schema(const Schema& input, const WindowSpec& window, const std::vector<std::size_t>& keys,
+                               bool nullable_keys, const std::vector<AggregateCall>& aggregates);
+Schema window_tvf_schema(const Schema& input, const WindowSpec& window);
+Schema aggregate_schema(const Schema& input, const std::vector<std::size_t>& keys, bool nullable_keys,
+                        const std::vector<AggregateCall>& aggregates);
+
+// Rebuilds `node` with new inputs (same kind and parameters).
+LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs);
+
+// One line per node, children indented by two spaces, Flink-like:
+//   LogicalSink(table=[out], fields=[a, cnt])
+//     LogicalAggregate(group=[{0}], cnt=[COUNT()])
+std::string node_description(const LogicalNode& node);  // the text of one line
+std::string to_string(const LogicalNode& plan);
+
+// The column names an expression list would print for column refs.
+std::string expr_text(const ExprPtr& e, const Schema& input);
+
+// "10 min", "1 h", "500 ms": a duration as Flink's EXPLAIN prints interval sizes.
+std::string format_duration_ms(std::int64_t ms);
+
+}  // namespace clink::sql

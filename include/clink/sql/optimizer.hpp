@@ -1,0 +1,35 @@
+#pragma once
+// optimize(): semantics-preserving rewrites of a bound LogicalPlan, in this order:
+//   1. constant folding (deterministic sub-expressions over literals are evaluated once,
+//      AND/OR with TRUE/FALSE simplified, a filter on TRUE removed);
+//   2. predicate pushdown: filters move through projections (inlined), into both sides
+//      of inner joins (single-side conjuncts; the rest joins the ON condition), into the
+//      preserved side of outer joins, into every UNION ALL input, below GROUP BY when
+//      they test grouping keys only, below window TVFs when they test input columns;
+//   3. cost-based join reordering over inner joins (join_reorder.hpp);
+//   4. projection pushdown: each node keeps the columns its consumers use; a filesystem
+//      scan reads only those (its `projected` param); adjacent projections merge.
+// A pass that fails on a valid plan is skipped (the plan before it is still valid).
+#include "clink/sql/logical_plan.hpp"
+
+namespace clink::sql {
+
+struct OptimizerOptions {
+  bool fold_constants = true;
+  bool push_predicates = true;
+  bool reorder_joins = true;
+  bool push_projections = true;
+};
+
+LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options = {});
+
+// The individual passes (tests use them one by one).
+LogicalPtr fold_constants(const LogicalPtr& plan);
+ExprPtr fold_constants(const ExprPtr& e);
+LogicalPtr push_down_predicates(const LogicalPtr& plan);
+LogicalPtr push_down_projections(const LogicalPtr& plan);
+
+// Whether the connector reads only the projected columns (the scan's `projected`).
+bool supports_projection_pushdown(const std::string& connector);
+
+}  // namespace clink::sql

@@ -1,0 +1,129 @@
+#pragma once
+// Binder internals shared by binder.cpp (queries, FROM), binder_expr.cpp (expressions)
+// and binder_aggregate.cpp (GROUP BY, windows).
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "clink/sql/binder.hpp"
+
+namespace clink::sql {
+
+[[noreturn]] inline void fail(SourcePosition pos, const std::string& message) { throw TranslationError(pos, message); }
+
+struct ScopeColumn {
+  std::string qualifier;  // table name or alias ("" for derived columns)
+  std::string name;
+  LogicalType type;
+};
+
+struct Scope {
+  std::vector<ScopeColumn> columns;
+  Schema schema() const {
+    std::vector<RowField> f;
+    for (const auto& c : columns) f.push_back({c.name, c.type});
+    return Schema(std::move(f));
+  }
+  static Scope of(const Schema& s, const std::string& qualifier) {
+    Scope sc;
+    for (const auto& f : s.fields()) sc.columns.push_back({qualifier, f.name, f.type});
+    return sc;
+  }
+};
+
+struct Bound {
+  LogicalPtr plan;
+  Scope scope;
+};
+
+// How expressions after GROUP BY see the aggregate's output.
+struct AggContext {
+  const Scope* input = nullptr;                       // the scope the keys were bound over
+  std::vector<std::string> key_texts;                  // AST text of each non-window key
+  std::vector<std::optional<std::size_t>> key_columns;  // input column of plain-column keys
+  std::map<std::string, std::size_t> agg_outputs;      // AST text of an aggregate call -> output column
+  std::optional<std::size_t> window_input_start;       // TVF: input index of window_start
+  std::size_t window_output = 0;                       // output index of window_start (then end, time)
+  bool has_window = false;
+  std::string legacy_window_text;                      // GROUP BY TUMBLE(ts, ...): the call's args text
+  std::string legacy_window_function;                  // TUMBLE / HOP / SESSION
+  Schema output;
+};
+
+struct ExprContext {
+  const Scope* scope = nullptr;
+  const AggContext* agg = nullptr;  // set after GROUP BY
+  std::string clause;               // for messages: "WHERE", "GROUP BY", ...
+};
+
+// The canonical text of an AST expression (for matching GROUP BY keys and aggregates).
+inline std::string ast_text(const ast::Expr& e) { return ast::to_string(e); }
+
+std::string upper_name(std::string_view s);
+bool is_aggregate_name(const std::string& upper);
+// The aggregate calls inside `e` (not descending into them), in order.
+void collect_aggregates(const ast::Expr* e, std::vector<const ast::Expr*>& out);
+// Whether column `col` of `n` is an event-time attribute (a watermarked rowtime).
+bool is_time_attribute(const LogicalNode& n, std::size_t col);
+std::int64_t interval_literal_ms(const ast::Expr& e, const char* what);
+
+struct Binder::Impl {
+  const Catalog& catalog;
+  const FunctionRegistry& registry;
+  SessionConfig session;
+  std::vector<std::map<std::string, Bound>> ctes;  // innermost last
+  std::vector<std::string> expanding_views;        // cycle check
+
+  Impl(const Catalog& c, const FunctionRegistry& r, SessionConfig s) : catalog(c), registry(r), session(std::move(s)) {}
+
+  // Queries (binder.cpp)
+  Bound bind_query(const ast::Query& q);
+  Bound bind_query_body(const ast::Query& q);
+  Bound bind_select(const ast::Select& s, SourcePosition pos);
+  Bound bind_values(const ast::Values& v, SourcePosition pos);
+  Bound bind_set_operation(const ast::SetOperation& op, SourcePosition pos);
+  Bound bind_order_limit(const ast::Query& q, Bound body);
+  Bound bind_from(const std::vector<ast::TableRefPtr>& from, SourcePosition pos);
+  Bound bind_table_ref(const ast::TableRef& t);
+  Bound bind_named_table(const ast::NamedTable& t, const ast::TableRef& ref);
+  Bound bind_table_def(const TableDef& def, const std::string& qualifier, SourcePosition pos);
+  Bound bind_view(const ViewDef& view, const std::string& qualifier, SourcePosition pos);
+  Bound bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref);
+  Bound bind_join(const ast::Join& j, const ast::TableRef& ref);
+  Bound project_items(const std::vector<ast::SelectItem>& items, const Bound& in, const AggContext* agg,
+                      SourcePosition pos);
+  Bound distinct(const Bound& in, SourcePosition pos);
+  Bound with_aliases(Bound b, const std::vector<std::string>& aliases, const std::string& qualifier,
+                     SourcePosition pos);
+
+  // Aggregation (binder_aggregate.cpp)
+  Bound bind_aggregate(const ast::Select& s, Bound in, SourcePosition pos);
+
+  // Expressions (binder_expr.cpp)
+  ExprPtr bind_expr(const ast::Expr& e, const ExprContext& ctx);
+  std::size_t resolve_column(const ast::ColumnRef& ref, const Scope& scope, SourcePosition pos) const;
+  ExprPtr bind_literal(const ast::Literal& l, SourcePosition pos);
+  ExprPtr bind_call(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx);
+  ExprPtr call(std::string_view name, std::vector<ExprPtr> args, SourcePosition pos);
+  ExprPtr bind_post_aggregate_column(const ast::Expr& e, const ExprContext& ctx);
+  AggregateCall bind_aggregate_call(const ast::FunctionCall& f, const ast::Expr& e, const Scope& scope,
+                                    std::vector<ExprPtr>& pre_exprs, std::vector<std::string>& pre_names);
+};
+
+// Converts an SqlTypeError / ClinkError from a builder into a TranslationError at pos.
+template <class F>
+auto at(SourcePosition pos, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const SqlError&) {
+    throw;
+  } catch (const ClinkError& e) {
+    throw TranslationError(pos, e.what());
+  }
+}
+
+}  // namespace clink::sql

@@ -1,0 +1,135 @@
+#include "clink/sql/changelog_mode.hpp"
+
+#include <fmt/format.h>
+
+namespace clink::sql {
+
+namespace {
+
+std::string where(const LogicalNode& n) {
+  if (!n.pos.known()) return construct_name(n);
+  return fmt::format("{} at line {}, column {}", construct_name(n), n.pos.line, n.pos.column);
+}
+
+ChangelogMode updating_from(const LogicalNode& producer) {
+  ChangelogMode m;
+  m.kind = ChangelogMode::Kind::kRetract;
+  m.producer = &producer;
+  return m;
+}
+
+void require_insert_only(const LogicalNode& consumer, const ChangelogMode& in, const char* what) {
+  if (!in.updating()) return;
+  throw TranslationError(consumer.pos, fmt::format("{} cannot consume updates, but its input produces them ({})", what,
+                                                   where(*in.producer)));
+}
+
+}  // namespace
+
+std::string ChangelogMode::to_string() const {
+  switch (kind) {
+    case Kind::kInsertOnly: return "insert-only";
+    case Kind::kRetract: return "retract";
+    case Kind::kUpsert: {
+      std::string s = "upsert[";
+      for (std::size_t i = 0; i < upsert_key.size(); ++i) s += (i ? ", " : "") + upsert_key[i];
+      return s + "]";
+    }
+  }
+  return "?";
+}
+
+std::string construct_name(const LogicalNode& node) {
+  switch (node.kind) {
+    case LogicalKind::kAggregate: {
+      const auto& a = static_cast<const LogicalAggregate&>(node);
+      if (a.distinct_only) return "DISTINCT";
+      return a.keys.empty() ? "a global aggregate" : "GROUP BY";
+    }
+    case LogicalKind::kJoin: {
+      switch (static_cast<const LogicalJoin&>(node).type) {
+        case LogicalJoin::Type::kLeft: return "LEFT JOIN";
+        case LogicalJoin::Type::kRight: return "RIGHT JOIN";
+        case LogicalJoin::Type::kFull: return "FULL JOIN";
+        default: return "JOIN";
+      }
+    }
+    case LogicalKind::kWindowAggregate: return "the window aggregate";
+    case LogicalKind::kSort: return "ORDER BY";
+    case LogicalKind::kLimit: return "LIMIT";
+    default: return "the query";
+  }
+}
+
+ChangelogMode changelog_mode(const LogicalNode& node) {
+  switch (node.kind) {
+    case LogicalKind::kScan:
+    case LogicalKind::kValues: return {};
+    case LogicalKind::kWatermarkAssigner:
+    case LogicalKind::kProject:
+    case LogicalKind::kFilter: return changelog_mode(node.input());
+    case LogicalKind::kWindowTvf: {
+      auto in = changelog_mode(node.input());
+      require_insert_only(node, in, "a window table function");
+      return in;
+    }
+    case LogicalKind::kAggregate:
+      changelog_mode(node.input());  // validates below; GROUP BY consumes retractions
+      return updating_from(node);
+    case LogicalKind::kWindowAggregate: {
+      auto in = changelog_mode(node.input());
+      require_insert_only(node, in, fmt::format("The window aggregate ({})", where(node)).c_str());
+      return {};
+    }
+    case LogicalKind::kUnion: {
+      ChangelogMode out;
+      for (const auto& i : node.inputs) {
+        auto m = changelog_mode(*i);
+        if (m.updating() && !out.updating()) out = m;
+      }
+      return out;
+    }
+    case LogicalKind::kSort:
+    case LogicalKind::kLimit: {
+      auto in = changelog_mode(node.input());
+      require_insert_only(node, in, node.kind == LogicalKind::kSort ? "ORDER BY" : "LIMIT");
+      return {};
+    }
+    case LogicalKind::kJoin: {
+      auto l = changelog_mode(node.input(0));
+      auto r = changelog_mode(node.input(1));
+      if (static_cast<const LogicalJoin&>(node).type != LogicalJoin::Type::kInner) return updating_from(node);
+      if (l.updating()) return l;
+      return r;
+    }
+    case LogicalKind::kSink: {
+      const auto& s = static_cast<const LogicalSink&>(node);
+      auto in = changelog_mode(node.input());
+      if (in.updating() && !s.table.primary_key.empty()) {
+        ChangelogMode m = in;
+        m.kind = ChangelogMode::Kind::kUpsert;
+        m.upsert_key = s.table.primary_key;
+        return m;
+      }
+      return in;
+    }
+  }
+  return {};
+}
+
+bool sink_accepts_updates(const std::string& connector) {
+  return connector == "print" || connector == "blackhole" || connector == "collect";
+}
+
+void check_sink_changelog(const LogicalSink& sink) {
+  auto mode = changelog_mode(sink.input());
+  if (!mode.updating()) return;
+  std::string connector = sink.table.connector();
+  if (sink_accepts_updates(connector)) return;
+  throw TranslationError(sink.pos, fmt::format("INSERT INTO {}: the query produces updates ({}) but the {} sink only "
+                                               "accepts inserts",
+                                               sink.table.name, where(*mode.producer),
+                                               connector.empty() ? "unnamed" : connector));
+}
+
+}  // namespace clink::sql

@@ -1,0 +1,325 @@
+#include "clink/sql/logical_plan.hpp"
+
+#include <fmt/format.h>
+
+namespace clink::sql {
+
+namespace {
+
+template <class T>
+std::shared_ptr<T> copy_as(const LogicalNode& n) {
+  return std::make_shared<T>(static_cast<const T&>(n));
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return s;
+}
+
+std::string column_names(const Schema& s) {
+  std::vector<std::string> names;
+  for (const auto& f : s.fields()) names.push_back(f.name);
+  return join_names(names);
+}
+
+std::string agg_text(const AggregateCall& a, const Schema& input) {
+  std::string args;
+  if (a.distinct) args = "DISTINCT ";
+  for (std::size_t i = 0; i < a.args.size(); ++i) args += (i ? ", " : "") + input.name(a.args[i]);
+  if (a.args.empty() && a.function == "COUNT") args += "*";
+  std::string s = fmt::format("{}({})", a.function, args);
+  if (a.filter) s += fmt::format(" FILTER {}", input.name(*a.filter));
+  return s + " AS " + a.name;
+}
+
+std::string grouping_text(const std::vector<std::size_t>& keys, const std::vector<std::vector<std::size_t>>& sets,
+                          const Schema& input) {
+  std::vector<std::string> names;
+  for (auto k : keys) names.push_back(input.name(k));
+  std::string s = fmt::format("groupBy=[{}]", join_names(names));
+  if (sets.size() > 1) {
+    std::vector<std::string> set_texts;
+    for (const auto& set : sets) {
+      std::vector<std::string> n;
+      for (auto i : set) n.push_back(input.name(keys[i]));
+      set_texts.push_back("{" + join_names(n) + "}");
+    }
+    s += fmt::format(", groupingSets=[{}]", join_names(set_texts));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string format_duration_ms(std::int64_t ms) {
+  if (ms != 0 && ms % 86400000 == 0) return fmt::format("{} d", ms / 86400000);
+  if (ms != 0 && ms % 3600000 == 0) return fmt::format("{} h", ms / 3600000);
+  if (ms != 0 && ms % 60000 == 0) return fmt::format("{} min", ms / 60000);
+  if (ms != 0 && ms % 1000 == 0) return fmt::format("{} s", ms / 1000);
+  return fmt::format("{} ms", ms);
+}
+
+std::string window_kind_name(WindowSpec::Kind kind) {
+  switch (kind) {
+    case WindowSpec::Kind::kTumble: return "tumble";
+    case WindowSpec::Kind::kHop: return "hop";
+    case WindowSpec::Kind::kCumulate: return "cumulate";
+    case WindowSpec::Kind::kSession: return "session";
+  }
+  return "?";
+}
+
+std::string WindowSpec::describe(const Schema& input) const {
+  std::string time = input.name(time_column);
+  std::string s;
+  switch (kind) {
+    case Kind::kTumble: s = fmt::format("TUMBLE(time_col=[{}], size=[{}]", time, format_duration_ms(size_ms)); break;
+    case Kind::kHop:
+      s = fmt::format("HOP(time_col=[{}], size=[{}], slide=[{}]", time, format_duration_ms(size_ms),
+                      format_duration_ms(slide_ms));
+      break;
+    case Kind::kCumulate:
+      s = fmt::format("CUMULATE(time_col=[{}], max_size=[{}], step=[{}]", time, format_duration_ms(size_ms),
+                      format_duration_ms(step_ms));
+      break;
+    case Kind::kSession: {
+      s = fmt::format("SESSION(time_col=[{}], gap=[{}]", time, format_duration_ms(gap_ms));
+      if (!partition_keys.empty()) {
+        std::vector<std::string> names;
+        for (auto k : partition_keys) names.push_back(input.name(k));
+        s += fmt::format(", partition keys=[{}]", join_names(names));
+      }
+      break;
+    }
+  }
+  if (offset_ms != 0) s += fmt::format(", offset=[{}]", format_duration_ms(offset_ms));
+  return s + ")";
+}
+
+std::string join_type_name(LogicalJoin::Type t) {
+  switch (t) {
+    case LogicalJoin::Type::kInner: return "InnerJoin";
+    case LogicalJoin::Type::kLeft: return "LeftOuterJoin";
+    case LogicalJoin::Type::kRight: return "RightOuterJoin";
+    case LogicalJoin::Type::kFull: return "FullOuterJoin";
+  }
+  return "?";
+}
+
+std::string expr_text(const ExprPtr& e, const Schema& input) {
+  auto joined = [&](std::size_t from) {
+    std::string s;
+    for (std::size_t i = from; i < e->args.size(); ++i) s += (i > from ? ", " : "") + expr_text(e->args[i], input);
+    return s;
+  };
+  switch (e->kind) {
+    case ExprKind::kColumnRef:
+      return e->column_index < input.size() ? input.name(e->column_index) : fmt::format("${}", e->column_index);
+    case ExprKind::kLiteral: return e->to_string();
+    case ExprKind::kCall: return fmt::format("{}({})", e->name, joined(0));
+    case ExprKind::kCast:
+      return fmt::format("{}({} AS {})", e->try_cast ? "TRY_CAST" : "CAST", expr_text(e->args[0], input),
+                         e->type.with_nullable(true).to_string());
+    case ExprKind::kCase: return fmt::format("CASE({})", joined(0));
+    case ExprKind::kAnd: return fmt::format("AND({})", joined(0));
+    case ExprKind::kOr: return fmt::format("OR({})", joined(0));
+    case ExprKind::kCoalesce: return fmt::format("COALESCE({})", joined(0));
+    case ExprKind::kInList:
+      return fmt::format("{}({}, {})", e->negated ? "NOT IN" : "IN", expr_text(e->args[0], input), joined(1));
+  }
+  return "?";
+}
+
+LogicalPtr make_project(LogicalPtr input, std::vector<ExprPtr> exprs, std::vector<std::string> names,
+                        SourcePosition pos) {
+  auto p = std::make_shared<LogicalProject>();
+  std::vector<RowField> fields;
+  for (std::size_t i = 0; i < exprs.size(); ++i) fields.push_back({names[i], exprs[i]->type});
+  p->schema = Schema(std::move(fields));
+  p->exprs = std::move(exprs);
+  p->inputs = {std::move(input)};
+  p->pos = pos;
+  return p;
+}
+
+LogicalPtr make_filter(LogicalPtr input, ExprPtr condition, SourcePosition pos) {
+  auto f = std::make_shared<LogicalFilter>();
+  f->schema = input->schema;
+  f->condition = std::move(condition);
+  f->inputs = {std::move(input)};
+  f->pos = pos;
+  return f;
+}
+
+LogicalPtr make_column_project(LogicalPtr input, const std::vector<std::size_t>& columns, SourcePosition pos) {
+  std::vector<ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (auto c : columns) {
+    exprs.push_back(expr::column(c, input->schema.type(c), input->schema.name(c)));
+    names.push_back(input->schema.name(c));
+  }
+  return make_project(std::move(input), std::move(exprs), std::move(names), pos);
+}
+
+Schema aggregate_schema(const Schema& input, const std::vector<std::size_t>& keys, bool nullable_keys,
+                        const std::vector<AggregateCall>& aggregates) {
+  std::vector<RowField> fields;
+  for (auto k : keys) {
+    LogicalType t = input.type(k);
+    fields.push_back({input.name(k), nullable_keys ? t.with_nullable(true) : t});
+  }
+  for (const auto& a : aggregates) fields.push_back({a.name, a.type});
+  return Schema(std::move(fields));
+}
+
+static LogicalType window_time_type(const Schema& input, const WindowSpec& w) {
+  const LogicalType& t = input.type(w.time_column);
+  return t.is(TypeKind::kTimestampLtz) ? LogicalType::timestamp_ltz(3) : LogicalType::timestamp(3);
+}
+
+Schema window_aggregate_schema(const Schema& input, const WindowSpec& window, const std::vector<std::size_t>& keys,
+                               bool nullable_keys, const std::vector<AggregateCall>& aggregates) {
+  std::vector<RowField> fields;
+  for (auto k : keys) {
+    LogicalType t = input.type(k);
+    fields.push_back({input.name(k), nullable_keys ? t.with_nullable(true) : t});
+  }
+  fields.push_back({"window_start", LogicalType::timestamp(3).not_null()});
+  fields.push_back({"window_end", LogicalType::timestamp(3).not_null()});
+  fields.push_back({"window_time", window_time_type(input, window).not_null()});
+  for (const auto& a : aggregates) fields.push_back({a.name, a.type});
+  return Schema(std::move(fields));
+}
+
+Schema window_tvf_schema(const Schema& input, const WindowSpec& window) {
+  std::vector<RowField> fields = input.fields();
+  fields.push_back({"window_start", LogicalType::timestamp(3).not_null()});
+  fields.push_back({"window_end", LogicalType::timestamp(3).not_null()});
+  fields.push_back({"window_time", window_time_type(input, window).not_null()});
+  return Schema(std::move(fields));
+}
+
+LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) {
+  std::shared_ptr<LogicalNode> n;
+  switch (node.kind) {
+    case LogicalKind::kScan: n = copy_as<LogicalScan>(node); break;
+    case LogicalKind::kValues: n = copy_as<LogicalValues>(node); break;
+    case LogicalKind::kWatermarkAssigner: n = copy_as<LogicalWatermarkAssigner>(node); break;
+    case LogicalKind::kProject: n = copy_as<LogicalProject>(node); break;
+    case LogicalKind::kFilter: n = copy_as<LogicalFilter>(node); break;
+    case LogicalKind::kAggregate: n = copy_as<LogicalAggregate>(node); break;
+    case LogicalKind::kWindowTvf: n = copy_as<LogicalWindowTvf>(node); break;
+    case LogicalKind::kWindowAggregate: n = copy_as<LogicalWindowAggregate>(node); break;
+    case LogicalKind::kUnion: n = copy_as<LogicalUnion>(node); break;
+    case LogicalKind::kSort: n = copy_as<LogicalSort>(node); break;
+    case LogicalKind::kLimit: n = copy_as<LogicalLimit>(node); break;
+    case LogicalKind::kJoin: n = copy_as<LogicalJoin>(node); break;
+    case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
+  }
+  n->inputs = std::move(inputs);
+  return n;
+}
+
+std::string node_description(const LogicalNode& node) {
+  switch (node.kind) {
+    case LogicalKind::kScan: {
+      const auto& s = static_cast<const LogicalScan&>(node);
+      return fmt::format("TableSourceScan(table=[{}], fields=[{}])", s.table.name, column_names(s.schema));
+    }
+    case LogicalKind::kValues: {
+      const auto& v = static_cast<const LogicalValues&>(node);
+      std::vector<std::string> rows;
+      for (const auto& r : v.rows) {
+        std::vector<std::string> cells;
+        for (const auto& c : r) cells.push_back(c->to_string());
+        rows.push_back("{ " + join_names(cells) + " }");
+      }
+      return fmt::format("Values(tuples=[[{}]], values=[{}])", join_names(rows), column_names(v.schema));
+    }
+    case LogicalKind::kWatermarkAssigner: {
+      const auto& w = static_cast<const LogicalWatermarkAssigner&>(node);
+      return fmt::format("WatermarkAssigner(rowtime=[{}], watermark=[{}])", node.input().schema.name(w.rowtime),
+                         expr_text(w.watermark, node.input().schema));
+    }
+    case LogicalKind::kProject: {
+      const auto& p = static_cast<const LogicalProject&>(node);
+      std::vector<std::string> items;
+      for (std::size_t i = 0; i < p.exprs.size(); ++i) {
+        std::string t = expr_text(p.exprs[i], node.input().schema);
+        if (t != p.schema.name(i)) t += " AS " + p.schema.name(i);
+        items.push_back(t);
+      }
+      return fmt::format("Calc(select=[{}])", join_names(items));
+    }
+    case LogicalKind::kFilter: {
+      const auto& f = static_cast<const LogicalFilter&>(node);
+      return fmt::format("Calc(select=[{}], where=[{}])", column_names(f.schema),
+                         expr_text(f.condition, node.input().schema));
+    }
+    case LogicalKind::kAggregate: {
+      const auto& a = static_cast<const LogicalAggregate&>(node);
+      const Schema& in = node.input().schema;
+      std::vector<std::string> sel;
+      for (auto k : a.keys) sel.push_back(in.name(k));
+      for (const auto& c : a.aggregates) sel.push_back(agg_text(c, in));
+      return fmt::format("GroupAggregate({}, select=[{}])", grouping_text(a.keys, a.grouping_sets, in),
+                         join_names(sel));
+    }
+    case LogicalKind::kWindowTvf: {
+      const auto& w = static_cast<const LogicalWindowTvf&>(node);
+      return fmt::format("WindowTableFunction(window=[{}])", w.window.describe(node.input().schema));
+    }
+    case LogicalKind::kWindowAggregate: {
+      const auto& a = static_cast<const LogicalWindowAggregate&>(node);
+      const Schema& in = node.input().schema;
+      std::vector<std::string> sel;
+      for (auto k : a.keys) sel.push_back(in.name(k));
+      sel.insert(sel.end(), {"window_start", "window_end", "window_time"});
+      for (const auto& c : a.aggregates) sel.push_back(agg_text(c, in));
+      return fmt::format("WindowAggregate({}, window=[{}], select=[{}])", grouping_text(a.keys, a.grouping_sets, in),
+                         a.window.describe(in), join_names(sel));
+    }
+    case LogicalKind::kUnion: return fmt::format("Union(all=[true], union=[{}])", column_names(node.schema));
+    case LogicalKind::kSort: {
+      const auto& s = static_cast<const LogicalSort&>(node);
+      std::vector<std::string> keys;
+      for (const auto& k : s.keys)
+        keys.push_back(fmt::format("{} {}{}", node.schema.name(k.column), k.descending ? "DESC" : "ASC",
+                                   k.nulls_first == k.descending ? (k.nulls_first ? "-nulls_first" : "-nulls_last") : ""));
+      if (s.limit)
+        return fmt::format("SortLimit(orderBy=[{}], offset=[{}], fetch=[{}])", join_names(keys), s.offset, *s.limit);
+      return fmt::format("Sort(orderBy=[{}])", join_names(keys));
+    }
+    case LogicalKind::kLimit: {
+      const auto& l = static_cast<const LogicalLimit&>(node);
+      return fmt::format("Limit(offset=[{}], fetch=[{}])", l.offset,
+                         l.limit < 0 ? std::string("unlimited") : std::to_string(l.limit));
+    }
+    case LogicalKind::kJoin: {
+      const auto& j = static_cast<const LogicalJoin&>(node);
+      std::vector<RowField> both = node.input(0).schema.fields();
+      for (const auto& f : node.input(1).schema.fields()) both.push_back(f);
+      return fmt::format("Join(joinType=[{}], where=[{}], select=[{}])", join_type_name(j.type),
+                         j.condition ? expr_text(j.condition, Schema(both)) : "true", column_names(node.schema));
+    }
+    case LogicalKind::kSink: {
+      const auto& s = static_cast<const LogicalSink&>(node);
+      return fmt::format("Sink(table=[{}], fields=[{}])", s.table.name, column_names(node.input().schema));
+    }
+  }
+  return "?";
+}
+
+static void print_tree(const LogicalNode& n, int depth, std::string& out) {
+  out += std::string(static_cast<std::size_t>(depth) * 2, ' ') + node_description(n) + "\n";
+  for (const auto& in : n.inputs) print_tree(*in, depth + 1, out);
+}
+
+std::string to_string(const LogicalNode& plan) {
+  std::string out;
+  print_tree(plan, 0, out);
+  return out;
+}
+
+}  // namespace clink::sql

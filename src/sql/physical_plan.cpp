@@ -1,0 +1,413 @@
+#include "clink/sql/physical_plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "clink/sql/changelog_mode.hpp"
+#include "clink/sql/time_zone.hpp"
+#include "clink/sql/value_format.hpp"
+
+namespace clink::sql {
+
+using json = nlohmann::json;
+
+namespace {
+
+[[noreturn]] void fail(SourcePosition pos, const std::string& message) { throw TranslationError(pos, message); }
+
+const std::set<std::string> kSources = {"filesystem", "datagen", "nexmark"};
+const std::set<std::string> kSinks = {"filesystem", "print", "blackhole", "collect"};
+
+json literal_json(const Expr& e) {
+  const Value& v = e.literal;
+  if (v.is_null()) return nullptr;
+  const LogicalType& t = e.type;
+  if (t.is(TypeKind::kBoolean)) return v.as_bool();
+  if (t.is_integer() || t.is(TypeKind::kIntervalDayTime) || t.is(TypeKind::kIntervalYearMonth)) return v.as_int();
+  if (t.is_approx_numeric()) return v.as_double();
+  if (t.is_character_string()) return v.as_string();
+  // DECIMAL, temporal and binary values as their CAST(... AS STRING) text.
+  Column c(t);
+  c.append_value(v);
+  std::string s;
+  append_cell_string(c, 0, *TimeZone::utc(), false, s);
+  return s;
+}
+
+std::string keys_text(const std::vector<std::size_t>& cols) {
+  std::string s = "sql_columns:";
+  for (std::size_t i = 0; i < cols.size(); ++i) s += (i ? "," : "") + std::to_string(cols[i]);
+  return s;
+}
+
+struct Compiler {
+  const Catalog& catalog;
+  const SessionConfig& session;
+  json ops = json::array();
+  std::vector<std::string> dead_letter_producers;
+
+  std::string next_id(const std::string& factory) {
+    std::string base = factory.rfind("sql_", 0) == 0 ? factory.substr(4) : factory;
+    return fmt::format("{}_{}", base, ops.size() + 1);
+  }
+
+  json session_json() const {
+    json s = json::object();
+    for (const char* key : {"table.local-time-zone"}) {
+      auto it = session.find(key);
+      if (it != session.end()) s[key] = it->second;
+    }
+    return s;
+  }
+
+  // Adds an op; `inputs` are the upstream ids (several: a union), partitioned as given.
+  std::string add(const std::string& factory, const std::vector<std::string>& inputs, json params,
+                  const std::vector<std::size_t>* hash_keys = nullptr, bool single = false,
+                  const Schema* input_schema = nullptr) {
+    std::string id = next_id(factory);
+    json op = {{"id", id}, {"type", factory}};
+    if (input_schema) {
+      params["input_schemas"] = json::array({schema_to_json(*input_schema)});
+      json s = session_json();
+      if (!s.empty()) params["session"] = s;
+    }
+    op["params"] = std::move(params);
+    if (single) op["parallelism"] = 1;
+    if (!inputs.empty()) {
+      json in = json::array();
+      for (const auto& from : inputs) {
+        json edge = {{"from", from}};
+        if (hash_keys && !hash_keys->empty()) {
+          edge["partitioning"] = "hash";
+          edge["key"] = keys_text(*hash_keys);
+        } else if (single && parallelism() > 1) {
+          edge["partitioning"] = "rebalance";  // every subtask feeds the single one
+        }
+        in.push_back(edge);
+      }
+      op["inputs"] = in;
+    }
+    ops.push_back(std::move(op));
+    return id;
+  }
+
+  int parallelism() const {
+    auto it = session.find("parallelism.default");
+    if (it == session.end()) return 1;
+    try {
+      return std::max(1, std::stoi(it->second));
+    } catch (const std::exception&) {
+      return 1;
+    }
+  }
+
+  static json connector_params(const TableDef& t, const std::set<std::string>& skip = {}) {
+    json p = json::object();
+    for (const auto& [k, v] : t.options)
+      if (!is_planner_option(k) && !skip.count(k)) p[k] = v;
+    return p;
+  }
+
+  std::vector<std::string> compile(const LogicalNode& n) {
+    switch (n.kind) {
+      case LogicalKind::kScan: return {scan(static_cast<const LogicalScan&>(n))};
+      case LogicalKind::kValues:
+        fail(n.pos, "VALUES (and SELECT without FROM) are not supported as a source yet: no values operator exists");
+      case LogicalKind::kJoin: fail(n.pos, "joins are not supported yet");
+      case LogicalKind::kWatermarkAssigner: {
+        const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
+        auto in = compile(n.input());
+        json alignment = nullptr;
+        if (!w.alignment_group.empty())
+          alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
+                       {"update_interval_ms", w.alignment_update_interval_ms}};
+        json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(w.watermark)},
+                  {"emit", w.emit}, {"interval_ms", w.interval_ms}, {"idle_timeout_ms", w.idle_timeout_ms},
+                  {"alignment", alignment}};
+        return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
+      }
+      case LogicalKind::kProject:
+      case LogicalKind::kFilter: return {calc(n)};
+      case LogicalKind::kAggregate: {
+        const auto& a = static_cast<const LogicalAggregate&>(n);
+        auto in = compile(n.input());
+        json aggs = json::array();
+        for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
+        json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
+                  {"aggregates", aggs}};
+        auto hash = partition_keys(a.keys, a.grouping_sets);
+        return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
+      }
+      case LogicalKind::kWindowAggregate: {
+        const auto& a = static_cast<const LogicalWindowAggregate&>(n);
+        auto in = compile(n.input());
+        json aggs = json::array();
+        for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
+        json p = {{"schema", schema_to_json(a.schema)},  {"window", window_to_json(a.window)},
+                  {"keys", a.keys},                      {"grouping_sets", a.grouping_sets},
+                  {"aggregates", aggs},                  {"allowed_lateness_ms", a.allowed_lateness_ms},
+                  {"late_records_to_dlq", a.late_records_to_dlq}};
+        auto hash = partition_keys(a.keys, a.grouping_sets);
+        std::string id = add("sql_window_aggregate", in, p, &hash, hash.empty(), &n.input().schema);
+        if (a.late_records_to_dlq) dead_letter_producers.push_back(id);
+        return {id};
+      }
+      case LogicalKind::kWindowTvf: {
+        const auto& t = static_cast<const LogicalWindowTvf&>(n);
+        if (t.window.kind == WindowSpec::Kind::kSession)
+          fail(n.pos, "a SESSION window TVF is only supported under a window aggregate (GROUP BY window_start, window_end)");
+        auto in = compile(n.input());
+        json p = {{"schema", schema_to_json(t.schema)}, {"window", window_to_json(t.window)}};
+        return {add("sql_window_assign", in, p, nullptr, false, &n.input().schema)};
+      }
+      case LogicalKind::kUnion: {
+        std::vector<std::string> out;
+        for (const auto& i : n.inputs) {
+          auto ids = compile(*i);
+          out.insert(out.end(), ids.begin(), ids.end());
+        }
+        return out;
+      }
+      case LogicalKind::kSort: {
+        const auto& s = static_cast<const LogicalSort&>(n);
+        auto in = compile(n.input());
+        json keys = json::array();
+        for (const auto& k : s.keys)
+          keys.push_back({{"column", k.column}, {"descending", k.descending}, {"nulls_first", k.nulls_first}});
+        json limit = nullptr;
+        if (s.limit) limit = *s.limit + s.offset;
+        json p = {{"schema", schema_to_json(s.schema)}, {"keys", keys}, {"limit", limit}};
+        std::string id = add("sql_sort", in, p, nullptr, true, &n.input().schema);
+        if (s.offset == 0) return {id};
+        json lp = {{"schema", schema_to_json(s.schema)}, {"limit", s.limit ? json(*s.limit) : json(-1)},
+                   {"offset", s.offset}};
+        return {add("sql_limit", {id}, lp, nullptr, true, &s.schema)};
+      }
+      case LogicalKind::kLimit: {
+        const auto& l = static_cast<const LogicalLimit&>(n);
+        auto in = compile(n.input());
+        json p = {{"schema", schema_to_json(l.schema)}, {"limit", l.limit}, {"offset", l.offset}};
+        return {add("sql_limit", in, p, nullptr, true, &n.input().schema)};
+      }
+      case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
+    }
+    fail(n.pos, "unsupported plan node");
+  }
+
+  // Hash on the keys every grouping set shares (a set without them would be split).
+  static std::vector<std::size_t> partition_keys(const std::vector<std::size_t>& keys,
+                                                 const std::vector<std::vector<std::size_t>>& sets) {
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      bool in_all = std::all_of(sets.begin(), sets.end(),
+                                [&](const auto& s) { return std::find(s.begin(), s.end(), k) != s.end(); });
+      if (in_all) out.push_back(keys[k]);
+    }
+    return out;
+  }
+
+  std::string calc(const LogicalNode& n) {
+    const LogicalNode* input = &n.input();
+    ExprPtr filter;
+    std::vector<ExprPtr> projections;
+    if (n.kind == LogicalKind::kProject) {
+      projections = static_cast<const LogicalProject&>(n).exprs;
+      if (input->kind == LogicalKind::kFilter) {
+        filter = static_cast<const LogicalFilter&>(*input).condition;
+        input = &input->input();
+      }
+    } else {
+      filter = static_cast<const LogicalFilter&>(n).condition;
+      for (std::size_t i = 0; i < n.schema.size(); ++i) projections.push_back(expr::column(i, n.schema.type(i), n.schema.name(i)));
+    }
+    auto in = compile(*input);
+    json proj = json::array();
+    for (const auto& e : projections) proj.push_back(expr_to_json(e));
+    json p = {{"schema", schema_to_json(n.schema)}, {"projections", proj},
+              {"filter", filter ? expr_to_json(filter) : json(nullptr)}};
+    return add("sql_calc", in, p, nullptr, false, &input->schema);
+  }
+
+  std::string scan(const LogicalScan& s) {
+    std::string connector = s.table.connector();
+    if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
+    if (!kSources.count(connector)) {
+      if (kSinks.count(connector))
+        fail(s.pos, fmt::format("table `{}`: the {} connector can only be written to", s.table.name, connector));
+      fail(s.pos, fmt::format("table `{}`: unknown connector '{}' (sources: datagen, filesystem, nexmark)", s.table.name,
+                              connector));
+    }
+    json p = connector_params(s.table);
+    p["schema"] = schema_to_json(s.schema);
+    if (connector == "filesystem") p["projected"] = s.projected;
+    std::string id = add(fmt::format("sql_{}_source", connector), {}, p);
+    dead_letter_producers.push_back(id);
+    return id;
+  }
+
+  std::string sink(const LogicalSink& s) {
+    std::string connector = s.table.connector();
+    if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
+    if (!kSinks.count(connector)) {
+      if (kSources.count(connector))
+        fail(s.pos, fmt::format("INSERT INTO {}: the {} connector can only be read", s.table.name, connector));
+      fail(s.pos, fmt::format("INSERT INTO {}: unknown connector '{}' (sinks: blackhole, collect, filesystem, print)",
+                              s.table.name, connector));
+    }
+    if (s.overwrite && connector != "filesystem")
+      fail(s.pos, fmt::format("INSERT OVERWRITE {}: only the filesystem sink can overwrite", s.table.name));
+    auto in = compile(s.input());
+    json p;
+    if (connector == "filesystem") {
+      p = connector_params(s.table, {"partition_by"});
+      std::vector<std::string> parts = s.table.partitioned_by;
+      if (parts.empty())
+        if (auto opt = s.table.option("partition_by")) {
+          std::string cur;
+          for (char c : *opt + ",") {
+            if (c == ',') {
+              if (!cur.empty()) parts.push_back(cur);
+              cur.clear();
+            } else if (c != ' ') {
+              cur += c;
+            }
+          }
+        }
+      for (const auto& part : parts)
+        if (!s.input().schema.index_of(part))
+          fail(s.pos, fmt::format("INSERT INTO {}: the partition column `{}` is not a sink column", s.table.name, part));
+      p["partition_by"] = parts;
+      p["overwrite"] = s.overwrite;
+    } else if (connector == "collect") {
+      p = connector_params(s.table, {"name", "mode"});
+      p["name"] = s.table.option("name").value_or(s.table.name);
+      bool upsert = !s.table.primary_key.empty() && changelog_mode(s.input()).updating();
+      p["mode"] = upsert ? "upsert" : "retract";
+      p["primary_key"] = s.table.primary_key;
+    } else if (connector == "blackhole") {
+      p = json::object();
+    } else {
+      p = connector_params(s.table);
+    }
+    p["schema"] = schema_to_json(s.input().schema);
+    return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, false, &s.input().schema);
+  }
+
+  void wire_dead_letters() {
+    auto it = session.find("sql.dead-letter");
+    if (it == session.end() || dead_letter_producers.empty()) return;
+    Schema schema = dead_letter_schema();
+    json p;
+    std::string factory;
+    if (const TableDef* t = catalog.table(it->second)) {
+      Schema ts = t->physical_schema();
+      if (ts.size() != 4)
+        fail({}, fmt::format("'sql.dead-letter' table `{}` must have the columns (reason STRING, origin STRING, "
+                             "position STRING, payload STRING)", t->name));
+      std::string connector = t->connector();
+      if (!kSinks.count(connector))
+        fail({}, fmt::format("'sql.dead-letter' table `{}`: the {} connector cannot be written", t->name, connector));
+      factory = fmt::format("sql_{}_sink", connector);
+      p = connector_params(*t);
+      if (connector == "filesystem") {
+        p["partition_by"] = json::array();
+        p["overwrite"] = false;
+      } else if (connector == "collect") {
+        p["name"] = t->option("name").value_or(t->name);
+        p["mode"] = "retract";
+        p["primary_key"] = json::array();
+      }
+    } else {
+      factory = "sql_filesystem_sink";
+      p = {{"path", it->second}, {"format", "json"}, {"partition_by", json::array()}, {"overwrite", false}};
+    }
+    p["schema"] = schema_to_json(schema);
+    p["input_schemas"] = json::array({schema_to_json(schema)});
+    std::string id = next_id(factory);
+    json in = json::array();
+    for (const auto& from : dead_letter_producers) in.push_back({{"from", from}, {"side_output", "dead-letter"}});
+    ops.push_back({{"id", id}, {"type", factory}, {"params", p}, {"inputs", in}});
+  }
+};
+
+}  // namespace
+
+bool is_planner_option(const std::string& key) {
+  static const std::set<std::string> kKeys = {"connector", "event_time_column", "watermark_lag_ms", "idle_timeout_ms",
+                                              "allowed_lateness_ms", "late_records_to_dlq"};
+  return kKeys.count(key) || key.rfind("scan.watermark.", 0) == 0 || key.rfind("statistics.", 0) == 0;
+}
+
+Schema dead_letter_schema() {
+  return Schema({{"reason", LogicalType::string()}, {"origin", LogicalType::string()},
+                 {"position", LogicalType::string()}, {"payload", LogicalType::string()}});
+}
+
+json schema_to_json(const Schema& schema) {
+  json out = json::array();
+  for (const auto& f : schema.fields()) out.push_back({{"name", f.name}, {"type", f.type.to_string()}});
+  return out;
+}
+
+json expr_to_json(const ExprPtr& e) {
+  auto list = [&](std::size_t from = 0) {
+    json a = json::array();
+    for (std::size_t i = from; i < e->args.size(); ++i) a.push_back(expr_to_json(e->args[i]));
+    return a;
+  };
+  switch (e->kind) {
+    case ExprKind::kColumnRef: return {{"col", e->column_index}};
+    case ExprKind::kLiteral: return {{"lit", literal_json(*e)}, {"type", e->type.to_string()}};
+    case ExprKind::kCall: return {{"call", e->name}, {"args", list()}, {"type", e->type.to_string()}};
+    case ExprKind::kCast: return {{"cast", expr_to_json(e->args[0])}, {"type", e->type.to_string()}, {"try", e->try_cast}};
+    case ExprKind::kCase: return {{"case", list()}, {"type", e->type.to_string()}};
+    case ExprKind::kAnd: return {{"and", list()}};
+    case ExprKind::kOr: return {{"or", list()}};
+    case ExprKind::kCoalesce: return {{"coalesce", list()}, {"type", e->type.to_string()}};
+    case ExprKind::kInList: return {{"in", list()}, {"negated", e->negated}};
+  }
+  return nullptr;
+}
+
+json window_to_json(const WindowSpec& w) {
+  json j = {{"kind", window_kind_name(w.kind)}, {"time_column", w.time_column}};
+  switch (w.kind) {
+    case WindowSpec::Kind::kTumble: j["size_ms"] = w.size_ms; break;
+    case WindowSpec::Kind::kHop:
+      j["size_ms"] = w.size_ms;
+      j["slide_ms"] = w.slide_ms;
+      break;
+    case WindowSpec::Kind::kCumulate:
+      j["size_ms"] = w.size_ms;
+      j["step_ms"] = w.step_ms;
+      break;
+    case WindowSpec::Kind::kSession: j["gap_ms"] = w.gap_ms; return j;
+  }
+  j["offset_ms"] = w.offset_ms;
+  return j;
+}
+
+json aggregate_to_json(const AggregateCall& a) {
+  return {{"function", a.function}, {"args", a.args}, {"distinct", a.distinct},
+          {"filter", a.filter ? json(*a.filter) : json(nullptr)}, {"type", a.type.to_string()}};
+}
+
+json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name) const {
+  Compiler c{catalog_, session_};
+  for (const auto& s : sinks) {
+    if (s->kind != LogicalKind::kSink) fail(s->pos, "a job plan must end in a sink");
+    check_sink_changelog(static_cast<const LogicalSink&>(*s));
+  }
+  for (const auto& s : sinks) c.compile(*s);
+  c.wire_dead_letters();
+  return {{"name", job_name}, {"config", {{"parallelism", c.parallelism()}}}, {"ops", c.ops}};
+}
+
+json PhysicalPlanner::compile(const LogicalPtr& sink) const {
+  std::string name = sink->kind == LogicalKind::kSink ? static_cast<const LogicalSink&>(*sink).table.name : "query";
+  return compile(std::vector<LogicalPtr>{sink}, "insert-into_" + name);
+}
+
+}  // namespace clink::sql
