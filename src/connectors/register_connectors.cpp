@@ -15,6 +15,7 @@
 #include "clink/connectors/file_source.hpp"
 #include "clink/connectors/nexmark/nexmark_spec.hpp"
 #include "clink/connectors/print_sink.hpp"
+#include "clink/connectors/sql/register_sql_connectors.hpp"
 #include "clink/operators/spec_params.hpp"
 #include "clink/runtime/operator_registry.hpp"
 
@@ -183,6 +184,7 @@ void register_builtin_connectors(OperatorRegistry& r) {
       .out_type = input_or_empty,
       .make = make_blackhole});
   register_nexmark_connector(r);
+  sql::register_sql_connectors(r);
 }
 
 }  // namespace clink

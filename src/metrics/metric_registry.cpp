@@ -25,6 +25,7 @@ static OperatorMetricsSnapshot snap(const OperatorMetrics& m) {
   s.batches_out = m.batches_out.load(std::memory_order_relaxed);
   s.late_records_dropped = m.late_records_dropped.load(std::memory_order_relaxed);
   s.dead_letters = m.dead_letters.load(std::memory_order_relaxed);
+  s.dead_letters_by_reason = m.dead_letters_by_reason();
   if (m.task_time) {
     s.busy_ns = m.task_time->busy_ns.load(std::memory_order_relaxed);
     s.backpressured_ns = m.task_time->backpressured_ns.load(std::memory_order_relaxed);
@@ -52,6 +53,7 @@ OperatorMetricsSnapshot MetricRegistry::total(const std::string& operator_id) co
     t.batches_out += s.batches_out;
     t.late_records_dropped += s.late_records_dropped;
     t.dead_letters += s.dead_letters;
+    for (const auto& [reason, n] : s.dead_letters_by_reason) t.dead_letters_by_reason[reason] += n;
     t.busy_ns += s.busy_ns;
     t.backpressured_ns += s.backpressured_ns;
     t.idle_ns += s.idle_ns;

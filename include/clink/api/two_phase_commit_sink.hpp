@@ -16,6 +16,13 @@
 
 namespace clink {
 
+// The batch type a transactional sink of T receives: Batch<T>, unless a record type
+// declares otherwise (the SQL runtime's columnar batch is its own batch type).
+template <class T>
+struct TransactionalBatch {
+  using type = Batch<T>;
+};
+
 template <class T>
 class TransactionalSinkWriter {
  public:
@@ -23,7 +30,7 @@ class TransactionalSinkWriter {
   virtual void open(RuntimeContext&) {}
   // Starts the transaction that the following writes go to.
   virtual void begin_transaction(std::int64_t transaction_id) = 0;
-  virtual void write(const Batch<T>& batch) = 0;
+  virtual void write(const typename TransactionalBatch<T>::type& batch) = 0;
   // Makes the current transaction durable; returns what commit() needs.
   virtual std::string pre_commit() = 0;
   // Makes a pre-committed transaction visible. Idempotent.
@@ -63,7 +70,9 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
       next_transaction_ = std::max<std::int64_t>(next_transaction_, std::stoll(item));
     writer_->begin_transaction(next_transaction_++);
   }
-  void process_batch(int, BatchPtr batch) override { writer_->write(batch_cast<T>(*batch)); }
+  void process_batch(int, BatchPtr batch) override {
+    writer_->write(static_cast<const typename TransactionalBatch<T>::type&>(*batch));
+  }
   void process_watermark(Watermark) override {}
 
   void snapshot_state(std::int64_t checkpoint_id) override {

@@ -30,6 +30,19 @@ struct OperatorMetrics {
   std::atomic<std::int64_t> dead_letters{0};
   std::shared_ptr<TaskTimeMetrics> task_time;
 
+  // Dead letters by reason ("parse-error", "missing-field", "late-record"): counted once
+  // per batch of dead letters, so a mutex is cheap enough. Adds to dead_letters unless
+  // the records were dropped on purpose (a format told to ignore parse errors).
+  void count_dead_letters(const std::string& reason, std::int64_t n, bool dead_letter = true) {
+    if (dead_letter) dead_letters.fetch_add(n, std::memory_order_relaxed);
+    std::lock_guard lock(reasons_mu_);
+    dead_letter_reasons_[reason] += n;
+  }
+  std::map<std::string, std::int64_t> dead_letters_by_reason() const {
+    std::lock_guard lock(reasons_mu_);
+    return dead_letter_reasons_;
+  }
+
   void count_in(std::size_t records) {
     records_in.fetch_add(static_cast<std::int64_t>(records), std::memory_order_relaxed);
     batches_in.fetch_add(1, std::memory_order_relaxed);
@@ -38,6 +51,10 @@ struct OperatorMetrics {
     records_out.fetch_add(static_cast<std::int64_t>(records), std::memory_order_relaxed);
     batches_out.fetch_add(1, std::memory_order_relaxed);
   }
+
+ private:
+  mutable std::mutex reasons_mu_;
+  std::map<std::string, std::int64_t> dead_letter_reasons_;
 };
 
 // A plain snapshot of one operator subtask's metrics.
@@ -46,6 +63,7 @@ struct OperatorMetricsSnapshot {
   int subtask = 0;
   std::int64_t records_in = 0, records_out = 0, batches_in = 0, batches_out = 0;
   std::int64_t late_records_dropped = 0, dead_letters = 0;
+  std::map<std::string, std::int64_t> dead_letters_by_reason;
   std::int64_t busy_ns = 0, backpressured_ns = 0, idle_ns = 0;
 };
 

@@ -1,0 +1,50 @@
+#pragma once
+// Flink's `filesystem` table source for the `json` and `csv` formats: one file or every
+// file under a directory (sorted, names starting with '.' or '_' skipped, as the typed
+// file source), one split per file, each checkpointed as the lines consumed of it.
+// Lines are decoded straight into the batch's columns; only the projected fields are
+// decoded (projection pushdown).
+//
+// A line that does not decode: with the format's ignore-parse-errors it is skipped and
+// counted (metric reason "ignored-parse-error"); else, when the planner wired the
+// "dead-letter" side output (param dead_letter), it goes there with its reason, origin,
+// position and text; else the job fails with "file <path> line <n>: <reason>".
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clink/connectors/sql/sql_source.hpp"
+#include "clink/formats/csv_row_format.hpp"
+#include "clink/formats/json_row_format.hpp"
+
+namespace clink::sql {
+
+enum class RowFormat { kJson, kCsv };
+
+struct FilesystemSourceConfig {
+  std::string path;
+  RowFormat format = RowFormat::kJson;
+  SchemaPtr table_schema;            // the fields the files hold
+  std::vector<std::size_t> projected;  // output columns: indices into table_schema
+  JsonFormatOptions json;
+  CsvFormatOptions csv;
+  bool dead_letter_wired = false;
+  std::size_t read_buffer_bytes = std::size_t{1} << 20;
+};
+
+class FilesystemSqlSource final : public SqlSource {
+ public:
+  explicit FilesystemSqlSource(FilesystemSourceConfig config);
+  std::unique_ptr<SqlSourceReader> create_reader(int subtask, int parallelism) const override;
+  const SchemaPtr& output_schema() const override { return output_schema_; }
+  std::string factory_name() const override { return "sql_filesystem_source"; }
+  const FilesystemSourceConfig& config() const { return config_; }
+
+ private:
+  FilesystemSourceConfig config_;
+  SchemaPtr output_schema_;
+};
+
+}  // namespace clink::sql

@@ -1,0 +1,116 @@
+#include "clink/connectors/sql/sql_sinks.hpp"
+
+#include <algorithm>
+
+#include "clink/runtime/runtime_context.hpp"
+#include "clink/sql/value_format.hpp"
+
+namespace clink::sql {
+
+std::string SqlPrintSinkOperator::prefix(const std::string& identifier, int subtask, int parallelism) {
+  std::string p = identifier;
+  if (parallelism > 1) p += (p.empty() ? "" : ":") + std::to_string(subtask + 1);
+  if (!p.empty()) p += "> ";
+  return p;
+}
+
+void SqlPrintSinkOperator::open(RuntimeContext& ctx) {
+  StreamOperator::open(ctx);
+  prefix_ = prefix(identifier_, ctx.subtask_index(), ctx.parallelism());
+}
+
+void SqlPrintSinkOperator::process_batch(int, BatchPtr batch) {
+  const auto& b = column_batch_cast(*batch);
+  buf_.clear();
+  for (std::size_t r = 0; r < b.size(); ++r) {
+    buf_ += prefix_;
+    buf_ += format_row(b, r, *zone_);
+    buf_ += '\n';
+  }
+  std::fwrite(buf_.data(), 1, buf_.size(), out_);  // one write per batch keeps lines whole
+}
+
+namespace {
+std::mutex registry_mu;
+std::map<std::string, std::shared_ptr<SqlCollectResults>>& registry() {
+  static std::map<std::string, std::shared_ptr<SqlCollectResults>> r;
+  return r;
+}
+
+// "[...]" of a "+I[...]" line: the row without its kind.
+std::string body(const std::string& line) { return line.substr(2); }
+}  // namespace
+
+std::shared_ptr<SqlCollectResults> SqlCollectResults::get(const std::string& name) {
+  std::lock_guard lock(registry_mu);
+  auto& slot = registry()[name];
+  if (!slot) slot = std::make_shared<SqlCollectResults>();
+  return slot;
+}
+
+void SqlCollectResults::drop(const std::string& name) {
+  std::lock_guard lock(registry_mu);
+  registry().erase(name);
+}
+
+void SqlCollectResults::configure(Mode mode, std::vector<std::size_t> primary_key) {
+  std::lock_guard lock(mu_);
+  mode_ = mode;
+  key_ = std::move(primary_key);
+}
+
+void SqlCollectResults::add(const ColumnBatch& batch, const TimeZone& zone) {
+  std::vector<std::string> lines = format_rows(batch, zone);
+  std::lock_guard lock(mu_);
+  for (std::size_t r = 0; r < lines.size(); ++r) {
+    RowKind kind = batch.row_kind(r);
+    changelog_.push_back(lines[r]);
+    std::string row = "+I" + body(lines[r]);
+    if (mode_ == Mode::kRetract) {
+      if (is_accumulate(kind)) {
+        rows_.emplace_back(body(lines[r]), row);
+      } else {
+        auto it = std::find_if(rows_.begin(), rows_.end(), [&](const auto& e) { return e.first == body(lines[r]); });
+        if (it != rows_.end()) rows_.erase(it);
+      }
+      continue;
+    }
+    // The key: the key columns' printed values (NULL apart from the text "null").
+    std::string key;
+    for (std::size_t k : key_) {
+      const Column& col = batch.column(k);
+      if (col.is_null(r)) key += '\x01';
+      else append_cell_string(col, r, zone, true, key);
+      key += '\x1f';
+    }
+    if (kind == RowKind::kUpdateBefore) continue;
+    auto it = std::find_if(rows_.begin(), rows_.end(), [&](const auto& e) { return e.first == key; });
+    if (kind == RowKind::kDelete) {
+      if (it != rows_.end()) rows_.erase(it);
+    } else if (it != rows_.end()) {
+      it->second = row;
+    } else {
+      rows_.emplace_back(key, row);
+    }
+  }
+}
+
+std::vector<std::string> SqlCollectResults::changelog() const {
+  std::lock_guard lock(mu_);
+  return changelog_;
+}
+
+std::vector<std::string> SqlCollectResults::rows() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [k, row] : rows_) out.push_back(row);
+  return out;
+}
+
+void SqlCollectResults::clear() {
+  std::lock_guard lock(mu_);
+  changelog_.clear();
+  rows_.clear();
+}
+
+}  // namespace clink::sql

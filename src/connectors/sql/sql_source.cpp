@@ -1,0 +1,78 @@
+#include "clink/connectors/sql/sql_source.hpp"
+
+#include "clink/checkpoint/operator_state.hpp"
+#include "clink/connectors/dead_letter.hpp"
+#include "clink/connectors/sql/sql_dead_letters.hpp"
+#include "clink/core/error.hpp"
+#include "clink/runtime/runtime_context.hpp"
+
+namespace clink::sql {
+
+namespace {
+constexpr const char* kSplitState = "source-splits";  // as ReaderSourceOperator
+}
+
+void SqlSourceOperator::open(RuntimeContext& ctx) {
+  SourceOperator::open(ctx);
+  reader_ = source_->create_reader(ctx.subtask_index(), ctx.parallelism());
+  reader_->open(ctx);
+  if (ctx.is_restored()) {
+    const auto& lists = ctx.operator_state().lists();
+    auto it = lists.find(kSplitState);
+    if (it != lists.end()) reader_->restore_splits(it->second.items);
+  }
+}
+
+void SqlSourceOperator::snapshot_state(std::int64_t) {
+  ctx().operator_state().list(kSplitState, Redistribution::kEvenSplit) = reader_->snapshot_splits();
+}
+
+SourceOperator::PollStatus SqlSourceOperator::poll_next() {
+  auto batch = std::make_unique<ColumnBatch>(source_->output_schema(), batch_size_);
+  PollStatus s = reader_->poll(*batch, batch_size_);
+  if (batch->size() > 0) output().emit(std::move(batch));
+  return s;
+}
+
+// ---- dead letters -----------------------------------------------------------------------
+
+const SchemaPtr& dead_letter_schema() {
+  static const SchemaPtr s = make_schema({{"reason", LogicalType::string()},
+                                          {"origin", LogicalType::string()},
+                                          {"position", LogicalType::string()},
+                                          {"payload", LogicalType::string()}});
+  return s;
+}
+
+void DeadLetterCollector::add(std::string_view code, std::string_view detail, std::string_view origin,
+                              std::string_view position, std::string_view payload) {
+  if (!batch_) batch_ = std::make_unique<ColumnBatch>(dead_letter_schema());
+  scratch_.assign(code);
+  scratch_ += ": ";
+  scratch_ += detail;
+  batch_->column(0).append_string(scratch_);
+  batch_->column(1).append_string(origin);
+  batch_->column(2).append_string(position);
+  batch_->column(3).append_string(payload);
+  batch_->commit_rows(1);
+  for (auto& [c, n] : counts_)
+    if (c == code) {
+      ++n;
+      return;
+    }
+  counts_.emplace_back(std::string(code), 1);
+}
+
+void DeadLetterCollector::flush(RuntimeContext& ctx) {
+  if (empty()) return;
+  for (const auto& [code, n] : counts_) ctx.metrics().count_dead_letters(code, n);
+  counts_.clear();
+  ctx.output().emit_side(kDeadLetterTag, std::move(batch_));
+  batch_.reset();
+}
+
+std::string_view dead_letter_code_of(std::string_view message) {
+  return message.starts_with("missing field") ? "missing-field" : "parse-error";
+}
+
+}  // namespace clink::sql

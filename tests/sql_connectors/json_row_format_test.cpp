@@ -1,0 +1,179 @@
+// The columnar json format against Flink's JsonToRowDataConverters / RowDataToJsonConverters.
+#include <gtest/gtest.h>
+
+#include "clink/core/error.hpp"
+#include "clink/formats/json_row_format.hpp"
+#include "clink/sql/time_zone.hpp"
+
+namespace clink::sql {
+namespace {
+
+SchemaPtr schema_of(std::vector<std::pair<std::string, std::string>> fields) {
+  std::vector<RowField> f;
+  for (auto& [n, t] : fields) f.push_back({n, parse_logical_type(t)});
+  return make_schema(std::move(f));
+}
+
+// Decodes each line; a failed line becomes "ERROR: <reason>".
+std::vector<std::string> decode(const SchemaPtr& schema, const std::vector<std::string>& lines,
+                                JsonFormatOptions options = {}) {
+  JsonRowDecoder dec(schema, options);
+  ColumnBatch batch(schema);
+  std::vector<std::string> out;
+  for (const auto& line : lines) {
+    std::string reason;
+    if (dec.decode(line, line.size(), batch.columns(), reason)) {
+      batch.commit_rows(1);
+      out.push_back(format_row(batch, batch.size() - 1, *TimeZone::utc()));
+    } else {
+      out.push_back("ERROR: " + reason);
+    }
+  }
+  batch.validate();
+  return out;
+}
+
+TEST(JsonRowFormat, ScalarsOfEveryType) {
+  auto s = schema_of({{"b", "BOOLEAN"}, {"t", "TINYINT"}, {"sm", "SMALLINT"}, {"i", "INT"}, {"l", "BIGINT"},
+                      {"f", "FLOAT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(10, 2)"}, {"s", "STRING"},
+                      {"bin", "BYTES"}, {"dt", "DATE"}, {"tm", "TIME(0)"}, {"ts", "TIMESTAMP(3)"},
+                      {"ltz", "TIMESTAMP_LTZ(3)"}});
+  EXPECT_EQ(decode(s, {R"({"b":true,"t":-5,"sm":300,"i":70000,"l":9000000000,"f":1.5,"d":-2.25,"dec":12.345,)"
+                       R"("s":"h\u00e9\"y","bin":"AQID","dt":"2020-04-15","tm":"08:05:09","ts":"2020-04-15 08:05:00.123",)"
+                       R"("ltz":"2020-04-15 08:05:00.5Z"})"}),
+            std::vector<std::string>{"+I[TRUE, -5, 300, 70000, 9000000000, 1.5, -2.25, 12.35, h\xc3\xa9\"y, x'010203', "
+                                     "2020-04-15, 08:05:09, 2020-04-15 08:05:00.123, 2020-04-15 08:05:00.500]"});
+}
+
+TEST(JsonRowFormat, JacksonConversions) {
+  auto s = schema_of({{"i", "INT"}, {"b", "BOOLEAN"}, {"s", "STRING"}, {"d", "DOUBLE"}});
+  EXPECT_EQ(decode(s, {R"({"i":"42","b":"TRUE","s":{"x":[1, 2]},"d":"1e3"})",  // strings parsed, objects as JSON text
+                       R"({"i":7.9,"b":1,"s":12.50,"d":3})"}),                   // floats truncate, numbers' text
+            (std::vector<std::string>{"+I[42, TRUE, {\"x\":[1, 2]}, 1000.0]", "+I[7, FALSE, 12.50, 3.0]"}));
+}
+
+TEST(JsonRowFormat, MissingFieldsAreNullUnlessFailOnMissingField) {
+  auto s = schema_of({{"a", "INT"}, {"b", "STRING"}});
+  EXPECT_EQ(decode(s, {R"({"b":"x","extra":[1,{"y":2}]})", R"({"a":null,"b":null})", R"({"a":1,"a":2,"b":"z"})"}),
+            (std::vector<std::string>{"+I[null, x]", "+I[null, null]", "+I[2, z]"}));
+  JsonFormatOptions strict;
+  strict.fail_on_missing_field = true;
+  EXPECT_EQ(decode(s, {R"({"b":"x"})", R"({"a":1,"b":"y"})"}, strict),
+            (std::vector<std::string>{"ERROR: missing field \"a\"", "+I[1, y]"}));
+}
+
+TEST(JsonRowFormat, ErrorsNameTheFieldAndLeaveNoPartialRow) {
+  auto s = schema_of({{"a", "INT"}, {"b", "DOUBLE"}, {"c", "TIMESTAMP(3)"}});
+  EXPECT_EQ(decode(s, {R"({"a":1,"b":"x","c":null})", R"({"a":1,"b":2,"c":"2020-04-15T08:05:00"})",
+                       R"({"a":3000000000})", R"([1,2])", R"({"a":1} {"b":2})", R"({"a":)", R"({"a":2,"b":1,"c":null})"}),
+            (std::vector<std::string>{
+                "ERROR: field \"b\": 'x' is not a valid DOUBLE",
+                "ERROR: field \"c\": '2020-04-15T08:05:00' is not a valid TIMESTAMP(3)",
+                "ERROR: field \"a\": '3000000000' is not a valid INT",
+                "ERROR: expected a JSON object",
+                "ERROR: unexpected content after the JSON object",
+                "ERROR: invalid JSON (JSON document ended early in the middle of an object or array.)",
+                "+I[2, 1.0, null]"}));
+}
+
+TEST(JsonRowFormat, DecimalIsExactFromTheNumberText) {
+  auto s = schema_of({{"d", "DECIMAL(38, 18)"}, {"e", "DECIMAL(5, 2)"}});
+  EXPECT_EQ(decode(s, {R"({"d":12345678901234567890.123456789012345678,"e":"1.005"})", R"({"d":1e-18,"e":99999.99})"}),
+            (std::vector<std::string>{"+I[12345678901234567890.123456789012345678, 1.01]",
+                                      "+I[0.000000000000000001, null]"}));  // overflow is NULL, as Flink
+}
+
+TEST(JsonRowFormat, Iso8601Timestamps) {
+  auto s = schema_of({{"ts", "TIMESTAMP(6)"}, {"ltz", "TIMESTAMP_LTZ(3)"}});
+  JsonFormatOptions iso;
+  iso.timestamp_standard = TimestampStandard::kIso8601;
+  EXPECT_EQ(decode(s, {R"({"ts":"2020-04-15T08:05:00.123456","ltz":"2020-04-15T23:59:59.999Z"})",
+                       R"({"ts":"2020-04-15 08:05:00"})"},
+                   iso),
+            (std::vector<std::string>{"+I[2020-04-15 08:05:00.123456, 2020-04-15 23:59:59.999]",
+                                      "ERROR: field \"ts\": '2020-04-15 08:05:00' is not a valid TIMESTAMP(6)"}));
+}
+
+TEST(JsonRowFormat, NestedArrayMapRow) {
+  auto s = schema_of({{"arr", "ARRAY<INT>"}, {"m", "MAP<STRING, DOUBLE>"}, {"r", "ROW<x INT, y ARRAY<STRING>>"}});
+  EXPECT_EQ(decode(s, {R"({"arr":[1,null,3],"m":{"a":1.5,"b":null},"r":{"y":["p","q"],"x":7}})",
+                       R"({"arr":[],"m":{},"r":null})", R"({"arr":[1,"x"]})", R"({"arr":null,"r":{"x":1}})"}),
+            (std::vector<std::string>{"+I[[1, NULL, 3], {a=1.5, b=NULL}, (7, [p, q])]", "+I[[], {}, null]",
+                                      "ERROR: field \"arr\": 'x' is not a valid INT",
+                                      "+I[null, null, (1, NULL)]"}));
+}
+
+TEST(JsonRowFormat, ProjectionDecodesOnlyTheSchemaFields) {
+  auto s = schema_of({{"c", "STRING"}, {"a", "INT"}});
+  EXPECT_EQ(decode(s, {R"({"a":1,"b":{"deep":[1,2,3]},"c":"x","d":"not an int"})"}),
+            std::vector<std::string>{"+I[x, 1]"});
+}
+
+TEST(JsonRowFormat, Options) {
+  auto o = JsonFormatOptions::from({{"json.ignore-parse-errors", "true"}, {"json.timestamp-format.standard", "ISO-8601"},
+                                    {"format", "json"}});
+  EXPECT_TRUE(o.ignore_parse_errors);
+  EXPECT_EQ(o.timestamp_standard, TimestampStandard::kIso8601);
+  auto error = [](std::map<std::string, std::string> m) {
+    try {
+      JsonFormatOptions::from(m);
+    } catch (const ClinkError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error({{"json.timestamp-format.standard", "iso"}}),
+            "option 'json.timestamp-format.standard' must be SQL or ISO-8601, got 'iso'");
+  EXPECT_EQ(error({{"json.ignore-parse-errors", "yes"}}), "option 'json.ignore-parse-errors' must be true or false, got 'yes'");
+  EXPECT_EQ(error({{"json.fail-on-missing-field", "true"}, {"json.ignore-parse-errors", "true"}}),
+            "options 'json.fail-on-missing-field' and 'json.ignore-parse-errors' cannot both be true");
+  EXPECT_EQ(error({{"json.fail-on-missing", "true"}}).substr(0, 60),
+            "unknown option 'json.fail-on-missing' of format json (known:");
+}
+
+TEST(JsonRowFormat, EncodesAsFlink) {
+  auto s = schema_of({{"i", "INT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(10, 3)"}, {"s", "STRING"}, {"ts", "TIMESTAMP(3)"},
+                      {"ltz", "TIMESTAMP_LTZ(3)"}, {"dt", "DATE"}, {"b", "BYTES"}, {"arr", "ARRAY<INT>"},
+                      {"m", "MAP<STRING, INT>"}, {"r", "ROW<x INT, y STRING>"}, {"n", "STRING"}});
+  ColumnBatch batch(s);
+  std::string reason;
+  JsonRowDecoder dec(s, {});
+  std::string line = R"({"i":1,"d":1e10,"dec":"0.5","s":"a\"b\n","ts":"2020-04-15 08:05:00.500","ltz":"2020-04-15 08:05:00Z",)"
+                     R"("dt":"2020-04-15","b":"AQID","arr":[1,null],"m":{"k":2},"r":{"x":1,"y":"z"},"n":null})";
+  ASSERT_TRUE(dec.decode(line, line.size(), batch.columns(), reason)) << reason;
+  batch.commit_rows(1);
+  std::string out;
+  JsonRowEncoder(s, {}).encode(batch, 0, out);
+  EXPECT_EQ(out, R"({"i":1,"d":1.0E10,"dec":0.500,"s":"a\"b\n","ts":"2020-04-15 08:05:00.5","ltz":"2020-04-15 08:05:00Z",)"
+                 R"("dt":"2020-04-15","b":"AQID","arr":[1,null],"m":{"k":2},"r":{"x":1,"y":"z"},"n":null})");
+  JsonFormatOptions iso;
+  iso.timestamp_standard = TimestampStandard::kIso8601;
+  iso.encode_ignore_null_fields = true;
+  out.clear();
+  JsonRowEncoder(s, iso).encode(batch, 0, out);
+  EXPECT_NE(out.find(R"("ts":"2020-04-15T08:05:00.5","ltz":"2020-04-15T08:05:00Z")"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\"n\""), std::string::npos) << out;
+}
+
+TEST(JsonRowFormat, NullMapKeys) {
+  auto s = schema_of({{"m", "MAP<STRING, INT>"}});
+  ColumnBatch batch(s);
+  Value map = Value(ValueList{{Value::null(), Value(1), Value("a"), Value(2)}});
+  batch.append_row({map});
+  std::string out;
+  EXPECT_THROW(JsonRowEncoder(s, {}).encode(batch, 0, out), ClinkError);
+  JsonFormatOptions drop;
+  drop.map_null_key_mode = JsonFormatOptions::MapNullKeyMode::kDrop;
+  out.clear();
+  JsonRowEncoder(s, drop).encode(batch, 0, out);
+  EXPECT_EQ(out, R"({"m":{"a":2}})");
+  JsonFormatOptions literal;
+  literal.map_null_key_mode = JsonFormatOptions::MapNullKeyMode::kLiteral;
+  literal.map_null_key_literal = "N/A";
+  out.clear();
+  JsonRowEncoder(s, literal).encode(batch, 0, out);
+  EXPECT_EQ(out, R"({"m":{"N/A":1,"a":2}})");
+}
+
+}  // namespace
+}  // namespace clink::sql
