@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "clink/connectors/sql/sql_nexmark_source.hpp"
 #include "clink/formats/csv_row_format.hpp"
 #include "clink/formats/json_codec.hpp"
 #include "clink/formats/json_row_format.hpp"
@@ -121,6 +122,25 @@ void BM_JsonEncodeSixColumns(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(rows));
 }
 BENCHMARK(BM_JsonEncodeSixColumns);
+
+// sql_nexmark_source's reader at max-emit-speed: events/s generated into columns, all
+// four columns (arg 0) or the bid column only (arg 1, as q0-q2 read it).
+void BM_NexmarkIntoColumns(benchmark::State& state) {
+  std::vector<std::size_t> projected = state.range(0) == 0 ? std::vector<std::size_t>{0, 1, 2, 3}
+                                                           : std::vector<std::size_t>{0, 3};
+  NexmarkSqlSource source({{"max-emit-speed", "true"}, {"events.base-time", "1600000000000"}}, nexmark_table_schema(),
+                          projected);
+  auto reader = source.create_reader(0, 1);
+  std::size_t rows = 0;
+  for (auto _ : state) {
+    ColumnBatch batch(source.output_schema(), 1024);
+    reader->poll(batch, 1024);
+    rows += batch.size();
+    benchmark::DoNotOptimize(batch);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(rows));
+}
+BENCHMARK(BM_NexmarkIntoColumns)->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace clink::sql

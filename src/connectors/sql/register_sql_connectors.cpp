@@ -7,6 +7,7 @@
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/connectors/sql/sql_filesystem_sink.hpp"
 #include "clink/connectors/sql/sql_filesystem_source.hpp"
+#include "clink/connectors/sql/sql_nexmark_source.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
 #include "clink/core/error.hpp"
 
@@ -157,6 +158,25 @@ std::shared_ptr<DatagenSqlSource> datagen_source(const OperatorSpecContext& ctx)
   return std::make_shared<DatagenSqlSource>(std::move(c));
 }
 
+// ---- sql_nexmark_source --------------------------------------------------------------
+
+std::shared_ptr<NexmarkSqlSource> nexmark_source(const OperatorSpecContext& ctx) {
+  SqlConnectorParams p(ctx, "sql_nexmark_source", {"schema", "projected"});
+  SchemaPtr schema = p.has("schema") ? p.schema() : nexmark_table_schema();
+  std::vector<std::size_t> projected;
+  if (p.has("projected")) projected = index_list(p, "projected", schema->size());
+  else
+    for (std::size_t i = 0; i < schema->size(); ++i) projected.push_back(i);
+  try {
+    // Nexmark's own option parser checks the names and values (unknown ones are errors).
+    return std::make_shared<NexmarkSqlSource>(p.options(), schema, projected);
+  } catch (const ClinkError& e) {
+    std::string message = e.what();
+    if (message.rfind("nexmark: ", 0) == 0) message.erase(0, 9);
+    p.fail(message);
+  }
+}
+
 // ---- sinks ----------------------------------------------------------------------------
 
 OperatorBuilder make_filesystem_sink(const OperatorSpecContext& ctx) {
@@ -255,6 +275,16 @@ void register_sql_connectors(OperatorRegistry& r) {
       .out_type = sql_row,
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         std::shared_ptr<const SqlSource> s = datagen_source(ctx);
+        return [s] { return std::make_unique<SqlSourceOperator>(s); };
+      }});
+  r.add(OperatorFactoryInfo{
+      .name = "sql_nexmark_source",
+      .description = "SQL table source of Nexmark's events as Nexmark's Flink DDL table (event_type, person, auction, "
+                     "bid); params: schema (default: that table), projected, and Nexmark's options by their names",
+      .num_inputs = 0,
+      .out_type = sql_row,
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        std::shared_ptr<const SqlSource> s = nexmark_source(ctx);
         return [s] { return std::make_unique<SqlSourceOperator>(s); };
       }});
   r.add(OperatorFactoryInfo{.name = "sql_filesystem_sink",
