@@ -24,12 +24,29 @@ std::vector<OrderItem> Builder::order_items(const J& list, SourcePosition p) {
   return out;
 }
 
+int Builder::query_start(int first_node) const {
+  if (first_node < 0) return first_node;
+  // PostgreSQL gives a query no position: its first node follows SELECT [DISTINCT | ALL],
+  // VALUES or WITH, which the rewritten text recorded.
+  const auto& sp = ctx_.rewritten.spellings;
+  auto it = sp.lower_bound(static_cast<uint32_t>(first_node));
+  int start = first_node;
+  while (it != sp.begin()) {
+    --it;
+    std::string w = upper(it->second);
+    if (w == "DISTINCT" || w == "ALL") continue;
+    if (w == "SELECT" || w == "VALUES" || w == "WITH") start = static_cast<int>(it->first);
+    break;
+  }
+  return start;
+}
+
 // `j` is {"SelectStmt": {...}} or, for set-operation arms, the bare fields.
 QueryPtr Builder::query(const J& j, SourcePosition fallback) {
   Node n = node_of(j);
   const J& f = n.type == "SelectStmt" ? *n.fields : j;
   if (!n.type.empty() && n.type != "SelectStmt") unsupported(fallback, n.type + " is not a query");
-  int loc = min_location(f);
+  int loc = query_start(min_location(f));
   auto q = std::make_shared<Query>();
   q->pos = pos(loc, fallback);
   SourcePosition p = q->pos;
@@ -85,7 +102,8 @@ Select Builder::select(const J& f, SourcePosition p) {
       if (!e.empty()) unsupported(p, "DISTINCT ON is not supported");
     s.distinct = true;
   }
-  if (f.contains("windowClause")) unsupported(p, "the WINDOW clause is not supported");
+  if (auto* w = child(f, "windowClause"))
+    unsupported(pos(min_location(*w), p), "the WINDOW clause is not supported");
   if (auto* targets = child(f, "targetList")) {
     for (size_t i = 0; i < targets->size(); ++i) {
       const J& tf = *node_of(targets->at(i)).fields;
@@ -143,7 +161,7 @@ std::string Builder::alias_spelling(int from, int to, const std::string& pg) con
   std::string found = pg;
   for (auto it = sp.lower_bound(static_cast<uint32_t>(from)); it != sp.end(); ++it) {
     if (to >= 0 && it->first >= static_cast<uint32_t>(to)) break;
-    if (lower(it->second) == lower(pg)) found = it->second;
+    if (same_name(it->second, pg)) found = it->second;
   }
   return found;
 }
@@ -158,7 +176,7 @@ std::vector<std::string> Builder::names_after(int start, size_t skip, std::vecto
     size_t window = n == 0 ? first_window : 2;
     auto probe = it;
     for (size_t i = 0; i < window && probe != sp.end(); ++i, ++probe)
-      if (lower(probe->second) == lower(names[n])) {
+      if (same_name(probe->second, names[n])) {
         names[n] = probe->second;
         it = std::next(probe);
         break;
@@ -175,6 +193,7 @@ void Builder::apply_alias(TableRef& ref, const J& f, int start, size_t skip, siz
     if (auto* cols = child(*a, "colnames"))
       for (const auto& c : *cols) names.push_back(string_node(c));
     names = names_after(start, skip, std::move(names), window);
+    if (starts_with(names[0], "__clink_anon_")) return;  // added for PostgreSQL: there is none
     ref.alias = names[0];
     ref.column_aliases.assign(names.begin() + 1, names.end());
   }
@@ -224,8 +243,12 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
     join.right = table_ref(f.at("rarg"), p);
     join.natural = f.value("isNatural", false);
     if (auto* q = child(f, "quals")) join.on = expr(*q, p);
-    if (auto* u = child(f, "usingClause"))
+    if (auto* u = child(f, "usingClause")) {
       for (const auto& c : *u) join.using_columns.push_back(string_node(c));
+      // The USING names follow the right side (its alias, USING): recover their spelling.
+      int right_end = max_location(f.at("rarg"));
+      if (right_end >= 0) join.using_columns = names_after(right_end + 1, 0, std::move(join.using_columns), 8);
+    }
     join.type = type == "JOIN_LEFT" ? Join::Type::Left
                 : type == "JOIN_RIGHT" ? Join::Type::Right
                 : type == "JOIN_FULL"  ? Join::Type::Full
@@ -262,13 +285,34 @@ using pg::first_statement;
 using pg::location;
 using pg::node_of;
 
+ast::ExprPtr build_expression_tree(const std::string& json, const PgContext& ctx);
+
+namespace {
+// A parse-tree shape the builder does not expect is a construct clink does not support:
+// report it with the fragment's position rather than as a JSON error.
+template <class F>
+auto translating_tree_errors(const PgContext& ctx, F&& f) {
+  try {
+    return f();
+  } catch (const nlohmann::json::exception& e) {
+    throw TranslationError(ctx.fallback, std::string("unsupported SQL construct (") + e.what() + ")");
+  }
+}
+}  // namespace
+
 ast::QueryPtr build_query(const std::string& json, const PgContext& ctx) {
-  J root = J::parse(json);
-  if (root.at("stmts").size() != 1) throw ParseError(ctx.fallback, "expected one query");
-  return Builder(ctx).query(first_statement(root), ctx.fallback);
+  return translating_tree_errors(ctx, [&] {
+    J root = J::parse(json);
+    if (root.at("stmts").size() != 1) throw ParseError(ctx.fallback, "expected one query");
+    return Builder(ctx).query(first_statement(root), ctx.fallback);
+  });
 }
 
 ast::ExprPtr build_expression(const std::string& json, const PgContext& ctx) {
+  return translating_tree_errors(ctx, [&] { return build_expression_tree(json, ctx); });
+}
+
+ast::ExprPtr build_expression_tree(const std::string& json, const PgContext& ctx) {
   J root = J::parse(json);
   const J& select = *node_of(first_statement(root)).fields;
   Builder b(ctx);

@@ -15,7 +15,16 @@ ExprPtr Builder::expr(const J& j, SourcePosition fallback) {
   if (t == "A_Expr") return a_expr(f, p);
   if (t == "BoolExpr") return bool_expr(f, p);
   if (t == "NullTest") {
-    return make_expr(p, IsTest{IsTest::What::Null, str(f, "nulltesttype") == "IS_NOT_NULL", expr(f.at("arg"), p)});
+    IsTest test{IsTest::What::Null, str(f, "nulltesttype") == "IS_NOT_NULL", expr(f.at("arg"), p), ""};
+    if (location(f) >= 0) {
+      auto json = ctx_.placeholders.is_json.find(origin(location(f)));
+      if (json != ctx_.placeholders.is_json.end()) {
+        test.what = IsTest::What::Json;
+        test.json_kind = json->second;
+      }
+    }
+    SourcePosition at = test.operand->pos;
+    return make_expr(at, std::move(test));
   }
   if (t == "BooleanTest") {
     std::string k = str(f, "booltesttype");
@@ -25,7 +34,8 @@ ExprPtr Builder::expr(const J& j, SourcePosition fallback) {
                                                        : IsTest::What::Unknown;
     test.negated = k.find("NOT") != std::string::npos;
     test.operand = expr(f.at("arg"), p);
-    return make_expr(p, std::move(test));
+    SourcePosition at = test.operand->pos;  // where the predicate starts, like a Binary
+    return make_expr(at, std::move(test));
   }
   if (t == "SubLink") return sublink(f, p);
   if (t == "FuncCall") return func_call(f, p);

@@ -24,6 +24,16 @@ inline std::string upper(std::string s) {
 }
 inline bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
+// True when `pg`, a name from PostgreSQL's tree, is the name written as `written`:
+// PostgreSQL lower-cases unquoted names and truncates every name to 63 bytes
+// (NAMEDATALEN - 1), so both are undone from the spelling the user wrote.
+inline bool same_name(const std::string& written, const std::string& pg) {
+  constexpr size_t kPostgresNameMax = 63;
+  std::string w = lower(written), n = lower(pg);
+  if (w == n) return true;
+  return n.size() == kPostgresNameMax && w.size() > kPostgresNameMax && w.compare(0, kPostgresNameMax, n) == 0;
+}
+
 // The single-key object {"NodeName": {...fields}}.
 struct Node {
   std::string type;
@@ -122,7 +132,7 @@ class Builder {
     auto it = ctx_.rewritten.spellings.lower_bound(static_cast<uint32_t>(loc));
     for (auto& name : out) {
       if (it == ctx_.rewritten.spellings.end()) break;
-      if (lower(it->second) == lower(name)) name = it->second;
+      if (same_name(it->second, name)) name = it->second;
       ++it;
     }
     return out;
@@ -158,6 +168,8 @@ class Builder {
   std::vector<std::string> names_after(int start, size_t skip, std::vector<std::string> names,
                                        size_t first_window) const;
   void apply_alias(TableRef& ref, const J& f, int start, size_t skip, size_t window);
+  // Where the query whose first located node is at `first_node` starts (its SELECT).
+  int query_start(int first_node) const;
   TableRefPtr table_ref(const J& j, SourcePosition p);
 
  private:

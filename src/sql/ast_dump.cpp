@@ -148,8 +148,9 @@ struct ExprPrinter {
     return "(" + to_string(b.left) + " " + b.op + " " + to_string(b.right) + ")";
   }
   std::string operator()(const IsTest& t) const {
-    static const char* kWhat[] = {"NULL", "TRUE", "FALSE", "UNKNOWN"};
-    return "(" + to_string(t.operand) + (t.negated ? " IS NOT " : " IS ") + kWhat[static_cast<int>(t.what)] + ")";
+    static const char* kWhat[] = {"NULL", "TRUE", "FALSE", "UNKNOWN", "JSON"};
+    std::string kind = t.what == IsTest::What::Json ? " " + t.json_kind : "";
+    return "(" + to_string(t.operand) + (t.negated ? " IS NOT " : " IS ") + kWhat[static_cast<int>(t.what)] + kind + ")";
   }
   std::string operator()(const Between& b) const {
     return "(" + to_string(b.value) + (b.negated ? " NOT" : "") + " BETWEEN " + (b.symmetric ? "SYMMETRIC " : "") +
@@ -297,7 +298,7 @@ struct StatementPrinter {
     return s;
   }
   std::string operator()(const CreateView& v) const {
-    std::string s = std::string("CREATE ") + (v.temporary ? "TEMPORARY " : "") + "VIEW " +
+    std::string s = std::string("CREATE ") + (v.or_replace ? "OR REPLACE " : "") + (v.temporary ? "TEMPORARY " : "") + "VIEW " +
                     (v.if_not_exists ? "IF NOT EXISTS " : "") + name(v.name);
     if (!v.columns.empty()) s += " (" + names(v.columns) + ")";
     if (!v.comment.empty()) s += " COMMENT " + quote_string(v.comment);

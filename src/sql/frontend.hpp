@@ -27,7 +27,8 @@ class Frontend : public preparse::ExpressionSource {
   void check_hints_used() const;
 
  private:
-  std::string run_postgres(const preparse::Rewritten& text, const preparse::Lexed& lexed);
+  // Parses `text` with libpg_query (giving FROM subqueries without an alias one).
+  std::string run_postgres(preparse::Rewritten& text, const preparse::Lexed& lexed);
   SourcePosition start_of(const preparse::Lexed& lexed, size_t begin) const;
 
   std::string original_;

@@ -2,6 +2,8 @@
 
 #include <pg_query.h>
 
+#include <map>
+
 #include "ast_builder.hpp"
 #include "frontend.hpp"
 #include "token_cursor.hpp"
@@ -38,11 +40,62 @@ SourcePosition Frontend::start_of(const preparse::Lexed& lexed, size_t begin) co
   return map_.position(lexed.text.original_offset(lexed.text.text.size()));
 }
 
-std::string Frontend::run_postgres(const preparse::Rewritten& text, const preparse::Lexed& lexed) {
-  PgResult res(text.text.text);
-  if (res.r.error) {
+namespace {
+
+// Index of the ')' closing the '(' at `open` in a rewritten text (strings and quoted
+// names skipped), or npos.
+size_t closing_paren(const std::string& text, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\'' || c == '"') {
+      for (++i; i < text.size(); ++i) {
+        if (text[i] != c) continue;
+        if (i + 1 < text.size() && text[i + 1] == c) {
+          ++i;  // a doubled quote inside the literal
+          continue;
+        }
+        break;
+      }
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')' && --depth == 0) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+// Flink allows a subquery or VALUES in FROM without an alias; PostgreSQL 15 does not.
+// Gives it the alias __clink_anon_N (the AST builder drops it again).
+bool add_missing_alias(preparse::Rewritten& text, size_t open, int n) {
+  size_t close = open < text.text.text.size() && text.text.text[open] == '(' ? closing_paren(text.text.text, open)
+                                                                               : std::string::npos;
+  if (close == std::string::npos) return false;
+  std::string alias = " AS __clink_anon_" + std::to_string(n);
+  size_t at = close + 1;
+  uint32_t orig = text.text.original_offset(close);
+  text.text.text.insert(at, alias);
+  text.text.origin.insert(text.text.origin.begin() + static_cast<std::ptrdiff_t>(at), alias.size(), orig);
+  std::map<uint32_t, std::string> shifted;
+  for (auto& [offset, spelling] : text.spellings)
+    shifted[offset >= at ? offset + static_cast<uint32_t>(alias.size()) : offset] = spelling;
+  text.spellings = std::move(shifted);
+  return true;
+}
+
+}  // namespace
+
+std::string Frontend::run_postgres(preparse::Rewritten& text, const preparse::Lexed& lexed) {
+  for (int anonymous = 0;; ++anonymous) {
+    PgResult res(text.text.text);
+    if (!res.r.error) return res.r.parse_tree;
     const PgQueryError* err = res.r.error;
     size_t at = err->cursorpos > 0 ? byte_offset_of_character(text.text.text, err->cursorpos) : text.text.text.size();
+    std::string raw = err->message ? err->message : "";
+    if (raw.find("in FROM must have an alias") != std::string::npos && anonymous < 1000 &&
+        add_missing_alias(text, at, anonymous))
+      continue;
     uint32_t orig = text.text.original_offset(at);
     std::string message = err->message ? err->message : "syntax error";
     // PostgreSQL quotes the token of the rewritten text; name the one the user wrote.
@@ -57,7 +110,6 @@ std::string Frontend::run_postgres(const preparse::Rewritten& text, const prepar
     }
     throw ParseError(map_.position(orig), message);
   }
-  return res.r.parse_tree;
 }
 
 ast::ExprPtr Frontend::parse_expression(const preparse::Lexed& lexed, size_t begin, size_t end) {

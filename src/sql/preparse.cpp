@@ -277,6 +277,19 @@ class Rewriter {
         i = rewrite_json_function(cur);
       } else if ((t.is("FLOOR") || t.is("CEIL") || t.is("CEILING")) && next.sym("(")) {
         i = rewrite_floor_ceil(cur);
+      } else if (t.is("IS") && (next.is("JSON") || (next.is("NOT") && cur.peek_is("JSON", 2)))) {
+        // x IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT]: PostgreSQL 15 sees IS [NOT] NULL.
+        cur.next();
+        bool negated = cur.accept("NOT");
+        cur.next();
+        std::string kind = "VALUE";
+        for (const char* k : {"VALUE", "SCALAR", "ARRAY", "OBJECT"})
+          if (cur.accept(k)) kind = k;
+        ph_.is_json[t.origin] = kind;
+        emit("IS", t.origin);
+        if (negated) emit("NOT", t.origin);
+        emit("NULL", t.origin);
+        i = cur.index_ahead(0);
       } else if (t.is("LATERAL")) {
         cur.unsupported(t, "LATERAL (LATERAL TABLE and correlated joins) is not supported yet");
       } else if (t.is("MATCH_RECOGNIZE")) {

@@ -56,7 +56,7 @@ class StatementParser {
   void schema_element(TokenCursor& c, SchemaElements& out);
   SchemaElements schema_list(TokenCursor& c);
   Statement::Node create_table(TokenCursor& c, bool temporary);
-  Statement::Node create_view(TokenCursor& c, bool temporary);
+  Statement::Node create_view(TokenCursor& c, bool temporary, bool or_replace);
   Statement::Node create_function(TokenCursor& c, bool temporary, bool system, bool or_replace);
   // Parses the inside of a string literal as an expression, mapping positions into the
   // literal ('' escapes included).

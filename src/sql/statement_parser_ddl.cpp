@@ -13,10 +13,10 @@ Statement::Node StatementParser::create(TokenCursor& c) {
   bool temporary = c.accept("TEMPORARY");
   bool system = temporary && c.accept("SYSTEM");
   if (c.peek_is("FUNCTION")) return create_function(c, temporary, system, or_replace);
-  if (or_replace) c.unsupported(c.peek(), "CREATE OR REPLACE is only supported for functions");
   if (system) c.fail_expected("FUNCTION");
+  if (c.accept("VIEW")) return create_view(c, temporary, or_replace);
+  if (or_replace) c.unsupported(c.peek(), "CREATE OR REPLACE is only supported for views and functions");
   if (c.accept("TABLE")) return create_table(c, temporary);
-  if (c.accept("VIEW")) return create_view(c, temporary);
   for (const char* kw : {"CATALOG", "DATABASE", "MODEL"})
     if (c.peek_is(kw)) c.unsupported(c.peek(), "CREATE " + std::string(kw) + " is not supported");
   unknown_statement(c, b);
@@ -165,10 +165,12 @@ Statement::Node StatementParser::create_table(TokenCursor& c, bool temporary) {
   return t;
 }
 
-Statement::Node StatementParser::create_view(TokenCursor& c, bool temporary) {
+Statement::Node StatementParser::create_view(TokenCursor& c, bool temporary, bool or_replace) {
   CreateView v;
   v.temporary = temporary;
+  v.or_replace = or_replace;
   v.if_not_exists = c.accept_all({"IF", "NOT", "EXISTS"});
+  if (v.if_not_exists && v.or_replace) c.fail(c.peek(), "OR REPLACE and IF NOT EXISTS cannot be combined");
   v.name = c.qualified_name("a view name");
   if (c.peek_is("(")) v.columns = name_list(c, "a column name");
   if (c.accept("COMMENT")) v.comment = c.string_literal("a comment string");

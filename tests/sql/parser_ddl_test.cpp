@@ -186,10 +186,13 @@ TEST(ParserDdl, CreateView) {
   EXPECT_EQ(dump("CREATE VIEW v AS WITH c AS (SELECT 1 AS one) SELECT * FROM c"),
             "CREATE VIEW v AS WITH c AS (SELECT 1 AS one) SELECT * FROM c");
   EXPECT_EQ(dump("CREATE VIEW v AS VALUES (1), (2)"), "CREATE VIEW v AS VALUES (1), (2)");
+  EXPECT_EQ(dump("CREATE OR REPLACE VIEW v AS SELECT 1"), "CREATE OR REPLACE VIEW v AS SELECT 1");
+  EXPECT_EQ(testing::error_of("CREATE OR REPLACE VIEW IF NOT EXISTS v AS SELECT 1"),
+            "ParseError: line 1, column 38: OR REPLACE and IF NOT EXISTS cannot be combined");
   auto script = parse("CREATE VIEW v (a) AS\n  SELECT x FROM t");
   const auto* v = script.statements.at(0).as<ast::CreateView>();
   ASSERT_NE(v, nullptr);
-  EXPECT_EQ(v->query->pos, (SourcePosition{2, 10}));
+  EXPECT_EQ(v->query->pos, (SourcePosition{2, 3}));
 }
 
 TEST(ParserDdl, CreateFunction) {
@@ -294,7 +297,7 @@ TEST(ParserDdl, UnsupportedDdlIsATranslationErrorWithPosition) {
   EXPECT_EQ(error_of("CREATE TABLE t (a INT)\nDISTRIBUTED BY (a)"),
             "TranslationError: line 2, column 1: DISTRIBUTED BY is not supported");
   EXPECT_EQ(error_of("CREATE OR REPLACE TABLE t (a INT)"),
-            "TranslationError: line 1, column 19: CREATE OR REPLACE is only supported for functions");
+            "TranslationError: line 1, column 19: CREATE OR REPLACE is only supported for views and functions");
   EXPECT_EQ(error_of("CREATE DATABASE d"), "TranslationError: line 1, column 8: CREATE DATABASE is not supported");
   EXPECT_EQ(error_of("CREATE CATALOG c WITH ('type' = 'x')"),
             "TranslationError: line 1, column 8: CREATE CATALOG is not supported");

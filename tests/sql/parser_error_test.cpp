@@ -26,6 +26,18 @@ TEST(ParserError, PositionsSurviveRewritesOnEarlierLines) {
             "ParseError: line 1, column 36: syntax error at or near \"FROM\"");
 }
 
+TEST(ParserError, ColumnsCountCharactersAndLinesSurviveCrLf) {
+  // 'äöü' and `naïve` are wider in bytes than in characters.
+  EXPECT_EQ(error_of("SELECT 'äöü', `naïve` FROM WHERE"), "ParseError: line 1, column 28: syntax error at or near \"WHERE\"");
+  EXPECT_EQ(error_of("SELECT 1;\r\nSELECT\r\n  x FROM FROM t"), "ParseError: line 3, column 10: syntax error at or near \"FROM\"");
+  auto script = parse("SELECT 1;\r\nSELECT\r\n  x FROM t");
+  ASSERT_EQ(script.statements.size(), 2u);
+  EXPECT_EQ(script.statements[1].pos, (SourcePosition{2, 1}));
+  EXPECT_EQ(script.statements[1].text, "SELECT\r\n  x FROM t");
+  const auto& sel = std::get<ast::Select>(script.statements[1].as<ast::QueryStatement>()->query->body);
+  EXPECT_EQ(sel.items.at(0).pos, (SourcePosition{3, 3}));
+}
+
 TEST(ParserError, ErrorsInsideDdlExpressions) {
   EXPECT_EQ(error_of("CREATE TABLE t (\n  a INT,\n  b AS a + * 2,\n  ts TIMESTAMP(3)\n)"),
             "ParseError: line 3, column 12: syntax error at or near \"*\"");
@@ -70,12 +82,12 @@ TEST(ParserError, UnsupportedQueryConstructs) {
             "TranslationError: line 1, column 21: table hint LOOKUP is not supported (only OPTIONS)");
   EXPECT_EQ(error_of("SELECT DISTINCT ON (a) a FROM t"), "TranslationError: line 1, column 21: DISTINCT ON is not supported");
   EXPECT_EQ(error_of("SELECT SUM(a) OVER w FROM t WINDOW w AS (ORDER BY ts)"),
-            "TranslationError: line 1, column 8: the WINDOW clause is not supported");
+            "TranslationError: line 1, column 41: the WINDOW clause is not supported");
   EXPECT_EQ(error_of("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r"),
             "TranslationError: line 1, column 16: WITH RECURSIVE is not supported");
-  EXPECT_EQ(error_of("SELECT a FROM t FOR UPDATE"), "TranslationError: line 1, column 8: FOR UPDATE / FOR SHARE is not supported");
+  EXPECT_EQ(error_of("SELECT a FROM t FOR UPDATE"), "TranslationError: line 1, column 1: FOR UPDATE / FOR SHARE is not supported");
   EXPECT_EQ(error_of("SELECT a FROM t ORDER BY a FETCH FIRST 1 ROWS WITH TIES"),
-            "TranslationError: line 1, column 8: FETCH ... WITH TIES is not supported");
+            "TranslationError: line 1, column 1: FETCH ... WITH TIES is not supported");
 }
 
 TEST(ParserError, UnsupportedExpressions) {

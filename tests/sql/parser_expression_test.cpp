@@ -131,6 +131,9 @@ TEST(ParserExpression, Operators) {
       {"a IS NOT FALSE", "(a IS NOT FALSE)"},
       {"a IS UNKNOWN", "(a IS UNKNOWN)"},
       {"a IS DISTINCT FROM b", "(a IS DISTINCT FROM b)"},
+      {"s IS JSON", "(s IS JSON VALUE)"},
+      {"s IS NOT JSON OBJECT", "(s IS NOT JSON OBJECT)"},
+      {"s || t IS JSON ARRAY AND u IS JSON SCALAR", "(((s || t) IS JSON ARRAY) AND (u IS JSON SCALAR))"},
       {"a IS NOT DISTINCT FROM b", "(a IS NOT DISTINCT FROM b)"},
       {"a BETWEEN 1 AND 2", "(a BETWEEN 1 AND 2)"},
       {"a NOT BETWEEN 1 AND 2", "(a NOT BETWEEN 1 AND 2)"},
@@ -358,6 +361,8 @@ TEST(ParserExpression, NodePositions) {
   EXPECT_EQ(cast->value->pos, (SourcePosition{2, 8}));
   EXPECT_EQ(cast->type.pos, (SourcePosition{2, 17}));
 
+  EXPECT_EQ(parse_expression("\n  a IS NOT TRUE")->pos, (SourcePosition{2, 3}));
+  EXPECT_EQ(parse_expression("  a IS NULL")->pos, (SourcePosition{1, 3}));
   auto lit = parse_expression("  x = INTERVAL '1' DAY");
   EXPECT_EQ(lit->as<ast::Binary>()->right->pos, (SourcePosition{1, 7}));
   // Columns count characters, not bytes.

@@ -346,7 +346,18 @@ TEST(ParserQuery, NamesKeepTheCaseWritten) {
       {"SELECT * FROM (VALUES (1, 2)) AS V(Name, Type)", "SELECT * FROM (VALUES (1, 2)) AS V(Name, Type)"},
       {"SELECT * FROM Orders AS Source(Key, Value)", "SELECT * FROM Orders AS Source(Key, Value)"},
       {"WITH c (Name, Value) AS (SELECT 1, 2) SELECT * FROM c", "WITH c (Name, Value) AS (SELECT 1, 2) SELECT * FROM c"},
+      {"SELECT * FROM a JOIN db.b AS x USING (Key, Value)", "SELECT * FROM (a JOIN db.b AS x USING (Key, Value))"},
+      {"SELECT * FROM a JOIN (SELECT Key FROM b ORDER BY Key DESC) USING (Key)",
+       "SELECT * FROM (a JOIN (SELECT Key FROM b ORDER BY Key DESC) USING (Key))"},
   });
+}
+
+TEST(ParserQuery, LongNamesAreNotTruncated) {
+  // PostgreSQL truncates names to 63 bytes; clink keeps what was written.
+  const std::string col(70, 'c'), tab = "T" + std::string(69, 't'), fn = "F" + std::string(69, 'f');
+  const std::string alias = "A" + std::string(69, 'a'), quoted = "Q " + std::string(68, 'q');
+  std::string sql = "SELECT " + col + ", " + fn + "(x) AS " + alias + ", `" + quoted + "` FROM " + tab + " AS " + alias;
+  EXPECT_EQ(dump(sql), "SELECT " + col + ", " + fn + "(x) AS " + alias + ", `" + quoted + "` FROM " + tab + " AS " + alias);
 }
 
 TEST(ParserQuery, MisplacedHintsAreErrors) {
@@ -373,6 +384,17 @@ TEST(ParserQuery, QueryPositions) {
   EXPECT_EQ(sel.from[0]->pos, (SourcePosition{4, 6}));
   EXPECT_EQ(sel.where->pos, (SourcePosition{5, 7}));
   EXPECT_EQ(sel.where->as<ast::Binary>()->right->pos, (SourcePosition{5, 13}));
+  EXPECT_EQ(q.pos, (SourcePosition{1, 1}));
+
+  // A query's position is its SELECT / VALUES / WITH, also for subqueries and CTEs.
+  auto nested = parse("WITH c AS (\n  SELECT DISTINCT x FROM t)\nSELECT * FROM (VALUES (1)) AS v, c\n  WHERE a IN (SELECT b FROM u)");
+  const auto& outer = *nested.statements[0].as<ast::QueryStatement>()->query;
+  EXPECT_EQ(outer.pos, (SourcePosition{1, 1}));
+  EXPECT_EQ(outer.with.at(0).pos, (SourcePosition{1, 6}));
+  EXPECT_EQ(outer.with.at(0).query->pos, (SourcePosition{2, 3}));
+  const auto& osel = std::get<ast::Select>(outer.body);
+  EXPECT_EQ(std::get<ast::DerivedTable>(osel.from.at(0)->node).query->pos, (SourcePosition{3, 16}));
+  EXPECT_EQ(osel.where->as<ast::InSubquery>()->query->pos, (SourcePosition{4, 15}));
 }
 
 }  // namespace

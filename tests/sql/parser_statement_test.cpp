@@ -168,6 +168,17 @@ TEST(ParserStatement, ScriptSplitting) {
   EXPECT_TRUE(parse("  -- only a comment\n ; ;").statements.empty());
 }
 
+TEST(ParserStatement, ParseQueryEntryPoint) {
+  EXPECT_EQ(ast::to_string(*parse_query("-- q\nSELECT a FROM t;")), "SELECT a FROM t");
+  EXPECT_EQ(ast::to_string(*parse_query("VALUES (1)")), "VALUES (1)");
+  EXPECT_EQ(testing::error_of_call([] { parse_query(""); }),
+            "ParseError: line 1, column 1: expected a query but found end of input");
+  EXPECT_EQ(testing::error_of_call([] { parse_query("CREATE TABLE t (a INT)"); }),
+            "ParseError: line 1, column 1: expected a query (SELECT, VALUES or WITH)");
+  EXPECT_EQ(testing::error_of_call([] { parse_query("SELECT 1; SELECT 2"); }),
+            "ParseError: line 1, column 1: expected one query");
+}
+
 TEST(ParserStatement, UnsupportedStatements) {
   EXPECT_EQ(error_of("SELECT 1;\nUPDATE t SET a = 1"), "TranslationError: line 2, column 1: UPDATE statements are not supported");
   EXPECT_EQ(error_of("DELETE FROM t WHERE a = 1"), "TranslationError: line 1, column 1: DELETE statements are not supported");

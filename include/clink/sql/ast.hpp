@@ -72,10 +72,11 @@ struct Binary {
 };
 
 struct IsTest {
-  enum class What { Null, True, False, Unknown };
+  enum class What { Null, True, False, Unknown, Json };
   What what = What::Null;
   bool negated = false;
   ExprPtr operand;
+  std::string json_kind;  // What::Json: VALUE (the default), SCALAR, ARRAY or OBJECT
 };
 
 struct Between {
@@ -151,7 +152,7 @@ struct JsonClauses {
 struct FunctionCall {
   QualifiedName name;               // as written (case kept); built-ins resolve case-insensitively
   std::vector<ExprPtr> args;
-  std::vector<std::string> arg_names;  // named arguments (`a => 1`); empty or one per arg
+  std::vector<std::string> arg_names;  // named arguments (`a => 1`, upper case); empty or one per arg
   bool distinct = false;
   bool star = false;                // COUNT(*)
   ExprPtr filter;                   // FILTER (WHERE ...)
@@ -293,7 +294,7 @@ struct DerivedTable {
 struct TvfArg {
   enum class Kind { Table, Descriptor, Expression };
   Kind kind = Kind::Expression;
-  std::string name;                       // named argument (DATA, TIMECOL, SIZE, ...), else empty
+  std::string name;                       // named argument, upper case (DATA, TIMECOL, SIZE, ...), else empty
   QualifiedName table;                    // Kind::Table: TABLE t
   std::vector<QualifiedName> partition_by;  // Kind::Table: SESSION's PARTITION BY keys
   std::vector<std::string> columns;       // Kind::Descriptor: DESCRIPTOR(c, ...)
@@ -429,6 +430,7 @@ struct CreateTable {
 
 struct CreateView {
   QualifiedName name;
+  bool or_replace = false;  // CREATE OR REPLACE VIEW (as the seed's catalog allows)
   bool temporary = false;
   bool if_not_exists = false;
   std::vector<std::string> columns;  // column aliases

@@ -112,7 +112,8 @@ struct Placeholders {
   std::set<uint32_t> try_casts;                 // original offset of TRY_CAST
   std::set<uint32_t> map_constructors;          // original offset of MAP[
   std::map<uint32_t, std::string> floor_ceil_units;  // original offset of FLOOR / CEIL
-  std::map<uint32_t, std::shared_ptr<const ast::JsonClauses>> json_clauses;  // offset of JSON_VALUE...
+  std::map<uint32_t, std::shared_ptr<const ast::JsonClauses>> json_clauses;
+  std::map<uint32_t, std::string> is_json;  // original offset of IS in `x IS [NOT] JSON kind`  // offset of JSON_VALUE...
 };
 
 // Parses an expression from a token range; the rewriter uses it for the size
