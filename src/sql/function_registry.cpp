@@ -31,6 +31,7 @@ std::string type_list(std::span<const LogicalType> args) {
 FunctionRegistry FunctionRegistry::with_builtins() {
   FunctionRegistry r;
   register_arithmetic_functions(r);
+  register_interval_arithmetic(r);
   register_comparison_functions(r);
   register_math_functions(r);
   register_string_functions(r);

@@ -10,6 +10,23 @@
 using namespace clink::sql;
 using clink::kNoEventTime;
 
+// A typed DataStream key with the SQL key layout of one nullable BIGINT column: the typed
+// HashPartitioner keyed by it must route exactly as the SQL partitioner.
+struct NullableBigintKey {
+  std::optional<std::int64_t> v;
+};
+template <>
+struct clink::KeyCodec<NullableBigintKey> {
+  static void encode(const NullableBigintKey& k, std::string& out) {
+    if (!k.v) {
+      out += '\0';
+      return;
+    }
+    out += '\1';
+    KeyCodec<std::int64_t>::encode(*k.v, out);
+  }
+};
+
 namespace {
 
 Int128 dec(std::string_view s, int p, int sc) {
@@ -213,4 +230,31 @@ TEST(ColumnKeyTest, PartitionerRoutesLikeTheKeyGroupOfTheKeyBytes) {
   part->partition(one.clone(), out1);
   int kg42 = clink::key_group_for_hash(clink::key_hash(enc.encode(one, 0)), 128);
   EXPECT_TRUE(out1[static_cast<std::size_t>(clink::subtask_for_key_group(kg42, 128, 4))]);
+}
+
+TEST(ColumnKeyTest, PartitionerRoutesLikeTheTypedHashPartitioner) {
+  auto schema = make_schema({{"k", LogicalType::bigint()}});
+  ColumnBatch sql(schema);
+  clink::Batch<std::optional<std::int64_t>> typed;
+  for (int i = 0; i < 300; ++i) {
+    std::optional<std::int64_t> k;
+    if (i % 17 != 0) k = static_cast<std::int64_t>(i) * 1000003 - 150000000;
+    sql.append_row({k ? Value(*k) : Value::null()});
+    typed.push(k);
+  }
+  auto key_fn = [](const std::optional<std::int64_t>& v) { return NullableBigintKey{v}; };
+  clink::HashPartitioner<std::optional<std::int64_t>, decltype(key_fn)> typed_part(key_fn, 3, 128);
+  ColumnBatchHashPartitioner sql_part(*schema, {0}, 3, 128);
+  std::vector<clink::BatchPtr> typed_out(3), sql_out(3);
+  typed_part.partition(typed.clone(), typed_out);
+  sql_part.partition(sql.clone(), sql_out);
+  for (std::size_t t = 0; t < 3; ++t) {
+    std::vector<std::string> want, got;
+    if (typed_out[t])
+      for (const auto& r : clink::batch_cast<std::optional<std::int64_t>>(*typed_out[t]).records)
+        want.push_back(r.value ? "+I[" + std::to_string(*r.value) + "]" : "+I[null]");
+    if (sql_out[t]) got = format_rows(column_batch_cast(*sql_out[t]));
+    EXPECT_EQ(got, want) << "subtask " << t;
+    EXPECT_FALSE(want.empty());
+  }
 }

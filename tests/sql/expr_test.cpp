@@ -178,3 +178,23 @@ TEST(ExprBuilderTest, ErrorsNameTheProblem) {
   EXPECT_THROW(expr::coalesce({i32(1), str("a")}), SqlTypeError);
   EXPECT_THROW(call("IF", {boolean(true), i32(1)}), SqlTypeError);
 }
+
+TEST(ExprArithmeticTest, TemporalPlusMinusInterval) {
+  auto ts = expr::cast(str("2020-01-31 23:30:00"), LogicalType::timestamp(3));
+  auto hour = expr::literal(Value(std::int64_t{3600000}), LogicalType::interval_day_time(IntervalUnit::kHour, 2, 0));
+  auto month = expr::literal(Value(std::int64_t{1}), LogicalType::interval_year_month(IntervalUnit::kMonth));
+  EXPECT_EQ(eval_call("+", {ts, hour}), "2020-02-01 00:30:00.000");
+  EXPECT_EQ(eval_call("+", {hour, ts}), "2020-02-01 00:30:00.000");
+  EXPECT_EQ(eval_call("-", {ts, hour}), "2020-01-31 22:30:00.000");
+  EXPECT_EQ(eval_call("+", {ts, month}), "2020-02-29 23:30:00.000");  // the day clamps
+  auto date = expr::cast(str("2021-03-31"), LogicalType::date());
+  EXPECT_EQ(eval_call("-", {date, month}), "2021-02-28");
+  auto day = expr::literal(Value(std::int64_t{86400000}), LogicalType::interval_day_time(IntervalUnit::kDay, 2, 0));
+  EXPECT_EQ(eval_call("+", {date, day}), "2021-04-01");
+  auto time = expr::cast(str("23:30:00"), LogicalType::time(0));
+  EXPECT_EQ(eval_call("+", {time, hour}), "00:30:00");
+  EXPECT_EQ(eval_call("+", {hour, day}), "+1 01:00:00.000");
+  EXPECT_EQ(eval_call("+", {ts, null_of(hour->type.with_nullable(true))}), "NULL");
+  EXPECT_THROW(call("-", {hour, ts}), SqlTypeError);
+  EXPECT_THROW(call("+", {time, month}), SqlTypeError);
+}

@@ -138,6 +138,7 @@ std::string upper_ascii(std::string_view s);
 
 // Registration of the built-in groups (each in its own source file).
 void register_arithmetic_functions(FunctionRegistry& r);
+void register_interval_arithmetic(FunctionRegistry& r);
 void register_comparison_functions(FunctionRegistry& r);
 void register_math_functions(FunctionRegistry& r);
 void register_string_functions(FunctionRegistry& r);
