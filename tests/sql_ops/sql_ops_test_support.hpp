@@ -87,6 +87,8 @@ class OpHarness final : public Output {
     op_->process_watermark(Watermark{kMaxEventTime, false});
     op_->finish();
   }
+  // Fires the processing-time timers due by `now` (system clock ms).
+  void processing_time(std::int64_t now) { op_->process_processing_time(now); }
   RuntimeContext& context() { return *ctx_; }
 
   // Output

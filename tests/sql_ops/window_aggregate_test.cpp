@@ -265,6 +265,31 @@ TEST(SqlWindowAggregate, ParamErrorsNameTheOpAndTheParam) {
   }
 }
 
+// Over a TIMESTAMP_LTZ time attribute Flink aligns windows in the session time zone:
+// window_start / window_end are wall-clock times there, window_time the instant of
+// end - 1 ms, and the (UTC) watermark fires the window at that instant.
+TEST(SqlWindowAggregate, TimestampLtzWindowsAlignInTheSessionTimeZone) {
+  SchemaPtr in = sql::make_schema({{"t", LogicalType::timestamp_ltz(3)}, {"v", LogicalType::bigint()}});
+  json p = {{"input_schemas", json::array({schema_json(in)})},
+            {"schema", schema_json(sql::make_schema({{"window_start", LogicalType::timestamp(3).not_null()},
+                                                     {"window_end", LogicalType::timestamp(3).not_null()},
+                                                     {"window_time", LogicalType::timestamp_ltz(3).not_null()},
+                                                     {"s", LogicalType::bigint()}}))},
+            {"window", {{"kind", "tumble"}, {"time_column", 0}, {"size_ms", 86'400'000}}},
+            {"aggregates", json::array({{{"function", "SUM"}, {"args", {1}}}})},
+            {"session", {{"table.local-time-zone", "+08:00"}}}};
+  OpHarness h("sql_window_aggregate", p);
+  // 2020-04-14 16:30 UTC is 2020-04-15 00:30 in UTC+8; 2020-04-15 15:00 UTC is 23:00 there.
+  h.push(batch(in, {Row{{Value(ts("2020-04-14 16:30")), Value(1)}}, Row{{Value(ts("2020-04-15 15:00")), Value(2)}},
+                    Row{{Value(ts("2020-04-15 16:00")), Value(4)}}}));
+  h.watermark(ms_of("2020-04-15 15:59:59.998"));
+  h.watermark(ms_of("2020-04-15 15:59:59.999"));
+  EXPECT_THAT(h.lines, ElementsAre("WM " + std::to_string(ms_of("2020-04-15 15:59:59.998")),
+                                   "+I[2020-04-15 00:00:00.000, 2020-04-16 00:00:00.000, 2020-04-15 15:59:59.999, 3]",
+                                   "WM " + std::to_string(ms_of("2020-04-15 15:59:59.999"))));
+  EXPECT_THAT(h.times, ElementsAre(ms_of("2020-04-15 15:59:59.999")));
+}
+
 // The window TVF without aggregation: each row once per window, three columns appended.
 TEST(SqlWindowAssign, HopRowsPerWindow) {
   std::vector<sql::RowField> out = kv_schema()->fields();

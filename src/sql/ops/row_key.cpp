@@ -25,6 +25,16 @@ F take_float(std::string_view& in) {
 
 }  // namespace
 
+bool int64_key_type(const LogicalType& type) {
+  switch (type.kind()) {
+    case TypeKind::kBigInt:
+    case TypeKind::kTimestamp:
+    case TypeKind::kTimestampLtz:
+    case TypeKind::kIntervalDayTime: return true;
+    default: return false;
+  }
+}
+
 bool key_type_decodable(const LogicalType& type) { return !type.is_nested(); }
 
 void decode_key_value(std::string_view& in, Column& out) {

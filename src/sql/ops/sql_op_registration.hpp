@@ -2,7 +2,14 @@
 // Internal: each SQL operator's source file registers its factory.
 #include "clink/runtime/operator_registry.hpp"
 
+#include "clink/sql/function_registry.hpp"
+
 namespace clink::sql {
+class SqlOpParams;
+// The "session" param ({"table.local-time-zone": ...}) as the expressions' context.
+SessionContext session_from_params(const SqlOpParams& p);
+void register_sql_calc(OperatorRegistry& r);
+void register_sql_watermark_assigner(OperatorRegistry& r);
 void register_sql_window_assign(OperatorRegistry& r);
 void register_sql_window_aggregate(OperatorRegistry& r);
 void register_sql_group_aggregate(OperatorRegistry& r);

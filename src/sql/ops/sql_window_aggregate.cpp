@@ -1,6 +1,7 @@
 // sql_window_aggregate: Flink's window aggregation (GROUP BY window_start, window_end,
 // keys over TUMBLE / HOP / CUMULATE / SESSION) as an instantiation of the one window
 // engine (windows/window_operator.hpp): key = the grouping key's encoded bytes (RowKey),
+// (or, for one 8-byte integer key, Int64Key: the same key bytes, a cheaper map key),
 // input = a reference to a row of the arriving ColumnBatch, window state = the compact
 // AggState of the aggregate calls. The engine assigns, fires, cleans, handles lateness
 // and checkpoints; firing writes the result row straight into an output ColumnBatch.
@@ -14,6 +15,8 @@
 // folded in (DelayedEventTimeTrigger); L = 0 uses the default trigger and the engine's
 // sliced path.
 #include <memory>
+#include <optional>
+#include <type_traits>
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
@@ -40,6 +43,14 @@ struct SqlWindowRow {
 struct SqlNoRecord {};  // the engine's output type: results go straight into ColumnBatches
 struct RowKeyOf {
   RowKey operator()(const SqlWindowRow& r) const { return RowKey{std::string(r.key, r.key_len)}; }
+};
+// The fast path of one 8-byte integer key: read straight from the key column.
+struct Int64KeyOf {
+  std::size_t column;
+  Int64Key operator()(const SqlWindowRow& r) const {
+    const Column& c = r.batch->column(column);
+    return Int64Key{c.values<std::int64_t>()[r.row], c.is_null(r.row)};
+  }
 };
 
 // Fires a window once, when the watermark passes end - 1 + lateness (the window's
@@ -78,6 +89,7 @@ struct WindowAggConfig {
   std::shared_ptr<const AggregateSet> aggs;
   std::int64_t lateness = 0;
   bool dlq = false;
+  bool int64_key = false;  // one 8-byte integer key: Int64Key instead of RowKey
 };
 
 // Writes fired windows as rows: keys, window_start, window_end, window_time, aggregates.
@@ -85,15 +97,21 @@ class WindowResultWriter {
  public:
   explicit WindowResultWriter(const WindowAggConfig& cfg) : cfg_(cfg) {}
   void set_output(Output* out) { out_ = out; }
-  void write(const RowKey& key, const TimeWindow& w, const AggState& s) {
+  template <class K>
+  void write(const K& key, const TimeWindow& w, const AggState& s) {
     if (!batch_) batch_ = std::make_unique<ColumnBatch>(cfg_.out_schema, 64);
     const std::size_t nk = cfg_.grouping.keys.size();
-    cfg_.grouping.decode(key.bytes, *batch_);
-    append_window_values(*batch_, nk, w);
+    if constexpr (std::is_same_v<K, Int64Key>) {
+      if (key.null) batch_->column(0).append_null();
+      else batch_->column(0).append<std::int64_t>(key.value);
+    } else {
+      cfg_.grouping.decode(key.bytes, *batch_);
+    }
+    cfg_.window.append_window(*batch_, nk, w);
     cfg_.aggs->results(s, values_);
     for (std::size_t i = 0; i < values_.size(); ++i) batch_->column(nk + 3 + i).append_value(values_[i]);
     batch_->row_kinds().push_back(RowKind::kInsert);
-    batch_->event_times().push_back(w.max_timestamp());
+    batch_->event_times().push_back(cfg_.window.window_time_ms(w));
     if (batch_->size() >= kDefaultBatchSize) flush();
   }
   void flush() {
@@ -108,6 +126,7 @@ class WindowResultWriter {
   std::vector<Value> values_;
 };
 
+template <class K>
 class SqlWindowPolicy {
  public:
   using State = AggState;
@@ -120,8 +139,8 @@ class SqlWindowPolicy {
   State create() const { return aggs_->create(); }
   void add(State& s, const SqlWindowRow& v, EventTime) const { aggs_->add(s, *v.batch, v.row, 1); }
   void merge(State& into, const State& from) const { aggs_->merge(into, from); }
-  void fire(const RowKey& key, State& s, WindowContext& ctx, Collector<Out>&) { writer_->write(key, ctx.window(), s); }
-  void clear(const RowKey&, WindowContext&) {}
+  void fire(const K& key, State& s, WindowContext& ctx, Collector<Out>&) { writer_->write(key, ctx.window(), s); }
+  void clear(const K&, WindowContext&) {}
   bool empty(const State&) const { return false; }
 
  private:
@@ -129,7 +148,10 @@ class SqlWindowPolicy {
   WindowResultWriter* writer_;
 };
 
-using Engine = WindowOperator<RowKey, SqlWindowRow, RowKeyOf, SqlWindowPolicy>;
+// Whether a grouping takes the Int64Key fast path.
+bool int64_path(const SqlGrouping& g, const Schema& input) {
+  return g.routed() && g.keys.size() == 1 && int64_key_type(input.type(g.keys[0]));
+}
 
 // What the engine emits through: result rows are already in the writer; watermarks
 // follow them; the late side output becomes dead letters.
@@ -141,9 +163,12 @@ class EngineOutput final : public Output {
     ctx_ = ctx;
   }
   void emit(BatchPtr) override {}  // the policy collects nothing
+  // Over TIMESTAMP_LTZ windows the engine runs on shifted watermarks; downstream gets the
+  // operator's input watermark.
+  void set_input_watermark(Watermark wm) { input_wm_ = wm; }
   void emit_watermark(Watermark wm) override {
     writer_.flush();
-    real_->emit_watermark(wm);
+    real_->emit_watermark(input_wm_ ? *input_wm_ : wm);
   }
   void emit_side(const std::string&, BatchPtr batch) override {
     const auto& late = batch_cast<SqlWindowRow>(*batch).records;
@@ -166,6 +191,7 @@ class EngineOutput final : public Output {
   WindowResultWriter& writer_;
   Output* real_ = nullptr;
   RuntimeContext* ctx_ = nullptr;
+  std::optional<Watermark> input_wm_;
 };
 
 class SqlWindowAggregateOperator final : public StreamOperator {
@@ -177,7 +203,13 @@ class SqlWindowAggregateOperator final : public StreamOperator {
     wc.allowed_lateness = cfg_.lateness;
     if (cfg_.lateness > 0) wc.trigger = std::make_shared<DelayedEventTimeTrigger>(cfg_.lateness);
     if (cfg_.dlq) wc.late_data_tag.emplace(kDeadLetterTag);
-    engine_ = std::make_unique<Engine>(std::move(wc), RowKeyOf{}, SqlWindowPolicy(cfg_.aggs, &writer_));
+    if (cfg_.int64_key) {
+      engine_ = std::make_unique<WindowOperator<Int64Key, SqlWindowRow, Int64KeyOf, SqlWindowPolicy<Int64Key>>>(
+          std::move(wc), Int64KeyOf{cfg_.grouping.keys[0]}, SqlWindowPolicy<Int64Key>(cfg_.aggs, &writer_));
+    } else {
+      engine_ = std::make_unique<WindowOperator<RowKey, SqlWindowRow, RowKeyOf, SqlWindowPolicy<RowKey>>>(
+          std::move(wc), RowKeyOf{}, SqlWindowPolicy<RowKey>(cfg_.aggs, &writer_));
+    }
   }
 
   void open(RuntimeContext& ctx) override {
@@ -199,12 +231,14 @@ class SqlWindowAggregateOperator final : public StreamOperator {
     const std::size_t n = in.size(), sets = cfg_.grouping.num_sets();
     const Column& tcol = in.column(cfg_.window.time_column);
     keys_.clear();
-    key_ends_.clear();
-    for (std::size_t s = 0; s < sets; ++s)
-      for (std::size_t r = 0; r < n; ++r) {
-        cfg_.grouping.encode(in, r, s, keys_);
-        key_ends_.push_back(static_cast<std::uint32_t>(keys_.size()));
-      }
+    key_ends_.assign(n * sets, 0);
+    if (!cfg_.int64_key) {
+      for (std::size_t s = 0; s < sets; ++s)
+        for (std::size_t r = 0; r < n; ++r) {
+          cfg_.grouping.encode(in, r, s, keys_);
+          key_ends_[s * n + r] = static_cast<std::uint32_t>(keys_.size());
+        }
+    }
     auto rows = std::make_unique<Batch<SqlWindowRow>>();
     rows->records.resize(n * sets);
     auto* out = rows->records.data();
@@ -215,14 +249,19 @@ class SqlWindowAggregateOperator final : public StreamOperator {
         const std::uint32_t end = key_ends_[s * n + r];
         *out++ = Record<SqlWindowRow>{
             SqlWindowRow{&in, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(s), keys_.data() + begin, end - begin},
-            micros_to_millis(tcol.values<std::int64_t>()[r]), kNoPartition};
+            cfg_.window.assign_time(tcol.values<std::int64_t>()[r]), kNoPartition};
         begin = end;
       }
     engine_->process_batch(0, std::move(rows));
     writer_.flush();
   }
 
-  void process_watermark(Watermark wm) override { engine_->process_watermark(wm); }
+  void process_watermark(Watermark wm) override {
+    if (!cfg_.window.ltz) return engine_->process_watermark(wm);
+    adapter_.set_input_watermark(wm);
+    shifted_ = std::max(shifted_, cfg_.window.shift_watermark(wm.timestamp));
+    engine_->process_watermark(Watermark{shifted_, wm.idle});
+  }
   void process_processing_time(std::int64_t now) override {
     engine_->process_processing_time(now);
     writer_.flush();
@@ -248,10 +287,11 @@ class SqlWindowAggregateOperator final : public StreamOperator {
   WindowAggConfig cfg_;
   WindowResultWriter writer_;
   EngineOutput adapter_;
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<StreamOperator> engine_;  // the window engine, instantiated for the key type
   Output* real_ = nullptr;
   std::string keys_;
   std::vector<std::uint32_t> key_ends_;
+  EventTime shifted_ = kMinEventTime;
 };
 
 }  // namespace
@@ -273,7 +313,9 @@ void register_sql_window_aggregate(OperatorRegistry& r) {
         cfg->op_id = ctx.id;
         cfg->out_schema = p.output_schema();
         cfg->window = SqlWindowSpec::parse(p.require("window"), *in, p);
+        if (cfg->window.ltz) cfg->window.zone = session_from_params(p).time_zone;
         cfg->grouping = SqlGrouping::parse(p, *in);
+        cfg->int64_key = int64_path(cfg->grouping, *in);
         cfg->aggs = std::make_shared<const AggregateSet>(
             AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p),
             false);

@@ -28,12 +28,12 @@ class SqlWindowAssignOperator final : public StreamOperator {
         throw ClinkError(where_ + ": row " + std::to_string(r) + " has a NULL time attribute '" +
                          in.schema()->name(spec_.time_column) + "'");
       const std::size_t before = windows_.size();
-      assigner_->assign(micros_to_millis(tcol.values<std::int64_t>()[r]), 0, windows_);
+      assigner_->assign(spec_.assign_time(tcol.values<std::int64_t>()[r]), 0, windows_);
       idx_.insert(idx_.end(), windows_.size() - before, static_cast<std::uint32_t>(r));
     }
     auto out = std::make_unique<ColumnBatch>(out_schema_, idx_.size());
     for (std::size_t c = 0; c < cols; ++c) out->column(c).append_gather(in.column(c), idx_.data(), idx_.size());
-    for (const auto& w : windows_) append_window_values(*out, cols, w);
+    for (const auto& w : windows_) spec_.append_window(*out, cols, w);
     for (auto r : idx_) {
       out->row_kinds().push_back(in.row_kind(r));
       out->event_times().push_back(in.event_times()[r]);
@@ -64,6 +64,7 @@ void register_sql_window_assign(OperatorRegistry& r) {
         SchemaPtr in = p.input_schema(0);
         SchemaPtr out = p.output_schema();
         SqlWindowSpec spec = SqlWindowSpec::parse(p.require("window"), *in, p);
+        if (spec.ltz) spec.zone = session_from_params(p).time_zone;
         if (spec.kind == SqlWindowSpec::Kind::kSession)
           p.fail("param 'window': a SESSION window TVF needs an aggregation over it (use sql_window_aggregate)");
         std::vector<RowField> fields = in->fields();

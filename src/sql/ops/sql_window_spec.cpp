@@ -90,6 +90,28 @@ std::string SqlWindowSpec::describe() const {
   return "";
 }
 
+std::int64_t SqlWindowSpec::assign_time(std::int64_t micros) const {
+  return micros_to_millis(ltz ? zone->utc_micros_to_local(micros) : micros);
+}
+
+EventTime SqlWindowSpec::shift_watermark(EventTime wm) const {
+  if (!ltz || wm == kMinEventTime || wm == kMaxEventTime) return wm;
+  if (wm > INT64_MAX / 1000 - 86400000 || wm < INT64_MIN / 1000 + 86400000) return wm;
+  return micros_to_millis(zone->utc_micros_to_local(wm * 1000));
+}
+
+EventTime SqlWindowSpec::window_time_ms(const TimeWindow& w) const {
+  const EventTime t = w.max_timestamp();
+  if (!ltz || t > INT64_MAX / 1000 - 86400000 || t < INT64_MIN / 1000 + 86400000) return t;
+  return micros_to_millis(zone->local_micros_to_utc(t * 1000));
+}
+
+void SqlWindowSpec::append_window(ColumnBatch& out, std::size_t c, const TimeWindow& w) const {
+  out.column(c).append<std::int64_t>(w.start * 1000);
+  out.column(c + 1).append<std::int64_t>(w.end * 1000);
+  out.column(c + 2).append<std::int64_t>(window_time_ms(w) * 1000);
+}
+
 void append_window_fields(std::vector<RowField>& fields, bool ltz) {
   fields.push_back({"window_start", LogicalType::timestamp(3).not_null()});
   fields.push_back({"window_end", LogicalType::timestamp(3).not_null()});

@@ -23,6 +23,20 @@ struct RowKey {
   }
 };
 
+// A single 8-byte integer key column (BIGINT, TIMESTAMP, TIMESTAMP_LTZ, INTERVAL DAY TO
+// SECOND) held as the number: the same key bytes as RowKey (KeyCodec below writes the
+// marker byte and the value as RowKeyEncoder does), a cheaper hash-map key.
+struct Int64Key {
+  std::int64_t value = 0;
+  bool null = false;
+  friend bool operator==(const Int64Key&, const Int64Key&) = default;
+  template <class H>
+  friend H AbslHashValue(H h, const Int64Key& k) {
+    return H::combine(std::move(h), k.value, k.null);
+  }
+};
+bool int64_key_type(const LogicalType& type);
+
 // Appends one key value (as append_key_value wrote it) to `out`, consuming it from
 // `in`. Supports the flat types (not ARRAY / MAP / ROW).
 void decode_key_value(std::string_view& in, Column& out);
@@ -39,6 +53,24 @@ struct KeyCodec<sql::RowKey> {
   static sql::RowKey decode(std::string_view& in) {
     sql::RowKey k{std::string(in)};
     in.remove_prefix(in.size());
+    return k;
+  }
+};
+template <>
+struct KeyCodec<sql::Int64Key> {
+  static void encode(const sql::Int64Key& key, std::string& out) {
+    if (key.null) {
+      out.push_back('\0');
+      return;
+    }
+    out.push_back('\1');
+    KeyCodec<std::int64_t>::encode(key.value, out);
+  }
+  static sql::Int64Key decode(std::string_view& in) {
+    sql::Int64Key k;
+    k.null = in.empty() || in[0] == '\0';
+    in.remove_prefix(in.empty() ? 0 : 1);
+    if (!k.null) k.value = KeyCodec<std::int64_t>::decode(in);
     return k;
   }
 };

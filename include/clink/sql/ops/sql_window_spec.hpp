@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clink/sql/column_batch.hpp"
+#include "clink/sql/time_zone.hpp"
 #include "clink/windows/window_assigners.hpp"
 
 namespace clink::sql {
@@ -24,11 +25,24 @@ struct SqlWindowSpec {
   std::int64_t offset_ms = 0;  // tumble, hop, cumulate
   std::int64_t gap_ms = 0;     // session
   bool ltz = false;            // the time column is TIMESTAMP_LTZ: window_time is TIMESTAMP_LTZ(3)
+  // Over a TIMESTAMP_LTZ column windows are aligned in the session time zone, as Flink's
+  // (window_start / window_end are that zone's wall-clock times); set by the factory.
+  TimeZonePtr zone = TimeZone::utc();
 
   // {"kind": ..., "time_column": i, "size_ms", "slide_ms", "step_ms", "offset_ms", "gap_ms"}
   static SqlWindowSpec parse(const nlohmann::json& window, const Schema& input, const SqlOpParams& p);
   std::unique_ptr<WindowAssigner> assigner() const;
   std::string describe() const;
+
+  // The time (ms) a row is assigned to windows by: its TIMESTAMP value, or its
+  // TIMESTAMP_LTZ instant as wall-clock time in `zone`.
+  std::int64_t assign_time(std::int64_t micros) const;
+  // A watermark (a UTC instant) on the assigning time line (kept monotonic by the caller).
+  EventTime shift_watermark(EventTime wm) const;
+  // The instant (ms) of a window's window_time (its end - 1 ms).
+  EventTime window_time_ms(const TimeWindow& w) const;
+  // Appends window_start, window_end, window_time for `w` to columns c, c+1, c+2.
+  void append_window(ColumnBatch& out, std::size_t c, const TimeWindow& w) const;
 };
 
 // window_start TIMESTAMP(3) NOT NULL, window_end TIMESTAMP(3) NOT NULL, window_time
@@ -39,11 +53,5 @@ void append_window_fields(std::vector<RowField>& fields, bool ltz);
 // The event time (ms) of a TIMESTAMP / TIMESTAMP_LTZ value (microseconds), floored.
 inline std::int64_t micros_to_millis(std::int64_t us) { return us >= 0 ? us / 1000 : -((-us + 999) / 1000); }
 
-// Appends the three window columns' values for window `w` to columns c, c+1, c+2.
-inline void append_window_values(ColumnBatch& out, std::size_t c, const TimeWindow& w) {
-  out.column(c).append<std::int64_t>(w.start * 1000);
-  out.column(c + 1).append<std::int64_t>(w.end * 1000);
-  out.column(c + 2).append<std::int64_t>(w.max_timestamp() * 1000);
-}
 
 }  // namespace clink::sql
