@@ -250,6 +250,12 @@ ExprPtr Binder::Impl::bind_literal(const ast::Literal& l, SourcePosition pos) {
     case K::Double: return expr::literal(Value(std::stod(l.text)), LogicalType::double_type().not_null());
     case K::String:
       return expr::literal(Value(l.text), LogicalType::char_type(std::max<std::int32_t>(1, static_cast<std::int32_t>(l.text.size()))).not_null());
+    case K::Binary: {
+      std::string bytes;
+      for (std::size_t i = 0; i + 1 < l.text.size(); i += 2)
+        bytes += static_cast<char>(std::stoi(l.text.substr(i, 2), nullptr, 16));
+      return expr::literal(Value(bytes), LogicalType::binary(std::max<std::int32_t>(1, static_cast<std::int32_t>(bytes.size()))).not_null());
+    }
     case K::Date: {
       auto d = parse_date(l.text);
       if (!d) fail(pos, fmt::format("invalid DATE literal '{}'", l.text));

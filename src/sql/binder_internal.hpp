@@ -64,6 +64,9 @@ struct ExprContext {
 inline std::string ast_text(const ast::Expr& e) { return ast::to_string(e); }
 
 std::string upper_name(std::string_view s);
+std::string qualified_text(const ast::QualifiedName& n);
+// Flink makes duplicate output names of a join unique by appending 0, 1, ...
+std::vector<std::string> unique_names(const std::vector<std::string>& names);
 bool is_aggregate_name(const std::string& upper);
 // The aggregate calls inside `e` (not descending into them), in order.
 void collect_aggregates(const ast::Expr* e, std::vector<const ast::Expr*>& out);

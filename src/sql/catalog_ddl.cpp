@@ -32,7 +32,7 @@ CatalogColumn to_catalog_column(const ast::ColumnDef& c) {
     case ast::ColumnDef::Kind::Computed:
       out.kind = CatalogColumn::Kind::kComputed;
       out.expr = c.expr;
-      out.expr_sql = ast::to_string(*c.expr);
+      out.expr_sql = expression_sql(*c.expr);
       break;
     case ast::ColumnDef::Kind::Metadata:
       out.kind = CatalogColumn::Kind::kMetadata;
@@ -47,7 +47,7 @@ CatalogColumn to_catalog_column(const ast::ColumnDef& c) {
 WatermarkSpec to_watermark(const ast::WatermarkDef& w) {
   if (w.column.find('.') != std::string::npos)
     fail(w.pos, fmt::format("a watermark on the nested field `{}` is not supported", w.column));
-  return {w.column, ast::to_string(*w.expr), w.expr};
+  return {w.column, expression_sql(*w.expr), w.expr};
 }
 
 std::string interval_for_ms(std::int64_t ms) {
@@ -89,9 +89,30 @@ enum class LikeMode { kIncluding, kExcluding, kOverwriting };
 
 }  // namespace
 
+std::string expression_sql(const ast::Expr& e) {
+  std::string s = ast::to_string(e);
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '\'') in_string = !in_string;
+    if (in_string) continue;
+    if (c == '(') ++depth;
+    if (c == ')' && --depth == 0 && i + 1 != s.size()) return s;  // "(a) + (b)"
+  }
+  return s.substr(1, s.size() - 2);
+}
+
 // ------------------------------------------------------------------ validation
 
-void CatalogDdl::validate_table(TableDef& def, SourcePosition pos) const {
+void CatalogDdl::validate_table(TableDef& def, SourcePosition pos, const TablePositions& where) const {
+  auto at_column = [&](const std::string& c) {
+    auto it = where.columns.find(c);
+    return it == where.columns.end() ? pos : it->second;
+  };
+  SourcePosition wm_pos = where.watermark.known() ? where.watermark : pos;
+  SourcePosition pk_pos = where.primary_key.known() ? where.primary_key : pos;
   std::set<std::string> names;
   for (const auto& c : def.columns)
     if (!names.insert(c.name).second) fail(pos, fmt::format("table `{}`: duplicate column `{}`", def.name, c.name));
@@ -103,16 +124,16 @@ void CatalogDdl::validate_table(TableDef& def, SourcePosition pos) const {
     try {
       c.type = binder.bind_scalar(*c.expr, physical)->type;
     } catch (const SqlError& e) {
-      fail(e.position().known() ? e.position() : pos,
+      fail(e.position().known() ? e.position() : at_column(c.name),
            fmt::format("table `{}`: computed column `{}`: {}", def.name, c.name, e.detail()));
     }
   }
   for (const auto& k : def.primary_key) {
     auto idx = def.column_index(k);
-    if (!idx) fail(pos, fmt::format("table `{}`: the primary key column `{}` does not exist", def.name, k));
+    if (!idx) fail(pk_pos, fmt::format("table `{}`: the primary key column `{}` does not exist", def.name, k));
     auto& c = def.columns[*idx];
     if (c.kind != CatalogColumn::Kind::kPhysical)
-      fail(pos, fmt::format("table `{}`: the primary key column `{}` must be a physical column", def.name, k));
+      fail(pk_pos, fmt::format("table `{}`: the primary key column `{}` must be a physical column", def.name, k));
     c.type = c.type.not_null();  // Flink: primary key columns are NOT NULL
   }
   if (!def.primary_key.empty() && def.primary_key_name.empty()) {
@@ -125,22 +146,22 @@ void CatalogDdl::validate_table(TableDef& def, SourcePosition pos) const {
   if (def.watermark) {
     const auto* rc = def.column(def.watermark->rowtime_column);
     if (!rc)
-      fail(pos, fmt::format("table `{}`: the rowtime column `{}` of the watermark does not exist", def.name,
+      fail(wm_pos, fmt::format("table `{}`: the rowtime column `{}` of the watermark does not exist", def.name,
                             def.watermark->rowtime_column));
     const LogicalType& t = rc->type;
     if (!(t.is(TypeKind::kTimestamp) || t.is(TypeKind::kTimestampLtz)) || t.precision() > 3)
-      fail(pos, fmt::format("table `{}`: the rowtime column `{}` must be TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p "
+      fail(wm_pos, fmt::format("table `{}`: the rowtime column `{}` must be TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p "
                             "from 0 to 3, got {}",
                             def.name, rc->name, t.to_string()));
     ExprPtr w;
     try {
       w = binder.bind_scalar(*def.watermark->expr, def.schema());
     } catch (const SqlError& e) {
-      fail(e.position().known() ? e.position() : pos,
+      fail(e.position().known() ? e.position() : wm_pos,
            fmt::format("table `{}`: watermark expression: {}", def.name, e.detail()));
     }
     if (w->type.kind() != t.kind())
-      fail(pos, fmt::format("table `{}`: the watermark expression must return {} like the rowtime column, got {}",
+      fail(wm_pos, fmt::format("table `{}`: the watermark expression must return {} like the rowtime column, got {}",
                             def.name, t.to_string(), w->type.to_string()));
   }
 }
@@ -158,7 +179,14 @@ void CatalogDdl::create_table(const ast::CreateTable& stmt, SourcePosition pos) 
   def.temporary = stmt.temporary;
   def.comment = stmt.comment;
   std::vector<CatalogColumn> new_columns;
-  for (const auto& c : stmt.schema.columns) new_columns.push_back(to_catalog_column(c));
+  TablePositions where;
+  for (const auto& c : stmt.schema.columns) {
+    if (where.columns.count(c.name)) fail(c.pos, fmt::format("table `{}`: duplicate column `{}`", name, c.name));
+    where.columns[c.name] = c.pos;
+    new_columns.push_back(to_catalog_column(c));
+  }
+  if (!stmt.schema.watermarks.empty()) where.watermark = stmt.schema.watermarks[0].pos;
+  if (stmt.schema.primary_key) where.primary_key = stmt.schema.primary_key->pos;
   if (stmt.schema.watermarks.size() > 1) fail(stmt.schema.watermarks[1].pos, "only one WATERMARK is supported");
   std::optional<WatermarkSpec> new_watermark;
   if (!stmt.schema.watermarks.empty()) new_watermark = to_watermark(stmt.schema.watermarks[0]);
@@ -249,7 +277,7 @@ void CatalogDdl::create_table(const ast::CreateTable& stmt, SourcePosition pos) 
   if (!stmt.partitioned_by.empty()) def.partitioned_by = stmt.partitioned_by;
   for (auto& o : new_options) def.options.push_back(std::move(o));
   fold_seed_options(def, pos);
-  validate_table(def, pos);
+  validate_table(def, pos, where);
   catalog_.add_table(std::move(def));
 }
 
@@ -514,8 +542,11 @@ void CatalogDdl::alter_table(const ast::AlterTable& stmt, SourcePosition pos) {
     }
   }
   if (!def.watermark) fold_seed_options(def, pos);
-  // Statistics declared for a column that no longer exists are dropped with ANALYZE results.
-  def.analyzed_statistics = TableStatistics{};
+  // ANALYZE results describe the old columns: a change of columns or types drops them.
+  bool same_columns = before.columns.size() == def.columns.size();
+  for (std::size_t i = 0; same_columns && i < def.columns.size(); ++i)
+    same_columns = before.columns[i].name == def.columns[i].name && before.columns[i].type == def.columns[i].type;
+  if (!same_columns) def.analyzed_statistics = TableStatistics{};
   try {
     validate_table(def, pos);
   } catch (const TranslationError& e) {

@@ -19,7 +19,7 @@ void explain_node(const LogicalNode& n, int depth, std::string& out) {
   out += fmt::format("{}{} [rows={}, changelog={}{}]\n", std::string(static_cast<std::size_t>(depth) * 2, ' '),
                      node_description(n), static_cast<long long>(std::llround(rows)), changelog_mode(n).to_string(),
                      stats);
-  for (const auto& in : n.inputs) explain_node(*in, depth + 1, out);
+  for (const auto& in : printed_inputs(n)) explain_node(*in, depth + 1, out);
 }
 
 }  // namespace

@@ -250,6 +250,9 @@ std::string node_description(const LogicalNode& node) {
         if (t != p.schema.name(i)) t += " AS " + p.schema.name(i);
         items.push_back(t);
       }
+      if (fuses_with_input(node))
+        return fmt::format("Calc(select=[{}], where=[{}])", join_names(items),
+                           expr_text(static_cast<const LogicalFilter&>(node.input()).condition, node.input().schema));
       return fmt::format("Calc(select=[{}])", join_names(items));
     }
     case LogicalKind::kFilter: {
@@ -311,9 +314,17 @@ std::string node_description(const LogicalNode& node) {
   return "?";
 }
 
+bool fuses_with_input(const LogicalNode& node) {
+  return node.kind == LogicalKind::kProject && node.input().kind == LogicalKind::kFilter;
+}
+
+const std::vector<LogicalPtr>& printed_inputs(const LogicalNode& node) {
+  return fuses_with_input(node) ? node.input().inputs : node.inputs;
+}
+
 static void print_tree(const LogicalNode& n, int depth, std::string& out) {
   out += std::string(static_cast<std::size_t>(depth) * 2, ' ') + node_description(n) + "\n";
-  for (const auto& in : n.inputs) print_tree(*in, depth + 1, out);
+  for (const auto& in : printed_inputs(n)) print_tree(*in, depth + 1, out);
 }
 
 std::string to_string(const LogicalNode& plan) {

@@ -246,7 +246,7 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
     }
     case LogicalKind::kProject: {
       const auto& p = static_cast<const LogicalProject&>(*node);
-      if (req.empty()) req.insert(0);
+      if (req.empty() && !p.exprs.empty()) req.insert(0);
       std::set<std::size_t> in_req;
       for (auto r : req) collect_columns(p.exprs[r], in_req);
       Pruned in = prune(p.inputs[0], in_req);
@@ -281,7 +281,7 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
     case LogicalKind::kScan: {
       const auto& s = static_cast<const LogicalScan&>(*node);
       if (!supports_projection_pushdown(s.table.connector())) return {node, identity_map(n_out)};
-      if (req.empty()) req.insert(0);
+      if (req.empty()) req.insert(0);  // a source needs one column to carry its rows
       auto ns = std::make_shared<LogicalScan>(s);
       ns->projected.clear();
       std::vector<RowField> fields;
@@ -307,7 +307,7 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
         if (a.filter) in_req.insert(*a.filter);
       }
       if (window) in_req.insert(static_cast<LogicalWindowAggregate&>(*copy).window.time_column);
-      if (in_req.empty()) in_req.insert(0);  // COUNT(*): some column must flow
+      if (in_req.empty() && !node->input().schema.fields().empty()) in_req.insert(0);  // COUNT(*): rows must flow
       Pruned in = prune(node->inputs[0], in_req);
       for (auto& k : keys) k = *in.map[k];
       for (auto& a : aggs) {
@@ -341,7 +341,7 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       return {nt, m};
     }
     case LogicalKind::kUnion: {
-      if (req.empty()) req.insert(0);
+      if (req.empty() && n_out > 0) req.insert(0);
       std::vector<std::size_t> cols(req.begin(), req.end());
       std::vector<LogicalPtr> inputs;
       for (const auto& i : node->inputs) {

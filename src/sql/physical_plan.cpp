@@ -47,6 +47,9 @@ struct Compiler {
   const SessionConfig& session;
   json ops = json::array();
   std::vector<std::string> dead_letter_producers;
+  // Ops at parallelism 1 (global aggregates, sorts, limits): forward ops after them stay
+  // at parallelism 1 too, so no downstream subtask waits on an input that never comes.
+  std::set<std::string> single_ops;
 
   std::string next_id(const std::string& factory) {
     std::string base = factory.rfind("sql_", 0) == 0 ? factory.substr(4) : factory;
@@ -68,6 +71,9 @@ struct Compiler {
                   const Schema* input_schema = nullptr) {
     std::string id = next_id(factory);
     json op = {{"id", id}, {"type", factory}};
+    bool keyed = hash_keys && !hash_keys->empty();
+    bool after_single = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [&](const auto& i) { return single_ops.count(i) > 0; });
+    if (after_single && !keyed) single = true;
     if (input_schema) {
       params["input_schemas"] = json::array({schema_to_json(*input_schema)});
       json s = session_json();
@@ -82,7 +88,7 @@ struct Compiler {
         if (hash_keys && !hash_keys->empty()) {
           edge["partitioning"] = "hash";
           edge["key"] = keys_text(*hash_keys);
-        } else if (single && parallelism() > 1) {
+        } else if (single && parallelism() > 1 && !single_ops.count(from)) {
           edge["partitioning"] = "rebalance";  // every subtask feeds the single one
         }
         in.push_back(edge);
@@ -90,6 +96,7 @@ struct Compiler {
       op["inputs"] = in;
     }
     ops.push_back(std::move(op));
+    if (single) single_ops.insert(id);
     return id;
   }
 
@@ -291,7 +298,13 @@ struct Compiler {
     } else {
       p = connector_params(s.table);
     }
-    p["schema"] = schema_to_json(s.input().schema);
+    // The sink writes the table's column names (JSON fields, CSV headers) with the
+    // query's types; input_schemas keeps the upstream's names for the load-time check.
+    std::vector<RowField> fields = s.input().schema.fields();
+    Schema table = s.table.physical_schema();
+    if (table.size() == fields.size())
+      for (std::size_t i = 0; i < fields.size(); ++i) fields[i].name = table.name(i);
+    p["schema"] = schema_to_json(Schema(std::move(fields)));
     return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, false, &s.input().schema);
   }
 

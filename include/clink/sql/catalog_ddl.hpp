@@ -8,6 +8,7 @@
 // would), 'idle_timeout_ms' is read like 'scan.watermark.idle-timeout'; the options stay
 // in the option list as written.
 #include <functional>
+#include <map>
 #include <string>
 
 #include "clink/sql/ast.hpp"
@@ -42,9 +43,15 @@ class CatalogDdl {
   std::string show_create_table(const TableDef& table) const;
   std::string show_create_view(const ViewDef& view) const;
 
+  // Where the parts of a CREATE TABLE were written (errors point there).
+  struct TablePositions {
+    std::map<std::string, SourcePosition> columns;
+    SourcePosition watermark;
+    SourcePosition primary_key;
+  };
   // Checks a TableDef (types of computed columns and the watermark, key columns) and
-  // fills in the derived types; throws TranslationError at `pos`.
-  void validate_table(TableDef& def, SourcePosition pos) const;
+  // fills in the derived types; throws TranslationError at the offending part (else `pos`).
+  void validate_table(TableDef& def, SourcePosition pos, const TablePositions& where = {}) const;
 
  private:
   ViewDef bind_view_def(const std::string& name, ast::QueryPtr query, const std::vector<std::string>& aliases,
@@ -57,6 +64,9 @@ class CatalogDdl {
   const SessionConfig& session_;
   TableAnalyzer analyzer_;
 };
+
+// An expression as SQL text for the catalog (without the printer's outer parentheses).
+std::string expression_sql(const ast::Expr& e);
 
 // The SQL client's tableau box: right-aligned cells, then "N row(s) in set".
 std::string format_tableau(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);

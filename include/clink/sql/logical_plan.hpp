@@ -189,6 +189,9 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs);
 //   LogicalSink(table=[out], fields=[a, cnt])
 //     LogicalAggregate(group=[{0}], cnt=[COUNT()])
 std::string node_description(const LogicalNode& node);  // the text of one line
+// A projection over a filter prints (and compiles) as one Calc, as Flink's.
+bool fuses_with_input(const LogicalNode& node);
+const std::vector<LogicalPtr>& printed_inputs(const LogicalNode& node);
 std::string to_string(const LogicalNode& plan);
 
 // The column names an expression list would print for column refs.

@@ -1,0 +1,241 @@
+// PhysicalPlanner: the exact JobGraphSpec JSON of the contract's factories, changelog
+// rejections, unsupported nodes, and the StatementRunner around it.
+#include "plan_test_util.hpp"
+
+using namespace clink::sql;
+using namespace clink::sql::testing;
+
+namespace {
+
+// One op per line (compact JSON), after the job's name and config.
+std::string spec_text(const nlohmann::json& spec) {
+  std::string out = spec.at("name").get<std::string>() + " " + spec.at("config").dump() + "\n";
+  for (const auto& op : spec.at("ops")) {
+    nlohmann::json o = op;
+    // Schemas are checked separately; keep the lines readable.
+    o["params"].erase("input_schemas");
+    out += o.dump() + "\n";
+  }
+  return out;
+}
+
+struct Tables : PlanFixture {
+  Tables() {
+    ddl(R"(CREATE TABLE orders (
+        id BIGINT, product STRING, amount INT, ts TIMESTAMP(3),
+        WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+      ) WITH ('connector' = 'filesystem', 'path' = '/data/orders.json', 'format' = 'json',
+              'json.ignore-parse-errors' = 'true');
+      CREATE TABLE clicks (url STRING, ts TIMESTAMP(3)) WITH ('connector' = 'datagen',
+        'number-of-rows' = '100', 'event_time_column' = 'ts', 'watermark_lag_ms' = '1000',
+        'allowed_lateness_ms' = '500', 'late_records_to_dlq' = 'true');
+      CREATE TABLE totals (product STRING, total BIGINT) WITH ('connector' = 'print', 'print-identifier' = 't');
+      CREATE TABLE file_sink (product STRING, total BIGINT) WITH ('connector' = 'filesystem', 'path' = '/out',
+        'format' = 'csv');
+      CREATE TABLE windows (ws TIMESTAMP(3), we TIMESTAMP(3), url STRING, n BIGINT)
+        WITH ('connector' = 'collect', 'name' = 'w'))");
+  }
+};
+
+}  // namespace
+
+TEST(PlanPhysical, GroupAggregateIntoPrint) {
+  Tables f;
+  auto spec = f.spec("INSERT INTO totals SELECT product, SUM(amount) FROM orders WHERE amount > 10 GROUP BY product");
+  EXPECT_GOLDEN(spec_text(spec), R"x(insert-into_totals {"parallelism":1}
+{"id":"filesystem_source_1","params":{"format":"json","json.ignore-parse-errors":"true","path":"/data/orders.json","projected":[1,2,3],"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_filesystem_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"filesystem_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":2,"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":2},{"lit":5000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":{"args":[{"col":1},{"lit":10,"type":"INT NOT NULL"}],"call":">","type":"BOOLEAN"},"projections":[{"col":0},{"col":1}],"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"}]},"type":"sql_calc"}
+{"id":"group_aggregate_4","inputs":[{"from":"calc_3","key":"sql_columns:0","partitioning":"hash"}],"params":{"aggregates":[{"args":[1],"distinct":false,"filter":null,"function":"SUM","type":"INT"}],"grouping_sets":[[0]],"keys":[0],"schema":[{"name":"product","type":"STRING"},{"name":"EXPR$1","type":"INT"}]},"type":"sql_group_aggregate"}
+{"id":"calc_5","inputs":[{"from":"group_aggregate_4"}],"params":{"filter":null,"projections":[{"col":0},{"cast":{"col":1},"try":false,"type":"BIGINT"}],"schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT"}]},"type":"sql_calc"}
+{"id":"print_sink_6","inputs":[{"from":"calc_5"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT"}]},"type":"sql_print_sink"}
+)x");
+  // Every non-source op names its input schema, equal to its upstream's output schema.
+  const auto& ops = spec.at("ops");
+  for (std::size_t i = 1; i < ops.size(); ++i)
+    EXPECT_EQ(ops[i]["params"]["input_schemas"][0], ops[i - 1]["params"]["schema"]) << ops[i]["id"];
+}
+
+TEST(PlanPhysical, WindowAggregateWithKeysIsHashPartitioned) {
+  Tables f;
+  f.ddl("SET 'parallelism.default' = '4'");
+  EXPECT_GOLDEN(spec_text(f.spec(R"(INSERT INTO windows
+    SELECT window_start, window_end, url, COUNT(*) FROM TABLE(
+      HOP(TABLE clicks, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND, INTERVAL '1' SECOND))
+    GROUP BY window_start, window_end, url)")),
+                R"x(insert-into_windows {"parallelism":4}
+{"id":"datagen_source_1","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"datagen_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"window_aggregate_3","inputs":[{"from":"watermark_assigner_2","key":"sql_columns:0","partitioning":"hash"}],"params":{"aggregates":[{"args":[],"distinct":false,"filter":null,"function":"COUNT","type":"BIGINT NOT NULL"}],"allowed_lateness_ms":500,"grouping_sets":[[0]],"keys":[0],"late_records_to_dlq":true,"schema":[{"name":"url","type":"STRING"},{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_time","type":"TIMESTAMP(3) NOT NULL"},{"name":"EXPR$3","type":"BIGINT NOT NULL"}],"window":{"kind":"hop","offset_ms":1000,"size_ms":10000,"slide_ms":5000,"time_column":1}},"type":"sql_window_aggregate"}
+{"id":"calc_4","inputs":[{"from":"window_aggregate_3"}],"params":{"filter":null,"projections":[{"col":1},{"col":2},{"col":0},{"col":4}],"schema":[{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"url","type":"STRING"},{"name":"EXPR$3","type":"BIGINT NOT NULL"}]},"type":"sql_calc"}
+{"id":"collect_sink_5","inputs":[{"from":"calc_4"}],"params":{"mode":"retract","name":"w","primary_key":[],"schema":[{"name":"ws","type":"TIMESTAMP(3) NOT NULL"},{"name":"we","type":"TIMESTAMP(3) NOT NULL"},{"name":"url","type":"STRING"},{"name":"n","type":"BIGINT NOT NULL"}]},"type":"sql_collect_sink"}
+)x");
+}
+
+TEST(PlanPhysical, GlobalAggregatesSortsAndLimitsRunAtParallelismOne) {
+  Tables f;
+  f.ddl("SET 'parallelism.default' = '2'");
+  EXPECT_GOLDEN(spec_text(f.spec("INSERT INTO totals SELECT 'all', COUNT(*) FROM orders")), R"x(insert-into_totals {"parallelism":2}
+{"id":"filesystem_source_1","params":{"format":"json","json.ignore-parse-errors":"true","path":"/data/orders.json","projected":[3],"schema":[{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_filesystem_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"filesystem_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":0,"schema":[{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":0},{"lit":5000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":null,"projections":[],"schema":[]},"type":"sql_calc"}
+{"id":"group_aggregate_4","inputs":[{"from":"calc_3","partitioning":"rebalance"}],"parallelism":1,"params":{"aggregates":[{"args":[],"distinct":false,"filter":null,"function":"COUNT","type":"BIGINT NOT NULL"}],"grouping_sets":[[]],"keys":[],"schema":[{"name":"EXPR$1","type":"BIGINT NOT NULL"}]},"type":"sql_group_aggregate"}
+{"id":"calc_5","inputs":[{"from":"group_aggregate_4"}],"parallelism":1,"params":{"filter":null,"projections":[{"cast":{"lit":"all","type":"CHAR(3) NOT NULL"},"try":false,"type":"STRING NOT NULL"},{"col":0}],"schema":[{"name":"product","type":"STRING NOT NULL"},{"name":"total","type":"BIGINT NOT NULL"}]},"type":"sql_calc"}
+{"id":"print_sink_6","inputs":[{"from":"calc_5"}],"parallelism":1,"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING NOT NULL"},{"name":"total","type":"BIGINT NOT NULL"}]},"type":"sql_print_sink"}
+)x");
+  EXPECT_GOLDEN(spec_text(f.spec("SELECT product, amount FROM orders ORDER BY amount DESC LIMIT 3 OFFSET 1")), R"x(select_1 {"parallelism":2}
+{"id":"filesystem_source_1","params":{"format":"json","json.ignore-parse-errors":"true","path":"/data/orders.json","projected":[1,2,3],"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_filesystem_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"filesystem_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":2,"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":2},{"lit":5000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":null,"projections":[{"col":0},{"col":1}],"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"}]},"type":"sql_calc"}
+{"id":"sort_4","inputs":[{"from":"calc_3","partitioning":"rebalance"}],"parallelism":1,"params":{"keys":[{"column":1,"descending":true,"nulls_first":false}],"limit":4,"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"}]},"type":"sql_sort"}
+{"id":"limit_5","inputs":[{"from":"sort_4"}],"parallelism":1,"params":{"limit":3,"offset":1,"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"}]},"type":"sql_limit"}
+{"id":"collect_sink_6","inputs":[{"from":"limit_5"}],"parallelism":1,"params":{"mode":"retract","name":"select_1","primary_key":[],"schema":[{"name":"product","type":"STRING"},{"name":"amount","type":"INT"}]},"type":"sql_collect_sink"}
+)x");
+}
+
+TEST(PlanPhysical, UnionAllIsSeveralInputEdges) {
+  Tables f;
+  EXPECT_GOLDEN(spec_text(f.spec("INSERT INTO totals SELECT product, id FROM orders UNION ALL "
+                                 "SELECT url, CAST(1 AS BIGINT) FROM clicks")),
+                R"x(insert-into_totals {"parallelism":1}
+{"id":"filesystem_source_1","params":{"format":"json","json.ignore-parse-errors":"true","path":"/data/orders.json","projected":[0,1,3],"schema":[{"name":"id","type":"BIGINT"},{"name":"product","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_filesystem_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"filesystem_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":2,"schema":[{"name":"id","type":"BIGINT"},{"name":"product","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":2},{"lit":5000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":null,"projections":[{"col":1},{"col":0}],"schema":[{"name":"product","type":"STRING"},{"name":"id","type":"BIGINT"}]},"type":"sql_calc"}
+{"id":"datagen_source_4","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
+{"id":"watermark_assigner_5","inputs":[{"from":"datagen_source_4"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"calc_6","inputs":[{"from":"watermark_assigner_5"}],"params":{"filter":null,"projections":[{"col":0},{"lit":1,"type":"BIGINT NOT NULL"}],"schema":[{"name":"url","type":"STRING"},{"name":"EXPR$1","type":"BIGINT NOT NULL"}]},"type":"sql_calc"}
+{"id":"print_sink_7","inputs":[{"from":"calc_3"},{"from":"calc_6"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT"}]},"type":"sql_print_sink"}
+)x");
+}
+
+TEST(PlanPhysical, WatermarkOptionsAndDeadLetters) {
+  Tables f;
+  f.ddl(R"(CREATE TABLE events (k STRING, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts)
+    WITH ('connector' = 'nexmark', 'scan.watermark.emit.strategy' = 'on-event',
+          'scan.watermark.idle-timeout' = '1 min', 'scan.watermark.alignment.group' = 'g',
+          'scan.watermark.alignment.max-drift' = '20s'))");
+  f.ddl("SET 'sql.dead-letter' = '/tmp/dlq'");
+  f.ddl("SET 'table.local-time-zone' = 'Europe/Berlin'");
+  EXPECT_GOLDEN(spec_text(f.spec("INSERT INTO totals SELECT k, CAST(1 AS BIGINT) FROM events")), R"x(insert-into_totals {"parallelism":1}
+{"id":"nexmark_source_1","params":{"schema":[{"name":"k","type":"STRING"},{"name":"ts","type":"TIMESTAMP_LTZ(3)"}]},"type":"sql_nexmark_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"nexmark_source_1"}],"params":{"alignment":{"group":"g","max_drift_ms":20000,"update_interval_ms":1000},"emit":"on-event","idle_timeout_ms":60000,"interval_ms":200,"rowtime":1,"schema":[{"name":"k","type":"STRING"},{"name":"ts","type":"TIMESTAMP_LTZ(3)"}],"session":{"table.local-time-zone":"Europe/Berlin"},"watermark":{"col":1}},"type":"sql_watermark_assigner"}
+{"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":null,"projections":[{"col":0},{"lit":1,"type":"BIGINT NOT NULL"}],"schema":[{"name":"k","type":"STRING"},{"name":"EXPR$1","type":"BIGINT NOT NULL"}],"session":{"table.local-time-zone":"Europe/Berlin"}},"type":"sql_calc"}
+{"id":"print_sink_4","inputs":[{"from":"calc_3"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT NOT NULL"}],"session":{"table.local-time-zone":"Europe/Berlin"}},"type":"sql_print_sink"}
+{"id":"filesystem_sink_5","inputs":[{"from":"nexmark_source_1","side_output":"dead-letter"}],"params":{"format":"json","overwrite":false,"partition_by":[],"path":"/tmp/dlq","schema":[{"name":"reason","type":"STRING"},{"name":"origin","type":"STRING"},{"name":"position","type":"STRING"},{"name":"payload","type":"STRING"}]},"type":"sql_filesystem_sink"}
+)x");
+}
+
+TEST(PlanPhysical, StatementSetIsOneJob) {
+  Tables f;
+  auto results = f.runner.run(R"(EXECUTE STATEMENT SET BEGIN
+    INSERT INTO totals SELECT product, id FROM orders;
+    INSERT INTO file_sink SELECT url, CAST(1 AS BIGINT) FROM clicks;
+  END)");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_GOLDEN(spec_text(results[0].spec), R"x(insert-into_totals,file_sink {"parallelism":1}
+{"id":"filesystem_source_1","params":{"format":"json","json.ignore-parse-errors":"true","path":"/data/orders.json","projected":[0,1,3],"schema":[{"name":"id","type":"BIGINT"},{"name":"product","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_filesystem_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"filesystem_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":2,"schema":[{"name":"id","type":"BIGINT"},{"name":"product","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":2},{"lit":5000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":null,"projections":[{"col":1},{"col":0}],"schema":[{"name":"product","type":"STRING"},{"name":"id","type":"BIGINT"}]},"type":"sql_calc"}
+{"id":"print_sink_4","inputs":[{"from":"calc_3"}],"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT"}]},"type":"sql_print_sink"}
+{"id":"datagen_source_5","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
+{"id":"watermark_assigner_6","inputs":[{"from":"datagen_source_5"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"calc_7","inputs":[{"from":"watermark_assigner_6"}],"params":{"filter":null,"projections":[{"col":0},{"lit":1,"type":"BIGINT NOT NULL"}],"schema":[{"name":"url","type":"STRING"},{"name":"EXPR$1","type":"BIGINT NOT NULL"}]},"type":"sql_calc"}
+{"id":"filesystem_sink_8","inputs":[{"from":"calc_7"}],"params":{"format":"csv","overwrite":false,"partition_by":[],"path":"/out","schema":[{"name":"product","type":"STRING"},{"name":"total","type":"BIGINT NOT NULL"}]},"type":"sql_filesystem_sink"}
+)x");
+}
+
+TEST(PlanPhysical, UpdatingQueryIntoAnInsertOnlySinkIsRejected) {
+  Tables f;
+  EXPECT_GOLDEN(f.error("INSERT INTO file_sink\nSELECT product, COUNT(*)\nFROM orders GROUP BY product"), R"(line 1, column 1: INSERT INTO file_sink: the query produces updates (GROUP BY at line 3, column 22) but the filesystem sink only accepts inserts)");
+  EXPECT_GOLDEN(f.error("INSERT INTO file_sink SELECT DISTINCT product, id FROM orders"), R"(line 1, column 1: INSERT INTO file_sink: the query produces updates (DISTINCT at line 1, column 23) but the filesystem sink only accepts inserts)");
+  EXPECT_GOLDEN(f.error("INSERT INTO totals SELECT product, c FROM (SELECT product, COUNT(*) AS c FROM orders "
+                        "GROUP BY product) AS s ORDER BY c"),
+                R"(line 1, column 118: ORDER BY cannot consume updates, but its input produces them (GROUP BY at line 1, column 95))");
+}
+
+TEST(PlanPhysical, UnsupportedNodesFailAtTheirPosition) {
+  Tables f;
+  EXPECT_GOLDEN(f.error("INSERT INTO totals SELECT o.product, p.id\nFROM orders o\n  JOIN orders p ON o.id = p.id"), R"(line 2, column 6: joins are not supported yet)");
+  EXPECT_GOLDEN(f.error("INSERT INTO totals VALUES ('a', 1)"), R"(line 1, column 20: VALUES (and SELECT without FROM) are not supported as a source yet: no values operator exists)");
+  f.ddl("CREATE TABLE k (a STRING, b BIGINT) WITH ('connector' = 'kafka')");
+  EXPECT_GOLDEN(f.error("INSERT INTO totals SELECT a, b FROM k"), R"(line 1, column 37: table `k`: unknown connector 'kafka' (sources: datagen, filesystem, nexmark))");
+  EXPECT_GOLDEN(f.error("INSERT INTO clicks SELECT product, ts FROM orders"), R"(line 1, column 1: INSERT INTO clicks: the datagen connector can only be read)");
+}
+
+TEST(PlanPhysical, RunnerExecutesStatementsInOrder) {
+  Catalog catalog;
+  StatementRunner runner(catalog);
+  std::vector<std::string> jobs;
+  runner.on_job([&](const nlohmann::json& spec, const ast::Statement& st) {
+    jobs.push_back(spec.at("name").get<std::string>() + " <- " + st.text);
+  });
+  auto results = runner.run(R"(
+    CREATE TABLE src (a INT, b STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '10');
+    CREATE TABLE dst (b STRING, a INT) WITH ('connector' = 'blackhole');
+    SET 'parallelism.default' = '3';
+    SHOW TABLES;
+    INSERT INTO dst SELECT b, a FROM src;
+    SELECT a FROM src WHERE a > 1;
+    RESET 'parallelism.default';
+    SET;
+  )");
+  ASSERT_EQ(results.size(), 8u);
+  EXPECT_EQ(results[0].kind, StatementResult::Kind::kOk);
+  EXPECT_EQ(results[3].text, "+------------+\n| table name |\n+------------+\n|        dst |\n|        src |\n+------------+\n2 rows in set\n");
+  EXPECT_EQ(results[4].spec["config"]["parallelism"], 3);
+  EXPECT_EQ(results[5].spec["ops"].back()["type"], "sql_collect_sink");
+  EXPECT_EQ(results[5].spec["ops"].back()["params"]["name"], "select_1");
+  EXPECT_EQ(results[7].text, "+-----+-------+\n| key | value |\n+-----+-------+\n+-----+-------+\nEmpty set\n");
+  EXPECT_EQ(jobs, (std::vector<std::string>{"insert-into_dst <- INSERT INTO dst SELECT b, a FROM src",
+                                            "select_1 <- SELECT a FROM src WHERE a > 1"}));
+}
+
+TEST(PlanPhysical, ExpressionJson) {
+  Tables f;
+  auto spec = f.spec(R"(INSERT INTO totals SELECT CASE WHEN amount IN (1, 2) THEN product ELSE 'x' END,
+    COALESCE(id, 0) FROM orders WHERE amount > 1 OR product IS NULL)");
+  EXPECT_GOLDEN(spec["ops"][2]["params"]["projections"].dump() + "\n" + spec["ops"][2]["params"]["filter"].dump(), R"([{"case":[{"in":[{"col":2},{"lit":1,"type":"INT NOT NULL"},{"lit":2,"type":"INT NOT NULL"}],"negated":false},{"col":1},{"lit":"x","type":"STRING NOT NULL"}],"type":"STRING"},{"coalesce":[{"col":0},{"lit":0,"type":"BIGINT NOT NULL"}],"type":"BIGINT NOT NULL"}]
+{"or":[{"args":[{"col":2},{"lit":1,"type":"INT NOT NULL"}],"call":">","type":"BOOLEAN"},{"args":[{"col":1}],"call":"IS NULL","type":"BOOLEAN NOT NULL"}]})");
+}
+
+TEST(PlanPhysical, WindowTvfWithoutAggregationAndLateRecords) {
+  Tables f;
+  f.ddl("CREATE TABLE tvf_out (url STRING, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ('connector' = 'collect')");
+  f.ddl("SET 'sql.dead-letter' = 'dlq_table'");
+  f.ddl("CREATE TABLE dlq_table (reason STRING, origin STRING, position STRING, payload STRING) "
+        "WITH ('connector' = 'collect', 'name' = 'dlq')");
+  EXPECT_GOLDEN(spec_text(f.spec("INSERT INTO tvf_out SELECT url, window_start, window_end FROM TABLE("
+                                 "CUMULATE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))")),
+                R"x(insert-into_tvf_out {"parallelism":1}
+{"id":"datagen_source_1","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"datagen_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"window_assign_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"},{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_time","type":"TIMESTAMP(3) NOT NULL"}],"window":{"kind":"cumulate","offset_ms":0,"size_ms":3000,"step_ms":1000,"time_column":1}},"type":"sql_window_assign"}
+{"id":"calc_4","inputs":[{"from":"window_assign_3"}],"params":{"filter":null,"projections":[{"col":0},{"col":2},{"col":3}],"schema":[{"name":"url","type":"STRING"},{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"}]},"type":"sql_calc"}
+{"id":"collect_sink_5","inputs":[{"from":"calc_4"}],"params":{"mode":"retract","name":"tvf_out","primary_key":[],"schema":[{"name":"url","type":"STRING"},{"name":"ws","type":"TIMESTAMP(3) NOT NULL"},{"name":"we","type":"TIMESTAMP(3) NOT NULL"}]},"type":"sql_collect_sink"}
+{"id":"collect_sink_6","inputs":[{"from":"datagen_source_1","side_output":"dead-letter"}],"params":{"mode":"retract","name":"dlq","primary_key":[],"schema":[{"name":"reason","type":"STRING"},{"name":"origin","type":"STRING"},{"name":"position","type":"STRING"},{"name":"payload","type":"STRING"}]},"type":"sql_collect_sink"}
+)x");
+  // The legacy group window reads the late-data options of its source table.
+  EXPECT_GOLDEN(spec_text(f.spec("INSERT INTO tvf_out SELECT url, TUMBLE_START(ts, INTERVAL '2' SECOND), "
+                                 "TUMBLE_END(ts, INTERVAL '2' SECOND) FROM clicks GROUP BY TUMBLE(ts, INTERVAL '2' SECOND), url")),
+                R"x(insert-into_tvf_out {"parallelism":1}
+{"id":"datagen_source_1","params":{"number-of-rows":"100","schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_datagen_source"}
+{"id":"watermark_assigner_2","inputs":[{"from":"datagen_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":1,"schema":[{"name":"url","type":"STRING"},{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":1},{"lit":1000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
+{"id":"window_aggregate_3","inputs":[{"from":"watermark_assigner_2","key":"sql_columns:0","partitioning":"hash"}],"params":{"aggregates":[],"allowed_lateness_ms":500,"grouping_sets":[[0]],"keys":[0],"late_records_to_dlq":true,"schema":[{"name":"url","type":"STRING"},{"name":"window_start","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_end","type":"TIMESTAMP(3) NOT NULL"},{"name":"window_time","type":"TIMESTAMP(3) NOT NULL"}],"window":{"kind":"tumble","offset_ms":0,"size_ms":2000,"time_column":1}},"type":"sql_window_aggregate"}
+{"id":"calc_4","inputs":[{"from":"window_aggregate_3"}],"params":{"filter":null,"projections":[{"col":0},{"col":1},{"col":2}],"schema":[{"name":"url","type":"STRING"},{"name":"EXPR$1","type":"TIMESTAMP(3) NOT NULL"},{"name":"EXPR$2","type":"TIMESTAMP(3) NOT NULL"}]},"type":"sql_calc"}
+{"id":"collect_sink_5","inputs":[{"from":"calc_4"}],"params":{"mode":"retract","name":"tvf_out","primary_key":[],"schema":[{"name":"url","type":"STRING"},{"name":"ws","type":"TIMESTAMP(3) NOT NULL"},{"name":"we","type":"TIMESTAMP(3) NOT NULL"}]},"type":"sql_collect_sink"}
+{"id":"collect_sink_6","inputs":[{"from":"datagen_source_1","side_output":"dead-letter"},{"from":"window_aggregate_3","side_output":"dead-letter"}],"params":{"mode":"retract","name":"dlq","primary_key":[],"schema":[{"name":"reason","type":"STRING"},{"name":"origin","type":"STRING"},{"name":"position","type":"STRING"},{"name":"payload","type":"STRING"}]},"type":"sql_collect_sink"}
+)x");
+}
+
+TEST(PlanPhysical, GroupingSetsHashOnlyOnSharedKeys) {
+  Tables f;
+  f.ddl("SET 'parallelism.default' = '2'");
+  auto spec = f.spec("INSERT INTO totals SELECT product, COUNT(*) FROM orders GROUP BY GROUPING SETS ((product, id), (product))");
+  const auto& agg = spec["ops"][3];
+  EXPECT_EQ(agg["type"], "sql_group_aggregate");
+  EXPECT_EQ(agg["params"]["grouping_sets"].dump(), "[[0,1],[0]]");
+  EXPECT_EQ(agg["inputs"].dump(), R"([{"from":"calc_3","key":"sql_columns:0","partitioning":"hash"}])");
+  auto cube = f.spec("INSERT INTO totals SELECT product, COUNT(*) FROM orders GROUP BY CUBE (product)");
+  EXPECT_EQ(cube["ops"][3]["parallelism"], 1);
+  EXPECT_EQ(cube["ops"][3]["inputs"].dump(), R"([{"from":"calc_3","partitioning":"rebalance"}])");
+}
