@@ -311,7 +311,7 @@ struct Compiler {
   void wire_dead_letters() {
     auto it = session.find("sql.dead-letter");
     if (it == session.end() || dead_letter_producers.empty()) return;
-    Schema schema = dead_letter_schema();
+    Schema schema = *dead_letter_schema();
     json p;
     std::string factory;
     if (const TableDef* t = catalog.table(it->second)) {
@@ -353,16 +353,8 @@ bool is_planner_option(const std::string& key) {
   return kKeys.count(key) || key.rfind("scan.watermark.", 0) == 0 || key.rfind("statistics.", 0) == 0;
 }
 
-Schema dead_letter_schema() {
-  return Schema({{"reason", LogicalType::string()}, {"origin", LogicalType::string()},
-                 {"position", LogicalType::string()}, {"payload", LogicalType::string()}});
-}
 
-json schema_to_json(const Schema& schema) {
-  json out = json::array();
-  for (const auto& f : schema.fields()) out.push_back({{"name", f.name}, {"type", f.type.to_string()}});
-  return out;
-}
+// schema_to_json and dead_letter_schema are defined once, in src/sql/ops/sql_op_spec.cpp.
 
 json expr_to_json(const ExprPtr& e) {
   auto list = [&](std::size_t from = 0) {

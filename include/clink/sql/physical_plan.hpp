@@ -46,6 +46,6 @@ nlohmann::json aggregate_to_json(const AggregateCall& a);
 bool is_planner_option(const std::string& key);
 
 // The fixed schema of dead-letter rows.
-Schema dead_letter_schema();
+const SchemaPtr& dead_letter_schema();  // also in sql/ops/sql_op_spec.hpp
 
 }  // namespace clink::sql
