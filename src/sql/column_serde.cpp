@@ -86,7 +86,8 @@ void read_column(Column& c, std::size_t rows, Reader& r) {
                                  static_cast<int>(kind), c.type().to_string(), r.pos - 1));
   c.clear();
   c.grow_validity(rows);
-  std::memcpy(c.validity(), r.take((rows + 7) / 8), (rows + 7) / 8);
+  const char* validity = r.take((rows + 7) / 8);
+  if (rows != 0) std::memcpy(c.validity(), validity, (rows + 7) / 8);
   switch (c.layout()) {
     case PhysicalLayout::kFixed: {
       std::size_t bytes = rows * static_cast<std::size_t>(fixed_width(kind));
@@ -146,11 +147,15 @@ ColumnBatch deserialize_batch(SchemaPtr schema, std::string_view bytes) {
     throw ClinkError(fmt::format("batch encoding has {} columns, the schema {} has {}", cols, schema->to_string(), schema->size()));
   ColumnBatch b(std::move(schema));
   b.row_kinds().resize(rows);
-  std::memcpy(b.row_kinds().data(), r.take(rows), rows);
+  const char* kinds = r.take(rows);
+  if (rows != 0) std::memcpy(b.row_kinds().data(), kinds, rows);
   for (auto k : b.row_kinds())
     if (static_cast<std::uint8_t>(k) > 3) throw ClinkError(fmt::format("batch encoding has an invalid row kind {}", static_cast<int>(k)));
   b.event_times().assign(rows, kNoEventTime);
-  if (r.get<std::uint8_t>() != 0) std::memcpy(b.event_times().data(), r.take(std::size_t(rows) * 8), std::size_t(rows) * 8);
+  if (r.get<std::uint8_t>() != 0) {
+    const char* times = r.take(std::size_t(rows) * 8);
+    if (rows != 0) std::memcpy(b.event_times().data(), times, std::size_t(rows) * 8);
+  }
   for (std::size_t c = 0; c < cols; ++c) read_column(b.column(c), rows, r);
   if (r.pos != bytes.size()) throw ClinkError(fmt::format("batch encoding has {} trailing bytes", bytes.size() - r.pos));
   return b;

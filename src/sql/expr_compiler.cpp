@@ -76,7 +76,7 @@ class CallNode final : public ExprNode {
     if (fixed_out_) {
       out_.clear();
       out_.resize_fixed(rows);
-      if (propagate) std::memcpy(out_.validity(), args_valid_.data(), args_valid_.words.size() * 8);
+      if (propagate && rows != 0) std::memcpy(out_.validity(), args_valid_.data(), args_valid_.words.size() * 8);
     } else {
       out_.clear();
     }

@@ -258,7 +258,7 @@ void register_arithmetic_functions(FunctionRegistry& r) {
     f.return_type = a[0];
     f.kernel = [](KernelContext& ctx, std::span<const KernelArg> args, Column& out) {
       std::size_t w = static_cast<std::size_t>(fixed_width(out.type().kind()));
-      std::memcpy(out.values_buffer().data(), args[0].column->values_buffer().data(), w * ctx.rows);
+      if (ctx.rows != 0) std::memcpy(out.values_buffer().data(), args[0].column->values_buffer().data(), w * ctx.rows);
     };
     return f;
   });

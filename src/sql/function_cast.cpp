@@ -345,7 +345,7 @@ ScalarKernel make_cast_kernel(const LogicalType& from, const LogicalType& to, bo
       std::vector<std::uint64_t> valid(ctx.args_valid, ctx.args_valid + (ctx.rows + 63) / 64);
       out.clear();
       out.append_range(*args[0].column, 0, ctx.rows);
-      std::memcpy(out.validity(), valid.data(), valid.size() * 8);
+      if (!valid.empty()) std::memcpy(out.validity(), valid.data(), valid.size() * 8);
     };
   }
   if (from.is(TypeKind::kNull)) {

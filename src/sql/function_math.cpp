@@ -171,7 +171,7 @@ void add_floor_ceil(FunctionRegistry& r, const char* name, bool ceil) {
       f.return_type = t;
       f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
         std::size_t w = static_cast<std::size_t>(fixed_width(out.type().kind()));
-        std::memcpy(out.values_buffer().data(), a[0].column->values_buffer().data(), w * ctx.rows);
+        if (ctx.rows != 0) std::memcpy(out.values_buffer().data(), a[0].column->values_buffer().data(), w * ctx.rows);
       };
     } else if (t.is(TypeKind::kFloat)) {
       f.return_type = t;

@@ -28,7 +28,6 @@ class LikeMatcher {
   LikeMatcher(std::string_view pattern, std::optional<char> escape) {
     std::string cur;
     std::vector<bool> cur_any;  // per byte of cur: '_' placeholder
-    bool leading = false;
     auto flush = [&] {
       segments_.push_back({cur, cur_any});
       cur.clear();
@@ -46,7 +45,6 @@ class LikeMatcher {
         cur_any.push_back(false);
         ++i;
       } else if (c == '%') {
-        if (segments_.empty() && cur.empty() && !leading) leading = true;
         flush();
         stars_ = true;
       } else if (c == '_') {

@@ -103,6 +103,25 @@ TEST(SqlDatagen, RandomValuesRespectMinMaxLengthAndNullRate) {
   EXPECT_EQ(run_datagen("dg-rand2", p), first);
 }
 
+TEST(SqlDatagen, DefaultRangesAreTheTypesWithoutOverflow) {
+  json schema = schema_json({{"l", "BIGINT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(38, 0)"}, {"t", "TINYINT"}});
+  auto rows = run_datagen("dg-range", {{"schema", schema}, {"rows-per-second", "0"}, {"number-of-rows", "100"},
+                                       {"fields.t.min", "-1000"}, {"fields.t.max", "1e9"}});
+  ASSERT_EQ(rows.size(), 100u);
+  int negative = 0, positive = 0;
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.find("Infinity"), std::string::npos) << r;
+    EXPECT_EQ(r.find("NaN"), std::string::npos) << r;
+    auto first = r.substr(3, r.find(',') - 3);
+    (first[0] == '-' ? negative : positive)++;
+    auto dec = r.substr(r.find(", ", r.find(", ") + 2) + 2);
+    dec = dec.substr(0, dec.find(','));
+    EXPECT_LE(dec.size() - (dec[0] == '-'), 38u) << r;
+  }
+  EXPECT_GT(negative, 20);  // the full BIGINT range, both signs
+  EXPECT_GT(positive, 20);
+}
+
 TEST(SqlDatagen, TimestampsWithinMaxPast) {
   json schema = schema_json({{"ts", "TIMESTAMP(3)"}});
   auto before = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();

@@ -23,16 +23,10 @@ using detail::splitmix64;
 // A uniform double in [0, 1) from 53 random bits.
 double unit(std::uint64_t r) { return static_cast<double>(r >> 11) * 0x1.0p-53; }
 
-// Type ranges, as Flink's defaults for random numbers.
+// FLOAT/DOUBLE's range: Flink's default bounds for random floating numbers.
 std::pair<double, double> type_range(TypeKind k) {
-  switch (k) {
-    case TypeKind::kTinyInt: return {-128, 127};
-    case TypeKind::kSmallInt: return {-32768, 32767};
-    case TypeKind::kInt: return {INT32_MIN, INT32_MAX};
-    case TypeKind::kBigInt: return {-9.2233720368547748e18, 9.2233720368547748e18};
-    case TypeKind::kFloat: return {-3.4028234663852886e38, 3.4028234663852886e38};
-    default: return {-1.7976931348623157e308, 1.7976931348623157e308};
-  }
+  if (k == TypeKind::kFloat) return {-3.4028234663852886e38, 3.4028234663852886e38};
+  return {-1.7976931348623157e308, 1.7976931348623157e308};
 }
 
 class Generator {
@@ -70,9 +64,8 @@ class Generator {
       case TypeKind::kBigInt:
       case TypeKind::kIntervalYearMonth:
       case TypeKind::kIntervalDayTime: {
-        auto [lo, hi] = range(s, t.kind());
-        auto ilo = static_cast<std::int64_t>(lo), ihi = static_cast<std::int64_t>(hi);
-        std::uint64_t span = static_cast<std::uint64_t>(ihi) - static_cast<std::uint64_t>(ilo) + 1;
+        auto [ilo, ihi] = int_range(s, t.kind());
+        std::uint64_t span = static_cast<std::uint64_t>(ihi) - static_cast<std::uint64_t>(ilo) + 1;  // 0: all 2^64
         std::int64_t v = static_cast<std::int64_t>(static_cast<std::uint64_t>(ilo) + (span == 0 ? r : r % span));
         append_number(col, static_cast<double>(v), v);
         return;
@@ -80,7 +73,8 @@ class Generator {
       case TypeKind::kFloat:
       case TypeKind::kDouble: {
         auto [lo, hi] = range(s, t.kind());
-        double v = lo + unit(r) * (hi - lo);
+        double u = unit(r);
+        double v = lo * (1 - u) + hi * u;  // no hi - lo: it overflows for the full range
         append_number(col, v, 0);
         return;
       }
@@ -89,9 +83,10 @@ class Generator {
         Int128 lo = -(Decimal128::pow10(t.precision()) - 1), hi = Decimal128::pow10(t.precision()) - 1;
         if (s.has_min) Decimal128::parse(s.min_text, t.precision(), t.scale(), lo);
         if (s.has_max) Decimal128::parse(s.max_text, t.precision(), t.scale(), hi);
-        auto span = static_cast<UInt128>(hi - lo) + 1;
+        // Unsigned: hi - lo exceeds Int128 for DECIMAL(38, s)'s full range.
+        UInt128 span = static_cast<UInt128>(hi) - static_cast<UInt128>(lo) + 1;
         UInt128 wide = (static_cast<UInt128>(r) << 64) | splitmix64(seed + 1, row);
-        col.append<Int128>(lo + static_cast<Int128>(wide % span));
+        col.append<Int128>(static_cast<Int128>(static_cast<UInt128>(lo) + wide % span));
         return;
       }
       case TypeKind::kChar:
@@ -145,6 +140,24 @@ class Generator {
         return;
       }
     }
+  }
+
+  // Integer bounds exactly (a double cannot hold INT64_MAX); min/max clamped to the type.
+  static std::pair<std::int64_t, std::int64_t> int_range(const DatagenFieldSpec& s, TypeKind k) {
+    std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+    switch (k) {
+      case TypeKind::kTinyInt: lo = -128, hi = 127; break;
+      case TypeKind::kSmallInt: lo = -32768, hi = 32767; break;
+      case TypeKind::kInt:
+      case TypeKind::kIntervalYearMonth: lo = INT32_MIN, hi = INT32_MAX; break;
+      default: break;
+    }
+    auto clamp = [&](double d) {
+      if (!(d > static_cast<double>(lo))) return lo;
+      if (d >= static_cast<double>(hi)) return hi;
+      return static_cast<std::int64_t>(d);
+    };
+    return {s.has_min ? clamp(std::ceil(s.min)) : lo, s.has_max ? clamp(std::floor(s.max)) : hi};
   }
 
   std::pair<double, double> range(const DatagenFieldSpec& s, TypeKind k) const {

@@ -66,31 +66,29 @@ void SqlCollectResults::add(const ColumnBatch& batch, const TimeZone& zone) {
     RowKind kind = batch.row_kind(r);
     changelog_.push_back(lines[r]);
     std::string row = "+I" + body(lines[r]);
-    if (mode_ == Mode::kRetract) {
-      if (is_accumulate(kind)) {
-        rows_.emplace_back(body(lines[r]), row);
-      } else {
-        auto it = std::find_if(rows_.begin(), rows_.end(), [&](const auto& e) { return e.first == body(lines[r]); });
-        if (it != rows_.end()) rows_.erase(it);
-      }
-      continue;
-    }
-    // The key: the key columns' printed values (NULL apart from the text "null").
+    // Retract: rows by their text (a multiset); upsert: by the key columns' printed
+    // values (NULL apart from the text "null").
     std::string key;
-    for (std::size_t k : key_) {
-      const Column& col = batch.column(k);
-      if (col.is_null(r)) key += '\x01';
-      else append_cell_string(col, r, zone, true, key);
-      key += '\x1f';
-    }
-    if (kind == RowKind::kUpdateBefore) continue;
-    auto it = std::find_if(rows_.begin(), rows_.end(), [&](const auto& e) { return e.first == key; });
-    if (kind == RowKind::kDelete) {
-      if (it != rows_.end()) rows_.erase(it);
-    } else if (it != rows_.end()) {
-      it->second = row;
+    if (mode_ == Mode::kRetract) {
+      key = body(lines[r]);
     } else {
-      rows_.emplace_back(key, row);
+      if (kind == RowKind::kUpdateBefore) continue;  // an upsert sink ignores -U
+      for (std::size_t k : key_) {
+        const Column& col = batch.column(k);
+        if (col.is_null(r)) key += '\x01';
+        else append_cell_string(col, r, zone, true, key);
+        key += '\x1f';
+      }
+    }
+    auto& at = positions_[key];
+    if (mode_ == Mode::kUpsert && kind != RowKind::kDelete && !at.empty()) {
+      slots_[at.front()] = row;  // the key's row is replaced in place
+    } else if (is_accumulate(kind)) {
+      at.push_back(slots_.size());
+      slots_.emplace_back(std::move(row));
+    } else if (!at.empty()) {  // -U/-D: the earliest equal row (retract) or the key's row (upsert) goes
+      slots_[at.front()].reset();
+      at.erase(at.begin());
     }
   }
 }
@@ -103,14 +101,16 @@ std::vector<std::string> SqlCollectResults::changelog() const {
 std::vector<std::string> SqlCollectResults::rows() const {
   std::lock_guard lock(mu_);
   std::vector<std::string> out;
-  for (const auto& [k, row] : rows_) out.push_back(row);
+  for (const auto& row : slots_)
+    if (row) out.push_back(*row);
   return out;
 }
 
 void SqlCollectResults::clear() {
   std::lock_guard lock(mu_);
   changelog_.clear();
-  rows_.clear();
+  slots_.clear();
+  positions_.clear();
 }
 
 }  // namespace clink::sql

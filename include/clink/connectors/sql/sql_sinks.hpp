@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -70,7 +72,10 @@ class SqlCollectResults {
   Mode mode_ = Mode::kRetract;
   std::vector<std::size_t> key_;
   std::vector<std::string> changelog_;
-  std::vector<std::pair<std::string, std::string>> rows_;  // (key or row text, "+I[...]")
+  // Materialised rows in first-appearance order (empty once retracted), and where the
+  // rows of each key (upsert) or row text (retract) are.
+  std::vector<std::optional<std::string>> slots_;
+  std::unordered_map<std::string, std::vector<std::size_t>> positions_;
 };
 
 class SqlCollectSinkOperator final : public StreamOperator {
