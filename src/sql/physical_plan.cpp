@@ -247,8 +247,14 @@ struct Compiler {
                               connector));
     }
     json p = connector_params(s.table);
-    p["schema"] = schema_to_json(s.schema);
-    if (connector == "filesystem") p["projected"] = s.projected;
+    // Sources with projection pushdown take the table's physical schema plus the projected
+    // field indices (docs/sql-runtime-contract.md); datagen generates just the scan's fields.
+    if (connector == "datagen") {
+      p["schema"] = schema_to_json(s.schema);
+    } else {
+      p["schema"] = schema_to_json(s.table.physical_schema());
+      p["projected"] = s.projected;
+    }
     std::string id = add(fmt::format("sql_{}_source", connector), {}, p);
     dead_letter_producers.push_back(id);
     return id;
