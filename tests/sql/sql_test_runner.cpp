@@ -173,6 +173,12 @@ class SqlCaseTest : public ::testing::Test {
     std::string error;
     auto out = run_case(c_, dir, error);
     fs::remove_all(dir);
+    // Paths under the case's directory print as ${dir}, so expectations can name them.
+    auto mask = [&](std::string& l) {
+      for (auto p = l.find(dir.string()); p != std::string::npos; p = l.find(dir.string(), p)) l.replace(p, dir.string().size(), "${dir}");
+    };
+    for (auto& l : out) mask(l);
+    mask(error);
     SCOPED_TRACE(c_.file + ".test:" + std::to_string(c_.line) + " (" + c_.name + ")");
     if (c_.expect == Case::Expect::kError) {
       std::string expected;
