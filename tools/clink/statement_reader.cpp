@@ -74,6 +74,10 @@ std::optional<std::string> StatementReader::next() {
     } else if (c == ';' && (!set || ends_with_end(buffer_, i))) {
       std::string statement = buffer_.substr(0, i + 1);
       buffer_.erase(0, i + 1);
+      // The next statement starts at its first non-blank character: error positions
+      // count from there, as in Flink's client.
+      buffer_.erase(0, buffer_.find_first_not_of(" \t\r\n") == std::string::npos ? buffer_.size()
+                                                                                 : buffer_.find_first_not_of(" \t\r\n"));
       return statement;
     }
   }
