@@ -373,7 +373,7 @@ LogicalPtr Binder::bind_insert(const ast::Insert& insert) {
                                             name, target.name(t)));
       ExprPtr col = expr::column(s, have, q.scope.columns[s].name);
       ExprPtr cast = at(insert.query->pos, [&] { return expr::cast_if_needed(col, want); });
-      identity = identity && s == t && cast == col;
+      identity = identity && s == t && cast == col && q.scope.columns[s].name == target.name(t);
       exprs.push_back(cast);
     }
     names.push_back(target.name(t));

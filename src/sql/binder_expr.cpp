@@ -203,7 +203,13 @@ std::size_t Binder::Impl::resolve_column(const ast::ColumnRef& ref, const Scope&
     if (!qualifier.empty()) {
       bool known = false;
       for (const auto& c : scope.columns) known = known || c.qualifier == qualifier;
-      if (!known) fail(pos, fmt::format("Table '{}' not found", qualifier));
+      if (!known) {
+        for (const auto& c : scope.columns)
+          if (c.name == qualifier && c.type.is(TypeKind::kRow))
+            fail(pos, fmt::format("field access `{}.{}` on the ROW column `{}` is not supported yet (the function "
+                                  "registry has no field access)", qualifier, name, qualifier));
+        fail(pos, fmt::format("Table '{}' not found", qualifier));
+      }
     }
     fail(pos, fmt::format("Column '{}' not found in any table", shown));
   }

@@ -321,12 +321,7 @@ void CatalogDdl::create_view(const ast::CreateView& stmt, SourcePosition pos) {
     if (const ViewDef* v = catalog_.view(n))
       for (const auto& r : referenced_tables(*v->query)) stack.push_back(r);
   }
-  ViewDef v;
-  try {
-    v = bind_view_def(name, stmt.query, stmt.columns, pos);
-  } catch (const TranslationError&) {
-    throw;
-  }
+  ViewDef v = bind_view_def(name, stmt.query, stmt.columns, pos);
   v.temporary = stmt.temporary;
   v.comment = stmt.comment;
   catalog_.add_view(std::move(v));

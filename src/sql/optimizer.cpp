@@ -12,7 +12,9 @@ namespace clink::sql {
 
 using namespace rewrite;
 
-bool supports_projection_pushdown(const std::string& connector) { return connector == "filesystem"; }
+bool supports_projection_pushdown(const std::string& connector) {
+  return connector == "filesystem" || connector == "nexmark";
+}
 
 // ------------------------------------------------------------------ constant folding
 
@@ -464,6 +466,8 @@ LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options) {
   pass(options.push_predicates, &push_down_predicates);
   pass(options.reorder_joins, &reorder_joins);
   pass(options.push_projections, &push_down_projections);
+  // Merged projections may have brought casts next to literals: fold once more.
+  pass(options.fold_constants, static_cast<LogicalPtr (*)(const LogicalPtr&)>(&fold_constants));
   return plan;
 }
 

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/sql/changelog_mode.hpp"
+#include "clink/sql/optimizer.hpp"
 #include "clink/sql/time_zone.hpp"
 #include "clink/sql/value_format.hpp"
 
@@ -50,6 +52,7 @@ struct Compiler {
   // Ops at parallelism 1 (global aggregates, sorts, limits): forward ops after them stay
   // at parallelism 1 too, so no downstream subtask waits on an input that never comes.
   std::set<std::string> single_ops;
+  std::vector<std::size_t> dead_letter_sources;  // ops that get `dead_letter: true` when wired
 
   std::string next_id(const std::string& factory) {
     std::string base = factory.rfind("sql_", 0) == 0 ? factory.substr(4) : factory;
@@ -247,16 +250,14 @@ struct Compiler {
                               connector));
     }
     json p = connector_params(s.table);
-    // Sources with projection pushdown take the table's physical schema plus the projected
-    // field indices (docs/sql-runtime-contract.md); datagen generates just the scan's fields.
-    if (connector == "datagen") {
-      p["schema"] = schema_to_json(s.schema);
-    } else {
-      p["schema"] = schema_to_json(s.table.physical_schema());
-      p["projected"] = s.projected;
-    }
+    // The table's physical schema; the output is that restricted to `projected`.
+    p["schema"] = schema_to_json(s.table.physical_schema());
+    if (supports_projection_pushdown(connector)) p["projected"] = s.projected;
     std::string id = add(fmt::format("sql_{}_source", connector), {}, p);
-    dead_letter_producers.push_back(id);
+    if (connector == "filesystem") {
+      dead_letter_producers.push_back(id);
+      dead_letter_sources.push_back(ops.size() - 1);
+    }
     return id;
   }
 
@@ -288,36 +289,39 @@ struct Compiler {
             }
           }
         }
-      for (const auto& part : parts)
-        if (!s.input().schema.index_of(part))
-          fail(s.pos, fmt::format("INSERT INTO {}: the partition column `{}` is not a sink column", s.table.name, part));
-      p["partition_by"] = parts;
+      std::vector<std::size_t> part_columns;
+      for (const auto& part : parts) {
+        auto idx = s.input().schema.index_of(part);
+        if (!idx) fail(s.pos, fmt::format("INSERT INTO {}: the partition column `{}` is not a sink column", s.table.name, part));
+        part_columns.push_back(*idx);
+      }
+      p["partition_by"] = part_columns;
       p["overwrite"] = s.overwrite;
     } else if (connector == "collect") {
       p = connector_params(s.table, {"name", "mode"});
       p["name"] = s.table.option("name").value_or(s.table.name);
       bool upsert = !s.table.primary_key.empty() && changelog_mode(s.input()).updating();
       p["mode"] = upsert ? "upsert" : "retract";
-      p["primary_key"] = s.table.primary_key;
+      std::vector<std::size_t> key_columns;
+      for (const auto& k : s.table.primary_key)
+        if (auto idx = s.input().schema.index_of(k)) key_columns.push_back(*idx);
+      p["primary_key"] = key_columns;
     } else if (connector == "blackhole") {
       p = json::object();
     } else {
       p = connector_params(s.table);
     }
-    // The sink writes the table's column names (JSON fields, CSV headers) with the
-    // query's types; input_schemas keeps the upstream's names for the load-time check.
-    std::vector<RowField> fields = s.input().schema.fields();
-    Schema table = s.table.physical_schema();
-    if (table.size() == fields.size())
-      for (std::size_t i = 0; i < fields.size(); ++i) fields[i].name = table.name(i);
-    p["schema"] = schema_to_json(Schema(std::move(fields)));
+    // A sink's schema is its input schema; the binder's final Calc already names the
+    // columns as the table does (JSON fields, CSV headers).
+    p["schema"] = schema_to_json(s.input().schema);
     return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, false, &s.input().schema);
   }
 
   void wire_dead_letters() {
     auto it = session.find("sql.dead-letter");
     if (it == session.end() || dead_letter_producers.empty()) return;
-    Schema schema = *dead_letter_schema();
+    const Schema& schema = *dead_letter_schema();
+    for (auto i : dead_letter_sources) ops[i]["params"]["dead_letter"] = true;
     json p;
     std::string factory;
     if (const TableDef* t = catalog.table(it->second)) {
@@ -339,8 +343,8 @@ struct Compiler {
         p["primary_key"] = json::array();
       }
     } else {
-      factory = "sql_filesystem_sink";
-      p = {{"path", it->second}, {"format", "json"}, {"partition_by", json::array()}, {"overwrite", false}};
+      factory = "sql_dead_letter_sink";
+      p = {{"path", it->second}};
     }
     p["schema"] = schema_to_json(schema);
     p["input_schemas"] = json::array({schema_to_json(schema)});
@@ -355,12 +359,15 @@ struct Compiler {
 
 bool is_planner_option(const std::string& key) {
   static const std::set<std::string> kKeys = {"connector", "event_time_column", "watermark_lag_ms", "idle_timeout_ms",
-                                              "allowed_lateness_ms", "late_records_to_dlq"};
+                                              "allowed_lateness_ms", "late_records_to_dlq", "partition_by"};
   return kKeys.count(key) || key.rfind("scan.watermark.", 0) == 0 || key.rfind("statistics.", 0) == 0;
 }
 
-
-// schema_to_json and dead_letter_schema are defined once, in src/sql/ops/sql_op_spec.cpp.
+json schema_to_json(const Schema& schema) {
+  json out = json::array();
+  for (const auto& f : schema.fields()) out.push_back({{"name", f.name}, {"type", f.type.to_string()}});
+  return out;
+}
 
 json expr_to_json(const ExprPtr& e) {
   auto list = [&](std::size_t from = 0) {

@@ -167,11 +167,12 @@ TEST(PlanOptimizer, ExplainOfAStatementSet) {
       INSERT INTO out2 SELECT a FROM gen WHERE a > 0;
     END)"),
                 R"(== Optimized Plan ==
-Sink(table=[out1], fields=[product, EXPR$1]) [rows=50, changelog=retract]
-  GroupAggregate(groupBy=[product], select=[product, COUNT(*) AS EXPR$1]) [rows=50, changelog=retract]
-    Calc(select=[product]) [rows=100000, changelog=insert-only]
-      WatermarkAssigner(rowtime=[ts], watermark=[-(ts, +0 00:00:05.000)]) [rows=100000, changelog=insert-only]
-        TableSourceScan(table=[orders], fields=[product, ts]) [rows=100000, changelog=insert-only]
+Sink(table=[out1], fields=[product, cnt]) [rows=50, changelog=retract]
+  Calc(select=[product, EXPR$1 AS cnt]) [rows=50, changelog=retract]
+    GroupAggregate(groupBy=[product], select=[product, COUNT(*) AS EXPR$1]) [rows=50, changelog=retract]
+      Calc(select=[product]) [rows=100000, changelog=insert-only]
+        WatermarkAssigner(rowtime=[ts], watermark=[-(ts, +0 00:00:05.000)]) [rows=100000, changelog=insert-only]
+          TableSourceScan(table=[orders], fields=[product, ts]) [rows=100000, changelog=insert-only]
 
 Sink(table=[out2], fields=[a]) [rows=500, changelog=insert-only]
   Calc(select=[a], where=[>(a, 0)]) [rows=500, changelog=insert-only]

@@ -45,7 +45,4 @@ nlohmann::json aggregate_to_json(const AggregateCall& a);
 // Options the planner consumes itself (not passed to connectors).
 bool is_planner_option(const std::string& key);
 
-// The fixed schema of dead-letter rows.
-const SchemaPtr& dead_letter_schema();  // also in sql/ops/sql_op_spec.hpp
-
 }  // namespace clink::sql
