@@ -116,8 +116,12 @@ TEST(ClinkShellPty, LiveTableCtrlCHistoryAndQuit) {
     ASSERT_TRUE(sh.expect("Goodbye!")) << sh.pending();
     EXPECT_EQ(sh.wait_exit(), 0);
   }
+  // libedit's history file: a header, then one statement per line with spaces as \040.
   std::string history = clink_test::slurp(home / ".clink_history");
-  EXPECT_NE(history.find("SELECT supplier_id, COUNT(*) AS bids FROM Bid GROUP BY supplier_id;"), std::string::npos)
+  EXPECT_EQ(history.rfind("_HiStOrY_V2_\n", 0), 0u) << history;
+  EXPECT_NE(history.find("\nSELECT\\040supplier_id,\\040COUNT(*)\\040AS\\040bids\\040FROM\\040Bid\\040GROUP\\040BY"
+                         "\\040supplier_id;\n"),
+            std::string::npos)
       << history;
   fs::remove_all(home);
 }
