@@ -123,6 +123,22 @@ TEST_F(ClinkSqlTest, CatalogDirKeepsTablesAcrossRuns) {
                                                     "|        Bid |", "+------------+", "1 row in set"}));
 }
 
+TEST_F(ClinkSqlTest, AnalyzeTableFeedsTheEstimates) {
+  std::string data = write("s.csv", "1,a\n2,b\n");
+  std::string script = write("a.sql", "CREATE TABLE s (id INT, name STRING) WITH ('connector' = 'filesystem', 'path' = '" +
+                                          data + "', 'format' = 'csv');\n"
+                                                 "ANALYZE TABLE s COMPUTE STATISTICS FOR ALL COLUMNS;\n"
+                                                 "EXPLAIN SELECT name FROM s WHERE id > 1;\n");
+  auto r = run_clink("run " + script, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), (std::vector<std::string>{
+                           "== Optimized Plan ==",
+                           "Sink(table=[select_1], fields=[name]) [rows=1, changelog=insert-only]",
+                           "  Calc(select=[name], where=[>(id, 1)]) [rows=1, changelog=insert-only]",
+                           "    TableSourceScan(table=[s], fields=[id, name]) [rows=2, changelog=insert-only]",
+                       }));
+}
+
 TEST_F(ClinkSqlTest, ShellReadsMultiLineStatementsFromAPipe) {
   std::string input = write("input.sql", std::string(kBidsTable) +
                                              "SET 'table.local-time-zone' = 'UTC';\n"
