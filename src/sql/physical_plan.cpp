@@ -363,11 +363,7 @@ bool is_planner_option(const std::string& key) {
   return kKeys.count(key) || key.rfind("scan.watermark.", 0) == 0 || key.rfind("statistics.", 0) == 0;
 }
 
-json schema_to_json(const Schema& schema) {
-  json out = json::array();
-  for (const auto& f : schema.fields()) out.push_back({{"name", f.name}, {"type", f.type.to_string()}});
-  return out;
-}
+// schema_to_json is defined once, in src/sql/ops/sql_op_spec.cpp (the ops read it back).
 
 json expr_to_json(const ExprPtr& e) {
   auto list = [&](std::size_t from = 0) {

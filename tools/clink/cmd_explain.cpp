@@ -69,11 +69,15 @@ std::string explain(const JobGraph& g) {
 
 namespace {
 
-int explain_command(const JobOptions& opts) {
-  if (is_sql_file(opts.path)) {
-    std::fprintf(stderr, "error: SQL jobs arrive with the SQL issue; explain a JobGraphSpec (.json) for now\n");
-    return kExitUnsupported;
-  }
+struct ExplainOptions {
+  JobOptions job;
+  std::string catalog_dir;
+  bool spec = false;
+};
+
+int explain_command(const ExplainOptions& eo) {
+  const JobOptions& opts = eo.job;
+  if (is_sql_file(opts.path)) return explain_sql_script(opts, eo.catalog_dir, eo.spec);
   try {
     std::string text = explain(load_job(opts));
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -87,9 +91,13 @@ int explain_command(const JobOptions& opts) {
 }  // namespace
 
 void add_explain_command(CLI::App& app, int& exit_code) {
-  auto opts = std::make_shared<JobOptions>();
-  auto* cmd = app.add_subcommand("explain", "Print a job's plan (tasks, chains, edges, record types) and its spec");
-  add_job_options(*cmd, *opts);
+  auto opts = std::make_shared<ExplainOptions>();
+  auto* cmd = app.add_subcommand("explain",
+                                 "Print a job's plan: for SQL the optimised plan with row estimates and changelog "
+                                 "modes; for a spec its tasks, chains, edges and record types");
+  add_job_options(*cmd, opts->job);
+  cmd->add_option("--catalog-dir", opts->catalog_dir, "SQL: read (and keep) the catalog in this directory");
+  cmd->add_flag("--spec", opts->spec, "SQL: also print each statement's JobGraphSpec");
   cmd->callback([opts, &exit_code] { exit_code = explain_command(*opts); });
 }
 

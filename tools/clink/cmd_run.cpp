@@ -14,29 +14,14 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
+#include "sql_session.hpp"
 
 namespace clink::cli {
 namespace {
 
-std::atomic<bool> g_stop_requested{false};
-extern "C" void request_stop(int) { g_stop_requested.store(true); }
+extern "C" void request_stop(int) { stop_requested().store(true); }
 
-struct RunOptions {
-  JobOptions job;
-  bool metrics = false;
-  std::string checkpoint_dir;
-  std::int64_t checkpoint_interval_ms = 0;
-  int retained = 1;
-  std::string state_backend = "memory";
-  bool at_least_once = false;
-  std::string from_checkpoint;
-  std::string from_savepoint;
-  bool allow_non_restored = false;
-  std::string savepoint_on_stop;
-  int restart_attempts = 0;
-  std::int64_t restart_delay_ms = 1000;
-  bool restart_backoff = false;
-};
+}  // namespace
 
 ExecutionOptions execution_options(const RunOptions& opts) {
   ExecutionOptions o;
@@ -83,20 +68,23 @@ void print_metrics(const JobGraph& graph, const MetricRegistry& metrics) {
   std::fputs(out.c_str(), stderr);
 }
 
+namespace {
+
 int run(const RunOptions& opts) {
-  if (is_sql_file(opts.job.path)) {
-    std::fprintf(stderr, "error: SQL jobs arrive with the SQL issue; run a JobGraphSpec (.json) for now\n");
-    return kExitUnsupported;
-  }
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
+  if (is_sql_file(opts.job.path)) return run_sql_script(opts);
+  if (!opts.catalog_dir.empty()) {
+    std::fprintf(stderr, "error: --catalog-dir applies to SQL scripts only\n");
+    return kExitUnsupported;
+  }
   try {
     JobGraph graph = load_job(opts.job);
     JobHandle handle = execute_async(graph, execution_options(opts));
     try {
       // SIGINT/SIGTERM stop the job: with --savepoint-on-stop, after a savepoint.
       while (!handle.wait_for(std::chrono::milliseconds(50))) {
-        if (!g_stop_requested.load()) continue;
+        if (!stop_requested().load()) continue;
         if (opts.savepoint_on_stop.empty()) {
           handle.cancel();
           handle.wait_for(std::chrono::seconds(30));
@@ -131,6 +119,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Run a job to completion in this process");
   add_job_options(*cmd, opts->job);
+  cmd->add_option("--catalog-dir", opts->catalog_dir,
+                  "SQL: keep the catalog (tables, views, functions) in this directory across runs");
   cmd->add_flag("--metrics", opts->metrics, "Print per-operator metrics (records in/out) to stderr at the end");
   cmd->add_option("--checkpoint-dir", opts->checkpoint_dir, "Where checkpoints go (chk-<n>/ and shared/)");
   cmd->add_option("--checkpoint-interval", opts->checkpoint_interval_ms, "Milliseconds between checkpoints (0: off)");

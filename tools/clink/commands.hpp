@@ -7,13 +7,16 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "clink/metrics/metric_registry.hpp"
+#include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph.hpp"
 
 namespace clink::cli {
 
 void add_run_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
-void add_later_commands(CLI::App& app, int& exit_code);  // sql, bench
+void add_sql_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);
 void add_version_command(CLI::App& app, int& exit_code);
 
 // Exit codes.
@@ -30,8 +33,36 @@ struct JobOptions {
 void add_job_options(CLI::App& cmd, JobOptions& opts);
 // The text `clink explain` prints for a graph.
 std::string explain(const JobGraph& graph);
-// Whether `path` is a SQL script, which arrives with the SQL issue.
+// Whether `path` is a SQL script: a .sql file, or a file whose first word (after
+// comments) is a SQL statement keyword rather than a JSON object.
 bool is_sql_file(const std::string& path);
+// The whole file; throws ClinkError naming it when it cannot be read.
+std::string read_file(const std::string& path);
+
+// `clink run` flags (checkpoints, restore, restarts, savepoint on stop).
+struct RunOptions {
+  JobOptions job;
+  bool metrics = false;
+  std::string catalog_dir;
+  std::string checkpoint_dir;
+  std::int64_t checkpoint_interval_ms = 0;
+  int retained = 1;
+  std::string state_backend = "memory";
+  bool at_least_once = false;
+  std::string from_checkpoint;
+  std::string from_savepoint;
+  bool allow_non_restored = false;
+  std::string savepoint_on_stop;
+  int restart_attempts = 0;
+  std::int64_t restart_delay_ms = 1000;
+  bool restart_backoff = false;
+};
+ExecutionOptions execution_options(const RunOptions& opts);
+void print_metrics(const JobGraph& graph, const MetricRegistry& metrics);
+// `clink run script.sql`: every statement in order; exit code.
+int run_sql_script(const RunOptions& opts);
+// `clink explain script.sql [--spec]`.
+int explain_sql_script(const JobOptions& opts, const std::string& catalog_dir, bool with_spec);
 // Reads the spec, applies -p and --set, builds the graph through the built-in
 // registry. Throws ClinkError naming the file and the problem.
 JobGraph load_job(const JobOptions& opts);

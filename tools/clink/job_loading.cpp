@@ -1,3 +1,4 @@
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -9,7 +10,7 @@
 namespace clink::cli {
 
 void add_job_options(CLI::App& cmd, JobOptions& opts) {
-  cmd.add_option("job", opts.path, "Job file: a JobGraphSpec (.json); SQL scripts (.sql) arrive later")
+  cmd.add_option("job", opts.path, "Job file: a Flink SQL script (.sql) or a JobGraphSpec (.json)")
       ->required();
   cmd.add_option("-p,--parallelism", opts.parallelism, "Default parallelism of the job's operators")
       ->check(CLI::Range(1, 1 << 15));
@@ -21,8 +22,23 @@ void add_job_options(CLI::App& cmd, JobOptions& opts) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ClinkError("cannot open '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 bool is_sql_file(const std::string& path) {
-  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".sql") == 0;
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".sql") == 0) return true;
+  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0) return false;
+  // Any other name: by content. A spec starts with '{'; a script with a comment or a word.
+  std::ifstream in(path);
+  char c = 0;
+  while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {
+  }
+  return in && c != '{';
 }
 
 void apply_override(nlohmann::json& spec, const std::string& assignment) {

@@ -1,4 +1,4 @@
-// clink: run, explain and (later) serve stream processing jobs.
+// clink: run, explain and benchmark stream processing jobs; the interactive SQL shell.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   int exit_code = clink::cli::kExitOk;
   clink::cli::add_run_command(app, exit_code);
   clink::cli::add_explain_command(app, exit_code);
-  clink::cli::add_later_commands(app, exit_code);
+  clink::cli::add_sql_command(app, exit_code);
+  clink::cli::add_bench_command(app, exit_code);
   clink::cli::add_version_command(app, exit_code);
   try {
     app.parse(argc, argv);

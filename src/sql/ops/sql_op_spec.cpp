@@ -142,6 +142,16 @@ SchemaPtr SqlOpParams::input_schema(std::size_t i) const {
         fail("input " + std::to_string(i) + ": upstream op '" + up.op_id + "' (" + up.factory + ") declares no 'schema'");
       try {
         theirs = schema_from_json(up.params.at("schema"), "op '" + up.op_id + "' param 'schema'");
+        // A source's output is its table schema restricted to `projected` (the contract).
+        if (up.params.contains("projected") && up.params.at("projected").is_array()) {
+          std::vector<RowField> fields;
+          for (const auto& i : up.params.at("projected")) {
+            auto k = i.get<std::size_t>();
+            if (k >= theirs->size()) fail("op '" + up.op_id + "' param 'projected': index " + std::to_string(k) + " out of range");
+            fields.push_back(theirs->field(k));
+          }
+          theirs = make_schema(std::move(fields));
+        }
       } catch (const ClinkError& e) {
         fail(e.what());
       }

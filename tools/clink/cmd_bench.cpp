@@ -1,0 +1,112 @@
+// clink bench nexmark: runs a Nexmark query (examples/nexmark/<query>.sql) on the
+// in-process generator with a given number of events and reports events/s, events/s per
+// core of CPU time (getrusage over the whole process: generator, operators and sinks, as
+// Flink's Nexmark counts it) and the peak resident memory.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "clink/sql/parser.hpp"
+#include "commands.hpp"
+#include "sql_session.hpp"
+
+namespace clink::cli {
+namespace {
+
+struct BenchOptions {
+  std::string query = "q0";
+  std::int64_t events = 10'000'000;
+  int parallelism = 1;
+  std::string file;  // default: examples/nexmark/<query>.sql
+};
+
+double cpu_seconds(const rusage& u) {
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+std::string find_query(const BenchOptions& opts) {
+  if (!opts.file.empty()) return opts.file;
+  std::string rel = "examples/nexmark/" + opts.query + ".sql";
+  if (std::filesystem::exists(rel)) return rel;
+  std::string src = std::string(CLINK_SOURCE_DIR) + "/" + rel;
+  if (std::filesystem::exists(src)) return src;
+  throw ClinkError(fmt::format("no Nexmark query '{}' (looked for {} here and in {})", opts.query, rel, CLINK_SOURCE_DIR));
+}
+
+// Every nexmark source generates `events` events unthrottled; print sinks become
+// blackholes (Nexmark measures with blackhole sinks; printing would measure the terminal).
+void size_job(nlohmann::json& spec, std::int64_t events) {
+  for (auto& op : spec["ops"]) {
+    std::string factory = op.value("type", "");
+    if (factory == "sql_nexmark_source") {
+      op["params"]["events.num"] = std::to_string(events);
+      op["params"]["max-emit-speed"] = "true";
+    } else if (factory == "sql_print_sink" || factory == "sql_collect_sink" || factory == "sql_filesystem_sink") {
+      nlohmann::json p = {{"schema", op["params"]["schema"]}};
+      if (op["params"].contains("input_schemas")) p["input_schemas"] = op["params"]["input_schemas"];
+      op["type"] = "sql_blackhole_sink";
+      op["params"] = std::move(p);
+    }
+  }
+}
+
+int bench_nexmark(const BenchOptions& opts) {
+  try {
+    std::string path = find_query(opts);
+    auto script = sql::parse(read_file(path));
+    SqlJobSettings settings;
+    settings.parallelism = opts.parallelism;
+    std::int64_t events = opts.events;
+    settings.rewrite_spec = [events](nlohmann::json& spec) { size_job(spec, events); };
+    SqlSession session(settings, "", stdout);
+    rusage before{}, after{};
+    getrusage(RUSAGE_SELF, &before);
+    auto start = std::chrono::steady_clock::now();
+    for (const auto& st : script.statements) {
+      try {
+        session.execute(st);
+      } catch (const std::exception& e) {
+        throw ClinkError(path + ": " + describe_error(e, st.pos));
+      }
+    }
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    getrusage(RUSAGE_SELF, &after);
+    double cpu = cpu_seconds(after) - cpu_seconds(before);
+    double n = static_cast<double>(events);
+    std::printf("nexmark %s: %lld events, parallelism %d\n", opts.query.c_str(), static_cast<long long>(events),
+                opts.parallelism);
+    std::printf("  wall time      %.3f s\n", wall);
+    std::printf("  throughput     %.0f events/s\n", n / wall);
+    std::printf("  cpu time       %.3f s\n", cpu);
+    std::printf("  per core       %.0f events/s per core of CPU time\n", cpu > 0 ? n / cpu : 0.0);
+    std::printf("  peak rss       %.1f MiB\n", static_cast<double>(after.ru_maxrss) / 1024.0);
+    return kExitOk;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks");
+  bench->require_subcommand(1);
+  auto opts = std::make_shared<BenchOptions>();
+  auto* nexmark = bench->add_subcommand("nexmark", "Run a Nexmark query on the in-process generator and report "
+                                                   "events/s, events/s per core and peak memory");
+  nexmark->add_option("-q,--query", opts->query, "The query: examples/nexmark/<query>.sql")->default_val("q0");
+  nexmark->add_option("-n,--events", opts->events, "Events to generate")->default_val(10'000'000)->check(CLI::Range(1LL, 1LL << 50));
+  nexmark->add_option("-p,--parallelism", opts->parallelism, "Parallelism of the job")->default_val(1)->check(CLI::Range(1, 1 << 15));
+  nexmark->add_option("-f,--file", opts->file, "A query script to run instead of examples/nexmark/<query>.sql");
+  nexmark->callback([opts, &exit_code] { exit_code = bench_nexmark(*opts); });
+}
+
+}  // namespace clink::cli

@@ -1,0 +1,202 @@
+#include "sql_session.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "clink/core/error.hpp"
+#include "clink/runtime/job_graph_spec.hpp"
+#include "clink/sql/explain.hpp"
+#include "clink/sql/parser.hpp"
+#include "clink/sql/physical_plan.hpp"
+#include "clink/sql/sql_error.hpp"
+#include "commands.hpp"
+#include "result_table.hpp"
+
+namespace clink::cli {
+
+std::atomic<bool>& stop_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+namespace {
+
+class TableauPresenter final : public ResultPresenter {
+ public:
+  explicit TableauPresenter(std::FILE* out) : out_(out) {}
+  void start(const std::vector<ResultColumn>& columns) override {
+    printer_ = std::make_unique<TableauPrinter>(columns, out_);
+    printer_->header();
+  }
+  void rows(const std::vector<ResultRow>& rows) override {
+    if (!rows.empty()) printer_->rows(rows);
+  }
+  void finish(bool) override { printer_->footer(); }
+
+ private:
+  std::FILE* out_;
+  std::unique_ptr<TableauPrinter> printer_;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultPresenter> make_tableau_presenter(std::FILE* out) {
+  return std::make_unique<TableauPresenter>(out);
+}
+
+std::string describe_error(const std::exception& e, const sql::SourcePosition& pos) {
+  if (dynamic_cast<const sql::SqlError*>(&e) != nullptr || !pos.known()) return e.what();
+  return fmt::format("line {}, column {}: {}", pos.line, pos.column, e.what());
+}
+
+SqlSession::SqlSession(SqlJobSettings settings, const std::string& catalog_dir, std::FILE* out)
+    : settings_(std::move(settings)), out_(out), runner_(catalog_) {
+  if (!catalog_dir.empty()) {
+    std::filesystem::create_directories(catalog_dir);
+    catalog_.load_from_dir(catalog_dir);
+    catalog_.set_persistence_dir(catalog_dir);
+  }
+  runner_.set_analyzer([this](const sql::TableDef& t, const std::vector<std::string>& cols) { return analyze(t, cols); });
+  presenter_ = [out] { return make_tableau_presenter(out); };
+}
+
+JobGraph SqlSession::build(nlohmann::json& spec) const {
+  if (settings_.parallelism > 0) spec["config"]["parallelism"] = settings_.parallelism;
+  for (const auto& s : settings_.sets) apply_override(spec, s);
+  if (settings_.rewrite_spec) settings_.rewrite_spec(spec);
+  return from_spec(spec, cli_registry());
+}
+
+bool SqlSession::wait_job(JobHandle& handle, const JobGraph& graph, const std::function<void()>& tick) {
+  bool stopped = false;
+  while (!handle.wait_for(std::chrono::milliseconds(100))) {
+    tick();
+    if (!stop_requested().load()) continue;
+    stopped = true;
+    if (!settings_.savepoint_on_stop.empty()) {
+      auto path = handle.stop_with_savepoint(storage_path(settings_.savepoint_on_stop));
+      std::fflush(out_);
+      std::fprintf(stderr, "savepoint written to %s\n", path.c_str());
+    } else {
+      handle.cancel();
+      handle.wait_for(std::chrono::seconds(30));
+    }
+    break;
+  }
+  tick();
+  if (settings_.metrics) print_metrics(graph, handle.metrics());
+  if (!stopped) handle.wait();  // throws JobFailedError when the job failed
+  return !stopped;
+}
+
+bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement&) {
+  JobGraph graph = build(spec);
+  JobHandle handle = execute_async(graph, settings_.execution);
+  bool completed = wait_job(handle, graph, [] {});
+  std::fflush(stdout);
+  return completed;
+}
+
+bool SqlSession::run_select(nlohmann::json spec) {
+  std::string name = fmt::format("cli_select_{}", ++streams_);
+  auto columns = route_select_to_stream(spec, name);
+  auto stream = std::make_shared<ResultStream>();
+  attach_result_stream(name, stream);
+  struct Detach {
+    std::string name;
+    ~Detach() { detach_result_stream(name); }
+  } detach{name};
+  JobGraph graph = build(spec);
+  auto presenter = presenter_();
+  presenter->start(columns);
+  JobHandle handle = execute_async(graph, settings_.execution);
+  bool completed = false;
+  try {
+    completed = wait_job(handle, graph, [&] { presenter->rows(stream->take(0)); });
+  } catch (...) {
+    presenter->finish(false);
+    throw;
+  }
+  presenter->finish(!completed);
+  return completed;
+}
+
+bool SqlSession::execute(const sql::ast::Statement& st) {
+  sql::StatementResult r = runner_.execute(st);
+  switch (r.kind) {
+    case sql::StatementResult::Kind::kOk: return true;
+    case sql::StatementResult::Kind::kText:
+      std::fputs(r.text.c_str(), out_);
+      if (!r.text.empty() && r.text.back() != '\n') std::fputc('\n', out_);
+      std::fflush(out_);
+      return true;
+    case sql::StatementResult::Kind::kJob:
+      if (st.as<sql::ast::QueryStatement>()) return run_select(std::move(r.spec));
+      return run_job(std::move(r.spec), st);
+  }
+  return true;
+}
+
+std::string SqlSession::explain(const sql::ast::Statement& st, bool with_spec) {
+  if (!st.as<sql::ast::Insert>() && !st.as<sql::ast::StatementSet>() && !st.as<sql::ast::QueryStatement>()) {
+    if (st.as<sql::ast::Explain>()) return runner_.execute(st).text;
+    runner_.execute(st);  // DDL and SET shape the plans of later statements
+    return "";
+  }
+  auto sinks = runner_.plan(st);
+  std::string out = "== Optimized Plan ==\n" + sql::explain_plans(sinks);
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  if (with_spec) {
+    sql::PhysicalPlanner planner(runner_.catalog(), runner_.session());
+    out += "\n== JobGraphSpec ==\n" + planner.compile(sinks, "explain").dump(2) + "\n";
+  }
+  return out;
+}
+
+// ANALYZE TABLE: one bounded job computing the row count and, per column, the number of
+// distinct values, NULLs, minimum and maximum.
+sql::TableStatistics SqlSession::analyze(const sql::TableDef& table, const std::vector<std::string>& columns) {
+  std::string select = "SELECT COUNT(*)";
+  for (const auto& c : columns)
+    select += fmt::format(", COUNT(DISTINCT `{0}`), COUNT(*) - COUNT(`{0}`), CAST(MIN(`{0}`) AS STRING), CAST(MAX(`{0}`) AS STRING)", c);
+  select += fmt::format(" FROM `{}`", table.name);
+  sql::ast::Script script = sql::parse(select);
+  sql::StatementRunner inner(catalog_);
+  auto quote = [](std::string text) {
+    for (std::size_t i = text.find('\''); i != std::string::npos; i = text.find('\'', i + 2)) text.insert(i, 1, '\'');
+    return "'" + text + "'";
+  };
+  for (const auto& [k, v] : runner_.session())
+    inner.execute(sql::parse(fmt::format("SET {} = {}", quote(k), quote(v))).statements.at(0));
+  sql::StatementResult r = inner.execute(script.statements.at(0));
+  std::string name = fmt::format("cli_analyze_{}", ++streams_);
+  auto cols = route_select_to_stream(r.spec, name);
+  auto stream = std::make_shared<ResultStream>();
+  attach_result_stream(name, stream);
+  struct Detach {
+    std::string name;
+    ~Detach() { detach_result_stream(name); }
+  } detach{name};
+  JobGraph graph = from_spec(r.spec, cli_registry());
+  clink::execute(graph);  // no checkpoints or restore: a statistics job of its own
+  MaterializedTable result(cols);
+  result.apply(stream->take(0));
+  if (result.rows().size() != 1) throw ClinkError(fmt::format("ANALYZE TABLE {}: expected one result row", table.name));
+  const auto& row = result.rows()[0];
+  sql::TableStatistics stats;
+  stats.analyzed = true;
+  stats.row_count = std::stoll(row[0].value_or("0"));
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    sql::ColumnStatistics cs;
+    cs.ndv = std::stoll(row[1 + 4 * i].value_or("0"));
+    cs.null_count = std::stoll(row[2 + 4 * i].value_or("0"));
+    cs.min = row[3 + 4 * i];
+    cs.max = row[4 + 4 * i];
+    stats.columns[columns[i]] = cs;
+  }
+  return stats;
+}
+
+}  // namespace clink::cli

@@ -1,0 +1,85 @@
+#pragma once
+// A SQL session of the CLI: the catalog (optionally persisted with --catalog-dir), the
+// planner's StatementRunner, and the executor for the jobs statements become.
+//   DDL / SET / RESET           applied; SHOW / DESCRIBE / EXPLAIN print their text
+//   INSERT / statement set      one job each, run to completion (or until stopped)
+//   SELECT                      one job whose rows a ResultPresenter shows as they come
+// `clink run script.sql`, `clink explain script.sql` and `clink sql` share it.
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clink/runtime/executor.hpp"
+#include "clink/sql/ast.hpp"
+#include "clink/sql/catalog.hpp"
+#include "clink/sql/statement_runner.hpp"
+#include "result_stream.hpp"
+
+namespace clink::cli {
+
+// How jobs run: the `clink run` flags.
+struct SqlJobSettings {
+  ExecutionOptions execution;
+  int parallelism = 0;             // -p (0: the planner's default)
+  std::vector<std::string> sets;   // --set overrides applied to each job's spec
+  bool metrics = false;
+  std::string savepoint_on_stop;   // on a stop request: savepoint into this directory
+  // Applied to each job's spec before it is built (the bench swaps sinks and sizes).
+  std::function<void(nlohmann::json&)> rewrite_spec;
+};
+
+// Shows a SELECT's rows while its job runs. `poll` is called with each batch of rows
+// (possibly empty, every ~100 ms); `finish` once the job ended or was stopped.
+class ResultPresenter {
+ public:
+  virtual ~ResultPresenter() = default;
+  virtual void start(const std::vector<ResultColumn>& columns) = 0;
+  virtual void rows(const std::vector<ResultRow>& rows) = 0;
+  virtual void finish(bool stopped) = 0;
+};
+using PresenterFactory = std::function<std::unique_ptr<ResultPresenter>()>;
+
+// Set by SIGINT/SIGTERM handlers: stops the running job (and, in `clink run`, the script).
+std::atomic<bool>& stop_requested();
+
+class SqlSession {
+ public:
+  SqlSession(SqlJobSettings settings, const std::string& catalog_dir, std::FILE* out);
+
+  void set_presenter(PresenterFactory factory) { presenter_ = std::move(factory); }
+  // Executes one statement; throws SqlError (with its position) or ClinkError. Returns
+  // false when a stop request ended its job early.
+  bool execute(const sql::ast::Statement& statement);
+  // The optimised plan (and with `with_spec` the JobGraphSpec) of an INSERT, statement
+  // set or query; other statements are executed (DDL) and yield "".
+  std::string explain(const sql::ast::Statement& statement, bool with_spec);
+
+  sql::StatementRunner& runner() { return runner_; }
+
+ private:
+  bool run_job(nlohmann::json spec, const sql::ast::Statement& statement);
+  bool run_select(nlohmann::json spec);
+  bool wait_job(JobHandle& handle, const JobGraph& graph, const std::function<void()>& tick);
+  JobGraph build(nlohmann::json& spec) const;
+  sql::TableStatistics analyze(const sql::TableDef& table, const std::vector<std::string>& columns);
+
+  SqlJobSettings settings_;
+  std::FILE* out_;
+  sql::Catalog catalog_;
+  sql::StatementRunner runner_;
+  PresenterFactory presenter_;
+  int streams_ = 0;
+};
+
+// A presenter printing Flink's tableau changelog (`clink run`, and `clink sql` when its
+// output is not a terminal).
+std::unique_ptr<ResultPresenter> make_tableau_presenter(std::FILE* out);
+
+// "file:L:C: message" for an error of a statement: SqlErrors carry their own position;
+// other errors (a job failing) get the statement's.
+std::string describe_error(const std::exception& e, const sql::SourcePosition& statement_pos);
+
+}  // namespace clink::cli
