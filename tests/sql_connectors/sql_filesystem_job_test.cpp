@@ -154,8 +154,19 @@ TEST(SqlFilesystemSink, OverwriteReplacesTheTargetsContents) {
   write_file(out / "part-0-0.json", "older run\n");
   write_file(out / "sub/old-2.json", "old\n");
   execute(batches_to_sink({sales({{18367, "eu", 5}})}, {{"path", out.string()}, {"format", "json"}, {"overwrite", true}}));
-  EXPECT_EQ(listing(out), std::vector<std::string>{"part-0-0.json"});
-  EXPECT_EQ(slurp(out / "part-0-0.json"), "{\"day\":\"2020-04-15\",\"region\":\"eu\",\"amount\":5}\n");
+  // Numbered past the existing part file, which the overwrite then removed.
+  EXPECT_EQ(listing(out), std::vector<std::string>{"part-0-1.json"});
+  EXPECT_EQ(slurp(out / "part-0-1.json"), "{\"day\":\"2020-04-15\",\"region\":\"eu\",\"amount\":5}\n");
+}
+
+TEST(SqlFilesystemSink, ASecondJobIntoTheSameDirectoryKeepsTheFirstJobsFiles) {
+  TempDir dir;
+  fs::path out = dir.path / "out";
+  execute(batches_to_sink({sales({{18367, "eu", 5}})}, {{"path", out.string()}, {"format", "csv"}}));
+  execute(batches_to_sink({sales({{18368, "us", 7}})}, {{"path", out.string()}, {"format", "csv"}}));
+  EXPECT_EQ(listing(out), (std::vector<std::string>{"part-0-0.csv", "part-0-1.csv"}));
+  EXPECT_EQ(slurp(out / "part-0-0.csv"), "2020-04-15,eu,5\n");
+  EXPECT_EQ(slurp(out / "part-0-1.csv"), "2020-04-16,us,7\n");
 }
 
 TEST(SqlFilesystemSink, PartitionedOverwriteReplacesOnlyThePartitionsWritten) {

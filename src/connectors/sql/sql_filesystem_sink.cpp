@@ -72,6 +72,7 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
     std::set<std::string> keep(pre.begin(), pre.end());
     pre.clear();
     remove_stale_staging_files(keep);
+    part_base_ = next_free_part_number();
     if (c_.overwrite) {
       auto& replace = state_->list(kReplaceState);
       if (!ctx.is_restored()) replace = visible_files(c_.path);
@@ -81,7 +82,7 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
 
   void begin_transaction(std::int64_t transaction_id) override {
     abort();
-    part_ = FilePartWriter::part_number(transaction_id, subtask_);
+    part_ = part_base_ + FilePartWriter::part_number(transaction_id, subtask_);
   }
 
   void write(const ColumnBatch& batch) override {
@@ -198,6 +199,25 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
     }
   }
 
+  // Part numbers come from transaction ids, which restart with every job: a second
+  // INSERT into the same directory numbers its files past every part file of this subtask
+  // already there (visible or still staged), so it never overwrites the first one's.
+  std::int64_t next_free_part_number() const {
+    const std::string prefix = "part-" + std::to_string(subtask_) + "-";
+    std::int64_t next = 0;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(c_.path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (name.starts_with(".")) name.erase(0, 1);
+      if (!name.starts_with(prefix)) continue;
+      const char* digits = name.c_str() + prefix.size();
+      char* stop = nullptr;
+      long long n = std::strtoll(digits, &stop, 10);
+      if (stop != digits && *stop == '.') next = std::max<std::int64_t>(next, n + 1);
+    }
+    return next;
+  }
+
   // Staging files ".part-<subtask>-<n>.<ext>.inprogress" of this subtask (subtask 0 also
   // takes those of subtasks beyond the parallelism) not kept by the checkpoint.
   void remove_stale_staging_files(const std::set<std::string>& keep) const {
@@ -222,6 +242,7 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
   std::vector<const Column*> cols_;
   OperatorStateStore* state_ = nullptr;
   std::int64_t part_ = 0;
+  std::int64_t part_base_ = 0;
   std::map<std::string, OpenFile> files_;  // by partition directory
   std::set<std::string> pre_committed_;
   std::vector<std::string> replace_;
