@@ -206,8 +206,8 @@ std::size_t Binder::Impl::resolve_column(const ast::ColumnRef& ref, const Scope&
       if (!known) {
         for (const auto& c : scope.columns)
           if (c.name == qualifier && c.type.is(TypeKind::kRow))
-            fail(pos, fmt::format("field access `{}.{}` on the ROW column `{}` is not supported yet (the function "
-                                  "registry has no field access)", qualifier, name, qualifier));
+            fail(pos, fmt::format("field access `{}.{}` on the ROW column `{}` is not allowed here (only in "
+                                  "expressions)", qualifier, name, qualifier));
         fail(pos, fmt::format("Table '{}' not found", qualifier));
       }
     }
@@ -320,9 +320,26 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           if (ym) return expr::literal(Value(v), LogicalType::interval_year_month().not_null());
           return expr::literal(Value(v), LogicalType::interval_day_time(day_time_unit(n.from_unit, n.to_unit), 2, 3).not_null());
         } else if constexpr (std::is_same_v<T, ast::ColumnRef>) {
-          std::size_t i = resolve_column(n, *ctx.scope, e.pos);
+          // Flink's (Calcite's) rule for `a.b[.c...]`: when `a` names a table in scope it is
+          // table a's column b; otherwise `a` is a column and the rest are ROW field accesses.
+          std::size_t column_names = 1;
+          if (n.names.size() >= 2) {
+            bool is_column = false;
+            for (const auto& c : ctx.scope->columns) {
+              if (c.qualifier == n.names[0]) column_names = 2;
+              is_column = is_column || upper_name(c.name) == upper_name(n.names[0]);
+            }
+            // Neither a table nor a column: resolve `a.b` as table.column for the error.
+            if (!is_column) column_names = 2;
+          }
+          ast::ColumnRef head;
+          head.names.assign(n.names.begin(), n.names.begin() + static_cast<std::ptrdiff_t>(column_names));
+          std::size_t i = resolve_column(head, *ctx.scope, e.pos);
           const auto& c = ctx.scope->columns[i];
-          return expr::column(i, c.type, c.name);
+          ExprPtr out = expr::column(i, c.type, c.name);
+          for (std::size_t k = column_names; k < n.names.size(); ++k)
+            out = call("FIELD", {out, expr::literal(Value(n.names[k]), LogicalType::string().not_null())}, e.pos);
+          return out;
         } else if constexpr (std::is_same_v<T, ast::Star>) {
           fail(e.pos, "* is only allowed in the select list and COUNT(*)");
         } else if constexpr (std::is_same_v<T, ast::Unary>) {
