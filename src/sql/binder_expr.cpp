@@ -352,6 +352,7 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           if (n.op == "OR") return at(e.pos, [&] { return expr::or_({l, r}); });
           return call(n.op, {l, r}, e.pos);
         } else if constexpr (std::is_same_v<T, ast::IsTest>) {
+          if (n.what == ast::IsTest::What::Json) return bind_is_json(n, ctx, e.pos);
           static const char* kNames[] = {"NULL", "TRUE", "FALSE", "UNKNOWN"};
           std::string name = std::string("IS ") + (n.negated ? "NOT " : "") + kNames[static_cast<int>(n.what)];
           return call(name, {sub(n.operand)}, e.pos);
@@ -395,10 +396,10 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           if (n.length) args.push_back(sub(n.length));
           return call("SUBSTRING", std::move(args), e.pos);
         } else if constexpr (std::is_same_v<T, ast::Trim>) {
-          static const char* kSides[] = {"BOTH", "LEADING", "TRAILING"};
+          // TRIM(LEADING c FROM s) -> LTRIM(s, c), TRAILING -> RTRIM, BOTH -> TRIM (docs/sql-types.md).
+          static const char* kFunctions[] = {"TRIM", "LTRIM", "RTRIM"};
           ExprPtr chars = n.characters ? sub(n.characters) : expr::literal(Value(" "), LogicalType::char_type(1).not_null());
-          return call("TRIM", {expr::literal(Value(kSides[static_cast<int>(n.side)]), LogicalType::string().not_null()),
-                               chars, sub(n.value)}, e.pos);
+          return call(kFunctions[static_cast<int>(n.side)], {sub(n.value), chars}, e.pos);
         } else if constexpr (std::is_same_v<T, ast::Overlay>) {
           std::vector<ExprPtr> args{sub(n.value), sub(n.placing), sub(n.from)};
           if (n.length) args.push_back(sub(n.length));
@@ -459,6 +460,8 @@ ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, 
   }
   if (name == "TUMBLE" || name == "HOP" || name == "SESSION" || name == "CUMULATE")
     fail(e.pos, fmt::format("{}(...) is only allowed in GROUP BY (or as a window TVF in FROM)", name));
+  if (ExprPtr special = bind_special_call(name, f, e, ctx)) return special;
+  if (f.json) fail(e.pos, fmt::format("{} takes no SQL/JSON clauses", name));
   std::vector<ExprPtr> args;
   for (const auto& a : f.args) args.push_back(bind_expr(*a, ctx));
   if (const FunctionDef* def = catalog.function(name)) {
