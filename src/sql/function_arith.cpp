@@ -60,12 +60,14 @@ struct Div {
     return bad ? T(0) : static_cast<T>(a / b);
   }
 };
-// MOD over int64 operands written into the divisor's type R (|result| < |divisor|).
+// MOD: an int64 dividend, the divisor in its own type R, the result in R (|result| <
+// |divisor|). The divisor keeps its type so that a serialised plan re-resolves to the
+// same result type (casting it to BIGINT would make MOD(BIGINT, INT) reload as BIGINT).
 template <class R>
 struct Mod {
-  R operator()(std::int64_t a, std::int64_t b, bool& bad) const {
+  R operator()(std::int64_t a, R b, bool& bad) const {
     bad = b == 0;
-    return (b == 0 || b == -1) ? R(0) : static_cast<R>(a % b);
+    return (b == 0 || b == -1) ? R(0) : static_cast<R>(a % static_cast<std::int64_t>(b));
   }
 };
 
@@ -90,7 +92,7 @@ ScalarKernel mod_kernel_for(TypeKind k) {
   auto make = [](auto tag) -> ScalarKernel {
     using R = decltype(tag);
     return [](KernelContext& ctx, std::span<const KernelArg> args, Column& out) {
-      binary_fixed<R, std::int64_t, std::int64_t>(ctx, args, out, Mod<R>{});
+      binary_fixed<R, std::int64_t, R>(ctx, args, out, Mod<R>{});
     };
   };
   switch (k) {
@@ -148,7 +150,7 @@ std::optional<ResolvedFunction> resolve_arith(const char* name, ArithmeticOp op,
   if (rt->is_integer()) {
     f.return_type = rt->with_nullable(true);  // overflow and x / 0 give NULL
     if (op == ArithmeticOp::kMod) {
-      f.arg_types = {LogicalType::bigint().with_nullable(n0), LogicalType::bigint().with_nullable(n1)};
+      f.arg_types = {LogicalType::bigint().with_nullable(n0), rt->with_nullable(n1)};
       f.kernel = mod_kernel_for(rt->kind());
     } else {
       f.arg_types = {rt->with_nullable(n0), rt->with_nullable(n1)};

@@ -43,6 +43,9 @@ TEST(ExprJson, RoundTripsEveryNodeKind) {
       call("<", {col(3), lit(Value(ts("2020-04-15 08:05:00.123")), LogicalType::timestamp(3).not_null())}),
       lit(Value(2.5), LogicalType::double_type().not_null()),
       lit(Value(std::string("\x01\xff", 2)), LogicalType::bytes().not_null()),
+      // MOD has its divisor's type: MOD(BIGINT, INT) is INT, also after a reload.
+      call("MOD", {ex::cast(col(0), LogicalType::bigint()), lit(Value(123), LogicalType::int_type().not_null())}),
+      call("%", {col(0), lit(Value(7), LogicalType::bigint().not_null())}),
   };
   for (const auto& e : exprs) {
     nlohmann::json j = sql::expr_to_json(*e);
@@ -54,6 +57,8 @@ TEST(ExprJson, RoundTripsEveryNodeKind) {
   EXPECT_EQ(sql::expr_to_json(*exprs[11])["args"][1]["lit"], "2020-04-15 08:05:00.123");
   EXPECT_EQ(sql::expr_to_json(*exprs[10])["args"][1]["lit"], "1.50");
   EXPECT_EQ(sql::expr_to_json(*exprs[13])["lit"], "01ff");
+  EXPECT_EQ(exprs[14]->type.to_string(), "INT");
+  EXPECT_EQ(exprs[15]->type.to_string(), "BIGINT");
 }
 
 TEST(ExprJson, ErrorsNameThePath) {
