@@ -19,9 +19,24 @@ std::optional<std::int64_t> literal_int(const ast::ExprPtr& e) {
 
 }  // namespace
 
+namespace {
+
+// Flink SQL (FlinkTypeSystem.getDefaultPrecision): VARCHAR / VARBINARY written without a
+// length in DDL and CAST are VARCHAR(MAX) / VARBINARY(MAX), i.e. STRING / BYTES (the type
+// string parser keeps LogicalTypeParser's default of 1). Nexmark declares VARCHAR fields.
+TypeName with_sql_default_lengths(TypeName t) {
+  if ((t.name == "VARCHAR" || t.name == "VARBINARY") && t.params.empty()) t.params = {2147483647};
+  for (auto& e : t.elements) e = with_sql_default_lengths(std::move(e));
+  for (auto& f : t.fields)
+    for (auto& ft : f.type) ft = with_sql_default_lengths(std::move(ft));
+  return t;
+}
+
+}  // namespace
+
 LogicalType to_logical_type(const TypeName& type) {
   try {
-    return parse_logical_type(to_string(type));
+    return parse_logical_type(to_string(with_sql_default_lengths(type)));
   } catch (const ClinkError& e) {
     throw TranslationError(type.pos, fmt::format("unsupported type {}: {}", to_string(type), e.what()));
   }

@@ -206,8 +206,8 @@ std::size_t Binder::Impl::resolve_column(const ast::ColumnRef& ref, const Scope&
       if (!known) {
         for (const auto& c : scope.columns)
           if (c.name == qualifier && c.type.is(TypeKind::kRow))
-            fail(pos, fmt::format("field access `{}.{}` on the ROW column `{}` is not supported yet (the function "
-                                  "registry has no field access)", qualifier, name, qualifier));
+            fail(pos, fmt::format("field access `{}.{}` on the ROW column `{}` is not allowed here (only in "
+                                  "expressions)", qualifier, name, qualifier));
         fail(pos, fmt::format("Table '{}' not found", qualifier));
       }
     }
@@ -320,9 +320,26 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           if (ym) return expr::literal(Value(v), LogicalType::interval_year_month().not_null());
           return expr::literal(Value(v), LogicalType::interval_day_time(day_time_unit(n.from_unit, n.to_unit), 2, 3).not_null());
         } else if constexpr (std::is_same_v<T, ast::ColumnRef>) {
-          std::size_t i = resolve_column(n, *ctx.scope, e.pos);
+          // Flink's (Calcite's) rule for `a.b[.c...]`: when `a` names a table in scope it is
+          // table a's column b; otherwise `a` is a column and the rest are ROW field accesses.
+          std::size_t column_names = 1;
+          if (n.names.size() >= 2) {
+            bool is_column = false;
+            for (const auto& c : ctx.scope->columns) {
+              if (c.qualifier == n.names[0]) column_names = 2;
+              is_column = is_column || upper_name(c.name) == upper_name(n.names[0]);
+            }
+            // Neither a table nor a column: resolve `a.b` as table.column for the error.
+            if (!is_column) column_names = 2;
+          }
+          ast::ColumnRef head;
+          head.names.assign(n.names.begin(), n.names.begin() + static_cast<std::ptrdiff_t>(column_names));
+          std::size_t i = resolve_column(head, *ctx.scope, e.pos);
           const auto& c = ctx.scope->columns[i];
-          return expr::column(i, c.type, c.name);
+          ExprPtr out = expr::column(i, c.type, c.name);
+          for (std::size_t k = column_names; k < n.names.size(); ++k)
+            out = call("FIELD", {out, expr::literal(Value(n.names[k]), LogicalType::string().not_null())}, e.pos);
+          return out;
         } else if constexpr (std::is_same_v<T, ast::Star>) {
           fail(e.pos, "* is only allowed in the select list and COUNT(*)");
         } else if constexpr (std::is_same_v<T, ast::Unary>) {
@@ -335,6 +352,7 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           if (n.op == "OR") return at(e.pos, [&] { return expr::or_({l, r}); });
           return call(n.op, {l, r}, e.pos);
         } else if constexpr (std::is_same_v<T, ast::IsTest>) {
+          if (n.what == ast::IsTest::What::Json) return bind_is_json(n, ctx, e.pos);
           static const char* kNames[] = {"NULL", "TRUE", "FALSE", "UNKNOWN"};
           std::string name = std::string("IS ") + (n.negated ? "NOT " : "") + kNames[static_cast<int>(n.what)];
           return call(name, {sub(n.operand)}, e.pos);
@@ -378,10 +396,10 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           if (n.length) args.push_back(sub(n.length));
           return call("SUBSTRING", std::move(args), e.pos);
         } else if constexpr (std::is_same_v<T, ast::Trim>) {
-          static const char* kSides[] = {"BOTH", "LEADING", "TRAILING"};
+          // TRIM(LEADING c FROM s) -> LTRIM(s, c), TRAILING -> RTRIM, BOTH -> TRIM (docs/sql-types.md).
+          static const char* kFunctions[] = {"TRIM", "LTRIM", "RTRIM"};
           ExprPtr chars = n.characters ? sub(n.characters) : expr::literal(Value(" "), LogicalType::char_type(1).not_null());
-          return call("TRIM", {expr::literal(Value(kSides[static_cast<int>(n.side)]), LogicalType::string().not_null()),
-                               chars, sub(n.value)}, e.pos);
+          return call(kFunctions[static_cast<int>(n.side)], {sub(n.value), chars}, e.pos);
         } else if constexpr (std::is_same_v<T, ast::Overlay>) {
           std::vector<ExprPtr> args{sub(n.value), sub(n.placing), sub(n.from)};
           if (n.length) args.push_back(sub(n.length));
@@ -442,6 +460,8 @@ ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, 
   }
   if (name == "TUMBLE" || name == "HOP" || name == "SESSION" || name == "CUMULATE")
     fail(e.pos, fmt::format("{}(...) is only allowed in GROUP BY (or as a window TVF in FROM)", name));
+  if (ExprPtr special = bind_special_call(name, f, e, ctx)) return special;
+  if (f.json) fail(e.pos, fmt::format("{} takes no SQL/JSON clauses", name));
   std::vector<ExprPtr> args;
   for (const auto& a : f.args) args.push_back(bind_expr(*a, ctx));
   if (const FunctionDef* def = catalog.function(name)) {

@@ -112,6 +112,11 @@ struct Binder::Impl {
   ExprPtr bind_literal(const ast::Literal& l, SourcePosition pos);
   ExprPtr bind_call(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx);
   ExprPtr call(std::string_view name, std::vector<ExprPtr> args, SourcePosition pos);
+  // binder_special_forms.cpp: TIMESTAMPADD/DIFF units and SQL/JSON clauses (nullptr when `f`
+  // needs no lowering), IS [NOT] JSON.
+  ExprPtr bind_special_call(const std::string& name, const ast::FunctionCall& f, const ast::Expr& e,
+                            const ExprContext& ctx);
+  ExprPtr bind_is_json(const ast::IsTest& t, const ExprContext& ctx, SourcePosition pos);
   ExprPtr bind_post_aggregate_column(const ast::Expr& e, const ExprContext& ctx);
   AggregateCall bind_aggregate_call(const ast::FunctionCall& f, const ast::Expr& e, const Scope& scope,
                                     std::vector<ExprPtr>& pre_exprs, std::vector<std::string>& pre_names);

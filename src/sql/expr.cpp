@@ -222,6 +222,11 @@ ExprPtr call(const FunctionRegistry& registry, std::string_view name, std::vecto
     std::int64_t digits = digits_literal->is_null() ? 0 : digits_literal->as_int();
     f->return_type = round_decimal_type(args[0]->type.precision(), args[0]->type.scale(), digits).with_nullable(true);
   }
+  if (upper == "FIELD") {
+    // The field's type depends on the constant field name/index.
+    if (!args[1]->is_literal()) throw SqlTypeError("FIELD needs a constant field name or index, got " + args[1]->to_string());
+    f->return_type = row_field_type(args[0]->type, args[1]->literal);
+  }
   auto e = make(ExprKind::kCall, f->return_type, std::move(args));
   e->name = f->name;
   e->function = std::move(f);

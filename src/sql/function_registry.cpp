@@ -41,6 +41,7 @@ FunctionRegistry FunctionRegistry::with_builtins() {
   register_temporal_format_functions(r);
   register_hash_functions(r);
   register_json_functions(r);
+  register_row_functions(r);
   return r;
 }
 

@@ -7,9 +7,9 @@
 
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/sql/changelog_mode.hpp"
+#include "clink/sql/expr_json.hpp"
+#include "clink/sql/ops/sql_op_spec.hpp"
 #include "clink/sql/optimizer.hpp"
-#include "clink/sql/time_zone.hpp"
-#include "clink/sql/value_format.hpp"
 
 namespace clink::sql {
 
@@ -21,22 +21,6 @@ namespace {
 
 const std::set<std::string> kSources = {"filesystem", "datagen", "nexmark"};
 const std::set<std::string> kSinks = {"filesystem", "print", "blackhole", "collect"};
-
-json literal_json(const Expr& e) {
-  const Value& v = e.literal;
-  if (v.is_null()) return nullptr;
-  const LogicalType& t = e.type;
-  if (t.is(TypeKind::kBoolean)) return v.as_bool();
-  if (t.is_integer() || t.is(TypeKind::kIntervalDayTime) || t.is(TypeKind::kIntervalYearMonth)) return v.as_int();
-  if (t.is_approx_numeric()) return v.as_double();
-  if (t.is_character_string()) return v.as_string();
-  // DECIMAL, temporal and binary values as their CAST(... AS STRING) text.
-  Column c(t);
-  c.append_value(v);
-  std::string s;
-  append_cell_string(c, 0, *TimeZone::utc(), false, s);
-  return s;
-}
 
 std::string keys_text(const std::vector<std::size_t>& cols) {
   std::string s = "sql_columns:";
@@ -133,7 +117,7 @@ struct Compiler {
         if (!w.alignment_group.empty())
           alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
                        {"update_interval_ms", w.alignment_update_interval_ms}};
-        json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(w.watermark)},
+        json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*w.watermark)},
                   {"emit", w.emit}, {"interval_ms", w.interval_ms}, {"idle_timeout_ms", w.idle_timeout_ms},
                   {"alignment", alignment}};
         return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
@@ -234,9 +218,9 @@ struct Compiler {
     }
     auto in = compile(*input);
     json proj = json::array();
-    for (const auto& e : projections) proj.push_back(expr_to_json(e));
+    for (const auto& e : projections) proj.push_back(expr_to_json(*e));
     json p = {{"schema", schema_to_json(n.schema)}, {"projections", proj},
-              {"filter", filter ? expr_to_json(filter) : json(nullptr)}};
+              {"filter", filter ? expr_to_json(*filter) : json(nullptr)}};
     return add("sql_calc", in, p, nullptr, false, &input->schema);
   }
 
@@ -361,28 +345,6 @@ bool is_planner_option(const std::string& key) {
   static const std::set<std::string> kKeys = {"connector", "event_time_column", "watermark_lag_ms", "idle_timeout_ms",
                                               "allowed_lateness_ms", "late_records_to_dlq", "partition_by"};
   return kKeys.count(key) || key.rfind("scan.watermark.", 0) == 0 || key.rfind("statistics.", 0) == 0;
-}
-
-// schema_to_json is defined once, in src/sql/ops/sql_op_spec.cpp (the ops read it back).
-
-json expr_to_json(const ExprPtr& e) {
-  auto list = [&](std::size_t from = 0) {
-    json a = json::array();
-    for (std::size_t i = from; i < e->args.size(); ++i) a.push_back(expr_to_json(e->args[i]));
-    return a;
-  };
-  switch (e->kind) {
-    case ExprKind::kColumnRef: return {{"col", e->column_index}};
-    case ExprKind::kLiteral: return {{"lit", literal_json(*e)}, {"type", e->type.to_string()}};
-    case ExprKind::kCall: return {{"call", e->name}, {"args", list()}, {"type", e->type.to_string()}};
-    case ExprKind::kCast: return {{"cast", expr_to_json(e->args[0])}, {"type", e->type.to_string()}, {"try", e->try_cast}};
-    case ExprKind::kCase: return {{"case", list()}, {"type", e->type.to_string()}};
-    case ExprKind::kAnd: return {{"and", list()}};
-    case ExprKind::kOr: return {{"or", list()}};
-    case ExprKind::kCoalesce: return {{"coalesce", list()}, {"type", e->type.to_string()}};
-    case ExprKind::kInList: return {{"in", list()}, {"negated", e->negated}};
-  }
-  return nullptr;
 }
 
 json window_to_json(const WindowSpec& w) {

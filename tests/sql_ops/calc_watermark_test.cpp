@@ -112,6 +112,23 @@ TEST(SqlCalc, ProjectionOnlyAndSchemaErrors) {
   }
 }
 
+// CURRENT_WATERMARK(t): NULL before the operator saw a watermark, then the last one.
+TEST(SqlCalc, CurrentWatermarkIsTheLastWatermarkSeen) {
+  auto p = calc_params({col(1), call("CURRENT_WATERMARK", {col(3)})},
+                       {{"s", LogicalType::string()}, {"w", LogicalType::timestamp(3)}}, nullptr);
+  OpHarness h("sql_calc", p);
+  auto one = [](const char* s) {
+    return batch(input(), {Row{{Value(1), Value(s), Value::decimal(100), Value(ts("2020-01-01 00:00"))}, RowKind::kInsert, 1}});
+  };
+  h.push(one("before"));
+  h.watermark(5000);
+  h.push(one("after"));
+  h.watermark(7250);
+  h.push(one("later"));
+  EXPECT_THAT(h.lines, ElementsAre("+I[before, null]", "WM 5000", "+I[after, 1970-01-01 00:00:05.000]", "WM 7250",
+                                   "+I[later, 1970-01-01 00:00:07.250]"));
+}
+
 // ---- watermarks ----
 
 SchemaPtr wm_schema() { return sql::make_schema({{"ts", LogicalType::timestamp(3)}, {"wm", LogicalType::timestamp(3)}}); }

@@ -162,5 +162,11 @@ void register_temporal_functions(FunctionRegistry& r);
 void register_temporal_format_functions(FunctionRegistry& r);
 void register_hash_functions(FunctionRegistry& r);
 void register_json_functions(FunctionRegistry& r);
+void register_row_functions(FunctionRegistry& r);
+
+// FIELD(row, f): the index of field `f` (a name, or a 1-based index) of the ROW type
+// `row`, and the field's type (nullable when the row is). Throw SqlTypeError.
+std::size_t row_field_index(const LogicalType& row, const Value& field);
+LogicalType row_field_type(const LogicalType& row, const Value& field);
 
 }  // namespace clink::sql

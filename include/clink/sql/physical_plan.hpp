@@ -36,9 +36,8 @@ class PhysicalPlanner {
   const SessionConfig& session_;
 };
 
-// The contract's JSON forms.
-nlohmann::json schema_to_json(const Schema& schema);
-nlohmann::json expr_to_json(const ExprPtr& e);
+// The contract's JSON forms (schemas: schema_to_json in ops/sql_op_spec.hpp; expressions:
+// expr_to_json in expr_json.hpp, the serialiser the operators load with).
 nlohmann::json window_to_json(const WindowSpec& w);
 nlohmann::json aggregate_to_json(const AggregateCall& a);
 

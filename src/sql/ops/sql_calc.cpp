@@ -26,13 +26,23 @@ struct CalcConfig {
 class SqlCalcOperator final : public StreamOperator {
  public:
   explicit SqlCalcOperator(const CalcConfig& cfg)
-      : cfg_(cfg), projection_(cfg.projections, names(*cfg.out_schema), cfg.session) {
-    if (cfg.filter) predicate_.emplace(cfg.filter, cfg.session);
+      : cfg_(cfg), batch_time_(std::make_shared<BatchTimeContext>()),
+        session_(with_batch_time(cfg.session, batch_time_)),
+        projection_(cfg.projections, names(*cfg.out_schema), session_) {
+    if (cfg.filter) predicate_.emplace(cfg.filter, session_);
+  }
+
+  // CURRENT_WATERMARK reads the last watermark this operator saw (NULL before the first).
+  void process_watermark(Watermark wm) override {
+    if (!wm.idle && wm.timestamp != kMinEventTime) batch_time_->current_watermark_millis = wm.timestamp;
+    StreamOperator::process_watermark(wm);
   }
 
   void process_batch(int, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
     if (in.size() == 0) return;
+    // One "now" per batch for CURRENT_TIMESTAMP & co (the task's processing-time clock).
+    batch_time_->now_micros = ctx().timer_service().current_processing_time() * 1000;
     const ColumnBatch* rows = &in;
     ColumnBatch kept(in.schema());
     try {
@@ -57,7 +67,15 @@ class SqlCalcOperator final : public StreamOperator {
     for (const auto& f : s.fields()) n.push_back(f.name);
     return n;
   }
+  static SessionContext with_batch_time(SessionContext s, std::shared_ptr<const BatchTimeContext> t) {
+    s.batch_time = std::move(t);
+    return s;
+  }
   CalcConfig cfg_;
+  // Shared with the compiled expressions through session_.batch_time; updated per batch
+  // and per watermark.
+  std::shared_ptr<BatchTimeContext> batch_time_;
+  SessionContext session_;
   CompiledProjection projection_;
   std::optional<CompiledPredicate> predicate_;
   std::vector<std::uint32_t> selection_;
