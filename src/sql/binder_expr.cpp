@@ -285,15 +285,40 @@ ExprPtr Binder::Impl::bind_literal(const ast::Literal& l, SourcePosition pos) {
   fail(pos, "unsupported literal");
 }
 
+// Flink's (Calcite's) rule for `a.b[.c...]`: when `a` names a table in scope it is table
+// a's column b; otherwise `a` is a column and the rest are ROW field accesses. Returns how
+// many leading names name the column (1 or 2).
+static std::size_t column_prefix_length(const ast::ColumnRef& ref, const Scope& scope) {
+  if (ref.names.size() < 2) return 1;
+  bool is_column = false;
+  for (const auto& c : scope.columns) {
+    if (c.qualifier == ref.names[0]) return 2;
+    is_column = is_column || upper_name(c.name) == upper_name(ref.names[0]);
+  }
+  // Neither a table nor a column: resolve `a.b` as table.column for the error.
+  return is_column ? 1 : 2;
+}
+
+ExprPtr Binder::Impl::field_accesses(ExprPtr base, const ast::ColumnRef& ref, std::size_t from, SourcePosition pos) {
+  for (std::size_t k = from; k < ref.names.size(); ++k)
+    base = call("FIELD", {base, expr::literal(Value(ref.names[k]), LogicalType::string().not_null())}, pos);
+  return base;
+}
+
 ExprPtr Binder::Impl::bind_post_aggregate_column(const ast::Expr& e, const ExprContext& ctx) {
   const AggContext& agg = *ctx.agg;
   const auto& ref = std::get<ast::ColumnRef>(e.node);
-  std::size_t in = resolve_column(ref, *agg.input, e.pos);
+  std::size_t column_names = column_prefix_length(ref, *agg.input);
+  ast::ColumnRef head;
+  head.names.assign(ref.names.begin(), ref.names.begin() + static_cast<std::ptrdiff_t>(column_names));
+  std::size_t in = resolve_column(head, *agg.input, e.pos);
+  // A grouped ROW column's fields are usable after the aggregation (GROUP BY r ... r.a).
   for (std::size_t k = 0; k < agg.key_columns.size(); ++k)
-    if (agg.key_columns[k] == in) return expr::column(k, agg.output.type(k), agg.output.name(k));
+    if (agg.key_columns[k] == in)
+      return field_accesses(expr::column(k, agg.output.type(k), agg.output.name(k)), ref, column_names, e.pos);
   if (agg.window_input_start && in >= *agg.window_input_start && in < *agg.window_input_start + 3) {
     std::size_t o = agg.window_output + (in - *agg.window_input_start);
-    return expr::column(o, agg.output.type(o), agg.output.name(o));
+    return field_accesses(expr::column(o, agg.output.type(o), agg.output.name(o)), ref, column_names, e.pos);
   }
   fail(e.pos, fmt::format("Expression '{}' is not being grouped", ast_text(e)));
 }
@@ -320,25 +345,13 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           if (ym) return expr::literal(Value(v), LogicalType::interval_year_month().not_null());
           return expr::literal(Value(v), LogicalType::interval_day_time(day_time_unit(n.from_unit, n.to_unit), 2, 3).not_null());
         } else if constexpr (std::is_same_v<T, ast::ColumnRef>) {
-          // Flink's (Calcite's) rule for `a.b[.c...]`: when `a` names a table in scope it is
-          // table a's column b; otherwise `a` is a column and the rest are ROW field accesses.
-          std::size_t column_names = 1;
-          if (n.names.size() >= 2) {
-            bool is_column = false;
-            for (const auto& c : ctx.scope->columns) {
-              if (c.qualifier == n.names[0]) column_names = 2;
-              is_column = is_column || upper_name(c.name) == upper_name(n.names[0]);
-            }
-            // Neither a table nor a column: resolve `a.b` as table.column for the error.
-            if (!is_column) column_names = 2;
-          }
+          std::size_t column_names = column_prefix_length(n, *ctx.scope);
           ast::ColumnRef head;
           head.names.assign(n.names.begin(), n.names.begin() + static_cast<std::ptrdiff_t>(column_names));
           std::size_t i = resolve_column(head, *ctx.scope, e.pos);
           const auto& c = ctx.scope->columns[i];
           ExprPtr out = expr::column(i, c.type, c.name);
-          for (std::size_t k = column_names; k < n.names.size(); ++k)
-            out = call("FIELD", {out, expr::literal(Value(n.names[k]), LogicalType::string().not_null())}, e.pos);
+          out = field_accesses(out, n, column_names, e.pos);
           return out;
         } else if constexpr (std::is_same_v<T, ast::Star>) {
           fail(e.pos, "* is only allowed in the select list and COUNT(*)");

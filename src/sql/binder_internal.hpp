@@ -118,6 +118,8 @@ struct Binder::Impl {
                             const ExprContext& ctx);
   ExprPtr bind_is_json(const ast::IsTest& t, const ExprContext& ctx, SourcePosition pos);
   ExprPtr bind_post_aggregate_column(const ast::Expr& e, const ExprContext& ctx);
+  // FIELD(...) for ref.names[from..]: the ROW field accesses after the column.
+  ExprPtr field_accesses(ExprPtr base, const ast::ColumnRef& ref, std::size_t from, SourcePosition pos);
   AggregateCall bind_aggregate_call(const ast::FunctionCall& f, const ast::Expr& e, const Scope& scope,
                                     std::vector<ExprPtr>& pre_exprs, std::vector<std::string>& pre_names);
 };

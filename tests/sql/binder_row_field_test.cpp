@@ -51,6 +51,12 @@ TEST(RowField, BinderResolvesTableColumnThenColumnField) {
   // `r.a` is table r's column a when a table r is in scope.
   EXPECT_GOLDEN(f.bound("SELECT r.a FROM r"), R"(TableSourceScan(table=[r], fields=[a])
 )");
+  // A grouped ROW column's fields after the aggregation.
+  EXPECT_GOLDEN(f.bound("SELECT r.b, COUNT(*) FROM nested GROUP BY r"), R"(Calc(select=[FIELD(r, 'b') AS b, EXPR$1])
+  GroupAggregate(groupBy=[r], select=[r, COUNT(*) AS EXPR$1])
+    Calc(select=[r])
+      TableSourceScan(table=[nested], fields=[r, k])
+)");
   EXPECT_GOLDEN(f.error("SELECT r.x FROM nested"), R"(line 1, column 8: no field 'x' in ROW<`a` INT, `b` STRING>)");
   EXPECT_GOLDEN(f.error("SELECT z.x FROM nested"), R"(line 1, column 8: Table 'z' not found)");
   EXPECT_GOLDEN(f.error("SELECT k.x FROM nested"), R"(line 1, column 8: Cannot apply FIELD to arguments of type FIELD(INT, STRING NOT NULL). Supported signatures:
