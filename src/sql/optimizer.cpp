@@ -27,11 +27,11 @@ bool is_false(const ExprPtr& e) {
   return e->is_literal() && !e->literal.is_null() && e->type.is(TypeKind::kBoolean) && !e->literal.as_bool();
 }
 
-ExprPtr evaluate_constant(const ExprPtr& e) {
+ExprPtr evaluate_constant(const ExprPtr& e, const SessionContext& session) {
   try {
     ColumnBatch batch(make_schema({}), 1);
     batch.commit_rows(1);
-    CompiledExpr compiled(e);
+    CompiledExpr compiled(e, session);
     Column c = compiled.evaluate_owned(batch);
     return expr::literal(c.value_at(0), e->type);
   } catch (const std::exception&) {
@@ -41,12 +41,12 @@ ExprPtr evaluate_constant(const ExprPtr& e) {
 
 }  // namespace
 
-ExprPtr fold_constants(const ExprPtr& e) {
+ExprPtr fold_constants(const ExprPtr& e, const SessionContext& session) {
   if (e->args.empty()) return e;
   auto c = std::make_shared<Expr>(*e);
   bool all_literal = true;
   for (auto& a : c->args) {
-    a = fold_constants(a);
+    a = fold_constants(a, session);
     all_literal = all_literal && a->is_literal();
   }
   if (c->kind == ExprKind::kAnd || c->kind == ExprKind::kOr) {
@@ -61,35 +61,35 @@ ExprPtr fold_constants(const ExprPtr& e) {
     if (kept.size() != c->args.size()) return is_and ? expr::and_(kept) : expr::or_(kept);
   }
   ExprPtr folded = c;
-  if (all_literal && is_deterministic(folded)) return evaluate_constant(folded);
+  if (all_literal && is_deterministic(folded)) return evaluate_constant(folded, session);
   return folded;
 }
 
-LogicalPtr fold_constants(const LogicalPtr& plan) {
+LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session) {
   std::vector<LogicalPtr> inputs;
-  for (const auto& i : plan->inputs) inputs.push_back(fold_constants(i));
+  for (const auto& i : plan->inputs) inputs.push_back(fold_constants(i, session));
   switch (plan->kind) {
     case LogicalKind::kProject: {
       auto p = std::static_pointer_cast<LogicalProject>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
-      for (auto& e : p->exprs) e = fold_constants(e);
+      for (auto& e : p->exprs) e = fold_constants(e, session);
       return p;
     }
     case LogicalKind::kFilter: {
-      ExprPtr cond = fold_constants(static_cast<const LogicalFilter&>(*plan).condition);
+      ExprPtr cond = fold_constants(static_cast<const LogicalFilter&>(*plan).condition, session);
       if (is_true(cond)) return inputs[0];
       return make_filter(inputs[0], cond, plan->pos);
     }
     case LogicalKind::kJoin: {
       auto j = std::static_pointer_cast<LogicalJoin>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
       if (j->condition) {
-        j->condition = fold_constants(j->condition);
+        j->condition = fold_constants(j->condition, session);
         if (is_true(j->condition)) j->condition = nullptr;
       }
       return j;
     }
     case LogicalKind::kWatermarkAssigner: {
       auto w = std::static_pointer_cast<LogicalWatermarkAssigner>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
-      w->watermark = fold_constants(w->watermark);
+      w->watermark = fold_constants(w->watermark, session);
       return w;
     }
     default: return with_inputs(*plan, inputs);
@@ -452,7 +452,8 @@ LogicalPtr push_down_projections(const LogicalPtr& plan) {
 // ------------------------------------------------------------------ driver
 
 LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options) {
-  auto pass = [&](bool enabled, LogicalPtr (*f)(const LogicalPtr&)) {
+  auto fold = [&](const LogicalPtr& p) { return fold_constants(p, options.session); };
+  auto pass = [&](bool enabled, const auto& f) {
     if (!enabled) return;
     try {
       plan = f(plan);
@@ -462,12 +463,12 @@ LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options) {
       // A failing rewrite is a planner bug; the plan before it is still valid.
     }
   };
-  pass(options.fold_constants, static_cast<LogicalPtr (*)(const LogicalPtr&)>(&fold_constants));
+  pass(options.fold_constants, fold);
   pass(options.push_predicates, &push_down_predicates);
   pass(options.reorder_joins, &reorder_joins);
   pass(options.push_projections, &push_down_projections);
   // Merged projections may have brought casts next to literals: fold once more.
-  pass(options.fold_constants, static_cast<LogicalPtr (*)(const LogicalPtr&)>(&fold_constants));
+  pass(options.fold_constants, fold);
   return plan;
 }
 

@@ -49,7 +49,10 @@ std::vector<LogicalPtr> StatementRunner::plan(const ast::Statement& st) {
   } else {
     throw TranslationError(st.pos, "only INSERT, statement sets and queries have a plan");
   }
-  for (auto& s : sinks) s = optimize(s);
+  OptimizerOptions options;
+  if (auto tz = session_.find("table.local-time-zone"); tz != session_.end())
+    options.session.time_zone = TimeZone::of(tz->second);
+  for (auto& s : sinks) s = optimize(s, options);
   return sinks;
 }
 

@@ -10,6 +10,7 @@
 //   4. projection pushdown: each node keeps the columns its consumers use; a filesystem
 //      scan reads only those (its `projected` param); adjacent projections merge.
 // A pass that fails on a valid plan is skipped (the plan before it is still valid).
+#include "clink/sql/function_registry.hpp"
 #include "clink/sql/logical_plan.hpp"
 
 namespace clink::sql {
@@ -19,13 +20,16 @@ struct OptimizerOptions {
   bool push_predicates = true;
   bool reorder_joins = true;
   bool push_projections = true;
+  // What folded constants are evaluated with: UNIX_TIMESTAMP('2020-04-15 08:05:00') depends
+  // on `table.local-time-zone`, so folding must use the session's zone, not UTC.
+  SessionContext session;
 };
 
 LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options = {});
 
 // The individual passes (tests use them one by one).
-LogicalPtr fold_constants(const LogicalPtr& plan);
-ExprPtr fold_constants(const ExprPtr& e);
+LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session = {});
+ExprPtr fold_constants(const ExprPtr& e, const SessionContext& session = {});
 LogicalPtr push_down_predicates(const LogicalPtr& plan);
 LogicalPtr push_down_projections(const LogicalPtr& plan);
 
