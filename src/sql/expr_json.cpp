@@ -27,9 +27,21 @@ bool is_text_literal(const LogicalType& t) {
 
 const char kHex[] = "0123456789abcdef";
 
+// The type of item i of a nested literal's ValueList (MAP items alternate key, value).
+const LogicalType& nested_item_type(const LogicalType& t, std::size_t i) {
+  if (t.is(TypeKind::kArray)) return t.element_type();
+  if (t.is(TypeKind::kMap)) return i % 2 == 0 ? t.key_type() : t.value_type();
+  return t.fields().at(i).type;
+}
+
 json literal_to_json(const Value& v, const LogicalType& t) {
   if (v.is_null()) return nullptr;
-  if (t.is_nested()) throw ClinkError("expr_to_json: literals of type " + t.to_string() + " are not supported");
+  if (t.is_nested()) {  // folded ARRAY[...] / MAP[...] / ROW(...) constants: a JSON array of items
+    json items = json::array();
+    const auto& list = v.as_list().items;
+    for (std::size_t i = 0; i < list.size(); ++i) items.push_back(literal_to_json(list[i], nested_item_type(t, i)));
+    return items;
+  }
   if (is_text_literal(t)) {
     Column c = Column::constant(t, v, 1);
     std::string s;
@@ -103,7 +115,16 @@ struct Loader {
         return Value(v.get<double>());
       }
       if (t.is_character_string()) return Value(v.get<std::string>());
-      if (t.is_nested()) fail(path, "literals of type " + t.to_string() + " are not supported");
+      if (t.is_nested()) {
+        if (!v.is_array()) fail(path, "a " + t.to_string() + " literal is written as an array, got " + v.dump());
+        if (t.is(TypeKind::kRow) && v.size() != t.fields().size())
+          fail(path, "a " + t.to_string() + " literal needs " + std::to_string(t.fields().size()) + " items");
+        if (t.is(TypeKind::kMap) && v.size() % 2 != 0) fail(path, "a MAP literal needs key, value pairs");
+        ValueList items;
+        for (std::size_t i = 0; i < v.size(); ++i)
+          items.items.push_back(literal(v[i], nested_item_type(t, i), path + "/" + std::to_string(i)));
+        return Value(std::move(items));
+      }
       return Value(v.get<std::int64_t>());
     } catch (const json::exception&) {
       fail(path, "literal " + v.dump() + " does not fit type " + t.to_string());

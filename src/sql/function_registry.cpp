@@ -35,6 +35,7 @@ FunctionRegistry FunctionRegistry::with_builtins() {
   register_comparison_functions(r);
   register_math_functions(r);
   register_string_functions(r);
+  register_string_more_functions(r);
   register_regex_functions(r);
   register_aggregate_functions(r);
   register_temporal_functions(r);
@@ -42,6 +43,7 @@ FunctionRegistry FunctionRegistry::with_builtins() {
   register_hash_functions(r);
   register_json_functions(r);
   register_row_functions(r);
+  register_collection_functions(r);
   return r;
 }
 

@@ -156,6 +156,7 @@ void register_interval_arithmetic(FunctionRegistry& r);
 void register_comparison_functions(FunctionRegistry& r);
 void register_math_functions(FunctionRegistry& r);
 void register_string_functions(FunctionRegistry& r);
+void register_string_more_functions(FunctionRegistry& r);
 void register_regex_functions(FunctionRegistry& r);
 void register_aggregate_functions(FunctionRegistry& r);
 void register_temporal_functions(FunctionRegistry& r);
@@ -163,6 +164,7 @@ void register_temporal_format_functions(FunctionRegistry& r);
 void register_hash_functions(FunctionRegistry& r);
 void register_json_functions(FunctionRegistry& r);
 void register_row_functions(FunctionRegistry& r);
+void register_collection_functions(FunctionRegistry& r);
 
 // FIELD(row, f): the index of field `f` (a name, or a 1-based index) of the ROW type
 // `row`, and the field's type (nullable when the row is). Throw SqlTypeError.
