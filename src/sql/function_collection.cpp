@@ -60,6 +60,40 @@ bool same_key(const Column& keys, std::size_t i, const Column& probe, std::size_
   }
 }
 
+// Key equality across two argument columns at row i; two NULL keys are equal (Flink).
+bool same_arg_key(const KernelArg& x, const KernelArg& y, std::size_t i) {
+  bool xv = x.valid(i), yv = y.valid(i);
+  if (!xv || !yv) return xv == yv;
+  return same_key(*x.column, x.row(i), *y.column, y.row(i));
+}
+
+// MAP[k0, v0, k1, v1, ...] with Flink's duplicate-key rule: a key keeps the position of
+// its first occurrence and the value of its last (MAP[1, 2, 1, 3] is {1=3}).
+void append_deduplicated_entries(std::span<const KernelArg> a, std::size_t rows, Column& out) {
+  std::size_t pairs = a.size() / 2;
+  Column& keys = out.child(0);
+  Column& values = out.child(1);
+  keys.reserve(rows * pairs);
+  values.reserve(rows * pairs);
+  Buffer& offsets = out.values_buffer();
+  std::uint32_t end = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    auto row = static_cast<std::uint32_t>(i);
+    for (std::size_t p = 0; p < pairs; ++p) {
+      bool seen = false;
+      for (std::size_t q = 0; q < p && !seen; ++q) seen = same_arg_key(a[2 * q], a[2 * p], i);
+      if (seen) continue;
+      std::size_t last = p;
+      for (std::size_t q = p + 1; q < pairs; ++q)
+        if (same_arg_key(a[2 * q], a[2 * p], i)) last = q;
+      keys.append_gather(*a[2 * p].column, &row, 1);
+      values.append_gather(*a[2 * last + 1].column, &row, 1);
+      ++end;
+    }
+    offsets.append(&end, sizeof end);
+  }
+}
+
 std::optional<ResolvedFunction> resolve_array(std::span<const LogicalType> args) {
   if (args.empty()) return std::nullopt;
   auto element = common_of(args, 0, 1);
@@ -87,9 +121,14 @@ std::optional<ResolvedFunction> resolve_map(std::span<const LogicalType> args) {
   f.return_type = LogicalType::map(*key, *value).not_null();
   f.null_policy = NullPolicy::kCustom;
   f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
-    gather_interleaved(a, 0, 2, ctx.rows, out.child(0));
-    gather_interleaved(a, 1, 2, ctx.rows, out.child(1));
-    write_list_offsets(out, ctx.rows, a.size() / 2);
+    if (a.size() == 2) {  // one entry: no duplicates possible
+      gather_interleaved(a, 0, 2, ctx.rows, out.child(0));
+      gather_interleaved(a, 1, 2, ctx.rows, out.child(1));
+      write_list_offsets(out, ctx.rows, 1);
+      finish_all_valid(out, ctx.rows);
+      return;
+    }
+    append_deduplicated_entries(a, ctx.rows, out);
     finish_all_valid(out, ctx.rows);
   };
   return f;

@@ -78,12 +78,27 @@ void append_chr(std::int64_t n, Column& out) {
 }  // namespace
 
 void register_string_more_functions(FunctionRegistry& r) {
-  // `a || b`: NULL if either side is NULL (as CONCAT).
-  add_string_fn(r, "||", {str(), str()}, [](auto a, std::size_t i, Column& out) {
-    auto x = sv(a, 0, i), y = sv(a, 1, i);
-    out.arena().append(x.data(), x.size());
-    out.arena().append(y.data(), y.size());
-    out.commit_string();
+  // `a || b`: NULL if either side is NULL. Typed as Calcite's DYADIC_STRING_SUM_PRECISION:
+  // CHAR(p1 + p2) for two CHARs, else VARCHAR(p1 + p2), capped at STRING.
+  r.add_scalar("||", "STRING || STRING", [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
+    if (args.size() != 2 || !args[0].is_character_string() || !args[1].is_character_string()) return std::nullopt;
+    ResolvedFunction f;
+    f.name = "||";
+    f.arg_types = {args[0], args[1]};
+    std::int64_t length = std::min<std::int64_t>(std::int64_t{args[0].length()} + args[1].length(), kMaxVarLength);
+    bool both_char = args[0].is(TypeKind::kChar) && args[1].is(TypeKind::kChar);
+    auto len = static_cast<std::int32_t>(length);
+    LogicalType result = both_char ? LogicalType::char_type(len) : LogicalType::varchar(len);
+    f.return_type = result.with_nullable(args[0].nullable() || args[1].nullable());
+    f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
+      for_each_valid_row(ctx, out, [&](std::size_t i) {
+        auto x = sv(a, 0, i), y = sv(a, 1, i);
+        out.arena().append(x.data(), x.size());
+        out.arena().append(y.data(), y.size());
+        out.commit_string();
+      });
+    };
+    return f;
   });
   add_string_fn(r, "SUBSTR", {str(), int_t()},
                 [](auto a, std::size_t i, Column& out) { out.append_string(substring_sql(sv(a, 0, i), iv(a, 1, i), 2147483647)); });
