@@ -168,17 +168,18 @@ std::optional<ResolvedFunction> resolve_cardinality(std::span<const LogicalType>
 
 // ITEM(array, index): 1-based; NULL for a NULL array or index and out of range (Flink).
 std::optional<ResolvedFunction> resolve_array_item(std::span<const LogicalType> args) {
-  if (args.size() != 2 || !args[0].is(TypeKind::kArray) || !supports_implicit_cast(args[1], LogicalType::int_type()))
+  if (args.size() != 2 || !args[0].is(TypeKind::kArray) || !supports_implicit_cast(args[1], LogicalType::bigint()))
     return std::nullopt;
   ResolvedFunction f;
   f.name = "ITEM";
-  f.arg_types = {args[0], LogicalType::int_type().with_nullable(args[1].nullable())};
+  // Any integer index (TINYINT..BIGINT): read as BIGINT so a large index is out of range, not wrapped.
+  f.arg_types = {args[0], LogicalType::bigint().with_nullable(args[1].nullable())};
   f.return_type = args[0].element_type().with_nullable(true);
   f.null_policy = NullPolicy::kCustom;
   f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
     const Column& arr = *a[0].column;
     const Column& elements = arr.child(0);
-    const auto* index = a[1].column->values<std::int32_t>();
+    const auto* index = a[1].column->values<std::int64_t>();
     for (std::size_t i = 0; i < ctx.rows; ++i) {
       const Column* src = nullptr;
       std::size_t at = 0;
@@ -236,7 +237,7 @@ void register_collection_functions(FunctionRegistry& r) {
   r.add_scalar("MAP", "MAP[K, V, ...] -> MAP<K, V>", resolve_map);
   r.add_scalar("ROW", "ROW(T0, ...) -> ROW<EXPR$0 T0, ...>", resolve_row);
   r.add_scalar("CARDINALITY", "CARDINALITY(ARRAY | MAP) -> INT", resolve_cardinality);
-  r.add_scalar("ITEM", "ITEM(ARRAY<T>, INT) -> T", resolve_array_item);
+  r.add_scalar("ITEM", "ITEM(ARRAY<T>, integer) -> T", resolve_array_item);
   r.add_scalar("ITEM", "ITEM(MAP<K, V>, K) -> V", resolve_map_item);
 }
 
