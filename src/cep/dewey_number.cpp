@@ -9,39 +9,19 @@
 
 namespace clink::cep {
 
-void DeweyNumber::push(std::int32_t v) {
-  if (len_ == cap_) {
-    const std::uint32_t ncap = cap_ * 2;
-    auto bigger = std::make_unique<std::int32_t[]>(ncap);
-    std::memcpy(bigger.get(), data(), len_ * sizeof(std::int32_t));
-    heap_ = std::move(bigger);
-    cap_ = ncap;
-  }
-  mutable_data()[len_++] = v;
+void DeweyNumber::grow() {
+  const std::uint32_t ncap = cap_ * 2;
+  auto bigger = std::make_unique<std::int32_t[]>(ncap);
+  std::memcpy(bigger.get(), data(), len_ * sizeof(std::int32_t));
+  heap_ = std::move(bigger);
+  cap_ = ncap;
 }
 
-void DeweyNumber::copy_from(const DeweyNumber& o) {
-  if (o.len_ > cap_) {
-    heap_ = std::make_unique<std::int32_t[]>(o.cap_);
-    cap_ = o.cap_;
-  }
-  std::memcpy(mutable_data(), o.data(), o.len_ * sizeof(std::int32_t));
+void DeweyNumber::copy_from_long(const DeweyNumber& o) {
+  heap_ = std::make_unique<std::int32_t[]>(o.cap_);
+  cap_ = o.cap_;
+  std::memcpy(heap_.get(), o.data(), o.len_ * sizeof(std::int32_t));
   len_ = o.len_;
-}
-
-bool DeweyNumber::is_compatible_with(const DeweyNumber& other) const {
-  const std::int32_t* a = data();
-  const std::int32_t* b = other.data();
-  if (len_ > other.len_) return std::equal(b, b + other.len_, a);
-  if (len_ == other.len_ && len_ > 0) {
-    const std::uint32_t last = len_ - 1;
-    return std::equal(b, b + last, a) && a[last] >= b[last];
-  }
-  return false;
-}
-
-bool operator==(const DeweyNumber& a, const DeweyNumber& b) {
-  return a.len_ == b.len_ && std::equal(a.data(), a.data() + a.len_, b.data());
 }
 
 std::string DeweyNumber::to_string() const {

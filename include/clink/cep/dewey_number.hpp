@@ -52,9 +52,22 @@ class DeweyNumber {
   // Whether this version may follow an edge stored with version `other`: `other` is a
   // proper prefix of this, or both have the same length, the same leading digits and
   // this one's last digit is >= other's.
-  bool is_compatible_with(const DeweyNumber& other) const;
+  // Inline with plain loops: versions are a few digits, and this runs for every edge a
+  // shared-buffer walk visits (a memcmp call costs more than the comparison).
+  bool is_compatible_with(const DeweyNumber& other) const {
+    const std::int32_t* a = data();
+    const std::int32_t* b = other.data();
+    if (len_ > other.len_) return same_digits(a, b, other.len_);
+    if (len_ == other.len_ && len_ > 0) {
+      const std::uint32_t last = len_ - 1;
+      return same_digits(a, b, last) && a[last] >= b[last];
+    }
+    return false;
+  }
 
-  friend bool operator==(const DeweyNumber& a, const DeweyNumber& b);
+  friend bool operator==(const DeweyNumber& a, const DeweyNumber& b) {
+    return a.len_ == b.len_ && same_digits(a.data(), b.data(), a.len_);
+  }
   std::string to_string() const;  // "1.0.2"
   static DeweyNumber parse(std::string_view s);
 
@@ -68,8 +81,24 @@ class DeweyNumber {
  private:
   const std::int32_t* data() const { return heap_ ? heap_.get() : inline_; }
   std::int32_t* mutable_data() { return heap_ ? heap_.get() : inline_; }
-  void push(std::int32_t v);
-  void copy_from(const DeweyNumber& o);
+  static bool same_digits(const std::int32_t* a, const std::int32_t* b, std::uint32_t n) {
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  void push(std::int32_t v) {
+    if (len_ == cap_) grow();
+    mutable_data()[len_++] = v;
+  }
+  void grow();
+  void copy_from(const DeweyNumber& o) {
+    if (o.len_ > cap_) return copy_from_long(o);
+    const std::int32_t* src = o.data();
+    std::int32_t* dst = mutable_data();
+    for (std::uint32_t i = 0; i < o.len_; ++i) dst[i] = src[i];
+    len_ = o.len_;
+  }
+  void copy_from_long(const DeweyNumber& o);
   void take(DeweyNumber& o) noexcept {
     len_ = o.len_;
     cap_ = o.cap_;
