@@ -16,7 +16,7 @@ namespace clink::cep {
 
 class DeweyNumber {
  public:
-  static constexpr int kInline = 7;
+  static constexpr int kInline = 4;
 
   DeweyNumber() = default;
   explicit DeweyNumber(std::int32_t start) { push(start); }
