@@ -308,7 +308,11 @@ class CepOperator final : public FunctionOperatorBase<U> {
     const auto& partial = sl.nfa.partial;
     if (partial.empty()) return;
     __builtin_prefetch(partial.data());
-    if (partial.size() > 1 && partial.front().node >= 0) __builtin_prefetch(&pool_.nodes[static_cast<std::size_t>(partial.front().node)]);
+    // Every partial match locks and releases its last node on each event (a key rarely
+    // has more than a few).
+    const std::size_t n = std::min<std::size_t>(partial.size(), 4);
+    for (std::size_t i = 0; i < n; ++i)
+      if (partial[i].node >= 0) __builtin_prefetch(&pool_.nodes[static_cast<std::size_t>(partial[i].node)]);
   }
 
   std::int32_t slot_for(const K& key) {
