@@ -89,7 +89,8 @@ void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
   const std::int64_t w = nfa_.window;
   auto due = [&](const ComputationState& cs) {
     // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
-    return w > 0 && !is_start(cs) && ts >= std::numeric_limits<EventTime>::min() + w && cs.start_ts <= ts - w;
+    // (The state's type, a look-up in the compiled NFA, is checked last.)
+    return w > 0 && ts >= std::numeric_limits<EventTime>::min() + w && cs.start_ts <= ts - w && !is_start(cs);
   };
   if (st.completed.empty() && std::none_of(st.partial.begin(), st.partial.end(), due)) {
     st.buffer.advance_time(ts);  // nothing times out: the common case, without copying
