@@ -211,7 +211,22 @@ class SharedBuffer {
     if (node < 0) return;
     auto& stack = pool_->release_stack;
     stack.clear();
-    stack.emplace_back(node, version);
+    // The first node is released in place (no copy of the version onto the stack): in
+    // the common case (the node stays, or no edge goes) the walk ends here.
+    {
+      Node& n = pool_->nodes[static_cast<std::size_t>(node)];
+      if (n.refs < 0) return;  // already gone
+      for (std::size_t i = 0; i < n.edges.size();) {
+        Edge& e = n.edges[i];
+        if (version.is_compatible_with(e.version) && --e.refs == 0) {
+          if (e.target >= 0) stack.emplace_back(e.target, std::move(e.version));
+          n.edges.erase(n.edges.begin() + static_cast<std::ptrdiff_t>(i));
+          continue;
+        }
+        ++i;
+      }
+      if (--n.refs == 0) free_node(node);
+    }
     while (!stack.empty()) {
       auto [cur, v] = std::move(stack.back());
       stack.pop_back();
