@@ -184,6 +184,7 @@ class JobRun final : public detail::JobControl {
     return checkpoint_dir(id);
   }
   std::filesystem::path savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout);
+  void suspend_checkpoints(bool suspended);
   bool checkpoint_pending(std::int64_t id) const override {
     std::lock_guard lock(mu_);
     return pending_ && pending_->id == id;
@@ -245,6 +246,11 @@ class JobRun final : public detail::JobControl {
   std::int64_t first_own_checkpoint_id_ = 1;
   std::optional<Pending> pending_;
   bool any_task_finished_ = false;
+  // Set by stop-with-savepoint: a periodic checkpoint completing between the savepoint
+  // and the stop would commit output past the savepoint, which a job resumed from the
+  // savepoint then writes again (duplicates). Flink's stop-with-savepoint is the last
+  // checkpoint of a job for the same reason.
+  bool checkpoints_suspended_ = false;
   std::chrono::steady_clock::time_point last_checkpoint_end_{};
   std::optional<std::filesystem::path> last_completed_;
   std::vector<std::pair<std::int64_t, std::filesystem::path>> retained_;
@@ -358,7 +364,7 @@ void JobRun::coordinate() {
                       std::to_string(cfg.timeout_ms) + " ms");
       continue;
     }
-    if (any_task_finished_ || now - last_trigger < std::chrono::milliseconds(cfg.interval_ms) ||
+    if (checkpoints_suspended_ || any_task_finished_ || now - last_trigger < std::chrono::milliseconds(cfg.interval_ms) ||
         now - last_checkpoint_end_ < std::chrono::milliseconds(cfg.min_pause_ms))
       continue;
     last_trigger = now;
@@ -376,6 +382,11 @@ void JobRun::trigger(Pending p) {
   pending_ = std::move(p);
   for (auto& t : tasks_)
     if (!t->gate) t->trigger_checkpoint(barrier);
+}
+
+void JobRun::suspend_checkpoints(bool suspended) {
+  std::lock_guard lock(mu_);
+  checkpoints_suspended_ = suspended;
 }
 
 std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
@@ -691,7 +702,14 @@ std::filesystem::path JobHandle::savepoint(const std::filesystem::path& dir, std
   return run_->savepoint(dir, timeout);
 }
 std::filesystem::path JobHandle::stop_with_savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
-  auto path = run_->savepoint(dir, timeout);
+  run_->suspend_checkpoints(true);
+  std::filesystem::path path;
+  try {
+    path = run_->savepoint(dir, timeout);
+  } catch (...) {
+    run_->suspend_checkpoints(false);  // the job goes on: so do its checkpoints
+    throw;
+  }
   // As Flink: stop only once the savepoint's transactions are committed everywhere,
   // so the output it covers is visible when this returns.
   run_->wait_committed(CheckpointMetadata::read(path).checkpoint_id, timeout);
