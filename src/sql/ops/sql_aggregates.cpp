@@ -73,7 +73,7 @@ double load_double(const AggState& s, std::uint32_t at) { return std::bit_cast<d
 
 // Map keys: order-preserving bytes of the value (strings: their raw bytes, compared as
 // Flink compares them, byte-wise).
-std::string map_key(const AggregateCall& c, const Column& col, std::size_t row) {
+std::string map_key(const RuntimeAggregate& c, const Column& col, std::size_t row) {
   std::string k;
   switch (c.arg_kind) {
     case AggArg::kInt: KeyCodec<std::int64_t>::encode(read_int(col, row), k); break;
@@ -99,7 +99,7 @@ std::string map_key(const AggregateCall& c, const Column& col, std::size_t row) 
   return k;
 }
 
-Value map_value(const AggregateCall& c, std::string_view k) {
+Value map_value(const RuntimeAggregate& c, std::string_view k) {
   switch (c.arg_kind) {
     case AggArg::kInt: return Value(KeyCodec<std::int64_t>::decode(k));
     case AggArg::kBool: return Value(k[0] != '\0');
@@ -120,13 +120,13 @@ Value map_value(const AggregateCall& c, std::string_view k) {
   return Value();
 }
 
-bool uses_map(const AggregateCall& c, bool retracting) {
+bool uses_map(const RuntimeAggregate& c, bool retracting) {
   if (c.distinct && c.arg) return true;
   bool minmax = c.kind == AggKind::kMin || c.kind == AggKind::kMax;
   return minmax && (retracting || c.arg_kind == AggArg::kString);
 }
 
-std::uint32_t slots_of(const AggregateCall& c) {
+std::uint32_t slots_of(const RuntimeAggregate& c) {
   switch (c.kind) {
     case AggKind::kCount: return 1;
     case AggKind::kSum:
@@ -138,7 +138,7 @@ std::uint32_t slots_of(const AggregateCall& c) {
 }
 
 // The value of an AVG: integer division truncating as Java's, double, or DECIMAL.
-Value average(const AggregateCall& c, const Value& sum, std::int64_t count) {
+Value average(const RuntimeAggregate& c, const Value& sum, std::int64_t count) {
   if (c.arg_kind == AggArg::kInt) return Value(sum.as_int() / count);
   if (c.arg_kind == AggArg::kDouble) return Value(sum.as_double() / static_cast<double>(count));
   auto q = Decimal128::divide(sum.as_decimal(), c.arg_type.scale(), static_cast<Int128>(count), 0,
@@ -148,7 +148,7 @@ Value average(const AggregateCall& c, const Value& sum, std::int64_t count) {
 
 }  // namespace
 
-AggregateSet::AggregateSet(std::vector<AggregateCall> calls, bool retracting)
+AggregateSet::AggregateSet(std::vector<RuntimeAggregate> calls, bool retracting)
     : calls_(std::move(calls)), retracting_(retracting) {
   num_slots_ = retracting ? 1 : 0;
   for (auto& c : calls_) {
@@ -161,9 +161,9 @@ AggregateSet::AggregateSet(std::vector<AggregateCall> calls, bool retracting)
   }
 }
 
-std::vector<AggregateCall> AggregateSet::parse(const json& aggs, const Schema& input, const SqlOpParams& p) {
+std::vector<RuntimeAggregate> AggregateSet::parse(const json& aggs, const Schema& input, const SqlOpParams& p) {
   if (!aggs.is_array()) p.fail("param 'aggregates' must be an array, got " + aggs.dump());
-  std::vector<AggregateCall> out;
+  std::vector<RuntimeAggregate> out;
   for (std::size_t i = 0; i < aggs.size(); ++i) {
     const json& a = aggs[i];
     const std::string what = "param 'aggregates'[" + std::to_string(i) + "]";
@@ -173,7 +173,7 @@ std::vector<AggregateCall> AggregateSet::parse(const json& aggs, const Schema& i
       if (k != "function" && k != "args" && k != "distinct" && k != "filter" && k != "type")
         p.fail(what + ": unknown field '" + k + "' (known: function, args, distinct, filter, type)");
     std::string fn = upper(a.at("function").get<std::string>());
-    AggregateCall c;
+    RuntimeAggregate c;
     if (fn == "COUNT") c.kind = AggKind::kCount;
     else if (fn == "SUM") c.kind = AggKind::kSum;
     else if (fn == "AVG") c.kind = AggKind::kAvg;
@@ -252,7 +252,7 @@ void AggregateSet::add(AggState& s, const ColumnBatch& batch, std::size_t row, i
   }
 }
 
-void AggregateSet::add_call(const AggregateCall& c, AggState& s, const Column& col, std::size_t row, int sign) const {
+void AggregateSet::add_call(const RuntimeAggregate& c, AggState& s, const Column& col, std::size_t row, int sign) const {
   if (c.map >= 0) {
     auto& m = (*s.maps)[static_cast<std::size_t>(c.map)];
     auto [it, created] = m.try_emplace(map_key(c, col, row), 0);

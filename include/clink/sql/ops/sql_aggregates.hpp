@@ -33,7 +33,9 @@ enum class AggKind : std::uint8_t { kCount, kSum, kAvg, kMin, kMax };
 // How an argument is read: integers and temporals as int64, FLOAT / DOUBLE as double.
 enum class AggArg : std::uint8_t { kNone, kInt, kDouble, kDecimal, kString, kBool };
 
-struct AggregateCall {
+// One aggregate as an operator runs it (the planner's AggregateCall, in logical_plan.hpp, is
+// the bound form; the two must not share a name: one struct per name in clink::sql).
+struct RuntimeAggregate {
   AggKind kind = AggKind::kCount;
   std::optional<std::size_t> arg;     // none: COUNT(*)
   std::optional<std::size_t> filter;  // a BOOLEAN column: the row counts only where TRUE
@@ -68,13 +70,13 @@ class AggregateSet {
  public:
   // `retracting`: the input may hold -U / -D rows (unbounded GROUP BY); slot 0 then
   // counts the group's rows (accumulated minus retracted) and MIN / MAX keep maps.
-  AggregateSet(std::vector<AggregateCall> calls, bool retracting);
+  AggregateSet(std::vector<RuntimeAggregate> calls, bool retracting);
 
   // Parses the "aggregates" param against the input schema; errors name the op and the
   // aggregate's position.
-  static std::vector<AggregateCall> parse(const nlohmann::json& aggs, const Schema& input, const SqlOpParams& p);
+  static std::vector<RuntimeAggregate> parse(const nlohmann::json& aggs, const Schema& input, const SqlOpParams& p);
 
-  const std::vector<AggregateCall>& calls() const { return calls_; }
+  const std::vector<RuntimeAggregate>& calls() const { return calls_; }
   std::size_t size() const { return calls_.size(); }
 
   AggState create() const;
@@ -87,8 +89,8 @@ class AggregateSet {
   void results(const AggState& s, std::vector<Value>& out) const;
 
  private:
-  void add_call(const AggregateCall& c, AggState& s, const Column& col, std::size_t row, int sign) const;
-  std::vector<AggregateCall> calls_;
+  void add_call(const RuntimeAggregate& c, AggState& s, const Column& col, std::size_t row, int sign) const;
+  std::vector<RuntimeAggregate> calls_;
   bool retracting_;
   std::uint32_t num_slots_ = 0;
   int num_maps_ = 0;
