@@ -48,6 +48,36 @@ std::vector<std::string> list_input_files(const std::string& path);
 // Subtask i of p reads the files at sorted positions i, i+p, i+2p, ...
 std::vector<std::string> files_for_subtask(const std::vector<std::string>& files, int subtask, int parallelism);
 
+// The files one file-source reader reads, in order, and how far each was read: what the
+// typed and the SQL file sources checkpoint, one split "<lines consumed> <path>" per file
+// not finished. Restoring re-reads and skips the consumed lines of each file (a byte
+// offset per file would seek instead).
+class FileSplits {
+ public:
+  void assign(std::vector<std::string> files) {
+    files_ = std::move(files);
+    skip_.assign(files_.size(), 0);
+    current_ = 0;
+    current_lines_ = 0;
+  }
+  const std::vector<std::string>& files() const { return files_; }
+  // Line `line` of file `f` was read; true when it was consumed before the restored checkpoint.
+  bool consumed_before_restore(std::size_t f, std::int64_t line) {
+    current_ = f;
+    current_lines_ = line;
+    return line <= skip_[f];
+  }
+  std::vector<std::string> snapshot() const;
+  // Throws ClinkError naming `source` for a malformed split.
+  void restore(const std::vector<std::string>& splits, const char* source);
+
+ private:
+  std::vector<std::string> files_;
+  std::vector<std::int64_t> skip_;  // lines of each consumed before the restored checkpoint
+  std::size_t current_ = 0;         // the file being read
+  std::int64_t current_lines_ = 0;  // lines of it consumed
+};
+
 // "malformed JSON in /x/events.jsonl line 17: missing field \"value\""
 std::string malformed_line_message(const char* format_label, const std::string& file, std::int64_t line,
                                    const std::string& reason);
@@ -91,9 +121,8 @@ class FileSource final : public Source<T> {
     // its files, each from the start.
     void open(RuntimeContext& ctx) override {
       ctx_ = &ctx;
-      files_ = files_for_subtask(list_input_files(path_), subtask_, parallelism_);
-      skip_.assign(files_.size(), 0);
-      lines_.emplace(files_, options_.read_buffer_bytes);
+      splits_.assign(files_for_subtask(list_input_files(path_), subtask_, parallelism_));
+      lines_.emplace(splits_.files(), options_.read_buffer_bytes);
     }
 
     Status poll(Batch<T>& out, std::size_t max_records) override {
@@ -108,13 +137,7 @@ class FileSource final : public Source<T> {
           more = false;
           break;
         }
-        std::size_t f = lines_->current_file_index();
-        if (f != current_) {
-          current_ = f;
-          current_lines_ = 0;
-        }
-        current_lines_ = line.number;
-        if (line.number <= skip_[f]) continue;  // consumed before the restored checkpoint
+        if (splits_.consumed_before_restore(lines_->current_file_index(), line.number)) continue;
         if (decoder_->skips_blank_lines() && is_blank(line.text)) continue;
         auto& rec = out.records.emplace_back();
         if (decoder_->decode(line.text, line.readable, rec.value, reason_)) continue;
@@ -131,32 +154,10 @@ class FileSource final : public Source<T> {
       return more ? Status::kMore : Status::kEnd;
     }
 
-    // A split is one file and the lines of it consumed: "<lines> <path>". Finished
-    // files are left out. Restoring re-reads and skips the consumed lines of each file
-    // (a byte offset per file would seek instead; fine for now).
-    std::optional<std::vector<std::string>> snapshot_splits() const override {
-      std::vector<std::string> out;
-      for (std::size_t i = current_; i < files_.size(); ++i) {
-        std::int64_t consumed = i == current_ ? std::max(skip_[i], current_lines_) : skip_[i];
-        out.push_back(std::to_string(consumed) + " " + files_[i]);
-      }
-      return out;
-    }
+    std::optional<std::vector<std::string>> snapshot_splits() const override { return splits_.snapshot(); }
     void restore_splits(std::vector<std::string> splits) override {
-      files_.clear();
-      skip_.clear();
-      for (auto& text : splits) {
-        auto space = text.find(' ');
-        std::int64_t consumed = 0;
-        auto [p, ec] = std::from_chars(text.data(), text.data() + (space == std::string::npos ? 0 : space), consumed);
-        if (space == std::string::npos || ec != std::errc() || p != text.data() + space || consumed < 0)
-          throw ClinkError("file source: malformed split '" + text + "' in the restored checkpoint");
-        files_.push_back(text.substr(space + 1));
-        skip_.push_back(consumed);
-      }
-      current_ = 0;
-      current_lines_ = 0;
-      lines_.emplace(files_, options_.read_buffer_bytes);
+      splits_.restore(splits, "file source");
+      lines_.emplace(splits_.files(), options_.read_buffer_bytes);
     }
 
    private:
@@ -174,10 +175,7 @@ class FileSource final : public Source<T> {
     RuntimeContext* ctx_ = nullptr;
     std::optional<LineReader> lines_;
     std::string reason_;
-    std::vector<std::string> files_;  // this reader's splits, read in order
-    std::vector<std::int64_t> skip_;  // lines of each consumed before the restored checkpoint
-    std::size_t current_ = 0;         // the split being read
-    std::int64_t current_lines_ = 0;  // lines of it consumed
+    FileSplits splits_;
   };
 
   std::string path_;

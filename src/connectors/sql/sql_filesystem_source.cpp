@@ -29,9 +29,8 @@ class FilesystemReader final : public SqlSourceReader {
 
   void open(RuntimeContext& ctx) override {
     ctx_ = &ctx;
-    files_ = files_for_subtask(list_input_files(c_.path), subtask_, parallelism_);
-    skip_.assign(files_.size(), 0);
-    lines_.emplace(files_, c_.read_buffer_bytes);
+    splits_.assign(files_for_subtask(list_input_files(c_.path), subtask_, parallelism_));
+    lines_.emplace(splits_.files(), c_.read_buffer_bytes);
   }
 
   Status poll(ColumnBatch& out, std::size_t max_rows) override {
@@ -46,13 +45,7 @@ class FilesystemReader final : public SqlSourceReader {
         more = false;
         break;
       }
-      std::size_t f = lines_->current_file_index();
-      if (f != current_) {
-        current_ = f;
-        current_lines_ = 0;
-      }
-      current_lines_ = line.number;
-      if (line.number <= skip_[f]) continue;  // consumed before the restored checkpoint
+      if (splits_.consumed_before_restore(lines_->current_file_index(), line.number)) continue;
       bool ok;
       if (json_) {
         if (is_blank(line.text)) continue;
@@ -84,30 +77,11 @@ class FilesystemReader final : public SqlSourceReader {
     return more ? Status::kMore : Status::kEnd;
   }
 
-  // A split is "<lines consumed> <path>", as the typed file source's.
-  std::vector<std::string> snapshot_splits() const override {
-    std::vector<std::string> out;
-    for (std::size_t i = current_; i < files_.size(); ++i) {
-      std::int64_t consumed = i == current_ ? std::max(skip_[i], current_lines_) : skip_[i];
-      out.push_back(std::to_string(consumed) + " " + files_[i]);
-    }
-    return out;
-  }
+  // Splits as the typed file source's (FileSplits).
+  std::vector<std::string> snapshot_splits() const override { return splits_.snapshot(); }
   void restore_splits(std::vector<std::string> splits) override {
-    files_.clear();
-    skip_.clear();
-    for (auto& text : splits) {
-      auto space = text.find(' ');
-      std::int64_t consumed = 0;
-      auto [p, ec] = std::from_chars(text.data(), text.data() + (space == std::string::npos ? 0 : space), consumed);
-      if (space == std::string::npos || ec != std::errc() || p != text.data() + space || consumed < 0)
-        throw ClinkError("sql_filesystem_source: malformed split '" + text + "' in the restored checkpoint");
-      files_.push_back(text.substr(space + 1));
-      skip_.push_back(consumed);
-    }
-    current_ = 0;
-    current_lines_ = 0;
-    lines_.emplace(files_, c_.read_buffer_bytes);
+    splits_.restore(splits, "sql_filesystem_source");
+    lines_.emplace(splits_.files(), c_.read_buffer_bytes);
   }
 
  private:
@@ -118,10 +92,7 @@ class FilesystemReader final : public SqlSourceReader {
   std::optional<JsonRowDecoder> json_;
   std::optional<CsvRowDecoder> csv_;
   std::optional<LineReader> lines_;
-  std::vector<std::string> files_;
-  std::vector<std::int64_t> skip_;
-  std::size_t current_ = 0;
-  std::int64_t current_lines_ = 0;
+  FileSplits splits_;
   std::string reason_, position_;
   DeadLetterCollector dead_;
 };
