@@ -92,7 +92,7 @@ CsvRowDecoder::CsvRowDecoder(SchemaPtr table_schema, std::vector<std::size_t> pr
 
 // Splits `line` into fields_: quoted fields unquoted (a doubled quote is one quote),
 // escaped characters taken literally.
-bool CsvRowDecoder::split(std::string_view line, std::string& reason) {
+CsvRowDecoder::Result CsvRowDecoder::split(std::string_view line, std::string& reason) {
   struct Span {
     bool owned;
     std::size_t begin, end;
@@ -100,12 +100,14 @@ bool CsvRowDecoder::split(std::string_view line, std::string& reason) {
   thread_local std::vector<Span> spans;
   spans.clear();
   unquoted_.clear();
+  field_offsets_.clear();
   const char delim = options_.field_delimiter;
   const bool quoting = !options_.disable_quote_character;
   const char quote = options_.quote_character;
   const int escape = options_.escape_character ? static_cast<unsigned char>(*options_.escape_character) : -1;
   std::size_t i = 0, n = line.size();
   for (;;) {
+    field_offsets_.push_back(i);
     if (quoting && i < n && line[i] == quote) {
       std::size_t begin = unquoted_.size();
       ++i;
@@ -131,12 +133,14 @@ bool CsvRowDecoder::split(std::string_view line, std::string& reason) {
       }
       if (!closed) {
         reason = "unterminated quoted field " + std::to_string(spans.size() + 1);
-        return false;
+        error_offset_ = field_offsets_.back();
+        return Result::kIncomplete;
       }
       if (i < n && line[i] != delim) {
         reason = "unexpected character '" + std::string(1, line[i]) + "' after the quoted field " +
                  std::to_string(spans.size() + 1);
-        return false;
+        error_offset_ = i;
+        return Result::kError;
       }
       spans.push_back({true, begin, unquoted_.size()});
     } else if (escape >= 0) {
@@ -158,7 +162,7 @@ bool CsvRowDecoder::split(std::string_view line, std::string& reason) {
   for (const auto& s : spans)
     fields_.push_back(s.owned ? std::string_view(unquoted_).substr(s.begin, s.end - s.begin)
                               : line.substr(s.begin, s.end - s.begin));
-  return true;
+  return Result::kRow;
 }
 
 bool CsvRowDecoder::parse_field(std::size_t field, std::string_view text, Column& col, std::string& reason,
@@ -207,10 +211,11 @@ bool CsvRowDecoder::parse_field(std::size_t field, std::string_view text, Column
 CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::vector<Column>& columns, std::string& reason) {
   if (line.empty()) return Result::kSkipped;
   if (options_.allow_comments && line.front() == '#') return Result::kSkipped;
-  if (!split(line, reason)) return Result::kError;
+  if (auto r = split(line, reason); r != Result::kRow) return r;
   if (fields_.size() != schema_->size() && !options_.ignore_parse_errors) {
     reason = "row length mismatch: " + std::to_string(schema_->size()) + " fields expected but was " +
              std::to_string(fields_.size());
+    error_offset_ = fields_.size() > schema_->size() ? field_offsets_[schema_->size()] : line.size();
     return Result::kError;
   }
   start_sizes_.resize(columns.size());
@@ -223,6 +228,7 @@ CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::vector<C
     }
     // Nested children are truncated with their parent if a later field fails.
     if (!parse_field(f, fields_[f], columns[c], reason)) {
+      error_offset_ = field_offsets_[f];
       for (std::size_t k = 0; k < columns.size(); ++k) truncate_column(columns[k], start_sizes_[k]);
       return Result::kError;
     }

@@ -10,6 +10,7 @@
 #include "clink/sql/expr_json.hpp"
 #include "clink/sql/ops/sql_op_spec.hpp"
 #include "clink/sql/optimizer.hpp"
+#include "plan_rewrite.hpp"
 
 namespace clink::sql {
 
@@ -216,7 +217,10 @@ struct Compiler {
       filter = static_cast<const LogicalFilter&>(n).condition;
       for (std::size_t i = 0; i < n.schema.size(); ++i) projections.push_back(expr::column(i, n.schema.type(i), n.schema.name(i)));
     }
-    auto in = compile(*input);
+    // A filter right above a partitioned filesystem scan: its conjuncts over partition
+    // columns only prune the partitions the source reads (they stay in the filter too).
+    auto in = input->kind == LogicalKind::kScan ? std::vector<std::string>{scan(static_cast<const LogicalScan&>(*input), filter)}
+                                                : compile(*input);
     json proj = json::array();
     for (const auto& e : projections) proj.push_back(expr_to_json(*e));
     json p = {{"schema", schema_to_json(n.schema)}, {"projections", proj},
@@ -224,7 +228,26 @@ struct Compiler {
     return add("sql_calc", in, p, nullptr, false, &input->schema);
   }
 
-  std::string scan(const LogicalScan& s) {
+  // The partition columns of a filesystem table (PARTITIONED BY, or the older
+  // 'partition_by' option: a comma-separated list).
+  static std::vector<std::string> partition_columns(const TableDef& t) {
+    std::vector<std::string> parts = t.partitioned_by;
+    if (parts.empty())
+      if (auto opt = t.option("partition_by")) {
+        std::string cur;
+        for (char c : *opt + ",") {
+          if (c == ',') {
+            if (!cur.empty()) parts.push_back(cur);
+            cur.clear();
+          } else if (c != ' ') {
+            cur += c;
+          }
+        }
+      }
+    return parts;
+  }
+
+  std::string scan(const LogicalScan& s, const ExprPtr& filter = nullptr) {
     std::string connector = s.table.connector();
     if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
     if (!kSources.count(connector)) {
@@ -237,12 +260,43 @@ struct Compiler {
     // The table's physical schema; the output is that restricted to `projected`.
     p["schema"] = schema_to_json(s.table.physical_schema());
     if (supports_projection_pushdown(connector)) p["projected"] = s.projected;
+    if (connector == "filesystem") add_partitions(s, filter, p);
     std::string id = add(fmt::format("sql_{}_source", connector), {}, p);
     if (connector == "filesystem") {
       dead_letter_producers.push_back(id);
       dead_letter_sources.push_back(ops.size() - 1);
     }
     return id;
+  }
+
+  // partition_keys (indices into the physical schema) and partition_filter: the
+  // deterministic conjuncts of `filter` (over the scan's output) on partition columns only.
+  void add_partitions(const LogicalScan& s, const ExprPtr& filter, json& p) {
+    const Schema physical = s.table.physical_schema();
+    std::vector<std::size_t> keys;
+    for (const auto& name : partition_columns(s.table)) {
+      auto idx = physical.index_of(name);
+      if (!idx) fail(s.pos, fmt::format("table `{}`: the partition column `{}` is not a physical column", s.table.name, name));
+      keys.push_back(*idx);
+    }
+    if (keys.empty()) return;
+    p["partition_keys"] = keys;
+    if (!filter) return;
+    std::vector<ExprPtr> pruning;
+    for (const auto& c : rewrite::conjuncts(filter)) {
+      std::set<std::size_t> cols;
+      rewrite::collect_columns(c, cols);
+      bool on_keys = !cols.empty() && rewrite::is_deterministic(c);
+      for (std::size_t col : cols)
+        on_keys = on_keys && col < s.projected.size() &&
+                  std::find(keys.begin(), keys.end(), s.projected[col]) != keys.end();
+      if (on_keys) pruning.push_back(c);
+    }
+    if (!pruning.empty()) {
+      p["partition_filter"] = expr_to_json(*rewrite::conjunction(pruning));
+      json session_params = session_json();
+      if (!session_params.empty()) p["session"] = session_params;
+    }
   }
 
   std::string sink(const LogicalSink& s) {
@@ -260,19 +314,7 @@ struct Compiler {
     json p;
     if (connector == "filesystem") {
       p = connector_params(s.table, {"partition_by"});
-      std::vector<std::string> parts = s.table.partitioned_by;
-      if (parts.empty())
-        if (auto opt = s.table.option("partition_by")) {
-          std::string cur;
-          for (char c : *opt + ",") {
-            if (c == ',') {
-              if (!cur.empty()) parts.push_back(cur);
-              cur.clear();
-            } else if (c != ' ') {
-              cur += c;
-            }
-          }
-        }
+      std::vector<std::string> parts = partition_columns(s.table);
       std::vector<std::size_t> part_columns;
       for (const auto& part : parts) {
         auto idx = s.input().schema.index_of(part);

@@ -134,7 +134,11 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 // Runs setup + case; returns the output lines, or the error message as one line.
 std::vector<std::string> run_case(const Case& c, const fs::path& dir, std::string& error) {
-  for (const auto& i : c.inputs) std::ofstream(dir / (i.name + "." + i.ext)) << i.text;
+  // A name may hold directories ("t/dt=2024-01-01/x": a file in a partition directory).
+  for (const auto& i : c.inputs) {
+    fs::create_directories((dir / (i.name + "." + i.ext)).parent_path());
+    std::ofstream(dir / (i.name + "." + i.ext)) << i.text;
+  }
   clink::sql::Catalog catalog;
   clink::sql::StatementRunner runner(catalog);
   std::vector<std::string> out;

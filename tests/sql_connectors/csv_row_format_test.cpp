@@ -20,7 +20,8 @@ std::vector<std::size_t> all(const SchemaPtr& s) {
   return v;
 }
 
-// Decodes each line; "SKIP" for skipped lines, "ERROR: <reason>" for failures.
+// Decodes each record; "SKIP" for skipped lines, "ERROR@<offset>: <reason>" for failures,
+// "INCOMPLETE@<offset of the open quote>: <reason>" for a record with a quoted field open.
 std::vector<std::string> decode(const SchemaPtr& table, std::vector<std::size_t> projected,
                                 const std::vector<std::string>& lines, CsvFormatOptions options = {}) {
   std::vector<RowField> out_fields;
@@ -36,7 +37,12 @@ std::vector<std::string> decode(const SchemaPtr& table, std::vector<std::size_t>
         out.push_back(format_row(batch, batch.size() - 1, *TimeZone::utc()));
         break;
       case CsvRowDecoder::Result::kSkipped: out.push_back("SKIP"); break;
-      case CsvRowDecoder::Result::kError: out.push_back("ERROR: " + reason); break;
+      case CsvRowDecoder::Result::kError:
+        out.push_back("ERROR@" + std::to_string(dec.error_offset()) + ": " + reason);
+        break;
+      case CsvRowDecoder::Result::kIncomplete:
+        out.push_back("INCOMPLETE@" + std::to_string(dec.error_offset()) + ": " + reason);
+        break;
     }
   }
   batch.validate();
@@ -52,9 +58,9 @@ TEST(CsvRowFormat, FieldsQuotingAndTypes) {
                     "5,a,1"}),
             (std::vector<std::string>{"+I[1, a,\"b\", 1.01, 2020-04-15 08:05:00.123, TRUE, 2020-04-05]",
                                       "+I[2, , -3.00, 2020-04-15 08:05:00.000, FALSE, 2020-04-15]", "SKIP",
-                                      "ERROR: unterminated quoted field 2",
-                                      "ERROR: field 4 (ts): '2020-04-15T08:05:00' is not a valid TIMESTAMP(3)",
-                                      "ERROR: row length mismatch: 6 fields expected but was 3"}));
+                                      "INCOMPLETE@2: unterminated quoted field 2",
+                                      "ERROR@6: field 4 (ts): '2020-04-15T08:05:00' is not a valid TIMESTAMP(3)",
+                                      "ERROR@5: row length mismatch: 6 fields expected but was 3"}));
 }
 
 TEST(CsvRowFormat, IgnoreParseErrorsNullsBadFieldsAndPadsShortRows) {
@@ -63,7 +69,7 @@ TEST(CsvRowFormat, IgnoreParseErrorsNullsBadFieldsAndPadsShortRows) {
   o.ignore_parse_errors = true;
   EXPECT_EQ(decode(s, all(s), {"x,1.5,a", "1,2", "1,2,3,4", "\"x"}, o),
             (std::vector<std::string>{"+I[null, 1.5, a]", "+I[1, 2.0, null]", "+I[1, 2.0, 3]",
-                                      "ERROR: unterminated quoted field 1"}));
+                                      "INCOMPLETE@0: unterminated quoted field 1"}));
 }
 
 TEST(CsvRowFormat, OptionsDelimiterCommentsNullLiteralEscapeArrays) {
@@ -73,7 +79,21 @@ TEST(CsvRowFormat, OptionsDelimiterCommentsNullLiteralEscapeArrays) {
                                    {"csv.array-element-delimiter", ","}});
   EXPECT_EQ(decode(s, all(s), {"# a comment", "1|1,2,3|p,4|a\\|b", "N/A|||N/A", "2|1,x|p,1|s"}, o),
             (std::vector<std::string>{"SKIP", "+I[1, [1, 2, 3], (p, 4), a|b]", "+I[null, [], null, null]",
-                                      "ERROR: field 2 (arr): 'x' is not a valid INT"}));
+                                      "ERROR@2: field 2 (arr): 'x' is not a valid INT"}));
+}
+
+// RFC 4180: a quoted field holds delimiters, doubled quotes and line breaks; the record is
+// incomplete while the quote is open, whole once it closes.
+TEST(CsvRowFormat, QuotedFieldsSpanLines) {
+  auto s = schema_of({{"i", "INT"}, {"s", "STRING"}, {"j", "INT"}});
+  EXPECT_EQ(decode(s, all(s),
+                   {"1,\"a", "1,\"a\nb", "1,\"a\nb\n\"\"c\"\"\",2", "2,\"x\r\ny\",3", "3,\"\n\",\"4\"",
+                    "4,\"a\"b,5", "5,x,6,7", "\"6\nz\",x,1"}),
+            (std::vector<std::string>{"INCOMPLETE@2: unterminated quoted field 2", "INCOMPLETE@2: unterminated quoted field 2",
+                                      "+I[1, a\nb\n\"c\", 2]", "+I[2, x\r\ny, 3]", "+I[3, \n, 4]",
+                                      "ERROR@5: unexpected character 'b' after the quoted field 2",
+                                      "ERROR@6: row length mismatch: 3 fields expected but was 4",
+                                      "ERROR@0: field 1 (i): '6\nz' is not a valid INT"}));
 }
 
 TEST(CsvRowFormat, ProjectionSkipsOtherFields) {

@@ -8,6 +8,7 @@
 #include "clink/connectors/sql/sql_sinks.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
+#include "clink/sql/expr_json.hpp"
 #include "sql_job_support.hpp"
 
 namespace clink::sql {
@@ -207,7 +208,7 @@ TEST(SqlFilesystemConnectors, ParamErrorsNameTheOptionAndValue) {
   EXPECT_EQ(make_error("sql_filesystem_source", {{"schema", s}, {"path", "/x"}, {"format", "xml"}}),
             "op 'op' (sql_filesystem_source): option 'format' must be json or csv, got 'xml'");
   EXPECT_EQ(make_error("sql_filesystem_source", {{"schema", s}, {"path", "/x"}, {"format", "json"}, {"csv.field-delimiter", ";"}}),
-            "op 'op' (sql_filesystem_source): unknown option 'csv.field-delimiter' = ';' (known: path, format)");
+            "op 'op' (sql_filesystem_source): unknown option 'csv.field-delimiter' = ';' (known: path, format, partition.default-name)");
   EXPECT_EQ(make_error("sql_filesystem_source", {{"schema", s}, {"format", "json"}}),
             "op 'op' (sql_filesystem_source): missing required option 'path'");
   EXPECT_EQ(make_error("sql_filesystem_source",
@@ -224,6 +225,22 @@ TEST(SqlFilesystemConnectors, ParamErrorsNameTheOptionAndValue) {
                                                {"path", "/x"}, {"format", "json"}}),
             "op 'op' (sql_filesystem_sink): input schema (`id` INT) differs from the sink's schema "
             "(`id` BIGINT, `name` STRING, `score` DECIMAL(5, 2))");
+  EXPECT_EQ(make_error("sql_filesystem_source",
+                       {{"schema", s}, {"path", "/x"}, {"format", "json"}, {"partition_keys", {0}},
+                        {"partition_filter", sql::expr_to_json(*sql::expr::column(1, LogicalType::string(), "name"))}}),
+            "op 'op' (sql_filesystem_source): param 'partition_filter' is STRING, it must be a BOOLEAN");
+  EXPECT_EQ(make_error("sql_filesystem_source",
+                       {{"schema", s}, {"path", "/x"}, {"format", "json"}, {"partition_keys", {0}},
+                        {"partition_filter", {{"call", "IS NULL"}, {"args", {{{"col", 1}}}}}}}),
+            "op 'op' (sql_filesystem_source): param 'partition_filter' references `name`, which is not a partition "
+            "column");
+  EXPECT_EQ(make_error("sql_filesystem_source",
+                       {{"schema", s}, {"path", "/x"}, {"format", "json"}, {"partition_keys", {0, 1, 2}}}),
+            "op 'op' (sql_filesystem_source): every column of (`id` BIGINT, `name` STRING, `score` DECIMAL(5, 2)) is a "
+            "partition column: the files hold none");
+  EXPECT_EQ(make_error("sql_filesystem_sink", {{"schema", s}, {"path", "/x"}, {"format", "json"},
+                                               {"partition.default-name", "a/b"}}),
+            "op 'op' (sql_filesystem_sink): option 'partition.default-name' must be a non-empty directory name, got 'a/b'");
 }
 
 }  // namespace

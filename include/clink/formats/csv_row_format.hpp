@@ -6,9 +6,9 @@
 // Semantics kept from Flink: a field that does not parse fails the row, or with
 // `csv.ignore-parse-errors` becomes NULL (a row of the wrong length is then padded or
 // cut instead of failing); `csv.null-literal` reads as NULL; ARRAY and ROW fields are
-// split by `csv.array-element-delimiter`; MAP is not supported (as Flink). A row is one
-// line: a quoted field cannot span lines (reading is line-split for checkpointable
-// positions), which fails as an unterminated quote.
+// split by `csv.array-element-delimiter`; MAP is not supported (as Flink). A quoted
+// field may span lines (RFC 4180, as Jackson's CSV parser): decode() then asks for the
+// record's next line (kIncomplete) and is called again with the lines joined.
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -46,16 +46,24 @@ class CsvRowDecoder {
   // type the format cannot read (MAP, nested ARRAY/ROW inside ARRAY/ROW).
   CsvRowDecoder(SchemaPtr table_schema, std::vector<std::size_t> projected, CsvFormatOptions options);
 
-  enum class Result { kRow, kSkipped, kError };
-  // Appends one row to `columns` (one per projected field) from `line`; kSkipped for a
-  // blank line or a comment; kError sets `reason` ("field 2 (price): 'x' is not a valid
-  // DOUBLE") and leaves the columns as they were.
-  Result decode(std::string_view line, std::vector<Column>& columns, std::string& reason);
+  enum class Result { kRow, kSkipped, kError, kIncomplete };
+  // Appends one row to `columns` (one per projected field) from `record` (a line, or
+  // lines joined by their line breaks); kSkipped for a blank line or a comment; kError
+  // sets `reason` ("field 2 (price): 'x' is not a valid DOUBLE") and error_offset(), and
+  // leaves the columns as they were. kIncomplete: a quoted field is still open at the
+  // end of `record` (its line break is part of the field); the caller appends the next
+  // line, or at the end of the file reports `reason` ("unterminated quoted field 2") at
+  // error_offset() (the opening quote).
+  Result decode(std::string_view record, std::vector<Column>& columns, std::string& reason);
+  // Where in the record the last error was found: the byte offset of the field that does
+  // not parse, of the first extra field, of the character after a closing quote, or the
+  // record's end when fields are missing.
+  std::size_t error_offset() const { return error_offset_; }
 
   const CsvFormatOptions& options() const { return options_; }
 
  private:
-  bool split(std::string_view line, std::string& reason);
+  Result split(std::string_view line, std::string& reason);
   bool parse_field(std::size_t field, std::string_view text, Column& col, std::string& reason, bool nested = false);
 
   SchemaPtr schema_;
@@ -63,6 +71,8 @@ class CsvRowDecoder {
   CsvFormatOptions options_;
   // Scratch: the current line's fields (views into the line or into unquoted_).
   std::vector<std::string_view> fields_;
+  std::vector<std::size_t> field_offsets_;  // where each field starts in the record
+  std::size_t error_offset_ = 0;
   std::string unquoted_;
   std::vector<std::pair<std::size_t, std::size_t>> unquoted_ranges_;  // field -> range in unquoted_
   std::vector<std::size_t> start_sizes_;

@@ -1,5 +1,7 @@
 #include "clink/connectors/sql/register_sql_connectors.hpp"
 
+#include <algorithm>
+
 #include "clink/api/two_phase_commit_sink.hpp"
 #include "clink/connectors/dead_letter.hpp"
 #include "clink/connectors/sql/sql_connector_params.hpp"
@@ -10,6 +12,8 @@
 #include "clink/connectors/sql/sql_nexmark_source.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
 #include "clink/core/error.hpp"
+#include "clink/sql/expr_json.hpp"
+#include "clink/sql/time_zone.hpp"
 
 namespace clink::sql {
 
@@ -71,13 +75,28 @@ bool format_key(RowFormat f, const std::string& key) {
   return key.starts_with(f == RowFormat::kJson ? "json." : "csv.");
 }
 
+void referenced_columns(const Expr& e, std::vector<std::size_t>& out) {
+  if (e.kind == ExprKind::kColumnRef) out.push_back(e.column_index);
+  for (const auto& a : e.args) referenced_columns(*a, out);
+}
+
+// Flink's `partition.default-name`: the directory name of a NULL or empty partition value.
+std::string default_partition_name(const SqlConnectorParams& p) {
+  std::string name = p.option_or("partition.default-name", kDefaultPartitionName);
+  if (name.empty() || name.find('/') != std::string::npos)
+    p.fail("option 'partition.default-name' must be a non-empty directory name, got '" + name + "'");
+  return name;
+}
+
 // ---- sql_filesystem_source ------------------------------------------------------------
 
 std::shared_ptr<FilesystemSqlSource> filesystem_source(const OperatorSpecContext& ctx) {
-  SqlConnectorParams p(ctx, "sql_filesystem_source", {"schema", "projected", "dead_letter"});
+  SqlConnectorParams p(ctx, "sql_filesystem_source",
+                       {"schema", "projected", "dead_letter", "partition_keys", "partition_filter"});
   FilesystemSourceConfig c;
   c.format = row_format(p);
-  p.check_options({"path", "format"}, [&](const std::string& k) { return format_key(c.format, k); });
+  p.check_options({"path", "format", "partition.default-name"},
+                  [&](const std::string& k) { return format_key(c.format, k); });
   auto path = p.option("path");
   if (!path) p.fail("missing required option 'path'");
   c.path = *path;
@@ -90,6 +109,27 @@ std::shared_ptr<FilesystemSqlSource> filesystem_source(const OperatorSpecContext
     c.dead_letter_wired = p.raw("dead_letter").get<bool>();
   }
   read_format_options(p, c.format, c.json, c.csv);
+  c.partitions.keys = index_list(p, "partition_keys", c.table_schema->size());
+  c.partitions.default_name = default_partition_name(p);
+  if (p.has("partition_filter") && !p.raw("partition_filter").is_null()) {
+    if (c.partitions.keys.empty()) p.fail("param 'partition_filter' needs 'partition_keys'");
+    std::vector<RowField> out;
+    for (std::size_t i : c.projected) out.push_back(c.table_schema->field(i));
+    Schema output(std::move(out));
+    try {
+      c.partitions.filter = expr_from_json(p.raw("partition_filter"), output);
+    } catch (const std::exception& e) {
+      p.fail(std::string("param 'partition_filter': ") + e.what());
+    }
+    if (!c.partitions.filter->type.is(TypeKind::kBoolean))
+      p.fail("param 'partition_filter' is " + c.partitions.filter->type.to_string() + ", it must be a BOOLEAN");
+    std::vector<std::size_t> used;
+    referenced_columns(*c.partitions.filter, used);
+    for (std::size_t col : used)
+      if (std::find(c.partitions.keys.begin(), c.partitions.keys.end(), c.projected[col]) == c.partitions.keys.end())
+        p.fail("param 'partition_filter' references `" + output.name(col) + "`, which is not a partition column");
+    c.partitions.session.time_zone = TimeZone::of(p.local_time_zone());
+  }
   try {
     return std::make_shared<FilesystemSqlSource>(std::move(c));
   } catch (const ClinkError& e) {
@@ -184,7 +224,9 @@ OperatorBuilder make_filesystem_sink(const OperatorSpecContext& ctx) {
   FilesystemSinkConfig c;
   c.schema = sink_schema(p, ctx);
   c.format = row_format(p);
-  p.check_options({"path", "format"}, [&](const std::string& k) { return format_key(c.format, k); });
+  p.check_options({"path", "format", "partition.default-name"},
+                  [&](const std::string& k) { return format_key(c.format, k); });
+  c.default_partition_name = default_partition_name(p);
   auto path = p.option("path");
   if (!path) p.fail("missing required option 'path'");
   c.path = *path;

@@ -25,7 +25,6 @@ constexpr const char* kPreCommittedState = "sql-file-sink-pre-committed";
 // Overwrite: the files that were in the target when the job started and are not yet
 // replaced.
 constexpr const char* kReplaceState = "sql-file-sink-replace";
-constexpr const char* kDefaultPartition = "__DEFAULT_PARTITION__";
 constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
 
 bool hidden(const fs::path& p) {
@@ -169,11 +168,11 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
       dir_ += c_.schema->name(i);
       dir_ += '=';
       if (col.is_null(row)) {
-        dir_ += kDefaultPartition;
+        dir_ += c_.default_partition_name;
       } else {
         value_.clear();
         append_cell_string(col, row, *TimeZone::utc(), false, value_);
-        dir_ += value_.empty() ? std::string(kDefaultPartition) : escape_partition_value(value_);
+        dir_ += value_.empty() ? c_.default_partition_name : escape_partition_value(value_);
       }
     }
     auto it = files_.find(dir_);

@@ -1,6 +1,7 @@
 #include "clink/connectors/sql/sql_filesystem_source.hpp"
 
-#include <charconv>
+#include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include "clink/connectors/file_source.hpp"
@@ -19,59 +20,132 @@ bool is_blank(std::string_view s) {
   return true;
 }
 
+// Where a byte offset of a record lies: its line (counted from the record's first
+// line) and 1-based byte column.
+std::pair<std::int64_t, std::size_t> line_and_column(std::string_view record, std::int64_t first_line,
+                                                     std::size_t offset) {
+  offset = std::min(offset, record.size());
+  std::int64_t line = first_line;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i)
+    if (record[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  return {line, offset - line_start + 1};
+}
+
 class FilesystemReader final : public SqlSourceReader {
  public:
   FilesystemReader(const FilesystemSourceConfig& c, SchemaPtr output, int subtask, int parallelism)
       : c_(c), output_(std::move(output)), subtask_(subtask), parallelism_(parallelism) {
-    if (c_.format == RowFormat::kJson) json_.emplace(output_, c_.json);
-    else csv_.emplace(c_.table_schema, c_.projected, c_.csv);
+    // The files hold the table's columns but the partition columns; the decoders fill the
+    // projected ones of them (file_out_: their output columns), the partition values the rest.
+    const Schema& table = *c_.table_schema;
+    std::vector<bool> is_key(table.size(), false);
+    for (std::size_t k : c_.partitions.keys) is_key[k] = true;
+    std::vector<std::size_t> file_index(table.size(), 0);
+    std::vector<RowField> file_fields, decoded_fields;
+    for (std::size_t i = 0; i < table.size(); ++i)
+      if (!is_key[i]) {
+        file_index[i] = file_fields.size();
+        file_fields.push_back(table.field(i));
+      }
+    std::vector<std::size_t> file_projected;
+    std::vector<std::pair<std::size_t, std::string>> partition_columns;
+    for (std::size_t out = 0; out < c_.projected.size(); ++out) {
+      std::size_t i = c_.projected[out];
+      if (is_key[i]) {
+        partition_columns.emplace_back(out, table.name(i));
+      } else {
+        file_out_.push_back(out);
+        file_projected.push_back(file_index[i]);
+        decoded_fields.push_back(table.field(i));
+      }
+    }
+    if (c_.format == RowFormat::kJson) json_.emplace(make_schema(std::move(decoded_fields)), c_.json);
+    else csv_.emplace(make_schema(std::move(file_fields)), std::move(file_projected), c_.csv);
+    if (!c_.partitions.keys.empty())
+      partitions_.emplace(c_.path, output_, std::move(partition_columns), c_.partitions.keys.size(),
+                          c_.partitions.default_name);
   }
 
   void open(RuntimeContext& ctx) override {
     ctx_ = &ctx;
-    splits_.assign(files_for_subtask(list_input_files(c_.path), subtask_, parallelism_));
-    lines_.emplace(splits_.files(), c_.read_buffer_bytes);
+    auto files = list_input_files(c_.path);
+    if (partitions_) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(c_.path, ec))
+        throw ClinkError("file source: the path of a partitioned table must be a directory: " + c_.path);
+      files = partitions_->in_partitions(files);
+      if (c_.partitions.filter) {
+        partitions_->assign(files);
+        files = partitions_->prune(files, c_.partitions.filter, c_.partitions.session);
+      }
+    }
+    splits_.assign(files_for_subtask(files, subtask_, parallelism_));
+    start_reading();
   }
 
   Status poll(ColumnBatch& out, std::size_t max_rows) override {
     LineReader::Line line;
     bool more = true;
-    std::size_t rows = 0;
     std::int64_t ignored = 0;
+    // The decoders fill the file columns (moved out of the batch for this poll); the
+    // partition columns get their file's values per run of rows from one file.
     auto& cols = out.columns();
-    // Bounded by lines examined, so runs of bad lines cannot keep one poll busy.
+    file_cols_.clear();
+    for (std::size_t c : file_out_) file_cols_.push_back(std::move(cols[c]));
+    run_rows_ = 0;
+    // Bounded by records examined, so runs of bad records cannot keep one poll busy; a
+    // record spanning lines is always read whole.
     for (std::size_t examined = 0; examined < max_rows; ++examined) {
-      if (!lines_->next(line)) {
+      if (!next_line(line)) {
         more = false;
         break;
       }
-      if (splits_.consumed_before_restore(lines_->current_file_index(), line.number)) continue;
+      const std::size_t f = lines_->current_file_index();
+      if (splits_.consumed_before_restore(f, line.number)) continue;
+      std::string_view record = line.text;
+      const std::int64_t first_line = line.number;
       bool ok;
+      bool ignore;
+      std::size_t error_offset = std::string_view::npos;  // csv only
       if (json_) {
         if (is_blank(line.text)) continue;
-        ok = json_->decode(line.text, line.readable, cols, reason_);
-        if (!ok && c_.json.ignore_parse_errors) {
-          ++ignored;
-          continue;
-        }
+        ok = json_->decode(line.text, line.readable, file_cols_, reason_);
+        ignore = c_.json.ignore_parse_errors;
       } else {
-        auto r = csv_->decode(line.text, cols, reason_);
+        auto r = csv_->decode(record, file_cols_, reason_);
+        if (r == CsvRowDecoder::Result::kIncomplete) r = read_multi_line_record(line, f, record);
         if (r == CsvRowDecoder::Result::kSkipped) continue;
         ok = r == CsvRowDecoder::Result::kRow;
-        if (!ok && c_.csv.ignore_parse_errors) {
-          ++ignored;
-          continue;
-        }
+        if (!ok) error_offset = csv_->error_offset();
+        ignore = c_.csv.ignore_parse_errors;
       }
       if (ok) {
-        ++rows;
+        count_row(f, cols);
         continue;
       }
-      position_ = "file " + lines_->current_file() + " line " + std::to_string(line.number);
+      if (ignore) {
+        ++ignored;
+        continue;
+      }
+      const std::string& file = splits_.files()[f];
+      if (error_offset == std::string_view::npos) {
+        position_ = "file " + file + " line " + std::to_string(first_line);
+      } else {
+        auto [l, col] = line_and_column(record, first_line, error_offset);
+        position_ = "file " + file + " line " + std::to_string(l) + ", column " + std::to_string(col);
+      }
       if (!c_.dead_letter_wired) throw ClinkError(position_ + ": " + reason_);
-      dead_.add(dead_letter_code_of(reason_), reason_, ctx_->operator_id(), position_, line.text);
+      dead_.add(dead_letter_code_of(reason_), reason_, ctx_->operator_id(), position_, record);
     }
+    end_run(cols);
+    const std::size_t rows = batch_rows_;
+    for (std::size_t k = 0; k < file_out_.size(); ++k) cols[file_out_[k]] = std::move(file_cols_[k]);
     out.commit_rows(rows);
+    batch_rows_ = 0;
     if (ignored > 0) ctx_->metrics().count_dead_letters("ignored-parse-error", ignored, false);
     dead_.flush(*ctx_);
     return more ? Status::kMore : Status::kEnd;
@@ -81,17 +155,81 @@ class FilesystemReader final : public SqlSourceReader {
   std::vector<std::string> snapshot_splits() const override { return splits_.snapshot(); }
   void restore_splits(std::vector<std::string> splits) override {
     splits_.restore(splits, "sql_filesystem_source");
-    lines_.emplace(splits_.files(), c_.read_buffer_bytes);
+    start_reading();
   }
 
  private:
+  void start_reading() {
+    if (partitions_) partitions_->assign(splits_.files());
+    lines_.emplace(splits_.files(), c_.read_buffer_bytes);
+    held_ = false;
+  }
+
+  // The next line: one put back by read_multi_line_record first.
+  bool next_line(LineReader::Line& line) {
+    if (held_) {
+      held_ = false;
+      line = held_line_;
+      return true;
+    }
+    return lines_->next(line);
+  }
+
+  // The record starting at `line` (of file `f`) has a quoted field open at its end: joins
+  // the following lines of the file, each after the line break that ended the one before,
+  // until the record is complete or the file ends (the result stays kIncomplete). A line
+  // of the next file is held for the next call of next_line().
+  CsvRowDecoder::Result read_multi_line_record(LineReader::Line& line, std::size_t f, std::string_view& record) {
+    pending_.assign(line.text);
+    auto r = CsvRowDecoder::Result::kIncomplete;
+    while (r == CsvRowDecoder::Result::kIncomplete) {
+      // LineReader strips "\r\n" and "\n"; the field keeps the one the file had. The byte
+      // after the text is still in the buffer (readable padding).
+      const bool crlf = line.text.data()[line.text.size()] == '\r';
+      if (!lines_->next(line)) break;
+      if (lines_->current_file_index() != f) {
+        held_ = true;
+        held_line_ = line;
+        break;
+      }
+      // Never consumed before a restore: a checkpoint is taken between polls, and a poll
+      // ends only after whole records. This moves the split's position past the line.
+      splits_.consumed_before_restore(f, line.number);
+      pending_ += crlf ? "\r\n" : "\n";
+      pending_.append(line.text);
+      r = csv_->decode(pending_, file_cols_, reason_);
+    }
+    record = pending_;
+    return r;
+  }
+
+  // A row of file `f` was decoded: the partition values follow per run of one file.
+  void count_row(std::size_t f, std::vector<Column>& cols) {
+    ++batch_rows_;
+    if (!partitions_) return;
+    if (run_rows_ > 0 && f != run_file_) end_run(cols);
+    run_file_ = f;
+    ++run_rows_;
+  }
+  void end_run(std::vector<Column>& cols) {
+    if (partitions_) partitions_->fill(run_file_, run_rows_, cols);
+    run_rows_ = 0;
+  }
+
   const FilesystemSourceConfig& c_;
   SchemaPtr output_;
   int subtask_, parallelism_;
   RuntimeContext* ctx_ = nullptr;
   std::optional<JsonRowDecoder> json_;
   std::optional<CsvRowDecoder> csv_;
+  std::optional<FilePartitions> partitions_;
+  std::vector<std::size_t> file_out_;  // output columns the files hold, in decoder order
+  std::vector<Column> file_cols_;
   std::optional<LineReader> lines_;
+  LineReader::Line held_line_;
+  bool held_ = false;
+  std::string pending_;  // a record spanning lines
+  std::size_t run_file_ = 0, run_rows_ = 0, batch_rows_ = 0;
   FileSplits splits_;
   std::string reason_, position_;
   DeadLetterCollector dead_;
@@ -107,8 +245,13 @@ FilesystemSqlSource::FilesystemSqlSource(FilesystemSourceConfig config) : config
     fields.push_back(config_.table_schema->field(i));
   }
   output_schema_ = make_schema(std::move(fields));
-  // Build once now so that a bad schema fails when the spec loads, not in every subtask.
-  if (config_.format == RowFormat::kCsv) CsvRowDecoder(config_.table_schema, config_.projected, config_.csv);
+  for (std::size_t k : config_.partitions.keys)
+    if (k >= config_.table_schema->size())
+      throw ClinkError("partition key " + std::to_string(k) + " is not a field of " + config_.table_schema->to_string());
+  if (config_.partitions.keys.size() == config_.table_schema->size())
+    throw ClinkError("every column of " + config_.table_schema->to_string() + " is a partition column: the files hold none");
+  // Build a reader once now so that a bad schema fails when the spec loads, not in every subtask.
+  FilesystemReader(config_, output_schema_, 0, 1);
 }
 
 std::unique_ptr<SqlSourceReader> FilesystemSqlSource::create_reader(int subtask, int parallelism) const {

@@ -39,6 +39,7 @@ struct FilesystemSinkConfig {
   RowFormat format = RowFormat::kJson;
   SchemaPtr schema;  // the input rows
   std::vector<std::size_t> partition_by;  // column indices
+  std::string default_partition_name = "__DEFAULT_PARTITION__";  // partition.default-name: NULL / empty values
   bool overwrite = false;
   JsonFormatOptions json;
   CsvFormatOptions csv;

@@ -5,16 +5,27 @@
 // Lines are decoded straight into the batch's columns; only the projected fields are
 // decoded (projection pushdown).
 //
-// A line that does not decode: with the format's ignore-parse-errors it is skipped and
+// A csv record may span lines (a quoted field holding line breaks); a poll never ends
+// inside one, so a split's position ("<lines consumed> <path>") is always a record
+// boundary and a restore resumes after the last whole record.
+//
+// A partitioned table (PARTITIONED BY) reads its partition columns from the files'
+// `name=value` directories (filesystem_partitions.hpp), and skips the files of
+// partitions a pushed-down partition predicate rejects.
+//
+// A record that does not decode: with the format's ignore-parse-errors it is skipped and
 // counted (metric reason "ignored-parse-error"); else, when the planner wired the
 // "dead-letter" side output (param dead_letter), it goes there with its reason, origin,
-// position and text; else the job fails with "file <path> line <n>: <reason>".
+// position and text; else the job fails with "file <path> line <n>: <reason>" (csv:
+// "file <path> line <n>, column <c>: <reason>", the line and byte column of the field
+// or character at fault).
 #include <cstddef>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "clink/connectors/sql/filesystem_partitions.hpp"
 #include "clink/connectors/sql/sql_source.hpp"
 #include "clink/formats/csv_row_format.hpp"
 #include "clink/formats/json_row_format.hpp"
@@ -30,6 +41,7 @@ struct FilesystemSourceConfig {
   std::vector<std::size_t> projected;  // output columns: indices into table_schema
   JsonFormatOptions json;
   CsvFormatOptions csv;
+  PartitionOptions partitions;  // keys empty: not partitioned
   bool dead_letter_wired = false;
   std::size_t read_buffer_bytes = std::size_t{1} << 20;
 };
