@@ -181,6 +181,41 @@ TEST(SqlWatermarkAssigner, OnPeriodicEmitsEagerlyOnlyOnLargeJumps) {
   EXPECT_THAT(h.lines, ElementsAre("WM 250"));
 }
 
+class ManualClock final : public ProcessingTimeClock {
+ public:
+  std::int64_t now = 0;
+  std::int64_t now_ms() const override { return now; }
+};
+
+// The expression's time functions read the task's processing-time clock, once per batch
+// (as in sql_calc), not the system clock; CURRENT_WATERMARK the last upstream watermark
+// (NULL before one), as Flink's operator-level current watermark.
+TEST(SqlWatermarkAssigner, TimeFunctionsInTheExpressionReadTheTasksClockAndWatermark) {
+  ManualClock clock;
+  clock.now = 5000;
+  json p = wm_params("on-event");
+  p["watermark"] = sql::expr_to_json(*call("LOCALTIMESTAMP", {}));
+  OpHarness h("sql_watermark_assigner", p, 1, clock);
+  h.push(batch(wm_schema(), {wrow(10, 1)}));
+  clock.now = 7250;
+  h.push(batch(wm_schema(), {wrow(20, 1)}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[1970-01-01 00:00:00.010, 1970-01-01 00:00:00.001]", "WM 5000",
+                                   "+I[1970-01-01 00:00:00.020, 1970-01-01 00:00:00.001]", "WM 7250"));
+
+  // wm - 1 s, but never below the upstream watermark: COALESCE(GREATEST(...)) over CURRENT_WATERMARK.
+  auto wm = ex::column(1, LogicalType::timestamp(3), "wm");
+  json q = wm_params("on-event");
+  q["watermark"] = sql::expr_to_json(
+      *call("COALESCE", {call("GREATEST", {wm, call("CURRENT_WATERMARK", {ex::column(0, LogicalType::timestamp(3), "ts")})}),
+                         wm}));
+  OpHarness g("sql_watermark_assigner", q, 1, clock);
+  g.push(batch(wm_schema(), {wrow(10, 2)}));   // no upstream watermark: NULL -> wm
+  g.watermark(9);                              // not forwarded, but read by the expression
+  g.push(batch(wm_schema(), {wrow(11, 3)}));   // GREATEST(3, 9)
+  EXPECT_THAT(g.lines, ElementsAre("+I[1970-01-01 00:00:00.010, 1970-01-01 00:00:00.002]", "WM 2",
+                                   "+I[1970-01-01 00:00:00.011, 1970-01-01 00:00:00.003]", "WM 9"));
+}
+
 TEST(SqlWatermarkAssigner, NullRowtimeFails) {
   OpHarness h("sql_watermark_assigner", wm_params("on-event"));
   try {

@@ -47,7 +47,9 @@ struct WatermarkConfig {
 
 class SqlWatermarkAssigner final : public StreamOperator {
  public:
-  explicit SqlWatermarkAssigner(const WatermarkConfig& cfg) : cfg_(cfg), expr_(cfg.watermark, cfg.session) {}
+  explicit SqlWatermarkAssigner(const WatermarkConfig& cfg)
+      : cfg_(cfg), batch_time_(std::make_shared<BatchTimeContext>()),
+        expr_(cfg.watermark, with_batch_time(cfg.session, batch_time_)) {}
 
   static constexpr const char* kState = "sql-watermark-assigner";
 
@@ -83,6 +85,9 @@ class SqlWatermarkAssigner final : public StreamOperator {
                          "), please convert it to a non-null value");
       in.event_times()[r] = micros_to_millis(rt.values<std::int64_t>()[r]);
     }
+    // The expression's time functions (CURRENT_TIMESTAMP, NOW(), ...) read the task's
+    // processing-time clock once per batch, as sql_calc's do (a test's manual clock too).
+    batch_time_->now_micros = now() * 1000;
     const Column& w = expr_.evaluate(in);
     std::size_t start = 0;
     EventTime pending = last_;  // the watermark Flink would have emitted so far in this batch
@@ -100,7 +105,10 @@ class SqlWatermarkAssigner final : public StreamOperator {
     if (pending > last_) advance_to(pending);
   }
 
+  // Upstream watermarks are not forwarded (but the final one); CURRENT_WATERMARK in the
+  // expression reads the last one, as Flink's operator-level current watermark.
   void process_watermark(Watermark wm) override {
+    if (!wm.idle && wm.timestamp != kMinEventTime) batch_time_->current_watermark_millis = wm.timestamp;
     if (wm.is_max()) emit_final();
   }
 
@@ -191,7 +199,14 @@ class SqlWatermarkAssigner final : public StreamOperator {
     output().emit_watermark(Watermark::at(last_));
   }
 
+  static SessionContext with_batch_time(SessionContext s, std::shared_ptr<const BatchTimeContext> t) {
+    s.batch_time = std::move(t);
+    return s;
+  }
+
   WatermarkConfig cfg_;
+  // Shared with the compiled expression through its session; refreshed per batch.
+  std::shared_ptr<BatchTimeContext> batch_time_;
   CompiledExpr expr_;
   std::vector<std::uint32_t> idx_;
   EventTime current_ = 0;  // Flink: "watermark and timestamp should start from 0"
