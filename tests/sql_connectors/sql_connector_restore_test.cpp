@@ -35,12 +35,37 @@ void write_inputs(const fs::path& dir) {
   }
 }
 
-// The sink's lines for rows 0..n-1, sorted.
-std::vector<std::string> expected_lines(int n) {
+// The same rows as csv records of three lines each: n,"r<n>\n-\n-" (a quoted field holding
+// two line breaks), so most poll and checkpoint boundaries would fall inside a record if
+// the reader let them.
+void write_multi_line_csv_inputs(const fs::path& dir) {
+  for (int f = 0; f < kFiles; ++f) {
+    std::string text;
+    for (int i = 0; i < kLinesPerFile; ++i) {
+      int n = f * kLinesPerFile + i;
+      text += std::to_string(n) + ",\"r" + std::to_string(n) + "\n-\n-\"\n";
+    }
+    write_file(dir / ("f" + std::to_string(100 + f) + ".csv"), text);
+  }
+}
+
+// The sink's lines for rows 0..n-1, sorted; `suffix` follows the name.
+std::vector<std::string> expected_lines(int n, const std::string& suffix = "") {
   std::vector<std::string> v;
-  for (int i = 0; i < n; ++i) v.push_back("{\"id\":" + std::to_string(i) + ",\"name\":\"r" + std::to_string(i) + "\"}");
+  for (int i = 0; i < n; ++i)
+    v.push_back("{\"id\":" + std::to_string(i) + ",\"name\":\"r" + std::to_string(i) + suffix + "\"}");
   std::sort(v.begin(), v.end());
   return v;
+}
+
+// Rows of `want` not committed exactly once, for the failure message.
+std::string duplicates_and_losses(const std::vector<std::string>& got, const std::vector<std::string>& want) {
+  std::map<std::string, int> count;
+  for (const auto& l : got) ++count[l];
+  std::string diff;
+  for (const auto& l : want)
+    if (count[l] != 1 && diff.size() < 400) diff += l + " x" + std::to_string(count[l]) + "; ";
+  return diff;
 }
 
 bool has_in_progress_files(const fs::path& dir) {
@@ -49,11 +74,13 @@ bool has_in_progress_files(const fs::path& dir) {
   return false;
 }
 
-// filesystem source -> pass-through (throttled, maybe failing) -> filesystem sink, all at `p`.
-JobGraph file_job(const fs::path& in, const fs::path& out, int p, std::shared_ptr<FailOnce> fail) {
+// filesystem source (json, or csv) -> pass-through (throttled, maybe failing) -> json
+// filesystem sink, all at `p`.
+JobGraph file_job(const fs::path& in, const fs::path& out, int p, std::shared_ptr<FailOnce> fail,
+                  const std::string& format = "json") {
   JobGraph g;
   g.add_node(registry_node("src", "sql_filesystem_source",
-                           {{"path", in.string()}, {"format", "json"}, {"schema", row_schema()}}, p));
+                           {{"path", in.string()}, {"format", format}, {"schema", row_schema()}}, p));
   g.add_node(failing_node("pass", std::move(fail), p));
   g.add_node(registry_node("sink", "sql_filesystem_sink",
                            {{"path", out.string()}, {"format", "json"}, {"schema", row_schema()}}, p));
@@ -106,6 +133,48 @@ TEST_P(SqlConnectorRestore, FileSourceRestoresAtAnotherParallelismFromASavepoint
   EXPECT_EQ(got.size(), want.size()) << "partial " << partial.size() << ": " << diff;
   EXPECT_EQ(got, want);
   EXPECT_FALSE(has_in_progress_files(dir.path / "out"));
+}
+
+TEST_P(SqlConnectorRestore, CsvRecordsSpanningLinesAreExactlyOnceAcrossAFailure) {
+  TempDir dir;
+  write_multi_line_csv_inputs(dir.path / "in");
+  auto fail = std::make_shared<FailOnce>();
+  fail->fail_at = 12000;
+  fail->pause_ms = 15;
+  auto handle =
+      execute_async(file_job(dir.path / "in", dir.path / "out", 2, fail, "csv"), checkpointing(dir.path / "ckpt", 30));
+  handle.wait();
+  ASSERT_EQ(handle.restart_causes().size(), 1u);
+  EXPECT_THAT(handle.restart_causes()[0], HasSubstr("injected failure"));
+  EXPECT_GT(handle.checkpoint_counts().completed, 0);
+  auto got = committed_lines(dir.path / "out");
+  auto want = expected_lines(kFiles * kLinesPerFile, "\\n-\\n-");
+  EXPECT_EQ(got.size(), want.size()) << duplicates_and_losses(got, want);
+  EXPECT_EQ(got, want);
+  EXPECT_FALSE(has_in_progress_files(dir.path / "out"));
+}
+
+TEST_P(SqlConnectorRestore, CsvRecordsSpanningLinesRestoreAtAnotherParallelism) {
+  TempDir dir;
+  write_multi_line_csv_inputs(dir.path / "in");
+  auto slow = std::make_shared<FailOnce>();
+  slow->pause_ms = 15;
+  {
+    auto handle = execute_async(file_job(dir.path / "in", dir.path / "out", 2, slow, "csv"),
+                                checkpointing(dir.path / "ckpt", 30));
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    handle.stop_with_savepoint(dir.path / "sp");
+  }
+  auto partial = committed_lines(dir.path / "out");
+  EXPECT_GT(partial.size(), 0u);
+  EXPECT_LT(partial.size(), static_cast<std::size_t>(kFiles * kLinesPerFile));
+  auto options = checkpointing(dir.path / "ckpt2", 30);
+  options.restore = RestoreSettings{dir.path / "sp"};
+  execute_async(file_job(dir.path / "in", dir.path / "out", 3, std::make_shared<FailOnce>(), "csv"), options).wait();
+  auto got = committed_lines(dir.path / "out");
+  auto want = expected_lines(kFiles * kLinesPerFile, "\\n-\\n-");
+  EXPECT_EQ(got.size(), want.size()) << "partial " << partial.size() << ": " << duplicates_and_losses(got, want);
+  EXPECT_EQ(got, want);
 }
 
 // datagen (sequence id, rate limited) -> failing pass-through -> csv sink.
