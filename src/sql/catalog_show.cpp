@@ -190,10 +190,11 @@ void CatalogDdl::analyze(const ast::AnalyzeTable& stmt, SourcePosition pos) {
   for (const auto& c : columns)
     if (!t->column(c)) fail(pos, fmt::format("ANALYZE TABLE {}: column `{}` does not exist", name, c));
   std::string connector = t->connector();
-  bool bounded = connector == "filesystem" || (connector == "datagen" && t->option("number-of-rows"));
+  bool bounded = (connector == "filesystem" && !t->option("source.monitor-interval")) ||
+                 (connector == "datagen" && t->option("number-of-rows"));
   if (!bounded)
-    fail(pos, fmt::format("ANALYZE TABLE {}: the {} source is unbounded (ANALYZE runs bounded sources: filesystem, "
-                          "datagen with 'number-of-rows')",
+    fail(pos, fmt::format("ANALYZE TABLE {}: the {} source is unbounded (ANALYZE runs bounded sources: filesystem "
+                          "without 'source.monitor-interval', datagen with 'number-of-rows')",
                           name, connector.empty() ? "unnamed" : connector));
   if (!analyzer_)
     fail(pos, fmt::format("ANALYZE TABLE {}: no job runner is available here to read the source; declare "

@@ -6,11 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "../support/checkpoint_support.hpp"
-#include "clink/connectors/sql/sql_filesystem_source.hpp"
 #include "clink/core/error.hpp"
-#include "clink/runtime/runtime_context.hpp"
-#include "clink/sql/time_zone.hpp"
 #include "sql_job_support.hpp"
+#include "sql_reader_harness.hpp"
 
 namespace clink::sql {
 namespace {
@@ -19,44 +17,6 @@ using namespace test;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testsupport::TempDir;
-
-// Runs one reader directly: rows as format_row writes them, dead letters as "DL[...]".
-class ReaderHarness final : public Output {
- public:
-  explicit ReaderHarness(FilesystemSourceConfig config, int subtask = 0, int parallelism = 1)
-      : source_(std::move(config)),
-        ctx_("src", "src", subtask, parallelism, kDefaultMaxParallelism, this, std::make_shared<OperatorMetrics>(),
-             SystemClock::instance()),
-        reader_(source_.create_reader(subtask, parallelism)) {
-    reader_->open(ctx_);
-  }
-  // One poll of at most `max_rows` records; false at the end.
-  bool poll(std::size_t max_rows) {
-    ColumnBatch b(source_.output_schema());
-    auto status = reader_->poll(b, max_rows);
-    for (auto& l : format_rows(b, *TimeZone::utc())) rows.push_back(std::move(l));
-    return status == SqlSourceReader::Status::kMore;
-  }
-  void drain(std::size_t max_rows) {
-    while (poll(max_rows)) {
-    }
-  }
-  SqlSourceReader& reader() { return *reader_; }
-  OperatorMetrics& metrics() { return ctx_.metrics(); }
-
-  void emit(BatchPtr) override {}
-  void emit_watermark(Watermark) override {}
-  void emit_side(const std::string&, BatchPtr b) override {
-    for (auto& l : format_rows(column_batch_cast(*b), *TimeZone::utc())) rows.push_back("DL" + l.substr(2));
-  }
-
-  std::vector<std::string> rows;
-
- private:
-  FilesystemSqlSource source_;
-  RuntimeContext ctx_;
-  std::unique_ptr<SqlSourceReader> reader_;
-};
 
 FilesystemSourceConfig csv_config(const fs::path& path, CsvFormatOptions options = {}) {
   FilesystemSourceConfig c;

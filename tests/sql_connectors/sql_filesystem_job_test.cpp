@@ -208,7 +208,8 @@ TEST(SqlFilesystemConnectors, ParamErrorsNameTheOptionAndValue) {
   EXPECT_EQ(make_error("sql_filesystem_source", {{"schema", s}, {"path", "/x"}, {"format", "xml"}}),
             "op 'op' (sql_filesystem_source): option 'format' must be json or csv, got 'xml'");
   EXPECT_EQ(make_error("sql_filesystem_source", {{"schema", s}, {"path", "/x"}, {"format", "json"}, {"csv.field-delimiter", ";"}}),
-            "op 'op' (sql_filesystem_source): unknown option 'csv.field-delimiter' = ';' (known: path, format, partition.default-name)");
+            "op 'op' (sql_filesystem_source): unknown option 'csv.field-delimiter' = ';' (known: path, format, "
+            "partition.default-name, source.monitor-interval)");
   EXPECT_EQ(make_error("sql_filesystem_source", {{"schema", s}, {"format", "json"}}),
             "op 'op' (sql_filesystem_source): missing required option 'path'");
   EXPECT_EQ(make_error("sql_filesystem_source",

@@ -12,6 +12,7 @@
 #include "clink/connectors/sql/sql_nexmark_source.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
 #include "clink/core/error.hpp"
+#include "clink/sql/catalog.hpp"
 #include "clink/sql/expr_json.hpp"
 #include "clink/sql/time_zone.hpp"
 
@@ -95,12 +96,18 @@ std::shared_ptr<FilesystemSqlSource> filesystem_source(const OperatorSpecContext
                        {"schema", "projected", "dead_letter", "partition_keys", "partition_filter"});
   FilesystemSourceConfig c;
   c.format = row_format(p);
-  p.check_options({"path", "format", "partition.default-name"},
+  p.check_options({"path", "format", "partition.default-name", "source.monitor-interval"},
                   [&](const std::string& k) { return format_key(c.format, k); });
   auto path = p.option("path");
   if (!path) p.fail("missing required option 'path'");
   c.path = *path;
   c.table_schema = p.schema();
+  if (auto interval = p.option("source.monitor-interval")) {
+    auto ms = parse_duration_ms(*interval);
+    if (!ms || *ms <= 0)
+      p.fail("option 'source.monitor-interval' must be a positive duration ('10 s', '1 min'), got '" + *interval + "'");
+    c.monitor_interval_ms = *ms;
+  }
   if (p.has("projected")) c.projected = index_list(p, "projected", c.table_schema->size());
   else
     for (std::size_t i = 0; i < c.table_schema->size(); ++i) c.projected.push_back(i);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <set>
+#include <unordered_set>
 
 #include "clink/connectors/file_source.hpp"
 #include "clink/connectors/line_reader.hpp"
@@ -72,18 +74,19 @@ class FilesystemReader final : public SqlSourceReader {
 
   void open(RuntimeContext& ctx) override {
     ctx_ = &ctx;
-    auto files = list_input_files(c_.path);
     if (partitions_) {
       std::error_code ec;
       if (!std::filesystem::is_directory(c_.path, ec))
         throw ClinkError("file source: the path of a partitioned table must be a directory: " + c_.path);
-      files = partitions_->in_partitions(files);
-      if (c_.partitions.filter) {
-        partitions_->assign(files);
-        files = partitions_->prune(files, c_.partitions.filter, c_.partitions.session);
-      }
     }
-    splits_.assign(files_for_subtask(files, subtask_, parallelism_));
+    if (monitoring()) {
+      // The first poll discovers the files, after a restore has said which are taken.
+      splits_.assign({});
+      start_reading();
+      return;
+    }
+    auto files = list_input_files(c_.path);
+    splits_.assign(files_for_subtask(readable(files, nullptr), subtask_, parallelism_));
     start_reading();
   }
 
@@ -94,16 +97,24 @@ class FilesystemReader final : public SqlSourceReader {
     // The decoders fill the file columns (moved out of the batch for this poll); the
     // partition columns get their file's values per run of rows from one file.
     auto& cols = out.columns();
+    out_cols_ = &cols;
     file_cols_.clear();
     for (std::size_t c : file_out_) file_cols_.push_back(std::move(cols[c]));
     run_rows_ = 0;
+    bool waiting = false;
     // Bounded by records examined, so runs of bad records cannot keep one poll busy; a
     // record spanning lines is always read whole.
-    for (std::size_t examined = 0; examined < max_rows; ++examined) {
+    for (std::size_t examined = 0; examined < max_rows;) {
       if (!next_line(line)) {
-        more = false;
+        if (!monitoring()) {
+          more = false;
+          break;
+        }
+        if (now() >= next_scan_ms_ && discover()) continue;  // next_line() starts the new files
+        waiting = true;
         break;
       }
+      ++examined;
       const std::size_t f = lines_->current_file_index();
       if (splits_.consumed_before_restore(f, line.number)) continue;
       std::string_view record = line.text;
@@ -148,17 +159,88 @@ class FilesystemReader final : public SqlSourceReader {
     batch_rows_ = 0;
     if (ignored > 0) ctx_->metrics().count_dead_letters("ignored-parse-error", ignored, false);
     dead_.flush(*ctx_);
-    return more ? Status::kMore : Status::kEnd;
+    out_cols_ = nullptr;
+    if (!more) return Status::kEnd;
+    return waiting && rows == 0 ? Status::kNothingAvailable : Status::kMore;
   }
 
-  // Splits as the typed file source's (FileSplits).
-  std::vector<std::string> snapshot_splits() const override { return splits_.snapshot(); }
+  std::int64_t wait_hint_ms() const override {
+    if (!monitoring() || !ctx_) return 1;
+    return std::max<std::int64_t>(1, next_scan_ms_ - now());
+  }
+
+  // Splits as the typed file source's (FileSplits); a monitoring source's discovered
+  // files not started yet are splits from their first line.
+  std::vector<std::string> snapshot_splits() const override {
+    auto out = splits_.snapshot();
+    for (const auto& f : discovered_) out.push_back("0 " + f);
+    return out;
+  }
   void restore_splits(std::vector<std::string> splits) override {
     splits_.restore(splits, "sql_filesystem_source");
+    discovered_.clear();
     start_reading();
   }
 
+  // Monitoring: every file taken by any subtask, so that after a restore (at any
+  // parallelism) none is taken twice. Each subtask writes the files it took; subtask 0
+  // also carries the restored ones on.
+  std::vector<std::string> snapshot_shared() const override { return taken_; }
+  void restore_shared(std::vector<std::string> files) override {
+    known_.clear();
+    known_.insert(files.begin(), files.end());
+    taken_ = subtask_ == 0 ? std::move(files) : std::vector<std::string>{};
+  }
+
  private:
+  bool monitoring() const { return c_.monitor_interval_ms > 0; }
+  std::int64_t now() const { return ctx_->timer_service().current_processing_time(); }
+
+  // The files of `files` the table reads: in a partition and kept by the pruning
+  // predicate (the others go to `rejected` when given).
+  std::vector<std::string> readable(std::vector<std::string> files, std::vector<std::string>* rejected) const {
+    if (!partitions_) return files;
+    std::vector<std::string> in = partitions_->in_partitions(files);
+    std::vector<std::string> kept = in;
+    if (c_.partitions.filter) {
+      FilePartitions pruning = *partitions_;  // partitions_ holds the values of the files being read
+      pruning.assign(in);
+      kept = pruning.prune(in, c_.partitions.filter, c_.partitions.session);
+    }
+    if (rejected) {
+      std::set<std::string> keep(kept.begin(), kept.end());
+      for (auto& f : files)
+        if (!keep.count(f)) rejected->push_back(std::move(f));
+    }
+    return kept;
+  }
+
+  // Lists the path for files not seen yet that this subtask owns (by a hash of the path,
+  // stable as the file set grows, unlike a position in the sorted listing) and queues
+  // them, sorted. True when it found some.
+  bool discover() {
+    next_scan_ms_ = now() + c_.monitor_interval_ms;
+    std::vector<std::string> fresh;
+    for (auto& f : list_input_files(c_.path))
+      if (!known_.count(f) && owner_of(f) == subtask_) fresh.push_back(std::move(f));
+    if (fresh.empty()) return false;
+    std::vector<std::string> rejected;
+    auto kept = readable(std::move(fresh), &rejected);
+    known_.insert(rejected.begin(), rejected.end());  // not read, and not state: judged again after a restore
+    for (const auto& f : kept) {
+      known_.insert(f);
+      taken_.push_back(f);
+      discovered_.push_back(f);
+    }
+    return !kept.empty();
+  }
+  int owner_of(const std::string& path) const {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a: the same in every process and build
+    for (unsigned char ch : path) h = (h ^ ch) * 1099511628211ull;
+    return static_cast<int>(h % static_cast<std::uint64_t>(parallelism_));
+  }
+
+
   void start_reading() {
     if (partitions_) partitions_->assign(splits_.files());
     lines_.emplace(splits_.files(), c_.read_buffer_bytes);
@@ -166,13 +248,21 @@ class FilesystemReader final : public SqlSourceReader {
   }
 
   // The next line: one put back by read_multi_line_record first.
+  // A monitoring source moves on to the files discovered since its current ones.
   bool next_line(LineReader::Line& line) {
     if (held_) {
       held_ = false;
       line = held_line_;
       return true;
     }
-    return lines_->next(line);
+    for (;;) {
+      if (lines_->next(line)) return true;
+      if (discovered_.empty()) return false;
+      if (out_cols_) end_run(*out_cols_);  // file indices restart with the new files
+      splits_.assign(std::move(discovered_));
+      discovered_.clear();
+      start_reading();
+    }
   }
 
   // The record starting at `line` (of file `f`) has a quoted field open at its end: joins
@@ -230,7 +320,13 @@ class FilesystemReader final : public SqlSourceReader {
   bool held_ = false;
   std::string pending_;  // a record spanning lines
   std::size_t run_file_ = 0, run_rows_ = 0, batch_rows_ = 0;
+  std::vector<Column>* out_cols_ = nullptr;  // the batch's columns during a poll
   FileSplits splits_;
+  // Monitoring (source.monitor-interval): files seen (taken by any subtask, or pruned),
+  // the ones this subtask took, and those it discovered but not started.
+  std::unordered_set<std::string> known_;
+  std::vector<std::string> taken_, discovered_;
+  std::int64_t next_scan_ms_ = 0;
   std::string reason_, position_;
   DeadLetterCollector dead_;
 };

@@ -10,6 +10,7 @@ namespace clink::sql {
 
 namespace {
 constexpr const char* kSplitState = "source-splits";  // as ReaderSourceOperator
+constexpr const char* kSharedState = "source-shared";
 }
 
 void SqlSourceOperator::open(RuntimeContext& ctx) {
@@ -18,6 +19,7 @@ void SqlSourceOperator::open(RuntimeContext& ctx) {
   reader_->open(ctx);
   if (ctx.is_restored()) {
     const auto& lists = ctx.operator_state().lists();
+    if (auto shared = lists.find(kSharedState); shared != lists.end()) reader_->restore_shared(shared->second.items);
     auto it = lists.find(kSplitState);
     if (it != lists.end()) reader_->restore_splits(it->second.items);
   }
@@ -25,6 +27,9 @@ void SqlSourceOperator::open(RuntimeContext& ctx) {
 
 void SqlSourceOperator::snapshot_state(std::int64_t) {
   ctx().operator_state().list(kSplitState, Redistribution::kEvenSplit) = reader_->snapshot_splits();
+  auto shared = reader_->snapshot_shared();
+  if (!shared.empty() || ctx().operator_state().lists().count(kSharedState))
+    ctx().operator_state().list(kSharedState, Redistribution::kUnion) = std::move(shared);
 }
 
 SourceOperator::PollStatus SqlSourceOperator::poll_next() {

@@ -5,6 +5,14 @@
 // Lines are decoded straight into the batch's columns; only the projected fields are
 // decoded (projection pushdown).
 //
+// With `source.monitor-interval` the source is unbounded, as Flink's continuous file
+// monitoring: it lists the path again at that interval and reads the files it has not
+// seen, each file taken by one subtask (by a hash of its path). A file must appear whole
+// (written elsewhere and renamed in, as the filesystem sink does; hidden names are not
+// read). The files taken so far are union state, so a restore at any parallelism
+// neither re-reads nor skips one; like Flink's enumerator state, that set grows with the
+// number of files.
+//
 // A csv record may span lines (a quoted field holding line breaks); a poll never ends
 // inside one, so a split's position ("<lines consumed> <path>") is always a record
 // boundary and a restore resumes after the last whole record.
@@ -42,6 +50,9 @@ struct FilesystemSourceConfig {
   JsonFormatOptions json;
   CsvFormatOptions csv;
   PartitionOptions partitions;  // keys empty: not partitioned
+  // source.monitor-interval: 0 reads the files present at the start and ends (bounded);
+  // > 0 lists the path again every so often for new files and never ends.
+  std::int64_t monitor_interval_ms = 0;
   bool dead_letter_wired = false;
   std::size_t read_buffer_bytes = std::size_t{1} << 20;
 };

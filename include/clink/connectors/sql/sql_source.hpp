@@ -25,6 +25,11 @@ class SqlSourceReader {
   // As SourceReader: the unfinished splits, each continuing exactly after its last row.
   virtual std::vector<std::string> snapshot_splits() const = 0;
   virtual void restore_splits(std::vector<std::string> splits) = 0;
+  // State every subtask gets whole on restore (union redistribution), before its splits:
+  // what a source without a split enumerator needs all subtasks to know (the files a
+  // monitoring filesystem source already took). Empty for most sources.
+  virtual std::vector<std::string> snapshot_shared() const { return {}; }
+  virtual void restore_shared(std::vector<std::string>) {}
 };
 
 class SqlSource {

@@ -1,0 +1,60 @@
+#pragma once
+// One SQL source reader run directly (no job): polls, snapshots and restores by hand, on a
+// replaceable processing-time clock. Rows as format_row writes them, dead letters "DL[...]".
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clink/connectors/sql/sql_filesystem_source.hpp"
+#include "clink/runtime/runtime_context.hpp"
+#include "clink/sql/time_zone.hpp"
+
+namespace clink::sql::test {
+
+class ManualClock final : public ProcessingTimeClock {
+ public:
+  std::int64_t now = 0;
+  std::int64_t now_ms() const override { return now; }
+};
+
+class ReaderHarness final : public Output {
+ public:
+  explicit ReaderHarness(FilesystemSourceConfig config, int subtask = 0, int parallelism = 1,
+                         const ProcessingTimeClock& clock = SystemClock::instance())
+      : source_(std::move(config)),
+        ctx_("src", "src", subtask, parallelism, kDefaultMaxParallelism, this, std::make_shared<OperatorMetrics>(),
+             clock),
+        reader_(source_.create_reader(subtask, parallelism)) {
+    reader_->open(ctx_);
+  }
+  // One poll of at most `max_rows` records.
+  SqlSourceReader::Status poll_status(std::size_t max_rows) {
+    ColumnBatch b(source_.output_schema());
+    auto status = reader_->poll(b, max_rows);
+    for (auto& l : format_rows(b, *TimeZone::utc())) rows.push_back(std::move(l));
+    return status;
+  }
+  // False at the end (or, for an unbounded source, when nothing is available).
+  bool poll(std::size_t max_rows) { return poll_status(max_rows) == SqlSourceReader::Status::kMore; }
+  void drain(std::size_t max_rows) {
+    while (poll(max_rows)) {
+    }
+  }
+  SqlSourceReader& reader() { return *reader_; }
+  OperatorMetrics& metrics() { return ctx_.metrics(); }
+
+  void emit(BatchPtr) override {}
+  void emit_watermark(Watermark) override {}
+  void emit_side(const std::string&, BatchPtr b) override {
+    for (auto& l : format_rows(column_batch_cast(*b), *TimeZone::utc())) rows.push_back("DL" + l.substr(2));
+  }
+
+  std::vector<std::string> rows;
+
+ private:
+  FilesystemSqlSource source_;
+  RuntimeContext ctx_;
+  std::unique_ptr<SqlSourceReader> reader_;
+};
+
+}  // namespace clink::sql::test
