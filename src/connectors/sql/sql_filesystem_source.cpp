@@ -76,7 +76,7 @@ class FilesystemReader final : public SqlSourceReader {
     ctx_ = &ctx;
     if (partitions_) {
       std::error_code ec;
-      if (!std::filesystem::is_directory(c_.path, ec))
+      if (std::filesystem::exists(c_.path, ec) && !std::filesystem::is_directory(c_.path, ec))
         throw ClinkError("file source: the path of a partitioned table must be a directory: " + c_.path);
     }
     if (monitoring()) {
@@ -240,15 +240,14 @@ class FilesystemReader final : public SqlSourceReader {
     return static_cast<int>(h % static_cast<std::uint64_t>(parallelism_));
   }
 
-
   void start_reading() {
     if (partitions_) partitions_->assign(splits_.files());
     lines_.emplace(splits_.files(), c_.read_buffer_bytes);
     held_ = false;
   }
 
-  // The next line: one put back by read_multi_line_record first.
-  // A monitoring source moves on to the files discovered since its current ones.
+  // The next line: one put back by read_multi_line_record first; at the end of the
+  // current files, a monitoring source moves on to the files discovered since.
   bool next_line(LineReader::Line& line) {
     if (held_) {
       held_ = false;
