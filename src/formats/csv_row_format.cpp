@@ -93,21 +93,16 @@ CsvRowDecoder::CsvRowDecoder(SchemaPtr table_schema, std::vector<std::size_t> pr
 // Splits `line` into fields_: quoted fields unquoted (a doubled quote is one quote),
 // escaped characters taken literally.
 CsvRowDecoder::Result CsvRowDecoder::split(std::string_view line, std::string& reason) {
-  struct Span {
-    bool owned;
-    std::size_t begin, end;
-  };
-  thread_local std::vector<Span> spans;
+  auto& spans = spans_;
   spans.clear();
   unquoted_.clear();
-  field_offsets_.clear();
   const char delim = options_.field_delimiter;
   const bool quoting = !options_.disable_quote_character;
   const char quote = options_.quote_character;
   const int escape = options_.escape_character ? static_cast<unsigned char>(*options_.escape_character) : -1;
   std::size_t i = 0, n = line.size();
   for (;;) {
-    field_offsets_.push_back(i);
+    const std::size_t field_start = i;
     if (quoting && i < n && line[i] == quote) {
       std::size_t begin = unquoted_.size();
       ++i;
@@ -133,7 +128,7 @@ CsvRowDecoder::Result CsvRowDecoder::split(std::string_view line, std::string& r
       }
       if (!closed) {
         reason = "unterminated quoted field " + std::to_string(spans.size() + 1);
-        error_offset_ = field_offsets_.back();
+        error_offset_ = field_start;
         return Result::kIncomplete;
       }
       if (i < n && line[i] != delim) {
@@ -142,18 +137,18 @@ CsvRowDecoder::Result CsvRowDecoder::split(std::string_view line, std::string& r
         error_offset_ = i;
         return Result::kError;
       }
-      spans.push_back({true, begin, unquoted_.size()});
+      spans.push_back({true, begin, unquoted_.size(), field_start});
     } else if (escape >= 0) {
       std::size_t begin = unquoted_.size();
       while (i < n && line[i] != delim) {
         if (static_cast<unsigned char>(line[i]) == escape && i + 1 < n) ++i;
         unquoted_ += line[i++];
       }
-      spans.push_back({true, begin, unquoted_.size()});
+      spans.push_back({true, begin, unquoted_.size(), field_start});
     } else {
       std::size_t begin = i;
       while (i < n && line[i] != delim) ++i;
-      spans.push_back({false, begin, i});
+      spans.push_back({false, begin, i, field_start});
     }
     if (i >= n) break;
     ++i;  // the delimiter; a trailing one starts an empty last field
@@ -215,7 +210,7 @@ CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::vector<C
   if (fields_.size() != schema_->size() && !options_.ignore_parse_errors) {
     reason = "row length mismatch: " + std::to_string(schema_->size()) + " fields expected but was " +
              std::to_string(fields_.size());
-    error_offset_ = fields_.size() > schema_->size() ? field_offsets_[schema_->size()] : line.size();
+    error_offset_ = fields_.size() > schema_->size() ? spans_[schema_->size()].offset : line.size();
     return Result::kError;
   }
   start_sizes_.resize(columns.size());
@@ -228,7 +223,7 @@ CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::vector<C
     }
     // Nested children are truncated with their parent if a later field fails.
     if (!parse_field(f, fields_[f], columns[c], reason)) {
-      error_offset_ = field_offsets_[f];
+      error_offset_ = spans_[f].offset;
       for (std::size_t k = 0; k < columns.size(); ++k) truncate_column(columns[k], start_sizes_[k]);
       return Result::kError;
     }

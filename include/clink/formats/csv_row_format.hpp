@@ -71,7 +71,12 @@ class CsvRowDecoder {
   CsvFormatOptions options_;
   // Scratch: the current line's fields (views into the line or into unquoted_).
   std::vector<std::string_view> fields_;
-  std::vector<std::size_t> field_offsets_;  // where each field starts in the record
+  struct Span {
+    bool owned;               // in unquoted_, else in the record
+    std::size_t begin, end;   // the field's text
+    std::size_t offset;       // where the field starts in the record
+  };
+  std::vector<Span> spans_;
   std::size_t error_offset_ = 0;
   std::string unquoted_;
   std::vector<std::pair<std::size_t, std::size_t>> unquoted_ranges_;  // field -> range in unquoted_
