@@ -220,7 +220,9 @@ TEST_P(OperatorRestore, FileSourceAndCountResumeAfterAFailure) {
                    .set_parallelism(1)
                    .uid("words")
                    .map([injector](std::string w) {
-                     std::this_thread::sleep_for(std::chrono::microseconds(200));
+                     // Slow until armed, so checkpoints complete while records remain even
+                     // on a loaded machine (3000 records take >= 3 s before arming).
+                     if (!injector->armed.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
                      return injector->pass(std::move(w));
                    }, "Injector")
                    .set_parallelism(1)
