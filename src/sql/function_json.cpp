@@ -87,7 +87,7 @@ struct JsonRows {
   bool select(std::string_view json, std::string_view path_text) {
     hits.clear();
     dom::element root;
-    if (parser.parse(json.data(), json.size(), true).get(root) != simdjson::SUCCESS) return false;
+    if (json.empty() || parser.parse(json.data(), json.size(), true).get(root) != simdjson::SUCCESS) return false;
     const JsonPath& p = path(path_text);
     list = !p.definite();
     return p.evaluate(root, hits);
@@ -319,7 +319,7 @@ void add_is_json(FunctionRegistry& r) {
         if (a[0].valid(i)) {
           std::string_view s = sv(a, 0, i);
           dom::element e;
-          if (parser.parse(s.data(), s.size(), true).get(e) == simdjson::SUCCESS) {
+          if (!s.empty() && parser.parse(s.data(), s.size(), true).get(e) == simdjson::SUCCESS) {
             auto t = e.type();
             o[i] = k == 'V' || (k == 'A' && t == dom::element_type::ARRAY) || (k == 'O' && t == dom::element_type::OBJECT) ||
                    (k == 'S' && is_scalar(e));

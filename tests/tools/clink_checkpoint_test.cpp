@@ -117,6 +117,29 @@ class ClinkCheckpoint : public ::testing::TestWithParam<std::string> {
     return -1;
   }
 
+  // Waits (at most 60 s) until the background job is under way: committed part files
+  // when `committed` (a checkpoint completed); else its task threads run (the signal
+  // handlers are installed before the job starts), plus half a second of progress. A
+  // fixed sleep was too short for an ASan build under load: the signal came before the
+  // job ran or checkpointed. (Without checkpoints, the part files stay empty until the
+  // savepoint flushes them, so they cannot tell.)
+  void wait_for_output(pid_t pid, bool committed) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (committed ? !committed_lines(dir_ / "out").empty() : threads_of(pid) >= 3) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!committed) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  static int threads_of(pid_t pid) {
+    std::error_code ec;
+    int n = 0;
+    for (auto it = fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec); !ec && it != fs::directory_iterator();
+         it.increment(ec))
+      ++n;
+    return n;
+  }
+
   fs::path dir_;
 };
 INSTANTIATE_TEST_SUITE_P(Backends, ClinkCheckpoint, ::testing::Values("memory", "rocksdb"),
@@ -150,7 +173,7 @@ TEST_P(ClinkCheckpoint, StopWithSavepointThenRestoreInANewRun) {
   pid_t pid = start({"run", spec, "--savepoint-on-stop", savepoint.string(), "--state-backend", GetParam(),
                      "--checkpoint-dir", (dir_ / "checkpoints").string()});
   ASSERT_GT(pid, 0);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  wait_for_output(pid, /*committed=*/false);
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
   int code = wait_exit(pid);
   std::string err = slurp(dir_ / "bg.err");
@@ -175,7 +198,7 @@ TEST_P(ClinkCheckpoint, RestoresASavepointAtAnotherParallelism) {
   pid_t pid = start({"run", spec, "--savepoint-on-stop", savepoint.string(), "--state-backend", GetParam(),
                      "--checkpoint-dir", (dir_ / "checkpoints").string()});
   ASSERT_GT(pid, 0);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  wait_for_output(pid, /*committed=*/false);
   ASSERT_EQ(::kill(pid, SIGINT), 0);
   ASSERT_EQ(wait_exit(pid), 0) << slurp(dir_ / "bg.err");
   auto r = clink("run " + spec + " -p 3 --from-savepoint " + savepoint.string() + " --state-backend " + GetParam() +
@@ -193,7 +216,7 @@ TEST_P(ClinkCheckpoint, ChangingASourcesParallelismOnRestoreKeepsExactlyOnce) {
   pid_t pid = start({"run", spec, "-p", "1", "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "50",
                      "--state-backend", GetParam()});
   ASSERT_GT(pid, 0);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  wait_for_output(pid, /*committed=*/true);
   ASSERT_EQ(::kill(pid, SIGINT), 0);
   EXPECT_EQ(wait_exit(pid), 1);
   EXPECT_THAT(slurp(dir_ / "bg.err"), HasSubstr("job cancelled"));
@@ -215,7 +238,7 @@ TEST_P(ClinkCheckpoint, RestartsFromTheLatestCheckpointInACheckpointDirectory) {
   pid_t pid = start({"run", spec, "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "50",
                      "--state-backend", GetParam()});
   ASSERT_GT(pid, 0);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  wait_for_output(pid, /*committed=*/true);
   ASSERT_EQ(::kill(pid, SIGINT), 0);
   EXPECT_EQ(wait_exit(pid), 1);
   EXPECT_THAT(slurp(dir_ / "bg.err"), HasSubstr("job cancelled"));
@@ -235,7 +258,7 @@ TEST_P(ClinkCheckpoint, AKilledProcessRestartsFromItsLatestCheckpointExactlyOnce
   pid_t pid = start({"run", spec, "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "50",
                      "--state-backend", GetParam()});
   ASSERT_GT(pid, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  wait_for_output(pid, /*committed=*/true);
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   EXPECT_EQ(wait_exit(pid), -1);  // killed, no exit code
   auto r = clink("run " + spec + " --from-checkpoint " + ckpt.string() + " --checkpoint-dir " + ckpt.string() +
