@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "clink/sql/join_analysis.hpp"
+
 namespace clink::sql {
 
 namespace {
@@ -96,9 +98,16 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       return {};
     }
     case LogicalKind::kJoin: {
+      const auto& j = static_cast<const LogicalJoin&>(node);
       auto l = changelog_mode(node.input(0));
       auto r = changelog_mode(node.input(1));
-      if (static_cast<const LogicalJoin&>(node).type != LogicalJoin::Type::kInner) return updating_from(node);
+      if (analyze_join(j).interval) {
+        // Time attributes only exist on insert-only streams; an interval join appends.
+        require_insert_only(node, l, "An interval join");
+        require_insert_only(node, r, "An interval join");
+        return {};
+      }
+      if (j.type != LogicalJoin::Type::kInner) return updating_from(node);
       if (l.updating()) return l;
       return r;
     }

@@ -1,0 +1,42 @@
+#pragma once
+// What a join's ON condition means to the physical planner, as Flink splits it
+// (JoinInfo / IntervalJoinUtil):
+//   - equi-key pairs `l = r` (or `l IS NOT DISTINCT FROM r`) between a left and a right
+//     column of the same type: both inputs are hash-partitioned and keyed by them;
+//   - time bounds `l.rt >= r.rt + a AND l.rt <= r.rt + b` (BETWEEN, <, >, with
+//     INTERVAL offsets) between two event-time attributes: an interval join;
+//   - the residual: every other conjunct, evaluated over the joined row (left ++ right).
+// Analysed on demand from the LogicalJoin (the binder, the changelog derivation, EXPLAIN
+// and the physical planner agree because they all call this).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clink/sql/logical_plan.hpp"
+
+namespace clink::sql {
+
+struct IntervalBounds {
+  std::size_t left_time = 0;   // column of the left input
+  std::size_t right_time = 0;  // column of the right input
+  // left.rt in [right.rt + lower_ms, right.rt + upper_ms] (strict bounds made inclusive
+  // by 1 ms, as Flink does for row time).
+  std::int64_t lower_ms = 0;
+  std::int64_t upper_ms = 0;
+};
+
+struct JoinAnalysis {
+  std::vector<std::size_t> left_keys;   // columns of the left input
+  std::vector<std::size_t> right_keys;  // columns of the right input, pairwise with left_keys
+  std::vector<bool> filter_nulls;       // per key: `=` (NULL never matches) vs IS NOT DISTINCT FROM
+  ExprPtr residual;                     // over left ++ right; null: TRUE
+  std::optional<IntervalBounds> interval;
+};
+
+JoinAnalysis analyze_join(const LogicalJoin& join);
+
+// "InnerJoin" -> "inner", ... (the operators' `join_type` param).
+std::string join_type_param(LogicalJoin::Type type);
+
+}  // namespace clink::sql
