@@ -10,10 +10,16 @@
 namespace clink::sqltest {
 namespace {
 
+class ManualClock final : public ProcessingTimeClock {
+ public:
+  std::int64_t now_ms() const override { return now; }
+  std::int64_t now = 1000;
+};
+
 // Two inputs, run like OpHarness (one operator on a RuntimeContext, output logged).
 class JoinHarness final : public Output {
  public:
-  JoinHarness(const std::string& factory, json params) {
+  JoinHarness(const std::string& factory, json params, const ProcessingTimeClock& clock = SystemClock::instance()) {
     OperatorSpecContext sc;
     sc.id = "join";
     sc.params = std::move(params);
@@ -22,7 +28,7 @@ class JoinHarness final : public Output {
     ctx_ = std::make_unique<RuntimeContext>("join", "join", 0, 1, kDefaultMaxParallelism, this,
                                             std::make_shared<OperatorMetrics>(), SystemClock::instance());
     ctx_->set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, "join", 0, ctx_->key_groups(),
-                                                           kDefaultMaxParallelism, SystemClock::instance()));
+                                                           kDefaultMaxParallelism, clock));
     op_->open(*ctx_);
   }
   ~JoinHarness() override { op_->close(); }
@@ -140,6 +146,23 @@ TEST(SqlJoin, ResidualOnAnInnerJoinWithoutKeys) {
   JoinHarness h("sql_join", p);
   EXPECT_EQ(h.push(0, L({ins(5, "a"), ins(1, "b")})), Lines{});
   EXPECT_EQ(h.push(1, R({ins(3, "c"), ins(0, "d")})), (Lines{"+I[5, a, 3, c]", "+I[1, b, 0, d]", "+I[5, a, 0, d]"}));
+}
+
+// table.exec.state.ttl: a row expires `ttl` of processing time after it was last written.
+TEST(SqlJoin, StateTtlExpiresRowsOfBothSides) {
+  ManualClock clock;
+  json p = join_params("inner");
+  p["state_ttl_ms"] = 100;
+  JoinHarness h("sql_join", p, clock);
+  EXPECT_EQ(h.push(0, L({ins(1, "a")})), Lines{});
+  clock.now = 1050;
+  EXPECT_EQ(h.push(1, R({ins(1, "b")})), Lines{"+I[1, a, 1, b]"});
+  clock.now = 1100;
+  EXPECT_EQ(h.push(1, R({ins(1, "c")})), Lines{}) << "a expired at 1000 + 100";
+  clock.now = 1149;
+  EXPECT_EQ(h.push(0, L({ins(1, "d")})), (Lines{"+I[1, d, 1, b]", "+I[1, d, 1, c]"}));
+  clock.now = 1150;
+  EXPECT_EQ(h.push(0, L({ins(1, "e")})), (Lines{"+I[1, e, 1, c]"})) << "b expired at 1050 + 100";
 }
 
 TEST(SqlJoin, SpecErrorsNameTheProblem) {
