@@ -13,6 +13,8 @@
 //     both time attributes) are not late downstream.
 // The operator-level expiration times Flink keeps (not checkpointed there either) decide,
 // per row, whether the other side's cache is scanned at all.
+#include <limits>
+
 #include <absl/container/flat_hash_map.h>
 
 #include "clink/core/error.hpp"
@@ -59,7 +61,7 @@ class SqlIntervalJoinOperator final : public StreamOperator {
     relative_[0] = -cfg_->lower_ms;
     relative_[1] = cfg_->upper_ms;
     min_cleanup_ = (relative_[0] + relative_[1]) / 2;
-    delay_ = std::max(relative_[0], relative_[1]);
+    delay_ = std::max<std::int64_t>(0, std::max(relative_[0], relative_[1]));
   }
 
   int num_inputs() const override { return 2; }
@@ -86,7 +88,7 @@ class SqlIntervalJoinOperator final : public StreamOperator {
     const int own = input, other = 1 - input;
     const std::size_t n = in.size();
     const std::int64_t op_time = operator_time();
-    const std::int64_t expiration = op_time - relative_[other] - 1;
+    const std::int64_t expiration = expiration_time(op_time, relative_[other]);
     load_batch(in, own, other);
     // Which rows scan the other side's cache (Flink's short cut on its expiration time),
     // and their candidate pairs; the residual is evaluated over all pairs at once.
@@ -118,7 +120,8 @@ class SqlIntervalJoinOperator final : public StreamOperator {
     if (!wm.idle) {
       ctx().timer_service().advance_watermark(wm.timestamp, [this](const Timer& t) { on_event_time_timer(t); });
       joined_.flush(output());
-      if (wm.timestamp != kMaxEventTime) wm.timestamp -= delay_;
+      if (wm.timestamp != kMaxEventTime && __builtin_sub_overflow(wm.timestamp, delay_, &wm.timestamp))
+        wm.timestamp = kMinEventTime;
     }
     output().emit_watermark(wm);
   }
@@ -129,13 +132,23 @@ class SqlIntervalJoinOperator final : public StreamOperator {
     // Flink checks the timer cleaning the right cache first.
     for (int side : {1, 0}) {
       if (read_timer(side) != t.time) continue;
-      expiration_[side] = op_time - relative_[side] - 1;
+      expiration_[side] = expiration_time(op_time, relative_[side]);
       remove_expired(side, expiration_[side], t.key, t.time);
     }
   }
 
  private:
   bool window_negative() const { return cfg_->upper_ms < cfg_->lower_ms; }
+
+  // Flink's calExpirationTime: rows at or before it can no longer be joined. At the end of
+  // the input (the maximum watermark) everything expires; saturates instead of overflowing.
+  static std::int64_t expiration_time(std::int64_t op_time, std::int64_t relative) {
+    if (op_time == std::numeric_limits<std::int64_t>::max()) return op_time;
+    std::int64_t out;
+    if (__builtin_sub_overflow(op_time, relative, &out) || __builtin_sub_overflow(out, 1, &out))
+      return relative >= 0 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
+    return out;
+  }
 
   std::int64_t operator_time() {
     const EventTime wm = ctx().timer_service().current_watermark();
