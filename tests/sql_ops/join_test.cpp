@@ -165,6 +165,28 @@ TEST(SqlJoin, StateTtlExpiresRowsOfBothSides) {
   EXPECT_EQ(h.push(0, L({ins(1, "e")})), (Lines{"+I[1, e, 1, c]"})) << "b expired at 1050 + 100";
 }
 
+// 300 x 100 candidate pairs exceed the 16K pairs evaluated at once: the batch is
+// processed in chunks of rows (54 then 46), with the output of one pass.
+TEST(SqlJoin, AHotKeyIsJoinedInChunksOfPairs) {
+  json cond = sql::expr_to_json(*sql::expr::call(sql::FunctionRegistry::builtins(), "<>",
+                                                 {sql::expr::column(1, LogicalType::string()),
+                                                  sql::expr::column(3, LogicalType::string())}));
+  JoinHarness h("sql_join", join_params("left", cond));
+  std::vector<std::string> names, rvs;
+  std::vector<Row> left, right;
+  for (int i = 0; i < 300; ++i) names.push_back("l" + std::to_string(1000 + i));
+  for (int i = 0; i < 100; ++i) rvs.push_back(i == 70 ? std::string("l1005") : "r" + std::to_string(i));
+  for (const auto& v : names) left.push_back(Row{{Value(1), Value(v)}, RowKind::kInsert});
+  for (const auto& v : rvs) right.push_back(Row{{Value(1), Value(v)}, RowKind::kInsert});
+  EXPECT_EQ(h.push(0, L(left)).size(), 300u);
+  Lines expected;
+  for (const auto& l : names) expected.push_back("-D[1, " + l + ", null, null]");  // their first match: r0
+  for (const auto& r : rvs)
+    for (const auto& l : names)
+      if (l != r) expected.push_back("+I[1, " + l + ", 1, " + r + "]");
+  EXPECT_EQ(h.push(1, R(right)), expected);
+}
+
 TEST(SqlJoin, SpecErrorsNameTheProblem) {
   json p = join_params("inner");
   p["right_keys"] = {1};
@@ -237,6 +259,20 @@ TEST(SqlIntervalJoin, OuterJoinEmitsUnmatchedRowsWhenTheyExpire) {
   EXPECT_EQ(h.watermark(30), (Lines{std::string("+I[2, ") + T(6) + ", u, null, null, null]", "WM 20"}));
   // Too late to be cached (the watermark passed 8 + 10): padded at once.
   EXPECT_EQ(h.push(0, TL(4, 8, "late")), Lines{std::string("+I[4, ") + T(8) + ", late, null, null, null]"});
+}
+
+TEST(SqlIntervalJoin, AHotKeyIsJoinedInChunksOfPairs) {
+  JoinHarness h("sql_interval_join", interval_params("inner"));
+  std::vector<Row> left, right;
+  for (int i = 0; i < 200; ++i) left.push_back(Row{{Value(1), Value(std::int64_t{5000}), Value("l" + std::to_string(100 + i))}});
+  for (int i = 0; i < 100; ++i) right.push_back(Row{{Value(1), Value(std::int64_t{10000}), Value("r" + std::to_string(100 + i))}});
+  EXPECT_EQ(h.push(0, batch(tl_schema(), left)), Lines{});
+  Lines expected;
+  for (int r = 0; r < 100; ++r)
+    for (int l = 0; l < 200; ++l)
+      expected.push_back(std::string("+I[1, ") + T(5) + ", l" + std::to_string(100 + l) + ", 1, " + T(10) + ", r" +
+                         std::to_string(100 + r) + "]");
+  EXPECT_EQ(h.push(1, batch(tr_schema(), right)), expected);
 }
 
 }  // namespace

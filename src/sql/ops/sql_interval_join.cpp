@@ -25,6 +25,9 @@
 namespace clink::sql {
 namespace {
 
+// Candidate pairs evaluated at once (bounds the joined rows materialised per chunk).
+constexpr std::size_t kMaxPairs = 16 * 1024;
+
 struct IntervalJoinConfig {
   JoinSpec spec;
   std::size_t time_column[2] = {0, 0};
@@ -90,28 +93,36 @@ class SqlIntervalJoinOperator final : public StreamOperator {
     const std::int64_t op_time = operator_time();
     const std::int64_t expiration = expiration_time(op_time, relative_[other]);
     load_batch(in, own, other);
-    // Which rows scan the other side's cache (Flink's short cut on its expiration time),
-    // and their candidate pairs; the residual is evaluated over all pairs at once.
-    joined_.reset_pairs();
+    // Which rows scan the other side's cache (Flink's short cut on its expiration time).
     scans_.assign(n, false);
-    pair_begin_.resize(n + 1);
     for (std::size_t r = 0; r < n; ++r) {
-      pair_begin_[r] = joined_.num_pairs();
-      const std::int64_t t = times_[r];
-      const std::int64_t upper = t + relative_[own];
-      if (window_negative() || expiration_[other] >= upper) continue;
+      if (window_negative() || expiration_[other] >= times_[r] + relative_[own]) continue;
       expiration_[other] = expiration;
       scans_[r] = true;
-      if (has_null_key(in, r, spec_.keys[own], spec_.filter_nulls)) continue;
-      const auto range = key_rows_.at(key_of(r));
-      for (std::uint32_t c = range.first; c < range.second; ++c) {
-        const std::int64_t ct = cached_[c].time;
-        if (ct >= t - relative_[other] && ct <= upper) joined_.add_pair(static_cast<std::uint32_t>(r), c);
-      }
     }
-    pair_begin_[n] = joined_.num_pairs();
-    joined_.evaluate(own, in, other_rows_[other]);
-    for (std::size_t r = 0; r < n; ++r) process_row(in, r, own, other, op_time, expiration);
+    // Candidate pairs (cached rows in the row's window) in chunks of at most kMaxPairs
+    // (a row with more is a chunk of its own); the residual over a chunk's pairs at once,
+    // then the chunk's rows in order.
+    pair_begin_.resize(n + 1);
+    for (std::size_t r = 0; r < n;) {
+      joined_.reset_pairs();
+      std::size_t end = r;
+      while (end < n && (end == r || joined_.num_pairs() < kMaxPairs)) {
+        pair_begin_[end] = joined_.num_pairs();
+        if (scans_[end] && !has_null_key(in, end, spec_.keys[own], spec_.filter_nulls)) {
+          const std::int64_t t = times_[end];
+          const auto range = key_rows_.at(key_of(end));
+          for (std::uint32_t c = range.first; c < range.second; ++c) {
+            const std::int64_t ct = cached_[c].time;
+            if (ct >= t - relative_[other] && ct <= t + relative_[own]) joined_.add_pair(static_cast<std::uint32_t>(end), c);
+          }
+        }
+        ++end;
+      }
+      pair_begin_[end] = joined_.num_pairs();
+      joined_.evaluate(own, in, other_rows_[other]);
+      for (; r < end; ++r) process_row(in, r, own, other, op_time, expiration);
+    }
     write_back(other);
     joined_.flush(output());
   }

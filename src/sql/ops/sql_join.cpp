@@ -29,6 +29,9 @@
 namespace clink::sql {
 namespace {
 
+// Candidate pairs evaluated at once (bounds the joined rows materialised per chunk).
+constexpr std::size_t kMaxPairs = 16 * 1024;
+
 struct JoinConfig {
   JoinSpec spec;
   std::int64_t state_ttl_ms = 0;
@@ -83,22 +86,32 @@ class SqlJoinOperator final : public StreamOperator {
     entries_.clear();
     entry_bytes_.clear();
     other_rows_[other].clear();
+    row_entries_.resize(n);
     row_range_.resize(n);
-    joined_.reset_pairs();
     for (std::size_t r = 0; r < n; ++r) {
       std::string_view key = key_of(r);
       auto [it, created] = touched_.try_emplace(key);
       if (created) it->second = load_other(key, other);
-      row_range_[r] = {joined_.num_pairs(), 0};
-      if (has_null_key(in, r, spec_.keys[own], spec_.filter_nulls)) continue;
-      for (std::uint32_t e = it->second.first; e < it->second.second; ++e)
-        joined_.add_pair(static_cast<std::uint32_t>(r), e);
-      row_range_[r].second = joined_.num_pairs();
+      const bool null_key = has_null_key(in, r, spec_.keys[own], spec_.filter_nulls);
+      row_entries_[r] = null_key ? Range{0, 0} : it->second;
     }
-    // 2. The residual over all candidate pairs at once.
-    joined_.evaluate(own, in, other_rows_[other]);
-    // 3. Per row, in order: Flink's state transitions and emissions.
-    for (std::size_t r = 0; r < n; ++r) process_row(in, r, own, other);
+    // 2. In chunks of rows whose candidate pairs stay under kMaxPairs (so a hot key does
+    // not materialise rows x matches joined rows at once), the residual over the chunk's
+    // pairs in one pass, then 3. per row, in order: Flink's transitions and emissions.
+    for (std::size_t r = 0; r < n;) {
+      joined_.reset_pairs();
+      std::size_t end = r;
+      while (end < n && (end == r || joined_.num_pairs() + (row_entries_[end].second - row_entries_[end].first) <=
+                                         kMaxPairs)) {
+        row_range_[end].first = static_cast<std::uint32_t>(joined_.num_pairs());
+        for (std::uint32_t e = row_entries_[end].first; e < row_entries_[end].second; ++e)
+          joined_.add_pair(static_cast<std::uint32_t>(end), e);
+        row_range_[end].second = static_cast<std::uint32_t>(joined_.num_pairs());
+        ++end;
+      }
+      joined_.evaluate(own, in, other_rows_[other]);
+      for (; r < end; ++r) process_row(in, r, own, other);
+    }
     // 4. Match counts of the other side's rows changed by this batch.
     for (auto& e : entries_) {
       if (!e.dirty) continue;
@@ -277,7 +290,8 @@ class SqlJoinOperator final : public StreamOperator {
   absl::flat_hash_map<std::string_view, Range> touched_;
   std::vector<OtherEntry> entries_;
   std::string entry_bytes_;
-  std::vector<Range> row_range_;
+  std::vector<Range> row_entries_;  // per row: its candidates in entries_ (none for a NULL key)
+  std::vector<Range> row_range_;    // per row: its pairs in the current chunk
   std::vector<std::size_t> matched_;
   std::vector<std::string> expired_;
   std::string row_bytes_, value_;
