@@ -12,23 +12,6 @@ namespace {
 using rewrite::conjunction;
 using rewrite::conjuncts;
 
-// Key bytes (column_key.hpp) of equal values are equal only for one physical encoding:
-// same kind, and for DECIMAL the same scale (the unscaled integer is encoded).
-bool key_compatible(const LogicalType& a, const LogicalType& b) {
-  if (a.kind() != b.kind()) {
-    auto stringy = [](TypeKind k) { return k == TypeKind::kChar || k == TypeKind::kVarChar; };
-    auto bytes = [](TypeKind k) { return k == TypeKind::kBinary || k == TypeKind::kVarBinary; };
-    return (stringy(a.kind()) && stringy(b.kind())) || (bytes(a.kind()) && bytes(b.kind()));
-  }
-  switch (a.kind()) {
-    case TypeKind::kDecimal: return a.scale() == b.scale();
-    case TypeKind::kArray:
-    case TypeKind::kMap:
-    case TypeKind::kRow: return a.with_nullable(true) == b.with_nullable(true);
-    default: return true;
-  }
-}
-
 // `col`, `col + INTERVAL`, `col - INTERVAL`, `INTERVAL + col`: the column and the offset.
 std::optional<std::pair<std::size_t, std::int64_t>> time_plus_offset(const ExprPtr& e) {
   if (e->kind == ExprKind::kColumnRef) return std::pair{e->column_index, std::int64_t{0}};
@@ -92,7 +75,7 @@ JoinAnalysis analyze_join(const LogicalJoin& j) {
         c->args[0]->kind == ExprKind::kColumnRef && c->args[1]->kind == ExprKind::kColumnRef) {
       std::size_t a = c->args[0]->column_index, b = c->args[1]->column_index;
       if (a >= nl && b < nl) std::swap(a, b);
-      if (a < nl && b >= nl && key_compatible(c->args[0]->type, c->args[1]->type)) {
+      if (a < nl && b >= nl && join_key_types_compatible(c->args[0]->type, c->args[1]->type)) {
         out.left_keys.push_back(a);
         out.right_keys.push_back(b - nl);
         out.filter_nulls.push_back(c->name == "=");
@@ -124,6 +107,17 @@ JoinAnalysis analyze_join(const LogicalJoin& j) {
   }
   out.residual = conjunction(std::move(residual));
   return out;
+}
+
+bool join_key_types_compatible(const LogicalType& a, const LogicalType& b) {
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case TypeKind::kDecimal: return a.scale() == b.scale();
+    case TypeKind::kArray:
+    case TypeKind::kMap:
+    case TypeKind::kRow: return a.with_nullable(true) == b.with_nullable(true);
+    default: return true;
+  }
 }
 
 std::string join_type_param(LogicalJoin::Type type) {

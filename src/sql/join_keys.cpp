@@ -6,6 +6,7 @@
 // the two columns (a key), and a projection above the join drops the extra columns.
 #include <set>
 
+#include "clink/sql/join_analysis.hpp"
 #include "clink/sql/optimizer.hpp"
 #include "plan_rewrite.hpp"
 
@@ -46,7 +47,7 @@ LogicalPtr push_keys(const LogicalJoin& j) {
     if (within(side[1], 0, nl) && within(side[0], nl, nl + nr)) std::swap(side[0], side[1]);
     if (!within(side[0], 0, nl) || !within(side[1], nl, nl + nr)) continue;
     if (!is_deterministic(side[0]) || !is_deterministic(side[1])) continue;
-    if (!(side[0]->type.with_nullable(true) == side[1]->type.with_nullable(true))) continue;
+    if (!join_key_types_compatible(side[0]->type, side[1]->type)) continue;
     if (plain_key_column(side[0]) && plain_key_column(side[1])) continue;  // already a key
     Key k{i, {0, 0}, c->name == "="};
     for (int s = 0; s < 2; ++s) {

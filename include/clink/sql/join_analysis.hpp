@@ -36,6 +36,11 @@ struct JoinAnalysis {
 
 JoinAnalysis analyze_join(const LogicalJoin& join);
 
+// Whether equal values of the two types have equal key bytes (column_key.hpp), so that
+// they route to one subtask and meet in one state key: the same kind, and for DECIMAL the
+// same scale (the unscaled integer is encoded).
+bool join_key_types_compatible(const LogicalType& a, const LogicalType& b);
+
 // "InnerJoin" -> "inner", ... (the operators' `join_type` param).
 std::string join_type_param(LogicalJoin::Type type);
 

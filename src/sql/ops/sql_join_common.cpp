@@ -2,6 +2,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/sql/expr_json.hpp"
+#include "clink/sql/join_analysis.hpp"
 #include "clink/sql/ops/row_key.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
 #include "sql_op_registration.hpp"
@@ -53,7 +54,7 @@ JoinSpec JoinSpec::parse(const SqlOpParams& p) {
   for (std::size_t k = 0; k < s.keys[0].size(); ++k) {
     const auto& a = s.side[0]->type(s.keys[0][k]);
     const auto& b = s.side[1]->type(s.keys[1][k]);
-    if (a.kind() != b.kind() || (a.is(TypeKind::kDecimal) && a.scale() != b.scale()))
+    if (!join_key_types_compatible(a, b))
       p.fail("join key " + std::to_string(k) + ": left column '" + s.side[0]->name(s.keys[0][k]) + "' is " +
              a.to_string() + ", right column '" + s.side[1]->name(s.keys[1][k]) + "' is " + b.to_string() +
              " (keys must have one type so equal values route and match alike)");
