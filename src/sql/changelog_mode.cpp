@@ -101,10 +101,12 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       const auto& j = static_cast<const LogicalJoin&>(node);
       auto l = changelog_mode(node.input(0));
       auto r = changelog_mode(node.input(1));
-      if (analyze_join(j).interval) {
-        // Time attributes only exist on insert-only streams; an interval join appends.
-        require_insert_only(node, l, "An interval join");
-        require_insert_only(node, r, "An interval join");
+      const JoinAnalysis a = analyze_join(j);
+      if (a.interval || a.window) {
+        // Time attributes and windows only exist on insert-only streams; these joins append.
+        const char* what = a.interval ? "An interval join" : "A window join";
+        require_insert_only(node, l, what);
+        require_insert_only(node, r, what);
         return {};
       }
       if (j.type != LogicalJoin::Type::kInner) return updating_from(node);

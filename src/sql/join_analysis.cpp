@@ -106,7 +106,52 @@ JoinAnalysis analyze_join(const LogicalJoin& j) {
     residual = rest;
   }
   out.residual = conjunction(std::move(residual));
+  if (!out.interval) {
+    auto lw = window_bound_columns(j.input(0));
+    auto rw = window_bound_columns(j.input(1));
+    auto keyed = [&](std::size_t l, std::size_t r) {
+      for (std::size_t k = 0; k < out.left_keys.size(); ++k)
+        if (out.left_keys[k] == l && out.right_keys[k] == r) return true;
+      return false;
+    };
+    if (lw && rw && keyed(lw->first, rw->first) && keyed(lw->second, rw->second))
+      out.window = WindowJoinBounds{lw->second, rw->second};
+  }
   return out;
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> window_bound_columns(const LogicalNode& n) {
+  // Windows over TIMESTAMP_LTZ are wall-clock bounds in the session zone: left to the
+  // regular join (the window join fires on the epoch value of window_end).
+  auto plain_time = [](const LogicalNode& in, std::size_t col) { return in.schema.type(col).is(TypeKind::kTimestamp); };
+  switch (n.kind) {
+    case LogicalKind::kWindowAggregate: {
+      const auto& w = static_cast<const LogicalWindowAggregate&>(n);
+      if (!plain_time(n.input(), w.window.time_column)) return std::nullopt;
+      return std::pair{w.keys.size(), w.keys.size() + 1};
+    }
+    case LogicalKind::kWindowTvf: {
+      const auto& w = static_cast<const LogicalWindowTvf&>(n);
+      if (!plain_time(n.input(), w.window.time_column)) return std::nullopt;
+      const std::size_t in = n.input().schema.size();
+      return std::pair{in, in + 1};
+    }
+    case LogicalKind::kFilter: return window_bound_columns(n.input());
+    case LogicalKind::kProject: {
+      auto below = window_bound_columns(n.input());
+      if (!below) return std::nullopt;
+      const auto& exprs = static_cast<const LogicalProject&>(n).exprs;
+      std::optional<std::size_t> start, end;
+      for (std::size_t i = 0; i < exprs.size(); ++i) {
+        if (exprs[i]->kind != ExprKind::kColumnRef) continue;
+        if (!start && exprs[i]->column_index == below->first) start = i;
+        if (!end && exprs[i]->column_index == below->second) end = i;
+      }
+      if (start && end) return std::pair{*start, *end};
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
 }
 
 bool join_key_types_compatible(const LogicalType& a, const LogicalType& b) {

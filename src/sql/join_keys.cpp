@@ -4,6 +4,7 @@
 // be a residual condition and the join would run unkeyed at parallelism 1. The expression
 // is computed as an extra column by a projection below the join, the conjunct compares
 // the two columns (a key), and a projection above the join drops the extra columns.
+#include <algorithm>
 #include <set>
 
 #include "clink/sql/join_analysis.hpp"

@@ -320,6 +320,10 @@ std::string node_description(const LogicalNode& node) {
                            "leftUpperBound={}, leftTimeIndex={}, rightTimeIndex={}], where=[{}], select=[{}], {})",
                            join_type_name(j.type), a.interval->lower_ms, a.interval->upper_ms, a.interval->left_time,
                            a.interval->right_time, where, column_names(node.schema), keys);
+      if (a.window)
+        return fmt::format("WindowJoin(joinType=[{}], leftWindowEnd=[{}], rightWindowEnd=[{}], where=[{}], select=[{}], {})",
+                           join_type_name(j.type), node.input(0).schema.name(a.window->left_end),
+                           node.input(1).schema.name(a.window->right_end), where, column_names(node.schema), keys);
       return fmt::format("Join(joinType=[{}], where=[{}], select=[{}], {})", join_type_name(j.type), where,
                          column_names(node.schema), keys);
     }

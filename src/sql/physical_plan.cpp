@@ -226,6 +226,10 @@ struct Compiler {
       p["right_time"] = a.interval->right_time;
       p["lower_ms"] = a.interval->lower_ms;
       p["upper_ms"] = a.interval->upper_ms;
+    } else if (a.window) {
+      factory = "sql_window_join";
+      p["left_window_end"] = a.window->left_end;
+      p["right_window_end"] = a.window->right_end;
     } else if (auto ttl = session.find("table.exec.state.ttl"); ttl != session.end()) {
       auto ms = parse_duration_ms(ttl->second);
       if (!ms) fail(j.pos, fmt::format("'table.exec.state.ttl' is not a duration: '{}'", ttl->second));

@@ -275,5 +275,68 @@ TEST(SqlIntervalJoin, AHotKeyIsJoinedInChunksOfPairs) {
   EXPECT_EQ(h.push(1, batch(tr_schema(), right)), expected);
 }
 
+// ---- window join ----
+
+SchemaPtr w_schema(const char* value) {
+  return sql::make_schema({{"k", LogicalType::bigint()},
+                           {"ws", LogicalType::timestamp(3).not_null()},
+                           {"we", LogicalType::timestamp(3).not_null()},
+                           {value, LogicalType::string()}});
+}
+json window_join_params(const std::string& type) {
+  std::vector<sql::RowField> out;
+  SchemaPtr l = w_schema("lv"), r = w_schema("rv");
+  bool pad_left = type == "right" || type == "full", pad_right = type == "left" || type == "full";
+  for (const auto& f : l->fields()) out.push_back({f.name, pad_left ? f.type.with_nullable(true) : f.type});
+  for (const auto& f : r->fields()) out.push_back({f.name + "0", pad_right ? f.type.with_nullable(true) : f.type});
+  return {{"schema", schema_json(sql::make_schema(out))},
+          {"input_schemas", json::array({schema_json(l), schema_json(r)})},
+          {"join_type", type}, {"left_keys", {0, 1, 2}}, {"right_keys", {0, 1, 2}},
+          {"left_window_end", 2}, {"right_window_end", 2}};
+}
+// Rows of window [0, 10) ms.
+ColumnBatch WL(std::vector<std::pair<Value, const char*>> rows, const char* col = "lv") {
+  std::vector<Row> out;
+  for (auto& [k, v] : rows) out.push_back(Row{{k, Value(std::int64_t{0}), Value(std::int64_t{10000}), Value(v)}});
+  return batch(w_schema(col), out);
+}
+std::string W(const std::string& k, const std::string& v) {
+  return k + ", 1970-01-01 00:00:00.000, 1970-01-01 00:00:00.010, " + v;
+}
+const std::string kNulls = "null, null, null, null";
+
+TEST(SqlWindowJoin, InnerAndLeftJoinsIterateLeftRowsFirst) {
+  for (std::string type : {"inner", "left"}) {
+    JoinHarness h("sql_window_join", window_join_params(type));
+    EXPECT_EQ(h.push(0, WL({{Value(1), "a1"}, {Value(1), "a2"}, {Value(2), "b"}})), Lines{});
+    EXPECT_EQ(h.push(1, WL({{Value(1), "x1"}, {Value(1), "x2"}}, "rv")), Lines{});
+    EXPECT_EQ(h.watermark(8), Lines{"WM 8"}) << "the window fires at its end - 1 = 9";
+    Lines expected = {"+I[" + W("1", "a1") + ", " + W("1", "x1") + "]", "+I[" + W("1", "a1") + ", " + W("1", "x2") + "]",
+                      "+I[" + W("1", "a2") + ", " + W("1", "x1") + "]", "+I[" + W("1", "a2") + ", " + W("1", "x2") + "]"};
+    if (type == "left") expected.push_back("+I[" + W("2", "b") + ", " + kNulls + "]");
+    expected.push_back("WM 9");
+    EXPECT_EQ(h.watermark(9), expected) << type;
+    EXPECT_EQ(h.push(0, WL({{Value(2), "late"}})), Lines{}) << "its window fired: dropped";
+    EXPECT_EQ(h.watermark(30), Lines{"WM 30"});
+  }
+}
+
+TEST(SqlWindowJoin, RightJoinIteratesRightRowsFirstAndFullPadsBothSides) {
+  JoinHarness right("sql_window_join", window_join_params("right"));
+  right.push(0, WL({{Value(1), "a1"}, {Value(1), "a2"}}));
+  right.push(1, WL({{Value(1), "x1"}, {Value(1), "x2"}, {Value(3), "y"}}, "rv"));
+  EXPECT_EQ(right.watermark(9),
+            (Lines{"+I[" + W("1", "a1") + ", " + W("1", "x1") + "]", "+I[" + W("1", "a2") + ", " + W("1", "x1") + "]",
+                   "+I[" + W("1", "a1") + ", " + W("1", "x2") + "]", "+I[" + W("1", "a2") + ", " + W("1", "x2") + "]",
+                   "+I[" + kNulls + ", " + W("3", "y") + "]", "WM 9"}));
+  JoinHarness full("sql_window_join", window_join_params("full"));
+  full.push(0, WL({{Value(), "n"}, {Value(1), "a"}, {Value(2), "b"}}));
+  full.push(1, WL({{Value(), "m"}, {Value(1), "x"}, {Value(3), "y"}}, "rv"));
+  // Keys in byte order (NULL first); NULL keys never match.
+  EXPECT_EQ(full.watermark(9), (Lines{"+I[" + W("null", "n") + ", " + kNulls + "]", "+I[" + kNulls + ", " + W("null", "m") + "]",
+                                      "+I[" + W("1", "a") + ", " + W("1", "x") + "]", "+I[" + W("2", "b") + ", " + kNulls + "]",
+                                      "+I[" + kNulls + ", " + W("3", "y") + "]", "WM 9"}));
+}
+
 }  // namespace
 }  // namespace clink::sqltest
