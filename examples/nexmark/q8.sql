@@ -3,7 +3,8 @@
 -- and ddl_views.sql with a bounded events.num, so the script runs to completion.
 -- `clink bench nexmark --query q8 --events N` runs it with N events.
 -- Query 8: monitor new users: people who entered the system and created auctions in the
--- same 10-second window. A regular join of two window aggregates on (id, window bounds).
+-- same 10-second window. A window join of two window aggregates on (id, window bounds):
+-- each window's rows are joined when the watermark passes its end, then dropped.
 
 CREATE TABLE datagen (
     event_type int,

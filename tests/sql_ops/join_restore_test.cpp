@@ -1,8 +1,8 @@
 // The SQL joins in real jobs: a regular LEFT JOIN of a stream with a retracting GROUP BY
-// result and a FULL OUTER interval join, each run failure-free at parallelism 1 and 2,
+// result, a FULL OUTER interval join and a FULL OUTER window join, each run failure-free at parallelism 1 and 2,
 // stopped with a savepoint and resumed (1 -> 1, 1 -> 2, 2 -> 1), and with an injected
 // failure, on the memory and the RocksDB backends. The exactly-once output must equal the
-// failure-free one: the interval join's (append-only) rows exactly, the regular join's
+// failure-free one: the interval and window joins' (append-only) rows exactly, the regular join's
 // changelog applied (the two inputs interleave in no fixed order, so its materialised
 // result is what is fixed; applying fails on a retraction of a row that is not there).
 #include <gtest/gtest.h>
@@ -112,6 +112,39 @@ std::vector<json> interval_join_ops() {
                  {"upper_ms", 0}}},
                {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("calc", 1, "sql_columns:1")})}};
   return {calc, join};
+}
+
+// TUMBLE(10 ms) over rows l and over (rows WHERE v >= 4) r, FULL JOIN on k and the
+// window bounds: a window join.
+std::vector<json> window_join_ops() {
+  using namespace sql;
+  std::vector<RowField> windowed = kv_schema()->fields();
+  for (const char* n : {"window_start", "window_end", "window_time"}) windowed.push_back({n, LogicalType::timestamp(3).not_null()});
+  SchemaPtr ws = make_schema(windowed);
+  json window = {{"kind", "tumble"}, {"time_column", 0}, {"size_ms", 10}, {"offset_ms", 0}};
+  auto assign = [&](const std::string& id, const std::string& from, const SchemaPtr& in) {
+    return json{{"id", id},
+                {"type", "sql_window_assign"},
+                {"params", {{"input_schemas", json::array({schema_json(in)})}, {"schema", schema_json(ws)}, {"window", window}}},
+                {"inputs", json::array({{{"from", from}}})}};
+  };
+  std::vector<json> ops = interval_join_ops();  // its calc (v >= 4) feeds the right side
+  json calc = ops[0];
+  std::vector<RowField> out;
+  for (int side = 0; side < 2; ++side)
+    for (const auto& f : windowed) out.push_back({side == 0 ? f.name : f.name + "0", f.type.with_nullable(true)});
+  json join = {{"id", "join"},
+               {"type", "sql_window_join"},
+               {"params",
+                {{"input_schemas", json::array({schema_json(ws), schema_json(ws)})},
+                 {"schema", schema_json(make_schema(out))},
+                 {"join_type", "full"},
+                 {"left_keys", {1, 3, 4}},
+                 {"right_keys", {1, 3, 4}},
+                 {"left_window_end", 4},
+                 {"right_window_end", 4}}},
+               {"inputs", json::array({edge("wl", 0, "sql_columns:1,3,4"), edge("wr", 1, "sql_columns:1,3,4")})}};
+  return {calc, assign("wl", "inj", kv_schema()), assign("wr", "calc", kv_schema()), join};
 }
 
 // The changelog applied: the remaining rows as "+I[...]", sorted; a retraction of a row
@@ -231,6 +264,24 @@ TEST_P(SqlJoinRestore, FullOuterIntervalJoin) {
     expected.push_back("+I[" + row(29, 16) + ", " + row(29, 16) + "]");
   }
   expect_restores(interval_join_ops(), sorted(expected), [](std::vector<std::string> v) { return sorted(v); });
+}
+
+// Windows of 10 ms: per key [0, 10) holds l1 only (padded), [10, 20) l12, l15 x r15,
+// [20, 30) l21, l29 x r21, r29.
+TEST_P(SqlJoinRestore, FullOuterWindowJoin) {
+  auto w = [](int t) {
+    int start = t - t % 10;
+    return ts(start) + ", " + ts(start + 10) + ", " + ts(start + 9);
+  };
+  std::vector<std::string> expected;
+  for (std::string k : {"a", "b", "c", "d", "e", "f"}) {
+    auto row = [&](int t, int v) { return ts(t) + ", " + k + ", " + std::to_string(v) + ", " + w(t); };
+    expected.push_back("+I[" + row(1, 1) + ", null, null, null, null, null, null]");
+    for (auto [l, lv] : {std::pair{12, 2}, {15, 4}}) expected.push_back("+I[" + row(l, lv) + ", " + row(15, 4) + "]");
+    for (auto [l, lv] : {std::pair{21, 8}, {29, 16}})
+      for (auto [r, rv] : {std::pair{21, 8}, {29, 16}}) expected.push_back("+I[" + row(l, lv) + ", " + row(r, rv) + "]");
+  }
+  expect_restores(window_join_ops(), sorted(expected), [](std::vector<std::string> v) { return sorted(v); });
 }
 
 }  // namespace
