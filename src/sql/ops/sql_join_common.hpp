@@ -1,5 +1,5 @@
 #pragma once
-// Internal: what the two SQL join operators (sql_join, sql_interval_join) share.
+// Internal: what the SQL join operators (sql_join, sql_interval_join, sql_window_join) share.
 //   JoinSpec        the params both take (join type, keys, residual condition, schemas)
 //   SideRowCodec    a side's row <-> state bytes (the column key encoding of every column)
 //   JoinedRows      candidate pairs as joined rows (the residual is evaluated over them
