@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "binder_internal.hpp"
+#include "clink/sql/join_analysis.hpp"
 
 namespace clink::sql {
 
@@ -133,6 +134,14 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
     }
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_time_attribute(*i, col); });
+    case LogicalKind::kJoin: {
+      // As Flink: interval and window joins keep the time attributes of both inputs, a
+      // regular join materialises them.
+      const JoinAnalysis a = analyze_join(static_cast<const LogicalJoin&>(n));
+      if (!a.interval && !a.window) return false;
+      std::size_t nl = n.input(0).schema.size();
+      return col < nl ? is_time_attribute(n.input(0), col) : is_time_attribute(n.input(1), col - nl);
+    }
     default: return false;
   }
 }

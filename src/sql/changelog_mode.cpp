@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "clink/sql/join_analysis.hpp"
+
 namespace clink::sql {
 
 namespace {
@@ -96,9 +98,18 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       return {};
     }
     case LogicalKind::kJoin: {
+      const auto& j = static_cast<const LogicalJoin&>(node);
       auto l = changelog_mode(node.input(0));
       auto r = changelog_mode(node.input(1));
-      if (static_cast<const LogicalJoin&>(node).type != LogicalJoin::Type::kInner) return updating_from(node);
+      const JoinAnalysis a = analyze_join(j);
+      if (a.interval || a.window) {
+        // Time attributes and windows only exist on insert-only streams; these joins append.
+        const char* what = a.interval ? "An interval join" : "A window join";
+        require_insert_only(node, l, what);
+        require_insert_only(node, r, what);
+        return {};
+      }
+      if (j.type != LogicalJoin::Type::kInner) return updating_from(node);
       if (l.updating()) return l;
       return r;
     }

@@ -1,5 +1,7 @@
 #include "clink/sql/logical_plan.hpp"
 
+#include "clink/sql/join_analysis.hpp"
+
 #include <fmt/format.h>
 
 namespace clink::sql {
@@ -303,8 +305,27 @@ std::string node_description(const LogicalNode& node) {
       const auto& j = static_cast<const LogicalJoin&>(node);
       std::vector<RowField> both = node.input(0).schema.fields();
       for (const auto& f : node.input(1).schema.fields()) both.push_back(f);
-      return fmt::format("Join(joinType=[{}], where=[{}], select=[{}])", join_type_name(j.type),
-                         j.condition ? expr_text(j.condition, Schema(both)) : "true", column_names(node.schema));
+      // The keys (and an interval join's bounds) the physical join runs with.
+      JoinAnalysis a = analyze_join(j);
+      auto key_names = [](const Schema& s, const std::vector<std::size_t>& cols) {
+        std::vector<std::string> names;
+        for (auto c : cols) names.push_back(s.name(c));
+        return join_names(names);
+      };
+      std::string keys = fmt::format("leftKeys=[{}], rightKeys=[{}]", key_names(node.input(0).schema, a.left_keys),
+                                     key_names(node.input(1).schema, a.right_keys));
+      std::string where = j.condition ? expr_text(j.condition, Schema(both)) : "true";
+      if (a.interval)
+        return fmt::format("IntervalJoin(joinType=[{}], windowBounds=[isRowTime=true, leftLowerBound={}, "
+                           "leftUpperBound={}, leftTimeIndex={}, rightTimeIndex={}], where=[{}], select=[{}], {})",
+                           join_type_name(j.type), a.interval->lower_ms, a.interval->upper_ms, a.interval->left_time,
+                           a.interval->right_time, where, column_names(node.schema), keys);
+      if (a.window)
+        return fmt::format("WindowJoin(joinType=[{}], leftWindowEnd=[{}], rightWindowEnd=[{}], where=[{}], select=[{}], {})",
+                           join_type_name(j.type), node.input(0).schema.name(a.window->left_end),
+                           node.input(1).schema.name(a.window->right_end), where, column_names(node.schema), keys);
+      return fmt::format("Join(joinType=[{}], where=[{}], select=[{}], {})", join_type_name(j.type), where,
+                         column_names(node.schema), keys);
     }
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);

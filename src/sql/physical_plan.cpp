@@ -8,6 +8,7 @@
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/sql/changelog_mode.hpp"
 #include "clink/sql/expr_json.hpp"
+#include "clink/sql/join_analysis.hpp"
 #include "clink/sql/ops/sql_op_spec.hpp"
 #include "clink/sql/optimizer.hpp"
 #include "plan_rewrite.hpp"
@@ -110,7 +111,7 @@ struct Compiler {
       case LogicalKind::kScan: return {scan(static_cast<const LogicalScan&>(n))};
       case LogicalKind::kValues:
         fail(n.pos, "VALUES (and SELECT without FROM) are not supported as a source yet: no values operator exists");
-      case LogicalKind::kJoin: fail(n.pos, "joins are not supported yet");
+      case LogicalKind::kJoin: return {join(static_cast<const LogicalJoin&>(n))};
       case LogicalKind::kWatermarkAssigner: {
         const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
         auto in = compile(n.input());
@@ -201,6 +202,53 @@ struct Compiler {
       if (in_all) out.push_back(keys[k]);
     }
     return out;
+  }
+
+  // A regular or interval join: each input hash-partitioned by its key columns (input 0
+  // left, 1 right); without equi-join keys the join runs at parallelism 1.
+  std::string join(const LogicalJoin& j) {
+    JoinAnalysis a = analyze_join(j);
+    auto left = compile(j.input(0));
+    auto right = compile(j.input(1));
+    std::vector<bool> filter_nulls = a.filter_nulls;
+    json p = {{"schema", schema_to_json(j.schema)},
+              {"input_schemas", json::array({schema_to_json(j.input(0).schema), schema_to_json(j.input(1).schema)})},
+              {"join_type", join_type_param(j.type)},
+              {"left_keys", a.left_keys},
+              {"right_keys", a.right_keys},
+              {"filter_nulls", filter_nulls},
+              {"condition", a.residual ? expr_to_json(*a.residual) : json(nullptr)}};
+    json s = session_json();
+    if (!s.empty()) p["session"] = s;
+    std::string factory = "sql_join";
+    if (a.interval) {
+      factory = "sql_interval_join";
+      p["left_time"] = a.interval->left_time;
+      p["right_time"] = a.interval->right_time;
+      p["lower_ms"] = a.interval->lower_ms;
+      p["upper_ms"] = a.interval->upper_ms;
+    } else if (a.window) {
+      factory = "sql_window_join";
+      p["left_window_end"] = a.window->left_end;
+      p["right_window_end"] = a.window->right_end;
+    } else if (auto ttl = session.find("table.exec.state.ttl"); ttl != session.end()) {
+      auto ms = parse_duration_ms(ttl->second);
+      if (!ms) fail(j.pos, fmt::format("'table.exec.state.ttl' is not a duration: '{}'", ttl->second));
+      if (*ms > 0) p["state_ttl_ms"] = *ms;
+    }
+    const bool single = a.left_keys.empty();
+    std::string id = next_id(factory);
+    json op = {{"id", id}, {"type", factory}, {"params", std::move(p)}};
+    if (single) op["parallelism"] = 1;
+    json in = json::array();
+    for (int side = 0; side < 2; ++side)
+      for (const auto& from : side == 0 ? left : right)
+        in.push_back({{"from", from}, {"input", side}, {"partitioning", "hash"},
+                      {"key", keys_text(side == 0 ? a.left_keys : a.right_keys)}});
+    op["inputs"] = std::move(in);
+    ops.push_back(std::move(op));
+    if (single) single_ops.insert(id);
+    return id;
   }
 
   std::string calc(const LogicalNode& n) {

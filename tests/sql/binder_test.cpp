@@ -245,14 +245,14 @@ TEST(Binder, CtesSubqueriesViewsAndJoins) {
 )");
   EXPECT_GOLDEN(f.bound("SELECT b.order_id, o.product FROM big_orders b JOIN Orders o ON b.order_id = o.order_id"),
                 R"(Calc(select=[order_id, product])
-  Join(joinType=[InnerJoin], where=[=(order_id, order_id)], select=[order_id, amount, order_id0, user, product, amount0, order_time])
+  Join(joinType=[InnerJoin], where=[=(order_id, order_id)], select=[order_id, amount, order_id0, user, product, amount0, order_time], leftKeys=[order_id], rightKeys=[order_id])
     Calc(select=[order_id, amount], where=[>(amount, 100)])
       WatermarkAssigner(rowtime=[order_time], watermark=[-(order_time, +0 00:00:05.000)])
         TableSourceScan(table=[Orders], fields=[order_id, user, product, amount, order_time])
     WatermarkAssigner(rowtime=[order_time], watermark=[-(order_time, +0 00:00:05.000)])
       TableSourceScan(table=[Orders], fields=[order_id, user, product, amount, order_time])
 )");
-  EXPECT_GOLDEN(f.bound("SELECT * FROM big_orders b LEFT JOIN Bid ON b.amount = 3"), R"(Join(joinType=[LeftOuterJoin], where=[=(amount, 3)], select=[order_id, amount, bidtime, price, item, supplier_id])
+  EXPECT_GOLDEN(f.bound("SELECT * FROM big_orders b LEFT JOIN Bid ON b.amount = 3"), R"(Join(joinType=[LeftOuterJoin], where=[=(amount, 3)], select=[order_id, amount, bidtime, price, item, supplier_id], leftKeys=[], rightKeys=[])
   Calc(select=[order_id, amount], where=[>(amount, 100)])
     WatermarkAssigner(rowtime=[order_time], watermark=[-(order_time, +0 00:00:05.000)])
       TableSourceScan(table=[Orders], fields=[order_id, user, product, amount, order_time])

@@ -46,7 +46,7 @@ TEST(PlanOptimizer, PushesFiltersThroughProjectionsAndIntoJoinSides) {
   EXPECT_GOLDEN(f.optimized(R"(SELECT o.id, c.name FROM orders o JOIN customers c ON o.customer = c.id
     WHERE c.country = 'NL' AND o.amount > 100 AND o.amount < c.id)"),
                 R"(Calc(select=[id, name])
-  Join(joinType=[InnerJoin], where=[AND(<(CAST(amount AS BIGINT), id), =(customer, id))], select=[id, customer, amount, ts, id0, name, country])
+  Join(joinType=[InnerJoin], where=[AND(<(CAST(amount AS BIGINT), id), =(customer, id))], select=[id, customer, amount, ts, id0, name, country], leftKeys=[customer], rightKeys=[id])
     Calc(select=[id, customer, amount, ts], where=[>(amount, 100)])
       WatermarkAssigner(rowtime=[ts], watermark=[-(ts, +0 00:00:05.000)])
         TableSourceScan(table=[orders], fields=[id, customer, amount, ts])
@@ -56,7 +56,7 @@ TEST(PlanOptimizer, PushesFiltersThroughProjectionsAndIntoJoinSides) {
   EXPECT_GOLDEN(f.optimized(R"(SELECT o.id, c.name FROM orders o LEFT JOIN customers c ON o.customer = c.id
     AND c.country = 'NL' WHERE c.name = 'x' AND o.amount > 1)"),
                 R"(Calc(select=[id, name], where=[=(name, 'x')])
-  Join(joinType=[LeftOuterJoin], where=[=(customer, id)], select=[id, customer, amount, ts, id0, name, country])
+  Join(joinType=[LeftOuterJoin], where=[=(customer, id)], select=[id, customer, amount, ts, id0, name, country], leftKeys=[customer], rightKeys=[id])
     Calc(select=[id, customer, amount, ts], where=[>(amount, 1)])
       WatermarkAssigner(rowtime=[ts], watermark=[-(ts, +0 00:00:05.000)])
         TableSourceScan(table=[orders], fields=[id, customer, amount, ts])
@@ -107,20 +107,20 @@ TEST(PlanOptimizer, ReordersInnerJoinsByDeclaredStatistics) {
     JOIN customers c ON o.customer = c.id
     JOIN countries k ON c.country = k.code)";
   EXPECT_GOLDEN(f.optimized(q), R"(Calc(select=[id, name, region])
-  Join(joinType=[InnerJoin], where=[=(customer, id0)], select=[id, customer, ts, id0, name, country, code, region])
+  Join(joinType=[InnerJoin], where=[=(customer, id0)], select=[id, customer, ts, id0, name, country, code, region], leftKeys=[customer], rightKeys=[id0])
     WatermarkAssigner(rowtime=[ts], watermark=[-(ts, +0 00:00:05.000)])
       TableSourceScan(table=[orders], fields=[id, customer, ts])
-    Join(joinType=[InnerJoin], where=[=(country, code)], select=[id0, name, country, code, region])
+    Join(joinType=[InnerJoin], where=[=(country, code)], select=[id0, name, country, code, region], leftKeys=[country], rightKeys=[code])
       TableSourceScan(table=[customers], fields=[id, name, country])
       TableSourceScan(table=[countries], fields=[code, region])
 )");
   EXPECT_GOLDEN(f.explain(std::string("EXPLAIN ") + q), R"(== Optimized Plan ==
 Sink(table=[select_1], fields=[id, name, region]) [rows=100000, changelog=insert-only]
   Calc(select=[id, name, region]) [rows=100000, changelog=insert-only]
-    Join(joinType=[InnerJoin], where=[=(customer, id0)], select=[id, customer, ts, id0, name, country, code, region]) [rows=100000, changelog=insert-only]
+    Join(joinType=[InnerJoin], where=[=(customer, id0)], select=[id, customer, ts, id0, name, country, code, region], leftKeys=[customer], rightKeys=[id0]) [rows=100000, changelog=insert-only]
       WatermarkAssigner(rowtime=[ts], watermark=[-(ts, +0 00:00:05.000)]) [rows=100000, changelog=insert-only]
         TableSourceScan(table=[orders], fields=[id, customer, ts]) [rows=100000, changelog=insert-only]
-      Join(joinType=[InnerJoin], where=[=(country, code)], select=[id0, name, country, code, region]) [rows=5000, changelog=insert-only]
+      Join(joinType=[InnerJoin], where=[=(country, code)], select=[id0, name, country, code, region], leftKeys=[country], rightKeys=[code]) [rows=5000, changelog=insert-only]
         TableSourceScan(table=[customers], fields=[id, name, country]) [rows=5000, changelog=insert-only]
         TableSourceScan(table=[countries], fields=[code, region]) [rows=20, changelog=insert-only]
 )");

@@ -165,9 +165,33 @@ TEST(PlanPhysical, UpdatingQueryIntoAnInsertOnlySinkIsRejected) {
                 R"(line 1, column 118: ORDER BY cannot consume updates, but its input produces them (GROUP BY at line 1, column 95))");
 }
 
+// A join reads its inputs on input 0 (left) and 1 (right), each hash-partitioned by its
+// key columns; an interval join gets its time columns and bounds; no keys: parallelism 1.
+TEST(PlanPhysical, JoinsAreTwoInputOpsKeyedBySides) {
+  Tables f;
+  auto join_line = [](const nlohmann::json& spec) {
+    for (const auto& op : spec.at("ops"))
+      if (op.at("type").get<std::string>().find("join") != std::string::npos) {
+        nlohmann::json o = op;
+        o["params"].erase("input_schemas");
+        o["params"].erase("schema");
+        return o.dump();
+      }
+    return std::string("no join");
+  };
+  f.ddl("SET 'parallelism.default' = '2'; SET 'table.exec.state.ttl' = '1 h'");
+  EXPECT_GOLDEN(join_line(f.spec("INSERT INTO totals SELECT o.product, p.id FROM orders o LEFT JOIN orders p "
+                                 "ON o.id = p.id AND o.amount < p.amount")),
+                R"({"id":"join_5","inputs":[{"from":"watermark_assigner_2","input":0,"key":"sql_columns:0","partitioning":"hash"},{"from":"watermark_assigner_4","input":1,"key":"sql_columns:0","partitioning":"hash"}],"params":{"condition":{"args":[{"col":2,"type":"INT"},{"col":5,"type":"INT"}],"call":"<","type":"BOOLEAN"},"filter_nulls":[true],"join_type":"left","left_keys":[0],"right_keys":[0],"state_ttl_ms":3600000},"type":"sql_join"})");
+  EXPECT_GOLDEN(join_line(f.spec("INSERT INTO totals SELECT o.product, p.id FROM orders o JOIN orders p ON o.product = "
+                                 "p.product AND o.ts BETWEEN p.ts - INTERVAL '1' MINUTE AND p.ts + INTERVAL '10' SECOND")),
+                R"({"id":"interval_join_5","inputs":[{"from":"watermark_assigner_2","input":0,"key":"sql_columns:0","partitioning":"hash"},{"from":"watermark_assigner_4","input":1,"key":"sql_columns:1","partitioning":"hash"}],"params":{"condition":null,"filter_nulls":[true],"join_type":"inner","left_keys":[0],"left_time":1,"lower_ms":-60000,"right_keys":[1],"right_time":2,"upper_ms":10000},"type":"sql_interval_join"})");
+  EXPECT_GOLDEN(join_line(f.spec("INSERT INTO totals SELECT o.product, p.id FROM orders o JOIN orders p ON o.amount > p.amount")),
+                R"({"id":"join_5","inputs":[{"from":"watermark_assigner_2","input":0,"key":"sql_columns:","partitioning":"hash"},{"from":"watermark_assigner_4","input":1,"key":"sql_columns:","partitioning":"hash"}],"parallelism":1,"params":{"condition":{"args":[{"col":1,"type":"INT"},{"col":4,"type":"INT"}],"call":">","type":"BOOLEAN"},"filter_nulls":[],"join_type":"inner","left_keys":[],"right_keys":[],"state_ttl_ms":3600000},"type":"sql_join"})");
+}
+
 TEST(PlanPhysical, UnsupportedNodesFailAtTheirPosition) {
   Tables f;
-  EXPECT_GOLDEN(f.error("INSERT INTO totals SELECT o.product, p.id\nFROM orders o\n  JOIN orders p ON o.id = p.id"), R"(line 2, column 6: joins are not supported yet)");
   EXPECT_GOLDEN(f.error("INSERT INTO totals VALUES ('a', 1)"), R"(line 1, column 20: VALUES (and SELECT without FROM) are not supported as a source yet: no values operator exists)");
   f.ddl("CREATE TABLE k (a STRING, b BIGINT) WITH ('connector' = 'kafka')");
   EXPECT_GOLDEN(f.error("INSERT INTO totals SELECT a, b FROM k"), R"(line 1, column 37: table `k`: unknown connector 'kafka' (sources: datagen, filesystem, nexmark))");

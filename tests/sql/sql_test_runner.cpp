@@ -37,7 +37,7 @@ struct Case {
   std::vector<Input> inputs;  // the file's, then the case's
   std::string setup;
   std::string sql;
-  enum class Expect { kOrdered, kUnordered, kError } expect = Expect::kOrdered;
+  enum class Expect { kOrdered, kUnordered, kFinal, kError } expect = Expect::kOrdered;
   std::vector<std::string> expected;
 };
 
@@ -87,8 +87,11 @@ std::vector<Case> parse_test_file(const fs::path& path) {
         section = Section::kSql;
       } else if (word == "expect") {
         if (!current) fail("@expect outside a @case");
-        current->expect = rest == "unordered" ? Case::Expect::kUnordered : Case::Expect::kOrdered;
-        if (!rest.empty() && rest != "unordered" && rest != "ordered") fail("@expect [ordered|unordered]");
+        current->expect = rest == "unordered" ? Case::Expect::kUnordered
+                          : rest == "final"   ? Case::Expect::kFinal
+                                              : Case::Expect::kOrdered;
+        if (!rest.empty() && rest != "unordered" && rest != "ordered" && rest != "final")
+          fail("@expect [ordered|unordered|final]");
         section = Section::kExpect;
       } else if (word == "error") {
         if (!current) fail("@error outside a @case");
@@ -133,6 +136,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // Runs setup + case; returns the output lines, or the error message as one line.
+// `final`: each SELECT's materialised result (its changelog applied) instead of the
+// changelog, sorted: for jobs whose inputs interleave in an order the test cannot fix.
 std::vector<std::string> run_case(const Case& c, const fs::path& dir, std::string& error) {
   // A name may hold directories ("t/dt=2024-01-01/x": a file in a partition directory).
   for (const auto& i : c.inputs) {
@@ -150,7 +155,10 @@ std::vector<std::string> run_case(const Case& c, const fs::path& dir, std::strin
     clink::JobGraph graph = clink::from_spec(spec, clink::OperatorRegistry::builtin());
     clink::execute(graph);
     if (!name.empty()) {
-      for (auto& l : clink::sql::SqlCollectResults::get(name)->changelog()) out.push_back(l);
+      auto results = clink::sql::SqlCollectResults::get(name);
+      auto lines = c.expect == Case::Expect::kFinal ? results->rows() : results->changelog();
+      if (c.expect == Case::Expect::kFinal) std::sort(lines.begin(), lines.end());
+      for (auto& l : lines) out.push_back(l);
       clink::sql::SqlCollectResults::drop(name);
     }
   });
@@ -192,7 +200,7 @@ class SqlCaseTest : public ::testing::Test {
     }
     ASSERT_EQ(error, "") << "the case failed";
     auto expected = c_.expected;
-    if (c_.expect == Case::Expect::kUnordered) {
+    if (c_.expect == Case::Expect::kUnordered || c_.expect == Case::Expect::kFinal) {
       std::sort(out.begin(), out.end());
       std::sort(expected.begin(), expected.end());
     }

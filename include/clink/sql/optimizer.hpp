@@ -7,7 +7,9 @@
 //      preserved side of outer joins, into every UNION ALL input, below GROUP BY when
 //      they test grouping keys only, below window TVFs when they test input columns;
 //   3. cost-based join reordering over inner joins (join_reorder.hpp);
-//   4. projection pushdown: each node keeps the columns its consumers use; a filesystem
+//   4. join key expressions (join_keys.cpp): `CAST(a AS BIGINT) = b` between the two sides
+//      becomes a key by computing the expression as a column below the join;
+//   5. projection pushdown: each node keeps the columns its consumers use; a filesystem
 //      scan reads only those (its `projected` param); adjacent projections merge.
 // A pass that fails on a valid plan is skipped (the plan before it is still valid).
 #include "clink/sql/function_registry.hpp"
@@ -19,6 +21,7 @@ struct OptimizerOptions {
   bool fold_constants = true;
   bool push_predicates = true;
   bool reorder_joins = true;
+  bool push_join_keys = true;
   bool push_projections = true;
   // What folded constants are evaluated with: UNIX_TIMESTAMP('2020-04-15 08:05:00') depends
   // on `table.local-time-zone`, so folding must use the session's zone, not UTC.
@@ -32,6 +35,7 @@ LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session 
 ExprPtr fold_constants(const ExprPtr& e, const SessionContext& session = {});
 LogicalPtr push_down_predicates(const LogicalPtr& plan);
 LogicalPtr push_down_projections(const LogicalPtr& plan);
+LogicalPtr push_join_key_expressions(const LogicalPtr& plan);
 
 // Whether the connector reads only the projected columns (the scan's `projected`).
 bool supports_projection_pushdown(const std::string& connector);

@@ -8,10 +8,12 @@
 //   GROUP BY   sql_group_aggregate         windows   sql_window_aggregate / sql_window_assign
 //   ORDER BY   sql_sort (+ sql_limit for OFFSET)       LIMIT  sql_limit
 //   UNION ALL  several input edges into the next op
+//   JOIN       sql_join / sql_interval_join / sql_window_join (join_analysis.hpp), inputs 0 and 1
+//              hashed on their keys
 // Keyed ops get hash edges `sql_columns:<i>,...`; global aggregates, sorts and limits
 // run at parallelism 1; the job's parallelism is SET 'parallelism.default'. Dead letters
 // (sources, late window records) go to the table or file of SET 'sql.dead-letter'.
-// Joins and VALUES have no operator yet: TranslationError at their position.
+// VALUES has no operator yet: TranslationError at its position.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

@@ -37,6 +37,9 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_window_aggregate(r);
   register_sql_group_aggregate(r);
   register_sql_limit_sort(r);
+  register_sql_join(r);
+  register_sql_interval_join(r);
+  register_sql_window_join(r);
   r.add_key_selector_family(KeySelectorFamily{
       "sql_columns:", kSqlRowType, [](const std::string& args, const UpstreamSpec& up) -> PartitionerFactory {
         SchemaPtr schema;

@@ -14,4 +14,7 @@ void register_sql_window_assign(OperatorRegistry& r);
 void register_sql_window_aggregate(OperatorRegistry& r);
 void register_sql_group_aggregate(OperatorRegistry& r);
 void register_sql_limit_sort(OperatorRegistry& r);
+void register_sql_join(OperatorRegistry& r);
+void register_sql_interval_join(OperatorRegistry& r);
+void register_sql_window_join(OperatorRegistry& r);
 }  // namespace clink::sql

@@ -1,0 +1,94 @@
+#pragma once
+// Internal: what the SQL join operators (sql_join, sql_interval_join, sql_window_join) share.
+//   JoinSpec        the params both take (join type, keys, residual condition, schemas)
+//   SideRowCodec    a side's row <-> state bytes (the column key encoding of every column)
+//   JoinedRows      candidate pairs as joined rows (the residual is evaluated over them
+//                   in one vectorised pass) and the output batch built from pairs and
+//                   null-padded rows in emission order.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clink/runtime/operator.hpp"
+#include "clink/sql/column_key.hpp"
+#include "clink/sql/expr_compiler.hpp"
+#include "clink/sql/ops/sql_op_spec.hpp"
+
+namespace clink::sql {
+
+struct JoinSpec {
+  std::string where;
+  SchemaPtr out_schema;
+  SchemaPtr side[2];                     // left, right input schemas
+  std::vector<std::size_t> keys[2];      // key columns per side, pairwise
+  std::vector<bool> filter_nulls;        // per key: a NULL never matches
+  bool outer[2] = {false, false};        // left / right side preserved (null-padded)
+  ExprPtr condition;                     // residual over left ++ right (null: TRUE)
+  SessionContext session;
+
+  // Reads join_type, left_keys, right_keys, filter_nulls, condition, schema and
+  // input_schemas; checks the output schema is left ++ right with the outer join's
+  // nullability and that every column can be kept in state.
+  static JoinSpec parse(const SqlOpParams& p);
+  static const std::vector<std::string>& param_names();  // the params parse() reads
+};
+
+// A side's whole row as bytes (every column's key encoding) and back.
+class SideRowCodec {
+ public:
+  explicit SideRowCodec(const Schema& schema);
+  void encode(const ColumnBatch& batch, std::size_t row, std::string& out) const { encoder_.encode(batch, row, out); }
+  // Appends the decoded row to `out` (a batch of this side's schema; kind +I, no time).
+  void decode(std::string_view bytes, ColumnBatch& out) const;
+
+ private:
+  RowKeyEncoder encoder_;
+};
+
+// Whether row `r` of `batch` has a NULL in a key column that filters NULLs.
+bool has_null_key(const ColumnBatch& batch, std::size_t r, const std::vector<std::size_t>& keys,
+                  const std::vector<bool>& filter_nulls);
+
+// Builds candidate joined rows and the output batch.
+class JoinedRows {
+ public:
+  explicit JoinedRows(const JoinSpec& spec);
+
+  // Candidates: pairs of (row of `own` on side `own_side`, row of `other`). Call
+  // add_pair per pair, then evaluate() once: matches(p) says whether the residual holds.
+  void reset_pairs() {
+    own_idx_.clear();
+    other_idx_.clear();
+  }
+  std::size_t add_pair(std::uint32_t own_row, std::uint32_t other_row) {
+    own_idx_.push_back(own_row);
+    other_idx_.push_back(other_row);
+    return own_idx_.size() - 1;
+  }
+  std::size_t num_pairs() const { return own_idx_.size(); }
+  std::uint32_t other_row(std::size_t pair) const { return other_idx_[pair]; }
+  void evaluate(int own_side, const ColumnBatch& own, const ColumnBatch& other);
+  bool matches(std::size_t pair) const { return all_match_ || ((mask_[pair >> 6] >> (pair & 63)) & 1); }
+
+  // Emission, in order: a candidate pair, a row of side `side` padded with NULLs.
+  void emit_pair(std::size_t pair, RowKind kind, EventTime t = kNoEventTime);
+  void emit_padded(int side, const ColumnBatch& batch, std::size_t row, RowKind kind, EventTime t = kNoEventTime);
+  std::size_t pending() const { return out_ ? out_->size() : 0; }
+  // Sends the rows emitted so far (if any) to `output`.
+  void flush(Output& output);
+
+ private:
+  void ensure_out();
+
+  const JoinSpec& spec_;
+  std::optional<CompiledPredicate> residual_;
+  std::vector<std::uint32_t> own_idx_, other_idx_;
+  ColumnBatch pairs_;
+  std::vector<std::uint64_t> mask_;
+  bool all_match_ = true;
+  std::unique_ptr<ColumnBatch> out_;
+};
+
+}  // namespace clink::sql
