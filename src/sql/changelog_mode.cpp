@@ -78,10 +78,9 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       if (in.updating())
         for (const auto& a : static_cast<const LogicalAggregate&>(node).aggregates)
           if (!a.retractable)
-            throw TranslationError(node.pos, fmt::format("{} ({}): the aggregate function {} cannot retract, but its "
-                                                         "input produces updates ({})",
-                                                         construct_name(node), where(node), a.function,
-                                                         where(*in.producer)));
+            throw TranslationError(node.pos, fmt::format("{}: the aggregate function {} cannot retract, but its input "
+                                                         "produces updates ({})",
+                                                         construct_name(node), a.function, where(*in.producer)));
       return updating_from(node);
     }
     case LogicalKind::kWindowAggregate: {
