@@ -28,19 +28,19 @@ bool filter_passes(const Column* f, std::uint32_t row) {
 // ---- AggState
 
 void AggState::reset() {
-  if (heap_) {
+  if (std::string* r = raw()) {
+    delete r;
+  } else if (heap_) {
     set_->destroy_block(heap_);
     free_block(heap_);
-    heap_ = nullptr;
   }
+  heap_ = nullptr;
   set_ = nullptr;
-  raw_.reset();
 }
 
 void AggState::take(AggState& o) noexcept {
   set_ = o.set_;
   heap_ = o.heap_;
-  raw_ = std::move(o.raw_);
   if (!heap_ && set_) std::memcpy(inline_, o.inline_, kInline);
   o.set_ = nullptr;
   o.heap_ = nullptr;
@@ -51,10 +51,13 @@ AggState::AggState(const AggState& o) { *this = o; }
 AggState& AggState::operator=(const AggState& o) {
   if (this == &o) return *this;
   reset();
-  if (o.raw_) raw_ = std::make_unique<std::string>(*o.raw_);
+  if (const std::string* r = o.raw()) {
+    heap_ = new std::string(*r);
+    return *this;
+  }
   if (!o.set_) return *this;
   if (o.set_->trivial_) {
-    *this = o.set_->create();
+    *this = o.set_->allocate();
     std::memcpy(block(), o.block(), o.set_->block_size_);
   } else {
     // Accumulators owning memory (multisets, strings) copy through their state encoding.
@@ -79,6 +82,16 @@ AggregateSet::AggregateSet(std::vector<RuntimeAggregate> calls, bool counts_rows
     mergeable_ = mergeable_ && c.fn->supports_merge();
   }
   block_size_ = at;
+  if (trivial_) {
+    prototype_ = allocate_block(block_size_ == 0 ? kAlign : block_size_);
+    auto* b = static_cast<unsigned char*>(prototype_);
+    if (counts_rows) *reinterpret_cast<std::int64_t*>(b) = 0;
+    for (const auto& c : calls_) c.fn->create(b + c.offset);
+  }
+}
+
+AggregateSet::~AggregateSet() {
+  if (prototype_) free_block(prototype_);
 }
 
 const RuntimeAggregate* AggregateSet::first_unmergeable() const {
@@ -153,10 +166,19 @@ std::vector<RuntimeAggregate> AggregateSet::parse(const json& aggs, const Schema
   return out;
 }
 
-AggState AggregateSet::create() const {
+AggState AggregateSet::allocate() const {
   AggState s;
   s.set_ = this;
   if (!trivial_ || block_size_ > AggState::kInline) s.heap_ = allocate_block(block_size_ == 0 ? kAlign : block_size_);
+  return s;
+}
+
+AggState AggregateSet::create() const {
+  AggState s = allocate();
+  if (trivial_) {
+    std::memcpy(s.block(), prototype_, block_size_);
+    return s;
+  }
   auto* b = static_cast<unsigned char*>(s.block());
   if (counts_rows_) *reinterpret_cast<std::int64_t*>(b) = 0;
   for (const auto& c : calls_) c.fn->create(b + c.offset);
@@ -169,8 +191,9 @@ void AggregateSet::destroy_block(void* block) const {
 }
 
 void AggregateSet::ready(AggState& s) const {
-  if (!s.raw_) return;
-  auto raw = std::move(s.raw_);
+  std::unique_ptr<std::string> raw(s.raw());
+  if (!raw) return;
+  s.heap_ = nullptr;
   std::string_view in(*raw);
   s = deserialize(in);
   if (!in.empty()) throw ClinkError("aggregate state: " + std::to_string(in.size()) + " trailing bytes");
@@ -221,7 +244,7 @@ void AggregateSet::add(AggState& s, const AggregateInput& in, std::uint32_t row,
 
 void AggregateSet::merge(AggState& into, const AggState& from) const {
   ready(into);
-  if (from.raw_) {
+  if (from.raw()) {
     AggState copy = from;
     ready(copy);
     return merge(into, copy);
@@ -237,7 +260,7 @@ std::int64_t AggregateSet::row_count(const AggState& s) const {
 }
 
 void AggregateSet::append_results(const AggState& s, std::vector<Column>& columns, std::size_t first) const {
-  if (s.raw_) {
+  if (s.raw()) {
     AggState copy = s;
     ready(copy);
     return append_results(copy, columns, first);
@@ -247,7 +270,7 @@ void AggregateSet::append_results(const AggState& s, std::vector<Column>& column
 }
 
 void AggregateSet::append_results(const AggState& s, ColumnBatch& batch, std::size_t first) const {
-  if (s.raw_) {
+  if (s.raw()) {
     AggState copy = s;
     ready(copy);
     return append_results(copy, batch, first);
@@ -258,8 +281,8 @@ void AggregateSet::append_results(const AggState& s, ColumnBatch& batch, std::si
 }
 
 void AggregateSet::serialize(const AggState& s, std::string& out) const {
-  if (s.raw_) {
-    out += *s.raw_;
+  if (const std::string* r = s.raw()) {
+    out += *r;
     return;
   }
   const auto* b = static_cast<const unsigned char*>(s.block());
@@ -280,8 +303,8 @@ AggState AggregateSet::deserialize(std::string_view& in) const {
 namespace clink {
 
 void StateCodec<sql::AggState>::encode(const sql::AggState& s, std::string& out) {
-  if (s.raw_) {
-    StateCodec<std::string>::encode(*s.raw_, out);
+  if (const std::string* r = s.raw()) {
+    StateCodec<std::string>::encode(*r, out);
     return;
   }
   std::string bytes;
@@ -291,7 +314,7 @@ void StateCodec<sql::AggState>::encode(const sql::AggState& s, std::string& out)
 
 sql::AggState StateCodec<sql::AggState>::decode(std::string_view& in) {
   sql::AggState s;
-  s.raw_ = std::make_unique<std::string>(StateCodec<std::string>::decode(in));
+  s.heap_ = new std::string(StateCodec<std::string>::decode(in));
   return s;
 }
 

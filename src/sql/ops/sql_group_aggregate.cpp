@@ -165,11 +165,31 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     return true;
   }
 
+  // Appends row 0 of `cell` to `out` (the per-row changelog path: no gather setup).
+  static void append_cell(Column& out, const Column& cell) {
+    if (cell.is_null(0)) return out.append_null();
+    switch (cell.layout()) {
+      case PhysicalLayout::kFixed:
+        switch (fixed_width(cell.type().kind())) {
+          case 1: return out.append(cell.values<std::uint8_t>()[0]);
+          case 2: return out.append(cell.values<std::uint16_t>()[0]);
+          case 4: return out.append(cell.values<std::uint32_t>()[0]);
+          case 8: return out.append(cell.values<std::uint64_t>()[0]);
+          default: return out.append(cell.values<Int128>()[0]);
+        }
+      case PhysicalLayout::kVarLen: return out.append_string(cell.string_at(0));
+      default: {
+        static constexpr std::uint32_t kFirst = 0;
+        return out.append_gather(cell, &kFirst, 1);
+      }
+    }
+  }
+
   void emit(RowKind kind, const std::string& key, const std::vector<Column>& cells) {
     if (!out_) out_ = std::make_unique<ColumnBatch>(cfg_.out_schema, 64);
     cfg_.grouping.decode(key, *out_);
     const std::size_t nk = cfg_.grouping.keys.size();
-    for (std::size_t i = 0; i < cells.size(); ++i) out_->column(nk + i).append_range(cells[i], 0, 1);
+    for (std::size_t i = 0; i < cells.size(); ++i) append_cell(out_->column(nk + i), cells[i]);
     out_->row_kinds().push_back(kind);
     out_->event_times().push_back(kNoEventTime);
     if (out_->size() >= kDefaultBatchSize) flush();

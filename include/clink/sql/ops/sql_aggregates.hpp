@@ -62,20 +62,19 @@ class AggState {
   AggState(const AggState& o);
   AggState& operator=(const AggState& o);
 
-  bool empty() const { return set_ == nullptr && !raw_; }
-
  private:
   friend class AggregateSet;
   friend struct clink::StateCodec<AggState>;
   static constexpr std::size_t kInline = 16;
   void* block() { return heap_ ? heap_ : static_cast<void*>(inline_); }
   const void* block() const { return heap_ ? heap_ : static_cast<const void*>(inline_); }
+  // Restored bytes not read yet: no set, heap_ holds a std::string.
+  std::string* raw() const { return set_ == nullptr ? static_cast<std::string*>(heap_) : nullptr; }
   void reset();
   void take(AggState& o) noexcept;
 
   const AggregateSet* set_ = nullptr;
   void* heap_ = nullptr;  // the block when it does not fit inline_ or needs destroying
-  std::unique_ptr<std::string> raw_;
   alignas(AggregateFunction::kAccumulatorAlign) unsigned char inline_[kInline];
 };
 
@@ -92,6 +91,7 @@ class AggregateSet {
   // `counts_rows`: the input may hold -U / -D rows (unbounded GROUP BY); the state then
   // counts the group's rows (accumulated minus retracted).
   AggregateSet(std::vector<RuntimeAggregate> calls, bool counts_rows);
+  ~AggregateSet();
   AggregateSet(const AggregateSet&) = delete;
   AggregateSet& operator=(const AggregateSet&) = delete;
 
@@ -133,11 +133,15 @@ class AggregateSet {
  private:
   friend class AggState;
   void destroy_block(void* block) const;
+  // A state's storage, uninitialised (inline when small and plain bytes).
+  AggState allocate() const;
   std::vector<RuntimeAggregate> calls_;
   bool counts_rows_;
   bool trivial_ = true;
   bool mergeable_ = true;
   std::size_t block_size_ = 0;
+  // Plain-bytes sets: a created block, copied into new states.
+  void* prototype_ = nullptr;
 };
 
 }  // namespace clink::sql
