@@ -191,7 +191,6 @@ TEST(AggregateTest, PerRowAccumulatorsUpdateManyGroupsInOneCall) {
 // DISTINCT over several arguments dedups whole tuples, with multiplicity: a tuple
 // leaves the inner aggregate only when its last occurrence is retracted.
 TEST(AggregateTest, DistinctOverArgumentTuplesWithMultiplicity) {
-  auto inner = agg("COUNT", {});
   std::vector<LogicalType> types = {LogicalType::bigint(), LogicalType::string()};
   auto d = make_distinct_aggregate(agg("COUNT", {}), types);
   ASSERT_NE(d, nullptr);
