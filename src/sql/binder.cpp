@@ -54,7 +54,7 @@ ExprPtr Binder::bind_scalar(const ast::Expr& e, const Schema& schema) {
   ctx.scope = &scope;
   ctx.clause = "expression";
   std::vector<const ast::Expr*> aggs;
-  collect_aggregates(&e, aggs);
+  collect_aggregates(&e, impl_->registry, aggs);
   if (!aggs.empty()) fail(aggs[0]->pos, "aggregate functions are not allowed here");
   return impl_->bind_expr(e, ctx);
 }
@@ -264,7 +264,7 @@ Bound Binder::Impl::bind_select(const ast::Select& s, SourcePosition pos) {
   }
   if (s.where) {
     std::vector<const ast::Expr*> aggs;
-    collect_aggregates(s.where.get(), aggs);
+    collect_aggregates(s.where.get(), registry, aggs);
     if (!aggs.empty()) fail(aggs[0]->pos, "aggregate functions are not allowed in WHERE");
     ExprContext ctx;
     ctx.scope = &in.scope;
@@ -277,7 +277,7 @@ Bound Binder::Impl::bind_select(const ast::Select& s, SourcePosition pos) {
   bool aggregating = !s.group_by.empty() || s.having != nullptr;
   if (!aggregating) {
     std::vector<const ast::Expr*> aggs;
-    for (const auto& item : s.items) collect_aggregates(item.expr.get(), aggs);
+    for (const auto& item : s.items) collect_aggregates(item.expr.get(), registry, aggs);
     aggregating = !aggs.empty();
   }
   Bound out = aggregating ? bind_aggregate(s, std::move(in), pos) : project_items(s.items, in, nullptr, pos);

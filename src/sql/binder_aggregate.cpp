@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "binder_internal.hpp"
+#include "clink/sql/aggregate.hpp"
 #include "clink/sql/join_analysis.hpp"
 
 namespace clink::sql {
@@ -156,12 +157,13 @@ AggregateCall Binder::Impl::bind_aggregate_call(const ast::FunctionCall& f, cons
   ctx.clause = "an aggregate argument";
   for (const auto& a : f.args) {
     std::vector<const ast::Expr*> nested;
-    collect_aggregates(a.get(), nested);
+    collect_aggregates(a.get(), registry, nested);
     if (!nested.empty()) fail(nested[0]->pos, "aggregate calls cannot be nested");
   }
   std::vector<ExprPtr> args;
   for (const auto& a : f.args) args.push_back(bind_expr(*a, ctx));
   const std::string& fn = call.function;
+  const bool is_builtin = fn == "COUNT" || fn == "SUM" || fn == "AVG" || fn == "MIN" || fn == "MAX";
   auto arity = [&](std::size_t n) {
     if (args.size() != n) fail(e.pos, fmt::format("{} takes {} argument{}, got {}", fn, n, n == 1 ? "" : "s", args.size()));
   };
@@ -182,9 +184,30 @@ AggregateCall Binder::Impl::bind_aggregate_call(const ast::FunctionCall& f, cons
     if (args[0]->type.is_nested())
       fail(f.args[0]->pos, fmt::format("{} does not accept {}", fn, args[0]->type.to_string()));
     call.type = args[0]->type.with_nullable(true);
-  } else {
+  } else if (!registry.has_aggregate(fn)) {
     fail(e.pos, fmt::format("the aggregate function {} is not supported", fn));
   }
+  if (f.star && fn != "COUNT") fail(e.pos, fmt::format("{}(*) is not supported: only COUNT(*)", fn));
+  // The function itself (built-in or a user's) decides the types it accepts, its result
+  // type, and whether it can retract (GROUP BY over updating input) and merge (SESSION).
+  std::vector<LogicalType> arg_types;
+  for (const auto& a : args) arg_types.push_back(a->type);
+  std::unique_ptr<AggregateFunction> agg;
+  try {
+    agg = registry.make_aggregate(fn, arg_types, AggregateOptions{f.distinct, true});
+  } catch (const SqlTypeError& err) {
+    fail(e.pos, err.what());
+  }
+  std::vector<LogicalType> declared = agg->argument_types();
+  if (!declared.empty()) {
+    if (declared.size() != args.size())
+      fail(e.pos, fmt::format("{} takes {} arguments, got {}", fn, declared.size(), args.size()));
+    for (std::size_t i = 0; i < args.size(); ++i)
+      args[i] = expr::cast_if_needed(args[i], declared[i].with_nullable(args[i]->type.nullable()));
+  }
+  if (!is_builtin) call.type = agg->result_type();
+  call.retractable = agg->supports_retraction();
+  call.mergeable = agg->supports_merge();
   for (const auto& a : args) call.args.push_back(pre_column(pre_exprs, pre_names, a, pre_name(a, pre_exprs.size())));
   if (f.filter) {
     ExprPtr cond = bind_expr(*f.filter, ctx);
@@ -276,7 +299,7 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
   std::vector<std::size_t> keys;
   for (const auto* k : grouping.keys) {
     std::vector<const ast::Expr*> nested;
-    collect_aggregates(k, nested);
+    collect_aggregates(k, registry, nested);
     if (!nested.empty()) fail(nested[0]->pos, "aggregate functions are not allowed in GROUP BY");
     ExprPtr e = bind_expr(*k, key_ctx);
     if (tvf && references_at_least(e, n_in)) fail(k->pos, "window_time is not allowed as a grouping key here");
@@ -329,8 +352,8 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
 
   // 3. Aggregate calls of the select list and HAVING (one per distinct text).
   std::vector<const ast::Expr*> calls;
-  for (const auto& item : s.items) collect_aggregates(item.expr.get(), calls);
-  collect_aggregates(s.having.get(), calls);
+  for (const auto& item : s.items) collect_aggregates(item.expr.get(), registry, calls);
+  collect_aggregates(s.having.get(), registry, calls);
   std::vector<AggregateCall> aggregates;
   std::vector<std::string> call_texts;
   for (const auto* c : calls) {

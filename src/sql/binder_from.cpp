@@ -214,7 +214,7 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
     ctx.scope = &out.scope;
     ctx.clause = "JOIN ON";
     std::vector<const ast::Expr*> aggs;
-    collect_aggregates(j.on.get(), aggs);
+    collect_aggregates(j.on.get(), registry, aggs);
     if (!aggs.empty()) fail(aggs[0]->pos, "aggregate functions are not allowed in ON");
     node->condition = bind_expr(*j.on, ctx);
     if (!node->condition->type.is(TypeKind::kBoolean))

@@ -67,9 +67,9 @@ std::string upper_name(std::string_view s);
 std::string qualified_text(const ast::QualifiedName& n);
 // Flink makes duplicate output names of a join unique by appending 0, 1, ...
 std::vector<std::string> unique_names(const std::vector<std::string>& names);
-bool is_aggregate_name(const std::string& upper);
+bool is_aggregate_name(const std::string& upper, const FunctionRegistry& registry);
 // The aggregate calls inside `e` (not descending into them), in order.
-void collect_aggregates(const ast::Expr* e, std::vector<const ast::Expr*>& out);
+void collect_aggregates(const ast::Expr* e, const FunctionRegistry& registry, std::vector<const ast::Expr*>& out);
 // Whether column `col` of `n` is an event-time attribute (a watermarked rowtime).
 bool is_time_attribute(const LogicalNode& n, std::size_t col);
 std::int64_t interval_literal_ms(const ast::Expr& e, const char* what);

@@ -75,9 +75,16 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       require_insert_only(node, in, "a window table function");
       return in;
     }
-    case LogicalKind::kAggregate:
-      changelog_mode(node.input());  // validates below; GROUP BY consumes retractions
+    case LogicalKind::kAggregate: {
+      auto in = changelog_mode(node.input());  // validates below; GROUP BY consumes retractions
+      if (in.updating())
+        for (const auto& a : static_cast<const LogicalAggregate&>(node).aggregates)
+          if (!a.retractable)
+            throw TranslationError(node.pos, fmt::format("{}: the aggregate function {} cannot retract, but its input "
+                                                         "produces updates ({})",
+                                                         construct_name(node), a.function, where(*in.producer)));
       return updating_from(node);
+    }
     case LogicalKind::kWindowAggregate: {
       auto in = changelog_mode(node.input());
       require_insert_only(node, in, fmt::format("The window aggregate ({})", where(node)).c_str());

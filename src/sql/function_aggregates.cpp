@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -80,15 +81,21 @@ struct CountAcc {
 class CountAggregate final : public PodAggregate<CountAcc> {
  public:
   explicit CountAggregate(bool star) : PodAggregate(LogicalType::bigint().not_null()), star_(star) {}
-  void accumulate(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override { update(accs, args, rows, 1); }
-  void retract(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override { update(accs, args, rows, -1); }
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override { update(accs, args, rows, 1); }
+  void retract(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override { update(accs, args, rows, -1); }
   void merge(void* acc, const void* other) const override { A(acc).count += A(other).count; }
   void get_value(const void* acc, Column& out) const override { out.append<std::int64_t>(A(acc).count); }
 
  private:
-  void update(void* const* accs, std::span<const Column* const> args, std::size_t rows, std::int64_t d) const {
-    for (std::size_t i = 0; i < rows; ++i)
-      if (accs[i] != nullptr && (star_ || args[0]->is_valid(i))) A(accs[i]).count += d;
+  void update(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows,
+              std::int64_t d) const {
+    if (star_) {
+      for (std::size_t k = 0; k < rows.size(); ++k)
+        if (accs[k] != nullptr) A(accs[k]).count += d;
+      return;
+    }
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      if (accs[k] != nullptr && args[0]->is_valid(rows[k])) A(accs[k]).count += d;
   }
   bool star_;
 };
@@ -107,10 +114,10 @@ class ExactSumAggregate final : public PodAggregate<ExactSumAcc> {
  public:
   ExactSumAggregate(LogicalType result, int input_scale, bool avg)
       : PodAggregate(std::move(result)), input_scale_(input_scale), avg_(avg) {}
-  void accumulate(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, *args[0], rows, false);
   }
-  void retract(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void retract(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, *args[0], rows, true);
   }
   void merge(void* acc, const void* other) const override {
@@ -134,12 +141,12 @@ class ExactSumAggregate final : public PodAggregate<ExactSumAcc> {
   }
 
  private:
-  void update(void* const* accs, const Column& c, std::size_t rows, bool negate) const {
-    for (std::size_t i = 0; i < rows; ++i) {
-      if (accs[i] == nullptr || c.is_null(i)) continue;
-      Int128 v = exact_at(c, i);
-      A(accs[i]).sum += negate ? -v : v;
-      A(accs[i]).count += negate ? -1 : 1;
+  void update(void* const* accs, const Column& c, std::span<const std::uint32_t> rows, bool negate) const {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (accs[k] == nullptr || c.is_null(rows[k])) continue;
+      Int128 v = exact_at(c, rows[k]);
+      A(accs[k]).sum += negate ? -v : v;
+      A(accs[k]).count += negate ? -1 : 1;
     }
   }
   int input_scale_;
@@ -149,10 +156,10 @@ class ExactSumAggregate final : public PodAggregate<ExactSumAcc> {
 class ApproxSumAggregate final : public PodAggregate<ApproxSumAcc> {
  public:
   ApproxSumAggregate(LogicalType result, bool avg) : PodAggregate(std::move(result)), avg_(avg) {}
-  void accumulate(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, *args[0], rows, 1);
   }
-  void retract(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void retract(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, *args[0], rows, -1);
   }
   void merge(void* acc, const void* other) const override {
@@ -171,11 +178,11 @@ class ApproxSumAggregate final : public PodAggregate<ApproxSumAcc> {
   }
 
  private:
-  void update(void* const* accs, const Column& c, std::size_t rows, int sign) const {
-    for (std::size_t i = 0; i < rows; ++i) {
-      if (accs[i] == nullptr || c.is_null(i)) continue;
-      A(accs[i]).sum += sign * approx_at(c, i);
-      A(accs[i]).count += sign;
+  void update(void* const* accs, const Column& c, std::span<const std::uint32_t> rows, int sign) const {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (accs[k] == nullptr || c.is_null(rows[k])) continue;
+      A(accs[k]).sum += sign * approx_at(c, rows[k]);
+      A(accs[k]).count += sign;
     }
   }
   bool avg_;
@@ -195,14 +202,14 @@ class FixedMinMax final : public PodAggregate<MinMaxAcc<T>> {
  public:
   FixedMinMax(LogicalType t, bool is_max) : Base(std::move(t)), max_(is_max) {}
   bool supports_retraction() const override { return false; }
-  void accumulate(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     const T* v = args[0]->template values<T>();
-    for (std::size_t i = 0; i < rows; ++i) {
-      if (accs[i] == nullptr || args[0]->is_null(i)) continue;
-      offer(Base::A(accs[i]), v[i]);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (accs[k] == nullptr || args[0]->is_null(rows[k])) continue;
+      offer(Base::A(accs[k]), v[rows[k]]);
     }
   }
-  void retract(void* const*, std::span<const Column* const>, std::size_t) const override {
+  void retract(void* const*, std::span<const Column* const>, std::span<const std::uint32_t>) const override {
     throw ClinkError(fmt::format("{} without retraction cannot retract a row", max_ ? "MAX" : "MIN"));
   }
   void merge(void* acc, const void* other) const override {
@@ -271,10 +278,10 @@ class MultisetMinMax final : public AggregateFunction {
   bool trivially_copyable() const override { return false; }
   void create(void* acc) const override { new (acc) Multiset(); }
   void destroy(void* acc) const override { static_cast<Multiset*>(acc)->~Multiset(); }
-  void accumulate(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, *args[0], rows, 1);
   }
-  void retract(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void retract(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, *args[0], rows, -1);
   }
   void merge(void* acc, const void* other) const override {
@@ -297,30 +304,35 @@ class MultisetMinMax final : public AggregateFunction {
   void deserialize(void* acc, std::string_view& in) const override { deserialize_multiset(*static_cast<Multiset*>(acc), in); }
 
  private:
-  void update(void* const* accs, const Column& c, std::size_t rows, std::int64_t d) const {
+  void update(void* const* accs, const Column& c, std::span<const std::uint32_t> rows, std::int64_t d) const {
     std::string key;
-    for (std::size_t i = 0; i < rows; ++i) {
-      if (accs[i] == nullptr || c.is_null(i)) continue;
-      sort_key(c, i, key);
-      auto& m = *static_cast<Multiset*>(accs[i]);
-      if ((m[key] += d) == 0) m.erase(key);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (accs[k] == nullptr || c.is_null(rows[k])) continue;
+      sort_key(c, rows[k], key);
+      auto& m = *static_cast<Multiset*>(accs[k]);
+      auto [it, created] = m.try_emplace(key, 0);
+      if ((it->second += d) == 0) m.erase(it);
     }
   }
   LogicalType result_;
   bool max_;
 };
 
-// DISTINCT over any aggregate: a multiset of the values seen; a value reaches the inner
+// DISTINCT over any aggregate and any number of arguments: a multiset of the argument
+// tuples seen (their key bytes, one value after the other); a tuple reaches the inner
 // aggregate when its count goes 0 -> 1 and is retracted from it when it goes 1 -> 0.
 class DistinctAggregate final : public AggregateFunction {
  public:
-  DistinctAggregate(std::unique_ptr<AggregateFunction> inner, LogicalType arg)
-      : inner_(std::move(inner)), arg_(std::move(arg)) {
+  DistinctAggregate(std::unique_ptr<AggregateFunction> inner, std::vector<LogicalType> args)
+      : inner_(std::move(inner)), args_(std::move(args)) {
     offset_ = (sizeof(Multiset) + kAccumulatorAlign - 1) / kAccumulatorAlign * kAccumulatorAlign;
   }
   const LogicalType& result_type() const override { return inner_->result_type(); }
   std::size_t accumulator_size() const override { return offset_ + inner_->accumulator_size(); }
   bool trivially_copyable() const override { return false; }
+  bool supports_retraction() const override { return inner_->supports_retraction(); }
+  bool supports_merge() const override { return inner_->supports_merge(); }
+  std::vector<LogicalType> argument_types() const override { return inner_->argument_types(); }
   void create(void* acc) const override {
     new (acc) Multiset();
     inner_->create(inner(acc));
@@ -329,23 +341,26 @@ class DistinctAggregate final : public AggregateFunction {
     inner_->destroy(inner(acc));
     static_cast<Multiset*>(acc)->~Multiset();
   }
-  void accumulate(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, args, rows, 1);
   }
-  void retract(void* const* accs, std::span<const Column* const> args, std::size_t rows) const override {
+  void retract(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, args, rows, -1);
   }
   void merge(void* acc, const void* other) const override {
     auto& m = *static_cast<Multiset*>(acc);
-    Column fresh(arg_), gone(arg_);
+    std::vector<Column> fresh, gone;
+    for (const auto& t : args_) {
+      fresh.emplace_back(t);
+      gone.emplace_back(t);
+    }
     for (const auto& [k, n] : *static_cast<const Multiset*>(other)) {
-      std::int64_t before = m[k];
-      std::int64_t after = before + n;
-      std::string_view in = k;
-      if (before <= 0 && after > 0) append_decoded_key_value(in, fresh);
-      else if (before > 0 && after <= 0) append_decoded_key_value(in, gone);
-      if (after == 0) m.erase(k);
-      else m[k] = after;
+      auto [it, created] = m.try_emplace(k, 0);
+      const std::int64_t before = it->second, after = before + n;
+      if (before <= 0 && after > 0) decode_tuple(k, fresh);
+      else if (before > 0 && after <= 0) decode_tuple(k, gone);
+      if (after == 0) m.erase(it);
+      else it->second = after;
     }
     forward(acc, fresh, false);
     forward(acc, gone, true);
@@ -363,27 +378,40 @@ class DistinctAggregate final : public AggregateFunction {
  private:
   void* inner(void* acc) const { return static_cast<char*>(acc) + offset_; }
   const void* inner(const void* acc) const { return static_cast<const char*>(acc) + offset_; }
-  void forward(void* acc, const Column& values, bool retract) const {
-    if (values.size() == 0) return;
-    std::vector<void*> accs(values.size(), inner(acc));
-    const Column* args[] = {&values};
-    if (retract) inner_->retract(accs.data(), args, values.size());
-    else inner_->accumulate(accs.data(), args, values.size());
+  static void decode_tuple(std::string_view key, std::vector<Column>& out) {
+    for (auto& c : out) append_decoded_key_value(key, c);
   }
-  void update(void* const* accs, std::span<const Column* const> args, std::size_t rows, std::int64_t d) const {
-    std::vector<void*> forwarded(rows, nullptr);
+  void forward(void* acc, const std::vector<Column>& values, bool retract) const {
+    const std::size_t n = values.empty() ? 0 : values[0].size();
+    if (n == 0) return;
+    std::vector<void*> accs(n, inner(acc));
+    std::vector<std::uint32_t> rows(n);
+    for (std::size_t i = 0; i < n; ++i) rows[i] = static_cast<std::uint32_t>(i);
+    std::vector<const Column*> args;
+    for (const auto& c : values) args.push_back(&c);
+    if (retract) inner_->retract(accs.data(), args, rows);
+    else inner_->accumulate(accs.data(), args, rows);
+  }
+  void update(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows,
+              std::int64_t d) const {
+    std::vector<void*> forwarded(rows.size(), nullptr);
     bool any = false;
     std::string key;
-    for (std::size_t i = 0; i < rows; ++i) {
-      if (accs[i] == nullptr || args[0]->is_null(i)) continue;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (accs[k] == nullptr) continue;
+      const std::uint32_t r = rows[k];
+      bool has_null = false;
+      for (const Column* a : args) has_null = has_null || a->is_null(r);
+      if (has_null) continue;
       key.clear();
-      append_key_value(*args[0], i, key);
-      auto& m = *static_cast<Multiset*>(accs[i]);
-      std::int64_t before = m[key], after = before + d;
-      if (after == 0) m.erase(key);
-      else m[key] = after;
+      for (const Column* a : args) append_key_value(*a, r, key);
+      auto& m = *static_cast<Multiset*>(accs[k]);
+      auto [it, created] = m.try_emplace(key, 0);
+      const std::int64_t before = it->second, after = before + d;
+      if (after == 0) m.erase(it);
+      else it->second = after;
       if ((d > 0 && before <= 0 && after > 0) || (d < 0 && before > 0 && after <= 0)) {
-        forwarded[i] = inner(accs[i]);
+        forwarded[k] = inner(accs[k]);
         any = true;
       }
     }
@@ -392,7 +420,7 @@ class DistinctAggregate final : public AggregateFunction {
     else inner_->retract(forwarded.data(), args, rows);
   }
   std::unique_ptr<AggregateFunction> inner_;
-  LogicalType arg_;
+  std::vector<LogicalType> args_;
   std::size_t offset_;
 };
 
@@ -418,11 +446,18 @@ std::unique_ptr<AggregateFunction> make_min_max(const LogicalType& t, bool is_ma
 std::unique_ptr<AggregateFunction> with_distinct(std::unique_ptr<AggregateFunction> a, std::span<const LogicalType> args,
                                                  const AggregateOptions& o) {
   if (!a || !o.distinct) return a;
-  if (args.size() != 1 || args[0].is_nested()) return nullptr;
-  return std::make_unique<DistinctAggregate>(std::move(a), args[0]);
+  return make_distinct_aggregate(std::move(a), args);
 }
 
 }  // namespace
+
+std::unique_ptr<AggregateFunction> make_distinct_aggregate(std::unique_ptr<AggregateFunction> inner,
+                                                           std::span<const LogicalType> args) {
+  if (!inner || args.empty()) return nullptr;
+  for (const auto& t : args)
+    if (t.is_nested()) return nullptr;
+  return std::make_unique<DistinctAggregate>(std::move(inner), std::vector<LogicalType>(args.begin(), args.end()));
+}
 
 void register_aggregate_functions(FunctionRegistry& r) {
   r.add_aggregate("COUNT", "COUNT(*) | COUNT([DISTINCT] T)",

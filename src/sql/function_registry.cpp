@@ -52,6 +52,11 @@ const FunctionRegistry& FunctionRegistry::builtins() {
   return kBuiltins;
 }
 
+FunctionRegistry& FunctionRegistry::process() {
+  static FunctionRegistry registry = with_builtins();
+  return registry;
+}
+
 void FunctionRegistry::add_scalar(std::string_view name, std::string signature, OverloadResolver resolver) {
   scalars_[upper_ascii(name)].overloads.emplace_back(std::move(signature), std::move(resolver));
 }

@@ -131,13 +131,20 @@ struct Compiler {
         auto in = compile(n.input());
         json aggs = json::array();
         for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
+        // Over insert-only input MIN / MAX keep one value, not a multiset of them.
         json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
-                  {"aggregates", aggs}};
+                  {"aggregates", aggs}, {"input_retracts", changelog_mode(n.input()).updating()}};
         auto hash = partition_keys(a.keys, a.grouping_sets);
         return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
       }
       case LogicalKind::kWindowAggregate: {
         const auto& a = static_cast<const LogicalWindowAggregate&>(n);
+        if (a.window.kind == WindowSpec::Kind::kSession)
+          for (const auto& c : a.aggregates)
+            if (!c.mergeable)
+              fail(n.pos, fmt::format("the aggregate function {} cannot merge accumulators, which a SESSION window "
+                                      "needs",
+                                      c.function));
         auto in = compile(n.input());
         json aggs = json::array();
         for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));

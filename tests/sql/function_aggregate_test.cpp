@@ -27,9 +27,11 @@ Column column_of(const LogicalType& t, const std::vector<Value>& vs) {
 
 void feed(const AggregateFunction& f, void* acc, const Column& c, bool retract = false) {
   std::vector<void*> accs(c.size(), acc);
+  std::vector<std::uint32_t> rows(c.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::uint32_t>(i);
   const Column* args[] = {&c};
-  if (retract) f.retract(accs.data(), args, c.size());
-  else f.accumulate(accs.data(), args, c.size());
+  if (retract) f.retract(accs.data(), args, rows);
+  else f.accumulate(accs.data(), args, rows);
 }
 
 std::string value(const AggregateFunction& f, const void* acc) {
@@ -175,7 +177,47 @@ TEST(AggregateTest, PerRowAccumulatorsUpdateManyGroupsInOneCall) {
   auto col = column_of(LogicalType::bigint(), {std::int64_t{1}, std::int64_t{10}, std::int64_t{100}, std::int64_t{1000}});
   void* accs[] = {g1.p(), g2.p(), nullptr, g1.p()};  // row 2 filtered out
   const Column* args[] = {&col};
-  sum->accumulate(accs, args, 4);
+  const std::uint32_t rows[] = {0, 1, 2, 3};
+  sum->accumulate(accs, args, rows);
   EXPECT_EQ(value(*sum, g1.p()), "1001");
   EXPECT_EQ(value(*sum, g2.p()), "10");
+  // A selection: accs[k] takes row rows[k] (rows 3 and 1 here).
+  const std::uint32_t picked[] = {3, 1};
+  void* accs2[] = {g2.p(), g2.p()};
+  sum->accumulate(accs2, args, picked);
+  EXPECT_EQ(value(*sum, g2.p()), "1020");
+}
+
+// DISTINCT over several arguments dedups whole tuples, with multiplicity: a tuple
+// leaves the inner aggregate only when its last occurrence is retracted.
+TEST(AggregateTest, DistinctOverArgumentTuplesWithMultiplicity) {
+  std::vector<LogicalType> types = {LogicalType::bigint(), LogicalType::string()};
+  auto d = make_distinct_aggregate(agg("COUNT", {}), types);
+  ASSERT_NE(d, nullptr);
+  Acc a(*d);
+  auto x = column_of(LogicalType::bigint(), {std::int64_t{1}, std::int64_t{1}, std::int64_t{1}, std::int64_t{2}, Value::null()});
+  auto y = column_of(LogicalType::string(), {"a", "a", "b", "a", "a"});
+  const Column* args[] = {&x, &y};
+  const std::uint32_t rows[] = {0, 1, 2, 3, 4};
+  void* accs[] = {a.p(), a.p(), a.p(), a.p(), a.p()};
+  d->accumulate(accs, args, rows);
+  EXPECT_EQ(value(*d, a.p()), "3");  // (1,a) (1,b) (2,a); the NULL row is skipped
+  const std::uint32_t first[] = {0};
+  d->retract(accs, args, first);
+  EXPECT_EQ(value(*d, a.p()), "3");  // (1,a) is still there once
+  d->retract(accs, args, first);
+  EXPECT_EQ(value(*d, a.p()), "2");
+  std::string bytes;
+  d->serialize(a.p(), bytes);
+  Acc b(*d);
+  std::string_view in(bytes);
+  d->deserialize(b.p(), in);
+  EXPECT_TRUE(in.empty());
+  EXPECT_EQ(value(*d, b.p()), "2");
+  Acc c(*d);
+  d->accumulate(accs, args, std::span<const std::uint32_t>(rows, 1));  // (1,a) back into a
+  d->merge(c.p(), a.p());
+  EXPECT_EQ(value(*d, c.p()), "3");
+  EXPECT_EQ(make_distinct_aggregate(agg("COUNT", {}), std::vector<LogicalType>{LogicalType::array(LogicalType::int_type())}),
+            nullptr);
 }

@@ -19,6 +19,7 @@
 #include "clink/runtime/operator_registry.hpp"
 #include "clink/sql/catalog.hpp"
 #include "clink/sql/statement_runner.hpp"
+#include "../support/example_udafs.hpp"
 
 namespace {
 
@@ -218,6 +219,7 @@ std::string test_name(const std::string& s, int line) {
 }
 
 bool register_sql_tests() {
+  clink::sqltest::register_example_udafs();  // udaf.test calls them
   fs::path root = fs::path(CLINK_SOURCE_DIR) / "tests" / "sql";
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(root))

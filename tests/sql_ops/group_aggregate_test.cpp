@@ -7,6 +7,8 @@
 #include "clink/core/error.hpp"
 #include "sql_ops_test_support.hpp"
 
+#include "../support/example_udafs.hpp"
+
 namespace clink::sqltest {
 namespace {
 
@@ -94,6 +96,46 @@ TEST(SqlGroupAggregate, Distinct) {
   OpHarness h("sql_group_aggregate", p);
   h.push(batch(kv_schema(), {kv("a", 1), kv("b", 1), kv("a", 2), kv("b", 1, RowKind::kDelete), kv("a", 1, RowKind::kDelete)}));
   EXPECT_THAT(h.lines, ElementsAre("+I[a]", "+I[b]", "-D[b]"));
+}
+
+// User aggregates (tests/support/example_udafs.hpp) under retraction: weighted_avg(v, w)
+// retracts exactly (a row with a NULL argument is skipped both ways), tally() counts
+// rows, tally() FILTER (WHERE big) only the flagged ones; a UDAF that cannot retract is
+// refused when the input retracts.
+TEST(SqlGroupAggregate, UserAggregatesRetract) {
+  register_example_udafs();
+  auto schema = sql::make_schema({{"k", LogicalType::string()},
+                                  {"v", LogicalType::double_type()},
+                                  {"w", LogicalType::double_type()},
+                                  {"big", LogicalType::boolean()}});
+  auto p = params(schema,
+                  {{"k", LogicalType::string()},
+                   {"wavg", LogicalType::double_type()},
+                   {"n", LogicalType::bigint()},
+                   {"nbig", LogicalType::bigint()}},
+                  {0},
+                  json::array({{{"function", "weighted_avg"}, {"args", {1, 2}}},
+                               {{"function", "tally"}},
+                               {{"function", "TALLY"}, {"filter", 3}}}));
+  OpHarness h("sql_group_aggregate", p);
+  auto row = [](Value v, Value w, bool big, RowKind kind = RowKind::kInsert) {
+    return Row{{Value("a"), std::move(v), std::move(w), Value(big)}, kind};
+  };
+  h.push(batch(schema, {row(10.0, 1.0, false), row(30.0, 3.0, true), row(Value(), 5.0, true)}));
+  h.push(batch(schema, {row(10.0, 1.0, false, RowKind::kUpdateBefore), row(30.0, 3.0, true, RowKind::kDelete)}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[a, 10.0, 1, 0]", "-U[a, 10.0, 1, 0]", "+U[a, 25.0, 2, 1]", "-U[a, 25.0, 2, 1]",
+                                   "+U[a, 25.0, 3, 2]", "-U[a, 25.0, 3, 2]", "+U[a, 30.0, 2, 2]", "-U[a, 30.0, 2, 2]",
+                                   "+U[a, null, 1, 1]"));
+
+  auto bad = params(kv_schema(), {{"k", LogicalType::string()}, {"ks", LogicalType::string()}}, {0},
+                    json::array({{{"function", "concat_agg"}, {"args", {0}}}}));
+  try {
+    OpHarness h2("sql_group_aggregate", bad);
+    FAIL() << "expected an error";
+  } catch (const ClinkError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("param 'aggregates'[0]: CONCAT_AGG cannot retract, and this aggregation consumes "
+                                    "retractions"));
+  }
 }
 
 TEST(SqlGroupAggregate, SeveralGroupingSetsNeedParallelismOne) {

@@ -13,6 +13,8 @@
 #include "clink/runtime/job_graph_spec.hpp"
 #include "sql_ops_test_support.hpp"
 
+#include "../support/example_udafs.hpp"
+
 #include "../support/checkpoint_support.hpp"
 
 namespace clink::sqltest {
@@ -208,6 +210,80 @@ TEST_P(SqlRestore, GroupAggregate) {
     }
   }
   expect_restores(tumbling_steps(), group_agg_op(), 3, sorted(expected));
+}
+
+// User aggregates (tests/support/example_udafs.hpp) keep their accumulators across
+// restores: concat_agg's is a std::string (its own serialize / deserialize), tally's plain
+// bytes; over insert-only input (input_retracts false) a UDAF that cannot retract runs.
+TEST_P(SqlRestore, GroupAggregateWithUdafs) {
+  register_example_udafs();
+  json op = group_agg_op();
+  op["params"]["schema"] = schema_json(sql::make_schema(
+      {{"k", LogicalType::string()}, {"ks", LogicalType::string()}, {"n", LogicalType::bigint()}}));
+  op["params"]["aggregates"] =
+      json::array({{{"function", "concat_agg"}, {"args", {1}}}, {{"function", "tally"}, {"args", json::array()}}});
+  op["params"]["input_retracts"] = false;
+  std::vector<std::string> expected;
+  for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
+    std::string key = k, ks = k;
+    expected.push_back("+I[" + key + ", " + ks + ", 1]");
+    for (int n = 1; n < 5; ++n) {
+      expected.push_back("-U[" + key + ", " + ks + ", " + std::to_string(n) + "]");
+      ks += "," + key;
+      expected.push_back("+U[" + key + ", " + ks + ", " + std::to_string(n + 1) + "]");
+    }
+  }
+  expect_restores(tumbling_steps(), op, 3, sorted(expected));
+}
+
+json udaf_window_op(json window, json aggs, std::vector<sql::RowField> values) {
+  json op = window_agg_op(std::move(window));
+  std::vector<sql::RowField> out = window_out();
+  out.pop_back();
+  out.insert(out.end(), values.begin(), values.end());
+  op["params"]["schema"] = schema_json(sql::make_schema(out));
+  op["params"]["aggregates"] = std::move(aggs);
+  return op;
+}
+
+// Sessions merge: tally() (plain bytes) and COUNT(DISTINCT v) (a value multiset) restore
+// through the window engine's state and merge across the restore: [12, 39) is 4 rows.
+TEST_P(SqlRestore, WindowAggregateSessionWithUdaf) {
+  register_example_udafs();
+  json op = udaf_window_op({{"kind", "session"}, {"time_column", 0}, {"gap_ms", 10}},
+                           json::array({{{"function", "tally"}}, {{"function", "COUNT"}, {"args", {2}}, {"distinct", true}}}),
+                           {{"n", LogicalType::bigint()}, {"dv", LogicalType::bigint().not_null()}});
+  std::vector<std::string> expected;
+  for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
+    std::string key = k;
+    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.001, 1970-01-01 00:00:00.011, 1970-01-01 00:00:00.010, 1, 1]");
+    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.012, 1970-01-01 00:00:00.039, 1970-01-01 00:00:00.038, 4, 4]");
+  }
+  expect_restores(tumbling_steps(), op, 3, sorted(expected));
+}
+
+// HOP with concat_agg, which cannot merge: the engine folds each row into each of its
+// windows (no pane slicing) and checkpoints the string accumulators of open windows.
+TEST_P(SqlRestore, WindowAggregateHopWithUnmergeableUdaf) {
+  register_example_udafs();
+  json op = udaf_window_op({{"kind", "hop"}, {"time_column", 0}, {"size_ms", 10}, {"slide_ms", 5}},
+                           json::array({{{"function", "concat_agg"}, {"args", {1}}}, {{"function", "tally"}}}),
+                           {{"ks", LogicalType::string()}, {"n", LogicalType::bigint()}});
+  std::vector<std::string> expected;
+  auto time = [](int ms) { return "1970-01-01 00:00:00." + std::string(ms < 10 ? "00" : "0") + std::to_string(ms); };
+  for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
+    std::string key = k;
+    // Rows at 1, 12, 15, 21, 29; windows [s, s + 10) every 5.
+    for (auto [start, n] : std::vector<std::pair<int, int>>{{0, 1}, {5, 1}, {10, 2}, {15, 2}, {20, 2}, {25, 1}}) {
+      std::string ks = key;
+      for (int i = 1; i < n; ++i) ks += "," + key;
+      expected.push_back("+I[" + key + ", " + time(start) + ", " + time(start + 10) + ", " + time(start + 9) + ", " +
+                         ks + ", " + std::to_string(n) + "]");
+    }
+    expected.push_back("+I[" + key + ", 1969-12-31 23:59:59.995, 1970-01-01 00:00:00.005, 1970-01-01 00:00:00.004, " +
+                       key + ", 1]");
+  }
+  expect_restores(tumbling_steps(), op, 3, sorted(expected));
 }
 
 TEST_P(SqlRestore, Limit) {

@@ -253,7 +253,7 @@ TEST(SqlWindowAggregate, ParamErrorsNameTheOpAndTheParam) {
     OpHarness h("sql_window_aggregate", p);
     FAIL() << "expected an error";
   } catch (const ClinkError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("param 'aggregates'[0]: unsupported aggregate function 'MEDIAN'"));
+    EXPECT_THAT(e.what(), HasSubstr("param 'aggregates'[0]: unknown aggregate function 'MEDIAN' (not registered in this process"));
   }
   p = kv_sum_params({{"kind", "tumble"}, {"time_column", 0}, {"size_ms", 10}});
   p["schema"][4]["type"] = "INT";

@@ -99,7 +99,9 @@ struct ResolvedFunction {
 using OverloadResolver = std::function<std::optional<ResolvedFunction>(std::span<const LogicalType>)>;
 
 // How the planner uses an aggregate: DISTINCT, and whether its input retracts (MIN/MAX
-// then keep a multiset of values instead of one value).
+// then keep a multiset of values instead of one value). A factory that cannot honour
+// DISTINCT returns null; one whose function cannot retract still returns it (the caller
+// checks supports_retraction() and names the function in its error).
 struct AggregateOptions {
   bool distinct = false;
   bool needs_retraction = false;
@@ -117,6 +119,11 @@ class FunctionRegistry {
   static FunctionRegistry with_builtins();
   // The shared read-only built-ins.
   static const FunctionRegistry& builtins();
+  // The registry of this process: the built-ins plus the functions its user code added.
+  // SQL operators are built from plan JSON naming their aggregate functions and resolve
+  // them here, so a user aggregate is registered here (at startup, before the jobs that
+  // call it are planned and run: registration is not synchronised with lookups).
+  static FunctionRegistry& process();
 
   // Adds an overload; `signature` documents it ("SUBSTRING(STRING, INT [, INT])").
   void add_scalar(std::string_view name, std::string signature, OverloadResolver resolver);

@@ -91,6 +91,8 @@ struct AggregateCall {
   std::optional<std::size_t> filter;  // a BOOLEAN input column (FILTER (WHERE ...))
   LogicalType type;
   std::string name;                 // output column name
+  bool retractable = true;          // the function can retract (GROUP BY over updating input)
+  bool mergeable = true;            // the function can merge accumulators (SESSION windows)
 };
 
 struct LogicalAggregate : LogicalNode {

@@ -34,7 +34,7 @@ class StatementRunner {
  public:
   using JobCallback = std::function<void(const nlohmann::json& spec, const ast::Statement& statement)>;
 
-  explicit StatementRunner(Catalog& catalog, const FunctionRegistry& registry = FunctionRegistry::builtins());
+  explicit StatementRunner(Catalog& catalog, const FunctionRegistry& registry = FunctionRegistry::process());
 
   void on_job(JobCallback callback) { on_job_ = std::move(callback); }
   void set_analyzer(TableAnalyzer analyzer) { ddl_.set_analyzer(std::move(analyzer)); }

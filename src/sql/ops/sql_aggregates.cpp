@@ -1,11 +1,10 @@
 #include "clink/sql/ops/sql_aggregates.hpp"
 
-#include <bit>
 #include <cstring>
+#include <new>
 
 #include "clink/core/error.hpp"
-#include "clink/runtime/key_group.hpp"
-#include "clink/sql/decimal.hpp"
+#include "clink/sql/function_registry.hpp"
 #include "clink/sql/ops/sql_op_spec.hpp"
 
 namespace clink::sql {
@@ -14,154 +13,95 @@ using nlohmann::json;
 
 namespace {
 
-std::string upper(std::string s) {
-  for (auto& ch : s)
-    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
-  return s;
-}
+constexpr std::size_t kAlign = AggregateFunction::kAccumulatorAlign;
+std::size_t align_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
-AggArg arg_kind_of(const LogicalType& t) {
-  switch (t.kind()) {
-    case TypeKind::kTinyInt:
-    case TypeKind::kSmallInt:
-    case TypeKind::kInt:
-    case TypeKind::kBigInt:
-    case TypeKind::kDate:
-    case TypeKind::kTime:
-    case TypeKind::kTimestamp:
-    case TypeKind::kTimestampLtz:
-    case TypeKind::kIntervalDayTime:
-    case TypeKind::kIntervalYearMonth: return AggArg::kInt;
-    case TypeKind::kFloat:
-    case TypeKind::kDouble: return AggArg::kDouble;
-    case TypeKind::kDecimal: return AggArg::kDecimal;
-    case TypeKind::kChar:
-    case TypeKind::kVarChar:
-    case TypeKind::kBinary:
-    case TypeKind::kVarBinary: return AggArg::kString;
-    case TypeKind::kBoolean: return AggArg::kBool;
-    default: return AggArg::kNone;
-  }
-}
+void* allocate_block(std::size_t size) { return ::operator new(size, std::align_val_t{kAlign}); }
+void free_block(void* p) { ::operator delete(p, std::align_val_t{kAlign}); }
 
-std::int64_t read_int(const Column& c, std::size_t row) {
-  switch (fixed_width(c.type().kind())) {
-    case 1: return c.values<std::int8_t>()[row];
-    case 2: return c.values<std::int16_t>()[row];
-    case 4: return c.values<std::int32_t>()[row];
-    default: return c.values<std::int64_t>()[row];
-  }
-}
-double read_double(const Column& c, std::size_t row) {
-  return c.type().is(TypeKind::kFloat) ? c.values<float>()[row] : c.values<double>()[row];
-}
-
-std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
-Int128 load128(const AggState& s, std::uint32_t at) {
-  auto lo = static_cast<UInt128>(static_cast<std::uint64_t>(s.slots[at]));
-  auto hi = static_cast<UInt128>(static_cast<std::uint64_t>(s.slots[at + 1]));
-  return static_cast<Int128>((hi << 64) | lo);
-}
-void store128(AggState& s, std::uint32_t at, Int128 v) {
-  auto u = static_cast<UInt128>(v);
-  s.slots[at] = static_cast<std::int64_t>(static_cast<std::uint64_t>(u));
-  s.slots[at + 1] = static_cast<std::int64_t>(static_cast<std::uint64_t>(u >> 64));
-}
-double load_double(const AggState& s, std::uint32_t at) { return std::bit_cast<double>(s.slots[at]); }
-
-// Map keys: order-preserving bytes of the value (strings: their raw bytes, compared as
-// Flink compares them, byte-wise).
-std::string map_key(const RuntimeAggregate& c, const Column& col, std::size_t row) {
-  std::string k;
-  switch (c.arg_kind) {
-    case AggArg::kInt: KeyCodec<std::int64_t>::encode(read_int(col, row), k); break;
-    case AggArg::kBool: k.push_back(col.values<std::uint8_t>()[row] ? '\1' : '\0'); break;
-    case AggArg::kDouble: {
-      double v = read_double(col, row);
-      if (v == 0) v = 0;
-      auto bits = std::bit_cast<std::uint64_t>(v);
-      constexpr std::uint64_t kSign = std::uint64_t(1) << 63;
-      bits = (bits & kSign) ? ~bits : (bits | kSign);
-      KeyCodec<std::uint64_t>::encode(bits, k);
-      break;
-    }
-    case AggArg::kDecimal: {
-      auto u = static_cast<UInt128>(col.values<Int128>()[row]) ^ (static_cast<UInt128>(1) << 127);
-      KeyCodec<std::uint64_t>::encode(static_cast<std::uint64_t>(u >> 64), k);
-      KeyCodec<std::uint64_t>::encode(static_cast<std::uint64_t>(u), k);
-      break;
-    }
-    case AggArg::kString: k.assign(col.string_at(row)); break;
-    case AggArg::kNone: break;
-  }
-  return k;
-}
-
-Value map_value(const RuntimeAggregate& c, std::string_view k) {
-  switch (c.arg_kind) {
-    case AggArg::kInt: return Value(KeyCodec<std::int64_t>::decode(k));
-    case AggArg::kBool: return Value(k[0] != '\0');
-    case AggArg::kDouble: {
-      auto bits = KeyCodec<std::uint64_t>::decode(k);
-      constexpr std::uint64_t kSign = std::uint64_t(1) << 63;
-      bits = (bits & kSign) ? (bits & ~kSign) : ~bits;
-      return Value(std::bit_cast<double>(bits));
-    }
-    case AggArg::kDecimal: {
-      auto hi = static_cast<UInt128>(KeyCodec<std::uint64_t>::decode(k));
-      auto lo = static_cast<UInt128>(KeyCodec<std::uint64_t>::decode(k));
-      return Value::decimal(static_cast<Int128>(((hi << 64) | lo) ^ (static_cast<UInt128>(1) << 127)));
-    }
-    case AggArg::kString: return Value(std::string(k));
-    case AggArg::kNone: break;
-  }
-  return Value();
-}
-
-bool uses_map(const RuntimeAggregate& c, bool retracting) {
-  if (c.distinct && c.arg) return true;
-  bool minmax = c.kind == AggKind::kMin || c.kind == AggKind::kMax;
-  return minmax && (retracting || c.arg_kind == AggArg::kString);
-}
-
-std::uint32_t slots_of(const RuntimeAggregate& c) {
-  switch (c.kind) {
-    case AggKind::kCount: return 1;
-    case AggKind::kSum:
-    case AggKind::kAvg:
-    case AggKind::kMin:
-    case AggKind::kMax: return c.arg_kind == AggArg::kDecimal ? 3 : 2;
-  }
-  return 1;
-}
-
-// The value of an AVG: integer division truncating as Java's, double, or DECIMAL.
-Value average(const RuntimeAggregate& c, const Value& sum, std::int64_t count) {
-  if (c.arg_kind == AggArg::kInt) return Value(sum.as_int() / count);
-  if (c.arg_kind == AggArg::kDouble) return Value(sum.as_double() / static_cast<double>(count));
-  auto q = Decimal128::divide(sum.as_decimal(), c.arg_type.scale(), static_cast<Int128>(count), 0,
-                              c.result_type.precision(), c.result_type.scale());
-  return q ? Value::decimal(*q) : Value();
+bool filter_passes(const Column* f, std::uint32_t row) {
+  return f == nullptr || (f->is_valid(row) && f->values<std::uint8_t>()[row] != 0);
 }
 
 }  // namespace
 
-AggregateSet::AggregateSet(std::vector<RuntimeAggregate> calls, bool retracting)
-    : calls_(std::move(calls)), retracting_(retracting) {
-  num_slots_ = retracting ? 1 : 0;
+// ---- AggState
+
+void AggState::reset() {
+  if (std::string* r = raw()) {
+    delete r;
+  } else if (heap_) {
+    set_->destroy_block(heap_);
+    free_block(heap_);
+  }
+  heap_ = nullptr;
+  set_ = nullptr;
+}
+
+void AggState::take(AggState& o) noexcept {
+  set_ = o.set_;
+  heap_ = o.heap_;
+  if (!heap_ && set_) std::memcpy(inline_, o.inline_, kInline);
+  o.set_ = nullptr;
+  o.heap_ = nullptr;
+}
+
+AggState::AggState(const AggState& o) { *this = o; }
+
+AggState& AggState::operator=(const AggState& o) {
+  if (this == &o) return *this;
+  reset();
+  if (const std::string* r = o.raw()) {
+    heap_ = new std::string(*r);
+    return *this;
+  }
+  if (!o.set_) return *this;
+  if (o.set_->trivial_) {
+    *this = o.set_->allocate();
+    std::memcpy(block(), o.block(), o.set_->block_size_);
+  } else {
+    // Accumulators owning memory (multisets, strings) copy through their state encoding.
+    std::string bytes;
+    o.set_->serialize(o, bytes);
+    std::string_view in(bytes);
+    *this = o.set_->deserialize(in);
+  }
+  return *this;
+}
+
+// ---- AggregateSet
+
+AggregateSet::AggregateSet(std::vector<RuntimeAggregate> calls, bool counts_rows)
+    : calls_(std::move(calls)), counts_rows_(counts_rows) {
+  std::size_t at = counts_rows ? sizeof(std::int64_t) : 0;
   for (auto& c : calls_) {
-    if (uses_map(c, retracting)) {
-      c.map = num_maps_++;
-      if (c.distinct || c.kind == AggKind::kMin || c.kind == AggKind::kMax) continue;
-    }
-    c.slot = num_slots_;
-    num_slots_ += slots_of(c);
+    at = align_up(at);
+    c.offset = at;
+    at += c.fn->accumulator_size();
+    trivial_ = trivial_ && c.fn->trivially_copyable();
+    mergeable_ = mergeable_ && c.fn->supports_merge();
+  }
+  block_size_ = at;
+  if (trivial_) {
+    prototype_ = allocate_block(block_size_ == 0 ? kAlign : block_size_);
+    auto* b = static_cast<unsigned char*>(prototype_);
+    if (counts_rows) *reinterpret_cast<std::int64_t*>(b) = 0;
+    for (const auto& c : calls_) c.fn->create(b + c.offset);
   }
 }
 
-std::vector<RuntimeAggregate> AggregateSet::parse(const json& aggs, const Schema& input, const SqlOpParams& p) {
+AggregateSet::~AggregateSet() {
+  if (prototype_) free_block(prototype_);
+}
+
+const RuntimeAggregate* AggregateSet::first_unmergeable() const {
+  for (const auto& c : calls_)
+    if (!c.fn->supports_merge()) return &c;
+  return nullptr;
+}
+
+std::vector<RuntimeAggregate> AggregateSet::parse(const json& aggs, const Schema& input, const SqlOpParams& p,
+                                                  bool retracting, const FunctionRegistry& registry) {
   if (!aggs.is_array()) p.fail("param 'aggregates' must be an array, got " + aggs.dump());
   std::vector<RuntimeAggregate> out;
   for (std::size_t i = 0; i < aggs.size(); ++i) {
@@ -172,45 +112,42 @@ std::vector<RuntimeAggregate> AggregateSet::parse(const json& aggs, const Schema
     for (const auto& [k, v] : a.items())
       if (k != "function" && k != "args" && k != "distinct" && k != "filter" && k != "type")
         p.fail(what + ": unknown field '" + k + "' (known: function, args, distinct, filter, type)");
-    std::string fn = upper(a.at("function").get<std::string>());
     RuntimeAggregate c;
-    if (fn == "COUNT") c.kind = AggKind::kCount;
-    else if (fn == "SUM") c.kind = AggKind::kSum;
-    else if (fn == "AVG") c.kind = AggKind::kAvg;
-    else if (fn == "MIN") c.kind = AggKind::kMin;
-    else if (fn == "MAX") c.kind = AggKind::kMax;
-    else p.fail(what + ": unsupported aggregate function '" + fn + "' (supported: COUNT, SUM, AVG, MIN, MAX)");
+    c.function = upper_ascii(a.at("function").get<std::string>());
     json args = a.value("args", json::array());
-    if (!args.is_array() || args.size() > 1) p.fail(what + ": 'args' must hold at most one column, got " + args.dump());
-    if (args.empty() && c.kind != AggKind::kCount) p.fail(what + ": " + fn + " needs one argument");
-    if (!args.empty()) {
-      c.arg = p.column(args[0], input, what + " argument");
-      c.arg_type = input.type(*c.arg);
-      c.arg_kind = arg_kind_of(c.arg_type);
-      if (c.arg_kind == AggArg::kNone && c.kind != AggKind::kCount)
-        p.fail(what + ": " + fn + " does not take an argument of type " + c.arg_type.to_string());
+    if (!args.is_array()) p.fail(what + ": 'args' must be an array of columns, got " + args.dump());
+    std::vector<LogicalType> arg_types;
+    for (std::size_t j = 0; j < args.size(); ++j) {
+      c.args.push_back(p.column(args[j], input, what + " argument " + std::to_string(j)));
+      arg_types.push_back(input.type(c.args.back()));
     }
     if (a.contains("distinct")) {
       if (!a.at("distinct").is_boolean()) p.fail(what + ": 'distinct' must be true or false");
       c.distinct = a.at("distinct").get<bool>();
     }
-    if (c.distinct && c.arg_kind == AggArg::kNone) p.fail(what + ": DISTINCT " + fn + " needs a flat-typed argument");
     if (a.contains("filter") && !a.at("filter").is_null()) {
       c.filter = p.column(a.at("filter"), input, what + " filter");
       if (!input.type(*c.filter).is(TypeKind::kBoolean))
         p.fail(what + ": the filter column " + std::to_string(*c.filter) + " is " + input.type(*c.filter).to_string() +
                ", not BOOLEAN");
     }
-    switch (c.kind) {
-      case AggKind::kCount: c.result_type = LogicalType::bigint().not_null(); break;
-      case AggKind::kSum:
-      case AggKind::kAvg:
-        if (!c.arg_type.is_numeric()) p.fail(what + ": " + fn + " needs a numeric argument, got " + c.arg_type.to_string());
-        c.result_type = c.kind == AggKind::kSum ? sum_result_type(c.arg_type) : avg_result_type(c.arg_type);
-        break;
-      case AggKind::kMin:
-      case AggKind::kMax: c.result_type = c.arg_type.with_nullable(true); break;
+    if (!registry.has_aggregate(c.function))
+      p.fail(what + ": unknown aggregate function '" + c.function +
+             "' (not registered in this process: register user aggregates in FunctionRegistry::process())");
+    std::unique_ptr<AggregateFunction> fn;
+    try {
+      fn = registry.make_aggregate(c.function, arg_types, AggregateOptions{c.distinct, retracting});
+    } catch (const std::exception& e) {
+      p.fail(what + ": " + e.what());
     }
+    std::vector<LogicalType> declared = fn->argument_types();
+    for (std::size_t j = 0; j < declared.size() && j < arg_types.size(); ++j)
+      if (!declared[j].same_ignoring_nullability(arg_types[j]))
+        p.fail(what + ": argument " + std::to_string(j) + " of " + c.function + " is " + arg_types[j].to_string() +
+               ", the function takes " + declared[j].to_string() + " (the planner casts to it)");
+    if (retracting && !fn->supports_retraction())
+      p.fail(what + ": " + c.function + " cannot retract, and this aggregation consumes retractions");
+    c.result_type = fn->result_type();
     if (a.contains("type") && !a.at("type").is_null()) {
       LogicalType t;
       try {
@@ -219,201 +156,146 @@ std::vector<RuntimeAggregate> AggregateSet::parse(const json& aggs, const Schema
         p.fail(what + ": bad 'type': " + e.what());
       }
       if (!t.same_ignoring_nullability(c.result_type))
-        p.fail(what + ": declared type " + t.to_string() + " differs from the type of " + fn + ", " +
+        p.fail(what + ": declared type " + t.to_string() + " differs from the type of " + c.function + ", " +
                c.result_type.to_string());
       c.result_type = t;
     }
+    c.fn = std::move(fn);
     out.push_back(std::move(c));
   }
   return out;
 }
 
-AggState AggregateSet::create() const {
+AggState AggregateSet::allocate() const {
   AggState s;
-  s.slots.assign(num_slots_, 0);
-  if (num_maps_ > 0) s.maps = std::make_unique<std::vector<AggState::Map>>(static_cast<std::size_t>(num_maps_));
+  s.set_ = this;
+  if (!trivial_ || block_size_ > AggState::kInline) s.heap_ = allocate_block(block_size_ == 0 ? kAlign : block_size_);
   return s;
 }
 
-void AggregateSet::add(AggState& s, const ColumnBatch& batch, std::size_t row, int sign) const {
-  if (retracting_) s.slots[0] += sign;
-  for (const auto& c : calls_) {
-    if (c.filter) {
-      const Column& f = batch.column(*c.filter);
-      if (f.is_null(row) || f.values<std::uint8_t>()[row] == 0) continue;
-    }
-    if (!c.arg) {  // COUNT(*)
-      s.slots[c.slot] += sign;
-      continue;
-    }
-    const Column& col = batch.column(*c.arg);
-    if (col.is_null(row)) continue;
-    add_call(c, s, col, row, sign);
+AggState AggregateSet::create() const {
+  AggState s = allocate();
+  if (trivial_) {
+    std::memcpy(s.block(), prototype_, block_size_);
+    return s;
+  }
+  auto* b = static_cast<unsigned char*>(s.block());
+  if (counts_rows_) *reinterpret_cast<std::int64_t*>(b) = 0;
+  for (const auto& c : calls_) c.fn->create(b + c.offset);
+  return s;
+}
+
+void AggregateSet::destroy_block(void* block) const {
+  if (trivial_) return;
+  for (const auto& c : calls_) c.fn->destroy(static_cast<unsigned char*>(block) + c.offset);
+}
+
+void AggregateSet::ready(AggState& s) const {
+  std::unique_ptr<std::string> raw(s.raw());
+  if (!raw) return;
+  s.heap_ = nullptr;
+  std::string_view in(*raw);
+  s = deserialize(in);
+  if (!in.empty()) throw ClinkError("aggregate state: " + std::to_string(in.size()) + " trailing bytes");
+}
+
+void AggregateSet::bind(const ColumnBatch& batch, AggregateInput& in) const {
+  in.batch = &batch;
+  in.args.resize(calls_.size());
+  in.filters.resize(calls_.size());
+  for (std::size_t i = 0; i < calls_.size(); ++i) {
+    in.args[i].clear();
+    for (auto a : calls_[i].args) in.args[i].push_back(&batch.column(a));
+    in.filters[i] = calls_[i].filter ? &batch.column(*calls_[i].filter) : nullptr;
   }
 }
 
-void AggregateSet::add_call(const RuntimeAggregate& c, AggState& s, const Column& col, std::size_t row, int sign) const {
-  if (c.map >= 0) {
-    auto& m = (*s.maps)[static_cast<std::size_t>(c.map)];
-    auto [it, created] = m.try_emplace(map_key(c, col, row), 0);
-    it->second += sign;
-    if (it->second == 0) m.erase(it);
-    if (c.distinct || c.kind == AggKind::kMin || c.kind == AggKind::kMax) return;
+void AggregateSet::add(AggState* const* states, const AggregateInput& in, std::span<const std::uint32_t> rows, int sign,
+                       std::vector<void*>& accs) const {
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (states[k]) ready(*states[k]);
+  accs.resize(rows.size());
+  if (counts_rows_)
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      if (states[k]) *static_cast<std::int64_t*>(states[k]->block()) += sign;
+  for (std::size_t i = 0; i < calls_.size(); ++i) {
+    const RuntimeAggregate& c = calls_[i];
+    const Column* f = in.filters[i];
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      accs[k] = states[k] && filter_passes(f, rows[k]) ? static_cast<unsigned char*>(states[k]->block()) + c.offset
+                                                       : nullptr;
+    if (sign > 0) c.fn->accumulate(accs.data(), in.args[i], rows);
+    else c.fn->retract(accs.data(), in.args[i], rows);
   }
-  const std::uint32_t at = c.slot;
-  switch (c.kind) {
-    case AggKind::kCount: s.slots[at] += sign; return;
-    case AggKind::kSum:
-    case AggKind::kAvg:
-      if (c.arg_kind == AggArg::kInt) {
-        s.slots[at] = wrap_add(s.slots[at], sign * read_int(col, row));
-        s.slots[at + 1] += sign;
-      } else if (c.arg_kind == AggArg::kDouble) {
-        s.slots[at] = std::bit_cast<std::int64_t>(load_double(s, at) + sign * read_double(col, row));
-        s.slots[at + 1] += sign;
-      } else {
-        Int128 v = col.values<Int128>()[row];
-        store128(s, at, sign > 0 ? load128(s, at) + v : load128(s, at) - v);
-        s.slots[at + 2] += sign;
-      }
-      return;
-    case AggKind::kMin:
-    case AggKind::kMax: {
-      const bool is_min = c.kind == AggKind::kMin;
-      if (c.arg_kind == AggArg::kDecimal) {
-        Int128 v = col.values<Int128>()[row];
-        if (s.slots[at + 2] == 0 || (is_min ? v < load128(s, at) : v > load128(s, at))) store128(s, at, v);
-        s.slots[at + 2] = 1;
-      } else if (c.arg_kind == AggArg::kDouble) {
-        double v = read_double(col, row);
-        if (s.slots[at + 1] == 0 || (is_min ? v < load_double(s, at) : v > load_double(s, at)))
-          s.slots[at] = std::bit_cast<std::int64_t>(v);
-        s.slots[at + 1] = 1;
-      } else {
-        std::int64_t v = c.arg_kind == AggArg::kBool ? col.values<std::uint8_t>()[row] : read_int(col, row);
-        if (s.slots[at + 1] == 0 || (is_min ? v < s.slots[at] : v > s.slots[at])) s.slots[at] = v;
-        s.slots[at + 1] = 1;
-      }
-      return;
-    }
+}
+
+void AggregateSet::add(AggState& s, const AggregateInput& in, std::uint32_t row, int sign) const {
+  ready(s);
+  auto* b = static_cast<unsigned char*>(s.block());
+  if (counts_rows_) *reinterpret_cast<std::int64_t*>(b) += sign;
+  const std::span<const std::uint32_t> rows(&row, 1);
+  for (std::size_t i = 0; i < calls_.size(); ++i) {
+    if (!filter_passes(in.filters[i], row)) continue;
+    void* acc = b + calls_[i].offset;
+    if (sign > 0) calls_[i].fn->accumulate(&acc, in.args[i], rows);
+    else calls_[i].fn->retract(&acc, in.args[i], rows);
   }
 }
 
 void AggregateSet::merge(AggState& into, const AggState& from) const {
-  if (retracting_) into.slots[0] += from.slots[0];
-  for (const auto& c : calls_) {
-    if (c.map >= 0) {
-      auto& m = (*into.maps)[static_cast<std::size_t>(c.map)];
-      for (const auto& [k, n] : (*from.maps)[static_cast<std::size_t>(c.map)]) {
-        auto& x = m[k];
-        x += n;
-        if (x == 0) m.erase(k);
-      }
-      if (c.distinct || c.kind == AggKind::kMin || c.kind == AggKind::kMax) continue;
-    }
-    const std::uint32_t at = c.slot;
-    switch (c.kind) {
-      case AggKind::kCount: into.slots[at] += from.slots[at]; break;
-      case AggKind::kSum:
-      case AggKind::kAvg:
-        if (c.arg_kind == AggArg::kInt) {
-          into.slots[at] = wrap_add(into.slots[at], from.slots[at]);
-          into.slots[at + 1] += from.slots[at + 1];
-        } else if (c.arg_kind == AggArg::kDouble) {
-          into.slots[at] = std::bit_cast<std::int64_t>(load_double(into, at) + load_double(from, at));
-          into.slots[at + 1] += from.slots[at + 1];
-        } else {
-          store128(into, at, load128(into, at) + load128(from, at));
-          into.slots[at + 2] += from.slots[at + 2];
-        }
-        break;
-      case AggKind::kMin:
-      case AggKind::kMax: {
-        const bool is_min = c.kind == AggKind::kMin;
-        if (c.arg_kind == AggArg::kDecimal) {
-          if (from.slots[at + 2] == 0) break;
-          Int128 v = load128(from, at);
-          if (into.slots[at + 2] == 0 || (is_min ? v < load128(into, at) : v > load128(into, at))) store128(into, at, v);
-          into.slots[at + 2] = 1;
-        } else if (c.arg_kind == AggArg::kDouble) {
-          if (from.slots[at + 1] == 0) break;
-          double v = load_double(from, at);
-          if (into.slots[at + 1] == 0 || (is_min ? v < load_double(into, at) : v > load_double(into, at)))
-            into.slots[at] = from.slots[at];
-          into.slots[at + 1] = 1;
-        } else {
-          if (from.slots[at + 1] == 0) break;
-          std::int64_t v = from.slots[at];
-          if (into.slots[at + 1] == 0 || (is_min ? v < into.slots[at] : v > into.slots[at])) into.slots[at] = v;
-          into.slots[at + 1] = 1;
-        }
-        break;
-      }
-    }
+  ready(into);
+  if (from.raw()) {
+    AggState copy = from;
+    ready(copy);
+    return merge(into, copy);
   }
+  auto* a = static_cast<unsigned char*>(into.block());
+  const auto* b = static_cast<const unsigned char*>(from.block());
+  if (counts_rows_) *reinterpret_cast<std::int64_t*>(a) += *reinterpret_cast<const std::int64_t*>(b);
+  for (const auto& c : calls_) c.fn->merge(a + c.offset, b + c.offset);
 }
 
-void AggregateSet::results(const AggState& s, std::vector<Value>& out) const {
-  out.clear();
-  for (const auto& c : calls_) {
-    if (c.map >= 0 && (c.distinct || c.kind == AggKind::kMin || c.kind == AggKind::kMax)) {
-      const auto& m = (*s.maps)[static_cast<std::size_t>(c.map)];
-      if (c.kind == AggKind::kCount) {
-        out.emplace_back(static_cast<std::int64_t>(m.size()));
-      } else if (m.empty()) {
-        out.emplace_back();
-      } else if (c.kind == AggKind::kMin) {
-        out.push_back(map_value(c, m.begin()->first));
-      } else if (c.kind == AggKind::kMax) {
-        out.push_back(map_value(c, m.rbegin()->first));
-      } else {  // SUM / AVG DISTINCT over the distinct values
-        Value sum;
-        std::int64_t n = 0;
-        for (const auto& [k, cnt] : m) {
-          Value v = map_value(c, k);
-          ++n;
-          if (sum.is_null()) sum = v;
-          else if (c.arg_kind == AggArg::kInt) sum = Value(wrap_add(sum.as_int(), v.as_int()));
-          else if (c.arg_kind == AggArg::kDouble) sum = Value(sum.as_double() + v.as_double());
-          else sum = Value::decimal(sum.as_decimal() + v.as_decimal());
-        }
-        out.push_back(c.kind == AggKind::kSum ? sum : average(c, sum, n));
-      }
-      continue;
-    }
-    const std::uint32_t at = c.slot;
-    switch (c.kind) {
-      case AggKind::kCount: out.emplace_back(s.slots[at]); break;
-      case AggKind::kSum:
-      case AggKind::kAvg: {
-        const std::int64_t n = s.slots[at + (c.arg_kind == AggArg::kDecimal ? 2 : 1)];
-        if (n == 0) {
-          out.emplace_back();
-          break;
-        }
-        Value sum = c.arg_kind == AggArg::kInt      ? Value(s.slots[at])
-                    : c.arg_kind == AggArg::kDouble ? Value(load_double(s, at))
-                                                    : Value::decimal(load128(s, at));
-        out.push_back(c.kind == AggKind::kSum ? sum : average(c, sum, n));
-        break;
-      }
-      case AggKind::kMin:
-      case AggKind::kMax: {
-        if (s.slots[at + (c.arg_kind == AggArg::kDecimal ? 2 : 1)] == 0) {
-          out.emplace_back();
-        } else if (c.arg_kind == AggArg::kDecimal) {
-          out.push_back(Value::decimal(load128(s, at)));
-        } else if (c.arg_kind == AggArg::kDouble) {
-          out.emplace_back(load_double(s, at));
-        } else if (c.arg_kind == AggArg::kBool) {
-          out.emplace_back(s.slots[at] != 0);
-        } else {
-          out.emplace_back(s.slots[at]);
-        }
-        break;
-      }
-    }
+std::int64_t AggregateSet::row_count(const AggState& s) const {
+  return *static_cast<const std::int64_t*>(s.block());
+}
+
+void AggregateSet::append_results(const AggState& s, std::vector<Column>& columns, std::size_t first) const {
+  if (s.raw()) {
+    AggState copy = s;
+    ready(copy);
+    return append_results(copy, columns, first);
   }
+  const auto* b = static_cast<const unsigned char*>(s.block());
+  for (std::size_t i = 0; i < calls_.size(); ++i) calls_[i].fn->get_value(b + calls_[i].offset, columns[first + i]);
+}
+
+void AggregateSet::append_results(const AggState& s, ColumnBatch& batch, std::size_t first) const {
+  if (s.raw()) {
+    AggState copy = s;
+    ready(copy);
+    return append_results(copy, batch, first);
+  }
+  const auto* b = static_cast<const unsigned char*>(s.block());
+  for (std::size_t i = 0; i < calls_.size(); ++i)
+    calls_[i].fn->get_value(b + calls_[i].offset, batch.column(first + i));
+}
+
+void AggregateSet::serialize(const AggState& s, std::string& out) const {
+  if (const std::string* r = s.raw()) {
+    out += *r;
+    return;
+  }
+  const auto* b = static_cast<const unsigned char*>(s.block());
+  if (counts_rows_) StateCodec<std::int64_t>::encode(*reinterpret_cast<const std::int64_t*>(b), out);
+  for (const auto& c : calls_) c.fn->serialize(b + c.offset, out);
+}
+
+AggState AggregateSet::deserialize(std::string_view& in) const {
+  AggState s = create();
+  auto* b = static_cast<unsigned char*>(s.block());
+  if (counts_rows_) *reinterpret_cast<std::int64_t*>(b) = StateCodec<std::int64_t>::decode(in);
+  for (const auto& c : calls_) c.fn->deserialize(b + c.offset, in);
+  return s;
 }
 
 }  // namespace clink::sql
@@ -421,34 +303,18 @@ void AggregateSet::results(const AggState& s, std::vector<Value>& out) const {
 namespace clink {
 
 void StateCodec<sql::AggState>::encode(const sql::AggState& s, std::string& out) {
-  put_varint(s.slots.size(), out);
-  for (auto v : s.slots) put_varint(zigzag(v), out);
-  put_varint(s.maps ? s.maps->size() : 0, out);
-  if (!s.maps) return;
-  for (const auto& m : *s.maps) {
-    put_varint(m.size(), out);
-    for (const auto& [k, n] : m) {
-      StateCodec<std::string>::encode(k, out);
-      put_varint(zigzag(n), out);
-    }
+  if (const std::string* r = s.raw()) {
+    StateCodec<std::string>::encode(*r, out);
+    return;
   }
+  std::string bytes;
+  if (s.set_) s.set_->serialize(s, bytes);
+  StateCodec<std::string>::encode(bytes, out);
 }
 
 sql::AggState StateCodec<sql::AggState>::decode(std::string_view& in) {
   sql::AggState s;
-  auto n = get_varint(in);
-  s.slots.resize(n);
-  for (auto& v : s.slots) v = unzigzag(get_varint(in));
-  auto maps = get_varint(in);
-  if (maps == 0) return s;
-  s.maps = std::make_unique<std::vector<sql::AggState::Map>>(maps);
-  for (auto& m : *s.maps) {
-    auto entries = get_varint(in);
-    for (std::uint64_t i = 0; i < entries; ++i) {
-      std::string k = StateCodec<std::string>::decode(in);
-      m.emplace(std::move(k), unzigzag(get_varint(in)));
-    }
-  }
+  s.heap_ = new std::string(StateCodec<std::string>::decode(in));
   return s;
 }
 

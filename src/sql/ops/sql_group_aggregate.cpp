@@ -7,15 +7,18 @@
 //   a retraction (-U / -D) for a group without state -> ignored, as Flink does.
 // No folding: a batch updating one group several times emits every intermediate change,
 // exactly what Flink emits per record (mini-batch folding is a separate Flink option).
-// DISTINCT is this operator without aggregates. Accumulators live in keyed state
-// (state "group-agg", StateCodec<AggState>), read once per group per batch and written
-// back at the end of the batch.
+// DISTINCT is this operator without aggregates. Accumulators (AggregateSet: the registry's
+// aggregate functions, built-in or user-defined) live in keyed state (state "group-agg",
+// the row count then each call's serialized accumulator), read once per group per batch
+// and written back at the end of the batch.
+#include <cstring>
 #include <memory>
 
 #include <absl/container/flat_hash_map.h>
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
+#include "clink/sql/function_registry.hpp"
 #include "clink/sql/ops/sql_aggregates.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
 #include "clink/sql/ops/sql_op_spec.hpp"
@@ -57,34 +60,37 @@ class SqlGroupAggregateOperator final : public StreamOperator {
 
   void process_batch(int, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
+    const AggregateSet& aggs = *cfg_.aggs;
+    aggs.bind(in, input_);
     const std::size_t n = in.size(), sets = cfg_.grouping.num_sets();
     for (std::size_t r = 0; r < n; ++r) {
       const RowKind kind = in.row_kind(r);
       const bool retract = kind == RowKind::kUpdateBefore || kind == RowKind::kDelete;
+      const auto row = static_cast<std::uint32_t>(r);
       for (std::size_t s = 0; s < sets; ++s) {
         key_.clear();
         cfg_.grouping.encode(in, r, s, key_);
         Group* g = group(key_);
         if (!g->exists) {
           if (retract) continue;
-          g->acc = cfg_.aggs->create();
+          g->acc = aggs.create();
           g->exists = true;
           g->dirty = true;
-          cfg_.aggs->add(g->acc, in, r, 1);
-          cfg_.aggs->results(g->acc, now_);
+          aggs.add(g->acc, input_, row, 1);
+          results(g->acc, now_);
           emit(RowKind::kInsert, key_, now_);
           continue;
         }
-        cfg_.aggs->results(g->acc, before_);
-        cfg_.aggs->add(g->acc, in, r, retract ? -1 : 1);
+        results(g->acc, before_);
+        aggs.add(g->acc, input_, row, retract ? -1 : 1);
         g->dirty = true;
-        if (cfg_.aggs->row_count(g->acc) <= 0) {
+        if (aggs.row_count(g->acc) <= 0) {
           emit(RowKind::kDelete, key_, before_);
           g->exists = false;
           continue;
         }
-        cfg_.aggs->results(g->acc, now_);
-        if (now_ == before_) continue;
+        results(g->acc, now_);
+        if (same_results()) continue;
         emit(RowKind::kUpdateBefore, key_, before_);
         emit(RowKind::kUpdateAfter, key_, now_);
       }
@@ -109,7 +115,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       backend_->set_current_key(key);
       if (backend_->get(state_, bytes_)) {
         std::string_view v(bytes_);
-        it->second.acc = StateCodec<AggState>::decode(v);
+        it->second.acc = cfg_.aggs->deserialize(v);
         it->second.exists = true;
       }
     }
@@ -122,7 +128,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       backend_->set_current_key(key);
       if (g.exists) {
         bytes_.clear();
-        StateCodec<AggState>::encode(g.acc, bytes_);
+        cfg_.aggs->serialize(g.acc, bytes_);
         backend_->put(state_, bytes_);
       } else {
         backend_->remove(state_);
@@ -131,11 +137,59 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     touched_.clear();
   }
 
-  void emit(RowKind kind, const std::string& key, const std::vector<Value>& values) {
+  // The group's aggregate values into `cells` (one column per call, one row).
+  void results(const AggState& acc, std::vector<Column>& cells) {
+    if (cells.empty())
+      for (const auto& c : cfg_.aggs->calls()) cells.emplace_back(c.result_type);
+    for (auto& c : cells) c.clear();
+    cfg_.aggs->append_results(acc, cells, 0);
+  }
+  bool same_results() const {
+    for (std::size_t i = 0; i < now_.size(); ++i) {
+      const Column &a = before_[i], &b = now_[i];
+      if (a.is_valid(0) != b.is_valid(0)) return false;
+      if (a.is_null(0)) continue;
+      switch (a.layout()) {
+        case PhysicalLayout::kFixed:
+          if (std::memcmp(a.values<unsigned char>(), b.values<unsigned char>(),
+                          static_cast<std::size_t>(fixed_width(a.type().kind()))) != 0)
+            return false;
+          break;
+        case PhysicalLayout::kVarLen:
+          if (a.string_at(0) != b.string_at(0)) return false;
+          break;
+        default:
+          if (!(a.value_at(0) == b.value_at(0))) return false;
+      }
+    }
+    return true;
+  }
+
+  // Appends row 0 of `cell` to `out` (the per-row changelog path: no gather setup).
+  static void append_cell(Column& out, const Column& cell) {
+    if (cell.is_null(0)) return out.append_null();
+    switch (cell.layout()) {
+      case PhysicalLayout::kFixed:
+        switch (fixed_width(cell.type().kind())) {
+          case 1: return out.append(cell.values<std::uint8_t>()[0]);
+          case 2: return out.append(cell.values<std::uint16_t>()[0]);
+          case 4: return out.append(cell.values<std::uint32_t>()[0]);
+          case 8: return out.append(cell.values<std::uint64_t>()[0]);
+          default: return out.append(cell.values<Int128>()[0]);
+        }
+      case PhysicalLayout::kVarLen: return out.append_string(cell.string_at(0));
+      default: {
+        static constexpr std::uint32_t kFirst = 0;
+        return out.append_gather(cell, &kFirst, 1);
+      }
+    }
+  }
+
+  void emit(RowKind kind, const std::string& key, const std::vector<Column>& cells) {
     if (!out_) out_ = std::make_unique<ColumnBatch>(cfg_.out_schema, 64);
     cfg_.grouping.decode(key, *out_);
     const std::size_t nk = cfg_.grouping.keys.size();
-    for (std::size_t i = 0; i < values.size(); ++i) out_->column(nk + i).append_value(values[i]);
+    for (std::size_t i = 0; i < cells.size(); ++i) append_cell(out_->column(nk + i), cells[i]);
     out_->row_kinds().push_back(kind);
     out_->event_times().push_back(kNoEventTime);
     if (out_->size() >= kDefaultBatchSize) flush();
@@ -149,8 +203,9 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   KeyedStateBackend* backend_ = nullptr;
   StateId state_;
   absl::flat_hash_map<std::string, Group> touched_;
+  AggregateInput input_;
   std::string key_, bytes_;
-  std::vector<Value> before_, now_;
+  std::vector<Column> before_, now_;
   std::unique_ptr<ColumnBatch> out_;
 };
 
@@ -164,14 +219,18 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "aggregates"});
+        SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "aggregates", "input_retracts"});
         SchemaPtr in = p.input_schema(0);
         auto cfg = std::make_shared<GroupAggConfig>();
         cfg->where = p.where();
         cfg->out_schema = p.output_schema();
         cfg->grouping = SqlGrouping::parse(p, *in);
+        // Insert-only input (the planner says so) lets MIN / MAX keep one value instead of
+        // a multiset, and admits aggregate functions that cannot retract.
+        const bool input_retracts = p.get_bool("input_retracts", true);
         cfg->aggs = std::make_shared<const AggregateSet>(
-            AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p),
+            AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p,
+                                input_retracts, FunctionRegistry::process()),
             true);
         std::vector<RowField> fields;
         cfg->grouping.key_fields(*in, fields);

@@ -2,8 +2,8 @@
 // keys over TUMBLE / HOP / CUMULATE / SESSION) as an instantiation of the one window
 // engine (windows/window_operator.hpp): key = the grouping key's encoded bytes (RowKey),
 // (or, for one 8-byte integer key, Int64Key: the same key bytes, a cheaper map key),
-// input = a reference to a row of the arriving ColumnBatch, window state = the compact
-// AggState of the aggregate calls. The engine assigns, fires, cleans, handles lateness
+// input = a reference to a row of the arriving ColumnBatch, window state = the AggState
+// block of the aggregate calls (the registry's aggregate functions). The engine assigns, fires, cleans, handles lateness
 // and checkpoints; firing writes the result row straight into an output ColumnBatch.
 //
 // The engine emits through RuntimeContext::output(); this operator points that at an
@@ -20,6 +20,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
+#include "clink/sql/function_registry.hpp"
 #include "clink/sql/ops/row_key.hpp"
 #include "clink/sql/ops/sql_aggregates.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
@@ -108,8 +109,7 @@ class WindowResultWriter {
       cfg_.grouping.decode(key.bytes, *batch_);
     }
     cfg_.window.append_window(*batch_, nk, w);
-    cfg_.aggs->results(s, values_);
-    for (std::size_t i = 0; i < values_.size(); ++i) batch_->column(nk + 3 + i).append_value(values_[i]);
+    cfg_.aggs->append_results(s, *batch_, nk + 3);
     batch_->row_kinds().push_back(RowKind::kInsert);
     batch_->event_times().push_back(cfg_.window.window_time_ms(w));
     if (batch_->size() >= kDefaultBatchSize) flush();
@@ -123,7 +123,6 @@ class WindowResultWriter {
   const WindowAggConfig& cfg_;
   Output* out_ = nullptr;
   std::unique_ptr<ColumnBatch> batch_;
-  std::vector<Value> values_;
 };
 
 template <class K>
@@ -132,12 +131,13 @@ class SqlWindowPolicy {
   using State = AggState;
   using Out = SqlNoRecord;
   static constexpr bool kIncremental = true;
-  SqlWindowPolicy(std::shared_ptr<const AggregateSet> aggs, WindowResultWriter* writer)
-      : aggs_(std::move(aggs)), writer_(writer) {}
+  SqlWindowPolicy(std::shared_ptr<const AggregateSet> aggs, WindowResultWriter* writer, const AggregateInput* input)
+      : aggs_(std::move(aggs)), writer_(writer), input_(input) {}
   void open(RuntimeContext&) {}
   void close() {}
   State create() const { return aggs_->create(); }
-  void add(State& s, const SqlWindowRow& v, EventTime) const { aggs_->add(s, *v.batch, v.row, 1); }
+  // The engine hands rows over one at a time; `input_` holds the batch's bound columns.
+  void add(State& s, const SqlWindowRow& v, EventTime) const { aggs_->add(s, *input_, v.row, 1); }
   void merge(State& into, const State& from) const { aggs_->merge(into, from); }
   void fire(const K& key, State& s, WindowContext& ctx, Collector<Out>&) { writer_->write(key, ctx.window(), s); }
   void clear(const K&, WindowContext&) {}
@@ -146,6 +146,7 @@ class SqlWindowPolicy {
  private:
   std::shared_ptr<const AggregateSet> aggs_;
   WindowResultWriter* writer_;
+  const AggregateInput* input_;
 };
 
 // Whether a grouping takes the Int64Key fast path.
@@ -197,18 +198,21 @@ class EngineOutput final : public Output {
 class SqlWindowAggregateOperator final : public StreamOperator {
  public:
   explicit SqlWindowAggregateOperator(WindowAggConfig cfg)
-      : cfg_(std::move(cfg)), writer_(cfg_), adapter_(cfg_, writer_) {
+      : cfg_(std::move(cfg)), input_(), writer_(cfg_), adapter_(cfg_, writer_) {
     WindowConfig<SqlWindowRow> wc;
     wc.assigner = cfg_.window.assigner();
     wc.allowed_lateness = cfg_.lateness;
     if (cfg_.lateness > 0) wc.trigger = std::make_shared<DelayedEventTimeTrigger>(cfg_.lateness);
     if (cfg_.dlq) wc.late_data_tag.emplace(kDeadLetterTag);
+    // Pane slicing merges pane accumulators; an aggregate that cannot merge takes the
+    // engine's generic path (every row folded into each of its windows).
+    wc.allow_slicing = cfg_.aggs->mergeable();
     if (cfg_.int64_key) {
       engine_ = std::make_unique<WindowOperator<Int64Key, SqlWindowRow, Int64KeyOf, SqlWindowPolicy<Int64Key>>>(
-          std::move(wc), Int64KeyOf{cfg_.grouping.keys[0]}, SqlWindowPolicy<Int64Key>(cfg_.aggs, &writer_));
+          std::move(wc), Int64KeyOf{cfg_.grouping.keys[0]}, SqlWindowPolicy<Int64Key>(cfg_.aggs, &writer_, &input_));
     } else {
       engine_ = std::make_unique<WindowOperator<RowKey, SqlWindowRow, RowKeyOf, SqlWindowPolicy<RowKey>>>(
-          std::move(wc), RowKeyOf{}, SqlWindowPolicy<RowKey>(cfg_.aggs, &writer_));
+          std::move(wc), RowKeyOf{}, SqlWindowPolicy<RowKey>(cfg_.aggs, &writer_, &input_));
     }
   }
 
@@ -230,6 +234,7 @@ class SqlWindowAggregateOperator final : public StreamOperator {
     const auto& in = column_batch_cast(*batch);
     const std::size_t n = in.size(), sets = cfg_.grouping.num_sets();
     const Column& tcol = in.column(cfg_.window.time_column);
+    cfg_.aggs->bind(in, input_);
     keys_.clear();
     key_ends_.assign(n * sets, 0);
     if (!cfg_.int64_key) {
@@ -285,6 +290,7 @@ class SqlWindowAggregateOperator final : public StreamOperator {
   }
 
   WindowAggConfig cfg_;
+  AggregateInput input_;  // the columns of the batch being processed (for the policy)
   WindowResultWriter writer_;
   EngineOutput adapter_;
   std::unique_ptr<StreamOperator> engine_;  // the window engine, instantiated for the key type
@@ -317,8 +323,12 @@ void register_sql_window_aggregate(OperatorRegistry& r) {
         cfg->grouping = SqlGrouping::parse(p, *in);
         cfg->int64_key = int64_path(cfg->grouping, *in);
         cfg->aggs = std::make_shared<const AggregateSet>(
-            AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p),
+            AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p,
+                                false, FunctionRegistry::process()),
             false);
+        if (cfg->window.kind == SqlWindowSpec::Kind::kSession)
+          if (const RuntimeAggregate* c = cfg->aggs->first_unmergeable())
+            p.fail("aggregate function " + c->function + " cannot merge accumulators, which SESSION windows need");
         cfg->lateness = p.get_int("allowed_lateness_ms", 0, 0);
         cfg->dlq = p.get_bool("late_records_to_dlq", false);
         std::vector<RowField> fields;
