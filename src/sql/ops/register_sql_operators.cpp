@@ -37,6 +37,7 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_window_aggregate(r);
   register_sql_group_aggregate(r);
   register_sql_limit_sort(r);
+  register_sql_values_source(r);
   r.add_key_selector_family(KeySelectorFamily{
       "sql_columns:", kSqlRowType, [](const std::string& args, const UpstreamSpec& up) -> PartitionerFactory {
         SchemaPtr schema;

@@ -14,4 +14,5 @@ void register_sql_window_assign(OperatorRegistry& r);
 void register_sql_window_aggregate(OperatorRegistry& r);
 void register_sql_group_aggregate(OperatorRegistry& r);
 void register_sql_limit_sort(OperatorRegistry& r);
+void register_sql_values_source(OperatorRegistry& r);
 }  // namespace clink::sql
