@@ -103,11 +103,14 @@ void register_math_more_functions(FunctionRegistry& r) {
     f.return_type = LogicalType::int_type().with_nullable(args[0].nullable());
     f.deterministic = false;
     f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
-      unary_fixed<std::int32_t, std::int32_t>(ctx, a, out, [](std::int32_t bound, bool& bad) {
+      auto* o = out.values<std::int32_t>();
+      for (std::size_t i = 0; i < ctx.rows; ++i) {
+        if (!ctx.args_valid_at(i) || !ctx.is_active(i)) continue;
+        std::int32_t bound = a[0].column->values<std::int32_t>()[a[0].row(i)];
+        // Java's Random.nextInt(bound) throws for bound <= 0, which fails Flink's query.
         if (bound <= 0) throw SqlRuntimeError("RAND_INTEGER: the bound must be positive, got " + std::to_string(bound));
-        (void)bad;
-        return std::uniform_int_distribution<std::int32_t>(0, bound - 1)(rng());
-      });
+        o[i] = std::uniform_int_distribution<std::int32_t>(0, bound - 1)(rng());
+      }
     };
     return f;
   });
