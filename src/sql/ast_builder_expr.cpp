@@ -362,6 +362,14 @@ ExprPtr Builder::func_call(const J& f, SourcePosition p) {
   if (location(f) >= 0) {
     auto json = ctx_.placeholders.json_clauses.find(origin(location(f)));
     if (json != ctx_.placeholders.json_clauses.end()) c.json = json->second;
+    auto on_null = ctx_.placeholders.json_on_null.find(origin(location(f)));
+    bool key_value = ctx_.placeholders.json_key_value.count(origin(location(f))) > 0;
+    if (on_null != ctx_.placeholders.json_on_null.end() || key_value) {
+      auto clauses = std::make_shared<JsonClauses>();
+      if (on_null != ctx_.placeholders.json_on_null.end()) clauses->on_null = on_null->second;
+      clauses->key_value = key_value;
+      c.json = std::move(clauses);
+    }
   }
   return make_expr(p, std::move(c));
 }

@@ -56,6 +56,7 @@ std::string json_clauses(const JsonClauses& j) {
   if (j.wrapper == JsonClauses::Wrapper::Unconditional) s += " WITH UNCONDITIONAL ARRAY WRAPPER";
   if (j.on_empty) s += " " + json_behavior(*j.on_empty) + " ON EMPTY";
   if (j.on_error) s += " " + json_behavior(*j.on_error) + " ON ERROR";
+  if (j.on_null) s += " " + *j.on_null + " ON NULL";
   return s;
 }
 
@@ -175,12 +176,21 @@ struct ExprPrinter {
     std::string s = join(f.name, [](const std::string& part) { return simple_name(part) ? part : quote_identifier(part); }, ".") + "(";
     if (f.distinct) s += "DISTINCT ";
     if (f.star) s += "*";
+    const bool key_value = f.json && f.json->key_value;
     for (size_t i = 0; i < f.args.size(); ++i) {
-      if (i) s += ", ";
+      if (key_value) {  // JSON_OBJECT(KEY k VALUE v, ...)
+        s += i % 2 == 0 ? (i ? ", KEY " : "KEY ") : " VALUE ";
+      } else if (i) {
+        s += ", ";
+      }
       if (i < f.arg_names.size()) s += f.arg_names[i] + " => ";
       s += to_string(f.args[i]);
     }
-    if (f.json) s += json_clauses(*f.json);
+    if (f.json) {
+      std::string clauses = json_clauses(*f.json);
+      if (f.args.empty() && !clauses.empty()) clauses.erase(0, 1);  // JSON_OBJECT(NULL ON NULL)
+      s += clauses;
+    }
     s += ")";
     if (f.filter) s += " FILTER (WHERE " + to_string(f.filter) + ")";
     if (f.over) s += " OVER " + window(*f.over);

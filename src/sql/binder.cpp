@@ -111,10 +111,11 @@ Bound Binder::Impl::bind_values(const ast::Values& v, SourcePosition pos) {
     if (r.size() != v.rows[0].size()) fail(r.empty() ? pos : r[0]->pos, "VALUES rows have different column counts");
     std::vector<ExprPtr> row;
     for (const auto& e : r) {
-      ExprPtr b = bind_expr(*e, ctx);
-      if (!b->is_literal() && !(b->kind == ExprKind::kCast && b->args[0]->is_literal()))
-        fail(e->pos, "VALUES accepts literals only");
-      row.push_back(b);
+      // Any constant expression, as Flink (the scope is empty, so a column is "not found").
+      std::vector<const ast::Expr*> aggs;
+      collect_aggregates(e.get(), aggs);
+      if (!aggs.empty()) fail(aggs[0]->pos, "aggregate functions are not allowed in VALUES");
+      row.push_back(bind_expr(*e, ctx));
     }
     rows.push_back(std::move(row));
   }
@@ -123,10 +124,21 @@ Bound Binder::Impl::bind_values(const ast::Values& v, SourcePosition pos) {
     std::vector<LogicalType> types;
     for (const auto& r : rows) types.push_back(r[c]->type);
     auto t = find_common_type(types);
-    if (!t) fail(v.rows[0][c]->pos, fmt::format("VALUES column {} has no common type", c + 1));
-    // Flink types a VALUES string column as CHAR(n) of the longest literal; keep that.
-    fields.push_back({fmt::format("EXPR${}", c), *t});
-    for (auto& r : rows) r[c] = at(v.rows[0][c]->pos, [&] { return expr::cast_if_needed(r[c], *t); });
+    if (!t) {
+      // Name the first row that does not fit the rows before it (Calcite's message first).
+      std::size_t bad = 1;
+      while (bad + 1 < types.size() && find_common_type({types.begin(), types.begin() + bad + 1})) ++bad;
+      fail(v.rows[bad][c]->pos,
+           fmt::format("Values passed to VALUES operator must have compatible types: column {} is {} before row {} "
+                       "and {} in row {}", c + 1, find_common_type({types.begin(), types.begin() + bad})->to_string(),
+                       bad + 1, types[bad].to_string(), bad + 1));
+    }
+    bool nullable = t->nullable();
+    for (auto& r : rows) {
+      r[c] = at(v.rows[0][c]->pos, [&] { return expr::cast_if_needed(r[c], *t); });
+      nullable = nullable || r[c]->type.nullable();  // a narrowing cast may give NULL
+    }
+    fields.push_back({fmt::format("EXPR${}", c), t->with_nullable(nullable)});
   }
   auto node = std::make_shared<LogicalValues>();
   node->schema = Schema(fields);

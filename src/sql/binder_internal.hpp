@@ -117,6 +117,8 @@ struct Binder::Impl {
   ExprPtr bind_special_call(const std::string& name, const ast::FunctionCall& f, const ast::Expr& e,
                             const ExprContext& ctx);
   ExprPtr bind_is_json(const ast::IsTest& t, const ExprContext& ctx, SourcePosition pos);
+  ExprPtr bind_json_constructor(const std::string& name, const ast::FunctionCall& f, const ast::Expr& e,
+                                const ExprContext& ctx);
   ExprPtr bind_post_aggregate_column(const ast::Expr& e, const ExprContext& ctx);
   // FIELD(...) for ref.names[from..]: the ROW field accesses after the column.
   ExprPtr field_accesses(ExprPtr base, const ast::ColumnRef& ref, std::size_t from, SourcePosition pos);

@@ -31,6 +31,24 @@ bool is_sub_day_unit(const std::string& u) {
   return u == "HOUR" || u == "MINUTE" || u == "SECOND" || u == "MILLISECOND" || u == "MICROSECOND";
 }
 
+// Runs the function's prepare step on its constant arguments now, so a unit the function
+// rejects (TIMESTAMPADD(FOO, ...), TIMESTAMPADD(DOY, ...)) fails at `pos` when the query
+// compiles, not when the job starts.
+void check_constant_arguments(const Expr& call, SourcePosition pos) {
+  if (call.kind != ExprKind::kCall || !call.function || !call.function->prepare) return;
+  std::vector<LogicalType> types;
+  std::vector<std::optional<Value>> constants;
+  for (const auto& arg : call.args) {
+    types.push_back(arg->type);
+    constants.push_back(arg->is_literal() ? std::optional<Value>(arg->literal) : std::nullopt);
+  }
+  try {
+    call.function->prepare(types, constants);
+  } catch (const SqlTypeError& err) {
+    throw TranslationError(pos, err.what());
+  }
+}
+
 }  // namespace
 
 ExprPtr Binder::Impl::bind_special_call(const std::string& name, const ast::FunctionCall& f, const ast::Expr& e,
@@ -46,8 +64,11 @@ ExprPtr Binder::Impl::bind_special_call(const std::string& name, const ast::Func
     // Flink widens DATE + a sub-day unit to TIMESTAMP(0).
     if (name == "TIMESTAMPADD" && b->type.is(TypeKind::kDate) && is_sub_day_unit(unit))
       b = at(e.pos, [&] { return expr::cast(b, LogicalType::timestamp(0).with_nullable(b->type.nullable())); });
-    return call(name, {text(unit), a, b}, e.pos);
+    ExprPtr r = call(name, {text(unit), a, b}, e.pos);
+    check_constant_arguments(*r, f.args[0]->pos);
+    return r;
   }
+  if (name == "JSON_OBJECT" || name == "JSON_ARRAY") return bind_json_constructor(name, f, e, ctx);
   if (!f.json || f.args.size() != 2) return nullptr;
   const ast::JsonClauses& j = *f.json;
   std::vector<ExprPtr> args{sub(f.args[0]), sub(f.args[1])};
@@ -87,6 +108,30 @@ ExprPtr Binder::Impl::bind_special_call(const std::string& name, const ast::Func
     return call(name, std::move(args), e.pos);
   }
   return nullptr;
+}
+
+// JSON_OBJECT / JSON_ARRAY (docs/sql-functions.md): a value that is itself a JSON_OBJECT
+// or JSON_ARRAY call is inserted as JSON, not as a string (Flink's rule), and an explicit
+// {NULL | ABSENT} ON NULL is passed on; both need the _EX form of the function.
+ExprPtr Binder::Impl::bind_json_constructor(const std::string& name, const ast::FunctionCall& f, const ast::Expr& e,
+                                            const ExprContext& ctx) {
+  const bool object = name == "JSON_OBJECT";
+  std::vector<ExprPtr> args;
+  std::string mask;
+  bool nested = false;
+  for (std::size_t k = 0; k < f.args.size(); ++k) {
+    args.push_back(bind_expr(*f.args[k], ctx));
+    if (object && k % 2 == 0) continue;  // a key
+    const auto* c = f.args[k]->as<ast::FunctionCall>();
+    std::string inner = c && c->name.size() == 1 ? upper_name(c->name[0]) : std::string();
+    bool raw = inner == "JSON_OBJECT" || inner == "JSON_ARRAY";
+    mask += raw ? '1' : '0';
+    nested = nested || raw;
+  }
+  std::optional<std::string> on_null = f.json ? f.json->on_null : std::nullopt;
+  if (!on_null && !nested) return call(name, std::move(args), e.pos);
+  args.insert(args.begin(), {text(on_null.value_or(object ? "NULL" : "ABSENT")), text(nested ? mask : "")});
+  return call(name + "_EX", std::move(args), e.pos);
 }
 
 ExprPtr Binder::Impl::bind_is_json(const ast::IsTest& t, const ExprContext& ctx, SourcePosition pos) {

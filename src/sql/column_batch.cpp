@@ -112,7 +112,7 @@ std::string format_row(const ColumnBatch& batch, std::size_t row, const TimeZone
     if (c != 0) s += ", ";
     const Column& col = batch.column(c);
     if (col.is_null(row)) s += "null";
-    else append_cell_string(col, row, zone, /*printing=*/true, s);
+    else append_print_cell(col, row, zone, s);
   }
   s += ']';
   return s;

@@ -111,7 +111,8 @@ std::optional<ResolvedFunction> resolve_constructor(const char* name, bool objec
     if (object && (k - first) % 2 == 0 && !args[k].is_character_string()) return std::nullopt;
   }
   ResolvedFunction f;
-  f.name = name;
+  // The name a serialised plan re-resolves by: the _EX form keeps its clause arguments.
+  f.name = extended ? std::string(name) + "_EX" : std::string(name);
   f.arg_types.assign(args.begin(), args.end());
   f.return_type = LogicalType::string().not_null();
   f.null_policy = NullPolicy::kCustom;

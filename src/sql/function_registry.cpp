@@ -34,8 +34,10 @@ FunctionRegistry FunctionRegistry::with_builtins() {
   register_interval_arithmetic(r);
   register_comparison_functions(r);
   register_math_functions(r);
+  register_math_more_functions(r);
   register_string_functions(r);
   register_string_more_functions(r);
+  register_string_extra_functions(r);
   register_regex_functions(r);
   register_aggregate_functions(r);
   register_temporal_functions(r);

@@ -1,6 +1,7 @@
 // More string functions with Flink's semantics: the `||` operator, SUBSTR, REPEAT,
-// REVERSE, LEFT, RIGHT, ASCII and CHR. Results are written straight into the output
+// REVERSE, LEFT, RIGHT, ASCII, CHR and OVERLAY. Results are written straight into the output
 // column's arena (no per-row allocation); positions and lengths count code points.
+#include <algorithm>
 #include <cstring>
 
 #include "clink/sql/string_util.hpp"
@@ -75,6 +76,21 @@ void append_chr(std::int64_t n, Column& out) {
   out.append_string(std::string_view(buf, len));
 }
 
+// OVERLAY(s PLACING r FROM pos [FOR len]) as Calcite's SqlFunctions.overlay: the first
+// pos - 1 characters of s, then r, then s after character pos - 1 + len (len defaults to
+// r's length). Positions outside s clamp to its ends (Java's substring would throw).
+void append_overlay(std::string_view s, std::string_view r, std::int64_t pos, std::int64_t len, Column& out) {
+  auto chars = static_cast<std::int64_t>(utf8_length(s));
+  auto clamp = [&](std::int64_t c) { return static_cast<std::size_t>(std::clamp<std::int64_t>(c, 0, chars)); };
+  std::size_t head = utf8_offset(s, clamp(pos - 1));
+  std::size_t tail = utf8_offset(s, clamp(pos - 1 + std::max<std::int64_t>(len, 0)));
+  Buffer& arena = out.arena();
+  arena.append(s.data(), head);
+  arena.append(r.data(), r.size());
+  arena.append(s.data() + tail, s.size() - tail);
+  out.commit_string();
+}
+
 }  // namespace
 
 void register_string_more_functions(FunctionRegistry& r) {
@@ -132,6 +148,13 @@ void register_string_more_functions(FunctionRegistry& r) {
     if (n <= 0) out.append_string({});
     else if (static_cast<std::size_t>(n) >= chars) out.append_string(s);
     else out.append_string(s.substr(utf8_offset(s, chars - static_cast<std::size_t>(n))));
+  });
+  add_string_fn(r, "OVERLAY", {str(), str(), int_t()}, [](auto a, std::size_t i, Column& out) {
+    auto placing = sv(a, 1, i);
+    append_overlay(sv(a, 0, i), placing, iv(a, 2, i), static_cast<std::int64_t>(utf8_length(placing)), out);
+  });
+  add_string_fn(r, "OVERLAY", {str(), str(), int_t(), int_t()}, [](auto a, std::size_t i, Column& out) {
+    append_overlay(sv(a, 0, i), sv(a, 1, i), iv(a, 2, i), iv(a, 3, i), out);
   });
   // ASCII(s): the first byte of s as Flink's generated code reads it (a signed byte), 0
   // for the empty string.

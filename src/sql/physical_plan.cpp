@@ -109,8 +109,7 @@ struct Compiler {
   std::vector<std::string> compile(const LogicalNode& n) {
     switch (n.kind) {
       case LogicalKind::kScan: return {scan(static_cast<const LogicalScan&>(n))};
-      case LogicalKind::kValues:
-        fail(n.pos, "VALUES (and SELECT without FROM) are not supported as a source yet: no values operator exists");
+      case LogicalKind::kValues: return {values(static_cast<const LogicalValues&>(n))};
       case LogicalKind::kJoin: return {join(static_cast<const LogicalJoin&>(n))};
       case LogicalKind::kWatermarkAssigner: {
         const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
@@ -352,6 +351,20 @@ struct Compiler {
       json session_params = session_json();
       if (!session_params.empty()) p["session"] = session_params;
     }
+  }
+
+  // VALUES: a bounded source at parallelism 1 (Flink's Values node is single too).
+  std::string values(const LogicalValues& v) {
+    json rows = json::array();
+    for (const auto& r : v.rows) {
+      json row = json::array();
+      for (const auto& e : r) row.push_back(expr_to_json(*e));
+      rows.push_back(std::move(row));
+    }
+    json p = {{"schema", schema_to_json(v.schema)}, {"rows", std::move(rows)}};
+    json s = session_json();
+    if (!s.empty()) p["session"] = s;
+    return add("sql_values_source", {}, p, nullptr, true);
   }
 
   std::string sink(const LogicalSink& s) {

@@ -275,6 +275,8 @@ class Rewriter {
         i = close + 1;
       } else if ((t.is("JSON_VALUE") || t.is("JSON_QUERY") || t.is("JSON_EXISTS")) && next.sym("(")) {
         i = rewrite_json_function(cur);
+      } else if ((t.is("JSON_OBJECT") || t.is("JSON_ARRAY")) && next.sym("(")) {
+        i = rewrite_json_constructor(cur);
       } else if ((t.is("FLOOR") || t.is("CEIL") || t.is("CEILING")) && next.sym("(")) {
         i = rewrite_floor_ceil(cur);
       } else if (t.is("IS") && (next.is("JSON") || (next.is("NOT") && cur.peek_is("JSON", 2)))) {
@@ -359,6 +361,62 @@ class Rewriter {
     emit_identifier(name);
     emit("(", tok(open).origin);
     rewrite(open + 1, clauses);
+    emit(")", tok(close).origin);
+    return close + 1;
+  }
+
+  // JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON NULL]) / JSON_ARRAY(v, ... [... ON
+  // NULL]): PostgreSQL 15 has no grammar for them; it sees JSON_OBJECT(k, v, ...) and the
+  // ON NULL choice is remembered.
+  size_t rewrite_json_constructor(TokenCursor& cur) {
+    const Token& name = tok(cur.index());
+    const bool object = name.is("JSON_OBJECT");
+    size_t open = cur.index_ahead(1);
+    size_t close = cur.matching_close(open);
+    std::vector<std::pair<size_t, size_t>> members;  // token ranges between top-level commas
+    size_t start = open + 1;
+    int depth = 0;
+    for (size_t k = open + 1; k < close; ++k) {
+      const Token& x = tok(k);
+      if (x.sym("(") || x.sym("[")) ++depth;
+      else if (x.sym(")") || x.sym("]")) --depth;
+      else if (depth == 0 && x.sym(",")) {
+        members.emplace_back(start, k);
+        start = k + 1;
+      }
+    }
+    members.emplace_back(start, close);
+    auto& last = members.back();
+    if (last.second - last.first >= 3 && tok(last.second - 1).is("NULL") && tok(last.second - 2).is("ON") &&
+        (tok(last.second - 3).is("NULL") || tok(last.second - 3).is("ABSENT"))) {
+      ph_.json_on_null[name.origin] = upper(tok(last.second - 3).text);
+      last.second -= 3;
+    }
+    if (members.size() == 1 && members[0].first == members[0].second) members.clear();
+    emit_identifier(name);
+    emit("(", tok(open).origin);
+    for (size_t m = 0; m < members.size(); ++m) {
+      auto [b, e] = members[m];
+      if (m > 0) emit(",", tok(b - 1).origin);
+      if (b == e) cur.fail(tok(e), "expected a value in " + upper(name.text) + " but found " + detail::describe(tok(e)));
+      size_t value = e;
+      if (object) {
+        TokenCursor member(lx_, b, e, map_);
+        value = member.find_top_level({"VALUE"});
+        if (value == e) value = member.find_top_level({":"});
+      }
+      if (value == e) {
+        rewrite(b, e);
+        continue;
+      }
+      ph_.json_key_value.insert(name.origin);
+      if (tok(b).is("KEY") && b + 1 < value) ++b;
+      if (b == value) cur.fail(tok(value), "expected a key before VALUE in JSON_OBJECT");
+      if (value + 1 == e) cur.fail(tok(e), "expected a value after VALUE in JSON_OBJECT but found " + detail::describe(tok(e)));
+      rewrite(b, value);
+      emit(",", tok(value).origin);
+      rewrite(value + 1, e);
+    }
     emit(")", tok(close).origin);
     return close + 1;
   }

@@ -51,7 +51,7 @@ TEST(BinderSpecialForms, TemporalUnits) {
   } catch (const clink::ClinkError& e) {
     unknown_unit = e.what();
   }
-  EXPECT_EQ(unknown_unit, "TIMESTAMPADD: unknown time unit 'FORTNIGHT'");
+  EXPECT_EQ(unknown_unit, "line 1, column 14: TIMESTAMPADD: unknown time unit 'FORTNIGHT'");
 }
 
 TEST(BinderSpecialForms, StringForms) {

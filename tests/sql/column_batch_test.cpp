@@ -78,10 +78,10 @@ TEST(ColumnBatchTest, FormatsRowsLikeFlinksPrintSink) {
   b.validate();
   EXPECT_EQ(format_rows(b, *TimeZone::of("+08:00")),
             (std::vector<std::string>{
-                "+I[1, abc, 2020-04-15 08:05:00.000, 12.50, TRUE, 1.5, [a, NULL], {k=1, n=NULL}, (7, q), x'01ab', "
+                "+I[1, abc, 2020-04-15 08:05:00.000, 12.50, TRUE, 1.5, [a, null], {k=1, n=null}, +I[7, q], x'01ab', "
                 "2020-04-15, 2020-04-15 08:00:00.000]",
                 "-U[2, null, null, null, null, null, null, null, null, null, null, null]",
-                "-D[-3, , 1969-12-31 23:59:59.000, -0.05, FALSE, 1.0E10, [], {}, (NULL, NULL), x'', 1969-12-31, "
+                "-D[-3, , 1969-12-31 23:59:59.000, -0.05, FALSE, 1.0E10, [], {}, +I[null, null], x'', 1969-12-31, "
                 "1970-01-01 08:00:00.000]"}));
   EXPECT_EQ(b.row_values(0)[3], Value::decimal(1250));
   EXPECT_EQ(b.event_times(), (std::vector<clink::EventTime>{1000, kNoEventTime, 3000}));

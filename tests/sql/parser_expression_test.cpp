@@ -242,6 +242,28 @@ TEST(ParserExpression, JsonFunctions) {
             "ParseError: line 1, column 35: ON EMPTY is given twice");
 }
 
+TEST(ParserExpression, JsonConstructors) {
+  check_all({
+      {"JSON_OBJECT(KEY 'a' VALUE 1, 'b' VALUE x)", "JSON_OBJECT(KEY 'a' VALUE 1, KEY 'b' VALUE x)"},
+      {"JSON_OBJECT('a' VALUE JSON_ARRAY(1, y NULL ON NULL) ABSENT ON NULL)",
+       "JSON_OBJECT(KEY 'a' VALUE JSON_ARRAY(1, y NULL ON NULL) ABSENT ON NULL)"},
+      {"JSON_OBJECT('k' VALUE CASE WHEN a THEN 1 END)", "JSON_OBJECT(KEY 'k' VALUE CASE WHEN a THEN 1 END)"},
+      {"JSON_OBJECT(NULL ON NULL)", "JSON_OBJECT(NULL ON NULL)"},
+      {"JSON_ARRAY(a, (b + 1), 'x' ABSENT ON NULL)", "JSON_ARRAY(a, (b + 1), 'x' ABSENT ON NULL)"},
+      {"JSON_ARRAY()", "JSON_ARRAY()"},
+  });
+  ast::ExprPtr object = parse_expression("JSON_OBJECT(KEY 'a' VALUE 1 ABSENT ON NULL)");
+  const auto* call = object->as<ast::FunctionCall>();
+  ASSERT_TRUE(call && call->json);
+  EXPECT_EQ(call->args.size(), 2u);
+  EXPECT_EQ(call->json->on_null, "ABSENT");
+  EXPECT_TRUE(call->json->key_value);
+  EXPECT_EQ(testing::expr_error_of("JSON_OBJECT('a' VALUE)"),
+            "ParseError: line 1, column 22: expected a value after VALUE in JSON_OBJECT but found ')'");
+  EXPECT_EQ(testing::expr_error_of("JSON_ARRAY(1, , 2)"),
+            "ParseError: line 1, column 15: expected a value in JSON_ARRAY but found ','");
+}
+
 TEST(ParserExpression, OverWindows) {
   check_all({
       {"ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC)", "ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC)"},

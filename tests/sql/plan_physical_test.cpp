@@ -192,10 +192,24 @@ TEST(PlanPhysical, JoinsAreTwoInputOpsKeyedBySides) {
 
 TEST(PlanPhysical, UnsupportedNodesFailAtTheirPosition) {
   Tables f;
-  EXPECT_GOLDEN(f.error("INSERT INTO totals VALUES ('a', 1)"), R"(line 1, column 20: VALUES (and SELECT without FROM) are not supported as a source yet: no values operator exists)");
   f.ddl("CREATE TABLE k (a STRING, b BIGINT) WITH ('connector' = 'kafka')");
   EXPECT_GOLDEN(f.error("INSERT INTO totals SELECT a, b FROM k"), R"(line 1, column 37: table `k`: unknown connector 'kafka' (sources: datagen, filesystem, nexmark))");
   EXPECT_GOLDEN(f.error("INSERT INTO clicks SELECT product, ts FROM orders"), R"(line 1, column 1: INSERT INTO clicks: the datagen connector can only be read)");
+}
+
+TEST(PlanPhysical, ValuesIsABoundedSourceAtParallelismOne) {
+  Tables f;
+  f.ddl("SET 'parallelism.default' = '2'");
+  EXPECT_GOLDEN(spec_text(f.spec("INSERT INTO totals VALUES ('a', 1), ('bb', CAST(NULL AS BIGINT))")), R"x(insert-into_totals {"parallelism":2}
+{"id":"values_source_1","parallelism":1,"params":{"rows":[[{"cast":{"lit":"a","type":"CHAR(1) NOT NULL"},"try":false,"type":"VARCHAR(2) NOT NULL"},{"cast":{"lit":1,"type":"INT NOT NULL"},"try":false,"type":"BIGINT NOT NULL"}],[{"cast":{"lit":"bb","type":"CHAR(2) NOT NULL"},"try":false,"type":"VARCHAR(2) NOT NULL"},{"cast":{"lit":null,"type":"NULL"},"try":false,"type":"BIGINT"}]],"schema":[{"name":"EXPR$0","type":"VARCHAR(2) NOT NULL"},{"name":"EXPR$1","type":"BIGINT"}]},"type":"sql_values_source"}
+{"id":"calc_2","inputs":[{"from":"values_source_1"}],"parallelism":1,"params":{"filter":null,"projections":[{"cast":{"col":0,"type":"VARCHAR(2) NOT NULL"},"try":false,"type":"STRING NOT NULL"},{"col":1,"type":"BIGINT"}],"schema":[{"name":"product","type":"STRING NOT NULL"},{"name":"total","type":"BIGINT"}]},"type":"sql_calc"}
+{"id":"print_sink_3","inputs":[{"from":"calc_2"}],"parallelism":1,"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING NOT NULL"},{"name":"total","type":"BIGINT"}]},"type":"sql_print_sink"}
+)x");
+  EXPECT_GOLDEN(spec_text(f.spec("SELECT 1 + 1")), R"x(select_1 {"parallelism":2}
+{"id":"values_source_1","parallelism":1,"params":{"rows":[[]],"schema":[]},"type":"sql_values_source"}
+{"id":"calc_2","inputs":[{"from":"values_source_1"}],"parallelism":1,"params":{"filter":null,"projections":[{"lit":2,"type":"INT"}],"schema":[{"name":"EXPR$0","type":"INT"}]},"type":"sql_calc"}
+{"id":"collect_sink_3","inputs":[{"from":"calc_2"}],"parallelism":1,"params":{"mode":"retract","name":"select_1","primary_key":[],"schema":[{"name":"EXPR$0","type":"INT"}]},"type":"sql_collect_sink"}
+)x");
 }
 
 TEST(PlanPhysical, RunnerExecutesStatementsInOrder) {

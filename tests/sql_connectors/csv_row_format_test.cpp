@@ -78,7 +78,7 @@ TEST(CsvRowFormat, OptionsDelimiterCommentsNullLiteralEscapeArrays) {
                                    {"csv.null-literal", "N/A"}, {"csv.escape-character", "\\"},
                                    {"csv.array-element-delimiter", ","}});
   EXPECT_EQ(decode(s, all(s), {"# a comment", "1|1,2,3|p,4|a\\|b", "N/A|||N/A", "2|1,x|p,1|s"}, o),
-            (std::vector<std::string>{"SKIP", "+I[1, [1, 2, 3], (p, 4), a|b]", "+I[null, [], null, null]",
+            (std::vector<std::string>{"SKIP", "+I[1, [1, 2, 3], +I[p, 4], a|b]", "+I[null, [], null, null]",
                                       "ERROR@2: field 2 (arr): 'x' is not a valid INT"}));
 }
 

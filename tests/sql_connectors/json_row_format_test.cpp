@@ -98,9 +98,9 @@ TEST(JsonRowFormat, NestedArrayMapRow) {
   auto s = schema_of({{"arr", "ARRAY<INT>"}, {"m", "MAP<STRING, DOUBLE>"}, {"r", "ROW<x INT, y ARRAY<STRING>>"}});
   EXPECT_EQ(decode(s, {R"({"arr":[1,null,3],"m":{"a":1.5,"b":null},"r":{"y":["p","q"],"x":7}})",
                        R"({"arr":[],"m":{},"r":null})", R"({"arr":[1,"x"]})", R"({"arr":null,"r":{"x":1}})"}),
-            (std::vector<std::string>{"+I[[1, NULL, 3], {a=1.5, b=NULL}, (7, [p, q])]", "+I[[], {}, null]",
+            (std::vector<std::string>{"+I[[1, null, 3], {a=1.5, b=null}, +I[7, [p, q]]]", "+I[[], {}, null]",
                                       "ERROR: field \"arr\": 'x' is not a valid INT",
-                                      "+I[null, null, (1, NULL)]"}));
+                                      "+I[null, null, +I[1, null]]"}));
 }
 
 TEST(JsonRowFormat, ProjectionDecodesOnlyTheSchemaFields) {

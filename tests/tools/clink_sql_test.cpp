@@ -163,6 +163,42 @@ TEST_F(ClinkSqlTest, ShellReadsMultiLineStatementsFromAPipe) {
   EXPECT_EQ(r.err, "[ERROR] line 1, column 8: Column 'nope' not found in any table\n");
 }
 
+TEST_F(ClinkSqlTest, ValuesRunWithoutATableInRunAndInTheShell) {
+  std::string script = write("values.sql",
+                             "CREATE TABLE out_t (id INT, name STRING) WITH ('connector' = 'print');\n"
+                             "INSERT INTO out_t VALUES (1, 'a'), (2, 'b');\n"
+                             "SELECT 1 + 1, UPPER('x');\n"
+                             "SELECT name, COUNT(*) AS c FROM (VALUES (1, 'a'), (2, 'b'), (3, 'a')) AS t(id, name)\n"
+                             "  GROUP BY name;\n");
+  std::vector<std::string> selects = {
+      "+----+-------------+--------------------------------+",
+      "| op |      EXPR$0 |                         EXPR$1 |",
+      "+----+-------------+--------------------------------+",
+      "| +I |           2 |                              X |",
+      "+----+-------------+--------------------------------+",
+      "Received a total of 1 row",
+      "+----+------+----------------------+",
+      "| op | name |                    c |",
+      "+----+------+----------------------+",
+      "| +I |    a |                    1 |",
+      "| +I |    b |                    1 |",
+      "| -U |    a |                    1 |",
+      "| +U |    a |                    2 |",
+      "+----+------+----------------------+",
+      "Received a total of 4 rows",
+  };
+  auto r = run_clink("run " + script, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> expected = {"+I[1, a]", "+I[2, b]"};
+  expected.insert(expected.end(), selects.begin(), selects.end());
+  EXPECT_EQ(r.lines(), expected);
+  auto shell = run_clink("sql < " + script, dir_);
+  ASSERT_EQ(shell.exit_code, 0) << shell.err;
+  expected = {"[INFO] Execute statement succeeded.", "+I[1, a]", "+I[2, b]", "[INFO] Job finished."};
+  expected.insert(expected.end(), selects.begin(), selects.end());
+  EXPECT_EQ(shell.lines(), expected);
+}
+
 TEST_F(ClinkSqlTest, ShellReportsAnUnfinishedStatement) {
   auto r = run_clink("sql < " + write("in.sql", "SHOW TABLES\n"), dir_);
   EXPECT_EQ(r.exit_code, 1);

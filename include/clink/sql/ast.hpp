@@ -147,6 +147,10 @@ struct JsonClauses {
   Wrapper wrapper = Wrapper::Unspecified;  // JSON_QUERY's [ARRAY] WRAPPER
   std::optional<JsonBehavior> on_empty;
   std::optional<JsonBehavior> on_error;
+  // JSON_OBJECT / JSON_ARRAY: {NULL | ABSENT} ON NULL as written, and whether the members
+  // were written `[KEY] k VALUE v` (printing only; the arguments are k, v, ...).
+  std::optional<std::string> on_null;
+  bool key_value = false;
 };
 
 struct FunctionCall {

@@ -74,7 +74,8 @@ inline ColumnBatch& column_batch_cast(BatchBase& b) { return static_cast<ColumnB
 inline const ColumnBatch& column_batch_cast(const BatchBase& b) { return static_cast<const ColumnBatch&>(b); }
 
 // Flink's print sink form: "+I[1, abc, 2020-04-15 08:05:00.000]". Values are written as
-// CAST(v AS STRING) writes them (TIMESTAMP_LTZ in `zone`), NULL as "null", BYTES as x'0a1b'.
+// CAST(v AS STRING) writes them (TIMESTAMP_LTZ in `zone`), NULL as "null", BYTES as x'0a1b';
+// nested values as Row.toString does: ROW +I[1, abc], NULL inside them "null".
 std::string format_row(const ColumnBatch& batch, std::size_t row, const TimeZone& zone);
 // One format_row line per row.
 std::vector<std::string> format_rows(const ColumnBatch& batch, const TimeZone& zone);

@@ -162,6 +162,8 @@ void register_arithmetic_functions(FunctionRegistry& r);
 void register_interval_arithmetic(FunctionRegistry& r);
 void register_comparison_functions(FunctionRegistry& r);
 void register_math_functions(FunctionRegistry& r);
+void register_math_more_functions(FunctionRegistry& r);     // trigonometry, BIN, HEX, RAND, UUID
+void register_string_extra_functions(FunctionRegistry& r);  // LOCATE, TO_BASE64, FROM_BASE64
 void register_string_functions(FunctionRegistry& r);
 void register_string_more_functions(FunctionRegistry& r);
 void register_regex_functions(FunctionRegistry& r);

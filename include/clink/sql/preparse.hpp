@@ -113,6 +113,8 @@ struct Placeholders {
   std::set<uint32_t> map_constructors;          // original offset of MAP[
   std::map<uint32_t, std::string> floor_ceil_units;  // original offset of FLOOR / CEIL
   std::map<uint32_t, std::shared_ptr<const ast::JsonClauses>> json_clauses;
+  std::map<uint32_t, std::string> json_on_null;  // JSON_OBJECT / JSON_ARRAY offset -> "NULL" / "ABSENT"
+  std::set<uint32_t> json_key_value;  // JSON_OBJECT offsets written with KEY k VALUE v / k VALUE v
   std::map<uint32_t, std::string> is_json;  // original offset of IS in `x IS [NOT] JSON kind`  // offset of JSON_VALUE...
 };
 

@@ -16,6 +16,12 @@ class TimeZone;
 // `printing` selects the print-sink variant (BYTES as x'0a1b'), as Flink's printing context.
 void append_cell_string(const Column& col, std::size_t row, const TimeZone& zone, bool printing, std::string& out);
 
+// A non-NULL cell as Flink's print connector writes it: the external value's toString
+// (Row.toString / RowUtils.deepToString), so a nested ROW is "+I[1, abc]" and a NULL inside
+// an ARRAY / MAP / ROW is "null"; ARRAY [1, 2] and MAP {a=1} as above; scalars as the
+// printing CAST (`append_cell_string` with printing = true).
+void append_print_cell(const Column& col, std::size_t row, const TimeZone& zone, std::string& out);
+
 // Java's Double.toString / Float.toString: shortest round-trip digits, plain notation for
 // 1e-3 <= |v| < 1e7, otherwise d.dddE[-]n.
 void append_java_double(double v, std::string& out);

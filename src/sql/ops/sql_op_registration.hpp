@@ -17,4 +17,5 @@ void register_sql_limit_sort(OperatorRegistry& r);
 void register_sql_join(OperatorRegistry& r);
 void register_sql_interval_join(OperatorRegistry& r);
 void register_sql_window_join(OperatorRegistry& r);
+void register_sql_values_source(OperatorRegistry& r);
 }  // namespace clink::sql
