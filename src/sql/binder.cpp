@@ -113,7 +113,7 @@ Bound Binder::Impl::bind_values(const ast::Values& v, SourcePosition pos) {
     for (const auto& e : r) {
       // Any constant expression, as Flink (the scope is empty, so a column is "not found").
       std::vector<const ast::Expr*> aggs;
-      collect_aggregates(e.get(), aggs);
+      collect_aggregates(e.get(), registry, aggs);
       if (!aggs.empty()) fail(aggs[0]->pos, "aggregate functions are not allowed in VALUES");
       row.push_back(bind_expr(*e, ctx));
     }
