@@ -478,6 +478,9 @@ ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, 
   std::vector<ExprPtr> args;
   for (const auto& a : f.args) args.push_back(bind_expr(*a, ctx));
   if (const FunctionDef* def = catalog.function(name)) {
+    // A function created AS a class: a call of the class's C++ implementation, which is
+    // registered under the class name (function_classes.hpp).
+    if (!def->class_name.empty()) return call(def->class_name, std::move(args), e.pos);
     if (args.size() != def->params.size())
       fail(e.pos, fmt::format("function {} takes {} arguments, got {}", def->name, def->params.size(), args.size()));
     std::vector<ExprPtr> cast_args;
