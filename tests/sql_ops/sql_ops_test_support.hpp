@@ -67,16 +67,17 @@ inline json schema_json(const SchemaPtr& s) { return sql::schema_to_json(*s); }
 // letters.
 class OpHarness final : public Output {
  public:
-  OpHarness(const std::string& factory, json params, int parallelism = 1) {
+  OpHarness(const std::string& factory, json params, int parallelism = 1,
+            const ProcessingTimeClock& clock = SystemClock::instance()) {
     OperatorSpecContext sc;
     sc.id = "op";
     sc.params = std::move(params);
     sc.input_types = {sql::kSqlRowType};
     op_ = OperatorRegistry::builtin().get(factory).make(sc)();
     ctx_ = std::make_unique<RuntimeContext>("op", "op", 0, parallelism, kDefaultMaxParallelism, this,
-                                            std::make_shared<OperatorMetrics>(), SystemClock::instance());
+                                            std::make_shared<OperatorMetrics>(), clock);
     ctx_->set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, "op", 0, ctx_->key_groups(),
-                                                           kDefaultMaxParallelism, SystemClock::instance()));
+                                                           kDefaultMaxParallelism, clock));
     op_->open(*ctx_);
   }
   ~OpHarness() override { op_->close(); }
@@ -87,7 +88,7 @@ class OpHarness final : public Output {
     op_->process_watermark(Watermark{kMaxEventTime, false});
     op_->finish();
   }
-  // Fires the processing-time timers due by `now` (system clock ms).
+  // Fires the processing-time timers due by `now` (ms; timers at or before it).
   void processing_time(std::int64_t now) { op_->process_processing_time(now); }
   RuntimeContext& context() { return *ctx_; }
 
