@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
@@ -173,11 +174,30 @@ TEST(SqlProctimeWindow, ErrorsNameTheProblemAndItsPosition) {
 
 // ---- durability: open windows and their timers through a savepoint ----
 
-// The clock is 1000 ms per source step: step i's rows are processed at i * 1000 (source,
-// window and sink are chained at parallelism 1, so each step goes through before the next).
-struct StepClock final : ProcessingTimeClock {
-  std::shared_ptr<Script> script;
-  std::int64_t now_ms() const override { return static_cast<std::int64_t>(script->emitted.load()) * 1000; }
+// The sink, recording the watermark it saw: a watermark behind a step's rows tells the test
+// that the window operator (behind a hash edge, in its own task) processed them, so the
+// test moves the clock only between steps.
+class WatermarkProbe final : public StreamOperator {
+ public:
+  WatermarkProbe(std::unique_ptr<StreamOperator> inner, std::shared_ptr<std::atomic<EventTime>> seen)
+      : inner_(std::move(inner)), seen_(std::move(seen)) {}
+  void open(RuntimeContext& ctx) override {
+    StreamOperator::open(ctx);
+    inner_->open(ctx);
+  }
+  void process_batch(int i, BatchPtr b) override { inner_->process_batch(i, std::move(b)); }
+  void process_watermark(Watermark wm) override {
+    inner_->process_watermark(wm);
+    seen_->store(wm.timestamp);
+  }
+  void finish() override { inner_->finish(); }
+  void snapshot_state(std::int64_t id) override { inner_->snapshot_state(id); }
+  void notify_checkpoint_complete(std::int64_t id) override { inner_->notify_checkpoint_complete(id); }
+  void close() override { inner_->close(); }
+
+ private:
+  std::unique_ptr<StreamOperator> inner_;
+  std::shared_ptr<std::atomic<EventTime>> seen_;
 };
 
 ColumnBatch spread(std::int64_t v) {
@@ -186,76 +206,89 @@ ColumnBatch spread(std::int64_t v) {
   return batch(pt_schema(), out);
 }
 
-json proctime_job(const std::string& name) {
-  json params = window_params({{"kind", "tumble"}, {"size_ms", 2000}});
-  json src = {{"id", "src"}, {"type", "sql_test_source"}, {"params", {{"script", name}, {"schema", schema_json(pt_schema())}}}};
-  json agg = {{"id", "agg"}, {"type", "sql_window_aggregate"}, {"params", params}, {"inputs", json::array({{{"from", "src"}}})}};
-  json sink = {{"id", "sink"}, {"type", "sql_test_sink"}, {"params", {{"script", name}}}, {"inputs", json::array({{{"from", "agg"}}})}};
-  return {{"name", "proctime"}, {"config", {{"parallelism", 1}}}, {"ops", json::array({src, agg, sink})}};
-}
+class SqlProctimeRestore : public BackendTest {
+ protected:
+  // source -hash(k)-> window aggregate (TUMBLE 1 s over the clock) -> exactly-once sink
+  JobGraph graph() {
+    json params = window_params({{"kind", "tumble"}, {"size_ms", 1000}});
+    json src = {{"id", "src"}, {"type", "sql_test_source"}, {"params", {{"script", name_}, {"schema", schema_json(pt_schema())}}}};
+    json agg = {{"id", "agg"}, {"type", "sql_window_aggregate"}, {"params", params},
+                {"inputs", json::array({{{"from", "src"}, {"partitioning", "hash"}, {"key", "sql_columns:1"}}})}};
+    json sink = {{"id", "sink"}, {"type", "sql_test_sink"}, {"params", {{"script", name_}}},
+                 {"inputs", json::array({{{"from", "agg"}}})}};
+    JobGraph g = from_spec({{"name", "proctime"}, {"config", {{"parallelism", 1}}}, {"ops", json::array({src, agg, sink})}},
+                           test_registry());
+    auto build = g.node("sink").build;
+    g.node("sink").build = [build, seen = seen_] { return std::make_unique<WatermarkProbe>(build(), seen); };
+    return g;
+  }
+  // Step i (rows, then watermark i) goes through at clock `now`.
+  void release(std::size_t step, std::int64_t now, JobHandle& h) {
+    clock_.now = now;
+    script_->pause_at = step + 1;
+    while (seen_->load() < static_cast<EventTime>(step) && !h.wait_for(std::chrono::milliseconds(1))) {
+    }
+  }
+  ExecutionOptions options(const fs::path& dir) {
+    auto o = checkpointing(dir, 0);
+    o.clock = &clock_;
+    return o;
+  }
+  void fresh() {
+    script_ = std::make_shared<Script>();
+    for (std::int64_t v : {1, 2, 4, 8, 16}) script_->steps.push_back({spread(v), static_cast<EventTime>(script_->steps.size())});
+    script_->pause_at = 0;
+    put_script(name_, script_);
+    seen_->store(kMinEventTime);
+  }
 
-class SqlProctimeRestore : public BackendTest {};
+  std::string name_ = std::string("proctime_restore_") + GetParam();
+  ManualClock clock_;
+  std::shared_ptr<Script> script_;
+  std::shared_ptr<std::atomic<EventTime>> seen_ = std::make_shared<std::atomic<EventTime>>(kMinEventTime);
+};
 INSTANTIATE_TEST_SUITE_P(Backends, SqlProctimeRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
+// Steps at 100, 900 ([0, 1000): 1 + 2), 1500, 1800 ([1000, 2000): 4 + 8, fired when the
+// clock is at 2500, before the last step), 2500 ([2000, 3000): 16, open at the end of the
+// input: not fired).
 TEST_P(SqlProctimeRestore, OpenWindowsAndTimersSurviveAStopWithSavepoint) {
-  // Steps at 0, 1000, 2000, 3000, 4000 ms: [0, 2000) = 1 + 2, [2000, 4000) = 4 + 8 (fired
-  // before step 4's poll), [4000, 6000) = 16, open at the end of the input: not fired.
-  std::vector<std::string> expected;
+  const std::vector<std::int64_t> clock_at = {100, 900, 1500, 1800, 2500};
+  std::vector<std::string> first, expected;
   for (const char* k : {"a", "b", "c"}) {
-    expected.push_back(w(k, "00.000", "02.000", "01.999", 3));
-    expected.push_back(w(k, "02.000", "04.000", "03.999", 12));
+    first.push_back(w(k, "00.000", "01.000", "00.999", 3));
+    expected.push_back(w(k, "00.000", "01.000", "00.999", 3));
+    expected.push_back(w(k, "01.000", "02.000", "01.999", 12));
   }
   expected = sorted(expected);
-  const std::string name = std::string("proctime_restore_") + GetParam();
-  auto fresh = [&] {
-    auto s = std::make_shared<Script>();
-    for (std::int64_t v : {1, 2, 4, 8, 16}) s->steps.push_back({spread(v), std::nullopt});
-    put_script(name, s);
-    return s;
-  };
   {  // failure-free
     TempDir dir;
-    auto s = fresh();
-    StepClock clock;
-    clock.script = s;
-    auto o = checkpointing(dir.path, 0);
-    o.clock = &clock;
-    auto h = execute_async(from_spec(proctime_job(name), test_registry()), o);
+    fresh();
+    auto h = execute_async(graph(), options(dir.path));
+    for (std::size_t i = 0; i < clock_at.size(); ++i) release(i, clock_at[i], h);
     h.wait();
     ASSERT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    EXPECT_EQ(sorted(s->sink->values()), expected);
+    EXPECT_EQ(sorted(script_->sink->values()), expected);
   }
-  // Stopped before step 3 ([2000, 4000) holds 4 and its timer is pending), restored.
+  // Stopped after step 2: [1000, 2000) holds 4 and its timer at 1999 is pending.
   TempDir dir;
-  auto s = fresh();
-  StepClock clock;
-  clock.script = s;
-  s->pause_at = 3;
-  auto o = checkpointing(dir.path, 0);
-  o.clock = &clock;
+  fresh();
   fs::path savepoint;
   {
-    auto h = execute_async(from_spec(proctime_job(name), test_registry()), o);
-    while (s->emitted.load() < 3 && !h.wait_for(std::chrono::milliseconds(1))) {
-    }
+    auto h = execute_async(graph(), options(dir.path));
+    for (std::size_t i = 0; i < 3; ++i) release(i, clock_at[i], h);
     ASSERT_EQ(h.status(), JobStatus::kRunning) << h.error();
-    try {
-      savepoint = h.stop_with_savepoint(dir.path / "sp");
-    } catch (const ClinkError& e) {
-      h.wait();
-      FAIL() << e.what() << ": " << h.error();
-    }
+    savepoint = h.stop_with_savepoint(dir.path / "sp");
   }
-  EXPECT_EQ(sorted(s->sink->values()), sorted(std::vector<std::string>{w("a", "00.000", "02.000", "01.999", 3),
-                                                                       w("b", "00.000", "02.000", "01.999", 3),
-                                                                       w("c", "00.000", "02.000", "01.999", 3)}));
-  s->pause_at = static_cast<std::size_t>(-1);
+  EXPECT_EQ(sorted(script_->sink->values()), sorted(first));
+  auto o = options(dir.path);
   o.restore = RestoreSettings{savepoint};
-  auto h = execute_async(from_spec(proctime_job(name), test_registry()), o);
+  auto h = execute_async(graph(), o);
+  for (std::size_t i = 3; i < clock_at.size(); ++i) release(i, clock_at[i], h);
   h.wait();
   ASSERT_EQ(h.status(), JobStatus::kFinished) << h.error();
-  EXPECT_EQ(sorted(s->sink->values()), expected);
+  EXPECT_EQ(sorted(script_->sink->values()), expected);
 }
 
 }  // namespace
