@@ -86,8 +86,10 @@ int bench_all(const BenchOptions& opts) {
     std::printf("%-6s %10s %14s %22s %12s\n", "query", "wall s", "events/s", "events/s per core", "peak MiB");
     std::fflush(stdout);
     int failed = 0;
+    // The shell popen runs would be /proc/self/exe there: resolve this binary first.
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     for (const auto& q : queries) {
-      std::string cmd = fmt::format("/proc/self/exe bench nexmark --query {} --events {} -p {} 2>&1", q, opts.events,
+      std::string cmd = fmt::format("'{}' bench nexmark --query {} --events {} -p {} 2>&1", self, q, opts.events,
                                     opts.parallelism);
       FILE* pipe = ::popen(cmd.c_str(), "r");
       if (!pipe) throw ClinkError("cannot run " + cmd);
