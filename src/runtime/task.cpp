@@ -222,20 +222,24 @@ std::chrono::steady_clock::time_point Task::next_wakeup() const {
   std::int64_t now = clock_.now_ms();
   for (const auto& host : chain) {
     if (auto t = host->ctx->timer_service().next_processing_time()) {
-      auto at = Clock::now() + std::chrono::milliseconds(std::max<std::int64_t>(0, *t - now));
+      auto at = Clock::now() + std::chrono::milliseconds(std::max<std::int64_t>(0, *t + 1 - now));
       if (at < wake) wake = at;
     }
   }
   return wake;
 }
 
+// A processing-time timer for t fires once the clock has passed t (now >= t + 1), as
+// Flink's ProcessingTimeServiceUtil delays it: a processing-time window [s, e) fires at
+// e - 1, and a row arriving within that same millisecond must still find the window
+// open, not start a second firing of it.
 void Task::fire_processing_timers() {
   for (auto& host : chain) {
     auto next = host->ctx->timer_service().next_processing_time();
     if (!next) continue;
     std::int64_t now = clock_.now_ms();
-    if (*next > now) continue;
-    attributed(*host, [&] { host->op->process_processing_time(now); });
+    if (*next >= now) continue;
+    attributed(*host, [&] { host->op->process_processing_time(now - 1); });
   }
 }
 
@@ -264,7 +268,9 @@ void Task::run_source() {
       time_->idle_ns.fetch_add(ns_since(wait_start), std::memory_order_relaxed);
     }
   }
-  // A bounded source ends with the final watermark, so every open window fires.
+  // A bounded source ends with the final watermark, so every open event-time window
+  // fires. Pending processing-time timers are not fired at the end of input (Flink quiesces
+  // the processing-time service before finish()): only those the clock passed already fired.
   attributed(head, [&] { chain.front()->output.emit_watermark(Watermark::max()); });
   end_of_input();
 }

@@ -9,6 +9,7 @@
 #include "binder_internal.hpp"
 #include "clink/sql/aggregate.hpp"
 #include "clink/sql/join_analysis.hpp"
+#include "clink/sql/time_zone.hpp"
 
 namespace clink::sql {
 
@@ -145,6 +146,39 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
     }
     default: return false;
   }
+}
+
+bool is_proctime_attribute(const LogicalNode& n, std::size_t col) {
+  switch (n.kind) {
+    case LogicalKind::kWatermarkAssigner:
+    case LogicalKind::kFilter: return is_proctime_attribute(n.input(), col);
+    case LogicalKind::kProject: {
+      const auto& e = static_cast<const LogicalProject&>(n).exprs[col];
+      if (e->kind == ExprKind::kCall) return e->function && e->function->name == "PROCTIME";
+      return e->kind == ExprKind::kColumnRef && is_proctime_attribute(n.input(), e->column_index);
+    }
+    case LogicalKind::kWindowTvf: {
+      std::size_t in = n.input().schema.size();
+      const auto& w = static_cast<const LogicalWindowTvf&>(n).window;
+      return (col == in + 2 && w.proctime) || (col < in && is_proctime_attribute(n.input(), col));
+    }
+    case LogicalKind::kWindowAggregate: {
+      const auto& w = static_cast<const LogicalWindowAggregate&>(n);
+      return w.window.proctime && col == w.keys.size() + 2;
+    }
+    case LogicalKind::kUnion:
+      return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_proctime_attribute(*i, col); });
+    default: return false;
+  }
+}
+
+void check_proctime_window_zone(const SessionConfig& session, SourcePosition pos) {
+  auto tz = session.find("table.local-time-zone");
+  if (tz == session.end()) return;
+  TimeZonePtr zone = TimeZone::of(tz->second);
+  if (zone->offset_at_utc(0) != 0 || zone->offset_at_utc(15768000) != 0)
+    fail(pos, fmt::format("processing-time windows are aligned in UTC; 'table.local-time-zone' = '{}' is not "
+                          "supported for them (set it to 'UTC')", tz->second));
 }
 
 AggregateCall Binder::Impl::bind_aggregate_call(const ast::FunctionCall& f, const ast::Expr& e, const Scope& scope,
@@ -323,9 +357,13 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
     std::string fn = upper_name(legacy->name.back());
     if (legacy->args.empty()) fail(legacy_expr->pos, fmt::format("{} needs a time column", fn));
     ExprPtr t = bind_expr(*legacy->args[0], key_ctx);
-    if (t->kind != ExprKind::kColumnRef || !is_time_attribute(*in.plan, t->column_index))
-      fail(legacy->args[0]->pos, fmt::format("the first argument of {} must be an event-time attribute (a column with "
-                                             "a WATERMARK); processing-time windows are not supported", fn));
+    if (t->kind == ExprKind::kColumnRef && is_proctime_attribute(*in.plan, t->column_index)) {
+      check_proctime_window_zone(session, legacy->args[0]->pos);
+      window.proctime = true;
+    } else if (t->kind != ExprKind::kColumnRef || !is_time_attribute(*in.plan, t->column_index)) {
+      fail(legacy->args[0]->pos, fmt::format("the first argument of {} must be a time attribute (a column with a "
+                                             "WATERMARK, or PROCTIME())", fn));
+    }
     window.time_column = t->column_index;
     std::size_t need = fn == "HOP" ? 3 : 2;
     if (legacy->args.size() != need && !(fn != "SESSION" && legacy->args.size() == need + 1))
@@ -348,6 +386,7 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
     for (std::size_t i = 0; i < legacy->args.size(); ++i)
       agg.legacy_window_text += (i ? ", " : "") + ast_text(*legacy->args[i]);
     agg.legacy_window_function = fn;
+    agg.legacy_window_proctime = window.proctime;
   }
 
   // 3. Aggregate calls of the select list and HAVING (one per distinct text).

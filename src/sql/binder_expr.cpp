@@ -469,7 +469,11 @@ ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, 
     if (args != agg->legacy_window_text)
       fail(e.pos, fmt::format("{}({}) does not match the group window {}({})", name, args, fn, agg->legacy_window_text));
     std::string what = name.substr(name.find('_') + 1);
-    if (what == "PROCTIME") fail(e.pos, "processing-time group windows are not supported");
+    if (what == "PROCTIME" && !agg->legacy_window_proctime)
+      fail(e.pos, fmt::format("{} needs a processing-time window (this one is over an event-time attribute)", name));
+    if (what == "ROWTIME" && agg->legacy_window_proctime)
+      fail(e.pos, fmt::format("{} needs an event-time window (this one is over a processing-time attribute)", name));
+    if (what == "PROCTIME") what = "ROWTIME";  // both are the window_time column
     std::size_t o = agg->window_output + (what == "START" ? 0 : what == "END" ? 1 : 2);
     return expr::column(o, agg->output.type(o), agg->output.name(o));
   }
@@ -480,6 +484,9 @@ ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, 
   std::vector<ExprPtr> args;
   for (const auto& a : f.args) args.push_back(bind_expr(*a, ctx));
   if (const FunctionDef* def = catalog.function(name)) {
+    // A function created AS a class: a call of the class's C++ implementation, which is
+    // registered under the class name (function_classes.hpp).
+    if (!def->class_name.empty()) return call(def->class_name, std::move(args), e.pos);
     if (args.size() != def->params.size())
       fail(e.pos, fmt::format("function {} takes {} arguments, got {}", def->name, def->params.size(), args.size()));
     std::vector<ExprPtr> cast_args;

@@ -271,10 +271,14 @@ Bound Binder::Impl::bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableR
   if (!tt.is(TypeKind::kTimestamp) && !tt.is(TypeKind::kTimestampLtz))
     fail(descriptor->pos, fmt::format("the window time column `{}` must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), got {}",
                                       descriptor->columns[0], tt.to_string()));
-  if (!is_time_attribute(*in.plan, w.time_column))
+  if (is_proctime_attribute(*in.plan, w.time_column)) {
+    check_proctime_window_zone(session, descriptor->pos);
+    w.proctime = true;
+  } else if (!is_time_attribute(*in.plan, w.time_column)) {
     fail(descriptor->pos, fmt::format("the window time column `{}` is not a time attribute (declare WATERMARK FOR {} "
-                                      "on the table); processing-time windows are not supported",
-                                      descriptor->columns[0], descriptor->columns[0]));
+                                      "on the table, or `{}` AS PROCTIME())",
+                                      descriptor->columns[0], descriptor->columns[0], descriptor->columns[0]));
+  }
   auto arg = [&](std::size_t i, const char* what) -> std::int64_t {
     if (i >= values.size()) fail(ref.pos, fmt::format("{} needs the {} argument", fn, what));
     return interval_literal_ms(*values[i]->expr, what);

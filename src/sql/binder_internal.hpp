@@ -51,6 +51,7 @@ struct AggContext {
   bool has_window = false;
   std::string legacy_window_text;                      // GROUP BY TUMBLE(ts, ...): the call's args text
   std::string legacy_window_function;                  // TUMBLE / HOP / SESSION
+  bool legacy_window_proctime = false;                 // over a processing-time attribute
   Schema output;
 };
 
@@ -72,6 +73,11 @@ bool is_aggregate_name(const std::string& upper, const FunctionRegistry& registr
 void collect_aggregates(const ast::Expr* e, const FunctionRegistry& registry, std::vector<const ast::Expr*>& out);
 // Whether column `col` of `n` is an event-time attribute (a watermarked rowtime).
 bool is_time_attribute(const LogicalNode& n, std::size_t col);
+// Whether column `col` of `n` is a processing-time attribute (PROCTIME(), passed through
+// by projections and filters, or a processing-time window's window_time).
+bool is_proctime_attribute(const LogicalNode& n, std::size_t col);
+// Processing-time windows are aligned in UTC: fails at `pos` for another session time zone.
+void check_proctime_window_zone(const SessionConfig& session, SourcePosition pos);
 std::int64_t interval_literal_ms(const ast::Expr& e, const char* what);
 
 struct Binder::Impl {

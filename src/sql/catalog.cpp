@@ -419,6 +419,8 @@ ViewDef Catalog::view_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json Catalog::to_json(const FunctionDef& f) {
+  if (!f.class_name.empty())
+    return {{"kind", "function"}, {"name", f.name}, {"language", f.language}, {"class", f.class_name}};
   std::vector<nlohmann::json> params;
   for (const auto& p : f.params) params.push_back({{"name", p.name}, {"type", p.type.to_string()}});
   return {{"kind", "function"}, {"name", f.name}, {"language", f.language}, {"params", params},
@@ -429,6 +431,10 @@ FunctionDef Catalog::function_from_json(const nlohmann::json& j) {
   FunctionDef f;
   f.name = j.at("name").get<std::string>();
   f.language = j.value("language", "SQL");
+  if (j.contains("class")) {
+    f.class_name = j.at("class").get<std::string>();
+    return f;
+  }
   for (const auto& p : j.at("params"))
     f.params.push_back({p.at("name").get<std::string>(), parse_logical_type(p.at("type").get<std::string>())});
   f.return_type = parse_logical_type(j.at("returns").get<std::string>());

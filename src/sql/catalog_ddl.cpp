@@ -1,6 +1,8 @@
 // DDL: CREATE TABLE / VIEW / FUNCTION, DROP, ALTER TABLE.
 #include "clink/sql/catalog_ddl.hpp"
 
+#include "clink/sql/function_classes.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -329,8 +331,10 @@ void CatalogDdl::create_view(const ast::CreateView& stmt, SourcePosition pos) {
 
 void CatalogDdl::create_function(const ast::CreateFunction& stmt, SourcePosition pos) {
   std::string name = name_of(stmt.name, pos);
+  if (stmt.language == "JAVA") return create_class_function(stmt, name, pos);
   if (stmt.language != "SQL")
-    fail(pos, fmt::format("CREATE FUNCTION {}: LANGUAGE {} is not supported (only LANGUAGE SQL)", name, stmt.language));
+    fail(pos, fmt::format("CREATE FUNCTION {}: LANGUAGE {} is not supported (only LANGUAGE SQL, or a class "
+                          "implemented in clink)", name, stmt.language));
   if (!stmt.has_params || !stmt.returns || !stmt.body)
     fail(pos, fmt::format("CREATE FUNCTION {}: a SQL function needs (parameters), RETURNS and AS '<expression>'", name));
   if (stmt.definitions.size() != 1)
@@ -365,6 +369,33 @@ void CatalogDdl::create_function(const ast::CreateFunction& stmt, SourcePosition
   if (!supports_implicit_cast(body->type, f.return_type))
     fail(pos, fmt::format("CREATE FUNCTION {}: the body returns {}, not the declared {}", name, body->type.to_string(),
                           f.return_type.to_string()));
+  catalog_.add_function(std::move(f), true);
+}
+
+// Flink's class-style CREATE FUNCTION f AS 'com.example.F': the class must be one clink
+// implements in C++ (function_classes.hpp); there is no JVM to load others.
+void CatalogDdl::create_class_function(const ast::CreateFunction& stmt, const std::string& name, SourcePosition pos) {
+  if (stmt.has_params || stmt.returns)
+    fail(pos, fmt::format("CREATE FUNCTION {}: a function created AS a class takes no parameter list or RETURNS "
+                          "(its class defines them)", name));
+  if (stmt.definitions.size() != 1)
+    fail(stmt.definitions_pos, fmt::format("CREATE FUNCTION {}: AS names exactly one class", name));
+  const std::string& cls = stmt.definitions[0];
+  if (!is_known_function_class(cls))
+    fail(stmt.definitions_pos, fmt::format("CREATE FUNCTION {}: unknown function class '{}' (clink runs no JVM; the "
+                                           "classes implemented in clink: {})",
+                                           name, cls, fmt::join(function_class_names(), ", ")));
+  if (registry_.has_scalar(name) || registry_.has_aggregate(name))
+    fail(pos, fmt::format("CREATE FUNCTION {}: a built-in function has this name", name));
+  if (catalog_.function(name)) {
+    if (stmt.if_not_exists) return;
+    if (!stmt.or_replace) fail(pos, fmt::format("function `{}` already exists", name));
+  }
+  FunctionDef f;
+  f.name = name;
+  f.temporary = stmt.temporary;
+  f.language = "JAVA";
+  f.class_name = cls;
   catalog_.add_function(std::move(f), true);
 }
 

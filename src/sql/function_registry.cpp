@@ -1,5 +1,7 @@
 #include "clink/sql/function_registry.hpp"
 
+#include "clink/sql/function_classes.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -46,6 +48,7 @@ FunctionRegistry FunctionRegistry::with_builtins() {
   register_json_functions(r);
   register_row_functions(r);
   register_collection_functions(r);
+  register_class_functions(r);
   return r;
 }
 

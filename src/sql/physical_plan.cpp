@@ -160,6 +160,9 @@ struct Compiler {
         const auto& t = static_cast<const LogicalWindowTvf&>(n);
         if (t.window.kind == WindowSpec::Kind::kSession)
           fail(n.pos, "a SESSION window TVF is only supported under a window aggregate (GROUP BY window_start, window_end)");
+        if (t.window.proctime)
+          fail(n.pos, "a processing-time window TVF is only supported under a window aggregate (GROUP BY window_start, "
+                      "window_end), as in Flink");
         auto in = compile(n.input());
         json p = {{"schema", schema_to_json(t.schema)}, {"window", window_to_json(t.window)}};
         return {add("sql_window_assign", in, p, nullptr, false, &n.input().schema)};
@@ -459,6 +462,7 @@ bool is_planner_option(const std::string& key) {
 
 json window_to_json(const WindowSpec& w) {
   json j = {{"kind", window_kind_name(w.kind)}, {"time_column", w.time_column}};
+  if (w.proctime) j["proctime"] = true;
   switch (w.kind) {
     case WindowSpec::Kind::kTumble: j["size_ms"] = w.size_ms; break;
     case WindowSpec::Kind::kHop:

@@ -205,6 +205,7 @@ Statement::Node StatementParser::create_function(TokenCursor& c, bool temporary,
   while (!c.at_end()) {
     if (c.accept("AS")) {
       if (!f.definitions.empty()) c.fail(c.peek(), "AS is given twice");
+      f.definitions_pos = c.position();
       do {
         if (c.peek().kind == TokenKind::String) {
           body = &c.peek();

@@ -77,7 +77,7 @@ class OpHarness final : public Output {
     ctx_ = std::make_unique<RuntimeContext>("op", "op", 0, parallelism, kDefaultMaxParallelism, this,
                                             std::make_shared<OperatorMetrics>(), clock);
     ctx_->set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, "op", 0, ctx_->key_groups(),
-                                                           kDefaultMaxParallelism, SystemClock::instance()));
+                                                           kDefaultMaxParallelism, clock));
     op_->open(*ctx_);
   }
   ~OpHarness() override { op_->close(); }
@@ -88,7 +88,7 @@ class OpHarness final : public Output {
     op_->process_watermark(Watermark{kMaxEventTime, false});
     op_->finish();
   }
-  // Fires the processing-time timers due by `now` (system clock ms).
+  // Fires the processing-time timers due by `now` (ms; timers at or before it).
   void processing_time(std::int64_t now) { op_->process_processing_time(now); }
   RuntimeContext& context() { return *ctx_; }
 

@@ -1,11 +1,14 @@
-// clink bench nexmark: runs a Nexmark query (examples/nexmark/<query>.sql) on the
+// clink bench nexmark: runs a Nexmark query (examples/nexmark/<query>.sql, or all of them) on the
 // in-process generator with a given number of events and reports events/s, events/s per
 // core of CPU time (getrusage over the whole process: generator, operators and sinks, as
 // Flink's Nexmark counts it) and the peak resident memory.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -48,6 +51,7 @@ void size_job(nlohmann::json& spec, std::int64_t events) {
       op["params"]["events.num"] = std::to_string(events);
       op["params"]["max-emit-speed"] = "true";
     } else if (factory == "sql_print_sink" || factory == "sql_collect_sink" || factory == "sql_filesystem_sink") {
+      // (q10's filesystem sink too: Nexmark measures the query, not the disk)
       nlohmann::json p = {{"schema", op["params"]["schema"]}};
       if (op["params"].contains("input_schemas")) p["input_schemas"] = op["params"]["input_schemas"];
       op["type"] = "sql_blackhole_sink";
@@ -56,7 +60,69 @@ void size_job(nlohmann::json& spec, std::int64_t events) {
   }
 }
 
+// The queries of examples/nexmark/ in Nexmark's order (q0, q1, q2, q5w, q10, ...).
+std::vector<std::string> example_queries() {
+  std::string dir = "examples/nexmark";
+  if (!std::filesystem::is_directory(dir)) dir = std::string(CLINK_SOURCE_DIR) + "/examples/nexmark";
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".sql") names.push_back(e.path().stem().string());
+  if (names.empty()) throw ClinkError("no Nexmark queries in " + dir);
+  auto number = [](const std::string& q) { return std::atoi(q.c_str() + 1); };
+  std::sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return number(a) != number(b) ? number(a) < number(b) : a < b;
+  });
+  return names;
+}
+
+// --query all: each query in its own process (this binary), so that CPU time and peak
+// memory are each query's own; one table of their figures.
+int bench_all(const BenchOptions& opts) {
+  try {
+    auto queries = example_queries();
+    std::printf("nexmark: %lld events per query, parallelism %d\n\n", static_cast<long long>(opts.events),
+                opts.parallelism);
+    std::printf("%-6s %10s %14s %22s %12s\n", "query", "wall s", "events/s", "events/s per core", "peak MiB");
+    std::fflush(stdout);
+    int failed = 0;
+    // The shell popen runs would be /proc/self/exe there: resolve this binary first.
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    for (const auto& q : queries) {
+      std::string cmd = fmt::format("'{}' bench nexmark --query {} --events {} -p {} 2>&1", self, q, opts.events,
+                                    opts.parallelism);
+      FILE* pipe = ::popen(cmd.c_str(), "r");
+      if (!pipe) throw ClinkError("cannot run " + cmd);
+      std::string out;
+      char buf[4096];
+      while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+      int status = ::pclose(pipe);
+      auto figure = [&](const char* label) -> std::string {
+        auto at = out.find(label);
+        if (at == std::string::npos) return "";
+        at = out.find_first_not_of(' ', at + std::strlen(label));
+        return out.substr(at, out.find(' ', at) - at);
+      };
+      if (status != 0 || figure("throughput").empty()) {
+        ++failed;
+        std::string message = out.substr(0, out.find('\n'));
+        std::printf("%-6s failed: %s\n", q.c_str(), message.c_str());
+      } else {
+        std::printf("%-6s %10s %14s %22s %12s\n", q.c_str(), figure("wall time").c_str(), figure("throughput").c_str(),
+                    figure("per core").c_str(), figure("peak rss").c_str());
+      }
+      std::fflush(stdout);
+    }
+    return failed == 0 ? kExitOk : kExitError;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitError;
+  }
+}
+
 int bench_nexmark(const BenchOptions& opts) {
+  if (opts.query == "all" && opts.file.empty()) return bench_all(opts);
   try {
     std::string path = find_query(opts);
     auto script = sql::parse(read_file(path));
@@ -102,7 +168,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<BenchOptions>();
   auto* nexmark = bench->add_subcommand("nexmark", "Run a Nexmark query on the in-process generator and report "
                                                    "events/s, events/s per core and peak memory");
-  nexmark->add_option("-q,--query", opts->query, "The query: examples/nexmark/<query>.sql")->default_val("q0");
+  nexmark->add_option("-q,--query", opts->query, "The query: examples/nexmark/<query>.sql, or all of them: all")
+      ->default_val("q0");
   nexmark->add_option("-n,--events", opts->events, "Events to generate")->default_val(10'000'000)->check(CLI::Range(1LL, 1LL << 50));
   nexmark->add_option("-p,--parallelism", opts->parallelism, "Parallelism of the job")->default_val(1)->check(CLI::Range(1, 1 << 15));
   nexmark->add_option("-f,--file", opts->file, "A query script to run instead of examples/nexmark/<query>.sql");

@@ -37,6 +37,10 @@ class TransactionalSinkWriter {
   virtual void commit(const std::string& committable) = 0;
   // Drops the current (not pre-committed) transaction.
   virtual void abort() {}
+  // The sink's input watermark advanced (a non-idle one).
+  virtual void on_watermark(EventTime) {}
+  // The input ended; the last transaction's pre_commit and commit follow.
+  virtual void end_of_input() {}
   virtual void close() {}
 };
 
@@ -73,7 +77,9 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
   void process_batch(int, BatchPtr batch) override {
     writer_->write(static_cast<const typename TransactionalBatch<T>::type&>(*batch));
   }
-  void process_watermark(Watermark) override {}
+  void process_watermark(Watermark wm) override {
+    if (!wm.idle) writer_->on_watermark(wm.timestamp);
+  }
 
   void snapshot_state(std::int64_t checkpoint_id) override {
     pending_.emplace_back(checkpoint_id, writer_->pre_commit());
@@ -95,6 +101,7 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
   }
   void finish() override {
     // End of input: nothing can fail before this is visible, commit at once.
+    writer_->end_of_input();
     notify_checkpoint_complete(INT64_MAX);
     writer_->commit(writer_->pre_commit());
     finished_ = true;

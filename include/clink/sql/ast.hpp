@@ -460,6 +460,7 @@ struct CreateFunction {
   std::vector<FunctionParam> params;
   std::optional<TypeName> returns;
   std::vector<std::string> definitions;  // the AS strings (class name, body, module path...)
+  SourcePosition definitions_pos;        // where the first AS definition starts
   std::string language;                  // upper case; JAVA when not written
   ExprPtr body;                          // LANGUAGE SQL: the parsed definition
 };

@@ -108,6 +108,8 @@ struct SqlFunctionParam {
 };
 
 // CREATE FUNCTION f(x T, ...) RETURNS T AS '<expr>' LANGUAGE SQL: inlined at each call.
+// CREATE FUNCTION f AS '<class>' [LANGUAGE JAVA]: `class_name` names a C++ implementation
+// (function_classes.hpp); a call resolves to it with the call's argument types.
 struct FunctionDef {
   std::string name;
   bool temporary = false;
@@ -116,6 +118,7 @@ struct FunctionDef {
   std::string body_sql;
   ast::ExprPtr body;
   std::string language = "SQL";
+  std::string class_name;  // language JAVA: the class the function was created AS
 };
 
 enum class ObjectKind { kTable, kView, kFunction };

@@ -54,6 +54,7 @@ class CatalogDdl {
   void validate_table(TableDef& def, SourcePosition pos, const TablePositions& where = {}) const;
 
  private:
+  void create_class_function(const ast::CreateFunction& stmt, const std::string& name, SourcePosition pos);
   ViewDef bind_view_def(const std::string& name, ast::QueryPtr query, const std::vector<std::string>& aliases,
                         SourcePosition pos) const;
   // Re-binds every view depending on `name` (transitively); returns the first failure.

@@ -113,6 +113,9 @@ struct WindowSpec {
   std::int64_t offset_ms = 0;
   std::int64_t gap_ms = 0;     // SESSION
   std::vector<std::size_t> partition_keys;  // SESSION ... PARTITION BY (window TVF only)
+  // The time column is a processing-time attribute (PROCTIME()): windows are assigned by
+  // the window operator's clock and fire on processing-time timers.
+  bool proctime = false;
   std::string describe(const Schema& input) const;  // "TUMBLE(time_col=[ts], size=[10 min])"
 };
 std::string window_kind_name(WindowSpec::Kind kind);  // "tumble", ...

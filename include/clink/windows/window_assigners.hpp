@@ -303,6 +303,17 @@ struct CumulativeEventTimeWindows final : detail::CumulativeWindows {
   std::unique_ptr<WindowAssigner> clone() const override { return std::make_unique<CumulativeEventTimeWindows>(*this); }
 };
 
+struct CumulativeProcessingTimeWindows final : detail::CumulativeWindows {
+  CumulativeProcessingTimeWindows(std::int64_t step, std::int64_t max_size, std::int64_t offset = 0)
+      : CumulativeWindows(step, max_size, offset, false) {}
+  static CumulativeProcessingTimeWindows of(std::int64_t step, std::int64_t max_size, std::int64_t offset = 0) {
+    return CumulativeProcessingTimeWindows(step, max_size, offset);
+  }
+  std::unique_ptr<WindowAssigner> clone() const override {
+    return std::make_unique<CumulativeProcessingTimeWindows>(*this);
+  }
+};
+
 // One window holding every element of a key; its default trigger never fires, so it
 // is used with a custom trigger (CountTrigger) and often an evictor.
 struct GlobalWindows final : WindowAssigner {

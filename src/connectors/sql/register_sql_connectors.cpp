@@ -231,13 +231,25 @@ OperatorBuilder make_filesystem_sink(const OperatorSpecContext& ctx) {
   FilesystemSinkConfig c;
   c.schema = sink_schema(p, ctx);
   c.format = row_format(p);
-  p.check_options({"path", "format", "partition.default-name"},
-                  [&](const std::string& k) { return format_key(c.format, k); });
+  const auto& policy_names = file_sink_policy_option_names();
+  p.check_options({"path", "format", "partition.default-name"}, [&](const std::string& k) {
+    return format_key(c.format, k) || std::find(policy_names.begin(), policy_names.end(), k) != policy_names.end();
+  });
   c.default_partition_name = default_partition_name(p);
   auto path = p.option("path");
   if (!path) p.fail("missing required option 'path'");
   c.path = *path;
+  // Flink's paths are URIs: a local file:// one is the directory itself.
+  if (c.path.rfind("file://", 0) == 0) c.path.erase(0, 7);
+  else if (auto scheme = c.path.find("://"); scheme != std::string::npos)
+    p.fail("option 'path' = '" + *path + "': only local paths (or file:// URIs) are supported");
   c.partition_by = index_list(p, "partition_by", c.schema->size());
+  try {
+    c.rolling = parse_rolling_policy(p.options());
+    c.commit = parse_partition_commit_policy(p.options(), !c.partition_by.empty());
+  } catch (const ClinkError& e) {
+    p.fail(e.what());
+  }
   if (p.has("overwrite")) {
     if (!p.raw("overwrite").is_boolean()) p.fail("param 'overwrite' must be true or false");
     c.overwrite = p.raw("overwrite").get<bool>();

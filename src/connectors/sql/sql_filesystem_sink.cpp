@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <cctype>
 
 #include "clink/connectors/file_sink.hpp"
 #include "clink/connectors/staged_file.hpp"
@@ -12,6 +13,7 @@
 #include "clink/sql/time_zone.hpp"
 #include "clink/sql/value_format.hpp"
 #include "clink/state/state_codec.hpp"
+#include "clink/time/window_arithmetic.hpp"
 
 namespace clink::sql {
 
@@ -25,6 +27,9 @@ constexpr const char* kPreCommittedState = "sql-file-sink-pre-committed";
 // Overwrite: the files that were in the target when the job started and are not yet
 // replaced.
 constexpr const char* kReplaceState = "sql-file-sink-replace";
+// Partition commit: "C <creation ms> <dir>" for partitions whose data a checkpoint made
+// visible and that wait for their trigger, "K <creation ms> <dir>" for the others seen.
+constexpr const char* kPartitionState = "sql-file-sink-partitions";
 constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
 
 bool hidden(const fs::path& p) {
@@ -60,7 +65,14 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
   }
 
   void open(RuntimeContext& ctx) override {
+    ctx_ = &ctx;
     state_ = &ctx.operator_state();
+    for (const auto& entry : state_->list(kPartitionState)) {
+      std::size_t a = entry.find(' '), b = entry.find(' ', a + 1);
+      std::string dir = entry.substr(b + 1);
+      partitions_[dir] = std::stoll(entry.substr(a + 1, b - a - 1));
+      if (entry[0] == 'C') candidates_.insert(dir);
+    }
     if (c_.overwrite && parallelism_ > 1)
       throw ClinkError("sql_filesystem_sink '" + c_.path + "': overwrite needs the sink at parallelism 1, got " +
                        std::to_string(parallelism_));
@@ -82,7 +94,11 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
   void begin_transaction(std::int64_t transaction_id) override {
     abort();
     part_ = part_base_ + FilePartWriter::part_number(transaction_id, subtask_);
+    rolls_.clear();
   }
+
+  void on_watermark(EventTime wm) override { watermark_ = std::max(watermark_, wm); }
+  void end_of_input() override { ending_ = true; }
 
   void write(const ColumnBatch& batch) override {
     const auto& kinds = batch.row_kinds();
@@ -92,36 +108,55 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
                          std::string(row_kind_short_string(kinds[r])) + " row: " + format_row(batch, r, *TimeZone::utc()));
     cols_.clear();
     for (std::size_t i : file_columns_) cols_.push_back(&batch.column(i));
+    now_ = ctx_->timer_service().current_processing_time();
+    if (now_ - last_check_ >= c_.rolling.check_interval_ms) roll_by_time();
     for (std::size_t r = 0; r < batch.size(); ++r) {
-      OpenFile& f = file_for(batch, r);
+      auto it = file_for(batch, r);
+      OpenFile& f = it->second;
+      const std::size_t before = f.buffer.size();
       if (json_) json_->encode(cols_.data(), r, f.buffer);
       else csv_->encode(cols_.data(), r, f.buffer);
       f.buffer += '\n';
-      if (f.buffer.size() >= kFlushBytes) {
+      f.bytes += static_cast<std::int64_t>(f.buffer.size() - before);
+      f.last_write = now_;
+      if (f.bytes >= c_.rolling.file_size) {
+        roll(it);
+      } else if (f.buffer.size() >= kFlushBytes) {
         f.file->append(f.buffer);
         f.buffer.clear();
       }
     }
   }
 
-  // Committable: the (staging, final) pairs, then the files this commit replaces.
+  // Committable: the (staging, final) pairs, the files this commit replaces, then the
+  // partition directories written and the watermark (for the partition commit).
   std::string pre_commit() override {
+    while (!files_.empty()) roll(files_.begin());
     std::string out;
-    StateCodec<std::int64_t>::encode(static_cast<std::int64_t>(files_.size()), out);
+    StateCodec<std::int64_t>::encode(static_cast<std::int64_t>(closed_.size()), out);
     std::vector<std::string> replaced;
-    for (auto& [dir, f] : files_) {
-      if (!f.buffer.empty()) f.file->append(f.buffer);
-      f.file->persist();
-      StateCodec<std::string>::encode(f.file->staging_path(), out);
-      StateCodec<std::string>::encode(f.file->final_path(), out);
-      pre_committed_.insert(f.file->staging_path());
-      if (c_.overwrite) take_replaced(dir, replaced);
+    std::set<std::string> dirs;
+    for (auto& [dir, file] : closed_) {
+      StateCodec<std::string>::encode(file->staging_path(), out);
+      StateCodec<std::string>::encode(file->final_path(), out);
+      pre_committed_.insert(file->staging_path());
+      if (c_.overwrite && dirs.count(dir) == 0) take_replaced(dir, replaced);
+      dirs.insert(dir);
     }
     StateCodec<std::int64_t>::encode(static_cast<std::int64_t>(replaced.size()), out);
     for (const auto& p : replaced) StateCodec<std::string>::encode(p, out);
-    files_.clear();
+    StateCodec<std::int64_t>::encode(static_cast<std::int64_t>(dirs.size()), out);
+    for (const auto& d : dirs) StateCodec<std::string>::encode(d, out);
+    StateCodec<std::int64_t>::encode(watermark_, out);
+    closed_.clear();
     state_->list(kPreCommittedState, Redistribution::kUnion).assign(pre_committed_.begin(), pre_committed_.end());
     if (c_.overwrite) state_->list(kReplaceState).assign(replace_.begin(), replace_.end());
+    if (c_.commit.success_file) {
+      auto& parts = state_->list(kPartitionState);
+      parts.clear();
+      for (const auto& [dir, created] : partitions_)
+        parts.push_back(std::string(candidates_.count(dir) ? "C " : "K ") + std::to_string(created) + " " + dir);
+    }
     return out;
   }
 
@@ -146,11 +181,21 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
       commit_staged_file(staging, final_path);
       pre_committed_.erase(staging);
     }
+    auto d = StateCodec<std::int64_t>::decode(in);
+    for (std::int64_t i = 0; i < d; ++i) {
+      std::string dir = StateCodec<std::string>::decode(in);
+      if (!c_.commit.success_file) continue;
+      partitions_.try_emplace(dir, ctx_->timer_service().current_processing_time());
+      candidates_.insert(dir);
+    }
+    commit_partitions(StateCodec<std::int64_t>::decode(in));
   }
 
   void abort() override {
     for (auto& [dir, f] : files_) f.file->abort();
     files_.clear();
+    for (auto& [dir, file] : closed_) file->abort();
+    closed_.clear();
   }
   void close() override { abort(); }
 
@@ -158,9 +203,79 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
   struct OpenFile {
     std::unique_ptr<StagedFile> file;
     std::string buffer;
+    std::int64_t bytes = 0;       // written, buffered included
+    std::int64_t opened = 0;      // processing time (ms)
+    std::int64_t last_write = 0;  // processing time (ms)
   };
+  using FileMap = std::map<std::string, OpenFile>;
 
-  OpenFile& file_for(const ColumnBatch& batch, std::size_t row) {
+  // Closes a part file (durable, still staged): the next row of its partition opens a new
+  // one; pre_commit hands the closed files to the commit.
+  void roll(FileMap::iterator it) {
+    OpenFile& f = it->second;
+    if (!f.buffer.empty()) f.file->append(f.buffer);
+    f.file->persist();
+    closed_.emplace_back(it->first, std::move(f.file));
+    files_.erase(it);
+  }
+  void roll_by_time() {
+    last_check_ = now_;
+    for (auto it = files_.begin(); it != files_.end();) {
+      auto next = std::next(it);
+      if (now_ - it->second.opened >= c_.rolling.rollover_interval_ms ||
+          now_ - it->second.last_write >= c_.rolling.inactivity_interval_ms)
+        roll(it);
+      it = next;
+    }
+  }
+
+  // Partition commit: the candidates whose trigger holds get the success file (at the end
+  // of the input, all of them). `watermark` is the one the committed checkpoint saw.
+  void commit_partitions(EventTime watermark) {
+    if (!c_.commit.success_file) return;
+    const std::int64_t now = ctx_->timer_service().current_processing_time();
+    for (auto it = candidates_.begin(); it != candidates_.end();) {
+      bool ready = ending_ || watermark == kMaxEventTime;
+      if (!ready && c_.commit.trigger == PartitionCommitPolicy::Trigger::kProcessTime)
+        ready = now >= sat_add(partitions_[*it], c_.commit.delay_ms);
+      if (!ready && c_.commit.trigger == PartitionCommitPolicy::Trigger::kPartitionTime)
+        ready = watermark > sat_add(partition_time_of(*it), c_.commit.delay_ms);
+      if (!ready) {
+        ++it;
+        continue;
+      }
+      StagedFile marker(*it + "/" + c_.commit.success_file_name);
+      marker.commit();
+      partitions_.erase(*it);
+      it = candidates_.erase(it);
+    }
+  }
+
+  // The partition's time from its directory "<path>/<col>=<value>/...".
+  std::int64_t partition_time_of(const std::string& dir) const {
+    std::vector<std::string> names, values;
+    std::string_view rest(dir);
+    rest.remove_prefix(std::min(rest.size(), c_.path.size()));
+    while (!rest.empty()) {
+      if (rest.front() == '/') {
+        rest.remove_prefix(1);
+        continue;
+      }
+      std::size_t slash = rest.find('/');
+      std::string_view part = rest.substr(0, slash);
+      std::size_t eq = part.find('=');
+      names.emplace_back(part.substr(0, eq));
+      values.push_back(unescape_partition_value(part.substr(eq == std::string_view::npos ? part.size() : eq + 1)));
+      rest.remove_prefix(slash == std::string_view::npos ? rest.size() : slash);
+    }
+    try {
+      return c_.commit.partition_time(names, values);
+    } catch (const ClinkError& e) {
+      throw ClinkError("sql_filesystem_sink '" + c_.path + "': partition " + dir + ": " + e.what());
+    }
+  }
+
+  FileMap::iterator file_for(const ColumnBatch& batch, std::size_t row) {
     dir_.assign(c_.path);
     for (std::size_t i : c_.partition_by) {
       const Column& col = batch.column(i);
@@ -176,11 +291,15 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
       }
     }
     auto it = files_.find(dir_);
-    if (it != files_.end()) return it->second;
+    if (it != files_.end()) return it;
     OpenFile f;
+    // A rolled partition's further files in this transaction are part-<s>-<n>-<k>.
+    const int k = rolls_[dir_]++;
     f.file = std::make_unique<StagedFile>(dir_ + "/part-" + std::to_string(subtask_) + "-" + std::to_string(part_) +
-                                          "." + ext_);
-    return files_.emplace(dir_, std::move(f)).first->second;
+                                          (k > 0 ? "-" + std::to_string(k) : std::string()) + "." + ext_);
+    f.opened = f.last_write = now_;
+    if (c_.commit.success_file) partitions_.try_emplace(dir_, now_);
+    return files_.emplace(dir_, std::move(f)).first;
   }
 
   // Moves the files of `dir` (a partition, or the whole target) from replace_ to `out`.
@@ -212,7 +331,7 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
       const char* digits = name.c_str() + prefix.size();
       char* stop = nullptr;
       long long n = std::strtoll(digits, &stop, 10);
-      if (stop != digits && *stop == '.') next = std::max<std::int64_t>(next, n + 1);
+      if (stop != digits && (*stop == '.' || *stop == '-')) next = std::max<std::int64_t>(next, n + 1);
     }
     return next;
   }
@@ -233,6 +352,7 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
   }
 
   const FilesystemSinkConfig& c_;
+  RuntimeContext* ctx_ = nullptr;
   int subtask_, parallelism_;
   std::string ext_;
   std::optional<JsonRowEncoder> json_;
@@ -242,7 +362,14 @@ class FilesystemSinkWriter final : public TransactionalSinkWriter<ColumnBatch> {
   OperatorStateStore* state_ = nullptr;
   std::int64_t part_ = 0;
   std::int64_t part_base_ = 0;
-  std::map<std::string, OpenFile> files_;  // by partition directory
+  FileMap files_;  // the open part file of each partition directory
+  std::vector<std::pair<std::string, std::unique_ptr<StagedFile>>> closed_;  // rolled, by directory
+  std::map<std::string, int> rolls_;  // part files opened per directory in this transaction
+  std::int64_t now_ = 0, last_check_ = 0;
+  EventTime watermark_ = kMinEventTime;
+  bool ending_ = false;
+  std::map<std::string, std::int64_t> partitions_;  // partition directory -> creation (processing time)
+  std::set<std::string> candidates_;                // data visible, waiting for the commit trigger
   std::set<std::string> pre_committed_;
   std::vector<std::string> replace_;
   std::string dir_, value_;
@@ -266,6 +393,21 @@ FilesystemSqlSink::FilesystemSqlSink(FilesystemSinkConfig config) : config_(std:
 std::unique_ptr<TransactionalSinkWriter<ColumnBatch>> FilesystemSqlSink::create_writer(int subtask,
                                                                                       int parallelism) const {
   return std::make_unique<FilesystemSinkWriter>(config_, file_schema_, subtask, parallelism);
+}
+
+std::string unescape_partition_value(std::string_view value) {
+  std::string out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    auto hex = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c & ~0x20) - 'A' + 10; };
+    if (value[i] == '%' && i + 2 < value.size() && std::isxdigit(static_cast<unsigned char>(value[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(value[i + 2]))) {
+      out += static_cast<char>(hex(value[i + 1]) * 16 + hex(value[i + 2]));
+      i += 2;
+    } else {
+      out += value[i];
+    }
+  }
+  return out;
 }
 
 std::string escape_partition_value(std::string_view value) {

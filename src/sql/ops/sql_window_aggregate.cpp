@@ -201,8 +201,11 @@ class SqlWindowAggregateOperator final : public StreamOperator {
       : cfg_(std::move(cfg)), input_(), writer_(cfg_), adapter_(cfg_, writer_) {
     WindowConfig<SqlWindowRow> wc;
     wc.assigner = cfg_.window.assigner();
-    wc.allowed_lateness = cfg_.lateness;
-    if (cfg_.lateness > 0) wc.trigger = std::make_shared<DelayedEventTimeTrigger>(cfg_.lateness);
+    // Processing-time windows (PROCTIME()) take the assigner's ProcessingTimeTrigger: the
+    // engine places rows by its clock and fires on processing-time timers; lateness is an
+    // event-time notion (the planner only threads it to event-time windows).
+    wc.allowed_lateness = cfg_.window.proctime ? 0 : cfg_.lateness;
+    if (wc.allowed_lateness > 0) wc.trigger = std::make_shared<DelayedEventTimeTrigger>(cfg_.lateness);
     if (cfg_.dlq) wc.late_data_tag.emplace(kDeadLetterTag);
     // Pane slicing merges pane accumulators; an aggregate that cannot merge takes the
     // engine's generic path (every row folded into each of its windows).

@@ -45,6 +45,7 @@ SqlWindowSpec SqlWindowSpec::parse(const json& w, const Schema& input, const Sql
   }
   known.push_back("kind");
   known.push_back("time_column");
+  known.push_back("proctime");
   for (const auto& [k, v] : w.items()) {
     bool ok = false;
     for (const auto& n : known) ok = ok || n == k;
@@ -58,6 +59,13 @@ SqlWindowSpec SqlWindowSpec::parse(const json& w, const Schema& input, const Sql
     p.fail("param 'window'.time_column: column " + std::to_string(s.time_column) + " ('" + input.name(s.time_column) +
            "') is " + t.to_string() + ", a window needs a TIMESTAMP or TIMESTAMP_LTZ time attribute");
   s.ltz = t.is(TypeKind::kTimestampLtz);
+  if (w.contains("proctime")) {
+    if (!w.at("proctime").is_boolean()) p.fail("param 'window'.proctime must be true or false, got " + w.at("proctime").dump());
+    s.proctime = w.at("proctime").get<bool>();
+    if (s.proctime && !s.ltz)
+      p.fail("param 'window'.proctime: the time column '" + input.name(s.time_column) + "' is " + t.to_string() +
+             ", a processing-time attribute is TIMESTAMP_LTZ(3)");
+  }
   try {
     s.assigner();  // validates size / offset combinations
   } catch (const ClinkError& e) {
@@ -67,6 +75,14 @@ SqlWindowSpec SqlWindowSpec::parse(const json& w, const Schema& input, const Sql
 }
 
 std::unique_ptr<WindowAssigner> SqlWindowSpec::assigner() const {
+  if (proctime) {
+    switch (kind) {
+      case Kind::kTumble: return TumblingProcessingTimeWindows::of(size_ms, offset_ms).clone();
+      case Kind::kHop: return SlidingProcessingTimeWindows::of(size_ms, slide_ms, offset_ms).clone();
+      case Kind::kCumulate: return CumulativeProcessingTimeWindows::of(step_ms, size_ms, offset_ms).clone();
+      case Kind::kSession: return ProcessingTimeSessionWindows::with_gap(gap_ms).clone();
+    }
+  }
   switch (kind) {
     case Kind::kTumble: return TumblingEventTimeWindows::of(size_ms, offset_ms).clone();
     case Kind::kHop: return SlidingEventTimeWindows::of(size_ms, slide_ms, offset_ms).clone();

@@ -15,6 +15,9 @@
 // the partitions written to, when partitioned: Flink's dynamic overwrite); needs
 // parallelism 1, as it is Flink's single committer that does it.
 //
+// Part files also roll by the rolling policy and partitions are committed (a success file)
+// by the partition-commit policy: see file_sink_policies.hpp.
+//
 // Insert-only: a -U, +U or -D row fails the job (the planner should have refused the
 // query already).
 #include <memory>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "clink/api/two_phase_commit_sink.hpp"
+#include "clink/connectors/sql/file_sink_policies.hpp"
 #include "clink/connectors/sql/sql_filesystem_source.hpp"
 #include "clink/sql/column_batch.hpp"
 
@@ -41,6 +45,8 @@ struct FilesystemSinkConfig {
   std::vector<std::size_t> partition_by;  // column indices
   std::string default_partition_name = "__DEFAULT_PARTITION__";  // partition.default-name: NULL / empty values
   bool overwrite = false;
+  RollingPolicy rolling;
+  PartitionCommitPolicy commit;
   JsonFormatOptions json;
   CsvFormatOptions csv;
 };
@@ -62,5 +68,6 @@ class FilesystemSqlSink final : public TransactionalSink<ColumnBatch> {
 // Flink's partition path escaping (PartitionPathUtils.escapePathName): characters that
 // are unsafe in a path become %XX.
 std::string escape_partition_value(std::string_view value);
+std::string unescape_partition_value(std::string_view value);
 
 }  // namespace clink::sql

@@ -25,6 +25,10 @@ struct SqlWindowSpec {
   std::int64_t offset_ms = 0;  // tumble, hop, cumulate
   std::int64_t gap_ms = 0;     // session
   bool ltz = false;            // the time column is TIMESTAMP_LTZ: window_time is TIMESTAMP_LTZ(3)
+  // The time column is a processing-time attribute: the engine's processing-time
+  // assigners place rows by the operator's clock and processing-time timers fire windows
+  // (aligned in UTC; the planner allows no other session zone).
+  bool proctime = false;
   // Over a TIMESTAMP_LTZ column windows are aligned in the session time zone, as Flink's
   // (window_start / window_end are that zone's wall-clock times); set by the factory.
   TimeZonePtr zone = TimeZone::utc();
