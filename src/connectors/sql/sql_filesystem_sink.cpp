@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "clink/connectors/file_sink.hpp"
+#include "clink/connectors/sql/filesystem_partitions.hpp"
 #include "clink/connectors/staged_file.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/runtime_context.hpp"
@@ -393,21 +394,6 @@ FilesystemSqlSink::FilesystemSqlSink(FilesystemSinkConfig config) : config_(std:
 std::unique_ptr<TransactionalSinkWriter<ColumnBatch>> FilesystemSqlSink::create_writer(int subtask,
                                                                                       int parallelism) const {
   return std::make_unique<FilesystemSinkWriter>(config_, file_schema_, subtask, parallelism);
-}
-
-std::string unescape_partition_value(std::string_view value) {
-  std::string out;
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    auto hex = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c & ~0x20) - 'A' + 10; };
-    if (value[i] == '%' && i + 2 < value.size() && std::isxdigit(static_cast<unsigned char>(value[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(value[i + 2]))) {
-      out += static_cast<char>(hex(value[i + 1]) * 16 + hex(value[i + 2]));
-      i += 2;
-    } else {
-      out += value[i];
-    }
-  }
-  return out;
 }
 
 std::string escape_partition_value(std::string_view value) {

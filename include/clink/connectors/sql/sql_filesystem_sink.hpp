@@ -68,6 +68,5 @@ class FilesystemSqlSink final : public TransactionalSink<ColumnBatch> {
 // Flink's partition path escaping (PartitionPathUtils.escapePathName): characters that
 // are unsafe in a path become %XX.
 std::string escape_partition_value(std::string_view value);
-std::string unescape_partition_value(std::string_view value);
 
 }  // namespace clink::sql
