@@ -136,11 +136,13 @@ class Nfa {
     }
   }
 
-  void compute_next_states(NfaKeyState<T>& st, const ComputationState& cs, CurrentEvent& ev,
+  // May move from `cs` (after its last use): the caller drops it afterwards.
+  void compute_next_states(NfaKeyState<T>& st, ComputationState& cs, CurrentEvent& ev,
                            std::vector<ComputationState>& out);
   std::int32_t find_final_after_proceed(Context& ctx, std::int32_t state, const T& event);
   void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
-                 DeweyNumber version, EventTime start_ts, EventTime prev_ts, const EventId* start_event) {
+                 DeweyNumber version, EventTime start_ts, EventTime prev_ts, const EventId* start_event,
+                 bool lock = true) {
     ComputationState cs;
     cs.state = state;
     cs.node = node;
@@ -151,7 +153,7 @@ class Nfa {
       cs.start_event = *start_event;
       cs.has_start_event = true;
     }
-    st.buffer.lock_node(node, cs.version);
+    if (lock) st.buffer.lock_node(node, cs.version);
     out.push_back(std::move(cs));
   }
   template <class Sink>

@@ -47,7 +47,7 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
   new_partials.clear();
   potential.clear();
   st.new_start = false;
-  for (const ComputationState& cs : st.partial) {
+  for (ComputationState& cs : st.partial) {  // each is dropped (moved from) once processed
     // The new states are computed straight into new_partials; final ones move to the
     // potential matches, and if a stop state was reached the branch's others are
     // released and dropped again.
@@ -182,7 +182,7 @@ void Nfa<T>::prune(NfaKeyState<T>& st, std::vector<ComputationState>& list, cons
 }
 
 template <class T>
-void Nfa<T>::compute_next_states(NfaKeyState<T>& st, const ComputationState& cs, CurrentEvent& ev,
+void Nfa<T>::compute_next_states(NfaKeyState<T>& st, ComputationState& cs, CurrentEvent& ev,
                                  std::vector<ComputationState>& out) {
   Context ctx(nfa_, st.buffer, cs, ev.ts);
   // The decision graph: follow PROCEED edges whose condition holds, collect TAKE and
@@ -204,27 +204,44 @@ void Nfa<T>::compute_next_states(NfaKeyState<T>& st, const ComputationState& cs,
       }
     }
   }
+  const bool start = is_start(cs);
+  const std::size_t n_edges = edges_.size();
+  // The common case of a waiting state: it only ignores the event and stays. Its version
+  // does not change (increasing_self(0, 0) = 0), so the new state equals the old one and
+  // keeps its lock (Flink locks the node again and releases the old state's lock: a no-op).
+  if (n_edges == 1 && takes == 0 && ignores == 0 && !start && edges_[0].action == Action::kIgnore) {
+    out.push_back(std::move(cs));
+    return;
+  }
   auto increasing_self = [](int ign, int tak) { return (tak == 0 && ign == 0) ? 0 : ign + std::max(1, tak); };
   int take_branches_to_visit = std::max(0, takes - 1);
   int ignore_branches_to_visit = ignores;
   const int total_take_to_skip = std::max(0, takes - 1);
-  const bool start = is_start(cs);
-  const std::size_t n_edges = edges_.size();
+  // Lock transfer: Flink locks cs's node once per branch that keeps it and releases cs's
+  // lock at the end. A branch that keeps the node with cs's own version (the last TAKE
+  // visited, or a self IGNORE when nothing else fires) locks exactly the edges cs's lock
+  // covers, so the first such branch takes cs's lock over instead, and cs is not released.
+  bool holds_lock = cs.node >= 0;
   for (std::size_t i = 0; i < n_edges; ++i) {
     const Edge edge = edges_[i];
     if (edge.action == Action::kIgnore) {
       if (start) continue;
-      DeweyNumber version = edge.target == cs.state
-                                ? cs.version.increase(increasing_self(ignores, takes))
-                                : cs.version.increase(total_take_to_skip + ignore_branches_to_visit--).add_stage();
+      const bool self = edge.target == cs.state;
+      const bool same_version = self && takes == 0 && ignores == 0;
+      DeweyNumber version = self ? cs.version.increase(increasing_self(ignores, takes))
+                                 : cs.version.increase(total_take_to_skip + ignore_branches_to_visit--).add_stage();
+      const bool transfer = same_version && holds_lock;
+      if (transfer) holds_lock = false;
       add_state(st, out, edge.target, cs.node, std::move(version), cs.start_ts, cs.prev_ts,
-                cs.has_start_event ? &cs.start_event : nullptr);
+                cs.has_start_event ? &cs.start_event : nullptr, !transfer);
     } else {  // TAKE
+      const bool transfer = take_branches_to_visit == 0 && holds_lock;  // current == cs.version
+      if (transfer) holds_lock = false;
       DeweyNumber current = cs.version.increase(take_branches_to_visit--);
       DeweyNumber next = current.add_stage();
       if (ev.slot < 0) ev.slot = st.buffer.register_event(*ev.value, st.buffer.next_event_id(ev.ts));
       const std::int32_t page = nfa_.states[static_cast<std::size_t>(edge.source)].page;
-      const std::int32_t node = st.buffer.put(page, ev.slot, cs.node, current);
+      const std::int32_t node = st.buffer.put(page, ev.slot, cs.node, current, !transfer);
       EventTime start_ts = cs.start_ts;
       EventId start_event = cs.start_event;
       if (start) {
@@ -238,7 +255,7 @@ void Nfa<T>::compute_next_states(NfaKeyState<T>& st, const ComputationState& cs,
     }
   }
   if (start) out.push_back(start_state(cs.version.increase(increasing_self(ignores, takes))));
-  if (cs.node >= 0) st.buffer.release_node(cs.node, cs.version);
+  if (holds_lock) st.buffer.release_node(cs.node, cs.version);
 }
 
 template <class T>

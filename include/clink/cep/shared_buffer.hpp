@@ -178,9 +178,12 @@ class SharedBuffer {
 
   // ---- nodes ----
   // Adds the edge (event taken under `page`) -> `previous` with `version`; the node for
-  // (event, page) is created on first use. Locks `previous` for `version`.
-  std::int32_t put(std::int32_t page, std::int32_t event_slot, std::int32_t previous, const DeweyNumber& version) {
-    if (previous >= 0) lock_node(previous, version);
+  // (event, page) is created on first use. Locks `previous` for `version`, unless the
+  // caller hands over a lock it holds on `previous` for the same version (the same
+  // version is compatible with the same edges, so lock + release would cancel out).
+  std::int32_t put(std::int32_t page, std::int32_t event_slot, std::int32_t previous, const DeweyNumber& version,
+                   bool lock_previous = true) {
+    if (previous >= 0 && lock_previous) lock_node(previous, version);
     std::int32_t node = -1;
     if (event_slot == pool_->current_event)
       for (const auto& [p, n] : pool_->current_nodes)
