@@ -364,23 +364,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
     fill_match(m);
     fn_->process_timed_out_match(match_, *fctx_);
   }
-  // The match into match_, reusing its map nodes and vectors (no allocation and no
-  // string comparison per match in the steady state); names without events in this
-  // match are erased, as a Flink match only has the names it took events for.
-  void fill_match(const MatchView<T>& m) {
-    if (page_entry_.size() != m.page_count()) page_entry_.assign(m.page_count(), match_.end());
-    for (auto& [name, events] : match_) events.clear();
-    for (std::size_t i = 0; i < m.size(); ++i) {
-      auto& it = page_entry_[static_cast<std::size_t>(m.page(i))];
-      if (it == match_.end()) it = match_.try_emplace(m.name(i)).first;
-      it->second.push_back(m.event(i));
-    }
-    for (auto& it : page_entry_)
-      if (it != match_.end() && it->second.empty()) {
-        match_.erase(it);
-        it = match_.end();
-      }
-  }
+  void fill_match(const MatchView<T>& m) { match_.assign(m); }
 
   // ---- durability (cep_operator_state.hpp) ----
   void write_state();
@@ -404,8 +388,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
   std::vector<std::vector<TimerRef>> spare_buckets_;
   std::vector<std::int32_t> dirty_;
   std::vector<K> removed_keys_;
-  Match<T> match_;
-  std::vector<typename Match<T>::iterator> page_entry_;  // page id -> its entry in match_
+  Match<T> match_;  // the match being reported (storage reused)
 };
 
 }  // namespace clink::cep

@@ -21,10 +21,12 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "clink/cep/condition_program.hpp"
 #include "clink/cep/dewey_number.hpp"
 #include "clink/cep/match.hpp"
 #include "clink/cep/nfa_compiler.hpp"
@@ -67,9 +69,13 @@ template <class T>
 class Nfa {
  public:
   explicit Nfa(const Pattern<T>& pattern, bool handle_timeout = true)
-      : nfa_(NfaCompiler<T>::compile(pattern)), handle_timeout_(handle_timeout) {}
+      : nfa_(NfaCompiler<T>::compile(pattern)), handle_timeout_(handle_timeout) {
+    compile_conditions();
+  }
   explicit Nfa(CompiledNfa<T> compiled, bool handle_timeout = true)
-      : nfa_(std::move(compiled)), handle_timeout_(handle_timeout) {}
+      : nfa_(std::move(compiled)), handle_timeout_(handle_timeout) {
+    compile_conditions();
+  }
 
   const CompiledNfa<T>& compiled() const { return nfa_; }
   std::int64_t window() const { return nfa_.window; }
@@ -136,10 +142,16 @@ class Nfa {
     }
   }
 
-  // May move from `cs` (after its last use): the caller drops it afterwards.
-  void compute_next_states(NfaKeyState<T>& st, ComputationState& cs, CurrentEvent& ev,
+  // Appends the states following `cs` for the event to `out`; returns true, appending
+  // nothing, when the only one is `cs` itself, unchanged (it keeps its lock).
+  bool compute_next_states(NfaKeyState<T>& st, ComputationState& cs, CurrentEvent& ev,
                            std::vector<ComputationState>& out);
-  std::int32_t find_final_after_proceed(Context& ctx, std::int32_t state, const T& event);
+  template <class ContextFn>
+  std::int32_t find_final_after_proceed(ContextFn& context, std::int32_t state, const T& event);
+  void compile_conditions() {
+    for (auto& s : nfa_.states)
+      for (auto& t : s.transitions) t.program = conditions_.add(t.condition.get());
+  }
   void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
                  DeweyNumber version, EventTime start_ts, EventTime prev_ts, const EventId* start_event,
                  bool lock = true) {
@@ -168,6 +180,7 @@ class Nfa {
   }
 
   CompiledNfa<T> nfa_;
+  ConditionProgram<T> conditions_;
   bool handle_timeout_;
   // Scratch, reused across calls (no allocation per event in the steady state).
   std::vector<ComputationState> new_partials_, potential_;
