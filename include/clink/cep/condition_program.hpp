@@ -42,6 +42,19 @@ class ConditionProgram {
     return static_cast<std::int32_t>(ops_.size()) - 1;
   }
 
+  // Whether the tree has simple conditions only (needs no MatchContext).
+  bool is_simple(std::int32_t root) const {
+    if (root == kAlways) return true;
+    const Op& op = ops_[static_cast<std::size_t>(root)];
+    switch (op.kind) {
+      case Condition<T>::Kind::kIterative: return false;
+      case Condition<T>::Kind::kAnd:
+      case Condition<T>::Kind::kOr: return is_simple(op.a) && is_simple(op.b);
+      case Condition<T>::Kind::kNot: return is_simple(op.a);
+      default: return true;
+    }
+  }
+
   // Forgets the remembered results: call before each event.
   void next_event() {
     if (++epoch_ == 0) {  // wrapped: no stale stamp may match

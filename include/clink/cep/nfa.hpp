@@ -53,11 +53,19 @@ struct NfaKeyState {
   std::vector<ComputationState> completed;  // found, held back by a skip strategy
   SharedBuffer<T> buffer;
   bool new_start = false;  // a partial match started during the last process()
+  // The earliest start of its partial matches (the start state aside), noted by the Nfa
+  // whenever it changes them, so that advancing time need not look at each: max when
+  // there are none, min when not known.
+  EventTime first_start = std::numeric_limits<EventTime>::min();
 
   // Only the start state and nothing stored: the key can be dropped and recreated.
   bool idle() const { return partial.size() <= 1 && completed.empty() && buffer.empty(); }
   // Earliest first-event time of a live partial match (for the window timer).
   std::optional<EventTime> earliest_start() const {
+    if (first_start != std::numeric_limits<EventTime>::min()) {
+      if (first_start == std::numeric_limits<EventTime>::max()) return std::nullopt;
+      return first_start;
+    }
     std::optional<EventTime> t;
     for (const auto& cs : partial)
       if (cs.has_start_event && (!t || cs.start_ts < *t)) t = cs.start_ts;
@@ -94,6 +102,7 @@ class Nfa {
     s.buffer.reset_empty();
     s.new_start = false;
     s.partial.push_back(start_state(DeweyNumber(1)));
+    s.first_start = std::numeric_limits<EventTime>::max();
   }
 
   template <class Sink>
@@ -124,6 +133,12 @@ class Nfa {
     return nfa_.states[static_cast<std::size_t>(cs.state)];
   }
   bool is_start(const ComputationState& cs) const { return state_of(cs).type == StateType::kStart; }
+  void note_first_start(NfaKeyState<T>& st) const {
+    EventTime t = std::numeric_limits<EventTime>::max();
+    for (const auto& cs : st.partial)
+      if (cs.start_ts < t && !is_start(cs)) t = cs.start_ts;
+    st.first_start = t;
+  }
   static bool earlier(const ComputationState& a, const ComputationState& b) {
     // Flink's COMPUTATION_STATE_COMPARATOR: by start event, states without one last.
     if (a.has_start_event != b.has_start_event) return a.has_start_event;
@@ -149,8 +164,31 @@ class Nfa {
   template <class ContextFn>
   std::int32_t find_final_after_proceed(ContextFn& context, std::int32_t state, const T& event);
   void compile_conditions() {
-    for (auto& s : nfa_.states)
-      for (auto& t : s.transitions) t.program = conditions_.add(t.condition.get());
+    for (auto& s : nfa_.states) {
+      bool quick = true;
+      for (auto& t : s.transitions) {
+        t.program = conditions_.add(t.condition.get());
+        quick = quick && t.action != Action::kProceed && conditions_.is_simple(t.program);
+      }
+      quick_.push_back(quick ? 1 : 0);
+    }
+  }
+  // Whether `cs` stays as it is for the event (what compute_next_states would conclude,
+  // without building the decision graph), for a state without PROCEED transitions whose
+  // conditions are all simple: no transition fires but IGNOREs to itself, and for a state
+  // other than the start state exactly one (the start state renews itself unchanged).
+  bool stays(const ComputationState& cs, const T& event) {
+    const auto& def = nfa_.states[static_cast<std::size_t>(cs.state)];
+    int fired = 0;
+    auto no_context = []() -> const MatchContext<T>& {
+      throw ClinkError("cep: internal error: a simple condition asked for the match context");
+    };
+    for (const auto& t : def.transitions) {
+      if (!conditions_.evaluate(t.program, event, no_context)) continue;
+      if (t.action != Action::kIgnore || t.target != cs.state) return false;
+      ++fired;
+    }
+    return def.type == StateType::kStart || fired == 1;
   }
   void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
                  DeweyNumber version, EventTime start_ts, EventTime prev_ts, const EventId* start_event,
@@ -181,6 +219,7 @@ class Nfa {
 
   CompiledNfa<T> nfa_;
   ConditionProgram<T> conditions_;
+  std::vector<std::uint8_t> quick_;  // by state: stays() applies
   bool handle_timeout_;
   // Scratch, reused across calls (no allocation per event in the steady state).
   std::vector<ComputationState> new_partials_, potential_;

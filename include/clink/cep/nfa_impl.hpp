@@ -61,7 +61,8 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
   for (std::size_t i = 0; i < n; ++i) {
     ComputationState& cs = list[i];
     const std::size_t first = spill.size();
-    if (compute_next_states(st, cs, ev, spill)) {  // unchanged
+    if ((quick_[static_cast<std::size_t>(cs.state)] && stays(cs, event)) ||
+        compute_next_states(st, cs, ev, spill)) {  // unchanged
       if (spilled) spill.push_back(std::move(cs));
       else if (w++ != i) list[w - 1] = std::move(cs);
       continue;
@@ -110,6 +111,7 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
   } else {
     for (const auto& m : potential) emit_and_release(st, m, sink);
   }
+  note_first_start(st);
   if (ev.slot >= 0) st.buffer.release_event(ev.slot);  // the registration lock
 }
 
@@ -117,14 +119,16 @@ template <class T>
 template <class Sink>
 void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
   const std::int64_t w = nfa_.window;
-  auto due = [&](const ComputationState& cs) {
-    // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
-    // (The state's type, a look-up in the compiled NFA, is checked last.)
-    return w > 0 && ts >= std::numeric_limits<EventTime>::min() + w && cs.start_ts <= ts - w && !is_start(cs);
-  };
-  if (st.completed.empty() && std::none_of(st.partial.begin(), st.partial.end(), due)) {
-    st.buffer.advance_time(ts);  // nothing times out: the common case, without copying
-    return;
+  // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
+  const bool windowed = w > 0 && ts >= std::numeric_limits<EventTime>::min() + w;
+  const EventTime limit = windowed ? ts - w : 0;
+  auto due = [&](const ComputationState& cs) { return windowed && cs.start_ts <= limit && !is_start(cs); };
+  if (st.completed.empty()) {  // nothing times out: the common case, without copying
+    if (windowed && st.first_start == std::numeric_limits<EventTime>::min()) note_first_start(st);
+    if (!windowed || st.first_start > limit) {
+      st.buffer.advance_time(ts);
+      return;
+    }
   }
   auto& new_partials = new_partials_;
   auto& potential = potential_;
@@ -149,6 +153,7 @@ void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
   }
   process_matches_with_skip(st, potential, new_partials, sink);
   st.partial.swap(new_partials);
+  note_first_start(st);
   st.buffer.advance_time(ts);
 }
 
