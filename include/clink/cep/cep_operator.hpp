@@ -324,7 +324,10 @@ class CepOperator final : public FunctionOperatorBase<U> {
       free_.pop_back();
     } else {
       s = static_cast<std::int32_t>(slots_.size());
-      slots_.emplace_back(&pool_);
+      Slot& fresh = slots_.emplace_back(&pool_);
+      // Room for the usual few partial matches and records (kept when the slot is reused).
+      fresh.nfa.partial.reserve(4);
+      fresh.queue.reserve(4);
     }
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     sl.key = key;

@@ -101,7 +101,7 @@ struct SharedBufferPool {
     std::size_t b = events.capacity() * sizeof(EventSlot) + nodes.capacity() * sizeof(Node) +
                     (free_events.capacity() + free_nodes.capacity()) * sizeof(std::int32_t);
     for (const auto& n : nodes) {
-      if (n.edges.size() > 1) b += n.edges.capacity() * sizeof(Edge);
+      if (n.edges.capacity() > 1) b += n.edges.capacity() * sizeof(Edge);
       for (const auto& e : n.edges) b += e.version.heap_bytes();
     }
     return b;
@@ -291,7 +291,7 @@ class SharedBuffer {
     n.event = event_slot;
     n.page = page;
     n.refs = refs;
-    n.edges.clear();
+    clear_edges(n);
     ++live_nodes_;
     return node;
   }
@@ -299,11 +299,14 @@ class SharedBuffer {
   void set_counters(absl::InlinedVector<std::pair<EventTime, std::int32_t>, 1> c) { counters_ = std::move(c); }
 
  private:
+  // Keeps the edge storage of a node slot that had more than one edge (absl's clear()
+  // would free it): the slot is reused, mostly by a node that is shared again.
+  static void clear_edges(Node& n) { n.edges.erase(n.edges.begin(), n.edges.end()); }
   void free_node(std::int32_t node) {
     Node& n = pool_->nodes[static_cast<std::size_t>(node)];
     const std::int32_t ev = n.event;
     n.refs = -1;
-    n.edges.clear();
+    clear_edges(n);
     n.event = -1;
     pool_->free_nodes.push_back(node);
     --live_nodes_;
