@@ -58,6 +58,7 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
   const std::size_t n = list.size();
   std::size_t w = 0;     // next position of the in-place list
   bool spilled = false;  // the list continues in `spill` from here on
+  bool changed = false;  // a state was replaced (else the list is as it was: sorted)
   for (std::size_t i = 0; i < n; ++i) {
     ComputationState& cs = list[i];
     const std::size_t first = spill.size();
@@ -67,6 +68,7 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
       else if (w++ != i) list[w - 1] = std::move(cs);
       continue;
     }
+    changed = true;
     // Final states move to the potential matches; if a stop state was reached, the
     // branch's other states are released and dropped.
     bool discard = false;
@@ -104,14 +106,14 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
     for (auto& cs : spill) list.push_back(std::move(cs));
     spill.clear();
   }
-  sort_states(list);
-  sort_states(potential);
+  if (changed) sort_states(list);
+  if (potential.size() > 1) sort_states(potential);
   if (nfa_.skip.is_skip()) {
     process_matches_with_skip(st, potential, list, sink);
   } else {
     for (const auto& m : potential) emit_and_release(st, m, sink);
   }
-  note_first_start(st);
+  if (changed) note_first_start(st);  // (pruning by a skip strategy only makes it earlier than exact: safe)
   if (ev.slot >= 0) st.buffer.release_event(ev.slot);  // the registration lock
 }
 
