@@ -260,13 +260,19 @@ class CepOperator final : public FunctionOperatorBase<U> {
     EventTime& at = deadline ? sl.deadline_at : sl.records_at;
     if (t >= at) return;
     at = t;
-    auto& timers = deadline ? deadline_timers_ : record_timers_;
-    auto [it, created] = timers.try_emplace(t);
-    if (created && !spare_buckets_.empty()) {
-      it->second = std::move(spare_buckets_.back());
-      spare_buckets_.pop_back();
+    // The records of a batch mostly land in one or two buckets: the last one used is
+    // kept at hand (no map look-up per record).
+    LastBucket& last = deadline ? last_deadline_bucket_ : last_record_bucket_;
+    if (!last.bucket || last.time != t) {
+      auto& timers = deadline ? deadline_timers_ : record_timers_;
+      auto [it, created] = timers.try_emplace(t);
+      if (created && !spare_buckets_.empty()) {
+        it->second = std::move(spare_buckets_.back());
+        spare_buckets_.pop_back();
+      }
+      last = LastBucket{t, &it->second};
     }
-    it->second.push_back(TimerRef{s, sl.gen});
+    last.bucket->push_back(TimerRef{s, sl.gen});
     if (!options_.event_time) this->ctx().timer_service().register_processing_time_timer(t, {}, {});
   }
   template <class F>
@@ -279,6 +285,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
       auto& timers = deadline ? deadline_timers_ : record_timers_;
       auto it = timers.begin();
       const EventTime time = it->first;
+      LastBucket& last = deadline ? last_deadline_bucket_ : last_record_bucket_;
+      if (last.bucket == &it->second) last = LastBucket{};
       auto bucket = std::move(it->second);
       timers.erase(it);
       // Software pipelining: the keys a bucket wakes are scattered in memory, so their
@@ -388,6 +396,11 @@ class CepOperator final : public FunctionOperatorBase<U> {
   // Two bucket maps: the record timers are few and near (a small, hot map), the window
   // deadlines spread over the window.
   std::map<EventTime, std::vector<TimerRef>> record_timers_, deadline_timers_;
+  struct LastBucket {
+    EventTime time = 0;
+    std::vector<TimerRef>* bucket = nullptr;  // in the map (node-based: stable until erased)
+  };
+  LastBucket last_record_bucket_, last_deadline_bucket_;
   std::vector<std::vector<TimerRef>> spare_buckets_;
   std::vector<std::int32_t> dirty_;
   std::vector<K> removed_keys_;

@@ -50,6 +50,9 @@ class DeweyNumber {
     d.push(0);
     return d;
   }
+  // In place: the last digit increased by `times` / a new stage appended.
+  void increase_in_place(std::int32_t times) { mutable_data()[len_ - 1] += times; }
+  void add_stage_in_place() { push(0); }
   // Whether this version may follow an edge stored with version `other`: `other` is a
   // proper prefix of this, or both have the same length, the same leading digits and
   // this one's last digit is >= other's.

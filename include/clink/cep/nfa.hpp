@@ -165,12 +165,14 @@ class Nfa {
   std::int32_t find_final_after_proceed(ContextFn& context, std::int32_t state, const T& event);
   void compile_conditions() {
     for (auto& s : nfa_.states) {
-      bool quick = true;
+      bool quick = true, proceeds = false;
       for (auto& t : s.transitions) {
         t.program = conditions_.add(t.condition.get());
+        proceeds = proceeds || t.action == Action::kProceed;
         quick = quick && t.action != Action::kProceed && conditions_.is_simple(t.program);
       }
       quick_.push_back(quick ? 1 : 0);
+      proceeds_.push_back(proceeds ? 1 : 0);
     }
   }
   // Whether `cs` stays as it is for the event (what compute_next_states would conclude,
@@ -190,13 +192,18 @@ class Nfa {
     }
     return def.type == StateType::kStart || fired == 1;
   }
+  // Appends a computation state whose version is `base` with its last digit increased by
+  // `increase` and, if `add_stage`, a new stage (built in place: no version copies), and
+  // locks its node for that version unless the caller hands its own lock over.
   void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
-                 DeweyNumber version, EventTime start_ts, EventTime prev_ts, const EventId* start_event,
-                 bool lock = true) {
-    ComputationState cs;
+                 const DeweyNumber& base, std::int32_t increase, bool add_stage, EventTime start_ts, EventTime prev_ts,
+                 const EventId* start_event, bool lock = true) {
+    ComputationState& cs = out.emplace_back();
     cs.state = state;
     cs.node = node;
-    cs.version = std::move(version);
+    cs.version = base;
+    if (increase != 0) cs.version.increase_in_place(increase);
+    if (add_stage) cs.version.add_stage_in_place();
     cs.start_ts = start_ts;
     cs.prev_ts = prev_ts;
     if (start_event) {
@@ -204,7 +211,6 @@ class Nfa {
       cs.has_start_event = true;
     }
     if (lock) st.buffer.lock_node(node, cs.version);
-    out.push_back(std::move(cs));
   }
   template <class Sink>
   void process_matches_with_skip(NfaKeyState<T>& st, std::vector<ComputationState>& potential,
@@ -219,7 +225,8 @@ class Nfa {
 
   CompiledNfa<T> nfa_;
   ConditionProgram<T> conditions_;
-  std::vector<std::uint8_t> quick_;  // by state: stays() applies
+  std::vector<std::uint8_t> quick_;     // by state: stays() applies
+  std::vector<std::uint8_t> proceeds_;  // by state: has a PROCEED transition
   bool handle_timeout_;
   // Scratch, reused across calls (no allocation per event in the steady state).
   std::vector<ComputationState> new_partials_, potential_;

@@ -272,17 +272,16 @@ bool Nfa<T>::compute_next_states(NfaKeyState<T>& st, ComputationState& cs, Curre
       if (start) continue;
       const bool self = edge.target == cs.state;
       const bool same_version = self && takes == 0 && ignores == 0;
-      DeweyNumber version = self ? cs.version.increase(increasing_self(ignores, takes))
-                                 : cs.version.increase(total_take_to_skip + ignore_branches_to_visit--).add_stage();
+      const std::int32_t increase =
+          self ? increasing_self(ignores, takes) : total_take_to_skip + ignore_branches_to_visit--;
       const bool transfer = same_version && holds_lock;
       if (transfer) holds_lock = false;
-      add_state(st, out, edge.target, cs.node, std::move(version), cs.start_ts, cs.prev_ts,
+      add_state(st, out, edge.target, cs.node, cs.version, increase, !self, cs.start_ts, cs.prev_ts,
                 cs.has_start_event ? &cs.start_event : nullptr, !transfer);
     } else {  // TAKE
       const bool transfer = take_branches_to_visit == 0 && holds_lock;  // current == cs.version
       if (transfer) holds_lock = false;
-      DeweyNumber current = cs.version.increase(take_branches_to_visit--);
-      DeweyNumber next = current.add_stage();
+      DeweyNumber current = cs.version.increase(take_branches_to_visit--);  // the edge's version
       if (ev.slot < 0) ev.slot = st.buffer.register_event(*ev.value, st.buffer.next_event_id(ev.ts));
       const std::int32_t page = nfa_.states[static_cast<std::size_t>(edge.source)].page;
       const std::int32_t node = st.buffer.put(page, ev.slot, cs.node, current, !transfer);
@@ -293,9 +292,11 @@ bool Nfa<T>::compute_next_states(NfaKeyState<T>& st, ComputationState& cs, Curre
         start_event = st.buffer.event_id(ev.slot);
         st.new_start = true;
       }
-      add_state(st, out, edge.target, node, next, start_ts, ev.ts, &start_event);
-      const std::int32_t fin = find_final_after_proceed(context, edge.target, *ev.value);
-      if (fin >= 0) add_state(st, out, fin, node, std::move(next), start_ts, ev.ts, &start_event);
+      add_state(st, out, edge.target, node, current, 0, true, start_ts, ev.ts, &start_event);
+      const std::int32_t fin = proceeds_[static_cast<std::size_t>(edge.target)]
+                                   ? find_final_after_proceed(context, edge.target, *ev.value)
+                                   : -1;
+      if (fin >= 0) add_state(st, out, fin, node, current, 0, true, start_ts, ev.ts, &start_event);
     }
   }
   if (start) out.push_back(start_state(cs.version.increase(increasing_self(ignores, takes))));
