@@ -223,7 +223,7 @@ class SharedBuffer {
         Edge& e = n.edges[i];
         if (version.is_compatible_with(e.version) && --e.refs == 0) {
           if (e.target >= 0) stack.emplace_back(e.target, std::move(e.version));
-          n.edges.erase(n.edges.begin() + static_cast<std::ptrdiff_t>(i));
+          erase_edge(n, i);
           continue;
         }
         ++i;
@@ -239,7 +239,7 @@ class SharedBuffer {
         Edge& e = n.edges[i];
         if (v.is_compatible_with(e.version) && --e.refs == 0) {
           if (e.target >= 0) stack.emplace_back(e.target, std::move(e.version));
-          n.edges.erase(n.edges.begin() + static_cast<std::ptrdiff_t>(i));
+          erase_edge(n, i);
           continue;
         }
         ++i;
@@ -302,6 +302,12 @@ class SharedBuffer {
   // Keeps the edge storage of a node slot that had more than one edge (absl's clear()
   // would free it): the slot is reused, mostly by a node that is shared again.
   static void clear_edges(Node& n) { n.edges.erase(n.edges.begin(), n.edges.end()); }
+  // Erases edge i keeping the order (absl's single-element erase is a general routine;
+  // a node has one or two edges).
+  static void erase_edge(Node& n, std::size_t i) {
+    for (std::size_t j = i + 1; j < n.edges.size(); ++j) n.edges[j - 1] = std::move(n.edges[j]);
+    n.edges.pop_back();
+  }
   void free_node(std::int32_t node) {
     Node& n = pool_->nodes[static_cast<std::size_t>(node)];
     const std::int32_t ev = n.event;
