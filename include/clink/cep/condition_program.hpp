@@ -55,6 +55,26 @@ class ConditionProgram {
     }
   }
 
+  // The leaf when the tree is one simple condition (`negated`: its negation), else -1.
+  std::int32_t simple_leaf(std::int32_t root, bool negated) const {
+    if (root == kAlways) return -1;
+    const Op* op = &ops_[static_cast<std::size_t>(root)];
+    if (negated) {
+      if (op->kind != Condition<T>::Kind::kNot || op->a == kAlways) return -1;
+      op = &ops_[static_cast<std::size_t>(op->a)];
+    }
+    return op->kind == Condition<T>::Kind::kSimple ? op->a : -1;
+  }
+  // A simple condition's result for the event (remembered until next_event()).
+  bool simple(std::int32_t leaf, const T& v) {
+    Leaf& l = leaves_[static_cast<std::size_t>(leaf)];
+    if (l.epoch != epoch_) {
+      l.value = l.condition->simple(v);
+      l.epoch = epoch_;
+    }
+    return l.value;
+  }
+
   // Forgets the remembered results: call before each event.
   void next_event() {
     if (++epoch_ == 0) {  // wrapped: no stale stamp may match
@@ -79,14 +99,6 @@ class ConditionProgram {
   }
 
  private:
-  bool simple(std::int32_t leaf, const T& v) {
-    Leaf& l = leaves_[static_cast<std::size_t>(leaf)];
-    if (l.epoch != epoch_) {
-      l.value = l.condition->simple(v);
-      l.epoch = epoch_;
-    }
-    return l.value;
-  }
   template <class ContextFn>
   bool evaluate_tree(std::int32_t root, const T& v, ContextFn& context) {
     if (root == kAlways) return true;

@@ -173,13 +173,41 @@ class Nfa {
       }
       quick_.push_back(quick ? 1 : 0);
       proceeds_.push_back(proceeds ? 1 : 0);
+      waits_on_.push_back(waiting_leaf(s));
     }
+  }
+  // The usual waiting state: its transitions other than IGNORE to itself all have one
+  // simple condition c, and (unless it is the start state) there is exactly one IGNORE to
+  // itself, with condition not c. It stays exactly when c does not hold. Returns c's
+  // leaf, or -1.
+  std::int32_t waiting_leaf(const NfaStateDef<T>& s) const {
+    const std::int32_t self = static_cast<std::int32_t>(&s - nfa_.states.data());
+    std::int32_t leaf = -1;
+    int self_ignores = 0;
+    std::int32_t ignore_leaf = -1;
+    for (const auto& t : s.transitions) {
+      if (t.action == Action::kProceed) return -1;
+      if (t.action == Action::kIgnore && t.target == self) {
+        ++self_ignores;
+        ignore_leaf = conditions_.simple_leaf(t.program, true);
+        if (ignore_leaf < 0) return -1;
+        continue;
+      }
+      const std::int32_t l = conditions_.simple_leaf(t.program, false);
+      if (l < 0 || (leaf >= 0 && l != leaf)) return -1;
+      leaf = l;
+    }
+    if (leaf < 0) return -1;
+    if (s.type == StateType::kStart) return self_ignores == 0 ? leaf : -1;
+    return self_ignores == 1 && ignore_leaf == leaf ? leaf : -1;
   }
   // Whether `cs` stays as it is for the event (what compute_next_states would conclude,
   // without building the decision graph), for a state without PROCEED transitions whose
   // conditions are all simple: no transition fires but IGNOREs to itself, and for a state
   // other than the start state exactly one (the start state renews itself unchanged).
   bool stays(const ComputationState& cs, const T& event) {
+    const std::int32_t waits_on = waits_on_[static_cast<std::size_t>(cs.state)];
+    if (waits_on >= 0) return !conditions_.simple(waits_on, event);
     const auto& def = nfa_.states[static_cast<std::size_t>(cs.state)];
     int fired = 0;
     auto no_context = []() -> const MatchContext<T>& {
@@ -227,6 +255,7 @@ class Nfa {
   ConditionProgram<T> conditions_;
   std::vector<std::uint8_t> quick_;     // by state: stays() applies
   std::vector<std::uint8_t> proceeds_;  // by state: has a PROCEED transition
+  std::vector<std::int32_t> waits_on_;  // by state: waiting_leaf(), -1: none
   bool handle_timeout_;
   // Scratch, reused across calls (no allocation per event in the steady state).
   std::vector<ComputationState> new_partials_, potential_;
