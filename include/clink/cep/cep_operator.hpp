@@ -92,7 +92,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
     this->begin_call();
     auto& recs = batch_cast<T>(*batch).records;
     if (options_.event_time) {
-      for (auto& r : recs) buffer(r);
+      buffer_batch(recs);
     } else {
       const std::int64_t now = this->ctx().timer_service().current_processing_time();
       for (auto& r : recs) {
@@ -188,17 +188,51 @@ class CepOperator final : public FunctionOperatorBase<U> {
     void on_timeout(const MatchView<T>& m, EventTime at) { op->emit_timeout(m, at); }
   };
 
-  void buffer(Record<T>& r) {
-    if (r.event_time == kNoEventTime)
+  // Two passes, so that the keys' scattered memory is fetched ahead: first each record's
+  // key slot (the hash index prefetched a few records ahead), then the buffering (slot
+  // and queue prefetched ahead). Records up to the first one without a timestamp are
+  // buffered, then that one fails the call, as one pass would.
+  void buffer_batch(std::vector<Record<T>>& recs) {
+    const std::size_t n = recs.size();
+    std::size_t valid = 0;
+    auto& keys = batch_keys_;
+    keys.clear();
+    for (; valid < n && recs[valid].event_time != kNoEventTime; ++valid)
+      if (recs[valid].event_time > watermark_) keys.push_back(key_fn_(recs[valid].value));
+    auto& slots = batch_slots_;
+    slots.clear();
+    constexpr std::size_t kIndexAhead = 8, kSlotAhead = 4;
+    for (std::size_t i = 0, k = 0; i < valid; ++i) {
+      if (recs[i].event_time <= watermark_) {
+        slots.push_back(-1);  // late
+        continue;
+      }
+      if (k + kIndexAhead < keys.size()) index_.prefetch(keys[k + kIndexAhead]);
+      slots.push_back(slot_for(keys[k++]));
+    }
+    for (std::size_t i = 0; i < valid; ++i) {
+      if (i + kSlotAhead < valid && slots[i + kSlotAhead] >= 0)
+        prefetch_slot(slots_[static_cast<std::size_t>(slots[i + kSlotAhead])]);
+      buffer(recs[i], slots[i]);
+    }
+    if (valid < n)
       throw ClinkError("cep operator '" + this->ctx().operator_name() +
                        "': record has no event time; in event time the input needs timestamps (did you forget "
                        "assign_timestamps_and_watermarks, or mean in_processing_time()?)");
-    if (r.event_time <= watermark_) {  // late: behind the watermark
+  }
+  // Every cache line of a slot (its fields are spread over a few).
+  static void prefetch_slot(const Slot& sl) {
+    const char* p = reinterpret_cast<const char*>(&sl);
+    for (std::size_t off = 0; off < sizeof(Slot); off += 64) __builtin_prefetch(p + off);
+  }
+
+  // A record with a timestamp into its key's queue (slot s), or late (s < 0).
+  void buffer(Record<T>& r, std::int32_t s) {
+    if (s < 0) {  // late: behind the watermark
       if (options_.late_data_tag) this->sides_.add(*options_.late_data_tag, std::move(r.value), r.event_time);
       else this->ctx().metrics().late_records_dropped.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    const std::int32_t s = slot_for(key_fn_(r.value));
     auto& q = slots_[static_cast<std::size_t>(s)].queue;
     if (q.empty() || q.back().first <= r.event_time) {
       q.emplace_back(r.event_time, std::move(r.value));
@@ -294,8 +328,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
       // a few keys ahead.
       constexpr std::size_t kSlotAhead = 8, kDataAhead = 4;
       for (std::size_t i = 0; i < bucket.size(); ++i) {
-        if (i + kSlotAhead < bucket.size())
-          __builtin_prefetch(&slots_[static_cast<std::size_t>(bucket[i + kSlotAhead].slot)]);
+        if (i + kSlotAhead < bucket.size()) prefetch_slot(slots_[static_cast<std::size_t>(bucket[i + kSlotAhead].slot)]);
         if (i + kDataAhead < bucket.size()) prefetch_slot_data(bucket[i + kDataAhead].slot);
         const TimerRef& e = bucket[i];
         Slot& sl = slots_[static_cast<std::size_t>(e.slot)];
@@ -403,6 +436,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
   LastBucket last_record_bucket_, last_deadline_bucket_;
   std::vector<std::vector<TimerRef>> spare_buckets_;
   std::vector<std::int32_t> dirty_;
+  std::vector<K> batch_keys_;            // scratch of buffer_batch
+  std::vector<std::int32_t> batch_slots_;
   std::vector<K> removed_keys_;
   Match<T> match_;  // the match being reported (storage reused)
 };
