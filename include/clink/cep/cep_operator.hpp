@@ -92,7 +92,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
     this->begin_call();
     auto& recs = batch_cast<T>(*batch).records;
     if (options_.event_time) {
-      for (auto& r : recs) buffer(r);
+      buffer_batch(recs);
     } else {
       const std::int64_t now = this->ctx().timer_service().current_processing_time();
       for (auto& r : recs) {
@@ -188,17 +188,51 @@ class CepOperator final : public FunctionOperatorBase<U> {
     void on_timeout(const MatchView<T>& m, EventTime at) { op->emit_timeout(m, at); }
   };
 
-  void buffer(Record<T>& r) {
-    if (r.event_time == kNoEventTime)
+  // Two passes, so that the keys' scattered memory is fetched ahead: first each record's
+  // key slot (the hash index prefetched a few records ahead), then the buffering (slot
+  // and queue prefetched ahead). Records up to the first one without a timestamp are
+  // buffered, then that one fails the call, as one pass would.
+  void buffer_batch(std::vector<Record<T>>& recs) {
+    const std::size_t n = recs.size();
+    std::size_t valid = 0;
+    auto& keys = batch_keys_;
+    keys.clear();
+    for (; valid < n && recs[valid].event_time != kNoEventTime; ++valid)
+      if (recs[valid].event_time > watermark_) keys.push_back(key_fn_(recs[valid].value));
+    auto& slots = batch_slots_;
+    slots.clear();
+    constexpr std::size_t kIndexAhead = 8, kSlotAhead = 4;
+    for (std::size_t i = 0, k = 0; i < valid; ++i) {
+      if (recs[i].event_time <= watermark_) {
+        slots.push_back(-1);  // late
+        continue;
+      }
+      if (k + kIndexAhead < keys.size()) index_.prefetch(keys[k + kIndexAhead]);
+      slots.push_back(slot_for(keys[k++]));
+    }
+    for (std::size_t i = 0; i < valid; ++i) {
+      if (i + kSlotAhead < valid && slots[i + kSlotAhead] >= 0)
+        prefetch_slot(slots_[static_cast<std::size_t>(slots[i + kSlotAhead])]);
+      buffer(recs[i], slots[i]);
+    }
+    if (valid < n)
       throw ClinkError("cep operator '" + this->ctx().operator_name() +
                        "': record has no event time; in event time the input needs timestamps (did you forget "
                        "assign_timestamps_and_watermarks, or mean in_processing_time()?)");
-    if (r.event_time <= watermark_) {  // late: behind the watermark
+  }
+  // Every cache line of a slot (its fields are spread over a few).
+  static void prefetch_slot(const Slot& sl) {
+    const char* p = reinterpret_cast<const char*>(&sl);
+    for (std::size_t off = 0; off < sizeof(Slot); off += 64) __builtin_prefetch(p + off);
+  }
+
+  // A record with a timestamp into its key's queue (slot s), or late (s < 0).
+  void buffer(Record<T>& r, std::int32_t s) {
+    if (s < 0) {  // late: behind the watermark
       if (options_.late_data_tag) this->sides_.add(*options_.late_data_tag, std::move(r.value), r.event_time);
       else this->ctx().metrics().late_records_dropped.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    const std::int32_t s = slot_for(key_fn_(r.value));
     auto& q = slots_[static_cast<std::size_t>(s)].queue;
     if (q.empty() || q.back().first <= r.event_time) {
       q.emplace_back(r.event_time, std::move(r.value));
@@ -260,13 +294,19 @@ class CepOperator final : public FunctionOperatorBase<U> {
     EventTime& at = deadline ? sl.deadline_at : sl.records_at;
     if (t >= at) return;
     at = t;
-    auto& timers = deadline ? deadline_timers_ : record_timers_;
-    auto [it, created] = timers.try_emplace(t);
-    if (created && !spare_buckets_.empty()) {
-      it->second = std::move(spare_buckets_.back());
-      spare_buckets_.pop_back();
+    // The records of a batch mostly land in one or two buckets: the last one used is
+    // kept at hand (no map look-up per record).
+    LastBucket& last = deadline ? last_deadline_bucket_ : last_record_bucket_;
+    if (!last.bucket || last.time != t) {
+      auto& timers = deadline ? deadline_timers_ : record_timers_;
+      auto [it, created] = timers.try_emplace(t);
+      if (created && !spare_buckets_.empty()) {
+        it->second = std::move(spare_buckets_.back());
+        spare_buckets_.pop_back();
+      }
+      last = LastBucket{t, &it->second};
     }
-    it->second.push_back(TimerRef{s, sl.gen});
+    last.bucket->push_back(TimerRef{s, sl.gen});
     if (!options_.event_time) this->ctx().timer_service().register_processing_time_timer(t, {}, {});
   }
   template <class F>
@@ -279,6 +319,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
       auto& timers = deadline ? deadline_timers_ : record_timers_;
       auto it = timers.begin();
       const EventTime time = it->first;
+      LastBucket& last = deadline ? last_deadline_bucket_ : last_record_bucket_;
+      if (last.bucket == &it->second) last = LastBucket{};
       auto bucket = std::move(it->second);
       timers.erase(it);
       // Software pipelining: the keys a bucket wakes are scattered in memory, so their
@@ -286,8 +328,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
       // a few keys ahead.
       constexpr std::size_t kSlotAhead = 8, kDataAhead = 4;
       for (std::size_t i = 0; i < bucket.size(); ++i) {
-        if (i + kSlotAhead < bucket.size())
-          __builtin_prefetch(&slots_[static_cast<std::size_t>(bucket[i + kSlotAhead].slot)]);
+        if (i + kSlotAhead < bucket.size()) prefetch_slot(slots_[static_cast<std::size_t>(bucket[i + kSlotAhead].slot)]);
         if (i + kDataAhead < bucket.size()) prefetch_slot_data(bucket[i + kDataAhead].slot);
         const TimerRef& e = bucket[i];
         Slot& sl = slots_[static_cast<std::size_t>(e.slot)];
@@ -324,7 +365,10 @@ class CepOperator final : public FunctionOperatorBase<U> {
       free_.pop_back();
     } else {
       s = static_cast<std::int32_t>(slots_.size());
-      slots_.emplace_back(&pool_);
+      Slot& fresh = slots_.emplace_back(&pool_);
+      // Room for the usual few partial matches and records (kept when the slot is reused).
+      fresh.nfa.partial.reserve(4);
+      fresh.queue.reserve(4);
     }
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     sl.key = key;
@@ -364,23 +408,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
     fill_match(m);
     fn_->process_timed_out_match(match_, *fctx_);
   }
-  // The match into match_, reusing its map nodes and vectors (no allocation and no
-  // string comparison per match in the steady state); names without events in this
-  // match are erased, as a Flink match only has the names it took events for.
-  void fill_match(const MatchView<T>& m) {
-    if (page_entry_.size() != m.page_count()) page_entry_.assign(m.page_count(), match_.end());
-    for (auto& [name, events] : match_) events.clear();
-    for (std::size_t i = 0; i < m.size(); ++i) {
-      auto& it = page_entry_[static_cast<std::size_t>(m.page(i))];
-      if (it == match_.end()) it = match_.try_emplace(m.name(i)).first;
-      it->second.push_back(m.event(i));
-    }
-    for (auto& it : page_entry_)
-      if (it != match_.end() && it->second.empty()) {
-        match_.erase(it);
-        it = match_.end();
-      }
-  }
+  void fill_match(const MatchView<T>& m) { match_.assign(m); }
 
   // ---- durability (cep_operator_state.hpp) ----
   void write_state();
@@ -401,11 +429,17 @@ class CepOperator final : public FunctionOperatorBase<U> {
   // Two bucket maps: the record timers are few and near (a small, hot map), the window
   // deadlines spread over the window.
   std::map<EventTime, std::vector<TimerRef>> record_timers_, deadline_timers_;
+  struct LastBucket {
+    EventTime time = 0;
+    std::vector<TimerRef>* bucket = nullptr;  // in the map (node-based: stable until erased)
+  };
+  LastBucket last_record_bucket_, last_deadline_bucket_;
   std::vector<std::vector<TimerRef>> spare_buckets_;
   std::vector<std::int32_t> dirty_;
+  std::vector<K> batch_keys_;            // scratch of buffer_batch
+  std::vector<std::int32_t> batch_slots_;
   std::vector<K> removed_keys_;
-  Match<T> match_;
-  std::vector<typename Match<T>::iterator> page_entry_;  // page id -> its entry in match_
+  Match<T> match_;  // the match being reported (storage reused)
 };
 
 }  // namespace clink::cep

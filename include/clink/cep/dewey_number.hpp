@@ -8,6 +8,7 @@
 // Most versions are short (one stage per step taken), so up to kInline digits live in
 // the object; longer ones (long loops) spill to the heap.
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,6 +50,9 @@ class DeweyNumber {
     d.push(0);
     return d;
   }
+  // In place: the last digit increased by `times` / a new stage appended.
+  void increase_in_place(std::int32_t times) { mutable_data()[len_ - 1] += times; }
+  void add_stage_in_place() { push(0); }
   // Whether this version may follow an edge stored with version `other`: `other` is a
   // proper prefix of this, or both have the same length, the same leading digits and
   // this one's last digit is >= other's.
@@ -91,11 +95,15 @@ class DeweyNumber {
     mutable_data()[len_++] = v;
   }
   void grow();
+  // Inline versions copy the whole fixed-size array (a few register moves: no loop over
+  // the length and no memcpy call; DeweyNumbers are copied for every branch of the NFA).
   void copy_from(const DeweyNumber& o) {
-    if (o.len_ > cap_) return copy_from_long(o);
-    const std::int32_t* src = o.data();
-    std::int32_t* dst = mutable_data();
-    for (std::uint32_t i = 0; i < o.len_; ++i) dst[i] = src[i];
+    if (o.heap_) return copy_from_long(o);
+    if (heap_) {
+      heap_.reset();
+      cap_ = kInline;
+    }
+    std::memcpy(inline_, o.inline_, sizeof inline_);
     len_ = o.len_;
   }
   void copy_from_long(const DeweyNumber& o);
@@ -103,8 +111,7 @@ class DeweyNumber {
     len_ = o.len_;
     cap_ = o.cap_;
     heap_ = std::move(o.heap_);
-    if (!heap_)
-      for (std::uint32_t i = 0; i < len_; ++i) inline_[i] = o.inline_[i];
+    if (!heap_) std::memcpy(inline_, o.inline_, sizeof inline_);
     o.len_ = 0;
     o.cap_ = kInline;
   }

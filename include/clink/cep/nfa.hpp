@@ -21,10 +21,12 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "clink/cep/condition_program.hpp"
 #include "clink/cep/dewey_number.hpp"
 #include "clink/cep/match.hpp"
 #include "clink/cep/nfa_compiler.hpp"
@@ -51,11 +53,19 @@ struct NfaKeyState {
   std::vector<ComputationState> completed;  // found, held back by a skip strategy
   SharedBuffer<T> buffer;
   bool new_start = false;  // a partial match started during the last process()
+  // The earliest start of its partial matches (the start state aside), noted by the Nfa
+  // whenever it changes them, so that advancing time need not look at each: max when
+  // there are none, min when not known.
+  EventTime first_start = std::numeric_limits<EventTime>::min();
 
   // Only the start state and nothing stored: the key can be dropped and recreated.
   bool idle() const { return partial.size() <= 1 && completed.empty() && buffer.empty(); }
   // Earliest first-event time of a live partial match (for the window timer).
   std::optional<EventTime> earliest_start() const {
+    if (first_start != std::numeric_limits<EventTime>::min()) {
+      if (first_start == std::numeric_limits<EventTime>::max()) return std::nullopt;
+      return first_start;
+    }
     std::optional<EventTime> t;
     for (const auto& cs : partial)
       if (cs.has_start_event && (!t || cs.start_ts < *t)) t = cs.start_ts;
@@ -67,9 +77,13 @@ template <class T>
 class Nfa {
  public:
   explicit Nfa(const Pattern<T>& pattern, bool handle_timeout = true)
-      : nfa_(NfaCompiler<T>::compile(pattern)), handle_timeout_(handle_timeout) {}
+      : nfa_(NfaCompiler<T>::compile(pattern)), handle_timeout_(handle_timeout) {
+    compile_conditions();
+  }
   explicit Nfa(CompiledNfa<T> compiled, bool handle_timeout = true)
-      : nfa_(std::move(compiled)), handle_timeout_(handle_timeout) {}
+      : nfa_(std::move(compiled)), handle_timeout_(handle_timeout) {
+    compile_conditions();
+  }
 
   const CompiledNfa<T>& compiled() const { return nfa_; }
   std::int64_t window() const { return nfa_.window; }
@@ -88,6 +102,7 @@ class Nfa {
     s.buffer.reset_empty();
     s.new_start = false;
     s.partial.push_back(start_state(DeweyNumber(1)));
+    s.first_start = std::numeric_limits<EventTime>::max();
   }
 
   template <class Sink>
@@ -118,6 +133,12 @@ class Nfa {
     return nfa_.states[static_cast<std::size_t>(cs.state)];
   }
   bool is_start(const ComputationState& cs) const { return state_of(cs).type == StateType::kStart; }
+  void note_first_start(NfaKeyState<T>& st) const {
+    EventTime t = std::numeric_limits<EventTime>::max();
+    for (const auto& cs : st.partial)
+      if (cs.start_ts < t && !is_start(cs)) t = cs.start_ts;
+    st.first_start = t;
+  }
   static bool earlier(const ComputationState& a, const ComputationState& b) {
     // Flink's COMPUTATION_STATE_COMPARATOR: by start event, states without one last.
     if (a.has_start_event != b.has_start_event) return a.has_start_event;
@@ -136,23 +157,88 @@ class Nfa {
     }
   }
 
-  void compute_next_states(NfaKeyState<T>& st, const ComputationState& cs, CurrentEvent& ev,
+  // Appends the states following `cs` for the event to `out`; returns true, appending
+  // nothing, when the only one is `cs` itself, unchanged (it keeps its lock).
+  bool compute_next_states(NfaKeyState<T>& st, ComputationState& cs, CurrentEvent& ev,
                            std::vector<ComputationState>& out);
-  std::int32_t find_final_after_proceed(Context& ctx, std::int32_t state, const T& event);
+  template <class ContextFn>
+  std::int32_t find_final_after_proceed(ContextFn& context, std::int32_t state, const T& event);
+  void compile_conditions() {
+    for (auto& s : nfa_.states) {
+      bool quick = true, proceeds = false;
+      for (auto& t : s.transitions) {
+        t.program = conditions_.add(t.condition.get());
+        proceeds = proceeds || t.action == Action::kProceed;
+        quick = quick && t.action != Action::kProceed && conditions_.is_simple(t.program);
+      }
+      quick_.push_back(quick ? 1 : 0);
+      proceeds_.push_back(proceeds ? 1 : 0);
+      waits_on_.push_back(waiting_leaf(s));
+    }
+  }
+  // The usual waiting state: its transitions other than IGNORE to itself all have one
+  // simple condition c, and (unless it is the start state) there is exactly one IGNORE to
+  // itself, with condition not c. It stays exactly when c does not hold. Returns c's
+  // leaf, or -1.
+  std::int32_t waiting_leaf(const NfaStateDef<T>& s) const {
+    const std::int32_t self = static_cast<std::int32_t>(&s - nfa_.states.data());
+    std::int32_t leaf = -1;
+    int self_ignores = 0;
+    std::int32_t ignore_leaf = -1;
+    for (const auto& t : s.transitions) {
+      if (t.action == Action::kProceed) return -1;
+      if (t.action == Action::kIgnore && t.target == self) {
+        ++self_ignores;
+        ignore_leaf = conditions_.simple_leaf(t.program, true);
+        if (ignore_leaf < 0) return -1;
+        continue;
+      }
+      const std::int32_t l = conditions_.simple_leaf(t.program, false);
+      if (l < 0 || (leaf >= 0 && l != leaf)) return -1;
+      leaf = l;
+    }
+    if (leaf < 0) return -1;
+    if (s.type == StateType::kStart) return self_ignores == 0 ? leaf : -1;
+    return self_ignores == 1 && ignore_leaf == leaf ? leaf : -1;
+  }
+  // Whether `cs` stays as it is for the event (what compute_next_states would conclude,
+  // without building the decision graph), for a state without PROCEED transitions whose
+  // conditions are all simple: no transition fires but IGNOREs to itself, and for a state
+  // other than the start state exactly one (the start state renews itself unchanged).
+  bool stays(const ComputationState& cs, const T& event) {
+    const std::int32_t waits_on = waits_on_[static_cast<std::size_t>(cs.state)];
+    if (waits_on >= 0) return !conditions_.simple(waits_on, event);
+    const auto& def = nfa_.states[static_cast<std::size_t>(cs.state)];
+    int fired = 0;
+    auto no_context = []() -> const MatchContext<T>& {
+      throw ClinkError("cep: internal error: a simple condition asked for the match context");
+    };
+    for (const auto& t : def.transitions) {
+      if (!conditions_.evaluate(t.program, event, no_context)) continue;
+      if (t.action != Action::kIgnore || t.target != cs.state) return false;
+      ++fired;
+    }
+    return def.type == StateType::kStart || fired == 1;
+  }
+  // Appends a computation state whose version is `base` with its last digit increased by
+  // `increase` and, if `add_stage`, a new stage (built in place: no version copies), and
+  // locks its node for that version unless the caller hands its own lock over.
   void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
-                 DeweyNumber version, EventTime start_ts, EventTime prev_ts, const EventId* start_event) {
-    ComputationState cs;
+                 const DeweyNumber& base, std::int32_t increase, bool add_stage, EventTime start_ts, EventTime prev_ts,
+                 const EventId* start_event, bool lock = true) {
+    ComputationState& cs = out.emplace_back();
     cs.state = state;
     cs.node = node;
-    cs.version = std::move(version);
+    cs.version = base;
+    if (increase != 0) cs.version.increase_in_place(increase);
+    if (add_stage) cs.version.add_stage_in_place();
     cs.start_ts = start_ts;
     cs.prev_ts = prev_ts;
     if (start_event) {
       cs.start_event = *start_event;
       cs.has_start_event = true;
     }
-    st.buffer.lock_node(node, cs.version);
-    out.push_back(std::move(cs));
+    if (lock) st.buffer.lock_node(node, cs.version);
   }
   template <class Sink>
   void process_matches_with_skip(NfaKeyState<T>& st, std::vector<ComputationState>& potential,
@@ -166,6 +252,10 @@ class Nfa {
   }
 
   CompiledNfa<T> nfa_;
+  ConditionProgram<T> conditions_;
+  std::vector<std::uint8_t> quick_;     // by state: stays() applies
+  std::vector<std::uint8_t> proceeds_;  // by state: has a PROCEED transition
+  std::vector<std::int32_t> waits_on_;  // by state: waiting_leaf(), -1: none
   bool handle_timeout_;
   // Scratch, reused across calls (no allocation per event in the steady state).
   std::vector<ComputationState> new_partials_, potential_;

@@ -32,6 +32,7 @@ struct NfaTransition {
   int source;
   int target;
   ConditionPtr<T> condition;
+  std::int32_t program = -1;  // the condition's root in the Nfa's ConditionProgram (set by Nfa)
 };
 
 template <class T>

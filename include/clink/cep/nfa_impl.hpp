@@ -41,22 +41,40 @@ template <class T>
 template <class Sink>
 void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sink) {
   CurrentEvent ev{&event, ts};
+  conditions_.next_event();
   st.buffer.pool().reserve_event();  // event references stay valid while it is processed
-  auto& new_partials = new_partials_;
+  // The next list of partial matches is the concatenation of each state's successors, in
+  // order (then sorted by start event). It is built in place: a state that stays as it is
+  // (most of them: waiting for their next step, they ignore the event) is not moved, and
+  // the successors of a changed state take its place while they fit (the start state,
+  // which may leave two, is last). Where they would overwrite states not processed yet,
+  // the rest of the list continues in new_partials.
+  auto& list = st.partial;
+  auto& spill = new_partials_;
   auto& potential = potential_;
-  new_partials.clear();
+  spill.clear();
   potential.clear();
   st.new_start = false;
-  for (const ComputationState& cs : st.partial) {
-    // The new states are computed straight into new_partials; final ones move to the
-    // potential matches, and if a stop state was reached the branch's others are
-    // released and dropped again.
-    const std::size_t first = new_partials.size();
-    compute_next_states(st, cs, ev, new_partials);
+  const std::size_t n = list.size();
+  std::size_t w = 0;     // next position of the in-place list
+  bool spilled = false;  // the list continues in `spill` from here on
+  bool changed = false;  // a state was replaced (else the list is as it was: sorted)
+  for (std::size_t i = 0; i < n; ++i) {
+    ComputationState& cs = list[i];
+    const std::size_t first = spill.size();
+    if ((quick_[static_cast<std::size_t>(cs.state)] && stays(cs, event)) ||
+        compute_next_states(st, cs, ev, spill)) {  // unchanged
+      if (spilled) spill.push_back(std::move(cs));
+      else if (w++ != i) list[w - 1] = std::move(cs);
+      continue;
+    }
+    changed = true;
+    // Final states move to the potential matches; if a stop state was reached, the
+    // branch's other states are released and dropped.
     bool discard = false;
     std::size_t kept = first;
-    for (std::size_t i = first; i < new_partials.size(); ++i) {
-      ComputationState& ncs = new_partials[i];
+    for (std::size_t j = first; j < spill.size(); ++j) {
+      ComputationState& ncs = spill[j];
       const StateType type = state_of(ncs).type;
       if (type == StateType::kFinal) {
         potential.push_back(std::move(ncs));
@@ -64,22 +82,38 @@ void Nfa<T>::process(NfaKeyState<T>& st, const T& event, EventTime ts, Sink& sin
         discard = true;  // a NOT step matched: this branch dies
         st.buffer.release_node(ncs.node, ncs.version);
       } else {
-        if (kept != i) new_partials[kept] = std::move(ncs);
+        if (kept != j) spill[kept] = std::move(ncs);
         ++kept;
       }
     }
     if (discard)
-      for (std::size_t i = first; i < kept; ++i) st.buffer.release_node(new_partials[i].node, new_partials[i].version);
-    new_partials.resize(discard ? first : kept);
+      for (std::size_t j = first; j < kept; ++j) st.buffer.release_node(spill[j].node, spill[j].version);
+    spill.resize(discard ? first : kept);
+    if (spilled) continue;
+    const std::size_t k = spill.size() - first;
+    if (w + k <= i + 1 || i + 1 == n) {  // fits where the processed states were (or at the end)
+      for (std::size_t j = first; j < spill.size(); ++j, ++w) {
+        if (w < n) list[w] = std::move(spill[j]);
+        else list.push_back(std::move(spill[j]));
+      }
+      spill.resize(first);
+    } else {
+      spilled = true;
+    }
   }
-  sort_states(new_partials);
-  sort_states(potential);
+  if (w < list.size()) list.erase(list.begin() + static_cast<std::ptrdiff_t>(w), list.end());
+  if (spilled) {
+    for (auto& cs : spill) list.push_back(std::move(cs));
+    spill.clear();
+  }
+  if (changed) sort_states(list);
+  if (potential.size() > 1) sort_states(potential);
   if (nfa_.skip.is_skip()) {
-    process_matches_with_skip(st, potential, new_partials, sink);
+    process_matches_with_skip(st, potential, list, sink);
   } else {
     for (const auto& m : potential) emit_and_release(st, m, sink);
   }
-  st.partial.swap(new_partials);
+  if (changed) note_first_start(st);  // (pruning by a skip strategy only makes it earlier than exact: safe)
   if (ev.slot >= 0) st.buffer.release_event(ev.slot);  // the registration lock
 }
 
@@ -87,14 +121,16 @@ template <class T>
 template <class Sink>
 void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
   const std::int64_t w = nfa_.window;
-  auto due = [&](const ComputationState& cs) {
-    // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
-    // (The state's type, a look-up in the compiled NFA, is checked last.)
-    return w > 0 && ts >= std::numeric_limits<EventTime>::min() + w && cs.start_ts <= ts - w && !is_start(cs);
-  };
-  if (st.completed.empty() && std::none_of(st.partial.begin(), st.partial.end(), due)) {
-    st.buffer.advance_time(ts);  // nothing times out: the common case, without copying
-    return;
+  // ts - start >= w, without overflow at the int64 limits (the final watermark is MAX).
+  const bool windowed = w > 0 && ts >= std::numeric_limits<EventTime>::min() + w;
+  const EventTime limit = windowed ? ts - w : 0;
+  auto due = [&](const ComputationState& cs) { return windowed && cs.start_ts <= limit && !is_start(cs); };
+  if (st.completed.empty()) {  // nothing times out: the common case, without copying
+    if (windowed && st.first_start == std::numeric_limits<EventTime>::min()) note_first_start(st);
+    if (!windowed || st.first_start > limit) {
+      st.buffer.advance_time(ts);
+      return;
+    }
   }
   auto& new_partials = new_partials_;
   auto& potential = potential_;
@@ -119,6 +155,7 @@ void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
   }
   process_matches_with_skip(st, potential, new_partials, sink);
   st.partial.swap(new_partials);
+  note_first_start(st);
   st.buffer.advance_time(ts);
 }
 
@@ -182,20 +219,24 @@ void Nfa<T>::prune(NfaKeyState<T>& st, std::vector<ComputationState>& list, cons
 }
 
 template <class T>
-void Nfa<T>::compute_next_states(NfaKeyState<T>& st, const ComputationState& cs, CurrentEvent& ev,
+bool Nfa<T>::compute_next_states(NfaKeyState<T>& st, ComputationState& cs, CurrentEvent& ev,
                                  std::vector<ComputationState>& out) {
-  Context ctx(nfa_, st.buffer, cs, ev.ts);
+  // The match so far, for iterative conditions (built on first use).
+  std::optional<Context> ctx;
+  auto context = [&]() -> const MatchContext<T>& {
+    if (!ctx) ctx.emplace(nfa_, st.buffer, cs, ev.ts);
+    return *ctx;
+  };
   // The decision graph: follow PROCEED edges whose condition holds, collect TAKE and
-  // IGNORE edges (Flink's createDecisionGraph: a stack, transitions in order).
+  // IGNORE edges (Flink's createDecisionGraph: a stack, transitions in order; the state
+  // itself is the first one popped, so the stack is only used past a PROCEED).
   edges_.clear();
   int takes = 0, ignores = 0;
   stack_.clear();
-  stack_.push_back(cs.state);
-  while (!stack_.empty()) {
-    const std::int32_t s = stack_.back();
-    stack_.pop_back();
+  std::int32_t s = cs.state;
+  for (;;) {
     for (const auto& t : nfa_.states[static_cast<std::size_t>(s)].transitions) {
-      if (!evaluate(t.condition.get(), *ev.value, ctx)) continue;
+      if (!conditions_.evaluate(t.program, *ev.value, context)) continue;
       if (t.action == Action::kProceed) {
         stack_.push_back(t.target);
       } else {
@@ -203,28 +244,47 @@ void Nfa<T>::compute_next_states(NfaKeyState<T>& st, const ComputationState& cs,
         edges_.push_back(Edge{t.action, t.source, t.target});
       }
     }
+    if (stack_.empty()) break;
+    s = stack_.back();
+    stack_.pop_back();
   }
+  const bool start = is_start(cs);
+  const std::size_t n_edges = edges_.size();
+  // The common case of a waiting state: it only ignores the event and stays. Its version
+  // does not change (increasing_self(0, 0) = 0), so the new state equals the old one and
+  // keeps its lock (Flink locks the node again and releases the old state's lock: a no-op).
+  if (n_edges == 1 && takes == 0 && ignores == 0 && !start && edges_[0].action == Action::kIgnore) return true;
+  // The start state when nothing fires: Flink replaces it by a new start state with the
+  // same version (increasing_self(0, 0) = 0), equal to it.
+  if (n_edges == 0 && start) return true;
   auto increasing_self = [](int ign, int tak) { return (tak == 0 && ign == 0) ? 0 : ign + std::max(1, tak); };
   int take_branches_to_visit = std::max(0, takes - 1);
   int ignore_branches_to_visit = ignores;
   const int total_take_to_skip = std::max(0, takes - 1);
-  const bool start = is_start(cs);
-  const std::size_t n_edges = edges_.size();
+  // Lock transfer: Flink locks cs's node once per branch that keeps it and releases cs's
+  // lock at the end. A branch that keeps the node with cs's own version (the last TAKE
+  // visited, or a self IGNORE when nothing else fires) locks exactly the edges cs's lock
+  // covers, so the first such branch takes cs's lock over instead, and cs is not released.
+  bool holds_lock = cs.node >= 0;
   for (std::size_t i = 0; i < n_edges; ++i) {
     const Edge edge = edges_[i];
     if (edge.action == Action::kIgnore) {
       if (start) continue;
-      DeweyNumber version = edge.target == cs.state
-                                ? cs.version.increase(increasing_self(ignores, takes))
-                                : cs.version.increase(total_take_to_skip + ignore_branches_to_visit--).add_stage();
-      add_state(st, out, edge.target, cs.node, std::move(version), cs.start_ts, cs.prev_ts,
-                cs.has_start_event ? &cs.start_event : nullptr);
+      const bool self = edge.target == cs.state;
+      const bool same_version = self && takes == 0 && ignores == 0;
+      const std::int32_t increase =
+          self ? increasing_self(ignores, takes) : total_take_to_skip + ignore_branches_to_visit--;
+      const bool transfer = same_version && holds_lock;
+      if (transfer) holds_lock = false;
+      add_state(st, out, edge.target, cs.node, cs.version, increase, !self, cs.start_ts, cs.prev_ts,
+                cs.has_start_event ? &cs.start_event : nullptr, !transfer);
     } else {  // TAKE
-      DeweyNumber current = cs.version.increase(take_branches_to_visit--);
-      DeweyNumber next = current.add_stage();
+      const bool transfer = take_branches_to_visit == 0 && holds_lock;  // current == cs.version
+      if (transfer) holds_lock = false;
+      DeweyNumber current = cs.version.increase(take_branches_to_visit--);  // the edge's version
       if (ev.slot < 0) ev.slot = st.buffer.register_event(*ev.value, st.buffer.next_event_id(ev.ts));
       const std::int32_t page = nfa_.states[static_cast<std::size_t>(edge.source)].page;
-      const std::int32_t node = st.buffer.put(page, ev.slot, cs.node, current);
+      const std::int32_t node = st.buffer.put(page, ev.slot, cs.node, current, !transfer);
       EventTime start_ts = cs.start_ts;
       EventId start_event = cs.start_event;
       if (start) {
@@ -232,17 +292,21 @@ void Nfa<T>::compute_next_states(NfaKeyState<T>& st, const ComputationState& cs,
         start_event = st.buffer.event_id(ev.slot);
         st.new_start = true;
       }
-      add_state(st, out, edge.target, node, next, start_ts, ev.ts, &start_event);
-      const std::int32_t fin = find_final_after_proceed(ctx, edge.target, *ev.value);
-      if (fin >= 0) add_state(st, out, fin, node, std::move(next), start_ts, ev.ts, &start_event);
+      add_state(st, out, edge.target, node, current, 0, true, start_ts, ev.ts, &start_event);
+      const std::int32_t fin = proceeds_[static_cast<std::size_t>(edge.target)]
+                                   ? find_final_after_proceed(context, edge.target, *ev.value)
+                                   : -1;
+      if (fin >= 0) add_state(st, out, fin, node, current, 0, true, start_ts, ev.ts, &start_event);
     }
   }
   if (start) out.push_back(start_state(cs.version.increase(increasing_self(ignores, takes))));
-  if (cs.node >= 0) st.buffer.release_node(cs.node, cs.version);
+  if (holds_lock) st.buffer.release_node(cs.node, cs.version);
+  return false;
 }
 
 template <class T>
-std::int32_t Nfa<T>::find_final_after_proceed(Context& ctx, std::int32_t state, const T& event) {
+template <class ContextFn>
+std::int32_t Nfa<T>::find_final_after_proceed(ContextFn& context, std::int32_t state, const T& event) {
   auto& stack = final_stack_;
   stack.clear();
   stack.push_back(state);
@@ -250,7 +314,7 @@ std::int32_t Nfa<T>::find_final_after_proceed(Context& ctx, std::int32_t state, 
     const std::int32_t s = stack.back();
     stack.pop_back();
     for (const auto& t : nfa_.states[static_cast<std::size_t>(s)].transitions) {
-      if (t.action != Action::kProceed || !evaluate(t.condition.get(), event, ctx)) continue;
+      if (t.action != Action::kProceed || !conditions_.evaluate(t.program, event, context)) continue;
       if (nfa_.states[static_cast<std::size_t>(t.target)].type == StateType::kFinal) return t.target;
       stack.push_back(t.target);
     }

@@ -101,7 +101,7 @@ struct SharedBufferPool {
     std::size_t b = events.capacity() * sizeof(EventSlot) + nodes.capacity() * sizeof(Node) +
                     (free_events.capacity() + free_nodes.capacity()) * sizeof(std::int32_t);
     for (const auto& n : nodes) {
-      if (n.edges.size() > 1) b += n.edges.capacity() * sizeof(Edge);
+      if (n.edges.capacity() > 1) b += n.edges.capacity() * sizeof(Edge);
       for (const auto& e : n.edges) b += e.version.heap_bytes();
     }
     return b;
@@ -178,9 +178,12 @@ class SharedBuffer {
 
   // ---- nodes ----
   // Adds the edge (event taken under `page`) -> `previous` with `version`; the node for
-  // (event, page) is created on first use. Locks `previous` for `version`.
-  std::int32_t put(std::int32_t page, std::int32_t event_slot, std::int32_t previous, const DeweyNumber& version) {
-    if (previous >= 0) lock_node(previous, version);
+  // (event, page) is created on first use. Locks `previous` for `version`, unless the
+  // caller hands over a lock it holds on `previous` for the same version (the same
+  // version is compatible with the same edges, so lock + release would cancel out).
+  std::int32_t put(std::int32_t page, std::int32_t event_slot, std::int32_t previous, const DeweyNumber& version,
+                   bool lock_previous = true) {
+    if (previous >= 0 && lock_previous) lock_node(previous, version);
     std::int32_t node = -1;
     if (event_slot == pool_->current_event)
       for (const auto& [p, n] : pool_->current_nodes)
@@ -220,7 +223,7 @@ class SharedBuffer {
         Edge& e = n.edges[i];
         if (version.is_compatible_with(e.version) && --e.refs == 0) {
           if (e.target >= 0) stack.emplace_back(e.target, std::move(e.version));
-          n.edges.erase(n.edges.begin() + static_cast<std::ptrdiff_t>(i));
+          erase_edge(n, i);
           continue;
         }
         ++i;
@@ -236,7 +239,7 @@ class SharedBuffer {
         Edge& e = n.edges[i];
         if (v.is_compatible_with(e.version) && --e.refs == 0) {
           if (e.target >= 0) stack.emplace_back(e.target, std::move(e.version));
-          n.edges.erase(n.edges.begin() + static_cast<std::ptrdiff_t>(i));
+          erase_edge(n, i);
           continue;
         }
         ++i;
@@ -288,7 +291,7 @@ class SharedBuffer {
     n.event = event_slot;
     n.page = page;
     n.refs = refs;
-    n.edges.clear();
+    clear_edges(n);
     ++live_nodes_;
     return node;
   }
@@ -296,11 +299,20 @@ class SharedBuffer {
   void set_counters(absl::InlinedVector<std::pair<EventTime, std::int32_t>, 1> c) { counters_ = std::move(c); }
 
  private:
+  // Keeps the edge storage of a node slot that had more than one edge (absl's clear()
+  // would free it): the slot is reused, mostly by a node that is shared again.
+  static void clear_edges(Node& n) { n.edges.erase(n.edges.begin(), n.edges.end()); }
+  // Erases edge i keeping the order (absl's single-element erase is a general routine;
+  // a node has one or two edges).
+  static void erase_edge(Node& n, std::size_t i) {
+    for (std::size_t j = i + 1; j < n.edges.size(); ++j) n.edges[j - 1] = std::move(n.edges[j]);
+    n.edges.pop_back();
+  }
   void free_node(std::int32_t node) {
     Node& n = pool_->nodes[static_cast<std::size_t>(node)];
     const std::int32_t ev = n.event;
     n.refs = -1;
-    n.edges.clear();
+    clear_edges(n);
     n.event = -1;
     pool_->free_nodes.push_back(node);
     --live_nodes_;
