@@ -38,6 +38,13 @@ void RuntimeContext::set_keyed_state_backend(std::unique_ptr<KeyedStateBackend> 
   keyed_backend_ = std::move(backend);
 }
 
+KeyedStateBackend* RuntimeContext::keyed_state_backend_or_private() {
+  if (!keyed_backend_)
+    keyed_backend_ = make_keyed_state_backend(StateBackendConfig{}, operator_id(), subtask_index(), key_groups(),
+                                              max_parallelism(), SystemClock::instance());
+  return keyed_backend_.get();
+}
+
 std::string RuntimeContext::task_name() const {
   return operator_name_ + " (" + std::to_string(subtask_ + 1) + "/" + std::to_string(parallelism_) + ")";
 }

@@ -94,7 +94,7 @@ struct JsonRows {
   }
 };
 
-std::string_view sv(std::span<const KernelArg> a, std::size_t k, std::size_t i) { return a[k].column->string_at(a[k].row(i)); }
+using kernels::sv;
 bool is_scalar(dom::element e) { return e.type() != dom::element_type::ARRAY && e.type() != dom::element_type::OBJECT; }
 
 ResolvedFunction base(const char* name, std::span<const LogicalType> args, LogicalType result) {

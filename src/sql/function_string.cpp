@@ -18,8 +18,8 @@ using kernels::for_each_valid_row;
 LogicalType str() { return LogicalType::string(); }
 LogicalType int_t() { return LogicalType::int_type(); }
 
-std::string_view sv(std::span<const KernelArg> a, std::size_t k, std::size_t i) { return a[k].column->string_at(a[k].row(i)); }
-std::int32_t iv(std::span<const KernelArg> a, std::size_t k, std::size_t i) { return a[k].column->values<std::int32_t>()[a[k].row(i)]; }
+using kernels::sv;
+using kernels::iv;
 
 // Registers a string -> string function over rows whose arguments are all non-NULL.
 template <class F>

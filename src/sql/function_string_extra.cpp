@@ -13,7 +13,7 @@ using kernels::for_each_valid_row;
 LogicalType str() { return LogicalType::string(); }
 LogicalType int_t() { return LogicalType::int_type(); }
 
-std::string_view sv(std::span<const KernelArg> a, std::size_t k, std::size_t i) { return a[k].column->string_at(a[k].row(i)); }
+using kernels::sv;
 
 // LOCATE(needle, haystack, from): the 1-based character position of the first needle at
 // or after character `from`, 0 when there is none or `from` < 1 (Java's indexOf from

@@ -206,7 +206,7 @@ PrepareFn prepare_pattern(std::size_t index) {
   };
 }
 
-std::string_view sv(std::span<const KernelArg> a, std::size_t k, std::size_t i) { return a[k].column->string_at(a[k].row(i)); }
+using kernels::sv;
 
 // DATE_FORMAT(timestamp | string, format) -> STRING.
 void add_date_format(FunctionRegistry& r) {

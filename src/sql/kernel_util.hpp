@@ -4,10 +4,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "clink/sql/function_registry.hpp"
 
 namespace clink::sql::kernels {
+
+// Row i's value of argument k (a column or a scalar).
+inline std::string_view sv(std::span<const KernelArg> a, std::size_t k, std::size_t i) {
+  return a[k].column->string_at(a[k].row(i));
+}
+inline std::int32_t iv(std::span<const KernelArg> a, std::size_t k, std::size_t i) {
+  return a[k].column->values<std::int32_t>()[a[k].row(i)];
+}
 
 inline std::size_t words_for(std::size_t rows) { return (rows + 63) / 64; }
 

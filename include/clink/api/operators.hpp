@@ -132,15 +132,7 @@ class KeyedProcessOperator final : public FunctionOperatorBase<Out> {
       : fn_(std::move(fn)), key_fn_(std::move(key_fn)) {}
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
-    if (!ctx.keyed_state_backend()) {
-      // Fallback for contexts built without a backend (operator tests): the executor
-      // gives every keyed operator its backend (configured, restored); without one the
-      // operator keeps its state in a memory backend of its own, never checkpointed.
-      ctx.set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, ctx.operator_id(),
-                                                           ctx.subtask_index(), ctx.key_groups(),
-                                                           ctx.max_parallelism(), SystemClock::instance()));
-    }
-    backend_ = ctx.keyed_state_backend();
+    backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     context_ = std::make_unique<typename KeyedProcessFunction<K, In, Out>::Context>(ctx, this->sides_);
     fn_->open(ctx);

@@ -75,11 +75,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
 
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
-    if (!ctx.keyed_state_backend())  // operator tests: a private memory backend
-      ctx.set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, ctx.operator_id(), ctx.subtask_index(),
-                                                           ctx.key_groups(), ctx.max_parallelism(),
-                                                           SystemClock::instance()));
-    backend_ = ctx.keyed_state_backend();
+    backend_ = ctx.keyed_state_backend_or_private();
     nfa_id_ = backend_->register_state(kNfaState, StateKind::kValue);
     queue_id_ = backend_->register_state(kQueueState, StateKind::kMap);
     fctx_ = std::make_unique<typename PatternProcessFunction<T, U>::Context>(ctx, this->sides_);

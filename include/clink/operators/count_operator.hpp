@@ -46,13 +46,8 @@ class CountOperator final : public StreamOperator {
 
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
-    if (!ctx.keyed_state_backend()) {
-      private_backend_ = true;
-      ctx.set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, ctx.operator_id(),
-                                                           ctx.subtask_index(), ctx.key_groups(),
-                                                           ctx.max_parallelism(), SystemClock::instance()));
-    }
-    backend_ = ctx.keyed_state_backend();
+    private_backend_ = !ctx.keyed_state_backend();
+    backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     count_ = &KeyedStateStore(*backend_).get_state(ValueStateDescriptor<std::int64_t>{kStateName});
     state_id_ = backend_->register_state(kStateName, StateKind::kValue);

@@ -41,6 +41,10 @@ class RuntimeContext {
   // Keyed state of this subtask's key groups; null for non-keyed operators.
   KeyedStateBackend* keyed_state_backend() const { return keyed_backend_.get(); }
   void set_keyed_state_backend(std::unique_ptr<KeyedStateBackend> backend);
+  // The keyed backend, created first when absent: a job's keyed operator always gets the
+  // executor's (configured, restored); an operator run without an executor (operator
+  // tests, benchmarks) keeps its state in a memory backend of its own, never checkpointed.
+  KeyedStateBackend* keyed_state_backend_or_private();
   // Non-keyed state (source positions, pending commits); restored before open().
   OperatorStateStore& operator_state() { return operator_state_; }
   void set_operator_state(OperatorStateStore s) { operator_state_ = std::move(s); }

@@ -46,14 +46,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
                        (cfg_.grouping.keys.empty() ? std::string("an aggregation without keys")
                                                    : std::string("several grouping sets")) +
                        " runs at parallelism 1, got " + std::to_string(ctx.parallelism()));
-    if (!ctx.keyed_state_backend()) {
-      // Operator tests without an executor: a private memory backend (a job's keyed
-      // operator always gets the executor's, configured and restored).
-      ctx.set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, ctx.operator_id(),
-                                                           ctx.subtask_index(), ctx.key_groups(),
-                                                           ctx.max_parallelism(), SystemClock::instance()));
-    }
-    backend_ = ctx.keyed_state_backend();
+    backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     state_ = backend_->register_state("group-agg", StateKind::kValue);
   }

@@ -74,11 +74,7 @@ class SqlIntervalJoinOperator final : public StreamOperator {
     if (spec_.keys[0].empty() && ctx.parallelism() > 1)
       throw ClinkError(spec_.where + ": an interval join without equi-join keys runs at parallelism 1, got " +
                        std::to_string(ctx.parallelism()));
-    if (!ctx.keyed_state_backend())
-      ctx.set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, ctx.operator_id(), ctx.subtask_index(),
-                                                           ctx.key_groups(), ctx.max_parallelism(),
-                                                           SystemClock::instance()));
-    backend_ = ctx.keyed_state_backend();
+    backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     cache_[0] = backend_->register_state("interval-left", StateKind::kMap);
     cache_[1] = backend_->register_state("interval-right", StateKind::kMap);

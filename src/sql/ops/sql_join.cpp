@@ -60,11 +60,7 @@ class SqlJoinOperator final : public StreamOperator {
     if (spec_.keys[0].empty() && ctx.parallelism() > 1)
       throw ClinkError(spec_.where + ": a join without equi-join keys runs at parallelism 1, got " +
                        std::to_string(ctx.parallelism()));
-    if (!ctx.keyed_state_backend())
-      ctx.set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, ctx.operator_id(), ctx.subtask_index(),
-                                                           ctx.key_groups(), ctx.max_parallelism(),
-                                                           SystemClock::instance()));
-    backend_ = ctx.keyed_state_backend();
+    backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     state_[0] = backend_->register_state("join-left", StateKind::kMap, cfg_->state_ttl_ms);
     state_[1] = backend_->register_state("join-right", StateKind::kMap, cfg_->state_ttl_ms);

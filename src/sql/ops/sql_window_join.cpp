@@ -39,11 +39,7 @@ class SqlWindowJoinOperator final : public StreamOperator {
 
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
-    if (!ctx.keyed_state_backend())
-      ctx.set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, ctx.operator_id(), ctx.subtask_index(),
-                                                           ctx.key_groups(), ctx.max_parallelism(),
-                                                           SystemClock::instance()));
-    backend_ = ctx.keyed_state_backend();
+    backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     state_[0] = backend_->register_state("window-join-left", StateKind::kList);
     state_[1] = backend_->register_state("window-join-right", StateKind::kList);
