@@ -653,7 +653,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // thousand keys overlap instead of queueing.
   template <class Fn>
   void for_keys(const std::vector<K>& keys, Fn&& fn) {
-    constexpr std::size_t kHash = 24, kResolve = 8, kPanes = 4, kRing = 16;
+    constexpr std::size_t kHash = 48, kResolve = 24, kPanes = 12, kRing = 32;
     static_assert(kResolve < kRing && kPanes < kResolve);
     std::array<SKey*, kRing> ring{};
     const std::size_t n = keys.size();
@@ -663,9 +663,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       if (t < n) {
         auto it = skeys_.find(keys[t]);
         SKey* sk = it == skeys_.end() ? nullptr : &it->second;
-        if (sk && sk->cold != kNoCold) {
+        if (sk && sk->cold != kNoCold) {  // a firing reads all of it (two lines, invertible)
           __builtin_prefetch(&colds_[sk->cold]);
-          __builtin_prefetch(&colds_[sk->cold].last_fired);
+          __builtin_prefetch(&colds_[sk->cold].comb);
+          __builtin_prefetch(&colds_[sk->cold].stats);
         }
         ring[t % kRing] = sk;
       }
@@ -775,7 +776,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::vector<K> erase_;
   std::map<EventTime, WKeys> wkeys_;
   typename std::map<EventTime, WKeys>::iterator wkeys_last_ = wkeys_.end();  // register_windows' last
-  std::vector<std::pair<K, State>> fired_;
+  std::vector<std::pair<K, State>> fired_, fired_scratch_;
+  std::vector<std::vector<K>> spare_keys_;  // cleaned windows' key lists, for reuse
   std::int64_t comb_hi_max_ = kNoPane;  // no running combination reaches this pane
 
   // What changed since the last checkpoint (written by the next one; write_state).
