@@ -4,14 +4,17 @@
 // O(1) amortised; an out-of-order pane is inserted in place (rare).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace clink {
 
-template <class S>
+template <class S, class Alloc = std::allocator<std::pair<std::int64_t, S>>>
 class SliceList {
  public:
+  SliceList() = default;
+  explicit SliceList(const Alloc& alloc) : v_(alloc) {}
   // The pane `idx`, created with make() if absent; second: whether it was created.
   template <class Make>
   std::pair<S*, bool> get_or_create(std::int64_t idx, Make&& make) {
@@ -91,7 +94,7 @@ class SliceList {
   }
 
  private:
-  std::vector<std::pair<std::int64_t, S>> v_;
+  std::vector<std::pair<std::int64_t, S>, Alloc> v_;
   std::size_t head_ = 0;
 };
 

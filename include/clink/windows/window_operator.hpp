@@ -49,6 +49,7 @@
 
 #include "clink/api/operators.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/huge_page_allocator.hpp"
 #include "clink/core/output_tag.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/state_codec.hpp"
@@ -307,8 +308,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   };
   // Cache-line aligned: what a new pane touches comes first (one line for small
   // states), what a firing touches after it.
+  using PaneAlloc = HugePagePoolAllocator<std::pair<std::int64_t, State>>;
   struct alignas(64) SCold {
-    SliceList<State> older;
+    explicit SCold(HugePagePool* pool) : older(PaneAlloc(pool)) {}
+    SliceList<State, PaneAlloc> older;
     std::int64_t hi_registered = std::numeric_limits<std::int64_t>::min();  // window index
     // Checkpointing: older panes from dirty_from up changed since the last checkpoint;
     // the backend may hold older panes up to saved_max (a dropped one is removed).
@@ -371,7 +374,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
         cold_free_.pop_back();
       } else {
         sk.cold = static_cast<std::uint32_t>(colds_.size());
-        colds_.emplace_back();
+        colds_.emplace_back(&pane_pool_);
       }
     }
     return colds_[sk.cold];
@@ -379,7 +382,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   const SCold* cold_if(const SKey& sk) const { return sk.cold == kNoCold ? nullptr : &colds_[sk.cold]; }
   void free_cold(SKey& sk) {
     if (sk.cold == kNoCold) return;
-    colds_[sk.cold] = SCold{};
+    colds_[sk.cold] = SCold(&pane_pool_);
     cold_free_.push_back(sk.cold);
     sk.cold = kNoCold;
   }
@@ -565,8 +568,16 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // sliced
   bool sliced_ = false;
   std::int64_t size_ = 0, offset_ = 0, g_ = 1, n_ = 1, m_ = 1;
-  absl::flat_hash_map<K, SKey> skeys_;
-  std::vector<SCold> colds_;
+  // The keys' older panes (HugePagePool: on huge pages too); declared before the side
+  // data, which returns its blocks to it when destroyed.
+  HugePagePool pane_pool_;
+  // The key table and the side data are read at random for every record and firing:
+  // on huge pages (huge_page_allocator.hpp) their TLB misses mostly disappear.
+  using SKeyMap = absl::flat_hash_map<K, SKey>;
+  absl::flat_hash_map<K, SKey, typename SKeyMap::hasher, typename SKeyMap::key_equal,
+                      HugePageAllocator<std::pair<const K, SKey>>>
+      skeys_;
+  std::vector<SCold, HugePageAllocator<SCold>> colds_;
   std::vector<std::uint32_t> cold_free_;
   std::vector<K> batch_keys_;
   std::uint64_t inserts_ = 0;
