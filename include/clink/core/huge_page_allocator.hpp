@@ -105,7 +105,7 @@ class HugePagePool {
   }
 
   void* allocate(std::size_t bytes) {
-    if (bytes > kMaxPooled) return HugePageAllocator<std::max_align_t>().allocate(blocks(bytes));
+    if (bytes > kMaxPooled) return HugePageAllocator<Line>().allocate(lines(bytes));
     const std::size_t c = size_class(bytes);
     if (FreeBlock* b = free_[c]) {
       free_[c] = b->next;
@@ -124,7 +124,7 @@ class HugePagePool {
   }
   void deallocate(void* p, std::size_t bytes) noexcept {
     if (bytes > kMaxPooled) {
-      HugePageAllocator<std::max_align_t>().deallocate(static_cast<std::max_align_t*>(p), blocks(bytes));
+      HugePageAllocator<Line>().deallocate(static_cast<Line*>(p), lines(bytes));
       return;
     }
     const std::size_t c = size_class(bytes);
@@ -139,9 +139,10 @@ class HugePagePool {
   static std::size_t size_class(std::size_t bytes) {
     return bytes <= kMinPooled ? 0 : static_cast<std::size_t>(std::bit_width((bytes - 1) / kMinPooled));
   }
-  static std::size_t blocks(std::size_t bytes) {
-    return (bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
-  }
+  struct alignas(kMinPooled) Line {  // unpooled blocks keep the pooled ones' alignment
+    char bytes[kMinPooled];
+  };
+  static std::size_t lines(std::size_t bytes) { return (bytes + kMinPooled - 1) / kMinPooled; }
 
   std::array<FreeBlock*, kClasses> free_{};
   char* next_ = nullptr;
