@@ -295,9 +295,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   void clear_all_state(const K& key, const TimeWindow& w, const TimeWindow& state_window);
 
   // ---- sliced path ----
-  // Per key, in the hash map: its newest pane (in-order input touches one 32-byte slot
-  // per record for int64 keys and counts). The rest lives in a side vector: older
-  // panes, what the key registered and fired.
+  // Per key, in the hash map: its newest pane (one 32-byte slot for int64 keys and
+  // counts). The rest in a side vector: older panes, what the key registered and fired.
   static constexpr std::int64_t kNoPane = std::numeric_limits<std::int64_t>::min();
   static constexpr std::uint32_t kNoCold = std::numeric_limits<std::uint32_t>::max();
   struct SKey {
@@ -568,15 +567,11 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // sliced
   bool sliced_ = false;
   std::int64_t size_ = 0, offset_ = 0, g_ = 1, n_ = 1, m_ = 1;
-  // The keys' older panes (HugePagePool: on huge pages too); declared before the side
-  // data, which returns its blocks to it when destroyed.
+  // Read at random, so on huge pages; pane_pool_ outlives colds_ (which frees into it).
   HugePagePool pane_pool_;
-  // The key table and the side data are read at random for every record and firing:
-  // on huge pages (huge_page_allocator.hpp) their TLB misses mostly disappear.
   using SKeyMap = absl::flat_hash_map<K, SKey>;
-  absl::flat_hash_map<K, SKey, typename SKeyMap::hasher, typename SKeyMap::key_equal,
-                      HugePageAllocator<std::pair<const K, SKey>>>
-      skeys_;
+  using SKeyAlloc = HugePageAllocator<std::pair<const K, SKey>>;
+  absl::flat_hash_map<K, SKey, typename SKeyMap::hasher, typename SKeyMap::key_equal, SKeyAlloc> skeys_;
   std::vector<SCold, HugePageAllocator<SCold>> colds_;
   std::vector<std::uint32_t> cold_free_;
   std::vector<K> batch_keys_;
