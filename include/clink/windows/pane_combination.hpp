@@ -22,6 +22,7 @@
 // starts invalid and is rebuilt exactly at its first firing.
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,8 +37,10 @@ class PaneCombination {
   std::int64_t hi() const { return hi_; }
   void invalidate() {
     lo_ = kInvalid;
-    front_.clear();
-    head_ = 0;
+    if constexpr (!kInvertible) {
+      stacks_.front.clear();
+      stacks_.head = 0;
+    }
     back_ = State{};
     back_n_ = 0;
   }
@@ -56,11 +59,12 @@ class PaneCombination {
         --back_n_;
       });
     } else {
-      while (head_ < front_.size() && front_[head_].first < x) ++head_;
-      if (head_ == front_.size() && mid_ < x) flip(p, panes, x);
-      else if (head_ >= 16 && head_ * 2 >= front_.size()) {
-        front_.erase(front_.begin(), front_.begin() + static_cast<std::ptrdiff_t>(head_));
-        head_ = 0;
+      auto& [mid, front, head] = stacks_;
+      while (head < front.size() && front[head].first < x) ++head;
+      if (head == front.size() && mid < x) flip(p, panes, x);
+      else if (head >= 16 && head * 2 >= front.size()) {
+        front.erase(front.begin(), front.begin() + static_cast<std::ptrdiff_t>(head));
+        head = 0;
       }
     }
     lo_ = x;
@@ -86,10 +90,10 @@ class PaneCombination {
       if (back_n_ == 0) return false;
       out = back_;
     } else {
-      const bool has_front = head_ < front_.size();
+      const bool has_front = stacks_.head < stacks_.front.size();
       if (!has_front && back_n_ == 0) return false;
       out = p.create();
-      if (has_front) p.merge(out, front_[head_].second);
+      if (has_front) p.merge(out, stacks_.front[stacks_.head].second);
       if (back_n_ > 0) p.merge(out, back_);
     }
     return true;
@@ -100,9 +104,12 @@ class PaneCombination {
 
   template <class P>
   void reset(const P& p, std::int64_t x) {
-    lo_ = mid_ = hi_ = x;
-    front_.clear();
-    head_ = 0;
+    lo_ = hi_ = x;
+    if constexpr (!kInvertible) {
+      stacks_.mid = x;
+      stacks_.front.clear();
+      stacks_.head = 0;
+    }
     back_ = kInvertible ? p.create() : State{};
     back_n_ = 0;
   }
@@ -110,20 +117,30 @@ class PaneCombination {
   // The panes [x, hi) become the front (suffix combinations); the back is empty.
   template <class P, class Panes>
   void flip(const P& p, const Panes& panes, std::int64_t x) {
-    front_.clear();
-    head_ = 0;
-    panes(x, hi_, [&](std::int64_t i, const State& s) { front_.emplace_back(i, s); });
-    for (std::size_t k = front_.size(); k-- > 1;) p.merge(front_[k - 1].second, front_[k].second);
-    mid_ = hi_;
+    auto& [mid, front, head] = stacks_;
+    front.clear();
+    head = 0;
+    panes(x, hi_, [&](std::int64_t i, const State& s) { front.emplace_back(i, s); });
+    for (std::size_t k = front.size(); k-- > 1;) p.merge(front[k - 1].second, front[k].second);
+    mid = hi_;
     back_ = State{};
     back_n_ = 0;
   }
 
-  std::int64_t lo_ = kInvalid, mid_ = 0, hi_ = 0;
+  // The front stack (two stacks only): suffix combinations of the panes [i, mid), the
+  // oldest first; head: the first still in the range. Invertible aggregates need none
+  // of it, so their combination stays small (it shares the key's cache lines).
+  struct Stacks {
+    std::int64_t mid = 0;
+    std::vector<std::pair<std::int64_t, State>> front;
+    std::size_t head = 0;
+  };
+  struct NoStacks {};
+
+  std::int64_t lo_ = kInvalid, hi_ = 0;
   State back_{};
   std::uint32_t back_n_ = 0;  // panes combined in back_
-  std::vector<std::pair<std::int64_t, State>> front_;
-  std::size_t head_ = 0;
+  [[no_unique_address]] std::conditional_t<kInvertible, NoStacks, Stacks> stacks_;
 };
 
 }  // namespace clink

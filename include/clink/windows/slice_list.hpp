@@ -4,14 +4,17 @@
 // O(1) amortised; an out-of-order pane is inserted in place (rare).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace clink {
 
-template <class S>
+template <class S, class Alloc = std::allocator<std::pair<std::int64_t, S>>>
 class SliceList {
  public:
+  SliceList() = default;
+  explicit SliceList(const Alloc& alloc) : v_(alloc) {}
   // The pane `idx`, created with make() if absent; second: whether it was created.
   template <class Make>
   std::pair<S*, bool> get_or_create(std::int64_t idx, Make&& make) {
@@ -27,12 +30,25 @@ class SliceList {
     return {&it->second, true};
   }
   // Calls fn(index, state) for every pane with lo <= index < hi, in index order.
+  // A range that starts past the oldest pane is found from the newest one backwards:
+  // it is usually the newest pane or two (a sliding window's entering pane), and a
+  // binary search over a key's sixty panes would miss the cache at every probe.
   template <class Fn>
   void for_range(std::int64_t lo, std::int64_t hi, Fn&& fn) const {
     auto first = v_.begin() + static_cast<std::ptrdiff_t>(head_);
     auto it = first;
-    if (it != v_.end() && it->first < lo)
-      it = std::lower_bound(first, v_.end(), lo, [](const auto& e, std::int64_t i) { return e.first < i; });
+    if (it == v_.end()) return;
+    if (it->first < lo) {
+      if (v_.back().first < lo) return;
+      it = v_.end();
+      for (int steps = 0; (it - 1)->first >= lo;) {  // stops at first, which is < lo
+        --it;
+        if (++steps == 4) {
+          it = std::lower_bound(first, it, lo, [](const auto& e, std::int64_t i) { return e.first < i; });
+          break;
+        }
+      }
+    }
     for (; it != v_.end() && it->first < hi; ++it) fn(it->first, it->second);
   }
   // Calls fn(index, state) for every pane with index >= lo, in index order.
@@ -59,9 +75,13 @@ class SliceList {
   void prefetch_back() const {
     if (head_ < v_.size()) __builtin_prefetch(&v_.back());
   }
-  // Starts loading the panes into the cache.
+  // Starts loading the oldest and the newest pane into the cache (what a sliding
+  // window's firing reads: the pane leaving and the pane entering).
   void prefetch() const {
-    if (head_ < v_.size()) __builtin_prefetch(&v_[head_]);
+    if (head_ < v_.size()) {
+      __builtin_prefetch(&v_[head_]);
+      __builtin_prefetch(&v_.back());
+    }
   }
   std::size_t size() const { return v_.size() - head_; }
   void clear() {
@@ -74,7 +94,7 @@ class SliceList {
   }
 
  private:
-  std::vector<std::pair<std::int64_t, S>> v_;
+  std::vector<std::pair<std::int64_t, S>, Alloc> v_;
   std::size_t head_ = 0;
 };
 

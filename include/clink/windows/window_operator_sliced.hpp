@@ -155,9 +155,18 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
                       EventTime w_now) {
   const bool in_order = i >= sk.hot_idx;  // the new pane became the newest
   SCold& c = cold(sk);
-  for (std::int64_t j = j_first; j <= j_last; j += m_) {
+  // An in-order pane registers only the windows past the highest one registered (one
+  // window per pane when slide = pane), without walking the size / slide before it.
+  std::int64_t j_from = j_first;
+  if (in_order && c.hi_registered >= j_first) {
+    if (c.hi_registered >= j_last) {
+      c.hi_registered = std::max(c.hi_registered, j_last);
+      return;
+    }
+    j_from = static_cast<std::int64_t>(i128(j_first) + ((i128(c.hi_registered) - j_first) / m_ + 1) * m_);
+  }
+  for (std::int64_t j = j_from; j <= j_last; j += m_) {
     if (!window_representable(j) && j != j_last) continue;
-    if (in_order && j <= c.hi_registered) continue;
     TimeWindow w = window_of(j);
     const std::int64_t c = cleanup_time(w);
     if (c <= w_now) continue;
@@ -168,6 +177,10 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
       continue;
     }
     auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
+    if (created && !spare_keys_.empty()) {  // a cleaned window's list, its capacity kept
+      it->second.keys = std::move(spare_keys_.back());
+      spare_keys_.pop_back();
+    }
     it->second.keys.push_back(key);
     wkeys_last_ = it;
     if (created) {
@@ -227,8 +240,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   });
   for (const K& key : erase_) skeys_.erase(key);
   if (fire) {
-    window_detail::KeyBytesLess<K> less;
-    std::sort(fired_.begin(), fired_.end(), [&](const auto& a, const auto& b) { return less(a.first, b.first); });
+    window_detail::sort_by_key_bytes(fired_, fired_scratch_);
     for (auto& [key, acc] : fired_) {
       // The on-time pane: always the first of the window for this key.
       PaneStats st;
@@ -237,6 +249,10 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   }
   if (clean) {
     if (wkeys_last_ == it) wkeys_last_ = wkeys_.end();
+    if (spare_keys_.size() < 4) {
+      spare_keys_.push_back(std::move(wk.keys));
+      spare_keys_.back().clear();
+    }
     wkeys_.erase(it);
   }
 }

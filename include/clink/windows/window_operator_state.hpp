@@ -187,7 +187,7 @@ void WindowOperator<K, In, KeyFn, Policy>::write_sliced_key(const K& k, SKey& sk
       sk.ck |= kHotStored;
     }
     if ((sk.ck & kKeyDirty) || !(sk.ck & kKeyStored)) {
-      const SCold none;
+      const SCold none(nullptr);
       const SCold& cd = c ? *c : none;
       // Relative to the newest pane (small numbers): flags (which fields are absent:
       // 1 watermark, 2 highest registered, 4 last fired, 8 no fired windows), then the
