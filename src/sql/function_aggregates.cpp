@@ -333,6 +333,7 @@ class DistinctAggregate final : public AggregateFunction {
   bool supports_retraction() const override { return inner_->supports_retraction(); }
   bool supports_merge() const override { return inner_->supports_merge(); }
   std::vector<LogicalType> argument_types() const override { return inner_->argument_types(); }
+  const AggregateFunction* distinct_inner() const override { return inner_.get(); }
   void create(void* acc) const override {
     new (acc) Multiset();
     inner_->create(inner(acc));

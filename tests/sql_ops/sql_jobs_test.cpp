@@ -212,6 +212,29 @@ TEST_P(SqlRestore, GroupAggregate) {
   expect_restores(tumbling_steps(), group_agg_op(), 3, sorted(expected));
 }
 
+// COUNT(DISTINCT v) keeps its values in map state (one entry per value): values seen
+// before the interruption (1, 2) do not count again after it; SUM(v) moves every step.
+TEST_P(SqlRestore, GroupAggregateCountDistinct) {
+  json op = group_agg_op();
+  op["params"]["schema"] = schema_json(sql::make_schema(
+      {{"k", LogicalType::string()}, {"dv", LogicalType::bigint().not_null()}, {"s", LogicalType::bigint()}}));
+  op["params"]["aggregates"] = json::array(
+      {{{"function", "COUNT"}, {"args", {2}}, {"distinct", true}}, {{"function", "SUM"}, {"args", {2}}}});
+  const std::vector<ScriptStep> steps = {{spread(1, 1), 5}, {spread(2, 12), 14}, {spread(1, 15), 16},
+                                         // -- interrupted here --
+                                         {spread(2, 21), 25}, {spread(3, 29), std::nullopt}};
+  std::vector<std::string> expected;
+  for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
+    std::string key = k;
+    expected.push_back("+I[" + key + ", 1, 1]");
+    for (auto [before, after] : {std::pair{"1, 1", "2, 3"}, {"2, 3", "2, 4"}, {"2, 4", "2, 6"}, {"2, 6", "3, 9"}}) {
+      expected.push_back("-U[" + key + ", " + before + "]");
+      expected.push_back("+U[" + key + ", " + after + "]");
+    }
+  }
+  expect_restores(steps, op, 3, sorted(expected));
+}
+
 // User aggregates (tests/support/example_udafs.hpp) keep their accumulators across
 // restores: concat_agg's is a std::string (its own serialize / deserialize), tally's plain
 // bytes; over insert-only input (input_retracts false) a UDAF that cannot retract runs.

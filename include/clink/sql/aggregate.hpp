@@ -45,6 +45,10 @@ class AggregateFunction {
   virtual bool supports_merge() const { return true; }
   // The types the arguments must have (the binder casts to them); empty: as given.
   virtual std::vector<LogicalType> argument_types() const { return {}; }
+  // DISTINCT over an aggregate: the inner aggregate (owned by this one), so that an
+  // operator may keep the distinct values in its keyed state, one entry per value, and
+  // run only the inner accumulator in its block (the unbounded GROUP BY does). Else null.
+  virtual const AggregateFunction* distinct_inner() const { return nullptr; }
 
   virtual void create(void* acc) const = 0;
   virtual void destroy(void* /*acc*/) const {}

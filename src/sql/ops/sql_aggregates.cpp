@@ -242,6 +242,28 @@ void AggregateSet::add(AggState& s, const AggregateInput& in, std::uint32_t row,
   }
 }
 
+void AggregateSet::add_except_distinct(AggState& s, const AggregateInput& in, std::uint32_t row, int sign) const {
+  ready(s);
+  auto* b = static_cast<unsigned char*>(s.block());
+  if (counts_rows_) *reinterpret_cast<std::int64_t*>(b) += sign;
+  for (std::size_t i = 0; i < calls_.size(); ++i)
+    if (!calls_[i].distinct) add_call(s, in, i, row, sign);
+}
+
+void AggregateSet::add_call(AggState& s, const AggregateInput& in, std::size_t call, std::uint32_t row,
+                            int sign) const {
+  if (!filter_passes(in.filters[call], row)) return;
+  ready(s);
+  void* acc = static_cast<unsigned char*>(s.block()) + calls_[call].offset;
+  const std::span<const std::uint32_t> rows(&row, 1);
+  if (sign > 0) calls_[call].fn->accumulate(&acc, in.args[call], rows);
+  else calls_[call].fn->retract(&acc, in.args[call], rows);
+}
+
+bool AggregateSet::passes_filter(const AggregateInput& in, std::size_t call, std::uint32_t row) {
+  return filter_passes(in.filters[call], row);
+}
+
 void AggregateSet::merge(AggState& into, const AggState& from) const {
   ready(into);
   if (from.raw()) {

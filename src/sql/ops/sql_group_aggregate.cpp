@@ -11,13 +11,21 @@
 // aggregate functions, built-in or user-defined) live in keyed state (state "group-agg",
 // the row count then each call's serialized accumulator), read once per group per batch
 // and written back at the end of the batch.
+// A DISTINCT call keeps its distinct values apart, as Flink's DistinctAggregate keeps a
+// MapView: map state "group-agg-distinct", per group (call index, argument tuple) -> count,
+// so a batch touches only the values it sees instead of re-serialising all of them; the
+// group block holds the inner aggregate's accumulator, fed a value when its count goes
+// 0 -> 1 and retracted when it goes 1 -> 0. Counts are read once per (group, value) per
+// batch and written back with the blocks.
 #include <cstring>
 #include <memory>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/node_hash_map.h>
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
+#include "clink/sql/column_key.hpp"
 #include "clink/sql/function_registry.hpp"
 #include "clink/sql/ops/sql_aggregates.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
@@ -32,8 +40,27 @@ struct GroupAggConfig {
   std::string where;
   SchemaPtr out_schema;
   SqlGrouping grouping;
+  // The calls as the group block holds them: a DISTINCT call with its values in map
+  // state runs its inner aggregate here (marked distinct); the others as given.
   std::shared_ptr<const AggregateSet> aggs;
+  std::vector<std::size_t> distinct_calls;  // the calls whose values live in map state
 };
+
+// The block's calls: DISTINCT over an aggregate becomes the inner aggregate (sharing
+// ownership with the DISTINCT function), marked distinct; every other call keeps
+// distinct = false so that AggregateSet::add_except_distinct runs it.
+std::vector<RuntimeAggregate> block_calls(const std::vector<RuntimeAggregate>& calls,
+                                          std::vector<std::size_t>& distinct_calls) {
+  std::vector<RuntimeAggregate> out = calls;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const AggregateFunction* inner = out[i].fn->distinct_inner();
+    out[i].distinct = inner != nullptr;
+    if (!inner) continue;
+    out[i].fn = std::shared_ptr<const AggregateFunction>(out[i].fn, inner);
+    distinct_calls.push_back(i);
+  }
+  return out;
+}
 
 class SqlGroupAggregateOperator final : public StreamOperator {
  public:
@@ -49,6 +76,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     state_ = backend_->register_state("group-agg", StateKind::kValue);
+    if (!cfg_.distinct_calls.empty()) distinct_state_ = backend_->register_state("group-agg-distinct", StateKind::kMap);
   }
 
   void process_batch(int, BatchPtr batch) override {
@@ -69,17 +97,18 @@ class SqlGroupAggregateOperator final : public StreamOperator {
           g->acc = aggs.create();
           g->exists = true;
           g->dirty = true;
-          aggs.add(g->acc, input_, row, 1);
+          add(*g, row, 1);
           results(g->acc, now_);
           emit(RowKind::kInsert, key_, now_);
           continue;
         }
         results(g->acc, before_);
-        aggs.add(g->acc, input_, row, retract ? -1 : 1);
+        add(*g, row, retract ? -1 : 1);
         g->dirty = true;
         if (aggs.row_count(g->acc) <= 0) {
           emit(RowKind::kDelete, key_, before_);
           g->exists = false;
+          clear_distinct(*g);
           continue;
         }
         results(g->acc, now_);
@@ -95,11 +124,67 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   void finish() override { flush(); }
 
  private:
+  // One DISTINCT value's count in a group, as read from map state and as updated.
+  struct DistinctCount {
+    std::int64_t count = 0;
+    std::int64_t stored = 0;
+    std::size_t group_key_size = 0;  // the entry's key: group key, then the map key
+  };
   struct Group {
     AggState acc;
     bool exists = false;
     bool dirty = false;
+    // The group was deleted in this batch: its map state goes, and values seen after
+    // the deletion start from 0.
+    bool distinct_cleared = false;
+    std::vector<DistinctCount*> distinct;  // the entries of distinct_counts_ for this group
   };
+
+  // One row into the group's accumulators: the DISTINCT calls through their value counts.
+  void add(Group& g, std::uint32_t row, int sign) {
+    const AggregateSet& aggs = *cfg_.aggs;
+    if (cfg_.distinct_calls.empty()) return aggs.add(g.acc, input_, row, sign);
+    aggs.add_except_distinct(g.acc, input_, row, sign);
+    for (std::size_t call : cfg_.distinct_calls) {
+      if (!AggregateSet::passes_filter(input_, call, row)) continue;
+      bool has_null = false;
+      for (const Column* a : input_.args[call]) has_null = has_null || a->is_null(row);
+      if (has_null) continue;  // DISTINCT skips a tuple holding NULL, as the function does
+      distinct_key_.assign(key_);
+      StateCodec<std::uint32_t>::encode(static_cast<std::uint32_t>(call), distinct_key_);
+      for (const Column* a : input_.args[call]) append_key_value(*a, row, distinct_key_);
+      DistinctCount& d = distinct_count(g);
+      const std::int64_t before = d.count, after = before + sign;
+      d.count = after;
+      if ((sign > 0 && before <= 0 && after > 0) || (sign < 0 && before > 0 && after <= 0))
+        aggs.add_call(g.acc, input_, call, row, sign);
+    }
+  }
+
+  // The count of distinct_key_ (group key_ first), read from map state on first touch.
+  DistinctCount& distinct_count(Group& g) {
+    auto [it, created] = distinct_counts_.try_emplace(distinct_key_);
+    DistinctCount& d = it->second;
+    if (created) {
+      d.group_key_size = key_.size();
+      g.distinct.push_back(&d);
+      if (!g.distinct_cleared) {
+        backend_->set_current_key(key_);
+        const std::string_view user_key = std::string_view(distinct_key_).substr(key_.size());
+        if (backend_->map_get(distinct_state_, user_key, bytes_)) {
+          std::string_view v(bytes_);
+          d.count = d.stored = StateCodec<std::int64_t>::decode(v);
+        }
+      }
+    }
+    return d;
+  }
+
+  void clear_distinct(Group& g) {
+    if (cfg_.distinct_calls.empty()) return;
+    g.distinct_cleared = true;
+    for (DistinctCount* d : g.distinct) d->count = 0;
+  }
 
   // The group's accumulator for this batch, read from keyed state on first touch.
   Group* group(const std::string& key) {
@@ -116,6 +201,27 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   }
 
   void write_back() {
+    for (auto& [key, g] : touched_) {
+      if (g.distinct_cleared) {
+        backend_->set_current_key(key);
+        backend_->map_clear(distinct_state_);
+      }
+    }
+    for (auto& [entry, d] : distinct_counts_) {
+      group_key_.assign(entry, 0, d.group_key_size);
+      const bool cleared = touched_.find(group_key_)->second.distinct_cleared;
+      if (d.count == (cleared ? 0 : d.stored)) continue;
+      backend_->set_current_key(group_key_);
+      const std::string_view user_key = std::string_view(entry).substr(d.group_key_size);
+      if (d.count == 0) {
+        backend_->map_remove(distinct_state_, user_key);
+      } else {
+        bytes_.clear();
+        StateCodec<std::int64_t>::encode(d.count, bytes_);
+        backend_->map_put(distinct_state_, user_key, bytes_);
+      }
+    }
+    distinct_counts_.clear();
     for (auto& [key, g] : touched_) {
       if (!g.dirty) continue;
       backend_->set_current_key(key);
@@ -194,10 +300,12 @@ class SqlGroupAggregateOperator final : public StreamOperator {
 
   GroupAggConfig cfg_;
   KeyedStateBackend* backend_ = nullptr;
-  StateId state_;
+  StateId state_, distinct_state_;
   absl::flat_hash_map<std::string, Group> touched_;
+  // Keyed by group key then map key; node map: Group::distinct points into it.
+  absl::node_hash_map<std::string, DistinctCount> distinct_counts_;
   AggregateInput input_;
-  std::string key_, bytes_;
+  std::string key_, distinct_key_, group_key_, bytes_;
   std::vector<Column> before_, now_;
   std::unique_ptr<ColumnBatch> out_;
 };
@@ -221,10 +329,10 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
         // Insert-only input (the planner says so) lets MIN / MAX keep one value instead of
         // a multiset, and admits aggregate functions that cannot retract.
         const bool input_retracts = p.get_bool("input_retracts", true);
-        cfg->aggs = std::make_shared<const AggregateSet>(
+        const std::vector<RuntimeAggregate> calls =
             AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p,
-                                input_retracts, FunctionRegistry::process()),
-            true);
+                                input_retracts, FunctionRegistry::process());
+        cfg->aggs = std::make_shared<const AggregateSet>(block_calls(calls, cfg->distinct_calls), true);
         std::vector<RowField> fields;
         cfg->grouping.key_fields(*in, fields);
         for (const auto& c : cfg->aggs->calls()) fields.push_back({"", c.result_type});

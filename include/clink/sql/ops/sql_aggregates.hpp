@@ -119,6 +119,13 @@ class AggregateSet {
            std::vector<void*>& scratch) const;
   // One row (the window engine hands rows over one at a time).
   void add(AggState& s, const AggregateInput& in, std::uint32_t row, int sign) const;
+  // One row into every call but the DISTINCT ones (and the row count): the GROUP BY
+  // operator keeps their distinct values in keyed state and calls add_call for a value
+  // whose count goes 0 -> 1 (sign +1) or 1 -> 0 (sign -1).
+  void add_except_distinct(AggState& s, const AggregateInput& in, std::uint32_t row, int sign) const;
+  void add_call(AggState& s, const AggregateInput& in, std::size_t call, std::uint32_t row, int sign) const;
+  // Whether call `call`'s FILTER lets row `row` of the bound batch in.
+  static bool passes_filter(const AggregateInput& in, std::size_t call, std::uint32_t row);
   void merge(AggState& into, const AggState& from) const;
   // The group's row count (counts_rows mode).
   std::int64_t row_count(const AggState& s) const;
