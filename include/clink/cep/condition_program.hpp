@@ -91,7 +91,7 @@ class ConditionProgram {
     if (root == kAlways) return true;
     const Op& op = ops_[static_cast<std::size_t>(root)];
     if (op.kind == Condition<T>::Kind::kSimple) return simple(op.a, v);
-    if (op.kind == Condition<T>::Kind::kNot) {
+    if (op.kind == Condition<T>::Kind::kNot && op.a != kAlways) {  // NOT(any event): no inner op
       const Op& inner = ops_[static_cast<std::size_t>(op.a)];
       if (inner.kind == Condition<T>::Kind::kSimple) return !simple(inner.a, v);
     }
