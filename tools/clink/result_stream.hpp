@@ -53,4 +53,20 @@ void detach_result_stream(const std::string& name);
 // Throws ClinkError when the spec has no such sink.
 std::vector<ResultColumn> route_select_to_stream(nlohmann::json& spec, const std::string& stream_name);
 
+// A SELECT's spec routed (route_select_to_stream) into a new stream attached under
+// `name` for this object's lifetime.
+struct RoutedSelect {
+  RoutedSelect(nlohmann::json& spec, std::string stream_name)
+      : name(std::move(stream_name)), columns(route_select_to_stream(spec, name)) {
+    attach_result_stream(name, stream);
+  }
+  ~RoutedSelect() { detach_result_stream(name); }
+  RoutedSelect(const RoutedSelect&) = delete;
+  RoutedSelect& operator=(const RoutedSelect&) = delete;
+
+  std::string name;
+  std::vector<ResultColumn> columns;
+  std::shared_ptr<ResultStream> stream = std::make_shared<ResultStream>();
+};
+
 }  // namespace clink::cli

@@ -100,21 +100,14 @@ bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement&) {
 }
 
 bool SqlSession::run_select(nlohmann::json spec) {
-  std::string name = fmt::format("cli_select_{}", ++streams_);
-  auto columns = route_select_to_stream(spec, name);
-  auto stream = std::make_shared<ResultStream>();
-  attach_result_stream(name, stream);
-  struct Detach {
-    std::string name;
-    ~Detach() { detach_result_stream(name); }
-  } detach{name};
+  RoutedSelect select(spec, fmt::format("cli_select_{}", ++streams_));
   JobGraph graph = build(spec);
   auto presenter = presenter_();
-  presenter->start(columns);
+  presenter->start(select.columns);
   JobHandle handle = execute_async(graph, settings_.execution);
   bool completed = false;
   try {
-    completed = wait_job(handle, graph, [&] { presenter->rows(stream->take(0)); });
+    completed = wait_job(handle, graph, [&] { presenter->rows(select.stream->take(0)); });
   } catch (...) {
     presenter->finish(false);
     throw;
@@ -171,18 +164,11 @@ sql::TableStatistics SqlSession::analyze(const sql::TableDef& table, const std::
   for (const auto& [k, v] : runner_.session())
     inner.execute(sql::parse(fmt::format("SET {} = {}", quote(k), quote(v))).statements.at(0));
   sql::StatementResult r = inner.execute(script.statements.at(0));
-  std::string name = fmt::format("cli_analyze_{}", ++streams_);
-  auto cols = route_select_to_stream(r.spec, name);
-  auto stream = std::make_shared<ResultStream>();
-  attach_result_stream(name, stream);
-  struct Detach {
-    std::string name;
-    ~Detach() { detach_result_stream(name); }
-  } detach{name};
+  RoutedSelect routed(r.spec, fmt::format("cli_analyze_{}", ++streams_));
   JobGraph graph = from_spec(r.spec, cli_registry());
   clink::execute(graph);  // no checkpoints or restore: a statistics job of its own
-  MaterializedTable result(cols);
-  result.apply(stream->take(0));
+  MaterializedTable result(routed.columns);
+  result.apply(routed.stream->take(0));
   if (result.rows().size() != 1) throw ClinkError(fmt::format("ANALYZE TABLE {}: expected one result row", table.name));
   const auto& row = result.rows()[0];
   sql::TableStatistics stats;
