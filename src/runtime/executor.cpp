@@ -174,6 +174,7 @@ class JobRun final : public detail::JobControl {
     std::chrono::steady_clock::time_point started;
     std::map<std::size_t, detail::TaskSnapshot> acks;
     std::optional<std::filesystem::path> savepoint_dir;
+    bool stops_sources = false;
     std::int64_t max_alignment_ns = 0;
   };
 
@@ -183,8 +184,10 @@ class JobRun final : public detail::JobControl {
     if (pending_ && pending_->id == id && pending_->savepoint_dir) return *pending_->savepoint_dir;
     return checkpoint_dir(id);
   }
-  std::filesystem::path savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout);
+  std::filesystem::path savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout,
+                                  bool stops_sources = false);
   void suspend_checkpoints(bool suspended);
+  void resume_sources();
   bool checkpoint_pending(std::int64_t id) const override {
     std::lock_guard lock(mu_);
     return pending_ && pending_->id == id;
@@ -378,7 +381,7 @@ void JobRun::coordinate() {
 void JobRun::trigger(Pending p) {
   auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
   std::filesystem::create_directories(dir);
-  CheckpointBarrier barrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value()};
+  CheckpointBarrier barrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value(), p.stops_sources};
   pending_ = std::move(p);
   for (auto& t : tasks_)
     if (!t->gate) t->trigger_checkpoint(barrier);
@@ -389,7 +392,14 @@ void JobRun::suspend_checkpoints(bool suspended) {
   checkpoints_suspended_ = suspended;
 }
 
-std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
+void JobRun::resume_sources() {
+  std::lock_guard lock(tasks_mu_);
+  for (auto& t : tasks_)
+    if (!t->gate) t->resume_after_failed_stop();
+}
+
+std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout,
+                                        bool stops_sources) {
   std::unique_lock lock(mu_);
   auto deadline = std::chrono::steady_clock::now() + timeout;
   if (!cv_.wait_until(lock, deadline, [&] { return !pending_ || done_; }) || done_)
@@ -400,6 +410,7 @@ std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::c
   p.id = next_checkpoint_id_++;
   p.started = std::chrono::steady_clock::now();
   p.savepoint_dir = dir;
+  p.stops_sources = stops_sources;
   std::int64_t id = p.id;
   trigger(std::move(p));
   auto finished = [&] {
@@ -705,8 +716,9 @@ std::filesystem::path JobHandle::stop_with_savepoint(const std::filesystem::path
   run_->suspend_checkpoints(true);
   std::filesystem::path path;
   try {
-    path = run_->savepoint(dir, timeout);
+    path = run_->savepoint(dir, timeout, /*stops_sources=*/true);
   } catch (...) {
+    run_->resume_sources();
     run_->suspend_checkpoints(false);  // the job goes on: so do its checkpoints
     throw;
   }

@@ -118,7 +118,14 @@ void Task::run_mailbox() {
 }
 
 void Task::trigger_checkpoint(CheckpointBarrier barrier) {
-  post([this, barrier] { perform_checkpoint(barrier); });
+  post([this, barrier] {
+    perform_checkpoint(barrier);
+    if (barrier.stops_sources) stopped_at_savepoint_ = true;
+  });
+}
+
+void Task::resume_after_failed_stop() {
+  post([this] { stopped_at_savepoint_ = false; });
 }
 
 void Task::notify_checkpoint_complete(std::int64_t checkpoint_id) {
@@ -252,6 +259,10 @@ void Task::run_source() {
     std::int64_t bp_before = time_->backpressured_ns.load(std::memory_order_relaxed);
     fire_processing_timers();
     run_mailbox();
+    if (stopped_at_savepoint_) {  // wait for the cancel (or a resume), still running commits
+      std::this_thread::sleep_until(next_wakeup());
+      continue;
+    }
     SourceOperator::PollStatus status{};
     attributed(head, [&] { status = source.poll_next(); });
     std::int64_t bp = time_->backpressured_ns.load(std::memory_order_relaxed) - bp_before;

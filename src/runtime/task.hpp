@@ -152,6 +152,8 @@ class Task {
   // Source tasks: inject the barrier of a new checkpoint.
   void trigger_checkpoint(CheckpointBarrier barrier);
   void notify_checkpoint_complete(std::int64_t checkpoint_id);
+  // Source tasks: poll again after a stop-with-savepoint failed (the job goes on).
+  void resume_after_failed_stop();
 
   std::vector<std::unique_ptr<OperatorHost>> chain;  // head first
   std::unique_ptr<InputGate> gate;                   // null for source tasks
@@ -176,6 +178,7 @@ class Task {
   std::mutex mailbox_mu_;
   std::vector<std::function<void()>> mailbox_;
   std::atomic<bool> mailbox_pending_{false};
+  bool stopped_at_savepoint_ = false;  // source tasks: a stop-with-savepoint barrier passed (task thread only)
   std::shared_ptr<TaskTimeMetrics> time_;
 };
 

@@ -12,6 +12,9 @@ struct CheckpointBarrier {
   std::int64_t checkpoint_id = 0;
   std::int64_t timestamp_ms = 0;
   bool is_savepoint = false;
+  // Stop-with-savepoint: sources emit nothing after this barrier (Flink's synchronous
+  // savepoint), so no output past the savepoint can reach a sink and be committed.
+  bool stops_sources = false;
   friend bool operator==(const CheckpointBarrier&, const CheckpointBarrier&) = default;
 };
 
