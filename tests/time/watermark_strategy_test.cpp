@@ -191,7 +191,7 @@ TEST(WatermarkAssignerStrategies, IdleMarkersMakeAlignmentIgnoreTheInputUntilItI
   // A is busy; B sends one record, then goes silent (idle), then comes back.
   auto a = scripted<std::int64_t>(env, [c, seen](ScriptedSource<std::int64_t>& s) {
     s.records({{1, 1000}})
-        .wait_until(seen("0@500"))
+        .wait_until(seen("W499"))  // both inputs' first watermarks arrived downstream
         .then([c](Output&) { c->set(5000); })  // B's probe marks it idle
         .wait_until(seen("W999"))              // alignment now follows A alone
         .records({{2, 8000}})
