@@ -1,0 +1,213 @@
+// sql_rank: Flink's streaming Top-N (StreamExecRank), ROW_NUMBER over each partition,
+// emitting exactly the changelog of Flink's functions, per input row in order:
+//   strategy "append"  (AppendOnlyTopNFunction, insert-only input) keeps per partition the
+//                      rows that can still rank, a small sorted buffer in keyed value state
+//                      "rank-buffer" (read once per partition per batch, written back at the
+//                      end of the batch);
+//   strategy "retract" (RetractableTopNFunction, updating input) keeps every row of the
+//                      partition in keyed map state "rank-data": sort key -> [count, rows]
+//                      (the map's byte order is the sort order), since a retraction can
+//                      bring any row back into the range.
+// With the rank number output (or a range not starting at 1) a change of ranks emits -U/+U
+// for every shifted row; without it only the rows entering and leaving the range (+I/-D).
+// Ties rank in arrival order. `state_ttl_ms` (table.exec.state.ttl): state expires that long
+// (processing time) after its last write.
+#include <absl/container/flat_hash_map.h>
+
+#include "clink/core/error.hpp"
+#include "clink/state/keyed_state_backend.hpp"
+#include "clink/state/state_ttl.hpp"
+#include "rank_support.hpp"
+#include "sql_op_registration.hpp"
+#include "sql_rank_retract.hpp"
+
+namespace clink::sql {
+namespace {
+
+class SqlRankOperator final : public StreamOperator {
+ public:
+  explicit SqlRankOperator(std::shared_ptr<const RankConfig> cfg)
+      : cfg_(std::move(cfg)),
+        keys_(*cfg_->in_schema, cfg_->keys),
+        sort_(*cfg_->in_schema, cfg_->order),
+        codec_(*cfg_->in_schema),
+        out_(cfg_->out_schema, codec_, cfg_->output_rank_number),
+        retract_(*cfg_, out_) {}
+
+  void open(RuntimeContext& ctx) override {
+    StreamOperator::open(ctx);
+    if (cfg_->keys.empty() && ctx.parallelism() > 1)
+      throw ClinkError(cfg_->where + ": a Top-N without PARTITION BY runs at parallelism 1, got " +
+                       std::to_string(ctx.parallelism()));
+    backend_ = ctx.keyed_state_backend_or_private();
+    backend_->set_current_namespace({});
+    if (cfg_->retract)
+      retract_.open(*backend_);
+    else
+      state_ = backend_->register_state("rank-buffer", StateKind::kValue, cfg_->state_ttl_ms);
+  }
+
+  void process_batch(int, BatchPtr batch) override {
+    const auto& in = column_batch_cast(*batch);
+    now_ = cfg_->state_ttl_ms > 0 ? backend_->clock().now_ms() : 0;
+    for (std::size_t r = 0; r < in.size(); ++r) {
+      partition_key(keys_, in, r, key_);
+      sort_key_.clear();
+      sort_.encode(in, r, sort_key_);
+      row_.clear();
+      codec_.encode(in, r, row_);
+      if (cfg_->retract) {
+        const RowKind kind = in.row_kind(r);
+        retract_.process(key_, sort_key_, row_, kind == RowKind::kInsert || kind == RowKind::kUpdateAfter, now_);
+      } else {
+        if (in.row_kind(r) != RowKind::kInsert)
+          throw ClinkError(cfg_->where + ": the append-only Top-N received a " + row_kind_name(in.row_kind(r)) + " row");
+        append(*buffer(key_));
+      }
+      if (out_.pending() >= kDefaultBatchSize) out_.flush(output());
+    }
+    write_back();
+    out_.flush(output());
+  }
+
+ private:
+  static std::string row_kind_name(RowKind k) {
+    switch (k) {
+      case RowKind::kInsert: return "+I";
+      case RowKind::kUpdateBefore: return "-U";
+      case RowKind::kUpdateAfter: return "+U";
+      case RowKind::kDelete: return "-D";
+    }
+    return "?";
+  }
+
+  // AppendOnlyTopNFunction.processElement for the row in row_ / sort_key_.
+  void append(TopNBuffer& buf) {
+    const std::int64_t end = cfg_->rank_end;
+    // checkSortKeyInBufferRange: better than the worst kept key, or room left.
+    if (!buf.empty() && !(std::string_view(sort_key_) < buf.key(buf.size() - 1)) &&
+        static_cast<std::int64_t>(buf.size()) >= end)
+      return;
+    const std::size_t pos = buf.upper_bound(sort_key_);
+    buf.insert(pos, sort_key_, row_);
+    dirty_ = true;
+    if (cfg_->output_rank_number || cfg_->rank_start > 1) {
+      std::int64_t rank = 0;
+      bool found = false;
+      std::size_t current = 0;  // the row taking the next rank
+      std::size_t i = 0;
+      while (i < buf.size() && rank <= end) {
+        const std::size_t j = buf.group_end(i);
+        if (!found && buf.key(i) == std::string_view(sort_key_)) {
+          rank += static_cast<std::int64_t>(j - i);
+          current = pos;  // the new row is the last of its ties
+          found = true;
+        } else if (found) {
+          for (std::size_t t = i; t < j && rank <= end; ++t) {
+            update_before(buf.row(t), rank);
+            update_after(buf.row(current), rank);
+            current = t;
+            rank += 1;
+          }
+        } else {
+          rank += static_cast<std::int64_t>(j - i);
+        }
+        i = j;
+      }
+      if (rank <= end && in_range(rank)) out_.emit(buf.row(current), RowKind::kInsert, rank);
+      buf.truncate(i);  // the keys past the range go
+      return;
+    }
+    if (static_cast<std::int64_t>(buf.size()) > end) {
+      const std::size_t last = buf.size() - 1;
+      const std::string_view last_row = buf.row(last);
+      buf.erase(last);
+      if (RankRowCodec::same_values(last_row, row_)) return;
+      out_.emit(last_row, RowKind::kDelete, 0);
+    }
+    out_.emit(row_, RowKind::kInsert, 0);
+  }
+
+  bool in_range(std::int64_t rank) const { return rank >= cfg_->rank_start && rank <= cfg_->rank_end; }
+  void update_before(std::string_view row, std::int64_t rank) {
+    if (in_range(rank)) out_.emit(row, RowKind::kUpdateBefore, rank);
+  }
+  void update_after(std::string_view row, std::int64_t rank) {
+    if (in_range(rank)) out_.emit(row, RowKind::kUpdateAfter, rank);
+  }
+
+  // The partition's buffer for this batch, read from state on first touch.
+  TopNBuffer* buffer(const std::string& key) {
+    auto [it, created] = touched_.try_emplace(key, nullptr);
+    if (created) {
+      if (used_ == pool_.size()) pool_.push_back(std::make_unique<TopNBuffer>());
+      it->second = pool_[used_++].get();
+      it->second->clear();
+      backend_->set_current_key(key);
+      if (backend_->get(state_, bytes_)) {
+        std::string_view v(bytes_);
+        bool expired = false;
+        if (cfg_->state_ttl_ms > 0) expired = ttl_expired(get_ttl_timestamp(v), cfg_->state_ttl_ms, now_);
+        if (!expired) it->second->load(v);
+      }
+    }
+    current_ = it->second;
+    return it->second;
+  }
+
+  void write_back() {
+    for (auto& [key, buf] : touched_) {
+      backend_->set_current_key(key);
+      if (buf->empty()) {
+        backend_->remove(state_);
+        continue;
+      }
+      bytes_.clear();
+      if (cfg_->state_ttl_ms > 0) put_ttl_timestamp(now_, bytes_);
+      buf->save(bytes_);
+      backend_->put(state_, bytes_);
+    }
+    touched_.clear();
+    used_ = 0;
+    dirty_ = false;
+  }
+
+  std::shared_ptr<const RankConfig> cfg_;
+  RowKeyEncoder keys_;
+  SortKeyEncoder sort_;
+  RankRowCodec codec_;
+  RankEmitter out_;
+  RetractableTopN retract_;
+  KeyedStateBackend* backend_ = nullptr;
+  StateId state_;
+  std::int64_t now_ = 0;
+  absl::flat_hash_map<std::string, TopNBuffer*> touched_;
+  std::vector<std::unique_ptr<TopNBuffer>> pool_;  // buffers reused across batches
+  std::size_t used_ = 0;
+  TopNBuffer* current_ = nullptr;
+  bool dirty_ = false;
+  std::string key_, sort_key_, row_, bytes_;
+};
+
+}  // namespace
+
+void register_sql_rank(OperatorRegistry& r) {
+  r.add(OperatorFactoryInfo{
+      .name = "sql_rank",
+      .description = "sql_row -> sql_row: streaming Top-N (ROW_NUMBER per partition) with Flink's changelog; "
+                     "append-only input (AppendFast) or retracting input (Retract)",
+      .num_inputs = 1,
+      .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        SqlOpParams p(ctx, "sql_rank",
+                      {"keys", "order", "rank_start", "rank_end", "output_rank_number", "strategy", "state_ttl_ms"});
+        auto cfg = std::make_shared<RankConfig>(RankConfig::parse(p));
+        const std::string strategy = p.get_string("strategy", "append");
+        if (strategy != "append" && strategy != "retract") p.fail("param 'strategy' must be 'append' or 'retract'");
+        cfg->retract = strategy == "retract";
+        cfg->state_ttl_ms = p.get_int("state_ttl_ms", 0, 0);
+        return [cfg] { return std::make_unique<SqlRankOperator>(cfg); };
+      }});
+}
+
+}  // namespace clink::sql
