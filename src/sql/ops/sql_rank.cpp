@@ -54,15 +54,15 @@ class SqlRankOperator final : public StreamOperator {
       partition_key(keys_, in, r, key_);
       sort_key_.clear();
       sort_.encode(in, r, sort_key_);
-      row_.clear();
-      codec_.encode(in, r, row_);
       if (cfg_->retract) {
+        row_.clear();
+        codec_.encode(in, r, row_);
         const RowKind kind = in.row_kind(r);
         retract_.process(key_, sort_key_, row_, kind == RowKind::kInsert || kind == RowKind::kUpdateAfter, now_);
       } else {
         if (in.row_kind(r) != RowKind::kInsert)
           throw ClinkError(cfg_->where + ": the append-only Top-N received a " + row_kind_name(in.row_kind(r)) + " row");
-        append(*buffer(key_));
+        append(buffer(key_), in, r);
       }
       if (out_.pending() >= kDefaultBatchSize) out_.flush(output());
     }
@@ -71,6 +71,12 @@ class SqlRankOperator final : public StreamOperator {
   }
 
  private:
+  // A partition's buffer for the batch and whether a row went into it.
+  struct Touched {
+    TopNBuffer* buf = nullptr;
+    bool dirty = false;
+  };
+
   static std::string row_kind_name(RowKind k) {
     switch (k) {
       case RowKind::kInsert: return "+I";
@@ -81,16 +87,20 @@ class SqlRankOperator final : public StreamOperator {
     return "?";
   }
 
-  // AppendOnlyTopNFunction.processElement for the row in row_ / sort_key_.
-  void append(TopNBuffer& buf) {
+  // AppendOnlyTopNFunction.processElement for row r (its sort key in sort_key_). Most rows
+  // of a long stream do not rank: they are rejected before the row is encoded.
+  void append(Touched& touched, const ColumnBatch& in, std::size_t r) {
+    TopNBuffer& buf = *touched.buf;
     const std::int64_t end = cfg_->rank_end;
     // checkSortKeyInBufferRange: better than the worst kept key, or room left.
     if (!buf.empty() && !(std::string_view(sort_key_) < buf.key(buf.size() - 1)) &&
         static_cast<std::int64_t>(buf.size()) >= end)
       return;
+    row_.clear();
+    codec_.encode(in, r, row_);
+    touched.dirty = true;
     const std::size_t pos = buf.upper_bound(sort_key_);
     buf.insert(pos, sort_key_, row_);
-    dirty_ = true;
     if (cfg_->output_rank_number || cfg_->rank_start > 1) {
       std::int64_t rank = 0;
       bool found = false;
@@ -137,26 +147,29 @@ class SqlRankOperator final : public StreamOperator {
   }
 
   // The partition's buffer for this batch, read from state on first touch.
-  TopNBuffer* buffer(const std::string& key) {
-    auto [it, created] = touched_.try_emplace(key, nullptr);
+  Touched& buffer(const std::string& key) {
+    auto [it, created] = touched_.try_emplace(key);
     if (created) {
       if (used_ == pool_.size()) pool_.push_back(std::make_unique<TopNBuffer>());
-      it->second = pool_[used_++].get();
-      it->second->clear();
+      TopNBuffer* buf = pool_[used_++].get();
+      it->second.buf = buf;
+      buf->clear();
       backend_->set_current_key(key);
       if (backend_->get(state_, bytes_)) {
         std::string_view v(bytes_);
         bool expired = false;
         if (cfg_->state_ttl_ms > 0) expired = ttl_expired(get_ttl_timestamp(v), cfg_->state_ttl_ms, now_);
-        if (!expired) it->second->load(v);
+        if (!expired) buf->load(v);
       }
     }
-    current_ = it->second;
     return it->second;
   }
 
+  // Writes the buffers rows went into (a rejected row leaves its buffer, and its TTL, as they were).
   void write_back() {
-    for (auto& [key, buf] : touched_) {
+    for (auto& [key, t] : touched_) {
+      if (!t.dirty) continue;
+      TopNBuffer* buf = t.buf;
       backend_->set_current_key(key);
       if (buf->empty()) {
         backend_->remove(state_);
@@ -169,7 +182,6 @@ class SqlRankOperator final : public StreamOperator {
     }
     touched_.clear();
     used_ = 0;
-    dirty_ = false;
   }
 
   std::shared_ptr<const RankConfig> cfg_;
@@ -181,11 +193,9 @@ class SqlRankOperator final : public StreamOperator {
   KeyedStateBackend* backend_ = nullptr;
   StateId state_;
   std::int64_t now_ = 0;
-  absl::flat_hash_map<std::string, TopNBuffer*> touched_;
+  absl::flat_hash_map<std::string, Touched> touched_;
   std::vector<std::unique_ptr<TopNBuffer>> pool_;  // buffers reused across batches
   std::size_t used_ = 0;
-  TopNBuffer* current_ = nullptr;
-  bool dirty_ = false;
   std::string key_, sort_key_, row_, bytes_;
 };
 
