@@ -137,6 +137,20 @@ void TopNBuffer::insert(std::size_t pos, std::string_view k, std::string_view r)
   entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(pos), e);
 }
 
+void TopNBuffer::compact_if_sparse() {
+  std::size_t live = 0;
+  for (const Entry& e : entries_) live += e.key_len + e.row_len;
+  if (arena_.size() <= 2 * live + 4096) return;
+  std::string old;
+  old.swap(arena_);
+  std::vector<Entry> entries;
+  entries.swap(entries_);
+  arena_.reserve(live);
+  entries_.reserve(entries.size());
+  for (const Entry& e : entries)
+    insert(entries_.size(), {old.data() + e.key_off, e.key_len}, {old.data() + e.row_off, e.row_len});
+}
+
 std::size_t TopNBuffer::group_end(std::size_t i) const {
   std::size_t j = i + 1;
   while (j < entries_.size() && key(j) == key(i)) ++j;

@@ -69,6 +69,9 @@ class TopNBuffer {
   void truncate(std::size_t n) {
     if (n < entries_.size()) entries_.resize(n);
   }
+  // Drops the bytes of erased entries once they outweigh the live ones (a buffer kept
+  // across batches would otherwise grow with every row that passed through it).
+  void compact_if_sparse();
   // The end of the group of equal keys starting at `i`.
   std::size_t group_end(std::size_t i) const;
 

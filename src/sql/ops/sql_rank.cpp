@@ -2,8 +2,8 @@
 // emitting exactly the changelog of Flink's functions, per input row in order:
 //   strategy "append"  (AppendOnlyTopNFunction, insert-only input) keeps per partition the
 //                      rows that can still rank, a small sorted buffer in keyed value state
-//                      "rank-buffer" (read once per partition per batch, written back at the
-//                      end of the batch);
+//                      "rank-buffer" (kept decoded across batches in a bounded cache,
+//                      written back at the end of each batch it changed in);
 //   strategy "retract" (RetractableTopNFunction, updating input) keeps every row of the
 //                      partition in keyed map state "rank-data": sort key -> [count, rows]
 //                      (the map's byte order is the sort order), since a retraction can
@@ -12,7 +12,9 @@
 // for every shifted row; without it only the rows entering and leaving the range (+I/-D).
 // Ties rank in arrival order. `state_ttl_ms` (table.exec.state.ttl): state expires that long
 // (processing time) after its last write.
-#include <absl/container/flat_hash_map.h>
+#include <algorithm>
+
+#include <absl/container/node_hash_map.h>
 
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state_backend.hpp"
@@ -41,6 +43,7 @@ class SqlRankOperator final : public StreamOperator {
                        std::to_string(ctx.parallelism()));
     backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
+    max_cached_ = std::max<std::size_t>(64, kCachedRows / static_cast<std::size_t>(cfg_->rank_end));
     if (cfg_->retract)
       retract_.open(*backend_);
     else
@@ -71,11 +74,13 @@ class SqlRankOperator final : public StreamOperator {
   }
 
  private:
-  // A partition's buffer for the batch and whether a row went into it.
-  struct Touched {
-    TopNBuffer* buf = nullptr;
+  // A partition's buffer, whether a row went into it in this batch, and its key.
+  struct Cached {
+    TopNBuffer buf;
     bool dirty = false;
+    const std::string* key = nullptr;
   };
+  static constexpr std::size_t kCachedRows = 100000;
 
   static std::string row_kind_name(RowKind k) {
     switch (k) {
@@ -89,8 +94,8 @@ class SqlRankOperator final : public StreamOperator {
 
   // AppendOnlyTopNFunction.processElement for row r (its sort key in sort_key_). Most rows
   // of a long stream do not rank: they are rejected before the row is encoded.
-  void append(Touched& touched, const ColumnBatch& in, std::size_t r) {
-    TopNBuffer& buf = *touched.buf;
+  void append(Cached& cached, const ColumnBatch& in, std::size_t r) {
+    TopNBuffer& buf = cached.buf;
     const std::int64_t end = cfg_->rank_end;
     // checkSortKeyInBufferRange: better than the worst kept key, or room left.
     if (!buf.empty() && !(std::string_view(sort_key_) < buf.key(buf.size() - 1)) &&
@@ -98,7 +103,10 @@ class SqlRankOperator final : public StreamOperator {
       return;
     row_.clear();
     codec_.encode(in, r, row_);
-    touched.dirty = true;
+    if (!cached.dirty) {
+      cached.dirty = true;
+      dirty_.push_back(&cached);
+    }
     const std::size_t pos = buf.upper_bound(sort_key_);
     buf.insert(pos, sort_key_, row_);
     if (cfg_->output_rank_number || cfg_->rank_start > 1) {
@@ -146,42 +154,43 @@ class SqlRankOperator final : public StreamOperator {
     if (in_range(rank)) out_.emit(row, RowKind::kUpdateAfter, rank);
   }
 
-  // The partition's buffer for this batch, read from state on first touch.
-  Touched& buffer(const std::string& key) {
-    auto [it, created] = touched_.try_emplace(key);
+  // The partition's buffer: from the cache, else read from state.
+  Cached& buffer(const std::string& key) {
+    auto [it, created] = cache_.try_emplace(key);
+    Cached& c = it->second;
     if (created) {
-      if (used_ == pool_.size()) pool_.push_back(std::make_unique<TopNBuffer>());
-      TopNBuffer* buf = pool_[used_++].get();
-      it->second.buf = buf;
-      buf->clear();
+      c.key = &it->first;
       backend_->set_current_key(key);
       if (backend_->get(state_, bytes_)) {
         std::string_view v(bytes_);
         bool expired = false;
         if (cfg_->state_ttl_ms > 0) expired = ttl_expired(get_ttl_timestamp(v), cfg_->state_ttl_ms, now_);
-        if (!expired) buf->load(v);
+        if (!expired) c.buf.load(v);
       }
     }
-    return it->second;
+    return c;
   }
 
-  // Writes the buffers rows went into (a rejected row leaves its buffer, and its TTL, as they were).
+  // Writes the buffers rows went into (a rejected row leaves its buffer, and its TTL, as they
+  // were), so state is complete at every batch boundary (where checkpoints happen). The
+  // cache is dropped when it grew past its budget, and after every batch with a state TTL
+  // (expiry is decided when state is read).
   void write_back() {
-    for (auto& [key, t] : touched_) {
-      if (!t.dirty) continue;
-      TopNBuffer* buf = t.buf;
-      backend_->set_current_key(key);
-      if (buf->empty()) {
+    for (Cached* c : dirty_) {
+      c->dirty = false;
+      backend_->set_current_key(*c->key);
+      if (c->buf.empty()) {
         backend_->remove(state_);
         continue;
       }
       bytes_.clear();
       if (cfg_->state_ttl_ms > 0) put_ttl_timestamp(now_, bytes_);
-      buf->save(bytes_);
+      c->buf.save(bytes_);
       backend_->put(state_, bytes_);
+      c->buf.compact_if_sparse();
     }
-    touched_.clear();
-    used_ = 0;
+    dirty_.clear();
+    if (cfg_->state_ttl_ms > 0 || cache_.size() > max_cached_) cache_.clear();
   }
 
   std::shared_ptr<const RankConfig> cfg_;
@@ -193,9 +202,12 @@ class SqlRankOperator final : public StreamOperator {
   KeyedStateBackend* backend_ = nullptr;
   StateId state_;
   std::int64_t now_ = 0;
-  absl::flat_hash_map<std::string, Touched> touched_;
-  std::vector<std::unique_ptr<TopNBuffer>> pool_;  // buffers reused across batches
-  std::size_t used_ = 0;
+  // Decoded buffers kept across batches, as Flink's AppendOnlyTopNFunction keeps a heap cache
+  // of TopNBuffers (table.exec.rank.topn-cache-size rows): a row that does not rank costs
+  // two hash lookups and a compare. Node map: dirty_ points into it.
+  absl::node_hash_map<std::string, Cached> cache_;
+  std::vector<Cached*> dirty_;
+  std::size_t max_cached_ = 0;
   std::string key_, sort_key_, row_, bytes_;
 };
 
