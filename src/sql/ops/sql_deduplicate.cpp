@@ -6,7 +6,8 @@
 //                         -U previous / +U new per row (nothing when the row equals the
 //                         previous one and no state TTL is set);
 //   rowtime, keep last    RowTimeDeduplicateFunction: a row with rowtime >= the kept one's
-//                         replaces it (+I, then -U / +U); an older one is dropped;
+//                         replaces it (+I, then -U / +U); an older one is dropped (state:
+//                         the kept row behind its rowtime);
 //   rowtime, keep first   RowTimeDeduplicateKeepFirstRowFunction (Flink 2.1+, insert-only):
 //                         the earliest row of the key waits in state "dedup-waiting" with an
 //                         event-time timer at its rowtime; when the watermark reaches it the
@@ -87,17 +88,23 @@ class SqlDeduplicateOperator final : public StreamOperator {
       }
       const bool had = read(state_);
       if (had) prev_.assign(value_);
+      std::string_view prev_row(prev_);
       if (cfg_->rowtime) {
+        // Row-time keep-last keeps [rowtime][row]: the comparison reads no column.
         const std::int64_t t = time.is_null(r) ? INT64_MIN : time.values<std::int64_t>()[r];
-        if (had && t < rowtime_of(prev_)) continue;
-      } else if (had && cfg_->state_ttl_ms == 0 && RankRowCodec::same_values(prev_, row_)) {
-        continue;
+        if (had && t < KeyCodec<std::int64_t>::decode(prev_row)) continue;
+        stored_.clear();
+        KeyCodec<std::int64_t>::encode(t, stored_);
+        stored_.append(row_);
+        write(state_, stored_);
+      } else {
+        if (had && cfg_->state_ttl_ms == 0 && RankRowCodec::same_values(prev_row, row_)) continue;
+        write(state_, row_);
       }
-      write(state_, row_);
       if (!had) {
         out_.emit(row_, RowKind::kInsert, 0);
       } else {
-        out_.emit(prev_, RowKind::kUpdateBefore, 0);
+        out_.emit(prev_row, RowKind::kUpdateBefore, 0);
         out_.emit(row_, RowKind::kUpdateAfter, 0);
       }
       if (out_.pending() >= kDefaultBatchSize) out_.flush(output());
@@ -132,19 +139,6 @@ class SqlDeduplicateOperator final : public StreamOperator {
     row.replace(0, 8, head);
   }
 
-  // The rowtime column of a stored row (compared as stored: microseconds).
-  std::int64_t rowtime_of(std::string_view row) {
-    scratch_.clear();
-    if (!scratch_batch_) scratch_batch_ = std::make_unique<ColumnBatch>(cfg_->in_schema);
-    ColumnBatch& b = *scratch_batch_;
-    for (auto& c : b.columns()) c.clear();
-    b.row_kinds().clear();
-    b.event_times().clear();
-    codec_.decode(row, b);
-    const Column& c = b.column(cfg_->time_column);
-    return c.is_null(0) ? INT64_MIN : c.values<std::int64_t>()[0];
-  }
-
   void emit_input(const ColumnBatch& in, std::size_t r, RowKind kind) {
     row_.clear();
     codec_.encode(in, r, row_);
@@ -174,8 +168,7 @@ class SqlDeduplicateOperator final : public StreamOperator {
   KeyedStateBackend* backend_ = nullptr;
   StateId state_, waiting_;
   std::int64_t now_ = 0;
-  std::unique_ptr<ColumnBatch> scratch_batch_;
-  std::string key_, row_, prev_, bytes_, value_, scratch_;
+  std::string key_, row_, prev_, bytes_, value_, stored_;
 };
 
 }  // namespace
