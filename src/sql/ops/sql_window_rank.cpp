@@ -64,7 +64,8 @@ class SqlWindowRankOperator final : public StreamOperator {
       partition_key(keys_, in, r, key_);
       sort_key_.clear();
       sort_.encode(in, r, sort_key_);
-      TopNBuffer& buf = buffer(key_);
+      Touched& touched = buffer(key_);
+      TopNBuffer& buf = *touched.buf;
       if (cfg_->deduplicate) {
         // One row: keep-first takes a strictly smaller rowtime, keep-last a larger or equal
         // one (the order key is the rowtime, ascending for keep-first, descending for keep-last).
@@ -75,6 +76,7 @@ class SqlWindowRankOperator final : public StreamOperator {
         codec_.encode(in, r, row_);
         buf.clear();
         buf.insert(0, sort_key_, row_);
+        touched.dirty = true;
       } else {
         if (static_cast<std::int64_t>(buf.size()) >= cfg_->rank_end && !(std::string_view(sort_key_) < buf.key(buf.size() - 1)))
           continue;
@@ -82,6 +84,7 @@ class SqlWindowRankOperator final : public StreamOperator {
         codec_.encode(in, r, row_);
         buf.insert(buf.upper_bound(sort_key_), sort_key_, row_);
         buf.truncate(static_cast<std::size_t>(cfg_->rank_end));
+        touched.dirty = true;
       }
       ctx().timer_service().register_event_time_timer(fire_at, key_, {});
     }
@@ -113,21 +116,28 @@ class SqlWindowRankOperator final : public StreamOperator {
  private:
   static std::int64_t floor_ms(std::int64_t micros) { return micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000); }
 
-  TopNBuffer& buffer(const std::string& key) {
-    auto [it, created] = touched_.try_emplace(key, nullptr);
+  // A (partition, window) buffer for the batch, read from state on first touch, and whether
+  // a row went into it (only those are written back).
+  struct Touched {
+    TopNBuffer* buf = nullptr;
+    bool dirty = false;
+  };
+  Touched& buffer(const std::string& key) {
+    auto [it, created] = touched_.try_emplace(key);
     if (created) {
       if (used_ == pool_.size()) pool_.push_back(std::make_unique<TopNBuffer>());
-      it->second = pool_[used_++].get();
-      it->second->clear();
+      it->second.buf = pool_[used_++].get();
+      it->second.buf->clear();
       backend_->set_current_key(key);
-      if (backend_->get(state_, bytes_)) it->second->load(bytes_);
+      if (backend_->get(state_, bytes_)) it->second.buf->load(bytes_);
     }
-    return *it->second;
+    return it->second;
   }
 
   void write_back() {
-    for (auto& [key, buf] : touched_) {
-      if (buf->empty()) continue;
+    for (auto& [key, t] : touched_) {
+      TopNBuffer* buf = t.buf;
+      if (!t.dirty || buf->empty()) continue;
       backend_->set_current_key(key);
       bytes_.clear();
       buf->save(bytes_);
@@ -144,7 +154,7 @@ class SqlWindowRankOperator final : public StreamOperator {
   RankEmitter out_;
   KeyedStateBackend* backend_ = nullptr;
   StateId state_;
-  absl::flat_hash_map<std::string, TopNBuffer*> touched_;
+  absl::flat_hash_map<std::string, Touched> touched_;
   std::vector<std::unique_ptr<TopNBuffer>> pool_;
   std::size_t used_ = 0;
   TopNBuffer fired_;
