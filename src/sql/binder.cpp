@@ -5,6 +5,7 @@
 
 #include "binder_internal.hpp"
 #include "clink/sql/parser.hpp"
+#include "clink/sql/rank_plan.hpp"
 
 namespace clink::sql {
 
@@ -284,7 +285,7 @@ Bound Binder::Impl::bind_select(const ast::Select& s, SourcePosition pos) {
     ExprPtr cond = bind_expr(*s.where, ctx);
     if (!cond->type.is(TypeKind::kBoolean) && !cond->type.is(TypeKind::kNull))
       fail(s.where->pos, fmt::format("WHERE needs a BOOLEAN condition, got {}", cond->type.to_string()));
-    in.plan = make_filter(in.plan, cond, s.where->pos);
+    in.plan = absorb_rank_filter(make_filter(in.plan, cond, s.where->pos));
   }
   bool aggregating = !s.group_by.empty() || s.having != nullptr;
   if (!aggregating) {
@@ -292,7 +293,10 @@ Bound Binder::Impl::bind_select(const ast::Select& s, SourcePosition pos) {
     for (const auto& item : s.items) collect_aggregates(item.expr.get(), registry, aggs);
     aggregating = !aggs.empty();
   }
-  Bound out = aggregating ? bind_aggregate(s, std::move(in), pos) : project_items(s.items, in, nullptr, pos);
+  std::optional<Bound> ranked = aggregating ? std::nullopt : bind_rank_select(s, in, pos);
+  Bound out = ranked        ? std::move(*ranked)
+              : aggregating ? bind_aggregate(s, std::move(in), pos)
+                            : project_items(s.items, in, nullptr, pos);
   if (s.distinct) out = distinct(out, pos);
   return out;
 }

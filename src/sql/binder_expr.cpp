@@ -173,6 +173,15 @@ void collect_aggregates(const ast::Expr* e, const FunctionRegistry& registry, st
   walk_children(*e, [&](const ast::ExprPtr& c) { collect_aggregates(c.get(), registry, out); });
 }
 
+void collect_over_calls(const ast::Expr* e, std::vector<const ast::Expr*>& out) {
+  if (!e) return;
+  if (const auto* f = e->as<ast::FunctionCall>(); f && f->over) {
+    out.push_back(e);
+    return;
+  }
+  walk_children(*e, [&](const ast::ExprPtr& c) { collect_over_calls(c.get(), out); });
+}
+
 std::int64_t interval_literal_ms(const ast::Expr& e, const char* what) {
   const auto* l = e.as<ast::IntervalLiteral>();
   if (!l) fail(e.pos, fmt::format("the window {} must be an INTERVAL literal", what));
@@ -448,7 +457,11 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
 ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx) {
   std::string name = upper_name(f.name.back());
   if (f.name.size() > 1) fail(e.pos, fmt::format("qualified function names are not supported: {}", ast_text(e)));
-  if (f.over) fail(e.pos, "OVER windows are not supported yet");
+  if (f.over) {
+    if (auto it = over_columns.find(ast_text(e)); it != over_columns.end())
+      return expr::column(it->second.first, it->second.second);
+    fail(e.pos, "OVER windows are not supported yet");
+  }
   if (!f.arg_names.empty()) fail(e.pos, "named function arguments are only supported in window TVFs");
   if (is_aggregate_name(name, registry)) {
     if (ctx.agg) fail(e.pos, fmt::format("aggregate {} is not allowed here", ast_text(e)));

@@ -71,6 +71,8 @@ std::vector<std::string> unique_names(const std::vector<std::string>& names);
 bool is_aggregate_name(const std::string& upper, const FunctionRegistry& registry);
 // The aggregate calls inside `e` (not descending into them), in order.
 void collect_aggregates(const ast::Expr* e, const FunctionRegistry& registry, std::vector<const ast::Expr*>& out);
+// The calls with an OVER clause inside `e` (not descending into them), in order.
+void collect_over_calls(const ast::Expr* e, std::vector<const ast::Expr*>& out);
 // Whether column `col` of `n` is an event-time attribute (a watermarked rowtime).
 bool is_time_attribute(const LogicalNode& n, std::size_t col);
 // Whether column `col` of `n` is a processing-time attribute (PROCTIME(), passed through
@@ -86,6 +88,9 @@ struct Binder::Impl {
   SessionConfig session;
   std::vector<std::map<std::string, Bound>> ctes;  // innermost last
   std::vector<std::string> expanding_views;        // cycle check
+  // OVER calls bound to a column of the node below the projection being bound (AST text ->
+  // column, type); set while a SELECT with a ranking function binds its items.
+  std::map<std::string, std::pair<std::size_t, LogicalType>> over_columns;
 
   Impl(const Catalog& c, const FunctionRegistry& r, SessionConfig s) : catalog(c), registry(r), session(std::move(s)) {}
 
@@ -108,6 +113,10 @@ struct Binder::Impl {
   Bound distinct(const Bound& in, SourcePosition pos);
   Bound with_aliases(Bound b, const std::vector<std::string>& aliases, const std::string& qualifier,
                      SourcePosition pos);
+
+  // Top-N and deduplication (binder_rank.cpp): a SELECT whose items call ROW_NUMBER /
+  // RANK / DENSE_RANK OVER (...) binds onto a LogicalRank; nullopt when it calls none.
+  std::optional<Bound> bind_rank_select(const ast::Select& s, const Bound& in, SourcePosition pos);
 
   // Aggregation (binder_aggregate.cpp)
   Bound bind_aggregate(const ast::Select& s, Bound in, SourcePosition pos);

@@ -116,6 +116,7 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kValues: return static_cast<double>(static_cast<const LogicalValues&>(node).rows.size());
     case LogicalKind::kWatermarkAssigner:
     case LogicalKind::kProject:
+    case LogicalKind::kRank:  // the latest Top-N of each partition: the input's rows at most
     case LogicalKind::kWindowTvf: return estimate_rows(node.input());
     case LogicalKind::kFilter:
       return estimate_rows(node.input()) *

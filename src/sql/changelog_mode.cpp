@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "clink/sql/join_analysis.hpp"
+#include "clink/sql/rank_plan.hpp"
 
 namespace clink::sql {
 
@@ -58,6 +59,7 @@ std::string construct_name(const LogicalNode& node) {
     }
     case LogicalKind::kWindowAggregate: return "the window aggregate";
     case LogicalKind::kSort: return "ORDER BY";
+    case LogicalKind::kRank: return "the Top-N";
     case LogicalKind::kLimit: return "LIMIT";
     default: return "the query";
   }
@@ -119,6 +121,24 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       if (j.type != LogicalJoin::Type::kInner) return updating_from(node);
       if (l.updating()) return l;
       return r;
+    }
+    case LogicalKind::kRank: {
+      const RankAnalysis a = analyze_rank(static_cast<const LogicalRank&>(node));
+      auto in = changelog_mode(node.input());
+      switch (a.kind) {
+        case RankAnalysis::Kind::kTopN: return updating_from(node);  // Retract takes updates
+        case RankAnalysis::Kind::kDeduplicate:
+          require_insert_only(node, in, "A deduplication");
+          // Keep-first emits each key's row once (proctime: the first to arrive; rowtime: the
+          // earliest, when the watermark passes it), Flink's insert-only deduplicate.
+          if (!a.keep_last) return {};
+          return updating_from(node);
+        case RankAnalysis::Kind::kWindowTopN:
+        case RankAnalysis::Kind::kWindowDeduplicate:
+          require_insert_only(node, in, a.kind == RankAnalysis::Kind::kWindowTopN ? "A window Top-N" : "A window deduplication");
+          return {};
+      }
+      return {};
     }
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);

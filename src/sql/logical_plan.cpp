@@ -1,6 +1,7 @@
 #include "clink/sql/logical_plan.hpp"
 
 #include "clink/sql/join_analysis.hpp"
+#include "clink/sql/rank_plan.hpp"
 
 #include <fmt/format.h>
 
@@ -217,6 +218,7 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
     case LogicalKind::kSort: n = copy_as<LogicalSort>(node); break;
     case LogicalKind::kLimit: n = copy_as<LogicalLimit>(node); break;
     case LogicalKind::kJoin: n = copy_as<LogicalJoin>(node); break;
+    case LogicalKind::kRank: n = copy_as<LogicalRank>(node); break;
     case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
   }
   n->inputs = std::move(inputs);
@@ -327,6 +329,7 @@ std::string node_description(const LogicalNode& node) {
       return fmt::format("Join(joinType=[{}], where=[{}], select=[{}], {})", join_type_name(j.type), where,
                          column_names(node.schema), keys);
     }
+    case LogicalKind::kRank: return describe_rank(static_cast<const LogicalRank&>(node));
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);
       return fmt::format("Sink(table=[{}], fields=[{}])", s.table.name, column_names(node.input().schema));

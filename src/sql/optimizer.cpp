@@ -396,6 +396,29 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       if (nj->condition) nj->condition = remap_columns(nj->condition, via(m));
       return {nj, m};
     }
+    case LogicalKind::kRank: {
+      // The rank's input keeps what is read above plus the partition and order keys; the
+      // rank number is dropped when nothing above reads it (Flink's outputRankNumber = false,
+      // which a deduplication needs).
+      const auto& r = static_cast<const LogicalRank&>(*node);
+      const std::size_t n_in = r.input().schema.size();
+      std::set<std::size_t> in_req;
+      for (auto x : req)
+        if (x < n_in) in_req.insert(x);
+      in_req.insert(r.partition_keys.begin(), r.partition_keys.end());
+      for (const auto& k : r.order_keys) in_req.insert(k.column);
+      Pruned in = prune(r.inputs[0], in_req);
+      auto nr = std::make_shared<LogicalRank>(r);
+      for (auto& k : nr->partition_keys) k = *in.map[k];
+      for (auto& k : nr->order_keys) k.column = *in.map[k.column];
+      nr->output_rank_number = r.output_rank_number && (!r.rank_end || req.count(n_in) > 0);
+      nr->inputs = {in.plan};
+      nr->schema = rank_schema(in.plan->schema, *nr);
+      Mapping m(n_out);
+      for (std::size_t i = 0; i < n_in; ++i) m[i] = in.map[i];
+      if (nr->output_rank_number) m[n_in] = in.plan->schema.size();
+      return {nr, m};
+    }
     case LogicalKind::kValues: return {node, identity_map(n_out)};
   }
   return {node, identity_map(n_out)};

@@ -11,6 +11,7 @@
 #include "clink/sql/join_analysis.hpp"
 #include "clink/sql/ops/sql_op_spec.hpp"
 #include "clink/sql/optimizer.hpp"
+#include "clink/sql/rank_plan.hpp"
 #include "plan_rewrite.hpp"
 
 namespace clink::sql {
@@ -195,6 +196,12 @@ struct Compiler {
         auto in = compile(n.input());
         json p = {{"schema", schema_to_json(l.schema)}, {"limit", l.limit}, {"offset", l.offset}};
         return {add("sql_limit", in, p, nullptr, true, &n.input().schema)};
+      }
+      case LogicalKind::kRank: {
+        RankOp op = rank_op(static_cast<const LogicalRank&>(n), session);
+        auto in = compile(n.input());
+        op.params["schema"] = schema_to_json(n.schema);
+        return {add(op.factory, in, op.params, &op.hash_keys, op.hash_keys.empty(), &n.input().schema)};
       }
       case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
     }

@@ -32,6 +32,7 @@ enum class LogicalKind {
   kSort,             // ORDER BY [LIMIT]
   kLimit,            // LIMIT / OFFSET without ORDER BY
   kJoin,
+  kRank,             // ROW_NUMBER / RANK / DENSE_RANK OVER (...) filtered on the rank: Top-N, dedup
   kSink,
 };
 
@@ -165,6 +166,27 @@ struct LogicalJoin : LogicalNode {
   ExprPtr condition;  // over left ++ right; null: TRUE (cross join)
 };
 std::string join_type_name(LogicalJoin::Type t);  // "InnerJoin", ...
+
+// Flink's FlinkLogicalRank: `SELECT ..., ROW_NUMBER() OVER (PARTITION BY p ORDER BY o) AS rn
+// ... WHERE rn <= N`. The binder builds it with an open range when it binds the OVER call;
+// the filter on the rank above it gives the range (rank_plan.hpp). Output: the input's
+// columns, then the rank number (BIGINT NOT NULL) when something above reads it.
+enum class RankType { kRowNumber, kRank, kDenseRank };
+std::string rank_type_name(RankType t);  // "ROW_NUMBER", "RANK", "DENSE_RANK"
+
+struct LogicalRank : LogicalNode {
+  LogicalRank() : LogicalNode(LogicalKind::kRank) {}
+  RankType rank_type = RankType::kRowNumber;
+  std::vector<std::size_t> partition_keys;  // input columns
+  std::vector<SortKey> order_keys;          // over input columns
+  std::int64_t rank_start = 1;
+  std::optional<std::int64_t> rank_end;     // absent: no filter on the rank (an OVER aggregate)
+  bool output_rank_number = true;
+  std::string rank_name;                    // the rank column's name
+  SourcePosition function_pos;              // the ROW_NUMBER() call
+};
+// The output schema: the input's columns, then the rank column when it is output.
+Schema rank_schema(const Schema& input, const LogicalRank& rank);
 
 struct LogicalSink : LogicalNode {
   LogicalSink() : LogicalNode(LogicalKind::kSink) {}

@@ -18,4 +18,7 @@ void register_sql_join(OperatorRegistry& r);
 void register_sql_interval_join(OperatorRegistry& r);
 void register_sql_window_join(OperatorRegistry& r);
 void register_sql_values_source(OperatorRegistry& r);
+void register_sql_rank(OperatorRegistry& r);
+void register_sql_deduplicate(OperatorRegistry& r);
+void register_sql_window_rank(OperatorRegistry& r);
 }  // namespace clink::sql
