@@ -292,7 +292,9 @@ Bound Binder::Impl::bind_select(const ast::Select& s, SourcePosition pos) {
     for (const auto& item : s.items) collect_aggregates(item.expr.get(), registry, aggs);
     aggregating = !aggs.empty();
   }
-  Bound out = aggregating ? bind_aggregate(s, std::move(in), pos) : project_items(s.items, in, nullptr, pos);
+  Bound out = aggregating             ? bind_aggregate(s, std::move(in), pos)
+              : has_over_aggregate(s, registry) ? bind_over(s, std::move(in), pos)
+                                                : project_items(s.items, in, nullptr, pos);
   if (s.distinct) out = distinct(out, pos);
   return out;
 }

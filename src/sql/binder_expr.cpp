@@ -22,8 +22,6 @@ bool is_aggregate_name(const std::string& u, const FunctionRegistry& registry) {
   return kNames.count(u) > 0 || registry.has_aggregate(u);
 }
 
-namespace {
-
 void walk_children(const ast::Expr& e, const std::function<void(const ast::ExprPtr&)>& f) {
   std::visit(
       [&](const auto& n) {
@@ -55,6 +53,8 @@ void walk_children(const ast::Expr& e, const std::function<void(const ast::ExprP
       },
       e.node);
 }
+
+namespace {
 
 // Replaces column references to `params` (indices 0..n-1) by the argument expressions:
 // inlines a SQL function body. Types are unchanged, so the nodes are copied as they are.
@@ -448,7 +448,7 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
 ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx) {
   std::string name = upper_name(f.name.back());
   if (f.name.size() > 1) fail(e.pos, fmt::format("qualified function names are not supported: {}", ast_text(e)));
-  if (f.over) fail(e.pos, "OVER windows are not supported yet");
+  if (f.over) return bind_over_reference(f, e, ctx);
   if (!f.arg_names.empty()) fail(e.pos, "named function arguments are only supported in window TVFs");
   if (is_aggregate_name(name, registry)) {
     if (ctx.agg) fail(e.pos, fmt::format("aggregate {} is not allowed here", ast_text(e)));

@@ -57,6 +57,7 @@ std::optional<double> estimate_ndv(const LogicalNode& node, std::size_t col) {
       return col < nl ? estimate_ndv(node.input(0), col) : estimate_ndv(node.input(1), col - nl);
     }
     case LogicalKind::kWindowTvf:
+    case LogicalKind::kOverAggregate:
       if (col < node.input().schema.size()) return estimate_ndv(node.input(), col);
       return std::nullopt;
     default: return std::nullopt;
@@ -116,6 +117,7 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kValues: return static_cast<double>(static_cast<const LogicalValues&>(node).rows.size());
     case LogicalKind::kWatermarkAssigner:
     case LogicalKind::kProject:
+    case LogicalKind::kOverAggregate:
     case LogicalKind::kWindowTvf: return estimate_rows(node.input());
     case LogicalKind::kFilter:
       return estimate_rows(node.input()) *

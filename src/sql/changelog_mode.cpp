@@ -57,6 +57,7 @@ std::string construct_name(const LogicalNode& node) {
       }
     }
     case LogicalKind::kWindowAggregate: return "the window aggregate";
+    case LogicalKind::kOverAggregate: return "the OVER aggregate";
     case LogicalKind::kSort: return "ORDER BY";
     case LogicalKind::kLimit: return "LIMIT";
     default: return "the query";
@@ -97,6 +98,12 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
         if (m.updating() && !out.updating()) out = m;
       }
       return out;
+    }
+    case LogicalKind::kOverAggregate: {
+      // As Flink's StreamPhysicalOverAggregate: insert-only in and out.
+      auto in = changelog_mode(node.input());
+      require_insert_only(node, in, fmt::format("The OVER aggregate ({})", where(node)).c_str());
+      return {};
     }
     case LogicalKind::kSort:
     case LogicalKind::kLimit: {

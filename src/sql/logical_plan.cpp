@@ -175,6 +175,17 @@ Schema aggregate_schema(const Schema& input, const std::vector<std::size_t>& key
   return Schema(std::move(fields));
 }
 
+Schema over_aggregate_schema(const Schema& input, const std::vector<AggregateCall>& aggregates) {
+  std::vector<RowField> fields = input.fields();
+  for (const auto& a : aggregates) fields.push_back({a.name, a.type});
+  return Schema(std::move(fields));
+}
+
+std::string OverWindow::frame_text() const {
+  std::string lower = preceding ? std::to_string(*preceding) + " PRECEDING" : std::string("UNBOUNDED PRECEDING");
+  return fmt::format("{} BETWEEN {} AND CURRENT ROW", rows ? "ROWS" : "RANGE", lower);
+}
+
 static LogicalType window_time_type(const Schema& input, const WindowSpec& w) {
   const LogicalType& t = input.type(w.time_column);
   return t.is(TypeKind::kTimestampLtz) ? LogicalType::timestamp_ltz(3) : LogicalType::timestamp(3);
@@ -217,6 +228,7 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
     case LogicalKind::kSort: n = copy_as<LogicalSort>(node); break;
     case LogicalKind::kLimit: n = copy_as<LogicalLimit>(node); break;
     case LogicalKind::kJoin: n = copy_as<LogicalJoin>(node); break;
+    case LogicalKind::kOverAggregate: n = copy_as<LogicalOverAggregate>(node); break;
     case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
   }
   n->inputs = std::move(inputs);
@@ -326,6 +338,17 @@ std::string node_description(const LogicalNode& node) {
                            node.input(1).schema.name(a.window->right_end), where, column_names(node.schema), keys);
       return fmt::format("Join(joinType=[{}], where=[{}], select=[{}], {})", join_type_name(j.type), where,
                          column_names(node.schema), keys);
+    }
+    case LogicalKind::kOverAggregate: {
+      const auto& o = static_cast<const LogicalOverAggregate&>(node);
+      const Schema& in = node.input().schema;
+      std::vector<std::string> keys, sel;
+      for (auto k : o.window.partition_keys) keys.push_back(in.name(k));
+      for (const auto& f : in.fields()) sel.push_back(f.name);
+      for (const auto& c : o.aggregates) sel.push_back(agg_text(c, in));
+      return fmt::format("OverAggregate({}orderBy=[{} ASC], window=[{}], select=[{}])",
+                         keys.empty() ? std::string() : fmt::format("partitionBy=[{}], ", join_names(keys)),
+                         in.name(o.window.order_column), o.window.frame_text(), join_names(sel));
     }
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);

@@ -32,6 +32,7 @@ enum class LogicalKind {
   kSort,             // ORDER BY [LIMIT]
   kLimit,            // LIMIT / OFFSET without ORDER BY
   kJoin,
+  kOverAggregate,    // agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)
   kSink,
 };
 
@@ -165,6 +166,29 @@ struct LogicalJoin : LogicalNode {
   ExprPtr condition;  // over left ++ right; null: TRUE (cross join)
 };
 std::string join_type_name(LogicalJoin::Type t);  // "InnerJoin", ...
+
+// The window of OVER aggregates, as Flink runs them in streaming: ordered by one time
+// attribute ascending, from a bound before the current row up to the current row.
+struct OverWindow {
+  std::vector<std::size_t> partition_keys;  // input columns
+  std::size_t order_column = 0;             // an event- or processing-time attribute
+  bool proctime = false;
+  bool rows = false;  // ROWS (a count of rows) or RANGE (a time span; rows of equal time are peers)
+  // The frame's lower bound: ROWS n PRECEDING (n rows before the current one) or RANGE
+  // INTERVAL ... PRECEDING (milliseconds); none: UNBOUNDED PRECEDING.
+  std::optional<std::int64_t> preceding;
+  // Flink's EXPLAIN text: "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW".
+  std::string frame_text() const;
+};
+
+// Every input row once, followed by its frame's aggregate values (Flink's OverAggregate):
+// output = input columns ++ one column per aggregate.
+struct LogicalOverAggregate : LogicalNode {
+  LogicalOverAggregate() : LogicalNode(LogicalKind::kOverAggregate) {}
+  OverWindow window;
+  std::vector<AggregateCall> aggregates;
+};
+Schema over_aggregate_schema(const Schema& input, const std::vector<AggregateCall>& aggregates);
 
 struct LogicalSink : LogicalNode {
   LogicalSink() : LogicalNode(LogicalKind::kSink) {}

@@ -41,6 +41,7 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_interval_join(r);
   register_sql_window_join(r);
   register_sql_values_source(r);
+  register_sql_over_aggregate(r);
   r.add_key_selector_family(KeySelectorFamily{
       "sql_columns:", kSqlRowType, [](const std::string& args, const UpstreamSpec& up) -> PartitionerFactory {
         SchemaPtr schema;

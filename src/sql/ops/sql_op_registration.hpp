@@ -18,4 +18,5 @@ void register_sql_join(OperatorRegistry& r);
 void register_sql_interval_join(OperatorRegistry& r);
 void register_sql_window_join(OperatorRegistry& r);
 void register_sql_values_source(OperatorRegistry& r);
+void register_sql_over_aggregate(OperatorRegistry& r);
 }  // namespace clink::sql

@@ -1,0 +1,142 @@
+#pragma once
+// Internal: what the OVER aggregate operators share (sql_over_aggregate: event time in
+// sql_over_rowtime.cpp, processing time in sql_over_proctime.cpp). Flink's
+// Row/ProcTime{Rows,Range}{Bounded,Unbounded}PrecedingFunction over one keyed layout:
+//   "over-acc"   value per partition key: a small header (Flink's lastTriggeringTs,
+//                counter, cleanup timestamp, our row sequence) then the calls'
+//                accumulators (AggregateSet::serialize)
+//   "over-rows"  map per partition key: (time, sequence) -> the row (its event time and
+//                every column's key encoding); rows waiting for their time to fire and
+//                rows still inside a bounded frame. The key's byte order is time order,
+//                then arrival order, so the oldest row is the first entry.
+// A pass (one input batch, one watermark, one processing-time tick) reads a key's
+// header and accumulators once, and writes them back once at its end.
+#include <cstdint>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "clink/runtime/operator.hpp"
+#include "clink/sql/column_batch.hpp"
+#include "clink/sql/column_key.hpp"
+#include "clink/sql/ops/sql_aggregates.hpp"
+#include "clink/state/keyed_state_backend.hpp"
+#include "sql_join_common.hpp"
+
+namespace clink::sql {
+
+struct OverConfig {
+  std::string where;
+  SchemaPtr in_schema, out_schema;
+  std::vector<std::size_t> partition_keys;
+  std::size_t order_column = 0;
+  bool proctime = false;
+  bool rows = false;
+  std::optional<std::int64_t> preceding;  // ROWS: rows before the current one; RANGE: ms; none: UNBOUNDED
+  std::int64_t state_ttl_ms = 0;          // table.exec.state.ttl (0: none)
+  std::shared_ptr<const AggregateSet> aggs;
+  bool bounded() const { return preceding.has_value(); }
+  // Flink's precedingOffset: ROWS n PRECEDING keeps n + 1 rows in the frame.
+  std::int64_t row_limit() const { return *preceding + 1; }
+};
+
+class OverAggregateBase : public StreamOperator {
+ public:
+  explicit OverAggregateBase(std::shared_ptr<const OverConfig> cfg);
+  void open(RuntimeContext& ctx) override;
+  void finish() override { flush(); }
+
+ protected:
+  // Flink's per-key ValueStates, kept together.
+  struct Header {
+    std::optional<std::int64_t> last_triggering;  // the last event time fired (bounded event-time frames)
+    std::int64_t count = 0;                       // rows in a ROWS frame (Flink's counter)
+    std::optional<std::int64_t> cleanup;          // the registered cleanup timer
+    std::uint64_t next_seq = 0;                   // the sequence of the next stored row
+  };
+  struct KeyState {
+    Header header;
+    AggState acc;
+    bool has_acc = false;  // accumulators exist (else created on first use)
+    bool exists = false;   // "over-acc" holds a value for the key
+    bool dirty = false;
+  };
+  // One stored row of the current key, loaded by scan_rows (decoded on demand).
+  struct StoredRow {
+    std::int64_t time = 0;
+    std::size_t key_at = 0, bytes_at = 0, bytes_len = 0;
+    std::int64_t row = -1;  // in rows_ once decoded
+  };
+
+  // The key's state for this pass (read on first touch).
+  KeyState& touch(std::string_view key);
+  AggState& acc(KeyState& k);
+  // Drops everything of the key: its rows, accumulators and header.
+  void clear_key(std::string_view key, KeyState& k);
+  // Writes the touched keys back; ends a pass.
+  void write_back();
+
+  // Stores row `r` of `in` under (time, the key's next sequence).
+  void store_row(std::string_view key, KeyState& k, std::int64_t time, const ColumnBatch& in, std::size_t r);
+  // Loads the key's stored rows with time <= `until` (at most `max_rows`), in order, into
+  // stored_ (not decoded yet).
+  void scan_rows(std::string_view key, std::int64_t until, std::size_t max_rows = SIZE_MAX);
+  // Loads only the key's first stored row (none: false).
+  bool scan_first(std::string_view key);
+  // Decodes stored_[i] into rows_ (once); its row index there.
+  std::uint32_t decoded(std::size_t i);
+  void remove_stored(std::string_view key, std::size_t i);
+  // Clears stored_ / rows_ for the next scan.
+  void reset_scan();
+
+  // Accumulates (+1) or retracts (-1) row `r` of the batch `in` is bound to (input_ for
+  // an input batch, rows_input_ for rows_).
+  void fold(AggState& acc, const AggregateInput& in, std::uint32_t r, int sign);
+  void check_insert_only(const ColumnBatch& in) const;
+  // Emission from rows_: the rows' columns then `acc`'s values. Rows queue in emit_rows_
+  // until flush_decoded() copies their columns (before rows_ is reset).
+  void emit_decoded(std::uint32_t row, const AggState& acc);
+  void flush_decoded();
+  // Sends the output batch on.
+  void flush();
+  ColumnBatch& out();
+
+  // Flink's registerProcessingCleanupTimer (KeyedProcessFunctionWithCleanupState): with
+  // a state TTL, a processing-time timer at now + 1.5 TTL, moved later when now + TTL
+  // passes it.
+  void register_ttl_cleanup(std::string_view key, KeyState& k, std::int64_t now);
+  bool ttl_cleanup_enabled() const { return cfg_->state_ttl_ms > 1; }
+
+  std::int64_t row_time(const ColumnBatch& in, std::size_t r) const;
+  // Encodes row `r`'s partition key into key_ (a view of it).
+  std::string_view key_of(const ColumnBatch& in, std::size_t r);
+  void count_late(std::size_t n);
+
+  std::shared_ptr<const OverConfig> cfg_;
+  KeyedStateBackend* backend_ = nullptr;
+  StateId acc_state_, rows_state_;
+  RowKeyEncoder key_encoder_;
+  SideRowCodec row_codec_;
+  absl::flat_hash_map<std::string, KeyState> touched_;
+  std::vector<StoredRow> stored_;
+  std::string stored_bytes_;  // the scanned entries' user keys and values
+  ColumnBatch rows_;          // decoded stored rows
+  std::vector<std::int64_t> rows_event_time_;
+  bool more_rows_ = false;    // scan_rows stopped at a row after `until`
+  AggregateInput input_;      // bound to the batch being processed
+  AggregateInput rows_input_;  // bound to rows_
+  std::vector<std::uint32_t> emit_rows_;
+  std::unique_ptr<ColumnBatch> out_;
+  std::string key_, user_key_, bytes_;
+};
+
+// The two operators the factory builds.
+std::unique_ptr<StreamOperator> make_rowtime_over(std::shared_ptr<const OverConfig> cfg);
+std::unique_ptr<StreamOperator> make_proctime_over(std::shared_ptr<const OverConfig> cfg);
+
+}  // namespace clink::sql

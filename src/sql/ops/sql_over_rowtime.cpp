@@ -1,0 +1,209 @@
+// sql_over_aggregate over an event-time attribute: Flink's RowTimeRowsBoundedPreceding-,
+// RowTimeRangeBoundedPreceding-, RowTimeRowsUnboundedPreceding- and
+// RowTimeRangeUnboundedPrecedingFunction. Rows wait in state until the watermark passes
+// their time, then are emitted in time order (arrival order within a time), each with
+// its frame's aggregates appended:
+//   - bounded frames: a row is late when its time is not after the last time fired for
+//     its key (Flink's lastTriggeringTs, 0 at first); an event-time timer at the row's
+//     time fires it. ROWS n PRECEDING retracts the oldest row once n + 1 rows are in the
+//     frame (per row); RANGE INTERVAL d PRECEDING retracts the rows older than time - d,
+//     accumulates every row of the time, and emits them all with the same values
+//     (peers). RANGE cleans a key up at an event-time timer 1.5 d after its last row.
+//   - unbounded frames: a row is late when its time is not after the watermark; a timer
+//     at the next watermark fires every row the watermark passed. ROWS emits per row,
+//     RANGE per time (peers share the values).
+//   - `table.exec.state.ttl` (ROWS bounded and unbounded frames): Flink's processing-time
+//     cleanup timer, 1.5 TTL after the key's last activity, dropping the key's state
+//     unless rows still wait for the watermark.
+// Late rows are dropped and counted (late_records_dropped).
+#include "sql_over_aggregate.hpp"
+
+#include <limits>
+
+namespace clink::sql {
+
+namespace {
+
+class RowtimeOverOperator final : public OverAggregateBase {
+ public:
+  using OverAggregateBase::OverAggregateBase;
+
+  void process_batch(int, BatchPtr batch) override {
+    const auto& in = column_batch_cast(*batch);
+    check_insert_only(in);
+    cfg_->aggs->bind(in, input_);
+    TimerService& timers = ctx().timer_service();
+    const EventTime wm = timers.current_watermark();
+    const std::int64_t now = ttl_cleanup_enabled() ? timers.current_processing_time() : 0;
+    std::size_t late = 0;
+    for (std::size_t r = 0; r < in.size(); ++r) {
+      const std::int64_t t = row_time(in, r);
+      const std::string_view key = key_of(in, r);
+      KeyState& k = touch(key);
+      if (cfg_->bounded()) {
+        if (cfg_->rows) register_ttl_cleanup(key, k, now);
+        if (t <= k.header.last_triggering.value_or(0)) {
+          ++late;
+          continue;
+        }
+        store_row(key, k, t, in, r);
+        timers.register_event_time_timer(t, key, {});
+        if (!cfg_->rows) register_range_cleanup(key, k, t);
+      } else {
+        register_ttl_cleanup(key, k, now);
+        if (t <= wm) {
+          ++late;
+          continue;
+        }
+        // One timer per key, at the next watermark (Flink starts at 0 before the first).
+        timers.register_event_time_timer(wm < 0 ? 0 : wm + 1, key, {});
+        store_row(key, k, t, in, r);
+      }
+    }
+    write_back();
+    count_late(late);
+  }
+
+  void process_watermark(Watermark wm) override {
+    if (!wm.idle) {
+      ctx().timer_service().advance_watermark(wm.timestamp, [this](const Timer& t) { on_event_time_timer(t); });
+      write_back();
+      flush();
+    }
+    output().emit_watermark(wm);
+  }
+
+  void on_event_time_timer(const Timer& t) override {
+    KeyState& k = touch(t.key);
+    if (!cfg_->bounded()) return fire_unbounded(t.key, k);
+    if (!cfg_->rows && k.header.cleanup && *k.header.cleanup <= t.time) {
+      clear_key(t.key, k);  // no row came within 1.5 d: nothing can be in a frame any more
+      return;
+    }
+    if (cfg_->rows) fire_rows(t.key, k, t.time);
+    else fire_range(t.key, k, t.time);
+    k.header.last_triggering = t.time;
+    k.exists = k.dirty = true;
+    if (cfg_->rows) register_ttl_cleanup(t.key, k, ctx().timer_service().current_processing_time());
+  }
+
+  void process_processing_time(std::int64_t now) override {
+    ctx().timer_service().advance_processing_time(now, [this](const Timer& t) { on_processing_time_timer(t); });
+    write_back();
+    flush();
+  }
+
+  // The state-TTL cleanup timer: drop the key unless rows still wait for the watermark.
+  void on_processing_time_timer(const Timer& t) override {
+    if (!ttl_cleanup_enabled()) return;
+    KeyState& k = touch(t.key);
+    scan_rows(t.key, std::numeric_limits<std::int64_t>::max());
+    bool waiting = !stored_.empty();
+    if (cfg_->bounded()) {
+      const std::int64_t last = k.header.last_triggering.value_or(0);
+      waiting = !stored_.empty() && stored_.back().time > last;
+    }
+    if (!waiting) {
+      clear_key(t.key, k);
+      return;
+    }
+    k.header.cleanup.reset();  // the timer fired: register the next one
+    register_ttl_cleanup(t.key, k, t.time);
+  }
+
+ private:
+  // Flink's RowTimeRangeBoundedPrecedingFunction.registerCleanupTimer.
+  void register_range_cleanup(std::string_view key, KeyState& k, std::int64_t t) {
+    const std::int64_t d = *cfg_->preceding;
+    const std::int64_t min = t + d + 1;
+    const std::int64_t max = t + static_cast<std::int64_t>(static_cast<double>(d) * 1.5) + 1;
+    if (k.header.cleanup && *k.header.cleanup >= min) return;
+    ctx().timer_service().register_event_time_timer(max, key, {});
+    k.header.cleanup = max;
+    k.exists = k.dirty = true;
+  }
+
+  // The first stored row at time `t` (stored_ holds the rows up to t); none: size.
+  std::size_t first_at(std::int64_t t) const {
+    std::size_t i = stored_.size();
+    while (i > 0 && stored_[i - 1].time == t) --i;
+    return i;
+  }
+
+  // ROWS n PRECEDING: per row at `t`, retract the oldest row once the frame holds n + 1.
+  void fire_rows(std::string_view key, KeyState& k, std::int64_t t) {
+    scan_rows(key, t);
+    const std::size_t first = first_at(t);
+    if (first == stored_.size()) return;
+    AggState& a = acc(k);
+    std::size_t oldest = 0;
+    for (std::size_t i = first; i < stored_.size(); ++i) {
+      if (k.header.count >= cfg_->row_limit()) {
+        fold(a, rows_input_, decoded(oldest), -1);
+        remove_stored(key, oldest++);
+      } else {
+        ++k.header.count;
+      }
+      const std::uint32_t row = decoded(i);
+      fold(a, rows_input_, row, 1);
+      emit_decoded(row, a);
+    }
+    flush_decoded();
+  }
+
+  // RANGE d PRECEDING: retract rows older than t - d, then the rows at t as peers.
+  void fire_range(std::string_view key, KeyState& k, std::int64_t t) {
+    scan_rows(key, t);
+    const std::size_t first = first_at(t);
+    if (first == stored_.size()) return;
+    AggState& a = acc(k);
+    const std::int64_t oldest_kept = t - *cfg_->preceding;
+    for (std::size_t i = 0; i < first && stored_[i].time < oldest_kept; ++i) {
+      fold(a, rows_input_, decoded(i), -1);
+      remove_stored(key, i);
+    }
+    for (std::size_t i = first; i < stored_.size(); ++i) fold(a, rows_input_, decoded(i), 1);
+    for (std::size_t i = first; i < stored_.size(); ++i) emit_decoded(decoded(i), a);
+    flush_decoded();
+  }
+
+  // UNBOUNDED PRECEDING: every row the watermark passed, in time order.
+  void fire_unbounded(std::string_view key, KeyState& k) {
+    const EventTime wm = ctx().timer_service().current_watermark();
+    scan_rows(key, wm);
+    if (!stored_.empty() || more_rows_) {
+      AggState& a = acc(k);
+      for (std::size_t i = 0; i < stored_.size();) {
+        std::size_t end = i + 1;
+        while (end < stored_.size() && stored_[end].time == stored_[i].time) ++end;
+        if (cfg_->rows) {
+          for (std::size_t j = i; j < end; ++j) {
+            fold(a, rows_input_, decoded(j), 1);
+            emit_decoded(decoded(j), a);
+          }
+        } else {
+          for (std::size_t j = i; j < end; ++j) fold(a, rows_input_, decoded(j), 1);
+          for (std::size_t j = i; j < end; ++j) emit_decoded(decoded(j), a);
+        }
+        i = end;
+      }
+      flush_decoded();
+      if (more_rows_) {
+        for (std::size_t i = 0; i < stored_.size(); ++i) remove_stored(key, i);
+        ctx().timer_service().register_event_time_timer(wm + 1, key, {});
+      } else {
+        backend_->set_current_key(key);
+        backend_->map_clear(rows_state_);
+      }
+    }
+    register_ttl_cleanup(key, k, ctx().timer_service().current_processing_time());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<StreamOperator> make_rowtime_over(std::shared_ptr<const OverConfig> cfg) {
+  return std::make_unique<RowtimeOverOperator>(std::move(cfg));
+}
+
+}  // namespace clink::sql
