@@ -102,7 +102,7 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
     case LogicalKind::kOverAggregate: {
       // As Flink's StreamPhysicalOverAggregate: insert-only in and out.
       auto in = changelog_mode(node.input());
-      require_insert_only(node, in, fmt::format("The OVER aggregate ({})", where(node)).c_str());
+      require_insert_only(node, in, "An OVER aggregate");
       return {};
     }
     case LogicalKind::kSort:

@@ -119,8 +119,9 @@ struct Compiler {
           alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
                        {"update_interval_ms", w.alignment_update_interval_ms}};
         json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*w.watermark)},
-                  {"emit", w.emit}, {"interval_ms", w.interval_ms}, {"idle_timeout_ms", w.idle_timeout_ms},
-                  {"alignment", alignment}};
+                  {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
+        // The assigner rejects an interval for 'on-event' emission (every advance goes out).
+        if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
         return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
       }
       case LogicalKind::kProject:
