@@ -8,6 +8,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/sql/row_kind.hpp"
+#include "clink/state/state_ttl.hpp"
 #include "clink/sql/function_registry.hpp"
 #include "clink/sql/ops/row_key.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
@@ -38,8 +39,8 @@ void OverAggregateBase::open(RuntimeContext& ctx) {
   backend_->set_current_namespace({});
   // Processing-time unbounded frames expire their accumulators by state TTL (Flink's
   // ProcTimeUnboundedPrecedingFunction); the others run cleanup timers.
-  const bool ttl_state = cfg_->proctime && !cfg_->bounded();
-  acc_state_ = backend_->register_state("over-acc", StateKind::kValue, ttl_state ? cfg_->state_ttl_ms : 0);
+  ttl_state_ = cfg_->proctime && !cfg_->bounded() && cfg_->state_ttl_ms > 0;
+  acc_state_ = backend_->register_state("over-acc", StateKind::kValue, ttl_state_ ? cfg_->state_ttl_ms : 0);
   rows_state_ = backend_->register_state("over-rows", StateKind::kMap);
   cfg_->aggs->bind(rows_, rows_input_);
 }
@@ -52,6 +53,13 @@ OverAggregateBase::KeyState& OverAggregateBase::touch(std::string_view key) {
   backend_->set_current_key(key);
   if (!backend_->get(acc_state_, bytes_)) return k;
   std::string_view in(bytes_);
+  if (ttl_state_) {
+    // Flink's StateTtlConfig (OnCreateAndWrite, NeverReturnExpired): gone once expired.
+    if (ttl_expired(get_ttl_timestamp(in), cfg_->state_ttl_ms, backend_->clock().now_ms())) {
+      k.dirty = true;  // removes the expired value
+      return k;
+    }
+  }
   if (in.size() < 33) throw ClinkError(cfg_->where + ": corrupt OVER aggregate state");
   const auto flags = static_cast<unsigned char>(in[0]);
   in.remove_prefix(1);
@@ -94,6 +102,7 @@ void OverAggregateBase::write_back() {
       continue;
     }
     bytes_.clear();
+    if (ttl_state_) put_ttl_timestamp(backend_->clock().now_ms(), bytes_);
     const Header& h = k.header;
     bytes_.push_back(static_cast<char>((h.last_triggering ? kHasLast : 0) | (h.cleanup ? kHasCleanup : 0) |
                                        (k.has_acc ? kHasAcc : 0)));

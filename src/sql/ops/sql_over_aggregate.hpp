@@ -120,6 +120,8 @@ class OverAggregateBase : public StreamOperator {
   std::shared_ptr<const OverConfig> cfg_;
   KeyedStateBackend* backend_ = nullptr;
   StateId acc_state_, rows_state_;
+  // "over-acc" carries a state-TTL timestamp (processing-time unbounded frames with a TTL).
+  bool ttl_state_ = false;
   RowKeyEncoder key_encoder_;
   SideRowCodec row_codec_;
   absl::flat_hash_map<std::string, KeyState> touched_;
