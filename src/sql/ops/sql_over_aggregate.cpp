@@ -28,7 +28,8 @@ OverAggregateBase::OverAggregateBase(std::shared_ptr<const OverConfig> cfg)
     : cfg_(std::move(cfg)),
       key_encoder_(*cfg_->in_schema, cfg_->partition_keys),
       row_codec_(*cfg_->in_schema),
-      rows_(cfg_->in_schema) {}
+      pending_(cfg_->in_schema),
+      frame_(cfg_->in_schema) {}
 
 void OverAggregateBase::open(RuntimeContext& ctx) {
   StreamOperator::open(ctx);
@@ -41,8 +42,10 @@ void OverAggregateBase::open(RuntimeContext& ctx) {
   // ProcTimeUnboundedPrecedingFunction); the others run cleanup timers.
   ttl_state_ = cfg_->proctime && !cfg_->bounded() && cfg_->state_ttl_ms > 0;
   acc_state_ = backend_->register_state("over-acc", StateKind::kValue, ttl_state_ ? cfg_->state_ttl_ms : 0);
-  rows_state_ = backend_->register_state("over-rows", StateKind::kMap);
-  cfg_->aggs->bind(rows_, rows_input_);
+  pending_.state = backend_->register_state("over-pending", StateKind::kMap);
+  frame_.state = backend_->register_state("over-frame", StateKind::kMap);
+  cfg_->aggs->bind(pending_.rows, pending_.input);
+  cfg_->aggs->bind(frame_.rows, frame_.input);
 }
 
 OverAggregateBase::KeyState& OverAggregateBase::touch(std::string_view key) {
@@ -88,7 +91,8 @@ AggState& OverAggregateBase::acc(KeyState& k) {
 
 void OverAggregateBase::clear_key(std::string_view key, KeyState& k) {
   backend_->set_current_key(key);
-  backend_->map_clear(rows_state_);
+  backend_->map_clear(pending_.state);
+  backend_->map_clear(frame_.state);
   k = KeyState{};
   k.dirty = true;
 }
@@ -116,8 +120,8 @@ void OverAggregateBase::write_back() {
   touched_.clear();
 }
 
-void OverAggregateBase::store_row(std::string_view key, KeyState& k, std::int64_t time, const ColumnBatch& in,
-                                  std::size_t r) {
+void OverAggregateBase::store_row(StateId state, std::string_view key, KeyState& k, std::int64_t time,
+                                  const ColumnBatch& in, std::size_t r) {
   user_key_.clear();
   KeyCodec<std::int64_t>::encode(time, user_key_);
   KeyCodec<std::uint64_t>::encode(k.header.next_seq++, user_key_);
@@ -125,59 +129,81 @@ void OverAggregateBase::store_row(std::string_view key, KeyState& k, std::int64_
   KeyCodec<std::int64_t>::encode(in.event_times()[r], bytes_);
   row_codec_.encode(in, r, bytes_);
   backend_->set_current_key(key);
-  backend_->map_put(rows_state_, user_key_, bytes_);
+  backend_->map_put(state, user_key_, bytes_);
   k.exists = k.dirty = true;
 }
 
-void OverAggregateBase::reset_scan() {
-  stored_.clear();
-  stored_bytes_.clear();
-  rows_.clear();
-  more_rows_ = false;
-}
-
-void OverAggregateBase::scan_rows(std::string_view key, std::int64_t until, std::size_t max_rows) {
-  reset_scan();
+void OverAggregateBase::scan(Scan& s, std::string_view key, std::int64_t until, std::size_t max_rows) {
+  s.entries.clear();
+  s.bytes.clear();
+  s.rows.clear();
+  s.more = false;
   backend_->set_current_key(key);
-  backend_->map_for_each(rows_state_, [&](std::string_view uk, std::string_view v) {
+  backend_->map_for_each(s.state, [&](std::string_view uk, std::string_view v) {
     std::string_view t = uk;
     const std::int64_t time = KeyCodec<std::int64_t>::decode(t);
     if (time > until) {
-      more_rows_ = true;
+      s.more = true;
       return false;
     }
-    StoredRow s;
-    s.time = time;
-    s.key_at = stored_bytes_.size();
-    stored_bytes_.append(uk);
-    s.bytes_at = stored_bytes_.size();
-    s.bytes_len = v.size();
-    stored_bytes_.append(v);
-    stored_.push_back(s);
-    return stored_.size() < max_rows;
+    StoredRow e;
+    e.time = time;
+    e.key_at = s.bytes.size();
+    s.bytes.append(uk);
+    e.bytes_at = s.bytes.size();
+    e.bytes_len = v.size();
+    s.bytes.append(v);
+    s.entries.push_back(e);
+    return s.entries.size() < max_rows;
   });
 }
 
-bool OverAggregateBase::scan_first(std::string_view key) {
-  scan_rows(key, std::numeric_limits<std::int64_t>::max(), 1);
-  return !stored_.empty();
-}
-
-std::uint32_t OverAggregateBase::decoded(std::size_t i) {
-  StoredRow& s = stored_[i];
-  if (s.row < 0) {
-    std::string_view v(stored_bytes_.data() + s.bytes_at, s.bytes_len);
+std::uint32_t OverAggregateBase::decoded(Scan& s, std::size_t i) {
+  StoredRow& e = s.entries[i];
+  if (e.row < 0) {
+    std::string_view v(s.bytes.data() + e.bytes_at, e.bytes_len);
     const std::int64_t event_time = KeyCodec<std::int64_t>::decode(v);
-    row_codec_.decode(v, rows_);
-    rows_.event_times().back() = event_time;
-    s.row = static_cast<std::int64_t>(rows_.size() - 1);
+    row_codec_.decode(v, s.rows);
+    s.rows.event_times().back() = event_time;
+    e.row = static_cast<std::int64_t>(s.rows.size() - 1);
   }
-  return static_cast<std::uint32_t>(s.row);
+  return static_cast<std::uint32_t>(e.row);
 }
 
-void OverAggregateBase::remove_stored(std::string_view key, std::size_t i) {
+void OverAggregateBase::remove(Scan& s, std::string_view key, std::size_t i) {
   backend_->set_current_key(key);
-  backend_->map_remove(rows_state_, std::string_view(stored_bytes_.data() + stored_[i].key_at, 16));
+  backend_->map_remove(s.state, std::string_view(s.bytes.data() + s.entries[i].key_at, 16));
+}
+
+void OverAggregateBase::move_to_frame(std::string_view key, std::size_t i) {
+  const StoredRow& e = pending_.entries[i];
+  const std::string_view user_key(pending_.bytes.data() + e.key_at, 16);
+  backend_->set_current_key(key);
+  backend_->map_put(frame_.state, user_key, std::string_view(pending_.bytes.data() + e.bytes_at, e.bytes_len));
+  backend_->map_remove(pending_.state, user_key);
+}
+
+std::size_t OverAggregateBase::first_pending_at(std::int64_t t) const {
+  std::size_t i = pending_.entries.size();
+  while (i > 0 && pending_.entries[i - 1].time == t) --i;
+  return i;
+}
+
+void OverAggregateBase::fire_range(std::string_view key, KeyState& k, std::int64_t t) {
+  scan(pending_, key, t);
+  const std::size_t first = first_pending_at(t), n = pending_.entries.size();
+  if (first == n) return;  // an expired cleanup timer: no row at t
+  AggState& a = acc(k);
+  const std::int64_t oldest_kept = t - *cfg_->preceding;
+  scan(frame_, key, oldest_kept - 1);
+  for (std::size_t i = 0; i < frame_.entries.size(); ++i) {
+    fold(a, frame_.input, decoded(frame_, i), -1);
+    remove(frame_, key, i);
+  }
+  for (std::size_t i = first; i < n; ++i) fold(a, pending_.input, decoded(pending_, i), 1);
+  for (std::size_t i = first; i < n; ++i) emit_decoded(decoded(pending_, i), a);
+  flush_decoded();
+  for (std::size_t i = first; i < n; ++i) move_to_frame(key, i);
 }
 
 void OverAggregateBase::fold(AggState& acc, const AggregateInput& in, std::uint32_t r, int sign) {
@@ -198,10 +224,10 @@ void OverAggregateBase::flush_decoded() {
   if (emit_rows_.empty()) return;
   ColumnBatch& o = out();
   for (std::size_t c = 0; c < cfg_->in_schema->size(); ++c)
-    o.column(c).append_gather(rows_.column(c), emit_rows_.data(), emit_rows_.size());
+    o.column(c).append_gather(pending_.rows.column(c), emit_rows_.data(), emit_rows_.size());
   for (std::uint32_t r : emit_rows_) {
     o.row_kinds().push_back(RowKind::kInsert);
-    o.event_times().push_back(rows_.event_times()[r]);
+    o.event_times().push_back(pending_.rows.event_times()[r]);
   }
   emit_rows_.clear();
   if (o.size() >= kDefaultBatchSize) flush();

@@ -5,10 +5,11 @@
 //   "over-acc"   value per partition key: a small header (Flink's lastTriggeringTs,
 //                counter, cleanup timestamp, our row sequence) then the calls'
 //                accumulators (AggregateSet::serialize)
-//   "over-rows"  map per partition key: (time, sequence) -> the row (its event time and
-//                every column's key encoding); rows waiting for their time to fire and
-//                rows still inside a bounded frame. The key's byte order is time order,
-//                then arrival order, so the oldest row is the first entry.
+//   "over-pending", "over-frame"  maps per partition key: (time, sequence) -> the row (its
+//                event time and every column's key encoding): rows waiting for their
+//                time to fire, and rows emitted that are still inside a bounded frame.
+//                The key's byte order is time order, then arrival order: the oldest row
+//                is the first entry, so a firing reads only the rows it needs.
 // A pass (one input batch, one watermark, one processing-time tick) reads a key's
 // header and accumulators once, and writes them back once at its end.
 #include <cstdint>
@@ -66,11 +67,21 @@ class OverAggregateBase : public StreamOperator {
     bool exists = false;   // "over-acc" holds a value for the key
     bool dirty = false;
   };
-  // One stored row of the current key, loaded by scan_rows (decoded on demand).
+  // One stored row of the current key, loaded by scan() (decoded on demand).
   struct StoredRow {
     std::int64_t time = 0;
     std::size_t key_at = 0, bytes_at = 0, bytes_len = 0;
-    std::int64_t row = -1;  // in rows_ once decoded
+    std::int64_t row = -1;  // in Scan::rows once decoded
+  };
+  // The rows of one map state of the current key, as far as a scan read them.
+  struct Scan {
+    StateId state;
+    std::vector<StoredRow> entries;
+    std::string bytes;  // the entries' user keys and values
+    ColumnBatch rows;   // decoded entries
+    AggregateInput input;  // bound to rows
+    bool more = false;     // the scan stopped at a row after `until`
+    explicit Scan(SchemaPtr schema) : rows(std::move(schema)) {}
   };
 
   // The key's state for this pass (read on first touch).
@@ -81,25 +92,29 @@ class OverAggregateBase : public StreamOperator {
   // Writes the touched keys back; ends a pass.
   void write_back();
 
-  // Stores row `r` of `in` under (time, the key's next sequence).
-  void store_row(std::string_view key, KeyState& k, std::int64_t time, const ColumnBatch& in, std::size_t r);
-  // Loads the key's stored rows with time <= `until` (at most `max_rows`), in order, into
-  // stored_ (not decoded yet).
-  void scan_rows(std::string_view key, std::int64_t until, std::size_t max_rows = SIZE_MAX);
-  // Loads only the key's first stored row (none: false).
-  bool scan_first(std::string_view key);
-  // Decodes stored_[i] into rows_ (once); its row index there.
-  std::uint32_t decoded(std::size_t i);
-  void remove_stored(std::string_view key, std::size_t i);
-  // Clears stored_ / rows_ for the next scan.
-  void reset_scan();
+  // Stores row `r` of `in` in `state` under (time, the key's next sequence).
+  void store_row(StateId state, std::string_view key, KeyState& k, std::int64_t time, const ColumnBatch& in,
+                 std::size_t r);
+  // Loads the key's rows of s.state with time <= `until` (at most `max_rows`), in order.
+  void scan(Scan& s, std::string_view key, std::int64_t until, std::size_t max_rows = SIZE_MAX);
+  // Decodes s.entries[i] into s.rows (once); its row index there.
+  std::uint32_t decoded(Scan& s, std::size_t i);
+  void remove(Scan& s, std::string_view key, std::size_t i);
+  // Moves pending_.entries[i] (a row just emitted) into the frame.
+  void move_to_frame(std::string_view key, std::size_t i);
+  // The first of pending_'s scanned rows at time `t` (they come last); none: the size.
+  std::size_t first_pending_at(std::int64_t t) const;
+  // RANGE d PRECEDING at time `t` (event time, or a processing-time arrival): retracts the
+  // frame's rows older than t - d, accumulates the pending rows of `t` and emits them all
+  // with the same values (peers), then moves them into the frame.
+  void fire_range(std::string_view key, KeyState& k, std::int64_t t);
 
   // Accumulates (+1) or retracts (-1) row `r` of the batch `in` is bound to (input_ for
-  // an input batch, rows_input_ for rows_).
+  // an input batch, a Scan's input for its rows).
   void fold(AggState& acc, const AggregateInput& in, std::uint32_t r, int sign);
   void check_insert_only(const ColumnBatch& in) const;
-  // Emission from rows_: the rows' columns then `acc`'s values. Rows queue in emit_rows_
-  // until flush_decoded() copies their columns (before rows_ is reset).
+  // Emission of pending_'s rows: their columns then `acc`'s values. Rows queue in
+  // emit_rows_ until flush_decoded() copies their columns (before the next scan).
   void emit_decoded(std::uint32_t row, const AggState& acc);
   void flush_decoded();
   // Sends the output batch on.
@@ -119,19 +134,16 @@ class OverAggregateBase : public StreamOperator {
 
   std::shared_ptr<const OverConfig> cfg_;
   KeyedStateBackend* backend_ = nullptr;
-  StateId acc_state_, rows_state_;
+  StateId acc_state_;
   // "over-acc" carries a state-TTL timestamp (processing-time unbounded frames with a TTL).
   bool ttl_state_ = false;
   RowKeyEncoder key_encoder_;
   SideRowCodec row_codec_;
   absl::flat_hash_map<std::string, KeyState> touched_;
-  std::vector<StoredRow> stored_;
-  std::string stored_bytes_;  // the scanned entries' user keys and values
-  ColumnBatch rows_;          // decoded stored rows
-  std::vector<std::int64_t> rows_event_time_;
-  bool more_rows_ = false;    // scan_rows stopped at a row after `until`
-  AggregateInput input_;      // bound to the batch being processed
-  AggregateInput rows_input_;  // bound to rows_
+  // "over-pending": rows waiting for their time to fire; "over-frame": rows emitted and
+  // still inside a bounded frame. Both keyed (time, sequence), oldest first.
+  Scan pending_, frame_;
+  AggregateInput input_;  // bound to the batch being processed
   std::vector<std::uint32_t> emit_rows_;
   std::unique_ptr<ColumnBatch> out_;
   std::string key_, user_key_, bytes_;

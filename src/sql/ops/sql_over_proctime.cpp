@@ -15,6 +15,8 @@
 //     the end of a bounded input.
 #include "sql_over_aggregate.hpp"
 
+#include <limits>
+
 namespace clink::sql {
 
 namespace {
@@ -68,14 +70,15 @@ class ProctimeOverOperator final : public OverAggregateBase {
         register_ttl_cleanup(key, k, now);
         AggState& a = acc(k);
         if (k.header.count >= cfg_->row_limit()) {
-          if (scan_first(key)) {
-            fold(a, rows_input_, decoded(0), -1);
-            remove_stored(key, 0);
+          scan(frame_, key, std::numeric_limits<std::int64_t>::max(), 1);
+          if (!frame_.entries.empty()) {
+            fold(a, frame_.input, decoded(frame_, 0), -1);
+            remove(frame_, key, 0);
           }
         } else {
           ++k.header.count;
         }
-        store_row(key, k, now, in, r);
+        store_row(frame_.state, key, k, now, in, r);
         fold(a, input_, static_cast<std::uint32_t>(r), 1);
         cfg_->aggs->append_results(a, *o, n_in);
       } else {
@@ -97,7 +100,7 @@ class ProctimeOverOperator final : public OverAggregateBase {
     for (std::size_t r = 0; r < in.size(); ++r) {
       const std::string_view key = key_of(in, r);
       KeyState& k = touch(key);
-      store_row(key, k, now, in, r);
+      store_row(pending_.state, key, k, now, in, r);
       timers.register_processing_time_timer(now + 1, key, {});
       // Flink's registerCleanupTimer, on processing time.
       const std::int64_t min = now + d + 1;
@@ -109,23 +112,6 @@ class ProctimeOverOperator final : public OverAggregateBase {
     }
   }
 
-  // The rows that arrived at `arrival`: retract rows older than arrival - d, then emit
-  // them as peers.
-  void fire_range(std::string_view key, KeyState& k, std::int64_t arrival) {
-    scan_rows(key, arrival);
-    std::size_t first = stored_.size();
-    while (first > 0 && stored_[first - 1].time == arrival) --first;
-    if (first == stored_.size()) return;  // an expired cleanup timer: nothing arrived then
-    AggState& a = acc(k);
-    const std::int64_t oldest_kept = arrival - *cfg_->preceding;
-    for (std::size_t i = 0; i < first && stored_[i].time < oldest_kept; ++i) {
-      fold(a, rows_input_, decoded(i), -1);
-      remove_stored(key, i);
-    }
-    for (std::size_t i = first; i < stored_.size(); ++i) fold(a, rows_input_, decoded(i), 1);
-    for (std::size_t i = first; i < stored_.size(); ++i) emit_decoded(decoded(i), a);
-    flush_decoded();
-  }
 };
 
 }  // namespace

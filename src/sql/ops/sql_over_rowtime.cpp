@@ -46,7 +46,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
           ++late;
           continue;
         }
-        store_row(key, k, t, in, r);
+        store_row(pending_.state, key, k, t, in, r);
         timers.register_event_time_timer(t, key, {});
         if (!cfg_->rows) register_range_cleanup(key, k, t);
       } else {
@@ -57,7 +57,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
         }
         // One timer per key, at the next watermark (Flink starts at 0 before the first).
         timers.register_event_time_timer(wm < 0 ? 0 : wm + 1, key, {});
-        store_row(key, k, t, in, r);
+        store_row(pending_.state, key, k, t, in, r);
       }
     }
     write_back();
@@ -97,13 +97,8 @@ class RowtimeOverOperator final : public OverAggregateBase {
   void on_processing_time_timer(const Timer& t) override {
     if (!ttl_cleanup_enabled()) return;
     KeyState& k = touch(t.key);
-    scan_rows(t.key, std::numeric_limits<std::int64_t>::max());
-    bool waiting = !stored_.empty();
-    if (cfg_->bounded()) {
-      const std::int64_t last = k.header.last_triggering.value_or(0);
-      waiting = !stored_.empty() && stored_.back().time > last;
-    }
-    if (!waiting) {
+    scan(pending_, t.key, std::numeric_limits<std::int64_t>::max(), 1);
+    if (pending_.entries.empty()) {
       clear_key(t.key, k);
       return;
     }
@@ -123,81 +118,63 @@ class RowtimeOverOperator final : public OverAggregateBase {
     k.exists = k.dirty = true;
   }
 
-  // The first stored row at time `t` (stored_ holds the rows up to t); none: size.
-  std::size_t first_at(std::int64_t t) const {
-    std::size_t i = stored_.size();
-    while (i > 0 && stored_[i - 1].time == t) --i;
-    return i;
-  }
-
-  // ROWS n PRECEDING: per row at `t`, retract the oldest row once the frame holds n + 1.
+  // ROWS n PRECEDING: per row at `t`, retract the frame's oldest row once it holds n + 1.
   void fire_rows(std::string_view key, KeyState& k, std::int64_t t) {
-    scan_rows(key, t);
-    const std::size_t first = first_at(t);
-    if (first == stored_.size()) return;
+    scan(pending_, key, t);
+    const std::size_t first = first_pending_at(t);
+    if (first == pending_.entries.size()) return;
     AggState& a = acc(k);
-    std::size_t oldest = 0;
-    for (std::size_t i = first; i < stored_.size(); ++i) {
+    for (std::size_t i = first; i < pending_.entries.size(); ++i) {
       if (k.header.count >= cfg_->row_limit()) {
-        fold(a, rows_input_, decoded(oldest), -1);
-        remove_stored(key, oldest++);
+        scan(frame_, key, std::numeric_limits<std::int64_t>::max(), 1);
+        if (!frame_.entries.empty()) {
+          fold(a, frame_.input, decoded(frame_, 0), -1);
+          remove(frame_, key, 0);
+        }
       } else {
         ++k.header.count;
       }
-      const std::uint32_t row = decoded(i);
-      fold(a, rows_input_, row, 1);
+      const std::uint32_t row = decoded(pending_, i);
+      fold(a, pending_.input, row, 1);
       emit_decoded(row, a);
+      move_to_frame(key, i);
     }
-    flush_decoded();
-  }
-
-  // RANGE d PRECEDING: retract rows older than t - d, then the rows at t as peers.
-  void fire_range(std::string_view key, KeyState& k, std::int64_t t) {
-    scan_rows(key, t);
-    const std::size_t first = first_at(t);
-    if (first == stored_.size()) return;
-    AggState& a = acc(k);
-    const std::int64_t oldest_kept = t - *cfg_->preceding;
-    for (std::size_t i = 0; i < first && stored_[i].time < oldest_kept; ++i) {
-      fold(a, rows_input_, decoded(i), -1);
-      remove_stored(key, i);
-    }
-    for (std::size_t i = first; i < stored_.size(); ++i) fold(a, rows_input_, decoded(i), 1);
-    for (std::size_t i = first; i < stored_.size(); ++i) emit_decoded(decoded(i), a);
     flush_decoded();
   }
 
   // UNBOUNDED PRECEDING: every row the watermark passed, in time order.
   void fire_unbounded(std::string_view key, KeyState& k) {
     const EventTime wm = ctx().timer_service().current_watermark();
-    scan_rows(key, wm);
-    if (!stored_.empty() || more_rows_) {
+    scan(pending_, key, wm);
+    const std::size_t n = pending_.entries.size();
+    if (n > 0 || pending_.more) {
       AggState& a = acc(k);
-      for (std::size_t i = 0; i < stored_.size();) {
+      for (std::size_t i = 0; i < n;) {
         std::size_t end = i + 1;
-        while (end < stored_.size() && stored_[end].time == stored_[i].time) ++end;
+        while (end < n && pending_.entries[end].time == pending_.entries[i].time) ++end;
         if (cfg_->rows) {
           for (std::size_t j = i; j < end; ++j) {
-            fold(a, rows_input_, decoded(j), 1);
-            emit_decoded(decoded(j), a);
+            fold(a, pending_.input, decoded(pending_, j), 1);
+            emit_decoded(decoded(pending_, j), a);
           }
         } else {
-          for (std::size_t j = i; j < end; ++j) fold(a, rows_input_, decoded(j), 1);
-          for (std::size_t j = i; j < end; ++j) emit_decoded(decoded(j), a);
+          for (std::size_t j = i; j < end; ++j) fold(a, pending_.input, decoded(pending_, j), 1);
+          for (std::size_t j = i; j < end; ++j) emit_decoded(decoded(pending_, j), a);
         }
         i = end;
       }
       flush_decoded();
-      if (more_rows_) {
-        for (std::size_t i = 0; i < stored_.size(); ++i) remove_stored(key, i);
+      if (pending_.more) {
+        for (std::size_t i = 0; i < n; ++i) remove(pending_, key, i);
         ctx().timer_service().register_event_time_timer(wm + 1, key, {});
       } else {
         backend_->set_current_key(key);
-        backend_->map_clear(rows_state_);
+        backend_->map_clear(pending_.state);
       }
     }
     register_ttl_cleanup(key, k, ctx().timer_service().current_processing_time());
   }
+
 };
 
 }  // namespace
