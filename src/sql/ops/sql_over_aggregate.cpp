@@ -97,6 +97,21 @@ void OverAggregateBase::clear_key(std::string_view key, KeyState& k) {
   k.dirty = true;
 }
 
+namespace {
+constexpr std::size_t kMaxCachedKeys = 64 * 1024;
+}  // namespace
+
+void OverAggregateBase::finish() {
+  write_back();
+  flush();
+}
+
+void OverAggregateBase::snapshot_state(std::int64_t) { write_back(); }
+
+void OverAggregateBase::end_pass() {
+  if (ttl_state_ || touched_.size() > kMaxCachedKeys) write_back();
+}
+
 void OverAggregateBase::write_back() {
   for (auto& [key, k] : touched_) {
     if (!k.dirty) continue;

@@ -10,8 +10,11 @@
 //                time to fire, and rows emitted that are still inside a bounded frame.
 //                The key's byte order is time order, then arrival order: the oldest row
 //                is the first entry, so a firing reads only the rows it needs.
-// A pass (one input batch, one watermark, one processing-time tick) reads a key's
-// header and accumulators once, and writes them back once at its end.
+// A key's header and accumulators are read from state once and then cached across
+// passes (input batches, watermarks, processing-time ticks); they are written back when
+// a checkpoint barrier arrives (snapshot_state), at the end of the input, and whenever the
+// cache outgrows kMaxCachedKeys (with a state TTL: at the end of every pass, so expiry
+// is checked on each read). Rows go to their map states at once.
 #include <cstdint>
 #include <cstddef>
 #include <memory>
@@ -50,7 +53,8 @@ class OverAggregateBase : public StreamOperator {
  public:
   explicit OverAggregateBase(std::shared_ptr<const OverConfig> cfg);
   void open(RuntimeContext& ctx) override;
-  void finish() override { flush(); }
+  void finish() override;
+  void snapshot_state(std::int64_t checkpoint_id) override;
 
  protected:
   // Flink's per-key ValueStates, kept together.
@@ -89,7 +93,9 @@ class OverAggregateBase : public StreamOperator {
   AggState& acc(KeyState& k);
   // Drops everything of the key: its rows, accumulators and header.
   void clear_key(std::string_view key, KeyState& k);
-  // Writes the touched keys back; ends a pass.
+  // Ends a pass: writes the cached keys back when the cache is full (or state TTL is on).
+  void end_pass();
+  // Writes every cached key back and empties the cache.
   void write_back();
 
   // Stores row `r` of `in` in `state` under (time, the key's next sequence).

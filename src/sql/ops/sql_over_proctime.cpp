@@ -35,12 +35,12 @@ class ProctimeOverOperator final : public OverAggregateBase {
     } else {
       emit_each(in, now);
     }
-    write_back();
+    end_pass();
   }
 
   void process_processing_time(std::int64_t now) override {
     ctx().timer_service().advance_processing_time(now, [this](const Timer& t) { on_processing_time_timer(t); });
-    write_back();
+    end_pass();
     flush();
   }
 

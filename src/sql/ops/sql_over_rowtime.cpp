@@ -60,14 +60,14 @@ class RowtimeOverOperator final : public OverAggregateBase {
         store_row(pending_.state, key, k, t, in, r);
       }
     }
-    write_back();
+    end_pass();
     count_late(late);
   }
 
   void process_watermark(Watermark wm) override {
     if (!wm.idle) {
       ctx().timer_service().advance_watermark(wm.timestamp, [this](const Timer& t) { on_event_time_timer(t); });
-      write_back();
+      end_pass();
       flush();
     }
     output().emit_watermark(wm);
@@ -89,7 +89,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
 
   void process_processing_time(std::int64_t now) override {
     ctx().timer_service().advance_processing_time(now, [this](const Timer& t) { on_processing_time_timer(t); });
-    write_back();
+    end_pass();
     flush();
   }
 
