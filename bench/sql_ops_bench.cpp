@@ -4,6 +4,10 @@
 //   tumbling 60 s COUNT(*) GROUP BY k over 100 k BIGINT keys (sql_window_aggregate on
 //   the window engine), event time advancing 1 ms per 1000 rows, a watermark after each
 //   batch; the final firing is left out of the timing (the rate of a long-running job).
+//   over: SUM(v) OVER (PARTITION BY k ORDER BY t ROWS BETWEEN 10 PRECEDING AND CURRENT
+//   ROW) over 10 k BIGINT keys (sql_over_aggregate, memory backend): event time as the
+//   tumbling benchmark's (rows wait for the watermark after their batch), and processing
+//   time (each row at once). items/s is CPU time.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -15,6 +19,7 @@
 #include "clink/sql/expr.hpp"
 #include "clink/sql/expr_json.hpp"
 #include "clink/sql/function_registry.hpp"
+#include "clink/sql/types.hpp"
 #include "clink/sql/ops/sql_op_spec.hpp"
 
 namespace clink::sql {
@@ -141,6 +146,53 @@ void BM_TumblingCountStar60s(benchmark::State& state) {
   state.counters["results"] = static_cast<double>(results);
 }
 BENCHMARK(BM_TumblingCountStar60s)->Arg(20'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_OverRowsTenPrecedingSum10kKeys(benchmark::State& state) {
+  const bool proctime = state.range(1) != 0;
+  const std::int64_t total = state.range(0);
+  constexpr std::int64_t kOverKeys = 10'000;
+  SchemaPtr in = make_schema({{"k", LogicalType::bigint()},
+                              {"t", proctime ? LogicalType::timestamp_ltz(3) : LogicalType::timestamp(3)}});
+  // SUM over the key column: the input stays two BIGINT-sized columns wide.
+  nlohmann::json p = {{"input_schemas", nlohmann::json::array({schema_to_json(*in)})},
+                      {"schema", schema_to_json(*make_schema({{"k", LogicalType::bigint()},
+                                                              {"t", in->type(1)},
+                                                              {"s", sum_result_type(LogicalType::bigint())}}))},
+                      {"partition_keys", {0}},
+                      {"order_column", 1},
+                      {"proctime", proctime},
+                      {"rows", true},
+                      {"preceding", 10},
+                      {"aggregates", nlohmann::json::array({{{"function", "SUM"}, {"args", {0}}}})}};
+  const auto& keys = random_keys();
+  std::int64_t results = 0;
+  for (auto _ : state) {
+    auto op = build("sql_over_aggregate", p);
+    CountingOutput out;
+    RuntimeContext ctx("over", "over", 0, 1, kDefaultMaxParallelism, &out, std::make_shared<OperatorMetrics>(),
+                       SystemClock::instance());
+    op->open(ctx);
+    for (std::int64_t i = 0; i < total; i += static_cast<std::int64_t>(kDefaultBatchSize)) {
+      op->process_batch(0, make_batch(in, kDefaultBatchSize,
+                                      [&](std::size_t r) { return keys[static_cast<std::size_t>(i + static_cast<std::int64_t>(r)) & (keys.size() - 1)] % kOverKeys; },
+                                      [&](std::size_t r) { return (i + static_cast<std::int64_t>(r)) / kRowsPerMs * 1000; }));
+      if (!proctime) op->process_watermark(Watermark::at((i + static_cast<std::int64_t>(kDefaultBatchSize) - 1) / kRowsPerMs - 1));
+    }
+    state.PauseTiming();
+    op->process_watermark(Watermark::max());
+    op->close();
+    op.reset();
+    state.ResumeTiming();
+    results = out.rows;
+  }
+  state.SetItemsProcessed(state.iterations() * total);
+  state.counters["results"] = static_cast<double>(results);
+}
+BENCHMARK(BM_OverRowsTenPrecedingSum10kKeys)
+    ->ArgNames({"rows", "proctime"})
+    ->Args({2'000'000, 0})
+    ->Args({2'000'000, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace clink::sql

@@ -102,8 +102,16 @@ Select Builder::select(const J& f, SourcePosition p) {
       if (!e.empty()) unsupported(p, "DISTINCT ON is not supported");
     s.distinct = true;
   }
-  if (auto* w = child(f, "windowClause"))
-    unsupported(pos(min_location(*w), p), "the WINDOW clause is not supported");
+  if (auto* w = child(f, "windowClause")) {
+    for (const auto& def : *w) {
+      const J& wf = *node_of(def).fields;
+      NamedWindow nw;
+      nw.name = str(wf, "name");
+      nw.pos = pos(location(wf), p);
+      nw.spec = window(wf, nw.pos, true);
+      s.windows.push_back(std::move(nw));
+    }
+  }
   if (auto* targets = child(f, "targetList")) {
     for (size_t i = 0; i < targets->size(); ++i) {
       const J& tf = *node_of(targets->at(i)).fields;

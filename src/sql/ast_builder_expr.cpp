@@ -283,10 +283,11 @@ ExprPtr Builder::value_function(const J& f, SourcePosition p) {
   return make_expr(p, std::move(ct));
 }
 
-std::shared_ptr<const WindowSpec> Builder::window(const J& w, SourcePosition p) {
-  if (!str(w, "refname").empty() || !str(w, "name").empty())
-    unsupported(p, "named windows (OVER w / WINDOW w AS ...) are not supported");
+std::shared_ptr<const WindowSpec> Builder::window(const J& w, SourcePosition p, bool definition) {
   WindowSpec spec;
+  // PostgreSQL: OVER w sets `name`, OVER (w ...) and WINDOW x AS (w ...) set `refname`.
+  spec.ref = str(w, "refname");
+  if (!definition && spec.ref.empty()) spec.ref = str(w, "name");
   if (auto* part = child(w, "partitionClause")) spec.partition_by = exprs(*part, p);
   if (auto* ord = child(w, "orderClause")) spec.order_by = order_items(*ord, p);
   int opts = w.value("frameOptions", 0);

@@ -151,7 +151,9 @@ class Builder {
   ExprPtr sublink(const J& f, SourcePosition p);
   ExprPtr type_cast(const J& f, SourcePosition p);
   ExprPtr value_function(const J& f, SourcePosition p);
-  std::shared_ptr<const WindowSpec> window(const J& w, SourcePosition p);
+  // A WindowDef: an OVER clause (`definition` false: its `name` is OVER w's reference) or
+  // an entry of the WINDOW clause (its `name` is the name defined).
+  std::shared_ptr<const WindowSpec> window(const J& w, SourcePosition p, bool definition = false);
   ExprPtr func_call(const J& f, SourcePosition p);
   ExprPtr sql_syntax_function(const std::string& fn, std::vector<ExprPtr>& a, SourcePosition p);
 

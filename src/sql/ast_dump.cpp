@@ -82,6 +82,7 @@ std::string bound(const FrameBound& b) {
 
 std::string window(const WindowSpec& w) {
   std::vector<std::string> parts;
+  if (!w.ref.empty()) parts.push_back(quote_identifier(w.ref));
   if (!w.partition_by.empty()) parts.push_back("PARTITION BY " + expr_list(w.partition_by));
   if (!w.order_by.empty()) parts.push_back("ORDER BY " + order_items(w.order_by));
   if (w.frame) {
@@ -429,6 +430,8 @@ std::string to_string(const Query& q) {
     if (sel->where) s += " WHERE " + to_string(sel->where);
     if (!sel->group_by.empty()) s += " GROUP BY " + join(sel->group_by, grouping);
     if (sel->having) s += " HAVING " + to_string(sel->having);
+    if (!sel->windows.empty())
+      s += " WINDOW " + join(sel->windows, [](const NamedWindow& w) { return quote_identifier(w.name) + " AS " + window(*w.spec); });
   } else if (auto* op = std::get_if<SetOperation>(&q.body)) {
     static const char* kOp[] = {"UNION", "INTERSECT", "EXCEPT"};
     s += "(" + to_string(*op->left) + ") " + kOp[static_cast<int>(op->op)] + (op->all ? " ALL (" : " (") +

@@ -294,9 +294,10 @@ Bound Binder::Impl::bind_select(const ast::Select& s, SourcePosition pos) {
     aggregating = !aggs.empty();
   }
   std::optional<Bound> ranked = aggregating ? std::nullopt : bind_rank_select(s, in, pos);
-  Bound out = ranked        ? std::move(*ranked)
-              : aggregating ? bind_aggregate(s, std::move(in), pos)
-                            : project_items(s.items, in, nullptr, pos);
+  Bound out = ranked                            ? std::move(*ranked)
+              : aggregating                     ? bind_aggregate(s, std::move(in), pos)
+              : has_over_aggregate(s, registry) ? bind_over(s, std::move(in), pos)
+                                                : project_items(s.items, in, nullptr, pos);
   if (s.distinct) out = distinct(out, pos);
   return out;
 }

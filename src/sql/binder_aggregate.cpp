@@ -98,6 +98,8 @@ bool references_at_least(const ExprPtr& e, std::size_t first) {
   return std::any_of(e->args.begin(), e->args.end(), [&](const auto& a) { return references_at_least(a, first); });
 }
 
+}  // namespace
+
 // Adds `e` to the pre-aggregation projection (reusing an identical column) and returns its index.
 std::size_t pre_column(std::vector<ExprPtr>& exprs, std::vector<std::string>& names, const ExprPtr& e,
                        const std::string& name) {
@@ -108,6 +110,8 @@ std::size_t pre_column(std::vector<ExprPtr>& exprs, std::vector<std::string>& na
   names.push_back(name);
   return exprs.size() - 1;
 }
+
+namespace {
 
 std::string pre_name(const ExprPtr& e, std::size_t index) {
   if (e->kind == ExprKind::kColumnRef && !e->name.empty()) return e->name;
@@ -134,6 +138,8 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
       const auto& w = static_cast<const LogicalWindowAggregate&>(n);
       return col == w.keys.size() + 2;
     }
+    case LogicalKind::kOverAggregate:  // input columns pass through with their time attributes
+      return col < n.input().schema.size() && is_time_attribute(n.input(), col);
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_time_attribute(*i, col); });
     case LogicalKind::kJoin: {
@@ -166,6 +172,8 @@ bool is_proctime_attribute(const LogicalNode& n, std::size_t col) {
       const auto& w = static_cast<const LogicalWindowAggregate&>(n);
       return w.window.proctime && col == w.keys.size() + 2;
     }
+    case LogicalKind::kOverAggregate:
+      return col < n.input().schema.size() && is_proctime_attribute(n.input(), col);
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_proctime_attribute(*i, col); });
     default: return false;

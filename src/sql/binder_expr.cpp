@@ -22,8 +22,6 @@ bool is_aggregate_name(const std::string& u, const FunctionRegistry& registry) {
   return kNames.count(u) > 0 || registry.has_aggregate(u);
 }
 
-namespace {
-
 void walk_children(const ast::Expr& e, const std::function<void(const ast::ExprPtr&)>& f) {
   std::visit(
       [&](const auto& n) {
@@ -55,6 +53,8 @@ void walk_children(const ast::Expr& e, const std::function<void(const ast::ExprP
       },
       e.node);
 }
+
+namespace {
 
 // Replaces column references to `params` (indices 0..n-1) by the argument expressions:
 // inlines a SQL function body. Types are unchanged, so the nodes are copied as they are.
@@ -460,7 +460,7 @@ ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, 
   if (f.over) {
     if (auto it = over_columns.find(ast_text(e)); it != over_columns.end())
       return expr::column(it->second.first, it->second.second);
-    fail(e.pos, "OVER windows are not supported yet");
+    return bind_over_reference(f, e, ctx);
   }
   if (!f.arg_names.empty()) fail(e.pos, "named function arguments are only supported in window TVFs");
   if (is_aggregate_name(name, registry)) {

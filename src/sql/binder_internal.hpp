@@ -1,6 +1,7 @@
 #pragma once
 // Binder internals shared by binder.cpp (queries, FROM), binder_expr.cpp (expressions)
 // and binder_aggregate.cpp (GROUP BY, windows).
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -65,10 +66,14 @@ struct ExprContext {
 inline std::string ast_text(const ast::Expr& e) { return ast::to_string(e); }
 
 std::string upper_name(std::string_view s);
+// Calls `f` on each direct sub-expression of `e` (a null child too).
+void walk_children(const ast::Expr& e, const std::function<void(const ast::ExprPtr&)>& f);
 std::string qualified_text(const ast::QualifiedName& n);
 // Flink makes duplicate output names of a join unique by appending 0, 1, ...
 std::vector<std::string> unique_names(const std::vector<std::string>& names);
 bool is_aggregate_name(const std::string& upper, const FunctionRegistry& registry);
+// Whether a select item calls an aggregate function OVER a window (binder_over.cpp).
+bool has_over_aggregate(const ast::Select& s, const FunctionRegistry& registry);
 // The aggregate calls inside `e` (not descending into them), in order.
 void collect_aggregates(const ast::Expr* e, const FunctionRegistry& registry, std::vector<const ast::Expr*>& out);
 // The calls with an OVER clause inside `e` (not descending into them), in order.
@@ -81,6 +86,9 @@ bool is_proctime_attribute(const LogicalNode& n, std::size_t col);
 // Processing-time windows are aligned in UTC: fails at `pos` for another session time zone.
 void check_proctime_window_zone(const SessionConfig& session, SourcePosition pos);
 std::int64_t interval_literal_ms(const ast::Expr& e, const char* what);
+// Adds `e` to a pre-aggregation projection (reusing an identical column); its index.
+std::size_t pre_column(std::vector<ExprPtr>& exprs, std::vector<std::string>& names, const ExprPtr& e,
+                       const std::string& name);
 
 struct Binder::Impl {
   const Catalog& catalog;
@@ -137,6 +145,13 @@ struct Binder::Impl {
   ExprPtr bind_post_aggregate_column(const ast::Expr& e, const ExprContext& ctx);
   // FIELD(...) for ref.names[from..]: the ROW field accesses after the column.
   ExprPtr field_accesses(ExprPtr base, const ast::ColumnRef& ref, std::size_t from, SourcePosition pos);
+  // OVER aggregates (binder_over.cpp): the select list of a query without GROUP BY whose
+  // items call aggregates OVER a window; references to those calls in expressions.
+  Bound bind_over(const ast::Select& s, Bound in, SourcePosition pos);
+  ExprPtr bind_over_reference(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx);
+  // While the select list binds over an OverAggregate: AST text of each call -> its column.
+  const std::map<std::string, std::pair<std::size_t, LogicalType>>* over_outputs = nullptr;
+
   AggregateCall bind_aggregate_call(const ast::FunctionCall& f, const ast::Expr& e, const Scope& scope,
                                     std::vector<ExprPtr>& pre_exprs, std::vector<std::string>& pre_names);
 };

@@ -57,6 +57,7 @@ std::optional<double> estimate_ndv(const LogicalNode& node, std::size_t col) {
       return col < nl ? estimate_ndv(node.input(0), col) : estimate_ndv(node.input(1), col - nl);
     }
     case LogicalKind::kWindowTvf:
+    case LogicalKind::kOverAggregate:
       if (col < node.input().schema.size()) return estimate_ndv(node.input(), col);
       return std::nullopt;
     default: return std::nullopt;
@@ -117,6 +118,7 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kWatermarkAssigner:
     case LogicalKind::kProject:
     case LogicalKind::kRank:  // the latest Top-N of each partition: the input's rows at most
+    case LogicalKind::kOverAggregate:
     case LogicalKind::kWindowTvf: return estimate_rows(node.input());
     case LogicalKind::kFilter:
       return estimate_rows(node.input()) *

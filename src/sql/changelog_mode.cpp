@@ -58,6 +58,7 @@ std::string construct_name(const LogicalNode& node) {
       }
     }
     case LogicalKind::kWindowAggregate: return "the window aggregate";
+    case LogicalKind::kOverAggregate: return "the OVER aggregate";
     case LogicalKind::kSort: return "ORDER BY";
     case LogicalKind::kRank: return "the Top-N";
     case LogicalKind::kLimit: return "LIMIT";
@@ -99,6 +100,12 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
         if (m.updating() && !out.updating()) out = m;
       }
       return out;
+    }
+    case LogicalKind::kOverAggregate: {
+      // As Flink's StreamPhysicalOverAggregate: insert-only in and out.
+      auto in = changelog_mode(node.input());
+      require_insert_only(node, in, "An OVER aggregate");
+      return {};
     }
     case LogicalKind::kSort:
     case LogicalKind::kLimit: {

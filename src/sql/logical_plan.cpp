@@ -176,6 +176,17 @@ Schema aggregate_schema(const Schema& input, const std::vector<std::size_t>& key
   return Schema(std::move(fields));
 }
 
+Schema over_aggregate_schema(const Schema& input, const std::vector<AggregateCall>& aggregates) {
+  std::vector<RowField> fields = input.fields();
+  for (const auto& a : aggregates) fields.push_back({a.name, a.type});
+  return Schema(std::move(fields));
+}
+
+std::string OverWindow::frame_text() const {
+  std::string lower = preceding ? std::to_string(*preceding) + " PRECEDING" : std::string("UNBOUNDED PRECEDING");
+  return fmt::format("{} BETWEEN {} AND CURRENT ROW", rows ? "ROWS" : "RANGE", lower);
+}
+
 static LogicalType window_time_type(const Schema& input, const WindowSpec& w) {
   const LogicalType& t = input.type(w.time_column);
   return t.is(TypeKind::kTimestampLtz) ? LogicalType::timestamp_ltz(3) : LogicalType::timestamp(3);
@@ -219,6 +230,7 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
     case LogicalKind::kLimit: n = copy_as<LogicalLimit>(node); break;
     case LogicalKind::kJoin: n = copy_as<LogicalJoin>(node); break;
     case LogicalKind::kRank: n = copy_as<LogicalRank>(node); break;
+    case LogicalKind::kOverAggregate: n = copy_as<LogicalOverAggregate>(node); break;
     case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
   }
   n->inputs = std::move(inputs);
@@ -330,6 +342,17 @@ std::string node_description(const LogicalNode& node) {
                          column_names(node.schema), keys);
     }
     case LogicalKind::kRank: return describe_rank(static_cast<const LogicalRank&>(node));
+    case LogicalKind::kOverAggregate: {
+      const auto& o = static_cast<const LogicalOverAggregate&>(node);
+      const Schema& in = node.input().schema;
+      std::vector<std::string> keys, sel;
+      for (auto k : o.window.partition_keys) keys.push_back(in.name(k));
+      for (const auto& f : in.fields()) sel.push_back(f.name);
+      for (const auto& c : o.aggregates) sel.push_back(agg_text(c, in));
+      return fmt::format("OverAggregate({}orderBy=[{} ASC], window=[{}], select=[{}])",
+                         keys.empty() ? std::string() : fmt::format("partitionBy=[{}], ", join_names(keys)),
+                         in.name(o.window.order_column), o.window.frame_text(), join_names(sel));
+    }
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);
       return fmt::format("Sink(table=[{}], fields=[{}])", s.table.name, column_names(node.input().schema));

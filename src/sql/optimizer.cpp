@@ -342,6 +342,34 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       for (std::size_t i = 0; i < 3; ++i) m[n_in + i] = new_n_in + i;
       return {nt, m};
     }
+    case LogicalKind::kOverAggregate: {
+      // Input columns pass through: keep the required ones and what the window reads.
+      const auto& o = static_cast<const LogicalOverAggregate&>(*node);
+      std::size_t n_in = o.input().schema.size();
+      std::set<std::size_t> in_req(o.window.partition_keys.begin(), o.window.partition_keys.end());
+      in_req.insert(o.window.order_column);
+      for (auto r : req)
+        if (r < n_in) in_req.insert(r);
+      for (const auto& a : o.aggregates) {
+        in_req.insert(a.args.begin(), a.args.end());
+        if (a.filter) in_req.insert(*a.filter);
+      }
+      Pruned in = prune(o.inputs[0], in_req);
+      auto no = std::make_shared<LogicalOverAggregate>(o);
+      for (auto& k : no->window.partition_keys) k = *in.map[k];
+      no->window.order_column = *in.map[o.window.order_column];
+      for (auto& a : no->aggregates) {
+        for (auto& x : a.args) x = *in.map[x];
+        if (a.filter) a.filter = *in.map[*a.filter];
+      }
+      no->inputs = {in.plan};
+      no->schema = over_aggregate_schema(in.plan->schema, no->aggregates);
+      Mapping m(n_out);
+      std::size_t new_n_in = in.plan->schema.size();
+      for (std::size_t i = 0; i < n_in; ++i) m[i] = in.map[i];
+      for (std::size_t i = 0; i < o.aggregates.size(); ++i) m[n_in + i] = new_n_in + i;
+      return {no, m};
+    }
     case LogicalKind::kUnion: {
       if (req.empty() && n_out > 0) req.insert(0);
       std::vector<std::size_t> cols(req.begin(), req.end());

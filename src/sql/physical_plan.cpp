@@ -120,8 +120,9 @@ struct Compiler {
           alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
                        {"update_interval_ms", w.alignment_update_interval_ms}};
         json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*w.watermark)},
-                  {"emit", w.emit}, {"interval_ms", w.interval_ms}, {"idle_timeout_ms", w.idle_timeout_ms},
-                  {"alignment", alignment}};
+                  {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
+        // The assigner rejects an interval for 'on-event' emission (every advance goes out).
+        if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
         return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
       }
       case LogicalKind::kProject:
@@ -156,6 +157,18 @@ struct Compiler {
         std::string id = add("sql_window_aggregate", in, p, &hash, hash.empty(), &n.input().schema);
         if (a.late_records_to_dlq) dead_letter_producers.push_back(id);
         return {id};
+      }
+      case LogicalKind::kOverAggregate: {
+        const auto& o = static_cast<const LogicalOverAggregate&>(n);
+        auto in = compile(n.input());
+        json aggs = json::array();
+        for (const auto& c : o.aggregates) aggs.push_back(aggregate_to_json(c));
+        json p = {{"schema", schema_to_json(o.schema)},   {"partition_keys", o.window.partition_keys},
+                  {"order_column", o.window.order_column}, {"proctime", o.window.proctime},
+                  {"rows", o.window.rows},                 {"preceding", o.window.preceding ? json(*o.window.preceding) : json()},
+                  {"aggregates", aggs},                    {"state_ttl_ms", state_ttl_ms(n.pos)}};
+        const auto& keys = o.window.partition_keys;
+        return {add("sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
       }
       case LogicalKind::kWindowTvf: {
         const auto& t = static_cast<const LogicalWindowTvf&>(n);
@@ -206,6 +219,15 @@ struct Compiler {
       case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
     }
     fail(n.pos, "unsupported plan node");
+  }
+
+  // SET 'table.exec.state.ttl' in milliseconds (0: none).
+  std::int64_t state_ttl_ms(SourcePosition pos) const {
+    auto ttl = session.find("table.exec.state.ttl");
+    if (ttl == session.end()) return 0;
+    auto ms = parse_duration_ms(ttl->second);
+    if (!ms) fail(pos, fmt::format("'table.exec.state.ttl' is not a duration: '{}'", ttl->second));
+    return std::max<std::int64_t>(0, *ms);
   }
 
   // Hash on the keys every grouping set shares (a set without them would be split).

@@ -307,7 +307,7 @@ TEST(Binder, OutsideTheSubsetIsRejectedWithAPosition) {
   DocTables f;
   EXPECT_GOLDEN(f.error("SELECT product FROM Orders INTERSECT SELECT item FROM Bid"), R"(line 1, column 1: INTERSECT is not supported (only UNION and UNION ALL))");
   EXPECT_GOLDEN(f.error("SELECT product FROM Orders WHERE amount IN (SELECT 1)"), R"(line 1, column 34: subqueries in expressions are not supported yet)");
-  EXPECT_GOLDEN(f.error("SELECT SUM(amount) OVER (PARTITION BY product) FROM Orders"), R"(line 1, column 8: OVER windows are not supported yet)");
+  EXPECT_GOLDEN(f.error("SELECT SUM(amount) OVER (PARTITION BY product) FROM Orders"), R"(line 1, column 8: OVER windows' ordering in stream mode must be defined on a time attribute.)");
   EXPECT_GOLDEN(f.error("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), "
                         "INTERVAL '10' MINUTES)) GROUP BY window_start"),
                 R"(line 1, column 114: a window aggregate must GROUP BY both window_start and window_end)");

@@ -81,8 +81,8 @@ TEST(ParserError, UnsupportedQueryConstructs) {
   EXPECT_EQ(error_of("SELECT * FROM t /*+ LOOKUP('table'='t') */"),
             "TranslationError: line 1, column 21: table hint LOOKUP is not supported (only OPTIONS)");
   EXPECT_EQ(error_of("SELECT DISTINCT ON (a) a FROM t"), "TranslationError: line 1, column 21: DISTINCT ON is not supported");
-  EXPECT_EQ(error_of("SELECT SUM(a) OVER w FROM t WINDOW w AS (ORDER BY ts)"),
-            "TranslationError: line 1, column 41: the WINDOW clause is not supported");
+  EXPECT_EQ(error_of("SELECT SUM(a) OVER (ORDER BY ts GROUPS 1 PRECEDING) FROM t"),
+            "TranslationError: line 1, column 8: GROUPS frames are not supported");
   EXPECT_EQ(error_of("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r"),
             "TranslationError: line 1, column 16: WITH RECURSIVE is not supported");
   EXPECT_EQ(error_of("SELECT a FROM t FOR UPDATE"), "TranslationError: line 1, column 1: FOR UPDATE / FOR SHARE is not supported");
@@ -102,8 +102,8 @@ TEST(ParserError, UnsupportedExpressions) {
   EXPECT_EQ(expr_error_of("ts AT TIME ZONE 'UTC'"), "TranslationError: line 1, column 4: AT TIME ZONE is not supported");
   EXPECT_EQ(expr_error_of("string_agg(a ORDER BY b)"),
             "TranslationError: line 1, column 1: ORDER BY inside a function call is not supported");
-  EXPECT_EQ(expr_error_of("SUM(a) OVER w"),
-            "TranslationError: line 1, column 1: named windows (OVER w / WINDOW w AS ...) are not supported");
+  EXPECT_EQ(expr_error_of("SUM(a) OVER (ORDER BY b ROWS 1 PRECEDING EXCLUDE CURRENT ROW)"),
+            "TranslationError: line 1, column 1: frame EXCLUDE clauses are not supported");
   EXPECT_EQ(expr_error_of("CAST(x AS TIMESTAMP WITH TIME ZONE)"),
             "TranslationError: line 1, column 21: TIMESTAMP WITH TIME ZONE is not supported (use TIMESTAMP_LTZ / WITH "
             "LOCAL TIME ZONE)");

@@ -128,9 +128,17 @@ struct WindowFrame {
 };
 
 struct WindowSpec {
+  std::string ref;  // OVER w / OVER (w ...): a window of the query's WINDOW clause
   std::vector<ExprPtr> partition_by;
   std::vector<OrderItem> order_by;
   std::optional<WindowFrame> frame;
+};
+
+// WINDOW w AS (...) in a SELECT.
+struct NamedWindow {
+  std::string name;
+  std::shared_ptr<const WindowSpec> spec;
+  SourcePosition pos;
 };
 
 // The SQL/JSON clauses of JSON_VALUE / JSON_QUERY / JSON_EXISTS:
@@ -344,6 +352,7 @@ struct Select {
   ExprPtr where;
   std::vector<GroupingElement> group_by;
   ExprPtr having;
+  std::vector<NamedWindow> windows;  // the WINDOW clause
 };
 
 struct SetOperation {

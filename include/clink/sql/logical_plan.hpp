@@ -33,6 +33,7 @@ enum class LogicalKind {
   kLimit,            // LIMIT / OFFSET without ORDER BY
   kJoin,
   kRank,             // ROW_NUMBER / RANK / DENSE_RANK OVER (...) filtered on the rank: Top-N, dedup
+  kOverAggregate,    // agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)
   kSink,
 };
 
@@ -187,6 +188,28 @@ struct LogicalRank : LogicalNode {
 };
 // The output schema: the input's columns, then the rank column when it is output.
 Schema rank_schema(const Schema& input, const LogicalRank& rank);
+// The window of OVER aggregates, as Flink runs them in streaming: ordered by one time
+// attribute ascending, from a bound before the current row up to the current row.
+struct OverWindow {
+  std::vector<std::size_t> partition_keys;  // input columns
+  std::size_t order_column = 0;             // an event- or processing-time attribute
+  bool proctime = false;
+  bool rows = false;  // ROWS (a count of rows) or RANGE (a time span; rows of equal time are peers)
+  // The frame's lower bound: ROWS n PRECEDING (n rows before the current one) or RANGE
+  // INTERVAL ... PRECEDING (milliseconds); none: UNBOUNDED PRECEDING.
+  std::optional<std::int64_t> preceding;
+  // Flink's EXPLAIN text: "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW".
+  std::string frame_text() const;
+};
+
+// Every input row once, followed by its frame's aggregate values (Flink's OverAggregate):
+// output = input columns ++ one column per aggregate.
+struct LogicalOverAggregate : LogicalNode {
+  LogicalOverAggregate() : LogicalNode(LogicalKind::kOverAggregate) {}
+  OverWindow window;
+  std::vector<AggregateCall> aggregates;
+};
+Schema over_aggregate_schema(const Schema& input, const std::vector<AggregateCall>& aggregates);
 
 struct LogicalSink : LogicalNode {
   LogicalSink() : LogicalNode(LogicalKind::kSink) {}

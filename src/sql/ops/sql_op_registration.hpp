@@ -21,4 +21,5 @@ void register_sql_values_source(OperatorRegistry& r);
 void register_sql_rank(OperatorRegistry& r);
 void register_sql_deduplicate(OperatorRegistry& r);
 void register_sql_window_rank(OperatorRegistry& r);
+void register_sql_over_aggregate(OperatorRegistry& r);
 }  // namespace clink::sql

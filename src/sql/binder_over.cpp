@@ -1,0 +1,184 @@
+// Binder: OVER aggregates, `agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)` and
+// `agg(...) OVER w` with `WINDOW w AS (...)`, as Flink plans them in streaming mode:
+//   - ORDER BY exactly one time attribute (event or processing time), ascending;
+//   - frames from UNBOUNDED PRECEDING, `n PRECEDING` (ROWS) or `INTERVAL ... PRECEDING`
+//     (RANGE) up to CURRENT ROW (no FOLLOWING); without a frame RANGE UNBOUNDED PRECEDING;
+//   - every call of one query over the same window (one OverAggregate node);
+//   - bounded frames retract rows leaving the frame, so their functions must retract.
+// Plan shape as Flink's: a Calc keeps the input's columns and appends partition keys,
+// aggregate arguments and FILTER conditions that are not plain columns; the
+// OverAggregate appends one column per call (w0$o0, ...); a Calc evaluates the select
+// list over the input's columns and those.
+#include <algorithm>
+
+#include "binder_internal.hpp"
+
+namespace clink::sql {
+
+namespace {
+
+const char* const kSameWindow =
+    "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check "
+    "the over window statement.";
+const char* const kTimeOrder = "OVER windows' ordering in stream mode must be defined on a time attribute.";
+
+bool same_window(const OverWindow& a, const OverWindow& b) {
+  return a.partition_keys == b.partition_keys && a.order_column == b.order_column && a.proctime == b.proctime &&
+         a.rows == b.rows && a.preceding == b.preceding;
+}
+
+}  // namespace
+
+bool has_over_aggregate(const ast::Select& s, const FunctionRegistry& registry) {
+  std::vector<const ast::Expr*> calls;
+  for (const auto& item : s.items) collect_over_calls(item.expr.get(), calls);
+  return std::any_of(calls.begin(), calls.end(), [&](const ast::Expr* c) {
+    return is_aggregate_name(upper_name(c->as<ast::FunctionCall>()->name.back()), registry);
+  });
+}
+
+Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos) {
+  std::map<std::string, const ast::NamedWindow*> named;
+  for (const auto& w : s.windows)
+    if (!named.emplace(w.name, &w).second) fail(w.pos, fmt::format("duplicate window name `{}`", w.name));
+  // OVER w / OVER (w): the WINDOW clause's definition (refinements are not supported).
+  auto resolve = [&](const ast::WindowSpec& spec, SourcePosition at) -> const ast::WindowSpec& {
+    if (spec.ref.empty()) return spec;
+    auto it = named.find(spec.ref);
+    if (it == named.end()) fail(at, fmt::format("window `{}` is not defined (WINDOW {} AS (...))", spec.ref, spec.ref));
+    if (!spec.partition_by.empty() || !spec.order_by.empty() || spec.frame)
+      fail(at, fmt::format("OVER ({} ...) refines a named window, which is not supported: define the whole window in "
+                           "the WINDOW clause",
+                           spec.ref));
+    if (!it->second->spec->ref.empty())
+      fail(it->second->pos, fmt::format("window `{}` is defined over another window, which is not supported",
+                                        it->second->name));
+    return *it->second->spec;
+  };
+
+  // The pre-projection: the input's columns, then what the window and the calls compute.
+  std::vector<ExprPtr> pre_exprs;
+  std::vector<std::string> pre_names;
+  for (std::size_t i = 0; i < in.scope.columns.size(); ++i) {
+    const auto& c = in.scope.columns[i];
+    pre_exprs.push_back(expr::column(i, c.type, c.name));
+    pre_names.push_back(c.name);
+  }
+  ExprContext ctx;
+  ctx.scope = &in.scope;
+  ctx.clause = "an OVER window";
+
+  auto bind_window = [&](const ast::WindowSpec& spec, SourcePosition at) {
+    OverWindow w;
+    for (const auto& p : spec.partition_by) {
+      std::vector<const ast::Expr*> nested;
+      collect_aggregates(p.get(), registry, nested);
+      if (!nested.empty()) fail(nested[0]->pos, "aggregate functions are not allowed in PARTITION BY");
+      ExprPtr e = bind_expr(*p, ctx);
+      w.partition_keys.push_back(
+          pre_column(pre_exprs, pre_names, e, e->kind == ExprKind::kColumnRef ? e->name : fmt::format("$f{}", pre_exprs.size())));
+    }
+    if (spec.order_by.empty()) fail(at, kTimeOrder);
+    if (spec.order_by.size() > 1) fail(spec.order_by[1].pos, "The window can only be ordered by a single time column.");
+    const ast::OrderItem& order = spec.order_by[0];
+    ExprPtr o = bind_expr(*order.expr, ctx);
+    if (o->kind != ExprKind::kColumnRef) fail(order.pos, kTimeOrder);
+    w.order_column = o->column_index;
+    w.proctime = is_proctime_attribute(*in.plan, w.order_column);
+    if (!w.proctime && !is_time_attribute(*in.plan, w.order_column)) fail(order.pos, kTimeOrder);
+    if (order.descending) fail(order.pos, "The window can only be ordered in ASCENDING mode.");
+    if (!spec.frame) return w;  // RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    const ast::WindowFrame& frame = *spec.frame;
+    w.rows = frame.mode == ast::WindowFrame::Mode::Rows;
+    auto bound_pos = [&](const ast::FrameBound& b) { return b.offset ? b.offset->pos : at; };
+    using K = ast::FrameBound::Kind;
+    switch (frame.start.kind) {
+      case K::UnboundedPreceding: break;
+      case K::CurrentRow: w.preceding = 0; break;
+      case K::Preceding: {
+        const ast::Expr& off = *frame.start.offset;
+        if (w.rows) {
+          const auto* l = off.as<ast::Literal>();
+          if (!l || l->kind != ast::Literal::Kind::Integer || l->text.front() == '-')
+            fail(off.pos, "a ROWS frame's offset must be a non-negative integer literal (ROWS BETWEEN 2 PRECEDING AND "
+                          "CURRENT ROW)");
+          w.preceding = std::stoll(l->text);
+        } else {
+          if (!off.as<ast::IntervalLiteral>())
+            fail(off.pos, "a RANGE frame over a time attribute needs an INTERVAL offset (RANGE BETWEEN INTERVAL '1' "
+                          "HOUR PRECEDING AND CURRENT ROW)");
+          w.preceding = interval_literal_ms(off, "frame offset");
+        }
+        break;
+      }
+      case K::Following:
+      case K::UnboundedFollowing: fail(bound_pos(frame.start), "OVER RANGE FOLLOWING windows are not supported yet.");
+    }
+    if (frame.end && frame.end->kind != K::CurrentRow) {
+      if (frame.end->kind == K::Following || frame.end->kind == K::UnboundedFollowing)
+        fail(bound_pos(*frame.end), "OVER RANGE FOLLOWING windows are not supported yet.");
+      fail(bound_pos(*frame.end), "an OVER window must end at CURRENT ROW");
+    }
+    return w;
+  };
+
+  // The calls (one per distinct text), all over one window.
+  std::vector<const ast::Expr*> calls;
+  for (const auto& item : s.items) collect_over_calls(item.expr.get(), calls);
+  std::optional<OverWindow> window;
+  std::vector<AggregateCall> aggregates;
+  std::map<std::string, std::pair<std::size_t, LogicalType>> outputs;
+  std::vector<std::string> texts;
+  for (const ast::Expr* c : calls) {
+    const auto& f = std::get<ast::FunctionCall>(c->node);
+    const std::string fn = upper_name(f.name.back());
+    if (!is_aggregate_name(fn, registry))
+      fail(c->pos, fmt::format("{} OVER (...) is not supported here: only aggregate functions run over an OVER window",
+                               fn));
+    OverWindow w = bind_window(resolve(*f.over, c->pos), c->pos);
+    if (window && !same_window(*window, w)) fail(c->pos, kSameWindow);
+    window = w;
+    const std::string text = ast_text(*c);
+    if (std::find(texts.begin(), texts.end(), text) != texts.end()) continue;
+    AggregateCall a = bind_aggregate_call(f, *c, in.scope, pre_exprs, pre_names);
+    if (w.preceding && !a.retractable)
+      fail(c->pos, fmt::format("the aggregate function {} cannot retract, which a bounded OVER window ({}) needs to "
+                               "remove the rows leaving the frame",
+                               a.function, w.frame_text()));
+    a.name = fmt::format("w0$o{}", aggregates.size());
+    texts.push_back(text);
+    aggregates.push_back(std::move(a));
+  }
+
+  LogicalPtr pre = in.plan;
+  if (pre_exprs.size() > in.scope.columns.size()) pre = make_project(in.plan, pre_exprs, pre_names, calls[0]->pos);
+  auto over = std::make_shared<LogicalOverAggregate>();
+  over->window = *window;
+  over->aggregates = aggregates;
+  over->schema = over_aggregate_schema(pre->schema, aggregates);
+  over->inputs = {pre};
+  over->pos = calls[0]->pos;
+  for (std::size_t i = 0; i < aggregates.size(); ++i)
+    outputs[texts[i]] = {pre->schema.size() + i, aggregates[i].type};
+
+  // The select list over the input's columns (0..n-1 pass through) and the calls' columns.
+  struct Restore {
+    const std::map<std::string, std::pair<std::size_t, LogicalType>>*& slot;
+    ~Restore() { slot = nullptr; }
+  } restore{over_outputs};
+  over_outputs = &outputs;
+  return project_items(s.items, Bound{over, in.scope}, nullptr, pos);
+}
+
+ExprPtr Binder::Impl::bind_over_reference(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx) {
+  if (over_outputs && !ctx.agg && ctx.clause == "SELECT") {
+    auto it = over_outputs->find(ast_text(e));
+    if (it != over_outputs->end()) return expr::column(it->second.first, it->second.second, "");
+  }
+  if (ctx.agg)
+    fail(e.pos, "OVER aggregates together with GROUP BY are not supported (the GROUP BY produces updates, which an "
+                "OVER aggregate cannot consume)");
+  fail(e.pos, fmt::format("{} OVER (...) is not allowed in {}", upper_name(f.name.back()), ctx.clause));
+}
+
+}  // namespace clink::sql
