@@ -36,6 +36,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 
 #include "clink/api/operators.hpp"
 #include "clink/cep/nfa.hpp"
@@ -163,13 +164,17 @@ class CepOperator final : public FunctionOperatorBase<U> {
     explicit Slot(SharedBufferPool<T>* pool) : nfa(pool) {}
     K key{};
     NfaKeyState<T> nfa;
-    std::vector<std::pair<EventTime, T>> queue;  // by timestamp, arrival order among equals
+    // By timestamp, arrival order among equals. Inline: a key rarely has more than one or
+    // two records waiting for the watermark, and they are read with the partial matches.
+    absl::InlinedVector<std::pair<EventTime, T>, 2> queue;
     // The times of this key's entries in the two timer heaps (max: none).
     EventTime records_at = std::numeric_limits<EventTime>::max();
     EventTime deadline_at = std::numeric_limits<EventTime>::max();
     std::uint32_t gen = 0;
     bool live = false;
-    bool dirty = false;
+    bool dirty = false;      // changed since the last checkpoint
+    bool listed = false;     // in dirty_ (at most once: the list stays bounded by the slots)
+    bool persisted = false;  // the key's state is in the backend (written or restored)
   };
   struct TimerRef {
     std::int32_t slot;
@@ -341,12 +346,9 @@ class CepOperator final : public FunctionOperatorBase<U> {
   void prefetch_slot_data(std::int32_t s) const {
     const Slot& sl = slots_[static_cast<std::size_t>(s)];
     if (!sl.live) return;
-    if (!sl.queue.empty()) __builtin_prefetch(sl.queue.data());
+    // The records and partial matches are in the slot; every partial match that changes
+    // locks and releases its last node (a key rarely has more than a few).
     const auto& partial = sl.nfa.partial;
-    if (partial.empty()) return;
-    __builtin_prefetch(partial.data());
-    // Every partial match locks and releases its last node on each event (a key rarely
-    // has more than a few).
     const std::size_t n = std::min<std::size_t>(partial.size(), 4);
     for (std::size_t i = 0; i < n; ++i)
       if (partial[i].node >= 0) __builtin_prefetch(&pool_.nodes[static_cast<std::size_t>(partial[i].node)]);
@@ -361,10 +363,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
       free_.pop_back();
     } else {
       s = static_cast<std::int32_t>(slots_.size());
-      Slot& fresh = slots_.emplace_back(&pool_);
-      // Room for the usual few partial matches and records (kept when the slot is reused).
-      fresh.nfa.partial.reserve(4);
-      fresh.queue.reserve(4);
+      slots_.emplace_back(&pool_);
     }
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     sl.key = key;
@@ -377,7 +376,10 @@ class CepOperator final : public FunctionOperatorBase<U> {
   void free_slot(std::int32_t s) {
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     index_.erase(sl.key);
-    removed_keys_.push_back(sl.key);
+    // Only a key whose state the backend holds needs removing at the next checkpoint; it
+    // is listed once: if it comes back, its new slot is not persisted until written.
+    if (sl.persisted) removed_keys_.push_back(sl.key);
+    sl.persisted = false;
     sl.live = false;
     sl.dirty = false;
     ++sl.gen;
@@ -389,6 +391,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     if (sl.dirty) return;
     sl.dirty = true;
+    if (sl.listed) return;  // freed and reused since it was listed
+    sl.listed = true;
     dirty_.push_back(s);
   }
 
@@ -431,6 +435,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
   };
   LastBucket last_record_bucket_, last_deadline_bucket_;
   std::vector<std::vector<TimerRef>> spare_buckets_;
+  // Slots changed since the last checkpoint, and keys to remove from the backend: both
+  // bounded (by the slots, by the keys the backend holds) when no checkpoint is taken.
   std::vector<std::int32_t> dirty_;
   std::vector<K> batch_keys_;            // scratch of buffer_batch
   std::vector<std::int32_t> batch_slots_;

@@ -28,8 +28,8 @@ inline void encode_cs(const ComputationState& cs, std::string& out) {
   put_i64(cs.prev_ts, out);
   out.push_back(cs.has_start_event ? 1 : 0);
   if (cs.has_start_event) {
-    put_i64(cs.start_event.ts, out);
-    put_i64(cs.start_event.id, out);
+    put_i64(cs.start_ts, out);  // the start event's timestamp (the format keeps both)
+    put_i64(cs.start_id, out);
   }
 }
 inline ComputationState decode_cs(std::string_view& in, std::size_t states) {
@@ -46,8 +46,11 @@ inline ComputationState decode_cs(std::string_view& in, std::size_t states) {
   cs.has_start_event = in.front() != 0;
   in.remove_prefix(1);
   if (cs.has_start_event) {
-    cs.start_event.ts = get_i64(in);
-    cs.start_event.id = static_cast<std::int32_t>(get_i64(in));
+    const EventTime event_ts = get_i64(in);
+    if (event_ts != cs.start_ts)
+      throw ClinkError("cep: restored computation state starts at " + std::to_string(cs.start_ts) +
+                       " but its first event is at " + std::to_string(event_ts) + " (corrupt state)");
+    cs.start_id = static_cast<std::int32_t>(get_i64(in));
   }
   return cs;
 }
