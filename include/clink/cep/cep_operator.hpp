@@ -43,6 +43,7 @@
 #include "clink/cep/nfa_codec.hpp"
 #include "clink/cep/pattern_process_function.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/huge_page_allocator.hpp"
 #include "clink/core/output_tag.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
@@ -301,9 +302,10 @@ class CepOperator final : public FunctionOperatorBase<U> {
     if (!last.bucket || last.time != t) {
       auto& timers = deadline ? deadline_timers_ : record_timers_;
       auto [it, created] = timers.try_emplace(t);
-      if (created && !spare_buckets_.empty()) {
-        it->second = std::move(spare_buckets_.back());
-        spare_buckets_.pop_back();
+      auto& spare = spare_buckets_[deadline ? 1 : 0];
+      if (created && !spare.empty()) {
+        it->second = std::move(spare.back());
+        spare.pop_back();
       }
       last = LastBucket{t, &it->second};
     }
@@ -339,7 +341,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
         fire(e.slot);
       }
       bucket.clear();
-      spare_buckets_.push_back(std::move(bucket));
+      spare_buckets_[deadline ? 1 : 0].push_back(std::move(bucket));
     }
   }
 
@@ -383,8 +385,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
     sl.live = false;
     sl.dirty = false;
     ++sl.gen;
-    sl.nfa.partial.clear();
-    sl.queue.clear();  // capacity kept for the slot's next key
+    sl.nfa.partial.clear();  // (a list that grew past its inline room goes back inline)
+    sl.queue.clear();
     free_.push_back(s);
   }
   void mark_dirty(std::int32_t s) {
@@ -423,7 +425,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
   StateId nfa_id_, queue_id_;
   EventTime watermark_ = kMinEventTime;
   SharedBufferPool<T> pool_;  // every key's events and nodes (declared before the slots)
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // read at random: on huge pages once large
   std::vector<std::int32_t> free_;
   absl::flat_hash_map<K, std::int32_t> index_;
   // Two bucket maps: the record timers are few and near (a small, hot map), the window
@@ -434,7 +436,10 @@ class CepOperator final : public FunctionOperatorBase<U> {
     std::vector<TimerRef>* bucket = nullptr;  // in the map (node-based: stable until erased)
   };
   LastBucket last_record_bucket_, last_deadline_bucket_;
-  std::vector<std::vector<TimerRef>> spare_buckets_;
+  // Emptied buckets, reused by their own kind: a record bucket holds the keys of a whole
+  // batch, a deadline bucket (one per millisecond of the window) a few; the deadline
+  // buckets should not hold record-sized capacity for the whole window.
+  std::vector<std::vector<TimerRef>> spare_buckets_[2];
   // Slots changed since the last checkpoint, and keys to remove from the backend: both
   // bounded (by the slots, by the keys the backend holds) when no checkpoint is taken.
   std::vector<std::int32_t> dirty_;

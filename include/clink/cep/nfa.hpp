@@ -49,8 +49,9 @@ struct ComputationState {
   EventId start_event() const { return EventId{start_ts, start_id}; }
 };
 
-// A key's partial matches: usually the start state and one or two more, kept inline.
-using PartialList = absl::InlinedVector<ComputationState, 3>;
+// A key's partial matches: usually the start state and one to three more, kept inline
+// (a longer list moves to the heap, and back inline when the key goes idle).
+using PartialList = absl::InlinedVector<ComputationState, 4>;
 
 template <class T>
 struct NfaKeyState {
