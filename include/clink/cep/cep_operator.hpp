@@ -159,6 +159,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
     return n;
   }
   const Nfa<T>& nfa() const { return nfa_; }
+  // What the next checkpoint has to write or remove (slots listed, keys to remove).
+  std::size_t pending_state_changes() const { return dirty_.size() + removed_keys_.size(); }
 
  private:
   struct Slot {
