@@ -351,11 +351,16 @@ class CepOperator final : public FunctionOperatorBase<U> {
     const Slot& sl = slots_[static_cast<std::size_t>(s)];
     if (!sl.live) return;
     // The records and partial matches are in the slot; every partial match that changes
-    // locks and releases its last node (a key rarely has more than a few).
+    // locks and releases its last node, and a completed one is read back along its path
+    // (a key rarely has more than a few): the last two nodes of each are fetched.
     const auto& partial = sl.nfa.partial;
     const std::size_t n = std::min<std::size_t>(partial.size(), 4);
-    for (std::size_t i = 0; i < n; ++i)
-      if (partial[i].node >= 0) __builtin_prefetch(&pool_.nodes[static_cast<std::size_t>(partial[i].node)]);
+    const auto nodes = static_cast<std::int32_t>(pool_.nodes.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int32_t last = partial[i].node, prev = partial[i].prev_node;
+      if (last >= 0) __builtin_prefetch(pool_.nodes.data() + last);
+      if (prev >= 0 && prev < nodes) __builtin_prefetch(pool_.nodes.data() + prev);  // (a hint: may be stale)
+    }
   }
 
   std::int32_t slot_for(const K& key) {

@@ -39,10 +39,13 @@ namespace clink::cep {
 // One cache line: a key's few partial matches sit in its slot and are read for every
 // event of the key.
 struct ComputationState {
-  std::int32_t state = -1;
+  std::int16_t state = -1;     // (a compiled NFA has fewer than 32768 states)
+  bool has_start_event = false;
   std::int32_t node = -1;      // last taken node in the shared buffer, -1: none
   std::int32_t start_id = 0;   // the first event's EventId is (start_ts, start_id)
-  bool has_start_event = false;
+  // The node before `node` on this match's path when it was taken (-1: none): only a hint
+  // to fetch the path ahead of a match (the shared buffer's edges are the truth).
+  std::int32_t prev_node = -1;
   DeweyNumber version;
   EventTime start_ts = -1;     // the first event's timestamp
   EventTime prev_ts = -1;
@@ -93,6 +96,7 @@ class Nfa {
       : nfa_(std::move(compiled)), handle_timeout_(handle_timeout) {
     compile_conditions();
   }
+  static_assert(sizeof(ComputationState) == 64, "one cache line per partial match");
 
   const CompiledNfa<T>& compiled() const { return nfa_; }
   std::int64_t window() const { return nfa_.window; }
@@ -134,7 +138,7 @@ class Nfa {
 
   ComputationState start_state(DeweyNumber v) const {
     ComputationState cs;
-    cs.state = nfa_.start;
+    cs.state = static_cast<std::int16_t>(nfa_.start);
     cs.version = std::move(v);
     return cs;
   }
@@ -175,6 +179,9 @@ class Nfa {
   template <class ContextFn>
   std::int32_t find_final_after_proceed(ContextFn& context, std::int32_t state, const T& event);
   void compile_conditions() {
+    if (nfa_.states.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max()))
+      throw ClinkError("cep: the pattern compiles to " + std::to_string(nfa_.states.size()) +
+                       " NFA states; at most 32767 are supported");
     for (auto& s : nfa_.states) {
       bool quick = true, proceeds = false;
       for (auto& t : s.transitions) {
@@ -235,11 +242,12 @@ class Nfa {
   // `increase` and, if `add_stage`, a new stage (built in place: no version copies), and
   // locks its node for that version unless the caller hands its own lock over.
   void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
-                 const DeweyNumber& base, std::int32_t increase, bool add_stage, EventTime start_ts, EventTime prev_ts,
+                 std::int32_t prev_node, const DeweyNumber& base, std::int32_t increase, bool add_stage, EventTime start_ts, EventTime prev_ts,
                  const std::int32_t* start_id, bool lock = true) {
     ComputationState& cs = out.emplace_back();
-    cs.state = state;
+    cs.state = static_cast<std::int16_t>(state);
     cs.node = node;
+    cs.prev_node = prev_node;
     cs.version = base;
     if (increase != 0) cs.version.increase_in_place(increase);
     if (add_stage) cs.version.add_stage_in_place();

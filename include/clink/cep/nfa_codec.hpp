@@ -34,10 +34,11 @@ inline void encode_cs(const ComputationState& cs, std::string& out) {
 }
 inline ComputationState decode_cs(std::string_view& in, std::size_t states) {
   ComputationState cs;
-  cs.state = static_cast<std::int32_t>(get_varint(in));
-  if (static_cast<std::size_t>(cs.state) >= states)
-    throw ClinkError("cep: restored NFA state " + std::to_string(cs.state) + " does not exist in the pattern (" +
+  const std::uint64_t state = get_varint(in);
+  if (state >= states)
+    throw ClinkError("cep: restored NFA state " + std::to_string(state) + " does not exist in the pattern (" +
                      std::to_string(states) + " states); was the pattern changed?");
+  cs.state = static_cast<std::int16_t>(state);
   cs.node = static_cast<std::int32_t>(get_i64(in));
   cs.version = DeweyNumber::decode(in);
   cs.start_ts = get_i64(in);

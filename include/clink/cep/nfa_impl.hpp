@@ -279,7 +279,7 @@ bool Nfa<T>::compute_next_states(NfaKeyState<T>& st, ComputationState& cs, Curre
           self ? increasing_self(ignores, takes) : total_take_to_skip + ignore_branches_to_visit--;
       const bool transfer = same_version && holds_lock;
       if (transfer) holds_lock = false;
-      add_state(st, out, edge.target, cs.node, cs.version, increase, !self, cs.start_ts, cs.prev_ts,
+      add_state(st, out, edge.target, cs.node, cs.prev_node, cs.version, increase, !self, cs.start_ts, cs.prev_ts,
                 cs.has_start_event ? &cs.start_id : nullptr, !transfer);
     } else {  // TAKE
       const bool transfer = take_branches_to_visit == 0 && holds_lock;  // current == cs.version
@@ -295,11 +295,11 @@ bool Nfa<T>::compute_next_states(NfaKeyState<T>& st, ComputationState& cs, Curre
         start_id = st.buffer.event_id(ev.slot).id;
         st.new_start = true;
       }
-      add_state(st, out, edge.target, node, current, 0, true, start_ts, ev.ts, &start_id);
+      add_state(st, out, edge.target, node, cs.node, current, 0, true, start_ts, ev.ts, &start_id);
       const std::int32_t fin = proceeds_[static_cast<std::size_t>(edge.target)]
                                    ? find_final_after_proceed(context, edge.target, *ev.value)
                                    : -1;
-      if (fin >= 0) add_state(st, out, fin, node, current, 0, true, start_ts, ev.ts, &start_id);
+      if (fin >= 0) add_state(st, out, fin, node, cs.node, current, 0, true, start_ts, ev.ts, &start_id);
     }
   }
   if (start) out.push_back(start_state(cs.version.increase(increasing_self(ignores, takes))));
