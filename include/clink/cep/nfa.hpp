@@ -242,8 +242,8 @@ class Nfa {
   // `increase` and, if `add_stage`, a new stage (built in place: no version copies), and
   // locks its node for that version unless the caller hands its own lock over.
   void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
-                 std::int32_t prev_node, const DeweyNumber& base, std::int32_t increase, bool add_stage, EventTime start_ts, EventTime prev_ts,
-                 const std::int32_t* start_id, bool lock = true) {
+                 std::int32_t prev_node, const DeweyNumber& base, std::int32_t increase, bool add_stage,
+                 EventTime start_ts, EventTime prev_ts, const std::int32_t* start_id, bool lock = true) {
     ComputationState& cs = out.emplace_back();
     cs.state = static_cast<std::int16_t>(state);
     cs.node = node;
