@@ -3,6 +3,7 @@
 // processing time, keys, state cleanup.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "cep_test_support.hpp"
@@ -66,6 +67,18 @@ class OpHarness {
   void watermark(EventTime t) { op_.process_watermark(Watermark{t, false}); }
   CapturingOutput& out() { return out_; }
   CepOperator<Event, std::string, std::int64_t>& op() { return op_; }
+  // The keys whose NFA state the backend holds (after a snapshot_state), in key order.
+  std::vector<std::int64_t> keys_in_backend() {
+    KeyedStateBackend& b = *ctx_.keyed_state_backend_or_private();
+    const StateId id = b.register_state("cep-nfa", StateKind::kValue);
+    std::vector<std::int64_t> keys;
+    for (int kg = b.key_groups().first; kg <= b.key_groups().last; ++kg)
+      b.for_each_entry(id, kg, [&](std::string_view k, std::string_view, std::string_view) {
+        keys.push_back(decode_key<std::int64_t>(k));
+      });
+    std::sort(keys.begin(), keys.end());
+    return keys;
+  }
   std::int64_t late_dropped() { return ctx_.metrics().late_records_dropped.load(); }
   ManualClock clock_;
 
@@ -205,6 +218,41 @@ TEST(CepOperator, IdleKeysHoldNoState) {
   h.watermark(1);
   EXPECT_EQ(h.op().live_keys(), 0u);
   EXPECT_EQ(h.op().buffered_records(), 0u);
+}
+
+// A key's state leaves the backend at the first checkpoint after it went idle, also when
+// it came back and went idle again in between; a key never checkpointed leaves nothing.
+TEST(CepOperator, CheckpointsRemoveKeysThatWentIdle) {
+  OpHarness h(a_then_b());
+  h.records({{kev(1, 1, "a"), 1}, {kev(2, 2, "a"), 2}});
+  h.watermark(5);
+  h.op().snapshot_state(1);
+  EXPECT_EQ(h.keys_in_backend(), (std::vector<std::int64_t>{1, 2}));
+  h.records({{kev(1, 3, "b"), 6}, {kev(3, 4, "x"), 6}});  // key 1 completes, key 3 never waits
+  h.watermark(7);
+  h.records({{kev(1, 5, "a"), 8}, {kev(1, 6, "b"), 9}});  // key 1 back, and idle again
+  h.watermark(10);
+  EXPECT_EQ(h.out().take(), (Strings{"a:1 b:3@6", "a:5 b:6@9"}));
+  EXPECT_EQ(h.op().live_keys(), 1u);
+  h.op().snapshot_state(2);
+  EXPECT_EQ(h.keys_in_backend(), (std::vector<std::int64_t>{2}));
+  h.records({{kev(2, 7, "b"), 11}});
+  h.watermark(12);
+  h.op().snapshot_state(3);
+  EXPECT_EQ(h.keys_in_backend(), std::vector<std::int64_t>{});
+}
+
+// Without checkpoints, keys that come and go do not pile up bookkeeping for the next one
+// (the list of changed slots and of keys to remove stay bounded by the slots).
+TEST(CepOperator, KeysComingAndGoingWithoutCheckpointsKeepNoBacklog) {
+  OpHarness h(a_then_b());
+  for (int i = 0; i < 1000; ++i) {
+    h.records({{kev(i % 3, 2 * i, "a"), 2 * i + 1}, {kev(i % 3, 2 * i + 1, "b"), 2 * i + 2}});
+    h.watermark(2 * i + 2);
+  }
+  EXPECT_EQ(h.out().take().size(), 1000u);
+  EXPECT_EQ(h.op().live_keys(), 0u);
+  EXPECT_LE(h.op().pending_state_changes(), 3u);
 }
 
 }  // namespace

@@ -36,12 +36,14 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 
 #include "clink/api/operators.hpp"
 #include "clink/cep/nfa.hpp"
 #include "clink/cep/nfa_codec.hpp"
 #include "clink/cep/pattern_process_function.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/huge_page_allocator.hpp"
 #include "clink/core/output_tag.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
@@ -157,19 +159,25 @@ class CepOperator final : public FunctionOperatorBase<U> {
     return n;
   }
   const Nfa<T>& nfa() const { return nfa_; }
+  // What the next checkpoint has to write or remove (slots listed, keys to remove).
+  std::size_t pending_state_changes() const { return dirty_.size() + removed_keys_.size(); }
 
  private:
   struct Slot {
     explicit Slot(SharedBufferPool<T>* pool) : nfa(pool) {}
     K key{};
     NfaKeyState<T> nfa;
-    std::vector<std::pair<EventTime, T>> queue;  // by timestamp, arrival order among equals
+    // By timestamp, arrival order among equals. Inline: a key rarely has more than one or
+    // two records waiting for the watermark, and they are read with the partial matches.
+    absl::InlinedVector<std::pair<EventTime, T>, 2> queue;
     // The times of this key's entries in the two timer heaps (max: none).
     EventTime records_at = std::numeric_limits<EventTime>::max();
     EventTime deadline_at = std::numeric_limits<EventTime>::max();
     std::uint32_t gen = 0;
     bool live = false;
-    bool dirty = false;
+    bool dirty = false;      // changed since the last checkpoint
+    bool listed = false;     // in dirty_ (at most once: the list stays bounded by the slots)
+    bool persisted = false;  // the key's state is in the backend (written or restored)
   };
   struct TimerRef {
     std::int32_t slot;
@@ -296,9 +304,10 @@ class CepOperator final : public FunctionOperatorBase<U> {
     if (!last.bucket || last.time != t) {
       auto& timers = deadline ? deadline_timers_ : record_timers_;
       auto [it, created] = timers.try_emplace(t);
-      if (created && !spare_buckets_.empty()) {
-        it->second = std::move(spare_buckets_.back());
-        spare_buckets_.pop_back();
+      auto& spare = spare_buckets_[deadline ? 1 : 0];
+      if (created && !spare.empty()) {
+        it->second = std::move(spare.back());
+        spare.pop_back();
       }
       last = LastBucket{t, &it->second};
     }
@@ -334,22 +343,24 @@ class CepOperator final : public FunctionOperatorBase<U> {
         fire(e.slot);
       }
       bucket.clear();
-      spare_buckets_.push_back(std::move(bucket));
+      spare_buckets_[deadline ? 1 : 0].push_back(std::move(bucket));
     }
   }
 
   void prefetch_slot_data(std::int32_t s) const {
     const Slot& sl = slots_[static_cast<std::size_t>(s)];
     if (!sl.live) return;
-    if (!sl.queue.empty()) __builtin_prefetch(sl.queue.data());
+    // The records and partial matches are in the slot; every partial match that changes
+    // locks and releases its last node, and a completed one is read back along its path
+    // (a key rarely has more than a few): the last two nodes of each are fetched.
     const auto& partial = sl.nfa.partial;
-    if (partial.empty()) return;
-    __builtin_prefetch(partial.data());
-    // Every partial match locks and releases its last node on each event (a key rarely
-    // has more than a few).
     const std::size_t n = std::min<std::size_t>(partial.size(), 4);
-    for (std::size_t i = 0; i < n; ++i)
-      if (partial[i].node >= 0) __builtin_prefetch(&pool_.nodes[static_cast<std::size_t>(partial[i].node)]);
+    const auto nodes = static_cast<std::int32_t>(pool_.nodes.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int32_t last = partial[i].node, prev = partial[i].prev_node;
+      if (last >= 0) __builtin_prefetch(pool_.nodes.data() + last);
+      if (prev >= 0 && prev < nodes) __builtin_prefetch(pool_.nodes.data() + prev);  // (a hint: may be stale)
+    }
   }
 
   std::int32_t slot_for(const K& key) {
@@ -361,10 +372,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
       free_.pop_back();
     } else {
       s = static_cast<std::int32_t>(slots_.size());
-      Slot& fresh = slots_.emplace_back(&pool_);
-      // Room for the usual few partial matches and records (kept when the slot is reused).
-      fresh.nfa.partial.reserve(4);
-      fresh.queue.reserve(4);
+      slots_.emplace_back(&pool_);
     }
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     sl.key = key;
@@ -377,18 +385,23 @@ class CepOperator final : public FunctionOperatorBase<U> {
   void free_slot(std::int32_t s) {
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     index_.erase(sl.key);
-    removed_keys_.push_back(sl.key);
+    // Only a key whose state the backend holds needs removing at the next checkpoint; it
+    // is listed once: if it comes back, its new slot is not persisted until written.
+    if (sl.persisted) removed_keys_.push_back(sl.key);
+    sl.persisted = false;
     sl.live = false;
     sl.dirty = false;
     ++sl.gen;
-    sl.nfa.partial.clear();
-    sl.queue.clear();  // capacity kept for the slot's next key
+    sl.nfa.partial.clear();  // (a list that grew past its inline room goes back inline)
+    sl.queue.clear();
     free_.push_back(s);
   }
   void mark_dirty(std::int32_t s) {
     Slot& sl = slots_[static_cast<std::size_t>(s)];
     if (sl.dirty) return;
     sl.dirty = true;
+    if (sl.listed) return;  // freed and reused since it was listed
+    sl.listed = true;
     dirty_.push_back(s);
   }
 
@@ -419,7 +432,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
   StateId nfa_id_, queue_id_;
   EventTime watermark_ = kMinEventTime;
   SharedBufferPool<T> pool_;  // every key's events and nodes (declared before the slots)
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // read at random: on huge pages once large
   std::vector<std::int32_t> free_;
   absl::flat_hash_map<K, std::int32_t> index_;
   // Two bucket maps: the record timers are few and near (a small, hot map), the window
@@ -430,7 +443,12 @@ class CepOperator final : public FunctionOperatorBase<U> {
     std::vector<TimerRef>* bucket = nullptr;  // in the map (node-based: stable until erased)
   };
   LastBucket last_record_bucket_, last_deadline_bucket_;
-  std::vector<std::vector<TimerRef>> spare_buckets_;
+  // Emptied buckets, reused by their own kind: a record bucket holds the keys of a whole
+  // batch, a deadline bucket (one per millisecond of the window) a few; the deadline
+  // buckets should not hold record-sized capacity for the whole window.
+  std::vector<std::vector<TimerRef>> spare_buckets_[2];
+  // Slots changed since the last checkpoint, and keys to remove from the backend: both
+  // bounded (by the slots, by the keys the backend holds) when no checkpoint is taken.
   std::vector<std::int32_t> dirty_;
   std::vector<K> batch_keys_;            // scratch of buffer_batch
   std::vector<std::int32_t> batch_slots_;

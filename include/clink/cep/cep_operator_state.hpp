@@ -33,8 +33,10 @@ void CepOperator<T, U, K>::write_state() {
     removed_keys_.clear();
     for (const std::int32_t s : dirty_) {
       Slot& sl = slots_[static_cast<std::size_t>(s)];
+      sl.listed = false;
       if (!sl.live || !sl.dirty) continue;
       sl.dirty = false;
+      sl.persisted = true;
       kb.clear();
       KeyCodec<K>::encode(sl.key, kb);
       b.set_current_key(kb);
@@ -92,11 +94,12 @@ void CepOperator<T, U, K>::restore_state() {
       Slot& sl = slots_[s];
       if (!sl.live) continue;
       std::stable_sort(sl.queue.begin(), sl.queue.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      sl.persisted = true;  // (an idle one is freed here and removed at the next checkpoint)
       after_change(static_cast<std::int32_t>(s));
       sl.dirty = false;  // as restored: nothing to write until it changes
     }
+    for (const std::int32_t s : dirty_) slots_[static_cast<std::size_t>(s)].listed = false;
     dirty_.clear();
-    removed_keys_.clear();
   }
 }
 

@@ -26,6 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "clink/cep/condition_program.hpp"
 #include "clink/cep/dewey_number.hpp"
 #include "clink/cep/match.hpp"
@@ -34,22 +36,32 @@
 
 namespace clink::cep {
 
+// One cache line: a key's few partial matches sit in its slot and are read for every
+// event of the key.
 struct ComputationState {
-  std::int32_t state = -1;
-  std::int32_t node = -1;  // last taken node in the shared buffer, -1: none
-  DeweyNumber version;
-  EventTime start_ts = -1;
-  EventTime prev_ts = -1;
-  EventId start_event;
+  std::int16_t state = -1;     // (a compiled NFA has fewer than 32768 states)
   bool has_start_event = false;
+  std::int32_t node = -1;      // last taken node in the shared buffer, -1: none
+  std::int32_t start_id = 0;   // the first event's EventId is (start_ts, start_id)
+  // The node before `node` on this match's path when it was taken (-1: none): only a hint
+  // to fetch the path ahead of a match (the shared buffer's edges are the truth).
+  std::int32_t prev_node = -1;
+  DeweyNumber version;
+  EventTime start_ts = -1;     // the first event's timestamp
+  EventTime prev_ts = -1;
+  EventId start_event() const { return EventId{start_ts, start_id}; }
 };
+
+// A key's partial matches: usually the start state and one to three more, kept inline
+// (a longer list moves to the heap, and back inline when the key goes idle).
+using PartialList = absl::InlinedVector<ComputationState, 4>;
 
 template <class T>
 struct NfaKeyState {
   // Its shared buffer lives in `pool` (shared by an operator's keys), or in its own.
   explicit NfaKeyState(SharedBufferPool<T>* pool = nullptr) : buffer(pool) {}
 
-  std::vector<ComputationState> partial;    // ordered by start event; the start state last
+  PartialList partial;                      // ordered by start event; the start state last
   std::vector<ComputationState> completed;  // found, held back by a skip strategy
   SharedBuffer<T> buffer;
   bool new_start = false;  // a partial match started during the last process()
@@ -84,6 +96,7 @@ class Nfa {
       : nfa_(std::move(compiled)), handle_timeout_(handle_timeout) {
     compile_conditions();
   }
+  static_assert(sizeof(ComputationState) == 64, "one cache line per partial match");
 
   const CompiledNfa<T>& compiled() const { return nfa_; }
   std::int64_t window() const { return nfa_.window; }
@@ -125,7 +138,7 @@ class Nfa {
 
   ComputationState start_state(DeweyNumber v) const {
     ComputationState cs;
-    cs.state = nfa_.start;
+    cs.state = static_cast<std::int16_t>(nfa_.start);
     cs.version = std::move(v);
     return cs;
   }
@@ -143,11 +156,13 @@ class Nfa {
     // Flink's COMPUTATION_STATE_COMPARATOR: by start event, states without one last.
     if (a.has_start_event != b.has_start_event) return a.has_start_event;
     if (!a.has_start_event) return false;
-    return a.start_event < b.start_event;
+    if (a.start_ts != b.start_ts) return a.start_ts < b.start_ts;
+    return a.start_id < b.start_id;
   }
   // Stable insertion sort: the lists are short and almost sorted (no allocation, unlike
   // std::stable_sort).
-  static void sort_states(std::vector<ComputationState>& v) {
+  template <class List>
+  static void sort_states(List& v) {
     for (std::size_t i = 1; i < v.size(); ++i) {
       if (!earlier(v[i], v[i - 1])) continue;
       ComputationState x = std::move(v[i]);
@@ -164,6 +179,9 @@ class Nfa {
   template <class ContextFn>
   std::int32_t find_final_after_proceed(ContextFn& context, std::int32_t state, const T& event);
   void compile_conditions() {
+    if (nfa_.states.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max()))
+      throw ClinkError("cep: the pattern compiles to " + std::to_string(nfa_.states.size()) +
+                       " NFA states; at most 32767 are supported");
     for (auto& s : nfa_.states) {
       bool quick = true, proceeds = false;
       for (auto& t : s.transitions) {
@@ -224,26 +242,28 @@ class Nfa {
   // `increase` and, if `add_stage`, a new stage (built in place: no version copies), and
   // locks its node for that version unless the caller hands its own lock over.
   void add_state(NfaKeyState<T>& st, std::vector<ComputationState>& out, std::int32_t state, std::int32_t node,
-                 const DeweyNumber& base, std::int32_t increase, bool add_stage, EventTime start_ts, EventTime prev_ts,
-                 const EventId* start_event, bool lock = true) {
+                 std::int32_t prev_node, const DeweyNumber& base, std::int32_t increase, bool add_stage,
+                 EventTime start_ts, EventTime prev_ts, const std::int32_t* start_id, bool lock = true) {
     ComputationState& cs = out.emplace_back();
-    cs.state = state;
+    cs.state = static_cast<std::int16_t>(state);
     cs.node = node;
+    cs.prev_node = prev_node;
     cs.version = base;
     if (increase != 0) cs.version.increase_in_place(increase);
     if (add_stage) cs.version.add_stage_in_place();
     cs.start_ts = start_ts;
     cs.prev_ts = prev_ts;
-    if (start_event) {
-      cs.start_event = *start_event;
+    if (start_id) {
+      cs.start_id = *start_id;
       cs.has_start_event = true;
     }
     if (lock) st.buffer.lock_node(node, cs.version);
   }
-  template <class Sink>
-  void process_matches_with_skip(NfaKeyState<T>& st, std::vector<ComputationState>& potential,
-                                 std::vector<ComputationState>& partials, Sink& sink);
-  void prune(NfaKeyState<T>& st, std::vector<ComputationState>& list, const std::vector<MatchEntry>& match);
+  template <class Sink, class List>
+  void process_matches_with_skip(NfaKeyState<T>& st, std::vector<ComputationState>& potential, List& partials,
+                                 Sink& sink);
+  template <class List>
+  void prune(NfaKeyState<T>& st, List& list, const std::vector<MatchEntry>& match);
   template <class Sink>
   void emit_and_release(NfaKeyState<T>& st, const ComputationState& m, Sink& sink) {
     st.buffer.extract(m.node, m.version, path_);

@@ -28,16 +28,17 @@ inline void encode_cs(const ComputationState& cs, std::string& out) {
   put_i64(cs.prev_ts, out);
   out.push_back(cs.has_start_event ? 1 : 0);
   if (cs.has_start_event) {
-    put_i64(cs.start_event.ts, out);
-    put_i64(cs.start_event.id, out);
+    put_i64(cs.start_ts, out);  // the start event's timestamp (the format keeps both)
+    put_i64(cs.start_id, out);
   }
 }
 inline ComputationState decode_cs(std::string_view& in, std::size_t states) {
   ComputationState cs;
-  cs.state = static_cast<std::int32_t>(get_varint(in));
-  if (static_cast<std::size_t>(cs.state) >= states)
-    throw ClinkError("cep: restored NFA state " + std::to_string(cs.state) + " does not exist in the pattern (" +
+  const std::uint64_t state = get_varint(in);
+  if (state >= states)
+    throw ClinkError("cep: restored NFA state " + std::to_string(state) + " does not exist in the pattern (" +
                      std::to_string(states) + " states); was the pattern changed?");
+  cs.state = static_cast<std::int16_t>(state);
   cs.node = static_cast<std::int32_t>(get_i64(in));
   cs.version = DeweyNumber::decode(in);
   cs.start_ts = get_i64(in);
@@ -46,8 +47,11 @@ inline ComputationState decode_cs(std::string_view& in, std::size_t states) {
   cs.has_start_event = in.front() != 0;
   in.remove_prefix(1);
   if (cs.has_start_event) {
-    cs.start_event.ts = get_i64(in);
-    cs.start_event.id = static_cast<std::int32_t>(get_i64(in));
+    const EventTime event_ts = get_i64(in);
+    if (event_ts != cs.start_ts)
+      throw ClinkError("cep: restored computation state starts at " + std::to_string(cs.start_ts) +
+                       " but its first event is at " + std::to_string(event_ts) + " (corrupt state)");
+    cs.start_id = static_cast<std::int32_t>(get_i64(in));
   }
   return cs;
 }

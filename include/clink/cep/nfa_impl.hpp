@@ -154,15 +154,16 @@ void Nfa<T>::advance_time(NfaKeyState<T>& st, EventTime ts, Sink& sink) {
     st.buffer.release_node(cs.node, cs.version);
   }
   process_matches_with_skip(st, potential, new_partials, sink);
-  st.partial.swap(new_partials);
+  st.partial.clear();  // (moved back, not swapped: the key keeps its inline storage)
+  for (auto& cs : new_partials) st.partial.push_back(std::move(cs));
   note_first_start(st);
   st.buffer.advance_time(ts);
 }
 
 template <class T>
-template <class Sink>
-void Nfa<T>::process_matches_with_skip(NfaKeyState<T>& st, std::vector<ComputationState>& potential,
-                                       std::vector<ComputationState>& partials, Sink& sink) {
+template <class Sink, class List>
+void Nfa<T>::process_matches_with_skip(NfaKeyState<T>& st, std::vector<ComputationState>& potential, List& partials,
+                                       Sink& sink) {
   if (potential.empty() && st.completed.empty()) return;
   for (auto& p : potential) st.completed.push_back(std::move(p));
   potential.clear();
@@ -182,7 +183,8 @@ void Nfa<T>::process_matches_with_skip(NfaKeyState<T>& st, std::vector<Computati
 }
 
 template <class T>
-void Nfa<T>::prune(NfaKeyState<T>& st, std::vector<ComputationState>& list, const std::vector<MatchEntry>& match) {
+template <class List>
+void Nfa<T>::prune(NfaKeyState<T>& st, List& list, const std::vector<MatchEntry>& match) {
   using K = AfterMatchSkipStrategy::Kind;
   const auto& skip = nfa_.skip;
   if (match.empty() || skip.kind == K::kNoSkip) return;
@@ -207,7 +209,8 @@ void Nfa<T>::prune(NfaKeyState<T>& st, std::vector<ComputationState>& list, cons
   if (!pruning) return;
   auto out = list.begin();
   for (auto it = list.begin(); it != list.end(); ++it) {
-    const bool drop = it->has_start_event && (inclusive ? it->start_event <= *pruning : it->start_event < *pruning);
+    const bool drop =
+        it->has_start_event && (inclusive ? it->start_event() <= *pruning : it->start_event() < *pruning);
     if (drop) {
       st.buffer.release_node(it->node, it->version);
     } else {
@@ -276,8 +279,8 @@ bool Nfa<T>::compute_next_states(NfaKeyState<T>& st, ComputationState& cs, Curre
           self ? increasing_self(ignores, takes) : total_take_to_skip + ignore_branches_to_visit--;
       const bool transfer = same_version && holds_lock;
       if (transfer) holds_lock = false;
-      add_state(st, out, edge.target, cs.node, cs.version, increase, !self, cs.start_ts, cs.prev_ts,
-                cs.has_start_event ? &cs.start_event : nullptr, !transfer);
+      add_state(st, out, edge.target, cs.node, cs.prev_node, cs.version, increase, !self, cs.start_ts, cs.prev_ts,
+                cs.has_start_event ? &cs.start_id : nullptr, !transfer);
     } else {  // TAKE
       const bool transfer = take_branches_to_visit == 0 && holds_lock;  // current == cs.version
       if (transfer) holds_lock = false;
@@ -286,17 +289,17 @@ bool Nfa<T>::compute_next_states(NfaKeyState<T>& st, ComputationState& cs, Curre
       const std::int32_t page = nfa_.states[static_cast<std::size_t>(edge.source)].page;
       const std::int32_t node = st.buffer.put(page, ev.slot, cs.node, current, !transfer);
       EventTime start_ts = cs.start_ts;
-      EventId start_event = cs.start_event;
+      std::int32_t start_id = cs.start_id;
       if (start) {
         start_ts = ev.ts;
-        start_event = st.buffer.event_id(ev.slot);
+        start_id = st.buffer.event_id(ev.slot).id;
         st.new_start = true;
       }
-      add_state(st, out, edge.target, node, current, 0, true, start_ts, ev.ts, &start_event);
+      add_state(st, out, edge.target, node, cs.node, current, 0, true, start_ts, ev.ts, &start_id);
       const std::int32_t fin = proceeds_[static_cast<std::size_t>(edge.target)]
                                    ? find_final_after_proceed(context, edge.target, *ev.value)
                                    : -1;
-      if (fin >= 0) add_state(st, out, fin, node, current, 0, true, start_ts, ev.ts, &start_event);
+      if (fin >= 0) add_state(st, out, fin, node, cs.node, current, 0, true, start_ts, ev.ts, &start_id);
     }
   }
   if (start) out.push_back(start_state(cs.version.increase(increasing_self(ignores, takes))));

@@ -30,6 +30,7 @@
 #include "clink/cep/dewey_number.hpp"
 #include "clink/core/error.hpp"
 #include "clink/core/event_time.hpp"
+#include "clink/core/huge_page_allocator.hpp"
 
 namespace clink::cep {
 
@@ -65,9 +66,10 @@ struct SharedBufferPool {
     std::int32_t refs = 0;  // -1: free slot
   };
 
-  std::vector<EventSlot> events;
+  // The slabs of all keys' events and nodes, read at random: on huge pages once large.
+  std::vector<EventSlot, HugePageAllocator<EventSlot>> events;
   std::vector<std::int32_t> free_events;
-  std::vector<Node> nodes;
+  std::vector<Node, HugePageAllocator<Node>> nodes;
   std::vector<std::int32_t> free_nodes;
   // Scratch of the event being processed (one at a time per pool).
   std::int32_t current_event = -1;
