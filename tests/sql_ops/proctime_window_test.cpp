@@ -95,7 +95,7 @@ TEST(SqlProctimeWindow, HopCumulateAndSessionOnTheClock) {
     h->push(rows({{"a", 2}}));
     h->processing_time(5000);
   }
-  EXPECT_THAT(hop.lines, ElementsAre("+I[a, 1969-12-31 23:59:59.000, 1970-01-01 00:00:01.000, 1970-01-01 00:00:00.999, 1]",
+  EXPECT_THAT(hop.lines, ElementsAre("+I[a, 1969-12-31T23:59:59, 1970-01-01T00:00:01, 1970-01-01T00:00:00.999, 1]",
                                      w("a", "00.000", "02.000", "01.999", 3), w("a", "01.000", "03.000", "02.999", 2)));
   EXPECT_THAT(cum.lines, ElementsAre(w("a", "00.000", "01.000", "00.999", 1), w("a", "00.000", "02.000", "01.999", 3)));
   EXPECT_THAT(ses.lines, ElementsAre(w("a", "00.500", "02.200", "02.199", 3)));
