@@ -48,8 +48,8 @@ void shortest_digits(double v, Digits& d) {
   while (d.digits.size() > 1 && d.digits.back() == '0') d.digits.pop_back();
 }
 
-void decimal_digits(Int128 unscaled, int scale, Digits& d) {
-  std::string text;
+void decimal_digits(Int128 unscaled, int scale, Digits& d, std::string& text) {
+  text.clear();
   Decimal128::append_string(unscaled < 0 ? -unscaled : unscaled, scale, text);
   d.digits.clear();
   int int_digits = 0;
@@ -94,7 +94,8 @@ void round_half_up(Digits& d, int keep) {
 char digit_at(const Digits& d, int k) { return k >= 0 && k < static_cast<int>(d.digits.size()) ? d.digits[static_cast<std::size_t>(k)] : '0'; }
 
 // Fixed notation with `prec` fractional digits.
-void fixed(Digits d, int prec, bool group, std::string& out) {
+void fixed(const Digits& value, Digits& d, int prec, bool group, std::string& out) {
+  d = value;
   bool zero = d.digits == "0";
   if (!zero) round_half_up(d, d.exp10 + prec);
   if (d.digits == "0" || zero) d.exp10 = 1, d.digits = "0";
@@ -110,7 +111,8 @@ void fixed(Digits d, int prec, bool group, std::string& out) {
 }
 
 // Scientific notation d.ddde+xx with `prec` fractional digits.
-void scientific(Digits d, int prec, bool upper, std::string& out) {
+void scientific(const Digits& value, Digits& d, int prec, bool upper, std::string& out) {
+  d = value;
   bool zero = d.digits == "0";
   if (!zero) round_half_up(d, prec + 1);
   out += digit_at(d, 0);
@@ -122,7 +124,7 @@ void scientific(Digits d, int prec, bool upper, std::string& out) {
   out += upper ? 'E' : 'e';
   out += e < 0 ? '-' : '+';
   if (std::abs(e) < 10) out += '0';
-  out += std::to_string(std::abs(e));
+  fmt::format_to(std::back_inserter(out), "{}", std::abs(e));
 }
 
 // The Java value of argument k at row i.
@@ -145,8 +147,14 @@ void upper_ascii_in_place(std::string& s) {
 }
 
 // Applies sign, grouping-independent flags and zero padding to a magnitude text.
-void numeric(const Spec& s, bool negative, std::string_view magnitude, std::string& out) {
-  std::string body;
+// Reused buffers of one kernel call (so rows allocate nothing once they have grown).
+struct Scratch {
+  Digits value, work, rounded;
+  std::string text, mag, body;
+};
+
+void numeric(const Spec& s, bool negative, std::string_view magnitude, std::string& out, std::string& body) {
+  body.clear();
   if (negative) body += s.paren ? '(' : '-';
   else if (s.plus) body += '+';
   else if (s.space) body += ' ';
@@ -159,7 +167,7 @@ void numeric(const Spec& s, bool negative, std::string_view magnitude, std::stri
   pad(s, body, out);
 }
 
-void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string& out, std::string& tmp) {
+void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string& out, std::string& tmp, Scratch& sc) {
   tmp.clear();
   char c = s.conv;
   if (c == 'b') {
@@ -212,10 +220,12 @@ void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string
     case 'd': {
       if (!integral) bad();
       std::int64_t v = int_value();
-      std::string mag = std::to_string(v < 0 ? -static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v));
+      std::string& mag = sc.mag;
+      mag.clear();
+      fmt::format_to(std::back_inserter(mag), "{}", v < 0 ? -static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v));
       if (s.group)
         for (int at = static_cast<int>(mag.size()) - 3; at > 0; at -= 3) mag.insert(static_cast<std::size_t>(at), 1, ',');
-      numeric(s, v < 0, mag, out);
+      numeric(s, v < 0, mag, out, sc.body);
       return;
     }
     case 'o':
@@ -225,17 +235,21 @@ void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string
       int bits = k == TypeKind::kTinyInt ? 8 : k == TypeKind::kSmallInt ? 16 : k == TypeKind::kInt ? 32 : 64;
       auto u = static_cast<std::uint64_t>(v);
       if (bits < 64) u &= (std::uint64_t{1} << bits) - 1;
-      std::string mag = c == 'x' ? fmt::format("{:x}", u) : fmt::format("{:o}", u);
+      std::string& mag = sc.mag;
+      mag.clear();
+      if (c == 'x') fmt::format_to(std::back_inserter(mag), "{:x}", u);
+      else fmt::format_to(std::back_inserter(mag), "{:o}", u);
       if (s.alt) mag.insert(0, c == 'x' ? "0x" : "0");
       Spec plain = s;
       plain.plus = plain.space = plain.paren = false;
-      numeric(plain, false, mag, out);
+      numeric(plain, false, mag, out, sc.body);
       return;
     }
     case 'e':
     case 'f':
     case 'g': {
-      Digits d;
+      Digits& d = sc.value;
+      d.digits.clear();
       bool negative = false;
       if (k == TypeKind::kDouble || k == TypeKind::kFloat) {
         double v = k == TypeKind::kDouble ? col.values<double>()[r] : static_cast<double>(col.values<float>()[r]);
@@ -257,26 +271,28 @@ void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string
       } else if (k == TypeKind::kDecimal) {
         Int128 u = col.values<Int128>()[r];
         negative = u < 0;
-        decimal_digits(u, col.type().scale(), d);
+        decimal_digits(u, col.type().scale(), d, sc.text);
       } else {
         bad();
       }
       int prec = s.precision < 0 ? 6 : s.precision;
-      std::string mag;
+      std::string& mag = sc.mag;
+      mag.clear();
       if (c == 'f') {
-        fixed(d, prec, s.group, mag);
+        fixed(d, sc.work, prec, s.group, mag);
       } else if (c == 'e') {
-        scientific(d, prec, false, mag);
+        scientific(d, sc.work, prec, false, mag);
       } else {
         if (prec == 0) prec = 1;
-        Digits rounded = d;
+        Digits& rounded = sc.rounded;
+        rounded = d;
         if (rounded.digits != "0") round_half_up(rounded, prec);
         bool zero = rounded.digits == "0";
         int e = rounded.exp10 - 1;
-        if (zero || (e >= -4 && e < prec)) fixed(d, zero ? prec - 1 : prec - 1 - e, s.group, mag);
-        else scientific(d, prec - 1, false, mag);
+        if (zero || (e >= -4 && e < prec)) fixed(d, sc.work, zero ? prec - 1 : prec - 1 - e, s.group, mag);
+        else scientific(d, sc.work, prec - 1, false, mag);
       }
-      numeric(s, negative, mag, out);
+      numeric(s, negative, mag, out, sc.body);
       return;
     }
     default: fail(fmt::format("unsupported conversion '%{}'", c));
@@ -284,7 +300,7 @@ void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string
 }
 
 void format_row(std::string_view fmt_text, std::span<const KernelArg> a, std::size_t row, const TimeZone& zone,
-                std::string& out, std::string& tmp) {
+                std::string& out, std::string& tmp, Scratch& sc) {
   std::size_t next_arg = 1, last_arg = 0;
   for (std::size_t i = 0; i < fmt_text.size();) {
     char ch = fmt_text[i];
@@ -348,7 +364,7 @@ void format_row(std::string_view fmt_text, std::span<const KernelArg> a, std::si
     std::size_t k = previous ? last_arg : (index != 0 ? index : next_arg++);
     if (k == 0 || k >= a.size()) fail(fmt::format("missing format argument for '{}'", fmt_text.substr(start, i - start)));
     last_arg = k;
-    format_one(s, Arg{&a[k], row}, zone, out, tmp);
+    format_one(s, Arg{&a[k], row}, zone, out, tmp, sc);
   }
 }
 
@@ -365,6 +381,7 @@ void register_printf_function(FunctionRegistry& r) {
     f.null_policy = NullPolicy::kCustom;
     f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
       std::string text, tmp;
+      Scratch sc;
       const TimeZone& zone = ctx.session ? *ctx.session->time_zone : *TimeZone::utc();
       out.reserve(ctx.rows);
       for (std::size_t i = 0; i < ctx.rows; ++i) {
@@ -373,7 +390,7 @@ void register_printf_function(FunctionRegistry& r) {
           continue;
         }
         text.clear();
-        format_row(kernels::sv(a, 0, i), a, i, zone, text, tmp);
+        format_row(kernels::sv(a, 0, i), a, i, zone, text, tmp, sc);
         out.append_string(text);
       }
     };

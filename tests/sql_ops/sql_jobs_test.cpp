@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "clink/core/error.hpp"
+#include "../support/print_form.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "sql_ops_test_support.hpp"
@@ -293,7 +294,7 @@ TEST_P(SqlRestore, WindowAggregateHopWithUnmergeableUdaf) {
                            json::array({{{"function", "concat_agg"}, {"args", {1}}}, {{"function", "tally"}}}),
                            {{"ks", LogicalType::string()}, {"n", LogicalType::bigint()}});
   std::vector<std::string> expected;
-  auto time = [](int ms) { return "1970-01-01 00:00:00." + std::string(ms < 10 ? "00" : "0") + std::to_string(ms); };
+  auto time = [](int ms) { return clink::test::print_timestamp_ms(ms); };
   for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
     std::string key = k;
     // Rows at 1, 12, 15, 21, 29; windows [s, s + 10) every 5.

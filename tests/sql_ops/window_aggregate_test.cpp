@@ -285,8 +285,8 @@ TEST(SqlWindowAggregate, TimestampLtzWindowsAlignInTheSessionTimeZone) {
   h.watermark(ms_of("2020-04-15 15:59:59.998"));
   h.watermark(ms_of("2020-04-15 15:59:59.999"));
   EXPECT_THAT(h.lines, ElementsAre("WM " + std::to_string(ms_of("2020-04-15 15:59:59.998")),
-                                   "+I[2020-04-15T00:00, 2020-04-16T00:00, 2020-04-15T15:59:59.999, 3]",
-                                   "WM " + std::to_string(ms_of("2020-04-15T15:59:59.999"))));
+                                   "+I[2020-04-15T00:00, 2020-04-16T00:00, 2020-04-15T15:59:59.999Z, 3]",
+                                   "WM " + std::to_string(ms_of("2020-04-15 15:59:59.999"))));
   EXPECT_THAT(h.times, ElementsAre(ms_of("2020-04-15 15:59:59.999")));
 }
 
