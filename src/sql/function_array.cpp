@@ -51,8 +51,11 @@ enum class NeedleFn { kContains, kPosition, kRemove };
 std::optional<ResolvedFunction> resolve_needle(NeedleFn fn, std::span<const LogicalType> args) {
   if (args.size() != 2 || !args[0].is(TypeKind::kArray)) return std::nullopt;
   const LogicalType& element = args[0].element_type();
-  if (!supports_implicit_cast(args[1], element.with_nullable(true))) return std::nullopt;
-  std::vector<LogicalType> types{args[0], element.with_nullable(args[1].nullable())};
+  // Character strings compare by their text whatever their lengths (Flink casts within the
+  // family); other needles are cast to the element type.
+  bool both_text = element.is_character_string() && args[1].is_character_string();
+  if (!both_text && !supports_implicit_cast(args[1], element.with_nullable(true))) return std::nullopt;
+  std::vector<LogicalType> types{args[0], both_text ? args[1] : element.with_nullable(args[1].nullable())};
   bool nullable = args[0].nullable();
   switch (fn) {
     case NeedleFn::kContains:
