@@ -1,4 +1,4 @@
-// Flink's array functions: ELEMENT, ARRAY_CONTAINS, ARRAY_POSITION, ARRAY_REMOVE,
+// Flink's array functions: ELEMENT, ARRAY_APPEND, ARRAY_PREPEND, ARRAY_CONTAINS, ARRAY_POSITION, ARRAY_REMOVE,
 // ARRAY_DISTINCT, ARRAY_REVERSE, ARRAY_SLICE, ARRAY_UNION, ARRAY_CONCAT, ARRAY_MAX,
 // ARRAY_MIN, ARRAY_JOIN and ARRAY_SORT, with the semantics of Flink's Array*Function
 // classes: elements compare with NULL equal to NULL (Objects.equals), results keep the
@@ -312,9 +312,39 @@ std::optional<ResolvedFunction> resolve_unary_array(const char* name, std::span<
                   }));
 }
 
+// ARRAY_APPEND / ARRAY_PREPEND(arr, x): x (cast to the element type, NULL kept) added at
+// the end / front; NULL for a NULL array (ArrayAppendFunction / ArrayPrependFunction).
+std::optional<ResolvedFunction> resolve_add(bool append, std::span<const LogicalType> args) {
+  if (args.size() != 2 || !args[0].is(TypeKind::kArray)) return std::nullopt;
+  const LogicalType& element = args[0].element_type();
+  if (!supports_implicit_cast(args[1], element.with_nullable(true))) return std::nullopt;
+  LogicalType result_element = element.with_nullable(element.nullable() || args[1].nullable());
+  return array_fn(append ? "ARRAY_APPEND" : "ARRAY_PREPEND", {args[0], element.with_nullable(args[1].nullable())},
+                  LogicalType::array(result_element).with_nullable(args[0].nullable()),
+                  [append](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
+                    const Column& arr = *a[0].column;
+                    Column& child = out.child(0);
+                    out.reserve(ctx.rows);
+                    for (std::size_t i = 0; i < ctx.rows; ++i) {
+                      if (!a[0].valid(i)) {
+                        out.append_null();
+                        continue;
+                      }
+                      auto [b, e] = arr.list_range(a[0].row(i));
+                      auto x = static_cast<std::uint32_t>(a[1].row(i));
+                      if (!append) child.append_gather(*a[1].column, &x, 1);
+                      child.append_range(arr.child(0), b, e);
+                      if (append) child.append_gather(*a[1].column, &x, 1);
+                      commit_list(out);
+                    }
+                  });
+}
+
 }  // namespace
 
 void register_array_functions(FunctionRegistry& r) {
+  r.add_scalar("ARRAY_APPEND", "ARRAY_APPEND(ARRAY<T>, T) -> ARRAY<T>", [](std::span<const LogicalType> a) { return resolve_add(true, a); });
+  r.add_scalar("ARRAY_PREPEND", "ARRAY_PREPEND(ARRAY<T>, T) -> ARRAY<T>", [](std::span<const LogicalType> a) { return resolve_add(false, a); });
   // ELEMENT(arr): the only element; NULL for an empty array; more than one fails.
   r.add_scalar("ELEMENT", "ELEMENT(ARRAY<T>) -> T", [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
     if (args.size() != 1 || !args[0].is(TypeKind::kArray)) return std::nullopt;
