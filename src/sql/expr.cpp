@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "clink/sql/column.hpp"
+#include "clink/sql/column_batch.hpp"
+#include "clink/sql/expr_compiler.hpp"
 #include "clink/sql/function_registry.hpp"
 #include "clink/sql/time_zone.hpp"
 #include "clink/sql/value_format.hpp"
@@ -19,6 +21,33 @@ std::shared_ptr<Expr> make(ExprKind kind, LogicalType type, std::vector<ExprPtr>
   e->type = std::move(type);
   e->args = std::move(args);
   return e;
+}
+
+// Whether e is a literal, or a deterministic call / cast over constants only.
+bool is_constant(const ExprPtr& e) {
+  if (e->is_literal()) return true;
+  bool call = e->kind == ExprKind::kCall && e->function && e->function->deterministic;
+  if (!call && e->kind != ExprKind::kCast) return false;
+  for (const auto& a : e->args)
+    if (!is_constant(a)) return false;
+  return true;
+}
+
+// A call over constants has one known value: when that value is not NULL the call's type
+// is NOT NULL (SELECT 1 + 1 is INT NOT NULL, as in Flink), even where the function can
+// give NULL for other non-NULL arguments (integer overflow, a failed parse). A call that
+// fails or is NULL keeps its type.
+void tighten_constant_nullability(const std::shared_ptr<Expr>& e) {
+  if (!e->type.nullable() || !is_constant(e)) return;
+  try {
+    ColumnBatch batch(make_schema({}), 1);
+    batch.commit_rows(1);
+    CompiledExpr compiled(e, SessionContext{});
+    Column c = compiled.evaluate_owned(batch);
+    if (c.is_valid(0)) e->type = e->type.not_null();
+  } catch (const std::exception&) {
+    // raises at runtime, where Flink raises it; the type stays as it was
+  }
 }
 
 std::string literal_text(const Expr& e) {
@@ -93,6 +122,7 @@ static ExprPtr make_cast(ExprPtr e, LogicalType to, bool try_cast) {
   bool nullable = e->type.nullable() || try_cast || to.is(TypeKind::kDecimal);
   auto c = make(ExprKind::kCast, to.with_nullable(nullable), {std::move(e)});
   c->try_cast = try_cast;
+  tighten_constant_nullability(c);
   return c;
 }
 
@@ -230,6 +260,7 @@ ExprPtr call(const FunctionRegistry& registry, std::string_view name, std::vecto
   auto e = make(ExprKind::kCall, f->return_type, std::move(args));
   e->name = f->name;
   e->function = std::move(f);
+  tighten_constant_nullability(e);
   return e;
 }
 

@@ -48,6 +48,12 @@ FunctionRegistry FunctionRegistry::with_builtins() {
   register_json_functions(r);
   register_row_functions(r);
   register_collection_functions(r);
+  register_string_flink_functions(r);
+  register_url_codec_functions(r);
+  register_printf_function(r);
+  register_regex_more_functions(r);
+  register_array_functions(r);
+  register_map_functions(r);
   register_class_functions(r);
   return r;
 }

@@ -168,45 +168,4 @@ void append_cell_string(const Column& col, std::size_t i, const TimeZone& zone, 
   }
 }
 
-void append_print_cell(const Column& col, std::size_t i, const TimeZone& zone, std::string& out) {
-  auto element = [&](const Column& c, std::size_t k) {
-    if (c.is_null(k)) out += "null";
-    else append_print_cell(c, k, zone, out);
-  };
-  switch (col.type().kind()) {
-    case TypeKind::kArray: {
-      out += '[';
-      auto [b, e] = col.list_range(i);
-      for (auto k = b; k < e; ++k) {
-        if (k != b) out += ", ";
-        element(col.child(0), k);
-      }
-      out += ']';
-      return;
-    }
-    case TypeKind::kMap: {
-      out += '{';
-      auto [b, e] = col.list_range(i);
-      for (auto k = b; k < e; ++k) {
-        if (k != b) out += ", ";
-        element(col.child(0), k);
-        out += '=';
-        element(col.child(1), k);
-      }
-      out += '}';
-      return;
-    }
-    case TypeKind::kRow: {
-      out += "+I[";  // a nested Row's kind is always INSERT
-      for (std::size_t f = 0; f < col.num_children(); ++f) {
-        if (f != 0) out += ", ";
-        element(col.child(f), i);
-      }
-      out += ']';
-      return;
-    }
-    default: append_cell_string(col, i, zone, /*printing=*/true, out);
-  }
-}
-
 }  // namespace clink::sql

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "clink/connectors/nexmark/nexmark_generator.hpp"
+#include "../support/print_form.hpp"
 #include "clink/connectors/nexmark/nexmark_options.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
 #include "clink/runtime/executor.hpp"
@@ -81,7 +82,7 @@ std::vector<NexmarkEvent> events() {
   return out;
 }
 
-std::string ts(std::int64_t ms) { return sql::format_timestamp(ms * 1000, 3); }
+std::string ts(std::int64_t ms) { return clink::test::print_timestamp_ms(ms); }
 std::string str(std::string_view v) { return std::string(v); }
 std::string row(const std::vector<std::string>& fields) {
   std::string s = "+I[";

@@ -134,9 +134,12 @@ inline std::string hm_of(std::int64_t ms) {  // DATE_FORMAT(ts, 'HH:mm')
   Civil c = civil(ms);
   return fmt::format("{:02}:{:02}", c.hour, c.minute);
 }
-inline std::string timestamp_of(std::int64_t ms) {  // a TIMESTAMP(3) cell
+inline std::string timestamp_of(std::int64_t ms) {  // a TIMESTAMP(3) cell in the print form (LocalDateTime)
   Civil c = civil(ms);
-  return fmt::format("{} {:02}:{:02}:{:02}.{:03}", day_of(ms), c.hour, c.minute, c.second, c.millis);
+  std::string s = fmt::format("{}T{:02}:{:02}", day_of(ms), c.hour, c.minute);
+  if (c.second != 0 || c.millis != 0) s += fmt::format(":{:02}", c.second);
+  if (c.millis != 0) s += fmt::format(".{:03}", c.millis);
+  return s;
 }
 
 // 2020-09-13 23:59:59.500 UTC: at one event per millisecond the stream crosses midnight.

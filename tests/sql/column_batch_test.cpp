@@ -78,11 +78,11 @@ TEST(ColumnBatchTest, FormatsRowsLikeFlinksPrintSink) {
   b.validate();
   EXPECT_EQ(format_rows(b, *TimeZone::of("+08:00")),
             (std::vector<std::string>{
-                "+I[1, abc, 2020-04-15 08:05:00.000, 12.50, TRUE, 1.5, [a, null], {k=1, n=null}, +I[7, q], x'01ab', "
-                "2020-04-15, 2020-04-15 08:00:00.000]",
+                "+I[1, abc, 2020-04-15T08:05, 12.50, true, 1.5, [a, null], {k=1, n=null}, +I[7, q], [1, -85], "
+                "2020-04-15, 2020-04-15T00:00:00Z]",
                 "-U[2, null, null, null, null, null, null, null, null, null, null, null]",
-                "-D[-3, , 1969-12-31 23:59:59.000, -0.05, FALSE, 1.0E10, [], {}, +I[null, null], x'', 1969-12-31, "
-                "1970-01-01 08:00:00.000]"}));
+                "-D[-3, , 1969-12-31T23:59:59, -0.05, false, 1.0E10, [], {}, +I[null, null], [], 1969-12-31, "
+                "1970-01-01T00:00:00Z]"}));
   EXPECT_EQ(b.row_values(0)[3], Value::decimal(1250));
   EXPECT_EQ(b.event_times(), (std::vector<clink::EventTime>{1000, kNoEventTime, 3000}));
 }

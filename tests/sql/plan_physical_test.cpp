@@ -207,8 +207,8 @@ TEST(PlanPhysical, ValuesIsABoundedSourceAtParallelismOne) {
 )x");
   EXPECT_GOLDEN(spec_text(f.spec("SELECT 1 + 1")), R"x(select_1 {"parallelism":2}
 {"id":"values_source_1","parallelism":1,"params":{"rows":[[]],"schema":[]},"type":"sql_values_source"}
-{"id":"calc_2","inputs":[{"from":"values_source_1"}],"parallelism":1,"params":{"filter":null,"projections":[{"lit":2,"type":"INT"}],"schema":[{"name":"EXPR$0","type":"INT"}]},"type":"sql_calc"}
-{"id":"collect_sink_3","inputs":[{"from":"calc_2"}],"parallelism":1,"params":{"mode":"retract","name":"select_1","primary_key":[],"schema":[{"name":"EXPR$0","type":"INT"}]},"type":"sql_collect_sink"}
+{"id":"calc_2","inputs":[{"from":"values_source_1"}],"parallelism":1,"params":{"filter":null,"projections":[{"lit":2,"type":"INT NOT NULL"}],"schema":[{"name":"EXPR$0","type":"INT NOT NULL"}]},"type":"sql_calc"}
+{"id":"collect_sink_3","inputs":[{"from":"calc_2"}],"parallelism":1,"params":{"mode":"retract","name":"select_1","primary_key":[],"schema":[{"name":"EXPR$0","type":"INT NOT NULL"}]},"type":"sql_collect_sink"}
 )x");
 }
 

@@ -193,6 +193,13 @@ class SqlCaseTest : public ::testing::Test {
     for (auto& l : out) mask(l);
     mask(error);
     SCOPED_TRACE(c_.file + ".test:" + std::to_string(c_.line) + " (" + c_.name + ")");
+    // CLINK_SQLTEST_ACTUAL=<dir>: each case's actual output goes to <dir>/<file>.<line>.out
+    // (a review aid when an output format changes; the expectations stay hand-checked).
+    if (const char* actual_dir = std::getenv("CLINK_SQLTEST_ACTUAL")) {
+      std::ofstream f(fs::path(actual_dir) / (c_.file + "." + std::to_string(c_.line) + ".out"));
+      if (!error.empty()) f << "@error\n" << error << "\n";
+      for (const auto& l : out) f << l << "\n";
+    }
     if (c_.expect == Case::Expect::kError) {
       std::string expected;
       for (const auto& l : c_.expected) expected += (expected.empty() ? "" : "\n") + l;

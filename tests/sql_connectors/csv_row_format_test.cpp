@@ -56,8 +56,8 @@ TEST(CsvRowFormat, FieldsQuotingAndTypes) {
                    {R"(1,"a,""b""",1.005,2020-04-15 08:05:00.123,true,2020-4-5)", R"( 2 ,,-3,2020-04-15 08:05:00,x,2020-04-15)",
                     "", R"(3,"open,1,2020-04-15 08:05:00,true,2020-04-15)", "4,a,1,2020-04-15T08:05:00,true,2020-04-15",
                     "5,a,1"}),
-            (std::vector<std::string>{"+I[1, a,\"b\", 1.01, 2020-04-15 08:05:00.123, TRUE, 2020-04-05]",
-                                      "+I[2, , -3.00, 2020-04-15 08:05:00.000, FALSE, 2020-04-15]", "SKIP",
+            (std::vector<std::string>{"+I[1, a,\"b\", 1.01, 2020-04-15T08:05:00.123, true, 2020-04-05]",
+                                      "+I[2, , -3.00, 2020-04-15T08:05, false, 2020-04-15]", "SKIP",
                                       "INCOMPLETE@2: unterminated quoted field 2",
                                       "ERROR@6: field 4 (ts): '2020-04-15T08:05:00' is not a valid TIMESTAMP(3)",
                                       "ERROR@5: row length mismatch: 6 fields expected but was 3"}));

@@ -130,8 +130,8 @@ TEST(SqlCalc, CurrentWatermarkIsTheLastWatermarkSeen) {
   h.push(one("after"));
   h.watermark(7250);
   h.push(one("later"));
-  EXPECT_THAT(h.lines, ElementsAre("+I[before, null]", "WM 5000", "+I[after, 1970-01-01 00:00:05.000]", "WM 7250",
-                                   "+I[later, 1970-01-01 00:00:07.250]"));
+  EXPECT_THAT(h.lines, ElementsAre("+I[before, null]", "WM 5000", "+I[after, 1970-01-01T00:00:05]", "WM 7250",
+                                   "+I[later, 1970-01-01T00:00:07.250]"));
 }
 
 // ---- watermarks ----
@@ -156,12 +156,12 @@ TEST(SqlWatermarkAssigner, OnEventMaxOfTheExpressionAndCutsBeforeRowsItMakesLate
   h.push(batch(wm_schema(), {wrow(10, 5), wrow(12, 7), wrow(11, 6)}));  // in order for the watermark: one batch
   h.push(batch(wm_schema(), {wrow(20, 15), wrow(6, 1), wrow(30, 25)}));  // 6 <= 15: cut before it
   h.finish();
-  EXPECT_THAT(h.lines, ElementsAre("+I[1970-01-01 00:00:00.010, 1970-01-01 00:00:00.005]",
-                                   "+I[1970-01-01 00:00:00.012, 1970-01-01 00:00:00.007]",
-                                   "+I[1970-01-01 00:00:00.011, 1970-01-01 00:00:00.006]", "WM 7",
-                                   "+I[1970-01-01 00:00:00.020, 1970-01-01 00:00:00.015]", "WM 15",
-                                   "+I[1970-01-01 00:00:00.006, 1970-01-01 00:00:00.001]",
-                                   "+I[1970-01-01 00:00:00.030, 1970-01-01 00:00:00.025]", "WM 25",
+  EXPECT_THAT(h.lines, ElementsAre("+I[1970-01-01T00:00:00.010, 1970-01-01T00:00:00.005]",
+                                   "+I[1970-01-01T00:00:00.012, 1970-01-01T00:00:00.007]",
+                                   "+I[1970-01-01T00:00:00.011, 1970-01-01T00:00:00.006]", "WM 7",
+                                   "+I[1970-01-01T00:00:00.020, 1970-01-01T00:00:00.015]", "WM 15",
+                                   "+I[1970-01-01T00:00:00.006, 1970-01-01T00:00:00.001]",
+                                   "+I[1970-01-01T00:00:00.030, 1970-01-01T00:00:00.025]", "WM 25",
                                    "WM " + std::to_string(kMaxEventTime)));
   EXPECT_THAT(h.times, ElementsAre(10, 12, 11, 20, 6, 30));
 }
@@ -173,9 +173,9 @@ TEST(SqlWatermarkAssigner, OnPeriodicEmitsEagerlyOnlyOnLargeJumps) {
   h.push(batch(wm_schema(), {wrow(60, 50)}));   // 50 - 0 <= 100: held for the timer
   h.push(batch(wm_schema(), {wrow(210, 200)}));  // 200 - 0 > 100: eager
   h.push(batch(wm_schema(), {wrow(260, 250)}));  // 250 - 200 <= 100: held
-  EXPECT_THAT(h.lines, ElementsAre("+I[1970-01-01 00:00:00.060, 1970-01-01 00:00:00.050]",
-                                   "+I[1970-01-01 00:00:00.210, 1970-01-01 00:00:00.200]", "WM 200",
-                                   "+I[1970-01-01 00:00:00.260, 1970-01-01 00:00:00.250]"));
+  EXPECT_THAT(h.lines, ElementsAre("+I[1970-01-01T00:00:00.060, 1970-01-01T00:00:00.050]",
+                                   "+I[1970-01-01T00:00:00.210, 1970-01-01T00:00:00.200]", "WM 200",
+                                   "+I[1970-01-01T00:00:00.260, 1970-01-01T00:00:00.250]"));
   h.lines.clear();
   h.processing_time(h.context().timer_service().current_processing_time() + 101);  // the periodic timer
   EXPECT_THAT(h.lines, ElementsAre("WM 250"));
@@ -199,8 +199,8 @@ TEST(SqlWatermarkAssigner, TimeFunctionsInTheExpressionReadTheTasksClockAndWater
   h.push(batch(wm_schema(), {wrow(10, 1)}));
   clock.now = 7250;
   h.push(batch(wm_schema(), {wrow(20, 1)}));
-  EXPECT_THAT(h.lines, ElementsAre("+I[1970-01-01 00:00:00.010, 1970-01-01 00:00:00.001]", "WM 5000",
-                                   "+I[1970-01-01 00:00:00.020, 1970-01-01 00:00:00.001]", "WM 7250"));
+  EXPECT_THAT(h.lines, ElementsAre("+I[1970-01-01T00:00:00.010, 1970-01-01T00:00:00.001]", "WM 5000",
+                                   "+I[1970-01-01T00:00:00.020, 1970-01-01T00:00:00.001]", "WM 7250"));
 
   // wm - 1 s, but never below the upstream watermark: COALESCE(GREATEST(...)) over CURRENT_WATERMARK.
   auto wm = ex::column(1, LogicalType::timestamp(3), "wm");
@@ -212,8 +212,8 @@ TEST(SqlWatermarkAssigner, TimeFunctionsInTheExpressionReadTheTasksClockAndWater
   g.push(batch(wm_schema(), {wrow(10, 2)}));   // no upstream watermark: NULL -> wm
   g.watermark(9);                              // not forwarded, but read by the expression
   g.push(batch(wm_schema(), {wrow(11, 3)}));   // GREATEST(3, 9)
-  EXPECT_THAT(g.lines, ElementsAre("+I[1970-01-01 00:00:00.010, 1970-01-01 00:00:00.002]", "WM 2",
-                                   "+I[1970-01-01 00:00:00.011, 1970-01-01 00:00:00.003]", "WM 9"));
+  EXPECT_THAT(g.lines, ElementsAre("+I[1970-01-01T00:00:00.010, 1970-01-01T00:00:00.002]", "WM 2",
+                                   "+I[1970-01-01T00:00:00.011, 1970-01-01T00:00:00.003]", "WM 9"));
 }
 
 TEST(SqlWatermarkAssigner, NullRowtimeFails) {

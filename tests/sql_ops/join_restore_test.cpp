@@ -17,6 +17,7 @@
 #include "sql_ops_test_support.hpp"
 
 #include "../support/checkpoint_support.hpp"
+#include "../support/print_form.hpp"
 
 namespace clink::sqltest {
 namespace {
@@ -240,10 +241,7 @@ class SqlJoinRestore : public BackendTest {
 INSTANTIATE_TEST_SUITE_P(Backends, SqlJoinRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
-std::string ts(int ms) {
-  std::string frac = std::to_string(ms);
-  return "1970-01-01 00:00:00." + std::string(3 - frac.size(), '0') + frac;
-}
+std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
 
 TEST_P(SqlJoinRestore, LeftJoinWithARetractingAggregate) {
   std::vector<std::string> expected;

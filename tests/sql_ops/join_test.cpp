@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "clink/sql/expr_json.hpp"
+#include "../support/print_form.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {
@@ -231,7 +232,7 @@ const char* T(int ms) {
   static std::string s[64];
   static int next = 0;
   std::string& out = s[next++ % 64];
-  out = "1970-01-01 00:00:00." + std::string(ms < 10 ? "00" : ms < 100 ? "0" : "") + std::to_string(ms);
+  out = clink::test::print_timestamp_ms(ms);
   return out.c_str();
 }
 
@@ -301,7 +302,7 @@ ColumnBatch WL(std::vector<std::pair<Value, const char*>> rows, const char* col 
   return batch(w_schema(col), out);
 }
 std::string W(const std::string& k, const std::string& v) {
-  return k + ", 1970-01-01 00:00:00.000, 1970-01-01 00:00:00.010, " + v;
+  return k + ", 1970-01-01T00:00, 1970-01-01T00:00:00.010, " + v;
 }
 const std::string kNulls = "null, null, null, null";
 

@@ -45,8 +45,8 @@ TEST(PlannedJob, FilterProjectionTumblingCountRunsFromTheSpec) {
   JobGraph graph = from_spec(spec, OperatorRegistry::builtin());
   execute(graph);
   auto collected = SqlCollectResults::get("planned-job");
-  EXPECT_EQ(collected->changelog(), (std::vector<std::string>{"+I[2024-01-01 00:00:00.000, A, 2]", "+I[2024-01-01 00:00:00.000, B, 1]",
-                                                              "+I[2024-01-01 00:00:10.000, A, 1]"}));
+  EXPECT_EQ(collected->changelog(), (std::vector<std::string>{"+I[2024-01-01T00:00, A, 2]", "+I[2024-01-01T00:00, B, 1]",
+                                                              "+I[2024-01-01T00:00:10, A, 1]"}));
   SqlCollectResults::drop("planned-job");
   fs::remove_all(dir);
 }

@@ -56,9 +56,16 @@ json window_params(json window) {
           {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}})}};
 }
 
+// A window row as the print form writes it: start and end are TIMESTAMP(3) (LocalDateTime,
+// seconds and fraction only when non-zero), the proctime window_time TIMESTAMP_LTZ(3) (an Instant).
+std::string local_time(const char* ss_mmm) {
+  std::string s(ss_mmm);  // "SS.mmm"
+  if (s == "00.000") return "1970-01-01T00:00";
+  return "1970-01-01T00:00:" + (s.substr(3) == "000" ? s.substr(0, 2) : s);
+}
 std::string w(const char* k, const char* start, const char* end, const char* time, std::int64_t s) {
-  return std::string("+I[") + k + ", 1970-01-01 00:00:" + start + ", 1970-01-01 00:00:" + end + ", 1970-01-01 00:00:" +
-         time + ", " + std::to_string(s) + "]";
+  return std::string("+I[") + k + ", " + local_time(start) + ", " + local_time(end) + ", 1970-01-01T00:00:" + time + "Z, " +
+         std::to_string(s) + "]";
 }
 
 TEST(SqlProctimeWindow, TumbleAssignsByTheClockAndFiresOnProcessingTimeOnly) {
@@ -95,7 +102,7 @@ TEST(SqlProctimeWindow, HopCumulateAndSessionOnTheClock) {
     h->push(rows({{"a", 2}}));
     h->processing_time(5000);
   }
-  EXPECT_THAT(hop.lines, ElementsAre("+I[a, 1969-12-31 23:59:59.000, 1970-01-01 00:00:01.000, 1970-01-01 00:00:00.999, 1]",
+  EXPECT_THAT(hop.lines, ElementsAre("+I[a, 1969-12-31T23:59:59, 1970-01-01T00:00:01, 1970-01-01T00:00:00.999Z, 1]",
                                      w("a", "00.000", "02.000", "01.999", 3), w("a", "01.000", "03.000", "02.999", 2)));
   EXPECT_THAT(cum.lines, ElementsAre(w("a", "00.000", "01.000", "00.999", 1), w("a", "00.000", "02.000", "01.999", 3)));
   EXPECT_THAT(ses.lines, ElementsAre(w("a", "00.500", "02.200", "02.199", 3)));

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "clink/core/error.hpp"
+#include "../support/print_form.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "sql_ops_test_support.hpp"
@@ -174,9 +175,9 @@ std::vector<std::string> tumbling_expected() {
   std::vector<std::string> out;
   for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
     std::string key = k;
-    out.push_back("+I[" + key + ", 1970-01-01 00:00:00.000, 1970-01-01 00:00:00.010, 1970-01-01 00:00:00.009, 1]");
-    out.push_back("+I[" + key + ", 1970-01-01 00:00:00.010, 1970-01-01 00:00:00.020, 1970-01-01 00:00:00.019, 6]");
-    out.push_back("+I[" + key + ", 1970-01-01 00:00:00.020, 1970-01-01 00:00:00.030, 1970-01-01 00:00:00.029, 24]");
+    out.push_back("+I[" + key + ", 1970-01-01T00:00, 1970-01-01T00:00:00.010, 1970-01-01T00:00:00.009, 1]");
+    out.push_back("+I[" + key + ", 1970-01-01T00:00:00.010, 1970-01-01T00:00:00.020, 1970-01-01T00:00:00.019, 6]");
+    out.push_back("+I[" + key + ", 1970-01-01T00:00:00.020, 1970-01-01T00:00:00.030, 1970-01-01T00:00:00.029, 24]");
   }
   return sorted(out);
 }
@@ -192,8 +193,8 @@ TEST_P(SqlRestore, WindowAggregateSession) {
   std::vector<std::string> expected;
   for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
     std::string key = k;
-    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.001, 1970-01-01 00:00:00.011, 1970-01-01 00:00:00.010, 1]");
-    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.012, 1970-01-01 00:00:00.039, 1970-01-01 00:00:00.038, 30]");
+    expected.push_back("+I[" + key + ", 1970-01-01T00:00:00.001, 1970-01-01T00:00:00.011, 1970-01-01T00:00:00.010, 1]");
+    expected.push_back("+I[" + key + ", 1970-01-01T00:00:00.012, 1970-01-01T00:00:00.039, 1970-01-01T00:00:00.038, 30]");
   }
   expect_restores(tumbling_steps(), window_agg_op({{"kind", "session"}, {"time_column", 0}, {"gap_ms", 10}}), 3,
                   sorted(expected));
@@ -279,8 +280,8 @@ TEST_P(SqlRestore, WindowAggregateSessionWithUdaf) {
   std::vector<std::string> expected;
   for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
     std::string key = k;
-    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.001, 1970-01-01 00:00:00.011, 1970-01-01 00:00:00.010, 1, 1]");
-    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.012, 1970-01-01 00:00:00.039, 1970-01-01 00:00:00.038, 4, 4]");
+    expected.push_back("+I[" + key + ", 1970-01-01T00:00:00.001, 1970-01-01T00:00:00.011, 1970-01-01T00:00:00.010, 1, 1]");
+    expected.push_back("+I[" + key + ", 1970-01-01T00:00:00.012, 1970-01-01T00:00:00.039, 1970-01-01T00:00:00.038, 4, 4]");
   }
   expect_restores(tumbling_steps(), op, 3, sorted(expected));
 }
@@ -293,7 +294,7 @@ TEST_P(SqlRestore, WindowAggregateHopWithUnmergeableUdaf) {
                            json::array({{{"function", "concat_agg"}, {"args", {1}}}, {{"function", "tally"}}}),
                            {{"ks", LogicalType::string()}, {"n", LogicalType::bigint()}});
   std::vector<std::string> expected;
-  auto time = [](int ms) { return "1970-01-01 00:00:00." + std::string(ms < 10 ? "00" : "0") + std::to_string(ms); };
+  auto time = [](int ms) { return clink::test::print_timestamp_ms(ms); };
   for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
     std::string key = k;
     // Rows at 1, 12, 15, 21, 29; windows [s, s + 10) every 5.
@@ -303,7 +304,7 @@ TEST_P(SqlRestore, WindowAggregateHopWithUnmergeableUdaf) {
       expected.push_back("+I[" + key + ", " + time(start) + ", " + time(start + 10) + ", " + time(start + 9) + ", " +
                          ks + ", " + std::to_string(n) + "]");
     }
-    expected.push_back("+I[" + key + ", 1969-12-31 23:59:59.995, 1970-01-01 00:00:00.005, 1970-01-01 00:00:00.004, " +
+    expected.push_back("+I[" + key + ", 1969-12-31T23:59:59.995, 1970-01-01T00:00:00.005, 1970-01-01T00:00:00.004, " +
                        key + ", 1]");
   }
   expect_restores(tumbling_steps(), op, 3, sorted(expected));
@@ -311,16 +312,16 @@ TEST_P(SqlRestore, WindowAggregateHopWithUnmergeableUdaf) {
 
 TEST_P(SqlRestore, Limit) {
   expect_restores(tumbling_steps(), single_op("sql_limit", {{"limit", 4}, {"offset", 10}}), 3,
-                  sorted(std::vector<std::string>{"+I[1970-01-01 00:00:00.012, e, 2]", "+I[1970-01-01 00:00:00.012, f, 2]",
-                                                  "+I[1970-01-01 00:00:00.015, a, 4]", "+I[1970-01-01 00:00:00.015, b, 4]"}),
+                  sorted(std::vector<std::string>{"+I[1970-01-01T00:00:00.012, e, 2]", "+I[1970-01-01T00:00:00.012, f, 2]",
+                                                  "+I[1970-01-01T00:00:00.015, a, 4]", "+I[1970-01-01T00:00:00.015, b, 4]"}),
                   false);
 }
 
 TEST_P(SqlRestore, Sort) {
   json keys = json::array({{{"column", 2}, {"descending", true}}, {{"column", 1}}});
   expect_restores(tumbling_steps(), single_op("sql_sort", {{"keys", keys}, {"limit", 3}}), 3,
-                  sorted(std::vector<std::string>{"+I[1970-01-01 00:00:00.029, a, 16]", "+I[1970-01-01 00:00:00.029, b, 16]",
-                                                  "+I[1970-01-01 00:00:00.029, c, 16]"}),
+                  sorted(std::vector<std::string>{"+I[1970-01-01T00:00:00.029, a, 16]", "+I[1970-01-01T00:00:00.029, b, 16]",
+                                                  "+I[1970-01-01T00:00:00.029, c, 16]"}),
                   false);
 }
 
@@ -362,9 +363,9 @@ TEST_P(SqlRestore, WatermarkAssignerThenWindowAggregate) {
   std::vector<std::string> expected;
   for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
     std::string key = k;
-    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.000, 1970-01-01 00:00:00.010, 1970-01-01 00:00:00.009, 1]");
-    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.010, 1970-01-01 00:00:00.020, 1970-01-01 00:00:00.019, 6]");
-    expected.push_back("+I[" + key + ", 1970-01-01 00:00:00.020, 1970-01-01 00:00:00.030, 1970-01-01 00:00:00.029, " +
+    expected.push_back("+I[" + key + ", 1970-01-01T00:00, 1970-01-01T00:00:00.010, 1970-01-01T00:00:00.009, 1]");
+    expected.push_back("+I[" + key + ", 1970-01-01T00:00:00.010, 1970-01-01T00:00:00.020, 1970-01-01T00:00:00.019, 6]");
+    expected.push_back("+I[" + key + ", 1970-01-01T00:00:00.020, 1970-01-01T00:00:00.030, 1970-01-01T00:00:00.029, " +
                        (key == "a" ? "24]" : "8]"));
   }
   expected = sorted(expected);
@@ -409,7 +410,7 @@ TEST(SqlJobs, UnionAllIsTwoEdgesIntoOneInput) {
   ASSERT_EQ(h.status(), JobStatus::kFinished) << h.error();
   std::vector<std::string> expected;
   for (const char* k : {"a", "b", "c", "d", "e", "f"})
-    expected.push_back(std::string("+I[") + k + ", 1970-01-01 00:00:00.000, 1970-01-01 00:00:00.010, 1970-01-01 00:00:00.009, 3]");
+    expected.push_back(std::string("+I[") + k + ", 1970-01-01T00:00, 1970-01-01T00:00:00.010, 1970-01-01T00:00:00.009, 3]");
   EXPECT_EQ(sorted(s1->sink->values()), expected);
 }
 

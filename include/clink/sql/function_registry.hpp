@@ -174,6 +174,12 @@ void register_hash_functions(FunctionRegistry& r);
 void register_json_functions(FunctionRegistry& r);
 void register_row_functions(FunctionRegistry& r);
 void register_collection_functions(FunctionRegistry& r);
+void register_string_flink_functions(FunctionRegistry& r);  // INSTR, TRANSLATE, ELT, SPLIT, STR_TO_MAP, IS_*, TYPEOF
+void register_url_codec_functions(FunctionRegistry& r);     // PARSE_URL, URL_ENCODE/DECODE, ENCODE/DECODE
+void register_printf_function(FunctionRegistry& r);
+void register_regex_more_functions(FunctionRegistry& r);    // REGEXP_COUNT/EXTRACT_ALL/INSTR/SUBSTR
+void register_array_functions(FunctionRegistry& r);         // ARRAY_*, ELEMENT
+void register_map_functions(FunctionRegistry& r);           // MAP_KEYS/VALUES/ENTRIES/FROM_ARRAYS/UNION
 
 // FIELD(row, f): the index of field `f` (a name, or a 1-based index) of the ROW type
 // `row`, and the field's type (nullable when the row is). Throw SqlTypeError.

@@ -16,10 +16,13 @@ class TimeZone;
 // `printing` selects the print-sink variant (BYTES as x'0a1b'), as Flink's printing context.
 void append_cell_string(const Column& col, std::size_t row, const TimeZone& zone, bool printing, std::string& out);
 
-// A non-NULL cell as Flink's print connector writes it: the external value's toString
-// (Row.toString / RowUtils.deepToString), so a nested ROW is "+I[1, abc]" and a NULL inside
-// an ARRAY / MAP / ROW is "null"; ARRAY [1, 2] and MAP {a=1} as above; scalars as the
-// printing CAST (`append_cell_string` with printing = true).
+// A non-NULL cell as Flink's print connector writes it (src/sql/value_print.cpp): the
+// toString of the value's Java conversion class, as Row.toString prints a row. BOOLEAN
+// true/false; TIMESTAMP a LocalDateTime (2024-01-01T10:00, seconds and fraction only when
+// non-zero); TIMESTAMP_LTZ an Instant in UTC (2024-01-01T10:00:00Z); TIME a LocalTime;
+// DATE a LocalDate; DECIMAL BigDecimal.toString; BYTES a byte[] ([1, -2]); intervals a
+// Period (P1Y2M) / Duration (PT1H30M); ARRAY [1, null]; ROW +I[1, x]; MAP a HashMap
+// ({k=1}, entries in its bucket order); numbers and strings as CAST prints them.
 void append_print_cell(const Column& col, std::size_t row, const TimeZone& zone, std::string& out);
 
 // Java's Double.toString / Float.toString: shortest round-trip digits, plain notation for
