@@ -17,6 +17,7 @@
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/shared_state_registry.hpp"
+#include "finished_operators.hpp"
 #include "task.hpp"
 
 namespace clink {
@@ -197,7 +198,7 @@ class JobRun final : public detail::JobControl {
   // done, waiting for a checkpoint taken after it); covered (such a checkpoint
   // completed: it exits once it committed); finished (exited).
   enum class Phase { kRunning, kEnded, kCovered, kFinished };
-  detail::TaskSnapshot finished_snapshot(std::size_t task) const;  // under mu_
+  detail::TaskSnapshot finished_snapshot(std::size_t task) const { return detail::finished_snapshot(*tasks_[task]); }
 
  public:
   std::filesystem::path checkpoint_directory(std::int64_t id) const override {
@@ -373,8 +374,6 @@ void JobRun::run_attempt() {
   }
 }
 
-
-
 void JobRun::coordinate() {
   const CheckpointConfig& cfg = options_.checkpoints;
   auto last_trigger = std::chrono::steady_clock::now();
@@ -423,17 +422,6 @@ void JobRun::trigger(Pending p) {
     else if (phases_[t] != Phase::kRunning || !tasks_[t]->gate) tasks_[t]->trigger_checkpoint(pending_->barrier);
   }
   if (pending_->acks.size() == tasks_.size()) complete_pending();
-}
-
-detail::TaskSnapshot JobRun::finished_snapshot(std::size_t task) const {
-  detail::TaskSnapshot snapshot;
-  for (const auto& host : tasks_[task]->chain) {
-    OperatorSubtaskState state;
-    state.subtask = host->ctx->subtask_index();
-    state.finished = true;
-    snapshot.emplace_back(host->node->uid, std::move(state));
-  }
-  return snapshot;
 }
 
 void JobRun::suspend_checkpoints(bool suspended) {
@@ -627,26 +615,8 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
     std::size_t position;
   };
   auto chains = compute_chains(graph_);
-  // Fully finished operators (every subtask finished) do not run again. As Flink's
-  // VertexFinishedStateChecker: what feeds such an operator must have finished too, and
-  // a chain runs or not as a whole.
-  auto fully_finished = [&](const JobNode& n) {
-    if (!meta) return false;
-    auto it = meta->operators.find(n.uid);
-    return it != meta->operators.end() && it->second.fully_finished();
-  };
-  for (const auto& chain : chains) {
-    const JobNode& head = graph_.node(chain.front());
-    for (const JobEdge* e : graph_.inputs_of(head.id))
-      if (fully_finished(head) && !fully_finished(graph_.node(e->from)))
-        throw ClinkError("cannot restore " + restore_dir.string() + ": operator '" + head.uid +
-                         "' finished in it, but its input '" + graph_.node(e->from).uid + "' did not");
-    for (const auto& id : chain)
-      if (fully_finished(graph_.node(id)) != fully_finished(head))
-        throw ClinkError("cannot restore " + restore_dir.string() + ": operator '" + graph_.node(id).uid + "' " +
-                         (fully_finished(head) ? "did not finish" : "finished") + " in it, but '" + head.uid +
-                         "', first of its chain, " + (fully_finished(head) ? "did" : "did not"));
-  }
+  // Fully finished operators (every subtask finished) do not run again.
+  const auto finished = detail::fully_finished_operators(graph_, chains, meta ? &*meta : nullptr, restore_dir);
   std::map<std::string, Placement> where;
   for (std::size_t c = 0; c < chains.size(); ++c)
     for (std::size_t i = 0; i < chains[c].size(); ++i) where[chains[c][i]] = {c, i};
@@ -670,7 +640,7 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
           tasks.size(), head.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")", *this,
           *options_.clock, options_.checkpoints);
       if (head.num_inputs > 0) task->gate = std::make_unique<InputGate>(channel_inputs, graph_.config.channel_capacity);
-      task->finished_on_restore = fully_finished(head);
+      task->finished_on_restore = finished.count(head.id) > 0;
       for (const auto& id : chains[c]) {
         const JobNode& n = graph_.node(id);
         auto host = std::make_unique<detail::OperatorHost>();
