@@ -1,5 +1,6 @@
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -33,6 +34,7 @@ json to_json(const OperatorSubtaskState& s) {
   json j = {{"subtask", s.subtask}, {"keyed", keyed}};
   if (!s.timers_file.empty()) j["timers"] = s.timers_file;
   if (!s.operator_state_file.empty()) j["operator_state"] = s.operator_state_file;
+  if (s.finished) j["finished"] = true;
   return j;
 }
 
@@ -47,7 +49,13 @@ OperatorSubtaskState subtask_state_from_json(const json& j) {
   }
   s.timers_file = j.value("timers", "");
   s.operator_state_file = j.value("operator_state", "");
+  s.finished = j.value("finished", false);
   return s;
+}
+
+bool OperatorCheckpointState::fully_finished() const {
+  return !subtasks.empty() && static_cast<int>(subtasks.size()) == parallelism &&
+         std::all_of(subtasks.begin(), subtasks.end(), [](const OperatorSubtaskState& s) { return s.finished; });
 }
 
 json CheckpointMetadata::to_json() const {

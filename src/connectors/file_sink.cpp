@@ -52,11 +52,11 @@ FilePartWriter::FilePartWriter(std::string path, int subtask, int parallelism, s
       single_file_(file_sink_single_file(path_, parallelism)) {}
 
 std::int64_t FilePartWriter::part_number(std::int64_t transaction_id, int subtask) {
-  // TwoPhaseCommitSinkOperator numbers subtask s's transactions from (s << 40) + 1 on,
-  // and after a restore continues above every id the checkpoint recorded (perhaps in
-  // another subtask's range). Counting from the subtask's first id keeps part numbers
-  // small in a fresh run and unique per subtask across restores. (Ids below the first
-  // one, from a numbering shared by all subtasks, count from 1.)
+  // TwoPhaseCommitSinkOperator numbers subtask s's transaction after checkpoint n
+  // (s << 40) + n + 1, so part n is the data between checkpoints n and n + 1, unique
+  // per subtask across restores. (Older clinks continued above every id a checkpoint
+  // recorded, perhaps in another subtask's range; ids below the first one, from a
+  // numbering shared by all subtasks, count from 1.)
   const std::int64_t first = (static_cast<std::int64_t>(subtask) << 40) + 1;
   return transaction_id >= first ? transaction_id - first : transaction_id - 1;
 }

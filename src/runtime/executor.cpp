@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/shared_state_registry.hpp"
+#include "finished_operators.hpp"
 #include "task.hpp"
 
 namespace clink {
@@ -148,6 +150,7 @@ class JobRun final : public detail::JobControl {
       shared_.discard_unregistered(uploaded);
       return;
     }
+    if (phases_[task] == Phase::kEnded) pending_->after_end.insert(task);
     pending_->acks[task] = std::move(snapshot);
     pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
     if (pending_->acks.size() == tasks_.size()) complete_pending();
@@ -157,26 +160,45 @@ class JobRun final : public detail::JobControl {
     ++commits_done_[id];
     cv_.notify_all();
   }
-  // Waits until every task ran notify_checkpoint_complete(id) (its sinks committed).
+  // Waits until every task it notified ran notify_checkpoint_complete(id) (its sinks committed).
   bool wait_committed(std::int64_t id, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return commits_done_[id] >= tasks_.size() || done_; });
+    return cv_.wait_for(lock, timeout, [&] { return commits_done_[id] >= commits_expected_[id] || done_; });
   }
-  void task_finished(std::size_t) override {
+  void task_ended(std::size_t task) override {
     std::lock_guard lock(mu_);
-    any_task_finished_ = true;  // no barrier can pass a finished task any more
-    if (pending_) abort_pending("a task finished before checkpoint " + std::to_string(pending_->id) + " completed");
+    phases_[task] = Phase::kEnded;
+    // No barrier reaches it any more: a pending checkpoint it has not snapshotted for
+    // takes its state after the end (consistent: its inputs all ended, all they sent is in).
+    if (pending_ && !pending_->acks.count(task)) tasks_[task]->trigger_checkpoint(pending_->barrier);
+    cv_.notify_all();  // the coordinator may owe it its final checkpoint now
+  }
+  void task_finished(std::size_t task) override {
+    std::lock_guard lock(mu_);
+    phases_[task] = Phase::kFinished;
+    if (pending_ && !pending_->acks.count(task)) {
+      pending_->acks[task] = finished_snapshot(task);
+      if (pending_->acks.size() == tasks_.size()) complete_pending();
+    }
+    cv_.notify_all();
   }
 
  private:
   struct Pending {
     std::int64_t id = 0;
     std::chrono::steady_clock::time_point started;
-    std::map<std::size_t, detail::TaskSnapshot> acks;
+    std::map<std::size_t, detail::TaskSnapshot> acks;  // finished tasks: finished_snapshot()
+    std::set<std::size_t> after_end;                   // tasks that snapshotted after their end of input
     std::optional<std::filesystem::path> savepoint_dir;
     bool stops_sources = false;
+    CheckpointBarrier barrier;
     std::int64_t max_alignment_ns = 0;
   };
+  // Where each task of the attempt is (FLIP-147): running; ended (its end of input
+  // done, waiting for a checkpoint taken after it); covered (such a checkpoint
+  // completed: it exits once it committed); finished (exited).
+  enum class Phase { kRunning, kEnded, kCovered, kFinished };
+  detail::TaskSnapshot finished_snapshot(std::size_t task) const { return detail::finished_snapshot(*tasks_[task]); }
 
  public:
   std::filesystem::path checkpoint_directory(std::int64_t id) const override {
@@ -248,7 +270,7 @@ class JobRun final : public detail::JobControl {
   std::int64_t next_checkpoint_id_ = 1;
   std::int64_t first_own_checkpoint_id_ = 1;
   std::optional<Pending> pending_;
-  bool any_task_finished_ = false;
+  std::vector<Phase> phases_;  // by task, this attempt
   // Set by stop-with-savepoint: a periodic checkpoint completing between the savepoint
   // and the stop would commit output past the savepoint, which a job resumed from the
   // savepoint then writes again (duplicates). Flink's stop-with-savepoint is the last
@@ -259,7 +281,8 @@ class JobRun final : public detail::JobControl {
   std::vector<std::pair<std::int64_t, std::filesystem::path>> retained_;
   SharedStateRegistry shared_;
   std::filesystem::path own_working_dir_;
-  std::map<std::int64_t, std::size_t> commits_done_;  // checkpoint id -> tasks that ran its commit  // SST files of incremental checkpoints, by the checkpoints using them
+  std::map<std::int64_t, std::size_t> commits_done_;      // checkpoint id -> tasks that ran its commit
+  std::map<std::int64_t, std::size_t> commits_expected_;  // checkpoint id -> tasks notified of it
   std::vector<CheckpointStats> history_;
   CheckpointCounts counts_;
   std::vector<std::string> restart_causes_;
@@ -323,7 +346,7 @@ void JobRun::run_attempt() {
   {
     std::lock_guard lock(mu_);
     running_ = tasks_.size();
-    any_task_finished_ = false;
+    phases_.assign(tasks_.size(), Phase::kRunning);
     pending_.reset();
   }
   std::vector<std::thread> threads;
@@ -351,8 +374,6 @@ void JobRun::run_attempt() {
   }
 }
 
-
-
 void JobRun::coordinate() {
   const CheckpointConfig& cfg = options_.checkpoints;
   auto last_trigger = std::chrono::steady_clock::now();
@@ -367,8 +388,17 @@ void JobRun::coordinate() {
                       std::to_string(cfg.timeout_ms) + " ms");
       continue;
     }
-    if (checkpoints_suspended_ || any_task_finished_ || now - last_trigger < std::chrono::milliseconds(cfg.interval_ms) ||
-        now - last_checkpoint_end_ < std::chrono::milliseconds(cfg.min_pause_ms))
+    // Checkpoints go on while some tasks have finished (FLIP-147). Once every source
+    // ended, a task waiting for its final checkpoint gets one at once, not an interval
+    // later: a bounded job ends about one checkpoint after its input.
+    bool live = false, sources_running = false, awaiting_final = false;
+    for (std::size_t t = 0; t < tasks_.size(); ++t) {
+      live |= phases_[t] == Phase::kRunning || phases_[t] == Phase::kEnded;
+      sources_running |= !tasks_[t]->gate && phases_[t] == Phase::kRunning;
+      awaiting_final |= phases_[t] == Phase::kEnded;
+    }
+    bool due = now - last_trigger >= std::chrono::milliseconds(cfg.interval_ms) || (awaiting_final && !sources_running);
+    if (checkpoints_suspended_ || !live || !due || now - last_checkpoint_end_ < std::chrono::milliseconds(cfg.min_pause_ms))
       continue;
     last_trigger = now;
     Pending p;
@@ -378,13 +408,20 @@ void JobRun::coordinate() {
   }
 }
 
+// Flink's checkpoint plan: running sources inject the barrier; tasks whose end of
+// input passed snapshot through their mailbox (their inputs ended, so no barrier comes);
+// finished tasks are recorded as finished. A running task whose inputs all ended gets
+// no barrier either: it snapshots at its own end (task_ended).
 void JobRun::trigger(Pending p) {
   auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
   std::filesystem::create_directories(dir);
-  CheckpointBarrier barrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value(), p.stops_sources};
+  p.barrier = CheckpointBarrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value(), p.stops_sources};
   pending_ = std::move(p);
-  for (auto& t : tasks_)
-    if (!t->gate) t->trigger_checkpoint(barrier);
+  for (std::size_t t = 0; t < tasks_.size(); ++t) {
+    if (phases_[t] == Phase::kFinished) pending_->acks[t] = finished_snapshot(t);
+    else if (phases_[t] != Phase::kRunning || !tasks_[t]->gate) tasks_[t]->trigger_checkpoint(pending_->barrier);
+  }
+  if (pending_->acks.size() == tasks_.size()) complete_pending();
 }
 
 void JobRun::suspend_checkpoints(bool suspended) {
@@ -404,7 +441,6 @@ std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::c
   auto deadline = std::chrono::steady_clock::now() + timeout;
   if (!cv_.wait_until(lock, deadline, [&] { return !pending_ || done_; }) || done_)
     throw ClinkError("savepoint: the job is not running");
-  if (any_task_finished_) throw ClinkError("savepoint: the job is finishing");
   if (std::filesystem::exists(dir / kMetadataFile)) throw ClinkError("savepoint: " + dir.string() + " already holds one");
   Pending p;
   p.id = next_checkpoint_id_++;
@@ -472,7 +508,16 @@ void JobRun::complete_pending() {
   stats.alignment_ms = p.max_alignment_ns / 1'000'000;
   history_.push_back(stats);
   last_checkpoint_end_ = now;
-  for (auto& t : tasks_) t->notify_checkpoint_complete(p.id);
+  // Tasks that snapshotted after their end of input exit once they committed this.
+  for (std::size_t t : p.after_end)
+    if (phases_[t] == Phase::kEnded) phases_[t] = Phase::kCovered;
+  std::size_t notified = 0;
+  for (std::size_t t = 0; t < tasks_.size(); ++t)
+    if (phases_[t] != Phase::kFinished) {
+      tasks_[t]->notify_checkpoint_complete(p.id);
+      ++notified;
+    }
+  commits_expected_[p.id] = notified;
   cv_.notify_all();
   if (p.savepoint_dir) return;  // savepoints belong to the user: not retained, not used for failover
   ++counts_.completed;
@@ -570,6 +615,8 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
     std::size_t position;
   };
   auto chains = compute_chains(graph_);
+  // Fully finished operators (every subtask finished) do not run again.
+  const auto finished = detail::fully_finished_operators(graph_, chains, meta ? &*meta : nullptr, restore_dir);
   std::map<std::string, Placement> where;
   for (std::size_t c = 0; c < chains.size(); ++c)
     for (std::size_t i = 0; i < chains[c].size(); ++i) where[chains[c][i]] = {c, i};
@@ -593,6 +640,7 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
           tasks.size(), head.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")", *this,
           *options_.clock, options_.checkpoints);
       if (head.num_inputs > 0) task->gate = std::make_unique<InputGate>(channel_inputs, graph_.config.channel_capacity);
+      task->finished_on_restore = finished.count(head.id) > 0;
       for (const auto& id : chains[c]) {
         const JobNode& n = graph_.node(id);
         auto host = std::make_unique<detail::OperatorHost>();
@@ -604,6 +652,7 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
         host->ctx = std::make_unique<RuntimeContext>(n.id, n.name, s, p, max_par, &host->output, host->metrics,
                                                      *options_.clock);
         RuntimeContext& ctx = *host->ctx;
+        ctx.set_checkpointing_enabled(options_.checkpoints.enabled());
         // Operators whose every input is hash-partitioned are keyed: they get a backend.
         auto ins = graph_.inputs_of(n.id);
         bool keyed = !ins.empty() && std::all_of(ins.begin(), ins.end(), [](const JobEdge* e) {

@@ -103,6 +103,7 @@ void Task::post(std::function<void()> action) {
     mailbox_.push_back(std::move(action));
     mailbox_pending_.store(true, std::memory_order_release);
   }
+  mailbox_cv_.notify_one();
   if (gate) gate->wake();
 }
 
@@ -141,16 +142,28 @@ void Task::notify_checkpoint_complete(std::int64_t checkpoint_id) {
                               ": " + e.what());
       }
     }
+    // A checkpoint that snapshotted this task after its end of input covers all it did.
+    if (first_checkpoint_after_end_ > 0 && checkpoint_id >= first_checkpoint_after_end_)
+      final_checkpoint_completed_ = true;
     job_.checkpoint_committed(index_, checkpoint_id);
   });
 }
 
 void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t alignment_ns) {
   namespace fs = std::filesystem;
+  // After the end of input the outputs have ended: downstream tasks count the end as
+  // this checkpoint's barrier (MultiInputAlignment), so none follows it.
+  auto pass_barrier_on = [&] {
+    if (!ended_)
+      for (auto& h : chain) h->output.barrier_network_outputs(barrier);
+  };
+  if (barrier.checkpoint_id <= last_checkpoint_) return;  // triggered twice around the end of input
+  last_checkpoint_ = barrier.checkpoint_id;
+  if (ended_ && first_checkpoint_after_end_ == 0) first_checkpoint_after_end_ = barrier.checkpoint_id;
   const fs::path dir = job_.checkpoint_directory(barrier.checkpoint_id);
   TaskSnapshot snapshot;
   if (!job_.checkpoint_pending(barrier.checkpoint_id)) {  // aborted already: just pass the barrier on
-    for (auto& h : chain) h->output.barrier_network_outputs(barrier);
+    pass_barrier_on();
     return;
   }
   for (auto& host : chain) {
@@ -180,7 +193,7 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
     } catch (const std::exception& e) {
       // A checkpoint aborted meanwhile (its directory is gone) is no failure of ours.
       if (!job_.checkpoint_pending(barrier.checkpoint_id)) {
-        for (auto& h : chain) h->output.barrier_network_outputs(barrier);
+        pass_barrier_on();
         return;
       }
       throw OperatorFailure(host->display_name + " failed in checkpoint " + std::to_string(barrier.checkpoint_id) +
@@ -189,11 +202,21 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
   }
   // The barrier goes on only after the snapshot, so nothing emitted after it can be
   // part of this checkpoint's downstream state.
-  for (auto& host : chain) host->output.barrier_network_outputs(barrier);
+  pass_barrier_on();
   job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot), alignment_ns);
 }
 
 void Task::run() {
+  if (finished_on_restore) {
+    // Its operators finished before the checkpoint it restores: running them again would
+    // read or emit twice. Downstream sees its outputs end.
+    try {
+      for (auto& host : chain) host->output.end_network_outputs();
+      job_.task_finished(index_);
+    } catch (const TaskCancelled&) {
+    }
+    return;
+  }
   std::size_t opened = 0;
   try {
     for (auto& host : chain) {
@@ -206,6 +229,7 @@ void Task::run() {
     }
     if (gate) run_inputs();
     else run_source();
+    if (checkpoints_.enabled()) await_final_checkpoint();
     job_.task_finished(index_);
   } catch (const TaskCancelled&) {
     // The job is being cancelled or another task failed: leave quietly.
@@ -343,6 +367,26 @@ void Task::end_of_input() {
   // Flush in topological order: each operator's finish() may emit into the next.
   for (auto& host : chain) attributed(*host, [&] { host->op->finish(); });
   for (auto& host : chain) host->output.end_network_outputs();
+}
+
+// FLIP-147: with checkpointing, what finish() left pending (a transactional sink's last
+// transaction) is committed by the first checkpoint to complete after it, not at once: a
+// task failing elsewhere later restores an earlier checkpoint, and this task's input
+// since then is read again. Until that checkpoint completes, the task snapshots through
+// its mailbox (the coordinator triggers it), then exits. Processing-time timers stay
+// quiet, as after Flink's finish().
+void Task::await_final_checkpoint() {
+  ended_ = true;
+  job_.task_ended(index_);
+  for (;;) {
+    if (job_.cancelled()) throw TaskCancelled();
+    run_mailbox();
+    if (final_checkpoint_completed_) return;
+    std::unique_lock lock(mailbox_mu_);
+    // A cancel sets no mailbox item: look at it again every 20 ms.
+    mailbox_cv_.wait_for(lock, std::chrono::milliseconds(20),
+                         [&] { return mailbox_pending_.load(std::memory_order_acquire); });
+  }
 }
 
 }  // namespace clink::detail

@@ -2,6 +2,7 @@
 // Internal to the executor: one task runs a chain of operators at one subtask index
 // on its own thread.
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -125,6 +126,11 @@ class JobControl {
   // alignment_ns: how long the task held back inputs waiting for all barriers.
   virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot,
                                       std::int64_t alignment_ns) = 0;
+  // The task ran end_of_input() and now waits for its final checkpoint (FLIP-147): it
+  // takes part in checkpoints through its mailbox, without barriers (its outputs ended).
+  virtual void task_ended(std::size_t task) = 0;
+  // The task exited after its work was done and committed (or it started finished):
+  // checkpoints record its operators' subtasks as finished, with no state.
   virtual void task_finished(std::size_t task) = 0;
   // The task ran notify_checkpoint_complete(checkpoint_id) on all its operators.
   virtual void checkpoint_committed(std::size_t task, std::int64_t checkpoint_id) = 0;
@@ -149,7 +155,7 @@ class Task {
 
   // Called from other threads; run on the task thread between elements.
   void post(std::function<void()> action);
-  // Source tasks: inject the barrier of a new checkpoint.
+  // Source tasks: inject the barrier of a new checkpoint. Ended tasks: snapshot.
   void trigger_checkpoint(CheckpointBarrier barrier);
   void notify_checkpoint_complete(std::int64_t checkpoint_id);
   // Source tasks: poll again after a stop-with-savepoint failed (the job goes on).
@@ -157,6 +163,9 @@ class Task {
 
   std::vector<std::unique_ptr<OperatorHost>> chain;  // head first
   std::unique_ptr<InputGate> gate;                   // null for source tasks
+  // Every operator of the chain finished in the restored checkpoint: nothing runs, the
+  // outputs end at once (Flink's finished-on-restore task).
+  bool finished_on_restore = false;
   const std::string& name() const { return name_; }
   std::shared_ptr<TaskTimeMetrics> time_metrics() const { return time_; }
 
@@ -166,6 +175,7 @@ class Task {
   void fire_processing_timers();
   std::chrono::steady_clock::time_point next_wakeup() const;
   void end_of_input();
+  void await_final_checkpoint();
   void run_mailbox();
   // Snapshots every operator of the chain and forwards the barrier downstream.
   void perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t alignment_ns = 0);
@@ -176,9 +186,16 @@ class Task {
   const ProcessingTimeClock& clock_;
   const CheckpointConfig& checkpoints_;
   std::mutex mailbox_mu_;
+  std::condition_variable mailbox_cv_;
   std::vector<std::function<void()>> mailbox_;
   std::atomic<bool> mailbox_pending_{false};
   bool stopped_at_savepoint_ = false;  // source tasks: a stop-with-savepoint barrier passed (task thread only)
+  // Task thread only: the last checkpoint this task snapshotted (a trigger can arrive
+  // twice around the end of input), and the end of input and what completes after it.
+  std::int64_t last_checkpoint_ = 0;
+  bool ended_ = false;
+  std::int64_t first_checkpoint_after_end_ = 0;  // 0: none yet
+  bool final_checkpoint_completed_ = false;
   std::shared_ptr<TaskTimeMetrics> time_;
 };
 

@@ -106,8 +106,7 @@ TEST_P(SourceRescale, DatagenRestoresAtAnotherSourceParallelismExactlyOnce) {
 }
 
 // Source parallelism 1 -> 3: the one split goes to one reader, the other two have none
-// and end at once (after which, as with any finished task, no more checkpoints are
-// taken: this run goes to the end).
+// and end at once (and wait for their final checkpoint while the first reads on).
 TEST_P(SourceRescale, DatagenScaledUpPastItsSplitsReadsEachRowOnce) {
   TempDir dir;
   auto sink = std::make_shared<ExactlyOnceCollectSink<std::int64_t>>();

@@ -4,7 +4,10 @@
 // made durable but invisible) and its committable kept in operator state; once the
 // checkpoint completes it is committed (made visible). After a failure the restored
 // operator commits again what the restored checkpoint pre-committed, so commits must
-// be idempotent. At end of input the last transaction commits directly.
+// be idempotent. At end of input the last transaction is pre-committed; with
+// checkpointing it is committed by the final checkpoint (the first to complete after
+// the end, FLIP-147), for a failure elsewhere may still restore a checkpoint from before
+// it; without checkpointing, nothing restores, and the end of input commits it at once.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -68,11 +71,16 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
       writer_->commit(StateCodec<std::string>::decode(in));
     }
     ctx.operator_state().list(kPendingState).clear();
-    // Transaction ids keep growing across restores, so staged names never collide.
-    next_transaction_ = (static_cast<std::int64_t>(ctx.subtask_index()) << 40) + 1;
-    for (const auto& item : ctx.operator_state().list(kNextTransactionState, Redistribution::kUnion))
-      next_transaction_ = std::max<std::int64_t>(next_transaction_, std::stoll(item));
-    writer_->begin_transaction(next_transaction_++);
+    // Transaction ids follow the checkpoints: the one after checkpoint n is
+    // (subtask << 40) + n + 1, so a restored run continues above every id the restored
+    // checkpoint's runs used, even those of subtasks that finished (and left no state).
+    std::int64_t restored_checkpoint = 0;
+    for (const auto& item : ctx.operator_state().list(kCheckpointState, Redistribution::kUnion))
+      restored_checkpoint = std::max<std::int64_t>(restored_checkpoint, std::stoll(item));
+    auto& older = ctx.operator_state().list(kNextTransactionState, Redistribution::kUnion);
+    for (const auto& item : older) next_transaction_ = std::max<std::int64_t>(next_transaction_, std::stoll(item));
+    older.clear();  // checkpoints of older clinks recorded the next id itself
+    begin_transaction_after(restored_checkpoint);
   }
   void process_batch(int, BatchPtr batch) override {
     writer_->write(static_cast<const typename TransactionalBatch<T>::type&>(*batch));
@@ -82,8 +90,14 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
   }
 
   void snapshot_state(std::int64_t checkpoint_id) override {
-    pending_.emplace_back(checkpoint_id, writer_->pre_commit());
-    writer_->begin_transaction(next_transaction_++);
+    if (!finished_) {
+      pending_.emplace_back(checkpoint_id, writer_->pre_commit());
+      begin_transaction_after(checkpoint_id);
+    } else {
+      // The first checkpoint after the end of input is the final one: it commits the last transaction.
+      for (auto& entry : pending_)
+        if (entry.first == kAtFinalCheckpoint) entry.first = checkpoint_id;
+    }
     auto& list = ctx().operator_state().list(kPendingState);
     list.clear();
     for (const auto& [id, committable] : pending_) {
@@ -92,7 +106,7 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
       StateCodec<std::string>::encode(committable, item);
       list.push_back(std::move(item));
     }
-    ctx().operator_state().list(kNextTransactionState, Redistribution::kUnion).assign(1, std::to_string(next_transaction_));
+    ctx().operator_state().list(kCheckpointState, Redistribution::kUnion).assign(1, std::to_string(checkpoint_id));
   }
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
     std::size_t done = 0;
@@ -100,11 +114,11 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(done));
   }
   void finish() override {
-    // End of input: nothing can fail before this is visible, commit at once.
     writer_->end_of_input();
-    notify_checkpoint_complete(INT64_MAX);
-    writer_->commit(writer_->pre_commit());
+    pending_.emplace_back(kAtFinalCheckpoint, writer_->pre_commit());
     finished_ = true;
+    // Without checkpointing no run restores from anything: commit all at once.
+    if (!ctx().checkpointing_enabled()) notify_checkpoint_complete(kAtFinalCheckpoint);
   }
   void close() override {
     if (!writer_) return;
@@ -114,11 +128,20 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
 
  private:
   static constexpr const char* kPendingState = "pending-commits";
-  static constexpr const char* kNextTransactionState = "next-transaction";
+  static constexpr const char* kNextTransactionState = "next-transaction";  // older checkpoints
+  static constexpr const char* kCheckpointState = "checkpoint";
+  // Pending label of the last transaction until a checkpoint takes it.
+  static constexpr std::int64_t kAtFinalCheckpoint = INT64_MAX;
+
+  void begin_transaction_after(std::int64_t checkpoint_id) {
+    const std::int64_t id = (static_cast<std::int64_t>(ctx().subtask_index()) << 40) + checkpoint_id + 1;
+    next_transaction_ = std::max(next_transaction_, id);
+    writer_->begin_transaction(next_transaction_++);
+  }
   std::shared_ptr<const TransactionalSink<T>> sink_;
   std::unique_ptr<TransactionalSinkWriter<T>> writer_;
   std::vector<std::pair<std::int64_t, std::string>> pending_;
-  std::int64_t next_transaction_ = 1;
+  std::int64_t next_transaction_ = 0;  // the lowest id not used yet
   bool finished_ = false;
 };
 

@@ -18,12 +18,18 @@ struct OperatorSubtaskState {
   std::vector<KeyedStateHandle> keyed;   // empty for non-keyed operators
   std::string timers_file;               // relative to the checkpoint directory; may be empty
   std::string operator_state_file;       // relative; may be empty
+  // The subtask had finished (its task ended and exited after its final checkpoint,
+  // FLIP-147's FinishedOperatorSubtaskState): it holds no state, and has nothing left to do.
+  bool finished = false;
 };
 
 struct OperatorCheckpointState {
   int parallelism = 0;
   int max_parallelism = 0;
   std::vector<OperatorSubtaskState> subtasks;
+  // Every subtask finished (Flink's fully finished operator): a restore does not run it
+  // at all, at any parallelism, so a finished source reads nothing again.
+  bool fully_finished() const;
 };
 
 // The _metadata file: written last and atomically, so a checkpoint directory with

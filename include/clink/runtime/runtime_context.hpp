@@ -51,6 +51,11 @@ class RuntimeContext {
   // Whether this run restored from a checkpoint or savepoint.
   bool is_restored() const { return restored_; }
   void set_restored(bool r) { restored_ = r; }
+  // Whether the job takes periodic checkpoints. With them, what an operator leaves
+  // pending at its end of input (a transactional sink's last transaction) is committed
+  // by the final checkpoint that covers it; without, the end of input commits it.
+  bool checkpointing_enabled() const { return checkpointing_; }
+  void set_checkpointing_enabled(bool on) { checkpointing_ = on; }
 
  private:
   std::string operator_id_;
@@ -64,6 +69,7 @@ class RuntimeContext {
   std::unique_ptr<KeyedStateBackend> keyed_backend_;
   OperatorStateStore operator_state_;
   bool restored_ = false;
+  bool checkpointing_ = false;
 };
 
 }  // namespace clink
