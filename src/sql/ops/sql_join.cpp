@@ -219,29 +219,26 @@ class SqlJoinOperator final : public StreamOperator {
     if (joined_.pending() >= kDefaultBatchSize) joined_.flush(output());
   }
 
-  // The current key's entry for row_bytes_ on side `side`.
-  bool get_record(int side, RecordValue& v) {
-    if (!backend_->map_get(state_[side], row_bytes_, value_)) return false;
-    if (read_value(value_, v)) return true;
-    backend_->map_remove(state_[side], row_bytes_);
-    return false;
-  }
+  // The current key's entry for row_bytes_ on side `side`, changed with one lookup (an
+  // expired entry counts as absent).
   void add_record(int side, std::int32_t matches) {
-    RecordValue v;
-    if (get_record(side, v)) v.count += 1;
-    else v.count = 1;
-    v.matches = matches;  // Flink's addRecord(record, numOfAssociations) overwrites it
-    put_value(side, row_bytes_, v);
+    backend_->map_update(state_[side], row_bytes_, [&](bool present, std::string_view current, std::string& next) {
+      RecordValue v;
+      if (present && read_value(current, v)) v.count += 1;
+      else v.count = 1;
+      v.matches = matches;  // Flink's addRecord(record, numOfAssociations) overwrites it
+      encode_value(v, next);
+      return true;
+    });
   }
   void retract_record(int side) {
-    RecordValue v;
-    if (!get_record(side, v)) return;
-    if (v.count > 1) {
+    backend_->map_update(state_[side], row_bytes_, [&](bool present, std::string_view current, std::string& next) {
+      RecordValue v;
+      if (!present || !read_value(current, v) || v.count <= 1) return false;
       v.count -= 1;
-      put_value(side, row_bytes_, v);
-    } else {
-      backend_->map_remove(state_[side], row_bytes_);
-    }
+      encode_value(v, next);
+      return true;
+    });
   }
 
   bool read_value(std::string_view value, RecordValue& v) const {
@@ -254,11 +251,14 @@ class SqlJoinOperator final : public StreamOperator {
     v.matches = read_i32(value.data() + 4);
     return true;
   }
+  void encode_value(RecordValue v, std::string& out) const {
+    if (cfg_->state_ttl_ms > 0) put_ttl_timestamp(now_, out);
+    write_i32(v.count, out);
+    write_i32(v.matches, out);
+  }
   void put_value(int side, std::string_view row, RecordValue v) {
     value_.clear();
-    if (cfg_->state_ttl_ms > 0) put_ttl_timestamp(now_, value_);
-    write_i32(v.count, value_);
-    write_i32(v.matches, value_);
+    encode_value(v, value_);
     backend_->map_put(state_[side], row, value_);
   }
   static std::int32_t read_i32(const char* p) {
