@@ -7,7 +7,7 @@ namespace clink::state_internal {
 namespace {
 
 constexpr std::size_t kMinChunk = 4 * 1024;
-constexpr std::size_t kMaxChunk = 1024 * 1024;
+constexpr std::size_t kMaxChunk = 64 * 1024;  // below malloc's mmap threshold; little tail waste
 // Compaction waits for this much garbage, so small stores do not compact on every removal.
 constexpr std::size_t kMinGarbageToCompact = 64 * 1024;
 
@@ -85,10 +85,29 @@ std::string_view CompactMapStore::value(const char* blob) {
   return {v.bytes + v.key_len, v.value_len};
 }
 
-std::string_view CompactMapStore::composite_of(const char* key_blob) {
+CompactMapStore::KeyRef::KeyRef(std::string_view composite, EntryArena& arena) : inline_{}, tag_(0) {
+  if (composite.size() <= kInline) {
+    std::memcpy(inline_, composite.data(), composite.size());
+    tag_ = static_cast<unsigned char>(composite.size());
+    return;
+  }
+  char* blob = arena.allocate(varint_size(composite.size()) + composite.size());
+  std::memcpy(write_varint(composite.size(), blob), composite.data(), composite.size());
+  blob_ = blob;
+  tag_ = kLong;
+}
+
+std::string_view CompactMapStore::KeyRef::view() const {
+  if (tag_ != kLong) return {inline_, tag_};
   std::size_t n = 0;
-  const char* p = read_varint(key_blob, n);
+  const char* p = read_varint(blob_, n);
   return {p, n};
+}
+
+std::size_t CompactMapStore::KeyRef::arena_size() const {
+  if (tag_ != kLong) return 0;
+  const std::size_t n = view().size();
+  return varint_size(n) + n;
 }
 
 CompactMapStore::Entries* CompactMapStore::find(std::string_view composite) {
@@ -100,7 +119,9 @@ CompactMapStore::Entries& CompactMapStore::find_or_create(std::string_view compo
   auto it = keys_.find(composite);
   if (it != keys_.end()) return it->second;
   ++generation_;
-  return keys_.try_emplace(make_key_blob(composite)).first->second;
+  KeyRef key(composite, arena_);
+  live_ += key.arena_size();
+  return keys_.try_emplace(key).first->second;
 }
 
 void CompactMapStore::erase(std::string_view composite) {
@@ -110,27 +131,43 @@ void CompactMapStore::erase(std::string_view composite) {
     release_entry(blob);
     return true;
   });
-  const char* key_blob = it->first;
+  const std::size_t key_bytes = it->first.arena_size();
   keys_.erase(it);
-  release_key(key_blob);
+  live_ -= key_bytes;
+  garbage_ += key_bytes;
   ++generation_;
   maybe_compact();
 }
 
+const char CompactMapStore::Entries::kTreeTag = 0;
+
 const char* CompactMapStore::get(const Entries& entries, std::string_view user_key) const {
-  if (entries.one_) return CompactMapStore::user_key(entries.one_) == user_key ? entries.one_ : nullptr;
-  if (!entries.many_) return nullptr;
-  auto it = entries.many_->find(user_key);
-  return it == entries.many_->end() ? nullptr : *it;
+  if (Tree* t = entries.tree()) {
+    auto it = t->find(user_key);
+    return it == t->end() ? nullptr : *it;
+  }
+  if (entries.p0_ && CompactMapStore::user_key(entries.first()) == user_key) return entries.first();
+  if (entries.p1_ && CompactMapStore::user_key(entries.p1_) == user_key) return entries.p1_;
+  return nullptr;
 }
 
 CompactMapStore::Position CompactMapStore::locate(Entries& entries, std::string_view user_key) const {
   Position at;
-  if (entries.one_) {
-    if (CompactMapStore::user_key(entries.one_) == user_key) at.blob = entries.one_;
-  } else if (entries.many_) {
-    at.where = entries.many_->lower_bound(user_key);
-    if (at.where != entries.many_->end() && CompactMapStore::user_key(*at.where) == user_key) at.blob = *at.where;
+  if (Tree* t = entries.tree()) {
+    at.where = t->lower_bound(user_key);
+    if (at.where != t->end() && CompactMapStore::user_key(*at.where) == user_key) at.blob = *at.where;
+    return at;
+  }
+  const char* inline_blobs[2] = {entries.first(), entries.p1_};
+  for (const char* blob : inline_blobs) {
+    if (!blob) break;
+    std::string_view k = CompactMapStore::user_key(blob);
+    if (k == user_key) {
+      at.blob = blob;
+      return at;
+    }
+    if (user_key < k) return at;
+    ++at.index;
   }
   return at;
 }
@@ -143,15 +180,24 @@ void CompactMapStore::put(Entries& entries, std::string_view user_key, std::stri
 
 void CompactMapStore::insert(Entries& entries, const Position& at, std::string_view user_key, std::string_view value) {
   const char* blob = make_blob(user_key, value);
-  if (entries.many_) {
-    entries.many_->insert(at.where, blob);
-  } else if (entries.one_) {
-    entries.many_ = std::make_unique<Tree>();
-    entries.many_->insert(entries.one_);
-    entries.many_->insert(blob);
-    entries.one_ = nullptr;
+  if (Tree* t = entries.tree()) {
+    t->insert(at.where, blob);
+  } else if (!entries.p0_) {
+    entries.p0_ = const_cast<char*>(blob);
+  } else if (!entries.p1_) {
+    if (at.index == 0) {
+      entries.p1_ = entries.first();
+      entries.p0_ = const_cast<char*>(blob);
+    } else {
+      entries.p1_ = blob;
+    }
   } else {
-    entries.one_ = blob;
+    auto tree = std::make_unique<Tree>();
+    tree->insert(tree->end(), entries.first());
+    tree->insert(tree->end(), entries.p1_);
+    tree->insert(blob);
+    entries.p0_ = tree.release();
+    entries.p1_ = &Entries::kTreeTag;
   }
 }
 
@@ -164,22 +210,27 @@ void CompactMapStore::replace(Entries& entries, const Position& at, std::string_
     return;
   }
   const char* fresh = make_blob({v.bytes, v.key_len}, value);
-  if (entries.one_) {
-    entries.one_ = fresh;
+  if (Tree* t = entries.tree()) {
+    auto it = t->erase(at.where);
+    t->insert(it, fresh);
+  } else if (entries.first() == at.blob) {
+    entries.p0_ = const_cast<char*>(fresh);
   } else {
-    auto it = entries.many_->erase(at.where);
-    entries.many_->insert(it, fresh);
+    entries.p1_ = fresh;
   }
   release_entry(at.blob);
   maybe_compact();
 }
 
 void CompactMapStore::remove(std::string_view composite, Entries& entries, const Position& at) {
-  if (entries.one_) {
-    entries.one_ = nullptr;
+  if (Tree* t = entries.tree()) {
+    t->erase(at.where);
+    if (t->empty()) entries.reset();
+  } else if (entries.first() == at.blob) {
+    entries.p0_ = const_cast<char*>(entries.p1_);
+    entries.p1_ = nullptr;
   } else {
-    entries.many_->erase(at.where);
-    if (entries.many_->empty()) entries.many_.reset();
+    entries.p1_ = nullptr;
   }
   release_entry(at.blob);
   if (entries.empty()) erase(composite);
@@ -196,24 +247,9 @@ const char* CompactMapStore::make_blob(std::string_view user_key, std::string_vi
   return blob;
 }
 
-const char* CompactMapStore::make_key_blob(std::string_view composite) {
-  const std::size_t n = varint_size(composite.size()) + composite.size();
-  char* blob = arena_.allocate(n);
-  std::memcpy(write_varint(composite.size(), blob), composite.data(), composite.size());
-  live_ += n;
-  return blob;
-}
-
 void CompactMapStore::release_entry(const char* blob) {
   BlobView v = view(blob);
   const std::size_t n = blob_size(v.key_len, v.value_len);
-  live_ -= n;
-  garbage_ += n;
-}
-
-void CompactMapStore::release_key(const char* key_blob) {
-  std::string_view c = composite_of(key_blob);
-  const std::size_t n = varint_size(c.size()) + c.size();
   live_ -= n;
   garbage_ += n;
 }
@@ -234,16 +270,18 @@ void CompactMapStore::maybe_compact() {
   };
   KeyIndex rebuilt;
   rebuilt.reserve(keys_.size());
-  for (auto& [key_blob, entries] : keys_) {
-    std::string_view c = composite_of(key_blob);
+  for (auto& [key, entries] : keys_) {
     Entries moved;
-    if (entries.one_) {
-      moved.one_ = copy_entry(entries.one_);
-    } else if (entries.many_) {
-      moved.many_ = std::make_unique<Tree>();
-      for (const char* blob : *entries.many_) moved.many_->insert(moved.many_->end(), copy_entry(blob));
+    if (Tree* t = entries.tree()) {
+      auto tree = std::make_unique<Tree>();
+      for (const char* blob : *t) tree->insert(tree->end(), copy_entry(blob));
+      moved.p0_ = tree.release();
+      moved.p1_ = &Entries::kTreeTag;
+    } else {
+      if (entries.p0_) moved.p0_ = const_cast<char*>(copy_entry(entries.first()));
+      if (entries.p1_) moved.p1_ = copy_entry(entries.p1_);
     }
-    rebuilt.emplace(copy(key_blob, varint_size(c.size()) + c.size()), std::move(moved));
+    rebuilt.emplace(KeyRef(key.view(), fresh), std::move(moved));
   }
   keys_ = std::move(rebuilt);
   arena_ = std::move(fresh);

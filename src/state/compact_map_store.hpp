@@ -7,11 +7,13 @@
 // and freeing millions of nodes at the end of a job takes seconds. A join keeps every
 // row of both inputs in map state, so that overhead was most of its memory and CPU.
 //
-// Here every byte lives in one chunked arena: an entry is a blob `varint(len uk)
-// varint(len v) uk v`, a composite key a blob `varint(len) bytes`. The key index is a
-// flat hash map from composite-key blob to Entries (24 B a slot); Entries holds one blob
-// inline, or a B-tree of blob pointers ordered by user key (bytewise, as std::string
-// compares) once there are two or more. A value rewritten with the same length is
+// Here the bytes live in one chunked arena: an entry is a blob `varint(len uk)
+// varint(len v) uk v`. The key index is a flat hash map from composite key to Entries
+// (32 B a slot; keys of up to 15 bytes, such as a BIGINT key without namespace, are kept
+// in the slot, longer ones as a blob `varint(len) bytes`, so a lookup of a short key
+// touches no other memory); Entries holds up to two blob
+// pointers inline, or a B-tree of them from the third on, ordered by user key (bytewise,
+// as std::string compares). A value rewritten with the same length is
 // overwritten in place; blobs freed by removals or length changes are garbage until the
 // store is compacted (live blobs copied into a fresh arena, the index rebuilt) once the
 // garbage outweighs the live bytes, so a long-running job does not grow with its churn.
@@ -31,7 +33,7 @@
 
 namespace clink::state_internal {
 
-// Bump allocation in chunks that grow with the arena (4 KiB .. 1 MiB), so a key group
+// Bump allocation in chunks that grow with the arena (4 KiB .. 64 KiB), so a key group
 // holding a few entries stays small and a large one makes few allocations.
 class EntryArena {
  public:
@@ -59,32 +61,66 @@ class CompactMapStore {
   };
   using Tree = absl::btree_set<const char*, BlobLess>;
 
-  // One (key, namespace)'s entries in user-key order.
+  // One (key, namespace)'s entries in user-key order: up to two blob pointers inline
+  // (most join keys hold one or two rows), a B-tree from the third on.
   class Entries {
    public:
-    bool empty() const { return !one_ && !many_; }
-    std::size_t size() const { return many_ ? many_->size() : (one_ ? 1 : 0); }
+    Entries() = default;
+    Entries(Entries&& o) noexcept : p0_(o.p0_), p1_(o.p1_) {
+      o.p0_ = nullptr;
+      o.p1_ = nullptr;
+    }
+    Entries& operator=(Entries&& o) noexcept {
+      if (this != &o) {
+        reset();
+        p0_ = o.p0_;
+        p1_ = o.p1_;
+        o.p0_ = nullptr;
+        o.p1_ = nullptr;
+      }
+      return *this;
+    }
+    Entries(const Entries&) = delete;
+    Entries& operator=(const Entries&) = delete;
+    ~Entries() { reset(); }
+
+    bool empty() const { return p0_ == nullptr; }
+    std::size_t size() const {
+      if (Tree* t = tree()) return t->size();
+      return p0_ ? (p1_ ? 2 : 1) : 0;
+    }
     // fn(blob) per entry in user-key order; returns false to stop.
     template <class Fn>
     void for_each(Fn&& fn) const {
-      if (one_) {
-        fn(one_);
-      } else if (many_) {
-        for (const char* blob : *many_)
+      if (Tree* t = tree()) {
+        for (const char* blob : *t)
           if (!fn(blob)) return;
+      } else if (p0_) {
+        if (fn(first()) && p1_) fn(p1_);
       }
     }
 
    private:
     friend class CompactMapStore;
-    const char* one_ = nullptr;    // the only entry
-    std::unique_ptr<Tree> many_;  // two or more (one_ is then null)
+    static const char kTreeTag;
+    Tree* tree() const { return p1_ == &kTreeTag ? static_cast<Tree*>(p0_) : nullptr; }
+    const char* first() const { return static_cast<const char*>(p0_); }
+    void reset() {
+      delete tree();
+      p0_ = nullptr;
+      p1_ = nullptr;
+    }
+    // Inline: p0_ the first blob (or null), p1_ the second (or null). A B-tree: p0_ is
+    // the Tree, p1_ == &kTreeTag.
+    void* p0_ = nullptr;
+    const char* p1_ = nullptr;
   };
 
   // Where a user key is (blob set) or would go, from locate().
   struct Position {
     const char* blob = nullptr;
-    Tree::iterator where{};
+    Tree::iterator where{};  // in a B-tree
+    int index = 0;           // inline: the entry's slot, or where it would go
   };
 
   // The entries of a composite key, nullptr when it has none. Pointers stay valid until
@@ -108,7 +144,7 @@ class CompactMapStore {
   // Every composite key with its entries, in no particular order.
   template <class Fn>
   void for_each(Fn&& fn) const {
-    for (const auto& [key, entries] : keys_) fn(composite_of(key), entries);
+    for (const auto& [key, entries] : keys_) fn(key.view(), entries);
   }
 
   std::size_t num_keys() const { return keys_.size(); }
@@ -117,11 +153,29 @@ class CompactMapStore {
   std::size_t arena_bytes() const { return arena_.capacity(); }
 
  private:
-  static std::string_view composite_of(const char* key_blob);
+  // A composite key in the index: inline up to 15 bytes, else an arena blob.
+  class KeyRef {
+   public:
+    static constexpr std::size_t kInline = 15;
+    KeyRef(std::string_view composite, EntryArena& arena);  // copies the bytes
+    std::string_view view() const;
+    bool is_inline() const { return tag_ != kLong; }
+    const char* blob() const { return blob_; }
+    // The bytes this key holds in the arena (0 inline).
+    std::size_t arena_size() const;
+
+   private:
+    static constexpr unsigned char kLong = 0xff;
+    union {
+      char inline_[kInline];
+      const char* blob_;
+    };
+    unsigned char tag_;  // inline length, or kLong
+  };
   struct KeyHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return absl::Hash<absl::string_view>{}({s.data(), s.size()}); }
-    std::size_t operator()(const char* key_blob) const { return (*this)(composite_of(key_blob)); }
+    std::size_t operator()(const KeyRef& k) const { return (*this)(k.view()); }
   };
   struct KeyEq {
     using is_transparent = void;
@@ -130,14 +184,12 @@ class CompactMapStore {
       return view(a) == view(b);
     }
     static std::string_view view(std::string_view s) { return s; }
-    static std::string_view view(const char* key_blob) { return composite_of(key_blob); }
+    static std::string_view view(const KeyRef& k) { return k.view(); }
   };
-  using KeyIndex = absl::flat_hash_map<const char*, Entries, KeyHash, KeyEq>;
+  using KeyIndex = absl::flat_hash_map<KeyRef, Entries, KeyHash, KeyEq>;
 
   const char* make_blob(std::string_view user_key, std::string_view value);
-  const char* make_key_blob(std::string_view composite);
   void release_entry(const char* blob);
-  void release_key(const char* key_blob);
   void maybe_compact();
 
   KeyIndex keys_;
