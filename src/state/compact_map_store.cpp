@@ -11,23 +11,6 @@ constexpr std::size_t kMaxChunk = 64 * 1024;  // below malloc's mmap threshold; 
 // Compaction waits for this much garbage, so small stores do not compact on every removal.
 constexpr std::size_t kMinGarbageToCompact = 64 * 1024;
 
-// LEB128 as put_varint writes it (state_codec.hpp); blobs are written here only.
-inline const char* read_varint(const char* p, std::size_t& out) {
-  auto b = static_cast<unsigned char>(*p++);
-  if (b < 0x80) {
-    out = b;
-    return p;
-  }
-  std::size_t v = b & 0x7f;
-  int shift = 7;
-  do {
-    b = static_cast<unsigned char>(*p++);
-    v |= static_cast<std::size_t>(b & 0x7f) << shift;
-    shift += 7;
-  } while (b >= 0x80);
-  out = v;
-  return p;
-}
 inline char* write_varint(std::size_t v, char* p) {
   while (v >= 0x80) {
     *p++ = static_cast<char>((v & 0x7f) | 0x80);
@@ -54,7 +37,7 @@ struct BlobView {
 };
 inline BlobView view(const char* blob) {
   BlobView v{};
-  v.bytes = read_varint(read_varint(blob, v.key_len), v.value_len);
+  v.bytes = CompactMapStore::read_lengths(blob, v.key_len, v.value_len);
   return v;
 }
 
@@ -76,15 +59,6 @@ char* EntryArena::allocate(std::size_t n) {
   return p;
 }
 
-std::string_view CompactMapStore::user_key(const char* blob) {
-  BlobView v = view(blob);
-  return {v.bytes, v.key_len};
-}
-std::string_view CompactMapStore::value(const char* blob) {
-  BlobView v = view(blob);
-  return {v.bytes + v.key_len, v.value_len};
-}
-
 CompactMapStore::KeyRef::KeyRef(std::string_view composite, EntryArena& arena) : inline_{}, tag_(0) {
   if (composite.size() <= kInline) {
     std::memcpy(inline_, composite.data(), composite.size());
@@ -100,7 +74,7 @@ CompactMapStore::KeyRef::KeyRef(std::string_view composite, EntryArena& arena) :
 std::string_view CompactMapStore::KeyRef::view() const {
   if (tag_ != kLong) return {inline_, tag_};
   std::size_t n = 0;
-  const char* p = read_varint(blob_, n);
+  const char* p = CompactMapStore::read_varint(blob_, n);
   return {p, n};
 }
 

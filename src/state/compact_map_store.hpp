@@ -49,9 +49,37 @@ class EntryArena {
 
 class CompactMapStore {
  public:
-  // An entry blob's user key and value.
-  static std::string_view user_key(const char* blob);
-  static std::string_view value(const char* blob);
+  // An entry blob's user key and value (inline: the B-tree compares user keys).
+  static std::string_view user_key(const char* blob) {
+    std::size_t key_len = 0, value_len = 0;
+    const char* bytes = read_lengths(blob, key_len, value_len);
+    return {bytes, key_len};
+  }
+  static std::string_view value(const char* blob) {
+    std::size_t key_len = 0, value_len = 0;
+    const char* bytes = read_lengths(blob, key_len, value_len);
+    return {bytes + key_len, value_len};
+  }
+  // LEB128 (as put_varint writes it), the common one-byte case first.
+  static const char* read_varint(const char* p, std::size_t& out) {
+    auto b = static_cast<unsigned char>(*p++);
+    if (b < 0x80) {
+      out = b;
+      return p;
+    }
+    std::size_t v = b & 0x7f;
+    int shift = 7;
+    do {
+      b = static_cast<unsigned char>(*p++);
+      v |= static_cast<std::size_t>(b & 0x7f) << shift;
+      shift += 7;
+    } while (b >= 0x80);
+    out = v;
+    return p;
+  }
+  static const char* read_lengths(const char* blob, std::size_t& key_len, std::size_t& value_len) {
+    return read_varint(read_varint(blob, key_len), value_len);
+  }
 
   struct BlobLess {
     using is_transparent = void;
