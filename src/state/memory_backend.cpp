@@ -1,13 +1,14 @@
 // The memory backend: one hash map per (state, key group) from composite key (key,
-// namespace) to value; map states keep an ordered map of user keys per composite key.
+// namespace) to value; map states keep their entries in a CompactMapStore per (state, key
+// group) (compact_map_store.hpp: arena blobs ordered by user key per composite key).
 // Snapshots are synchronous full snapshots in the canonical format (snapshot_format.hpp).
-#include <map>
 #include <memory>
 #include <string>
 
 #include <absl/container/flat_hash_map.h>
 
 #include "clink/core/error.hpp"
+#include "compact_map_store.hpp"
 #include "snapshot_format.hpp"
 
 namespace clink::state_internal {
@@ -18,7 +19,6 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   MemoryKeyedStateBackend(const std::string& operator_uid, int subtask, KeyGroupRange key_groups,
                           int max_parallelism, const ProcessingTimeClock& clock)
       : KeyedStateBackend(key_groups, max_parallelism, clock), stem_(file_stem(operator_uid, subtask)) {}
-
   StateId register_state(const std::string& name, StateKind kind, std::int64_t ttl_ms) override {
     int i = find(name);
     if (i >= 0) {
@@ -50,36 +50,60 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   void remove(StateId id) override { values(id).erase(composite()); }
 
   bool map_get(StateId id, std::string_view user_key, std::string& out) override {
-    auto& m = maps(id);
-    auto it = m.find(composite());
-    if (it == m.end()) return false;
-    auto e = it->second.find(user_key);
-    if (e == it->second.end()) return false;
-    out.assign(e->second);
+    auto [store, entries] = current_entries(id);
+    if (!entries) return false;
+    const char* blob = store->get(*entries, user_key);
+    if (!blob) return false;
+    out.assign(CompactMapStore::value(blob));
     return true;
   }
   void map_put(StateId id, std::string_view user_key, std::string_view value) override {
-    auto& um = maps(id)[composite()];
-    auto e = um.find(user_key);
-    if (e != um.end()) e->second.assign(value);
-    else um.emplace(std::string(user_key), std::string(value));
+    check_not_iterating(id);
+    auto [store, entries] = current_entries_for_write(id);
+    store->put(*entries, user_key, value);
+  }
+  void map_update(StateId id, std::string_view user_key, MapUpdateFn fn) override {
+    check_not_iterating(id);
+    auto [store, entries] = current_entries(id);
+    CompactMapStore::Position at;
+    if (entries) at = store->locate(*entries, user_key);
+    next_.clear();
+    const bool keep = fn(at.blob != nullptr, at.blob ? CompactMapStore::value(at.blob) : std::string_view(), next_);
+    if (!keep) {
+      if (at.blob) store->remove(composite(), *entries, at);
+    } else if (at.blob) {
+      store->replace(*entries, at, next_);
+    } else if (entries) {
+      store->insert(*entries, at, user_key, next_);
+    } else {
+      auto [s, created] = current_entries_for_write(id);
+      s->insert(*created, {}, user_key, next_);
+    }
   }
   void map_remove(StateId id, std::string_view user_key) override {
-    auto& m = maps(id);
-    auto it = m.find(composite());
-    if (it == m.end()) return;
-    auto e = it->second.find(user_key);
-    if (e != it->second.end()) it->second.erase(e);
-    if (it->second.empty()) m.erase(it);
+    check_not_iterating(id);
+    auto [store, entries] = current_entries(id);
+    if (!entries) return;
+    CompactMapStore::Position at = store->locate(*entries, user_key);
+    if (at.blob) store->remove(composite(), *entries, at);
   }
   void map_for_each(StateId id, const std::function<bool(std::string_view, std::string_view)>& fn) override {
-    auto& m = maps(id);
-    auto it = m.find(composite());
-    if (it == m.end()) return;
-    for (const auto& [k, v] : it->second)
-      if (!fn(k, v)) return;
+    auto [store, entries] = current_entries(id);
+    if (!entries) return;
+    Table& t = table(id);
+    ++t.iterating;
+    struct Done {
+      Table& t;
+      ~Done() { --t.iterating; }
+    } done{t};
+    entries->for_each(
+        [&](const char* blob) { return fn(CompactMapStore::user_key(blob), CompactMapStore::value(blob)); });
   }
-  void map_clear(StateId id) override { maps(id).erase(composite()); }
+  void map_clear(StateId id) override {
+    check_not_iterating(id);
+    auto [store, entries] = current_entries(id);
+    if (entries) store->erase(composite());
+  }
 
   void for_each_entry(StateId id, int key_group,
                       const std::function<void(std::string_view, std::string_view, std::string_view)>& fn) override {
@@ -89,16 +113,17 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     std::string_view key, ns;
     if (t.meta.kind == StateKind::kMap) {
       std::string v;
-      for (const auto& [ck, um] : t.maps[kg]) {
+      t.maps[kg].for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
         std::string_view in(ck);
         parse_composite_key(in, key, ns);
-        for (const auto& [uk, uv] : um) {
+        entries.for_each([&](const char* blob) {
           v.clear();
-          put_length_prefixed(uk, v);
-          put_length_prefixed(uv, v);
+          put_length_prefixed(CompactMapStore::user_key(blob), v);
+          put_length_prefixed(CompactMapStore::value(blob), v);
           fn(key, ns, v);
-        }
-      }
+          return true;
+        });
+      });
     } else {
       for (const auto& [ck, value] : t.values[kg]) {
         std::string_view in(ck);
@@ -122,17 +147,21 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
         const Table& t = *tables_[i];
         const int si = static_cast<int>(i);
         if (t.meta.kind == StateKind::kMap) {
-          for (const auto& [ck, um] : t.maps[local]) {
+          // The canonical format wants each key's entries together and in user-key
+          // order (the B-trees give that); keys may come in any order.
+          t.maps[local].for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
             std::string_view in(ck);
             parse_composite_key(in, key, ns);
-            for (const auto& [uk, uv] : um) {
-              if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, uv, scratch, out)) continue;
+            entries.for_each([&](const char* blob) {
+              if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, CompactMapStore::value(blob), scratch, out))
+                return true;
               composed.clear();
-              put_length_prefixed(uk, composed);
+              put_length_prefixed(CompactMapStore::user_key(blob), composed);
               put_length_prefixed(out, composed);
               w.add(si, key, ns, composed);
-            }
-          }
+              return true;
+            });
+          });
         } else {
           for (const auto& [ck, value] : t.values[local]) {
             if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, value, scratch, out)) continue;
@@ -174,7 +203,9 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
             if (t.meta.kind == StateKind::kMap) {
               std::string_view uk = get_length_prefixed(value);
               std::string_view uv = get_length_prefixed(value);
-              t.maps[local][ck].insert_or_assign(std::string(uk), std::string(uv));
+              CompactMapStore& store = t.maps[local];
+              store.put(store.find_or_create(ck), uk, uv);
+              t.cached_store = nullptr;
             } else {
               t.values[local].insert_or_assign(ck, std::string(value));
             }
@@ -184,12 +215,16 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
 
  private:
   using ValueMap = absl::flat_hash_map<std::string, std::string>;
-  using UserMap = std::map<std::string, std::string, std::less<>>;
-  using MapMap = absl::flat_hash_map<std::string, UserMap>;
   struct Table {
     StateMeta meta;
     std::vector<ValueMap> values;  // per key group of the range
-    std::vector<MapMap> maps;
+    std::vector<CompactMapStore> maps;
+    // The current (key, namespace)'s entries of a map state, looked up once per key:
+    // valid while the backend's key_version and the store's generation are unchanged.
+    CompactMapStore::Entries* cached = nullptr;
+    CompactMapStore* cached_store = nullptr;
+    std::uint64_t cached_key_version = 0, cached_generation = 0;
+    int iterating = 0;  // map_for_each calls in progress (changes are refused meanwhile)
   };
 
   int find(const std::string& name) const {
@@ -222,10 +257,36 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     if (t.meta.kind == StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is a map state");
     return t.values[local_key_group()];
   }
-  MapMap& maps(StateId id) {
+  CompactMapStore& map_store(StateId id) {
     auto& t = table(id);
     if (t.meta.kind != StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is not a map state");
     return t.maps[local_key_group()];
+  }
+  // The store and the current (key, namespace)'s entries (nullptr when it has none).
+  std::pair<CompactMapStore*, CompactMapStore::Entries*> current_entries(StateId id) {
+    Table& t = table(id);
+    if (t.cached_store && t.cached_key_version == key_version() && t.cached_generation == t.cached_store->generation())
+      return {t.cached_store, t.cached};
+    CompactMapStore& store = map_store(id);
+    t.cached_store = &store;
+    t.cached = store.find(composite());
+    t.cached_key_version = key_version();
+    t.cached_generation = store.generation();
+    return {&store, t.cached};
+  }
+  std::pair<CompactMapStore*, CompactMapStore::Entries*> current_entries_for_write(StateId id) {
+    auto [store, entries] = current_entries(id);
+    if (entries) return {store, entries};
+    Table& t = table(id);
+    t.cached = &store->find_or_create(composite());
+    t.cached_generation = store->generation();
+    return {store, t.cached};
+  }
+  void check_not_iterating(StateId id) {
+    const Table& t = table(id);
+    if (t.iterating > 0)
+      throw ClinkError("keyed state: map state '" + t.meta.name +
+                       "' changed inside its own map_for_each (collect the changes and apply them after the scan)");
   }
   const std::string& composite() {
     ck_.clear();
@@ -236,6 +297,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   std::string stem_;
   std::vector<std::unique_ptr<Table>> tables_;
   std::string ck_;
+  std::string next_;  // map_update's new value
 };
 
 }  // namespace

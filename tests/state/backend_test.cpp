@@ -115,6 +115,49 @@ TEST_P(BackendTest, AppendConcatenates) {
   EXPECT_EQ(get(*b, id), "Z");
 }
 
+// map_update: one read-modify-write per call; `false` removes (or leaves absent), and
+// removing a key's last entry leaves nothing behind for that key.
+TEST_P(BackendTest, MapUpdateReadsModifiesAndRemoves) {
+  auto b = make_full();
+  auto m = b->register_state("m", StateKind::kMap);
+  auto bump = [&](std::string_view uk) {
+    b->map_update(m, uk, [](bool present, std::string_view current, std::string& next) {
+      next = std::to_string(present ? std::stoi(std::string(current)) + 1 : 1);
+      return true;
+    });
+  };
+  auto drop_one = [&](std::string_view uk) {
+    b->map_update(m, uk, [](bool present, std::string_view current, std::string& next) {
+      if (!present || current == "1") return false;
+      next = std::to_string(std::stoi(std::string(current)) - 1);
+      return true;
+    });
+  };
+  b->set_current_key(key(1));
+  bump("b");
+  bump("a");
+  bump("b");
+  bump("b");
+  bump("c");
+  EXPECT_THAT(map_entries(*b, m), ElementsAre(Pair("a", "1"), Pair("b", "3"), Pair("c", "1")));
+  drop_one("b");
+  drop_one("a");
+  drop_one("zzz");  // absent: stays absent
+  EXPECT_THAT(map_entries(*b, m), ElementsAre(Pair("b", "2"), Pair("c", "1")));
+  b->map_update(m, "c", [](bool present, std::string_view current, std::string& next) {
+    EXPECT_TRUE(present);
+    EXPECT_EQ(current, "1");
+    next = "a longer value than before";  // another length
+    return true;
+  });
+  EXPECT_THAT(map_entries(*b, m), ElementsAre(Pair("b", "2"), Pair("c", "a longer value than before")));
+  drop_one("b");
+  drop_one("b");
+  b->map_update(m, "c", [](bool, std::string_view, std::string&) { return false; });
+  EXPECT_TRUE(map_entries(*b, m).empty());
+  EXPECT_THAT(dump(*b, {{"m", m}}), ::testing::IsEmpty());
+}
+
 TEST_P(BackendTest, MapEntriesIterateInUserKeyOrder) {
   auto b = make_full();
   auto m = b->register_state("m", StateKind::kMap);

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include <absl/functional/function_ref.h>
 #include <nlohmann/json.hpp>
 
 #include "clink/runtime/key_group.hpp"
@@ -47,18 +48,28 @@ class KeyedStateBackend {
 
   // ---- key context: set once per record (or timer) by the keyed operator ----
   void set_current_key(std::string_view key_bytes) {
+    if (key_bytes == current_key_ && key_version_ != 0) return;
     current_key_.assign(key_bytes);
     current_key_group_ = key_group_for_hash(key_hash(key_bytes), max_parallelism_);
+    ++key_version_;
   }
   // When the caller already knows the key group (hash partitioner computed it).
   void set_current_key(std::string_view key_bytes, int key_group) {
+    if (key_bytes == current_key_ && key_group == current_key_group_ && key_version_ != 0) return;
     current_key_.assign(key_bytes);
     current_key_group_ = key_group;
+    ++key_version_;
   }
-  void set_current_namespace(std::string_view ns) { current_ns_.assign(ns); }
+  void set_current_namespace(std::string_view ns) {
+    if (ns == current_ns_) return;
+    current_ns_.assign(ns);
+    ++key_version_;
+  }
   const std::string& current_key() const { return current_key_; }
   int current_key_group() const { return current_key_group_; }
   const std::string& current_namespace() const { return current_ns_; }
+  // Changes whenever the current (key, namespace) does: backends cache per-key lookups.
+  std::uint64_t key_version() const { return key_version_; }
   KeyGroupRange key_groups() const { return key_groups_; }
   int max_parallelism() const { return max_parallelism_; }
   // Processing time for TTL.
@@ -79,7 +90,21 @@ class KeyedStateBackend {
   virtual bool map_get(StateId, std::string_view user_key, std::string& out) = 0;
   virtual void map_put(StateId, std::string_view user_key, std::string_view value) = 0;
   virtual void map_remove(StateId, std::string_view user_key) = 0;
-  // In user-key byte order; return false from fn to stop.
+  // Read-modify-write of one entry, with one lookup where the backend can: fn gets
+  // whether the entry is present and its value, writes the new value to `next` (empty
+  // on entry) and returns true to store it, false to remove the entry (or leave it
+  // absent). fn must not use the backend.
+  using MapUpdateFn = absl::FunctionRef<bool(bool present, std::string_view current, std::string& next)>;
+  virtual void map_update(StateId id, std::string_view user_key, MapUpdateFn fn) {
+    const bool present = map_get(id, user_key, update_current_);
+    update_next_.clear();
+    if (fn(present, present ? std::string_view(update_current_) : std::string_view(), update_next_))
+      map_put(id, user_key, update_next_);
+    else if (present)
+      map_remove(id, user_key);
+  }
+  // In user-key byte order; return false from fn to stop. fn must not change this map
+  // state (collect the changes and apply them after the scan).
   virtual void map_for_each(StateId, const std::function<bool(std::string_view, std::string_view)>& fn) = 0;
   virtual void map_clear(StateId) = 0;
 
@@ -134,6 +159,8 @@ class KeyedStateBackend {
   std::string current_key_;
   int current_key_group_ = 0;
   std::string current_ns_;
+  std::uint64_t key_version_ = 0;
+  std::string update_current_, update_next_;  // map_update's default implementation
   std::vector<std::pair<std::string, std::unique_ptr<TypedState>>> typed_states_;
 };
 

@@ -1,6 +1,6 @@
 // sql_join: the regular streaming join, Flink's StreamingJoinOperator. Both inputs are
 // hash-partitioned by the equi-join key and keyed by it; each side keeps, per key, a map
-// state from the row (its column key encoding, row kind erased) to the number of times it
+// state from the row (SideRowCodec's bytes, row kind erased) to the number of times it
 // is present and, for a preserved (outer) side, the number of other-side rows it joined
 // with (Flink's OuterJoinRecordStateView). Per input row, in order:
 //   accumulate (+I/+U), input side outer:   no match: +I[row+NULLs], else for every matched
@@ -18,10 +18,13 @@
 // other side's state does not change while one side's batch is processed, except for
 // the match counts, which are cached and written back at the end of the batch).
 // Output rows carry no event time (a regular join does not keep time attributes).
+#include <cstdint>
+
 #include <absl/container/flat_hash_map.h>
 
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state_backend.hpp"
+#include "clink/state/state_codec.hpp"
 #include "clink/state/state_ttl.hpp"
 #include "sql_join_common.hpp"
 #include "sql_op_registration.hpp"
@@ -37,7 +40,8 @@ struct JoinConfig {
   std::int64_t state_ttl_ms = 0;
 };
 
-// A state entry's value: [TTL timestamp] count [matches] as little-endian int32s.
+// A state entry's value: [TTL timestamp] varint(count) varint(matches): two bytes for
+// the common row that is present once (the value is stored with every row).
 struct RecordValue {
   std::int32_t count = 0;
   std::int32_t matches = 0;
@@ -219,29 +223,26 @@ class SqlJoinOperator final : public StreamOperator {
     if (joined_.pending() >= kDefaultBatchSize) joined_.flush(output());
   }
 
-  // The current key's entry for row_bytes_ on side `side`.
-  bool get_record(int side, RecordValue& v) {
-    if (!backend_->map_get(state_[side], row_bytes_, value_)) return false;
-    if (read_value(value_, v)) return true;
-    backend_->map_remove(state_[side], row_bytes_);
-    return false;
-  }
+  // The current key's entry for row_bytes_ on side `side`, changed with one lookup (an
+  // expired entry counts as absent).
   void add_record(int side, std::int32_t matches) {
-    RecordValue v;
-    if (get_record(side, v)) v.count += 1;
-    else v.count = 1;
-    v.matches = matches;  // Flink's addRecord(record, numOfAssociations) overwrites it
-    put_value(side, row_bytes_, v);
+    backend_->map_update(state_[side], row_bytes_, [&](bool present, std::string_view current, std::string& next) {
+      RecordValue v;
+      if (present && read_value(current, v)) v.count += 1;
+      else v.count = 1;
+      v.matches = matches;  // Flink's addRecord(record, numOfAssociations) overwrites it
+      encode_value(v, next);
+      return true;
+    });
   }
   void retract_record(int side) {
-    RecordValue v;
-    if (!get_record(side, v)) return;
-    if (v.count > 1) {
+    backend_->map_update(state_[side], row_bytes_, [&](bool present, std::string_view current, std::string& next) {
+      RecordValue v;
+      if (!present || !read_value(current, v) || v.count <= 1) return false;
       v.count -= 1;
-      put_value(side, row_bytes_, v);
-    } else {
-      backend_->map_remove(state_[side], row_bytes_);
-    }
+      encode_value(v, next);
+      return true;
+    });
   }
 
   bool read_value(std::string_view value, RecordValue& v) const {
@@ -249,26 +250,23 @@ class SqlJoinOperator final : public StreamOperator {
       std::int64_t ts = get_ttl_timestamp(value);
       if (ttl_expired(ts, cfg_->state_ttl_ms, now_)) return false;
     }
-    if (value.size() < 8) throw ClinkError(spec_.where + ": corrupt join state value");
-    v.count = read_i32(value.data());
-    v.matches = read_i32(value.data() + 4);
+    const std::uint64_t count = get_varint(value);
+    const std::uint64_t matches = get_varint(value);
+    if (!value.empty() || count > INT32_MAX || matches > INT32_MAX)
+      throw ClinkError(spec_.where + ": corrupt join state value");
+    v.count = static_cast<std::int32_t>(count);
+    v.matches = static_cast<std::int32_t>(matches);
     return true;
+  }
+  void encode_value(RecordValue v, std::string& out) const {
+    if (cfg_->state_ttl_ms > 0) put_ttl_timestamp(now_, out);
+    put_varint(static_cast<std::uint64_t>(v.count), out);
+    put_varint(static_cast<std::uint64_t>(v.matches), out);
   }
   void put_value(int side, std::string_view row, RecordValue v) {
     value_.clear();
-    if (cfg_->state_ttl_ms > 0) put_ttl_timestamp(now_, value_);
-    write_i32(v.count, value_);
-    write_i32(v.matches, value_);
+    encode_value(v, value_);
     backend_->map_put(state_[side], row, value_);
-  }
-  static std::int32_t read_i32(const char* p) {
-    std::uint32_t u = 0;
-    for (int i = 0; i < 4; ++i) u |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-    return static_cast<std::int32_t>(u);
-  }
-  static void write_i32(std::int32_t v, std::string& out) {
-    auto u = static_cast<std::uint32_t>(v);
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(u >> (8 * i)));
   }
 
   std::shared_ptr<const JoinConfig> cfg_;

@@ -9,16 +9,6 @@
 
 namespace clink::sql {
 
-namespace {
-
-std::vector<std::size_t> all_columns(const Schema& s) {
-  std::vector<std::size_t> out(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) out[i] = i;
-  return out;
-}
-
-}  // namespace
-
 const std::vector<std::string>& JoinSpec::param_names() {
   static const std::vector<std::string> kNames = {"join_type", "left_keys", "right_keys", "filter_nulls", "condition"};
   return kNames;
@@ -80,14 +70,6 @@ JoinSpec JoinSpec::parse(const SqlOpParams& p) {
       p.fail("param 'condition' is " + s.condition->type.to_string() + ", not BOOLEAN");
   }
   return s;
-}
-
-SideRowCodec::SideRowCodec(const Schema& schema) : encoder_(schema, all_columns(schema)) {}
-
-void SideRowCodec::decode(std::string_view bytes, ColumnBatch& out) const {
-  for (auto& c : out.columns()) decode_key_value(bytes, c);
-  out.row_kinds().push_back(RowKind::kInsert);
-  out.event_times().push_back(kNoEventTime);
 }
 
 bool has_null_key(const ColumnBatch& batch, std::size_t r, const std::vector<std::size_t>& keys,

@@ -1,7 +1,7 @@
 #pragma once
 // Internal: what the SQL join operators (sql_join, sql_interval_join, sql_window_join) share.
 //   JoinSpec        the params both take (join type, keys, residual condition, schemas)
-//   SideRowCodec    a side's row <-> state bytes (the column key encoding of every column)
+//   SideRowCodec    a side's row <-> state bytes (join_row_codec.hpp)
 //   JoinedRows      candidate pairs as joined rows (the residual is evaluated over them
 //                   in one vectorised pass) and the output batch built from pairs and
 //                   null-padded rows in emission order.
@@ -15,6 +15,7 @@
 #include "clink/sql/column_key.hpp"
 #include "clink/sql/expr_compiler.hpp"
 #include "clink/sql/ops/sql_op_spec.hpp"
+#include "join_row_codec.hpp"
 
 namespace clink::sql {
 
@@ -33,18 +34,6 @@ struct JoinSpec {
   // nullability and that every column can be kept in state.
   static JoinSpec parse(const SqlOpParams& p);
   static const std::vector<std::string>& param_names();  // the params parse() reads
-};
-
-// A side's whole row as bytes (every column's key encoding) and back.
-class SideRowCodec {
- public:
-  explicit SideRowCodec(const Schema& schema);
-  void encode(const ColumnBatch& batch, std::size_t row, std::string& out) const { encoder_.encode(batch, row, out); }
-  // Appends the decoded row to `out` (a batch of this side's schema; kind +I, no time).
-  void decode(std::string_view bytes, ColumnBatch& out) const;
-
- private:
-  RowKeyEncoder encoder_;
 };
 
 // Whether row `r` of `batch` has a NULL in a key column that filters NULLs.

@@ -1,0 +1,266 @@
+#include "compact_map_store.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace clink::state_internal {
+namespace {
+
+constexpr std::size_t kMinChunk = 4 * 1024;
+constexpr std::size_t kMaxChunk = 64 * 1024;  // below malloc's mmap threshold; little tail waste
+// Compaction waits for this much garbage, so small stores do not compact on every removal.
+constexpr std::size_t kMinGarbageToCompact = 64 * 1024;
+
+inline char* write_varint(std::size_t v, char* p) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+inline std::size_t varint_size(std::size_t v) {
+  std::size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+inline std::size_t blob_size(std::size_t key_len, std::size_t value_len) {
+  return varint_size(key_len) + varint_size(value_len) + key_len + value_len;
+}
+// Where a blob's bytes start and its two lengths.
+struct BlobView {
+  const char* bytes;
+  std::size_t key_len, value_len;
+};
+inline BlobView view(const char* blob) {
+  BlobView v{};
+  v.bytes = CompactMapStore::read_lengths(blob, v.key_len, v.value_len);
+  return v;
+}
+
+}  // namespace
+
+char* EntryArena::allocate(std::size_t n) {
+  if (n > left_) {
+    std::size_t chunk = std::clamp(capacity_, kMinChunk, kMaxChunk);
+    if (n > chunk / 4) chunk = std::max(chunk, n);  // a large blob: its own chunk when needed
+    if (n > chunk) chunk = n;
+    chunks_.push_back(std::make_unique_for_overwrite<char[]>(chunk));
+    next_ = chunks_.back().get();
+    left_ = chunk;
+    capacity_ += chunk;
+  }
+  char* p = next_;
+  next_ += n;
+  left_ -= n;
+  return p;
+}
+
+CompactMapStore::KeyRef::KeyRef(std::string_view composite, EntryArena& arena) : inline_{}, tag_(0) {
+  if (composite.size() <= kInline) {
+    std::memcpy(inline_, composite.data(), composite.size());
+    tag_ = static_cast<unsigned char>(composite.size());
+    return;
+  }
+  char* blob = arena.allocate(varint_size(composite.size()) + composite.size());
+  std::memcpy(write_varint(composite.size(), blob), composite.data(), composite.size());
+  blob_ = blob;
+  tag_ = kLong;
+}
+
+std::string_view CompactMapStore::KeyRef::view() const {
+  if (tag_ != kLong) return {inline_, tag_};
+  std::size_t n = 0;
+  const char* p = CompactMapStore::read_varint(blob_, n);
+  return {p, n};
+}
+
+std::size_t CompactMapStore::KeyRef::arena_size() const {
+  if (tag_ != kLong) return 0;
+  const std::size_t n = view().size();
+  return varint_size(n) + n;
+}
+
+CompactMapStore::Entries* CompactMapStore::find(std::string_view composite) {
+  auto it = keys_.find(composite);
+  return it == keys_.end() ? nullptr : &it->second;
+}
+
+CompactMapStore::Entries& CompactMapStore::find_or_create(std::string_view composite) {
+  auto it = keys_.find(composite);
+  if (it != keys_.end()) return it->second;
+  ++generation_;
+  KeyRef key(composite, arena_);
+  live_ += key.arena_size();
+  return keys_.try_emplace(key).first->second;
+}
+
+void CompactMapStore::erase(std::string_view composite) {
+  auto it = keys_.find(composite);
+  if (it == keys_.end()) return;
+  it->second.for_each([&](const char* blob) {
+    release_entry(blob);
+    return true;
+  });
+  const std::size_t key_bytes = it->first.arena_size();
+  keys_.erase(it);
+  live_ -= key_bytes;
+  garbage_ += key_bytes;
+  ++generation_;
+  maybe_compact();
+}
+
+const char CompactMapStore::Entries::kTreeTag = 0;
+
+const char* CompactMapStore::get(const Entries& entries, std::string_view user_key) const {
+  if (Tree* t = entries.tree()) {
+    auto it = t->find(user_key);
+    return it == t->end() ? nullptr : *it;
+  }
+  if (entries.p0_ && CompactMapStore::user_key(entries.first()) == user_key) return entries.first();
+  if (entries.p1_ && CompactMapStore::user_key(entries.p1_) == user_key) return entries.p1_;
+  return nullptr;
+}
+
+CompactMapStore::Position CompactMapStore::locate(Entries& entries, std::string_view user_key) const {
+  Position at;
+  if (Tree* t = entries.tree()) {
+    at.where = t->lower_bound(user_key);
+    if (at.where != t->end() && CompactMapStore::user_key(*at.where) == user_key) at.blob = *at.where;
+    return at;
+  }
+  const char* inline_blobs[2] = {entries.first(), entries.p1_};
+  for (const char* blob : inline_blobs) {
+    if (!blob) break;
+    std::string_view k = CompactMapStore::user_key(blob);
+    if (k == user_key) {
+      at.blob = blob;
+      return at;
+    }
+    if (user_key < k) return at;
+    ++at.index;
+  }
+  return at;
+}
+
+void CompactMapStore::put(Entries& entries, std::string_view user_key, std::string_view value) {
+  Position at = locate(entries, user_key);
+  if (at.blob) replace(entries, at, value);
+  else insert(entries, at, user_key, value);
+}
+
+void CompactMapStore::insert(Entries& entries, const Position& at, std::string_view user_key, std::string_view value) {
+  const char* blob = make_blob(user_key, value);
+  if (Tree* t = entries.tree()) {
+    t->insert(at.where, blob);
+  } else if (!entries.p0_) {
+    entries.p0_ = const_cast<char*>(blob);
+  } else if (!entries.p1_) {
+    if (at.index == 0) {
+      entries.p1_ = entries.first();
+      entries.p0_ = const_cast<char*>(blob);
+    } else {
+      entries.p1_ = blob;
+    }
+  } else {
+    auto tree = std::make_unique<Tree>();
+    tree->insert(tree->end(), entries.first());
+    tree->insert(tree->end(), entries.p1_);
+    tree->insert(blob);
+    entries.p0_ = tree.release();
+    entries.p1_ = &Entries::kTreeTag;
+  }
+}
+
+void CompactMapStore::replace(Entries& entries, const Position& at, std::string_view value) {
+  BlobView v = view(at.blob);
+  if (v.value_len == value.size()) {
+    // In place: blobs are handed out as const to keep B-tree keys immutable; the value
+    // bytes are not part of the order.
+    std::memcpy(const_cast<char*>(v.bytes + v.key_len), value.data(), value.size());
+    return;
+  }
+  const char* fresh = make_blob({v.bytes, v.key_len}, value);
+  if (Tree* t = entries.tree()) {
+    auto it = t->erase(at.where);
+    t->insert(it, fresh);
+  } else if (entries.first() == at.blob) {
+    entries.p0_ = const_cast<char*>(fresh);
+  } else {
+    entries.p1_ = fresh;
+  }
+  release_entry(at.blob);
+  maybe_compact();
+}
+
+void CompactMapStore::remove(std::string_view composite, Entries& entries, const Position& at) {
+  if (Tree* t = entries.tree()) {
+    t->erase(at.where);
+    if (t->empty()) entries.reset();
+  } else if (entries.first() == at.blob) {
+    entries.p0_ = const_cast<char*>(entries.p1_);
+    entries.p1_ = nullptr;
+  } else {
+    entries.p1_ = nullptr;
+  }
+  release_entry(at.blob);
+  if (entries.empty()) erase(composite);
+  else maybe_compact();
+}
+
+const char* CompactMapStore::make_blob(std::string_view user_key, std::string_view value) {
+  const std::size_t n = blob_size(user_key.size(), value.size());
+  char* blob = arena_.allocate(n);
+  char* p = write_varint(value.size(), write_varint(user_key.size(), blob));
+  std::memcpy(p, user_key.data(), user_key.size());
+  std::memcpy(p + user_key.size(), value.data(), value.size());
+  live_ += n;
+  return blob;
+}
+
+void CompactMapStore::release_entry(const char* blob) {
+  BlobView v = view(blob);
+  const std::size_t n = blob_size(v.key_len, v.value_len);
+  live_ -= n;
+  garbage_ += n;
+}
+
+void CompactMapStore::maybe_compact() {
+  if (garbage_ < kMinGarbageToCompact || garbage_ < live_) return;
+  // Copy every live blob into a fresh arena and rebuild the index and each B-tree in
+  // order (appending at the end of a B-tree is linear).
+  EntryArena fresh;
+  auto copy = [&fresh](const char* blob, std::size_t n) {
+    char* out = fresh.allocate(n);
+    std::memcpy(out, blob, n);
+    return static_cast<const char*>(out);
+  };
+  auto copy_entry = [&](const char* blob) {
+    BlobView v = view(blob);
+    return copy(blob, blob_size(v.key_len, v.value_len));
+  };
+  KeyIndex rebuilt;
+  rebuilt.reserve(keys_.size());
+  for (auto& [key, entries] : keys_) {
+    Entries moved;
+    if (Tree* t = entries.tree()) {
+      auto tree = std::make_unique<Tree>();
+      for (const char* blob : *t) tree->insert(tree->end(), copy_entry(blob));
+      moved.p0_ = tree.release();
+      moved.p1_ = &Entries::kTreeTag;
+    } else {
+      if (entries.p0_) moved.p0_ = const_cast<char*>(copy_entry(entries.first()));
+      if (entries.p1_) moved.p1_ = copy_entry(entries.p1_);
+    }
+    rebuilt.emplace(KeyRef(key.view(), fresh), std::move(moved));
+  }
+  keys_ = std::move(rebuilt);
+  arena_ = std::move(fresh);
+  garbage_ = 0;
+  ++generation_;
+}
+
+}  // namespace clink::state_internal

@@ -1,0 +1,229 @@
+#pragma once
+// Internal to src/state: the memory backend's map-state entries of one (state, key group).
+//
+// Why not a std::map of std::string pairs per (key, namespace) in a hash map of strings:
+// every entry then costs a tree node, two string headers and usually two heap blocks
+// (~150 B before its bytes), every key ~120 B more, lookups chase a pointer per level,
+// and freeing millions of nodes at the end of a job takes seconds. A join keeps every
+// row of both inputs in map state, so that overhead was most of its memory and CPU.
+//
+// Here the bytes live in one chunked arena: an entry is a blob `varint(len uk)
+// varint(len v) uk v`. The key index is a flat hash map from composite key to Entries
+// (32 B a slot; keys of up to 15 bytes, such as a BIGINT key without namespace, are kept
+// in the slot, longer ones as a blob `varint(len) bytes`, so a lookup of a short key
+// touches no other memory); Entries holds up to two blob
+// pointers inline, or a B-tree of them from the third on, ordered by user key (bytewise,
+// as std::string compares). A value rewritten with the same length is
+// overwritten in place; blobs freed by removals or length changes are garbage until the
+// store is compacted (live blobs copied into a fresh arena, the index rebuilt) once the
+// garbage outweighs the live bytes, so a long-running job does not grow with its churn.
+// The arena is released in whole chunks.
+//
+// Entries must not change while they are iterated; the backend enforces that.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <absl/container/btree_set.h>
+#include <absl/container/flat_hash_map.h>
+#include <absl/hash/hash.h>
+
+namespace clink::state_internal {
+
+// Bump allocation in chunks that grow with the arena (4 KiB .. 64 KiB), so a key group
+// holding a few entries stays small and a large one makes few allocations.
+class EntryArena {
+ public:
+  char* allocate(std::size_t n);
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  char* next_ = nullptr;
+  std::size_t left_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+class CompactMapStore {
+ public:
+  // An entry blob's user key and value (inline: the B-tree compares user keys).
+  static std::string_view user_key(const char* blob) {
+    std::size_t key_len = 0, value_len = 0;
+    const char* bytes = read_lengths(blob, key_len, value_len);
+    return {bytes, key_len};
+  }
+  static std::string_view value(const char* blob) {
+    std::size_t key_len = 0, value_len = 0;
+    const char* bytes = read_lengths(blob, key_len, value_len);
+    return {bytes + key_len, value_len};
+  }
+  // LEB128 (as put_varint writes it), the common one-byte case first.
+  static const char* read_varint(const char* p, std::size_t& out) {
+    auto b = static_cast<unsigned char>(*p++);
+    if (b < 0x80) {
+      out = b;
+      return p;
+    }
+    std::size_t v = b & 0x7f;
+    int shift = 7;
+    do {
+      b = static_cast<unsigned char>(*p++);
+      v |= static_cast<std::size_t>(b & 0x7f) << shift;
+      shift += 7;
+    } while (b >= 0x80);
+    out = v;
+    return p;
+  }
+  static const char* read_lengths(const char* blob, std::size_t& key_len, std::size_t& value_len) {
+    return read_varint(read_varint(blob, key_len), value_len);
+  }
+
+  struct BlobLess {
+    using is_transparent = void;
+    bool operator()(const char* a, const char* b) const { return user_key(a) < user_key(b); }
+    bool operator()(const char* a, std::string_view b) const { return user_key(a) < b; }
+    bool operator()(std::string_view a, const char* b) const { return a < user_key(b); }
+  };
+  using Tree = absl::btree_set<const char*, BlobLess>;
+
+  // One (key, namespace)'s entries in user-key order: up to two blob pointers inline
+  // (most join keys hold one or two rows), a B-tree from the third on.
+  class Entries {
+   public:
+    Entries() = default;
+    Entries(Entries&& o) noexcept : p0_(o.p0_), p1_(o.p1_) {
+      o.p0_ = nullptr;
+      o.p1_ = nullptr;
+    }
+    Entries& operator=(Entries&& o) noexcept {
+      if (this != &o) {
+        reset();
+        p0_ = o.p0_;
+        p1_ = o.p1_;
+        o.p0_ = nullptr;
+        o.p1_ = nullptr;
+      }
+      return *this;
+    }
+    Entries(const Entries&) = delete;
+    Entries& operator=(const Entries&) = delete;
+    ~Entries() { reset(); }
+
+    bool empty() const { return p0_ == nullptr; }
+    std::size_t size() const {
+      if (Tree* t = tree()) return t->size();
+      return p0_ ? (p1_ ? 2 : 1) : 0;
+    }
+    // fn(blob) per entry in user-key order; returns false to stop.
+    template <class Fn>
+    void for_each(Fn&& fn) const {
+      if (Tree* t = tree()) {
+        for (const char* blob : *t)
+          if (!fn(blob)) return;
+      } else if (p0_) {
+        if (fn(first()) && p1_) fn(p1_);
+      }
+    }
+
+   private:
+    friend class CompactMapStore;
+    static const char kTreeTag;
+    Tree* tree() const { return p1_ == &kTreeTag ? static_cast<Tree*>(p0_) : nullptr; }
+    const char* first() const { return static_cast<const char*>(p0_); }
+    void reset() {
+      delete tree();
+      p0_ = nullptr;
+      p1_ = nullptr;
+    }
+    // Inline: p0_ the first blob (or null), p1_ the second (or null). A B-tree: p0_ is
+    // the Tree, p1_ == &kTreeTag.
+    void* p0_ = nullptr;
+    const char* p1_ = nullptr;
+  };
+
+  // Where a user key is (blob set) or would go, from locate().
+  struct Position {
+    const char* blob = nullptr;
+    Tree::iterator where{};  // in a B-tree
+    int index = 0;           // inline: the entry's slot, or where it would go
+  };
+
+  // The entries of a composite key, nullptr when it has none. Pointers stay valid until
+  // a call that changes generation() (a key added or dropped, a compaction).
+  Entries* find(std::string_view composite);
+  Entries& find_or_create(std::string_view composite);
+  // Drops a composite key and releases its blobs.
+  void erase(std::string_view composite);
+  std::uint64_t generation() const { return generation_; }
+
+  // An entry's blob; nullptr when absent.
+  const char* get(const Entries& entries, std::string_view user_key) const;
+  Position locate(Entries& entries, std::string_view user_key) const;
+  void put(Entries& entries, std::string_view user_key, std::string_view value);
+  // With a position from locate(): the entry's new value (present), a new entry (absent).
+  void replace(Entries& entries, const Position& at, std::string_view value);
+  void insert(Entries& entries, const Position& at, std::string_view user_key, std::string_view value);
+  // Removes a present entry, and the composite key when it was its last entry.
+  void remove(std::string_view composite, Entries& entries, const Position& at);
+
+  // Every composite key with its entries, in no particular order.
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    for (const auto& [key, entries] : keys_) fn(key.view(), entries);
+  }
+
+  std::size_t num_keys() const { return keys_.size(); }
+  std::size_t live_bytes() const { return live_; }
+  std::size_t garbage_bytes() const { return garbage_; }
+  std::size_t arena_bytes() const { return arena_.capacity(); }
+
+ private:
+  // A composite key in the index: inline up to 15 bytes, else an arena blob.
+  class KeyRef {
+   public:
+    static constexpr std::size_t kInline = 15;
+    KeyRef(std::string_view composite, EntryArena& arena);  // copies the bytes
+    std::string_view view() const;
+    bool is_inline() const { return tag_ != kLong; }
+    const char* blob() const { return blob_; }
+    // The bytes this key holds in the arena (0 inline).
+    std::size_t arena_size() const;
+
+   private:
+    static constexpr unsigned char kLong = 0xff;
+    union {
+      char inline_[kInline];
+      const char* blob_;
+    };
+    unsigned char tag_;  // inline length, or kLong
+  };
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return absl::Hash<absl::string_view>{}({s.data(), s.size()}); }
+    std::size_t operator()(const KeyRef& k) const { return (*this)(k.view()); }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) == view(b);
+    }
+    static std::string_view view(std::string_view s) { return s; }
+    static std::string_view view(const KeyRef& k) { return k.view(); }
+  };
+  using KeyIndex = absl::flat_hash_map<KeyRef, Entries, KeyHash, KeyEq>;
+
+  const char* make_blob(std::string_view user_key, std::string_view value);
+  void release_entry(const char* blob);
+  void maybe_compact();
+
+  KeyIndex keys_;
+  EntryArena arena_;
+  std::size_t live_ = 0, garbage_ = 0;
+  std::uint64_t generation_ = 0;
+};
+
+}  // namespace clink::state_internal
