@@ -75,12 +75,12 @@ class SliceList {
   void prefetch_back() const {
     if (head_ < v_.size()) __builtin_prefetch(&v_.back());
   }
-  // Starts loading what a sliding window's firing reads: the pane leaving (the oldest,
-  // when the firing retracts it) and the pane entering (the newest).
-  void prefetch(std::int64_t leaving) const {
+  // Starts loading what a sliding window's firing reads: the oldest pane if it is
+  // before `leaving` (the firing retracts it), the newest if `entering` (it enters).
+  void prefetch(std::int64_t leaving, bool entering) const {
     if (head_ < v_.size()) {
       if (front_ < leaving) __builtin_prefetch(&v_[head_]);
-      __builtin_prefetch(&v_.back());
+      if (entering) __builtin_prefetch(&v_.back());
     }
   }
   std::size_t size() const { return v_.size() - head_; }

@@ -401,10 +401,12 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     }
     sk.ck |= static_cast<std::uint8_t>(what | kListed);
   }
-  // Calls fn(index, state) for the key's panes in [lo, hi), in index order.
+  // Calls fn(index, state) for the key's panes in [lo, hi), in index order. The older
+  // panes all precede the newest (pane() keeps them so), so a range starting at or past
+  // the newest pane reads none of them: a firing whose entering pane is the newest.
   template <class Fn>
   void for_panes(const SKey& sk, std::int64_t lo, std::int64_t hi, Fn&& fn) const {
-    if (const SCold* c = cold_if(sk)) c->older.for_range(lo, hi, fn);
+    if (const SCold* c = cold_if(sk); c && sk.hot_idx > lo) c->older.for_range(lo, hi, fn);
     if (sk.hot_idx != kNoPane && sk.hot_idx >= lo && sk.hot_idx < hi) fn(sk.hot_idx, sk.hot);
   }
   void drop_panes_before(const K& key, SKey& sk, std::int64_t idx);

@@ -220,7 +220,8 @@ void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, Fn&& fn)
     }
     if (t + kPanes < n) {
       const SKey& sk = scan_[t + kPanes]->second;
-      if (sk.cold != kNoCold) colds_[sk.cold].older.prefetch(j);
+      // Its older panes hold the window's newest pane only if a newer one exists.
+      if (sk.cold != kNoCold) colds_[sk.cold].older.prefetch(j, sk.hot_idx >= sat_add(j, n_));
     }
     fn(scan_[t]->first, scan_[t]->second);
   }
