@@ -401,10 +401,12 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     }
     sk.ck |= static_cast<std::uint8_t>(what | kListed);
   }
-  // Calls fn(index, state) for the key's panes in [lo, hi), in index order.
+  // Calls fn(index, state) for the key's panes in [lo, hi), in index order. The older
+  // panes all precede the newest (pane() keeps them so), so a range starting at or past
+  // the newest pane reads none of them: a firing whose entering pane is the newest.
   template <class Fn>
   void for_panes(const SKey& sk, std::int64_t lo, std::int64_t hi, Fn&& fn) const {
-    if (const SCold* c = cold_if(sk)) c->older.for_range(lo, hi, fn);
+    if (const SCold* c = cold_if(sk); c && sk.hot_idx > lo) c->older.for_range(lo, hi, fn);
     if (sk.hot_idx != kNoPane && sk.hot_idx >= lo && sk.hot_idx < hi) fn(sk.hot_idx, sk.hot);
   }
   void drop_panes_before(const K& key, SKey& sk, std::int64_t idx);
@@ -451,34 +453,13 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // (hash slot, then side data, then pane storage) so the cache misses of a hundred
   // thousand keys overlap instead of queueing.
   template <class Fn>
-  void for_keys(const std::vector<K>& keys, Fn&& fn) {
-    constexpr std::size_t kHash = 48, kResolve = 24, kPanes = 12, kRing = 32;
-    static_assert(kResolve < kRing && kPanes < kResolve);
-    std::array<SKey*, kRing> ring{};
-    const std::size_t n = keys.size();
-    for (std::size_t i = 0; i < n && i < kHash - kResolve; ++i) skeys_.prefetch(keys[i]);
-    for (std::size_t t = 0; t < n + kResolve; ++t) {
-      if (t + kHash - kResolve < n) skeys_.prefetch(keys[t + kHash - kResolve]);
-      if (t < n) {
-        auto it = skeys_.find(keys[t]);
-        SKey* sk = it == skeys_.end() ? nullptr : &it->second;
-        if (sk && sk->cold != kNoCold) {  // a firing reads all of it (two lines, invertible)
-          __builtin_prefetch(&colds_[sk->cold]);
-          __builtin_prefetch(&colds_[sk->cold].comb);
-          __builtin_prefetch(&colds_[sk->cold].stats);
-        }
-        ring[t % kRing] = sk;
-      }
-      if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
-        const SKey* q = ring[(t - (kResolve - kPanes)) % kRing];
-        if (q && q->cold != kNoCold) colds_[q->cold].older.prefetch();
-      }
-      if (t >= kResolve) {
-        std::size_t p = t - kResolve;
-        if (ring[p % kRing]) fn(keys[p], *ring[p % kRing]);
-      }
-    }
-  }
+  void for_keys(const std::vector<K>& keys, std::int64_t j, Fn&& fn);
+  // Visits the keys in the table with a pane in window j, in table order: a firing whose
+  // list holds most keys reads the table sequentially instead of one lookup per key.
+  template <class Fn>
+  void for_keys_in_window(std::int64_t j, Fn&& fn);
+  template <class Fn>
+  void for_resolved(std::int64_t j, Fn&& fn);  // the pipeline's last stages (scan_ holds the keys)
 
   void sliced_timer(const Timer& t);
 
@@ -577,6 +558,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::vector<K> batch_keys_;
   std::uint64_t inserts_ = 0;
   std::vector<K> erase_;
+  std::vector<std::pair<const K, SKey>*> scan_;  // for_keys' pipeline
   std::map<EventTime, WKeys> wkeys_;
   typename std::map<EventTime, WKeys>::iterator wkeys_last_ = wkeys_.end();  // register_windows' last
   std::vector<std::pair<K, State>> fired_, fired_scratch_;

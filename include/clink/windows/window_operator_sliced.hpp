@@ -202,6 +202,84 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_fire_late(const K& key, SKey& 
   emit_state(key, w, acc, pane);
 }
 
+// The last stages of the firing pipeline of window j over the keys in scan_: side data
+// prefetched kCold keys ahead, pane storage kPanes ahead, then fn.
+template <class K, class In, class KeyFn, class Policy>
+template <class Fn>
+void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, Fn&& fn) {
+  const std::size_t n = scan_.size();
+  constexpr std::size_t kCold = 24, kPanes = 12;
+  for (std::size_t t = 0; t < n; ++t) {
+    if (t + kCold < n) {
+      const SKey& sk = scan_[t + kCold]->second;
+      if (sk.cold != kNoCold) {  // a firing reads all of it (two lines, invertible)
+        __builtin_prefetch(&colds_[sk.cold]);
+        __builtin_prefetch(&colds_[sk.cold].comb);
+        __builtin_prefetch(&colds_[sk.cold].stats);
+      }
+    }
+    if (t + kPanes < n) {
+      const SKey& sk = scan_[t + kPanes]->second;
+      // Its older panes hold the window's newest pane only if a newer one exists.
+      if (sk.cold != kNoCold) colds_[sk.cold].older.prefetch(j, sk.hot_idx >= sat_add(j, n_));
+    }
+    fn(scan_[t]->first, scan_[t]->second);
+  }
+}
+
+template <class K, class In, class KeyFn, class Policy>
+template <class Fn>
+void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, std::int64_t j, Fn&& fn) {
+  constexpr std::size_t kHash = 24;
+  scan_.clear();
+  const std::size_t n = keys.size();
+  for (std::size_t i = 0; i < n && i < kHash; ++i) skeys_.prefetch(keys[i]);
+  for (std::size_t t = 0; t < n; ++t) {
+    if (t + kHash < n) skeys_.prefetch(keys[t + kHash]);
+    auto it = skeys_.find(keys[t]);
+    if (it != skeys_.end()) scan_.push_back(&*it);
+  }
+  for_resolved(j, fn);
+}
+
+// A key is in the list of window j exactly when it has a pane in [j, j + n): its panes
+// register every window holding them that is not cleaned, and a cleaning drops only the
+// panes of windows before j. So the scan visits the keys the list names (once each).
+template <class K, class In, class KeyFn, class Policy>
+template <class Fn>
+void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, Fn&& fn) {
+  const std::int64_t end = sat_add(j, n_);
+  scan_.clear();
+  std::size_t unordered = 0;  // side data not right after the previous key's
+  std::uint32_t prev = kNoCold;
+  for (auto& e : skeys_) {
+    const SKey& sk = e.second;
+    if (sk.cold != kNoCold) {
+      unordered += sk.cold != prev + 1;
+      prev = sk.cold;
+    }
+    if ((sk.hot_idx >= j && sk.hot_idx < end) || sk.cold != kNoCold) scan_.push_back(&e);
+  }
+  // Side data in table order makes this scan read it sequentially (the hardware
+  // prefetches it) instead of at random: reorder it when too much is out of order (new
+  // keys, freed slots, a rehash). The scan holds every key with side data.
+  if (unordered > scan_.size() / 16) {
+    decltype(colds_) packed;
+    packed.reserve(colds_.size() - cold_free_.size());
+    for (auto* e : scan_) {
+      SKey& sk = e->second;
+      if (sk.cold == kNoCold) continue;
+      packed.push_back(std::move(colds_[sk.cold]));
+      sk.cold = static_cast<std::uint32_t>(packed.size() - 1);
+    }
+    colds_.swap(packed);
+    cold_free_.clear();
+  }
+  for_resolved(j, [&](const K& key, SKey& sk) {
+    if ((sk.hot_idx >= j && sk.hot_idx < end) || colds_[sk.cold].older.any_in(j, end)) fn(key, sk);
+  });
+}
+
 template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   const TimeWindow w = decode_window(t.ns);
@@ -215,7 +293,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   const std::int64_t keep_from = sat_add(wk.j, m_);
   fired_.clear();
   erase_.clear();
-  for_keys(wk.keys, [&](const K& key, SKey& sk) {
+  auto visit = [&](const K& key, SKey& sk) {
     // Firing and cleaning change the key's side data (last fired, pane numbering, and
     // the watermark it records: which of its windows are cleaned).
     mark(key, sk, kKeyDirty);
@@ -237,7 +315,10 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
         erase_.push_back(key);  // not while for_keys holds pointers into the table
       }
     }
-  });
+  };
+  // A list naming most keys: scanning the table beats a random lookup per key.
+  if (wk.keys.size() * 2 >= skeys_.size()) for_keys_in_window(wk.j, visit);
+  else for_keys(wk.keys, wk.j, visit);
   for (const K& key : erase_) skeys_.erase(key);
   if (fire) {
     window_detail::sort_by_key_bytes(fired_, fired_scratch_);
