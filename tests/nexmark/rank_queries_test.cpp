@@ -10,13 +10,14 @@
 
 #include "clink/sql/temporal.hpp"
 #include "nexmark_query_support.hpp"
+#include "../support/print_form.hpp"
 
 namespace clink::nexmark::test {
 namespace {
 
 const Sizing kSizing{20000, 1700000000000, 1000, true};
 
-std::string ts(std::int64_t ms) { return sql::format_timestamp(ms * 1000, 3); }
+std::string ts(std::int64_t ms) { return clink::test::print_timestamp_ms(ms); }
 std::string str(std::string_view v) { return std::string(v); }
 std::string row(const std::vector<std::string>& fields) {
   std::string s = "+I[";

@@ -13,6 +13,7 @@
 #include "sql_ops_test_support.hpp"
 
 #include "../support/checkpoint_support.hpp"
+#include "../support/print_form.hpp"
 
 namespace clink::sqltest {
 namespace {
@@ -133,10 +134,7 @@ class SqlOverRestore : public BackendTest {
 INSTANTIATE_TEST_SUITE_P(Backends, SqlOverRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
-std::string ts(int ms) {
-  std::string frac = std::to_string(ms);
-  return "1970-01-01 00:00:00." + std::string(3 - frac.size(), '0') + frac;
-}
+std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
 
 // Per key the rows (t, v) with the frame's SUM and COUNT.
 std::vector<std::string> expected(const std::vector<std::pair<std::int64_t, std::int64_t>>& sums_counts) {

@@ -9,6 +9,7 @@
 #include <atomic>
 
 #include "sql_ops_test_support.hpp"
+#include "../support/print_form.hpp"
 
 namespace clink::sqltest {
 namespace {
@@ -54,12 +55,11 @@ ColumnBatch event_rows(std::initializer_list<std::tuple<std::int64_t, const char
 }
 
 std::string p(const char* k, std::int64_t v, std::int64_t s) {
-  return "+I[1970-01-01 00:16:39.000, " + std::string(k) + ", " + std::to_string(v) + ", " + std::to_string(s) + "]";
+  return "+I[" + clink::test::print_instant_ms(999000) + ", " + std::string(k) + ", " + std::to_string(v) + ", " +
+         std::to_string(s) + "]";
 }
 std::string e(std::int64_t t, const char* k, std::int64_t v, std::int64_t s) {
-  std::string ms = std::to_string(t % 1000);
-  return "+I[1970-01-01 00:00:0" + std::to_string(t / 1000) + "." + std::string(3 - ms.size(), '0') + ms + ", " + k + ", " +
-         std::to_string(v) + ", " + std::to_string(s) + "]";
+  return "+I[" + clink::test::print_timestamp_ms(t) + ", " + k + ", " + std::to_string(v) + ", " + std::to_string(s) + "]";
 }
 
 TEST(SqlOverAggregate, ProcTimeRangeEmitsOnceTheArrivalMillisecondPassed) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sql_ops_test_support.hpp"
+#include "../support/print_form.hpp"
 
 namespace clink::sqltest {
 namespace {
@@ -24,10 +25,7 @@ SchemaPtr kv_rank() {
 Row r(std::int64_t t_ms, const char* k, std::int64_t v, RowKind kind = RowKind::kInsert) {
   return Row{{Value(t_ms * 1000), Value(k), Value(v)}, kind, t_ms};
 }
-std::string ts(int ms) {
-  std::string frac = std::to_string(ms);
-  return "1970-01-01 00:00:00." + std::string(3 - frac.size(), '0') + frac;
-}
+std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
 
 json rank_params(const std::string& strategy, std::int64_t ttl) {
   return {{"input_schemas", json::array({schema_json(kv())})},

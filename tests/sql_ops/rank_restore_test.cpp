@@ -15,6 +15,7 @@
 #include "sql_ops_test_support.hpp"
 
 #include "../support/checkpoint_support.hpp"
+#include "../support/print_form.hpp"
 
 namespace clink::sqltest {
 namespace {
@@ -246,10 +247,7 @@ class SqlRankRestore : public BackendTest {
 INSTANTIATE_TEST_SUITE_P(Backends, SqlRankRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
-std::string ts(int ms) {
-  std::string frac = std::to_string(ms);
-  return "1970-01-01 00:00:00." + std::string(3 - frac.size(), '0') + frac;
-}
+std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
 std::string row(int t, int key, std::int64_t v) {
   return ts(t) + ", " + kKeys[key] + ", " + std::to_string(v * (key + 1));
 }
