@@ -1,10 +1,13 @@
 // sql_group_aggregate with a state TTL (table.exec.state.ttl), run directly on a manual
 // processing-time clock: Flink's GroupAggFunction with StateTtlConfig on the accumulator
-// and on the DISTINCT map view (GroupAggregateHarnessTest.testAggregateWithRetraction).
+// and on the DISTINCT map view (GroupAggregateHarnessTest.testAggregateWithRetraction),
+// and the TTL times kept through a snapshot and restore on the memory and RocksDB backends.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "sql_ops_test_support.hpp"
+
+#include "../support/checkpoint_support.hpp"
 
 namespace clink::sqltest {
 namespace {
@@ -102,6 +105,43 @@ TEST(SqlGroupAggregateTtl, DistinctValuesExpire) {
                                    "-U[a, 2, 3]", "+U[a, 3, 6]",                                //
                                    "-U[a, 3, 6]", "+U[a, 4, 8]",                                //
                                    "+I[b, 1, 7]"));
+}
+
+// The group and each distinct value keep their last-write time through a snapshot: after the
+// restore a value written before the snapshot expires on time, one written later does not,
+// and a group last written before the TTL starts over.
+class SqlGroupAggregateTtlRestore : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Backends, SqlGroupAggregateTtlRestore, ::testing::Values("memory", "rocksdb"),
+                         [](const auto& info) { return info.param; });
+
+TEST_P(SqlGroupAggregateTtlRestore, TtlTimesSurviveSnapshotAndRestore) {
+  const json p =
+      params({{"k", LogicalType::string()}, {"c", LogicalType::bigint().not_null()}, {"s", LogicalType::bigint()}},
+             json::array({{{"function", "COUNT"}, {"args", {1}}, {"distinct", true}},
+                          {{"function", "SUM"}, {"args", {1}}}}),
+             100);
+  testsupport::TempDir dir;
+  StateBackendConfig backend;
+  backend.kind = GetParam();
+  ManualClock clock;
+  clock.now = 1000;
+  KeyedStateHandle handle;
+  {
+    backend.working_dir = dir.path / "work-1";
+    OpHarness h("sql_group_aggregate", p, 1, clock, backend);
+    h.push(batch(kv_schema(), {kv("a", 1), kv("b", 2)}));
+    clock.now = 1050;
+    h.push(batch(kv_schema(), {kv("a", 3)}));  // a and its 3 at 1050; a's 1 and b at 1000
+    handle = h.context().keyed_state_backend()->snapshot(1, dir.path / "chk-1");
+    EXPECT_THAT(h.lines, ElementsAre("+I[a, 1, 1]", "+I[b, 1, 2]", "-U[a, 1, 1]", "+U[a, 2, 4]"));
+  }
+  backend.working_dir = dir.path / "work-2";
+  clock.now = 1120;
+  OpHarness r("sql_group_aggregate", p, 1, clock, backend, {handle});
+  r.push(batch(kv_schema(), {kv("a", 3), kv("a", 1), kv("b", 2)}));
+  EXPECT_THAT(r.lines, ElementsAre("-U[a, 2, 4]", "+U[a, 2, 7]",  // 3 still counted
+                                   "-U[a, 2, 7]", "+U[a, 3, 8]",  // 1 expired: counted anew
+                                   "+I[b, 1, 2]"));               // b expired
 }
 
 }  // namespace
