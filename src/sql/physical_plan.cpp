@@ -135,6 +135,7 @@ struct Compiler {
         // Over insert-only input MIN / MAX keep one value, not a multiset of them.
         json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
                   {"aggregates", aggs}, {"input_retracts", changelog_mode(n.input()).updating()}};
+        if (const std::int64_t ttl = state_ttl_ms(n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
         auto hash = partition_keys(a.keys, a.grouping_sets);
         return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
       }

@@ -288,3 +288,15 @@ TEST(PlanPhysical, GroupingSetsHashOnlyOnSharedKeys) {
   EXPECT_EQ(cube["ops"][3]["parallelism"], 1);
   EXPECT_EQ(cube["ops"][3]["inputs"].dump(), R"([{"from":"calc_3","partitioning":"rebalance"}])");
 }
+
+// SET 'table.exec.state.ttl' reaches the GROUP BY (Flink's GroupAggFunction state TTL); without
+// it the op has no state_ttl_ms (state never expires).
+TEST(PlanPhysical, GroupAggregateTakesTheStateTtl) {
+  Tables f;
+  const std::string query = "INSERT INTO totals SELECT product, COUNT(DISTINCT id) FROM orders GROUP BY product";
+  EXPECT_FALSE(f.spec(query)["ops"][3]["params"].contains("state_ttl_ms"));
+  f.ddl("SET 'table.exec.state.ttl' = '90 s'");
+  const auto spec = f.spec(query);
+  EXPECT_EQ(spec["ops"][3]["type"], "sql_group_aggregate");
+  EXPECT_EQ(spec["ops"][3]["params"]["state_ttl_ms"], 90000);
+}

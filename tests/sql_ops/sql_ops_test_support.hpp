@@ -67,8 +67,11 @@ inline json schema_json(const SchemaPtr& s) { return sql::schema_to_json(*s); }
 // letters.
 class OpHarness final : public Output {
  public:
+  // `backend` and `restore`: the keyed state backend, and the snapshots it restores
+  // before the operator opens (as the executor does).
   OpHarness(const std::string& factory, json params, int parallelism = 1,
-            const ProcessingTimeClock& clock = SystemClock::instance()) {
+            const ProcessingTimeClock& clock = SystemClock::instance(), const StateBackendConfig& backend = {},
+            const std::vector<KeyedStateHandle>& restore = {}) {
     OperatorSpecContext sc;
     sc.id = "op";
     sc.params = std::move(params);
@@ -76,8 +79,9 @@ class OpHarness final : public Output {
     op_ = OperatorRegistry::builtin().get(factory).make(sc)();
     ctx_ = std::make_unique<RuntimeContext>("op", "op", 0, parallelism, kDefaultMaxParallelism, this,
                                             std::make_shared<OperatorMetrics>(), clock);
-    ctx_->set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, "op", 0, ctx_->key_groups(),
-                                                           kDefaultMaxParallelism, clock));
+    ctx_->set_keyed_state_backend(
+        make_keyed_state_backend(backend, "op", 0, ctx_->key_groups(), kDefaultMaxParallelism, clock));
+    if (!restore.empty()) ctx_->keyed_state_backend()->restore(restore);
     op_->open(*ctx_);
   }
   ~OpHarness() override { op_->close(); }

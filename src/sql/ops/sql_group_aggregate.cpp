@@ -2,7 +2,8 @@
 // per input row, in order, the group's accumulator is updated and
 //   a new group               -> +I[keys, values]
 //   a changed group           -> -U[keys, old values], +U[keys, new values]
-//   values unchanged          -> nothing (Flink without state TTL)
+//   values unchanged          -> nothing without a state TTL; -U/+U with one (Flink emits
+//                                them so downstream state is refreshed too)
 //   the group's row count 0   -> -D[keys, old values], state cleared
 //   a retraction (-U / -D) for a group without state -> ignored, as Flink does.
 // No folding: a batch updating one group several times emits every intermediate change,
@@ -17,6 +18,12 @@
 // group block holds the inner aggregate's accumulator, fed a value when its count goes
 // 0 -> 1 and retracted when it goes 1 -> 0. Counts are read once per (group, value) per
 // batch and written back with the blocks.
+// `state_ttl_ms` (table.exec.state.ttl): as Flink's StateTtlConfig on the accumulator and
+// the distinct map (OnCreateAndWrite, NeverReturnExpired), a group expires that long
+// after its last row; the next row starts a fresh group (+I, no retraction of the
+// expired result) and a retraction finds nothing. Every row rewrites its group, and the
+// distinct entries it touches, with the batch's processing time; an expired group drops
+// its distinct values with it (they are never newer than the group).
 #include <cstring>
 #include <memory>
 
@@ -31,6 +38,7 @@
 #include "clink/sql/ops/sql_grouping.hpp"
 #include "clink/sql/ops/sql_op_spec.hpp"
 #include "clink/state/keyed_state_backend.hpp"
+#include "clink/state/state_ttl.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {
@@ -44,6 +52,7 @@ struct GroupAggConfig {
   // state runs its inner aggregate here (marked distinct); the others as given.
   std::shared_ptr<const AggregateSet> aggs;
   std::vector<std::size_t> distinct_calls;  // the calls whose values live in map state
+  std::int64_t state_ttl_ms = 0;             // 0: state never expires
 };
 
 // The block's calls: DISTINCT over an aggregate becomes the inner aggregate (sharing
@@ -75,8 +84,9 @@ class SqlGroupAggregateOperator final : public StreamOperator {
                        " runs at parallelism 1, got " + std::to_string(ctx.parallelism()));
     backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
-    state_ = backend_->register_state("group-agg", StateKind::kValue);
-    if (!cfg_.distinct_calls.empty()) distinct_state_ = backend_->register_state("group-agg-distinct", StateKind::kMap);
+    state_ = backend_->register_state("group-agg", StateKind::kValue, cfg_.state_ttl_ms);
+    if (!cfg_.distinct_calls.empty())
+      distinct_state_ = backend_->register_state("group-agg-distinct", StateKind::kMap, cfg_.state_ttl_ms);
   }
 
   void process_batch(int, BatchPtr batch) override {
@@ -84,6 +94,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     const AggregateSet& aggs = *cfg_.aggs;
     aggs.bind(in, input_);
     const std::size_t n = in.size(), sets = cfg_.grouping.num_sets();
+    now_ms_ = ttl() ? backend_->clock().now_ms() : 0;
     for (std::size_t r = 0; r < n; ++r) {
       const RowKind kind = in.row_kind(r);
       const bool retract = kind == RowKind::kUpdateBefore || kind == RowKind::kDelete;
@@ -112,7 +123,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
           continue;
         }
         results(g->acc, now_);
-        if (same_results()) continue;
+        if (!ttl() && same_results()) continue;
         emit(RowKind::kUpdateBefore, key_, before_);
         emit(RowKind::kUpdateAfter, key_, now_);
       }
@@ -124,6 +135,12 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   void finish() override { flush(); }
 
  private:
+  bool ttl() const { return cfg_.state_ttl_ms > 0; }
+  // Strips the TTL timestamp in front of a stored value; true when the value expired.
+  bool strip_expired(std::string_view& v) const {
+    return ttl() && ttl_expired(get_ttl_timestamp(v), cfg_.state_ttl_ms, now_ms_);
+  }
+
   // One DISTINCT value's count in a group, as read from map state and as updated.
   struct DistinctCount {
     std::int64_t count = 0;
@@ -173,7 +190,9 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         const std::string_view user_key = std::string_view(distinct_key_).substr(key_.size());
         if (backend_->map_get(distinct_state_, user_key, bytes_)) {
           std::string_view v(bytes_);
-          d.count = d.stored = StateCodec<std::int64_t>::decode(v);
+          const bool expired = strip_expired(v);
+          d.stored = StateCodec<std::int64_t>::decode(v);
+          d.count = expired ? 0 : d.stored;  // stored != count: write_back removes the entry
         }
       }
     }
@@ -193,8 +212,14 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       backend_->set_current_key(key);
       if (backend_->get(state_, bytes_)) {
         std::string_view v(bytes_);
-        it->second.acc = cfg_.aggs->deserialize(v);
-        it->second.exists = true;
+        if (!strip_expired(v)) {
+          it->second.acc = cfg_.aggs->deserialize(v);
+          it->second.exists = true;
+        } else {
+          // Expired: removed at the end of the batch, with the group's distinct values.
+          it->second.dirty = true;
+          clear_distinct(it->second);
+        }
       }
     }
     return &it->second;
@@ -210,13 +235,16 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     for (auto& [entry, d] : distinct_counts_) {
       group_key_.assign(entry, 0, d.group_key_size);
       const bool cleared = touched_.find(group_key_)->second.distinct_cleared;
-      if (d.count == (cleared ? 0 : d.stored)) continue;
+      const std::int64_t previous = cleared ? 0 : d.stored;
+      // With a TTL every touched value is rewritten (Flink puts it per row): its time refreshes.
+      if (d.count == previous && (d.count == 0 || !ttl())) continue;
       backend_->set_current_key(group_key_);
       const std::string_view user_key = std::string_view(entry).substr(d.group_key_size);
       if (d.count == 0) {
         backend_->map_remove(distinct_state_, user_key);
       } else {
         bytes_.clear();
+        if (ttl()) put_ttl_timestamp(now_ms_, bytes_);
         StateCodec<std::int64_t>::encode(d.count, bytes_);
         backend_->map_put(distinct_state_, user_key, bytes_);
       }
@@ -227,6 +255,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       backend_->set_current_key(key);
       if (g.exists) {
         bytes_.clear();
+        if (ttl()) put_ttl_timestamp(now_ms_, bytes_);
         cfg_.aggs->serialize(g.acc, bytes_);
         backend_->put(state_, bytes_);
       } else {
@@ -306,6 +335,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   absl::node_hash_map<std::string, DistinctCount> distinct_counts_;
   AggregateInput input_;
   std::string key_, distinct_key_, group_key_, bytes_;
+  std::int64_t now_ms_ = 0;  // the batch's processing time, with a state TTL
   std::vector<Column> before_, now_;
   std::unique_ptr<ColumnBatch> out_;
 };
@@ -320,12 +350,13 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "aggregates", "input_retracts"});
+        SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "aggregates", "input_retracts", "state_ttl_ms"});
         SchemaPtr in = p.input_schema(0);
         auto cfg = std::make_shared<GroupAggConfig>();
         cfg->where = p.where();
         cfg->out_schema = p.output_schema();
         cfg->grouping = SqlGrouping::parse(p, *in);
+        cfg->state_ttl_ms = p.get_int("state_ttl_ms", 0, 0);
         // Insert-only input (the planner says so) lets MIN / MAX keep one value instead of
         // a multiset, and admits aggregate functions that cannot retract.
         const bool input_retracts = p.get_bool("input_retracts", true);
