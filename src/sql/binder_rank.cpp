@@ -141,6 +141,11 @@ LogicalPtr stream_sort(const LogicalSort& sort) {
   const LogicalNode& in = sort.input();
   if (plan_is_bounded(in) && !plan_is_updating(in)) return nullptr;
   const SortKey& first = sort.keys[0];
+  // Without a LIMIT over updates the changelog check rejects the sort, naming what produces them.
+  if (!sort.limit && plan_is_updating(in)) return nullptr;
+  if (!sort.limit && sort.offset > 0)
+    throw TranslationError(sort.pos, "ORDER BY with OFFSET but no LIMIT on an unbounded input (Flink's SortLimit with "
+                                     "fetch=[unlimited]) is not supported; add a LIMIT");
   if (!sort.limit) {
     // Flink's StreamPhysicalSortRule: without a fetch only a temporal sort (ascending on a
     // time attribute first) runs on a stream.
@@ -149,7 +154,7 @@ LogicalPtr stream_sort(const LogicalSort& sort) {
                                                    "sort) is not supported; add a LIMIT",
                                                    in.schema.name(first.column)));
     throw TranslationError(sort.pos, fmt::format("Sort on a non-time-attribute field is not supported. ORDER BY {} "
-                                                 "without LIMIT needs a bounded, insert-only input",
+                                                 "without LIMIT needs a bounded input",
                                                  in.schema.name(first.column)));
   }
   // LIMIT 0 returns nothing whatever the input; the plain sort does that (Flink prunes it to
