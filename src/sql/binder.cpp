@@ -259,6 +259,7 @@ Bound Binder::Impl::bind_order_limit(const ast::Query& q, Bound body) {
   s->inputs = {body.plan};
   s->pos = q.order_by[0].pos;
   body.plan = s;
+  if (auto ranked = stream_sort(*s)) body.plan = ranked;
   return body;
 }
 

@@ -83,6 +83,10 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col);
 // Whether column `col` of `n` is a processing-time attribute (PROCTIME(), passed through
 // by projections and filters, or a processing-time window's window_time).
 bool is_proctime_attribute(const LogicalNode& n, std::size_t col);
+// ORDER BY over an unbounded or updating input, as Flink's streaming planner runs it: with a
+// LIMIT, a global Top-N (LogicalRank with sort_limit); without one, an error. Null when the
+// input is bounded and insert-only: the sort then runs once at the end of input (sql_sort).
+LogicalPtr stream_sort(const LogicalSort& sort);
 // Processing-time windows are aligned in UTC: fails at `pos` for another session time zone.
 void check_proctime_window_zone(const SessionConfig& session, SourcePosition pos);
 std::int64_t interval_literal_ms(const ast::Expr& e, const char* what);

@@ -5,6 +5,7 @@
 // the rank gets its range when an enclosing query filters on it (absorb_rank_filter). A
 // rank left without a range is an OVER aggregation, rejected when the plan is checked.
 #include "binder_internal.hpp"
+#include "clink/sql/changelog_mode.hpp"
 #include "clink/sql/rank_plan.hpp"
 
 namespace clink::sql {
@@ -106,6 +107,72 @@ std::optional<Bound> Binder::Impl::bind_rank_select(const ast::Select& s, const 
   }
   over_columns.clear();
   return out;
+}
+
+namespace {
+
+// Whether every row of the plan's sources arrives before their end: filesystem without
+// 'source.monitor-interval', datagen with 'number-of-rows' (the rule ANALYZE TABLE uses), VALUES.
+// Anything else may never end, so a sort cannot wait for it.
+bool plan_is_bounded(const LogicalNode& n) {
+  if (n.kind == LogicalKind::kValues) return true;
+  if (n.kind == LogicalKind::kScan) {
+    const TableDef& t = static_cast<const LogicalScan&>(n).table;
+    const std::string connector = t.connector();
+    return (connector == "filesystem" && !t.option("source.monitor-interval")) ||
+           (connector == "datagen" && t.option("number-of-rows"));
+  }
+  for (const auto& i : n.inputs)
+    if (!plan_is_bounded(*i)) return false;
+  return true;
+}
+
+bool plan_is_updating(const LogicalNode& n) {
+  try {
+    return changelog_mode(n).updating();
+  } catch (const TranslationError&) {
+    return false;  // the plan is rejected for its own reason when it is checked
+  }
+}
+
+}  // namespace
+
+LogicalPtr stream_sort(const LogicalSort& sort) {
+  const LogicalNode& in = sort.input();
+  if (plan_is_bounded(in) && !plan_is_updating(in)) return nullptr;
+  const SortKey& first = sort.keys[0];
+  // Without a LIMIT over updates the changelog check rejects the sort, naming what produces them.
+  if (!sort.limit && plan_is_updating(in)) return nullptr;
+  if (!sort.limit && sort.offset > 0)
+    throw TranslationError(sort.pos, "ORDER BY with OFFSET but no LIMIT on an unbounded input (Flink's SortLimit with "
+                                     "fetch=[unlimited]) is not supported; add a LIMIT");
+  if (!sort.limit) {
+    // Flink's StreamPhysicalSortRule: without a fetch only a temporal sort (ascending on a
+    // time attribute first) runs on a stream.
+    if (!first.descending && (is_time_attribute(in, first.column) || is_proctime_attribute(in, first.column)))
+      throw TranslationError(sort.pos, fmt::format("ORDER BY {} without LIMIT on an unbounded input (Flink's temporal "
+                                                   "sort) is not supported; add a LIMIT",
+                                                   in.schema.name(first.column)));
+    throw TranslationError(sort.pos, fmt::format("Sort on a non-time-attribute field is not supported. ORDER BY {} "
+                                                 "without LIMIT needs a bounded input",
+                                                 in.schema.name(first.column)));
+  }
+  // LIMIT 0 returns nothing whatever the input; the plain sort does that (Flink prunes it to
+  // an empty Values).
+  if (*sort.limit == 0) return nullptr;
+  auto rank = std::make_shared<LogicalRank>();
+  rank->rank_type = RankType::kRowNumber;
+  rank->order_keys = sort.keys;
+  rank->rank_start = sort.offset + 1;
+  rank->rank_end = sort.offset + *sort.limit;
+  rank->output_rank_number = false;
+  rank->sort_limit = true;
+  rank->rank_name = "w0$o0";
+  rank->function_pos = sort.pos;
+  rank->pos = sort.pos;
+  rank->inputs = sort.inputs;
+  rank->schema = rank_schema(in.schema, *rank);
+  return rank;
 }
 
 }  // namespace clink::sql

@@ -36,6 +36,10 @@ RankAnalysis analyze_rank(const LogicalRank& r) {
                                        rank_type_name(r.rank_type)));
   RankAnalysis a;
   const LogicalNode& in = r.input();
+  if (r.sort_limit) {
+    a.retract = changelog_mode(in).updating();
+    return a;
+  }
   // Window forms: the partition keys hold the input's window_start and window_end.
   if (auto w = window_bound_columns(in)) {
     auto has = [&](std::size_t c) { return std::find(r.partition_keys.begin(), r.partition_keys.end(), c) != r.partition_keys.end(); };
@@ -128,8 +132,12 @@ std::string describe_rank(const LogicalRank& r) {
     }
     case RankAnalysis::Kind::kTopN: break;
   }
+  const char* strategy = a.retract ? "RetractStrategy" : "AppendFastStrategy";
+  if (r.sort_limit)
+    return fmt::format("SortLimit(orderBy=[{}], offset=[{}], fetch=[{}], strategy=[{}])", order_text(in, r.order_keys),
+                       r.rank_start - 1, *r.rank_end - r.rank_start + 1, strategy);
   return fmt::format("Rank(strategy=[{}], rankType=[{}], rankRange=[{}], partitionBy=[{}], orderBy=[{}], select=[{}])",
-                     a.retract ? "RetractStrategy" : "AppendFastStrategy", rank_type_name(r.rank_type), range,
+                     strategy, rank_type_name(r.rank_type), range,
                      names_of(in, r.partition_keys), order_text(in, r.order_keys), select_text(r.schema));
 }
 

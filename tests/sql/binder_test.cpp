@@ -221,7 +221,7 @@ TEST(Binder, DistinctUnionOrderLimit) {
     WatermarkAssigner(rowtime=[bidtime], watermark=[-(bidtime, +0 00:00:01.000)])
       TableSourceScan(table=[Bid], fields=[bidtime, price, item, supplier_id])
 )");
-  EXPECT_GOLDEN(f.bound("SELECT product, amount FROM Orders ORDER BY amount DESC, 1 LIMIT 10"), R"(SortLimit(orderBy=[amount DESC, product ASC], offset=[0], fetch=[10])
+  EXPECT_GOLDEN(f.bound("SELECT product, amount FROM Orders ORDER BY amount DESC, 1 LIMIT 10"), R"(SortLimit(orderBy=[amount DESC, product ASC], offset=[0], fetch=[10], strategy=[AppendFastStrategy])
   Calc(select=[product, amount])
     WatermarkAssigner(rowtime=[order_time], watermark=[-(order_time, +0 00:00:05.000)])
       TableSourceScan(table=[Orders], fields=[order_id, user, product, amount, order_time])

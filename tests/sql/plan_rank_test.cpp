@@ -14,6 +14,7 @@ struct Tables : PlanFixture {
         id BIGINT, product STRING, amount INT, ts TIMESTAMP(3),
         WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
       ) WITH ('connector' = 'filesystem', 'path' = '/data/orders.json', 'format' = 'json');
+      CREATE TABLE stream_orders (product STRING, amount INT) WITH ('connector' = 'datagen');
       CREATE TABLE out_rows (product STRING, amount INT) WITH ('connector' = 'print');
       SET 'parallelism.default' = '2';
       SET 'table.exec.state.ttl' = '1 h')");
@@ -64,4 +65,21 @@ TEST(PlanRank, WindowTopNKeysIncludeTheWindow) {
                             "window_end ORDER BY amount DESC) AS rn FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "
                             "INTERVAL '1' MINUTE))) WHERE rn <= 2"),
                 R"({"id":"window_rank_4","inputs":[{"from":"window_assign_3","key":"sql_columns:3,4","partitioning":"hash"}],"params":{"keys":[3,4],"order":[{"column":1,"descending":true,"nulls_first":false}],"output_rank_number":false,"rank_end":2,"rank_start":1,"window_end":4},"type":"sql_window_rank"})");
+}
+
+// ORDER BY ... LIMIT over an unbounded input (datagen) is Flink's SortLimit: a global
+// ROW_NUMBER Top-N at parallelism 1, ranks offset + 1 .. offset + limit, the rank not output.
+TEST(PlanRank, OrderByLimitOnAStreamIsAGlobalTopN) {
+  Tables f;
+  EXPECT_GOLDEN(f.rank_line("SELECT product, amount FROM stream_orders ORDER BY amount DESC, product LIMIT 3 OFFSET 1"),
+                R"({"id":"rank_2","inputs":[{"from":"datagen_source_1","partitioning":"rebalance"}],"parallelism":1,"params":{"keys":[],"order":[{"column":1,"descending":true,"nulls_first":false},{"column":0,"descending":false,"nulls_first":true}],"output_rank_number":false,"rank_end":4,"rank_start":2,"state_ttl_ms":3600000,"strategy":"append"},"type":"sql_rank"})");
+  EXPECT_GOLDEN(f.rank_line("SELECT product, CAST(total AS INT) AS total FROM (SELECT product, SUM(amount) AS total FROM orders "
+                            "GROUP BY product) ORDER BY total DESC LIMIT 2"),
+                R"({"id":"rank_6","inputs":[{"from":"calc_5","partitioning":"rebalance"}],"parallelism":1,"params":{"keys":[],"order":[{"column":1,"descending":true,"nulls_first":false}],"output_rank_number":false,"rank_end":2,"rank_start":1,"state_ttl_ms":3600000,"strategy":"retract"},"type":"sql_rank"})");
+}
+
+// Over a bounded insert-only input the sort stays the batch sort, emitting at end of input.
+TEST(PlanRank, OrderByLimitOnABoundedInputIsNotARank) {
+  Tables f;
+  EXPECT_GOLDEN(f.rank_line("SELECT product, amount FROM orders ORDER BY amount DESC LIMIT 3"), "no rank");
 }

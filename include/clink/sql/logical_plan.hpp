@@ -185,6 +185,9 @@ struct LogicalRank : LogicalNode {
   bool output_rank_number = true;
   std::string rank_name;                    // the rank column's name
   SourcePosition function_pos;              // the ROW_NUMBER() call
+  // ORDER BY ... LIMIT over an unbounded or updating input (Flink's StreamPhysicalSortLimit):
+  // a global ROW_NUMBER Top-N, never a deduplication, explained as SortLimit.
+  bool sort_limit = false;
 };
 // The output schema: the input's columns, then the rank column when it is output.
 Schema rank_schema(const Schema& input, const LogicalRank& rank);
