@@ -43,7 +43,7 @@ void append_local_date(std::int64_t days, std::string& out) {
 // 9 digits, whichever first holds the value exactly.
 void append_fraction(std::int64_t nanos, std::string& out) {
   if (nanos == 0) return;
-  char buf[16];
+  char buf[24];  // room for any int64 (gcc checks the format's full range at -O0)
   if (nanos % 1000000 == 0) std::snprintf(buf, sizeof buf, ".%03lld", static_cast<long long>(nanos / 1000000));
   else if (nanos % 1000 == 0) std::snprintf(buf, sizeof buf, ".%06lld", static_cast<long long>(nanos / 1000));
   else std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos));
