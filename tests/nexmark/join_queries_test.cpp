@@ -12,7 +12,6 @@
 #include <sstream>
 
 #include "clink/connectors/nexmark/nexmark_generator.hpp"
-#include "../support/print_form.hpp"
 #include "clink/connectors/nexmark/nexmark_options.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
 #include "clink/runtime/executor.hpp"
@@ -21,11 +20,16 @@
 #include "clink/sql/catalog.hpp"
 #include "clink/sql/statement_runner.hpp"
 #include "clink/sql/temporal.hpp"
+#include "nexmark_query_support.hpp"
 
 namespace clink {
 namespace {
 
 using nexmark::NexmarkGenerator;
+using nexmark::test::row;
+using nexmark::test::sorted;
+using nexmark::test::str;
+using nexmark::test::timestamp_of;
 
 constexpr std::int64_t kEvents = 20000;
 constexpr std::int64_t kBaseTime = 1700000000000;  // 2023-11-14 22:13:20 UTC
@@ -82,17 +86,6 @@ std::vector<NexmarkEvent> events() {
   return out;
 }
 
-std::string ts(std::int64_t ms) { return clink::test::print_timestamp_ms(ms); }
-std::string str(std::string_view v) { return std::string(v); }
-std::string row(const std::vector<std::string>& fields) {
-  std::string s = "+I[";
-  for (std::size_t i = 0; i < fields.size(); ++i) s += (i ? ", " : "") + fields[i];
-  return s + "]";
-}
-std::vector<std::string> sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
 template <class F>
 void for_each(const std::vector<NexmarkEvent>& es, NexmarkEventType type, F f) {
   for (const auto& e : es)
@@ -172,7 +165,7 @@ TEST(NexmarkJoinQueries, Q7HighestBid) {
     for_each(es, NexmarkEventType::kBid, [&](const NexmarkEvent& b) {
       if (b.bid.price == price && b.bid.date_time >= end - 10000 && b.bid.date_time <= end)
         expected.push_back(row({std::to_string(b.bid.auction), std::to_string(b.bid.bidder), std::to_string(b.bid.price),
-                                ts(b.bid.date_time), b.bid.extra.str()}));
+                                timestamp_of(b.bid.date_time), b.bid.extra.str()}));
     });
   ASSERT_GE(expected.size(), max_price.size());
   EXPECT_EQ(sorted(run_example("q7").changelog), sorted(expected));
@@ -188,7 +181,7 @@ TEST(NexmarkJoinQueries, Q8MonitorNewUsers) {
   for_each(es, NexmarkEventType::kPerson, [&](const NexmarkEvent& p) {
     const std::int64_t ws = window(p.person.date_time);
     if (sellers.count({p.person.id, ws}))
-      expected_set.insert(row({std::to_string(p.person.id), str(p.person.name), ts(ws)}));
+      expected_set.insert(row({std::to_string(p.person.id), str(p.person.name), timestamp_of(ws)}));
   });
   std::vector<std::string> expected(expected_set.begin(), expected_set.end());
   ASSERT_FALSE(expected.empty());
@@ -206,8 +199,8 @@ TEST(NexmarkJoinQueries, Q20ExpandBidWithAuction) {
     const auto& b = e.bid;
     const auto& a = *it->second;
     expected.push_back(row({std::to_string(b.auction), std::to_string(b.bidder), std::to_string(b.price), str(b.channel),
-                            str(b.url), ts(b.date_time), b.extra.str(), str(a.item_name), str(a.description),
-                            std::to_string(a.initial_bid), std::to_string(a.reserve), ts(a.date_time), ts(a.expires),
+                            str(b.url), timestamp_of(b.date_time), b.extra.str(), str(a.item_name), str(a.description),
+                            std::to_string(a.initial_bid), std::to_string(a.reserve), timestamp_of(a.date_time), timestamp_of(a.expires),
                             std::to_string(a.seller), std::to_string(a.category), a.extra.str()}));
   });
   ASSERT_FALSE(expected.empty());

@@ -4,6 +4,7 @@
 // events.base-time and (optionally) another event rate, and its blackhole sink becomes a
 // `collect` sink. The expected results are computed from the generator's events here, in
 // the tests, never from the engine's output.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -140,6 +142,18 @@ inline std::string timestamp_of(std::int64_t ms) {  // a TIMESTAMP(3) cell in th
   if (c.second != 0 || c.millis != 0) s += fmt::format(":{:02}", c.second);
   if (c.millis != 0) s += fmt::format(".{:03}", c.millis);
   return s;
+}
+
+inline std::string str(std::string_view v) { return std::string(v); }
+// An insert-only result row in the print form: +I[f1, f2, ...].
+inline std::string row(const std::vector<std::string>& fields) {
+  std::string s = "+I[";
+  for (std::size_t i = 0; i < fields.size(); ++i) s += (i ? ", " : "") + fields[i];
+  return s + "]";
+}
+inline std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
 }
 
 // 2020-09-13 23:59:59.500 UTC: at one event per millisecond the stream crosses midnight.

@@ -10,27 +10,15 @@
 
 #include "clink/sql/temporal.hpp"
 #include "nexmark_query_support.hpp"
-#include "../support/print_form.hpp"
 
 namespace clink::nexmark::test {
 namespace {
 
 const Sizing kSizing{20000, 1700000000000, 1000, true};
 
-std::string ts(std::int64_t ms) { return clink::test::print_timestamp_ms(ms); }
-std::string str(std::string_view v) { return std::string(v); }
-std::string row(const std::vector<std::string>& fields) {
-  std::string s = "+I[";
-  for (std::size_t i = 0; i < fields.size(); ++i) s += (i ? ", " : "") + fields[i];
-  return s + "]";
-}
-std::vector<std::string> sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
 std::vector<std::string> bid_fields(const NexmarkBid& b) {
   return {std::to_string(b.auction), std::to_string(b.bidder), std::to_string(b.price), str(b.channel), str(b.url),
-          ts(b.date_time), b.extra.str()};
+          timestamp_of(b.date_time), b.extra.str()};
 }
 
 QueryResult run(const std::string& q, int parallelism) {
@@ -93,9 +81,9 @@ TEST(NexmarkRankQueries, Q9WinningBids) {
   for (const auto& [id, b] : winner) {
     const NexmarkAuction& a = *auctions.at(id);
     expected.push_back(row({std::to_string(a.id), str(a.item_name), str(a.description), std::to_string(a.initial_bid),
-                            std::to_string(a.reserve), ts(a.date_time), ts(a.expires), std::to_string(a.seller),
+                            std::to_string(a.reserve), timestamp_of(a.date_time), timestamp_of(a.expires), std::to_string(a.seller),
                             std::to_string(a.category), a.extra.str(), std::to_string(b.auction), std::to_string(b.bidder),
-                            std::to_string(b.price), ts(b.date_time), b.extra.str()}));
+                            std::to_string(b.price), timestamp_of(b.date_time), b.extra.str()}));
   }
   ASSERT_GT(expected.size(), 10u);
   for (int p : {1, 2}) EXPECT_EQ(sorted(run("q9", p).rows), sorted(expected)) << "parallelism " << p;

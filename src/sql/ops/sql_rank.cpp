@@ -64,7 +64,7 @@ class SqlRankOperator final : public StreamOperator {
         retract_.process(key_, sort_key_, row_, kind == RowKind::kInsert || kind == RowKind::kUpdateAfter, now_);
       } else {
         if (in.row_kind(r) != RowKind::kInsert)
-          throw ClinkError(cfg_->where + ": the append-only Top-N received a " + row_kind_name(in.row_kind(r)) + " row");
+          throw ClinkError(cfg_->where + ": the append-only Top-N received a " + std::string(row_kind_short_string(in.row_kind(r))) + " row");
         append(buffer(key_), in, r);
       }
       if (out_.pending() >= kDefaultBatchSize) out_.flush(output());
@@ -81,16 +81,6 @@ class SqlRankOperator final : public StreamOperator {
     const std::string* key = nullptr;
   };
   static constexpr std::size_t kCachedRows = 100000;
-
-  static std::string row_kind_name(RowKind k) {
-    switch (k) {
-      case RowKind::kInsert: return "+I";
-      case RowKind::kUpdateBefore: return "-U";
-      case RowKind::kUpdateAfter: return "+U";
-      case RowKind::kDelete: return "-D";
-    }
-    return "?";
-  }
 
   // AppendOnlyTopNFunction.processElement for row r (its sort key in sort_key_). Most rows
   // of a long stream do not rank: they are rejected before the row is encoded.
