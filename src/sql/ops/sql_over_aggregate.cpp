@@ -185,6 +185,17 @@ std::uint32_t OverAggregateBase::decoded(Scan& s, std::size_t i) {
   return static_cast<std::uint32_t>(e.row);
 }
 
+void OverAggregateBase::make_room_in_rows_frame(std::string_view key, KeyState& k, AggState& acc) {
+  if (k.header.count < cfg_->row_limit()) {
+    ++k.header.count;
+    return;
+  }
+  scan(frame_, key, std::numeric_limits<std::int64_t>::max(), 1);
+  if (frame_.entries.empty()) return;
+  fold(acc, frame_.input, decoded(frame_, 0), -1);
+  remove(frame_, key, 0);
+}
+
 void OverAggregateBase::remove(Scan& s, std::string_view key, std::size_t i) {
   backend_->set_current_key(key);
   backend_->map_remove(s.state, std::string_view(s.bytes.data() + s.entries[i].key_at, 16));

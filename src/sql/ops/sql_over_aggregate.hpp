@@ -106,6 +106,9 @@ class OverAggregateBase : public StreamOperator {
   // Decodes s.entries[i] into s.rows (once); its row index there.
   std::uint32_t decoded(Scan& s, std::size_t i);
   void remove(Scan& s, std::string_view key, std::size_t i);
+  // ROWS n PRECEDING: before a row enters a full frame, its oldest row leaves (retracted
+  // from `acc`); otherwise the frame grows by one.
+  void make_room_in_rows_frame(std::string_view key, KeyState& k, AggState& acc);
   // Moves pending_.entries[i] (a row just emitted) into the frame.
   void move_to_frame(std::string_view key, std::size_t i);
   // The first of pending_'s scanned rows at time `t` (they come last); none: the size.

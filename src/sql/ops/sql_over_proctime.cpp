@@ -69,15 +69,7 @@ class ProctimeOverOperator final : public OverAggregateBase {
       if (cfg_->bounded()) {
         register_ttl_cleanup(key, k, now);
         AggState& a = acc(k);
-        if (k.header.count >= cfg_->row_limit()) {
-          scan(frame_, key, std::numeric_limits<std::int64_t>::max(), 1);
-          if (!frame_.entries.empty()) {
-            fold(a, frame_.input, decoded(frame_, 0), -1);
-            remove(frame_, key, 0);
-          }
-        } else {
-          ++k.header.count;
-        }
+        make_room_in_rows_frame(key, k, a);
         store_row(frame_.state, key, k, now, in, r);
         fold(a, input_, static_cast<std::uint32_t>(r), 1);
         cfg_->aggs->append_results(a, *o, n_in);

@@ -125,15 +125,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
     if (first == pending_.entries.size()) return;
     AggState& a = acc(k);
     for (std::size_t i = first; i < pending_.entries.size(); ++i) {
-      if (k.header.count >= cfg_->row_limit()) {
-        scan(frame_, key, std::numeric_limits<std::int64_t>::max(), 1);
-        if (!frame_.entries.empty()) {
-          fold(a, frame_.input, decoded(frame_, 0), -1);
-          remove(frame_, key, 0);
-        }
-      } else {
-        ++k.header.count;
-      }
+      make_room_in_rows_frame(key, k, a);
       const std::uint32_t row = decoded(pending_, i);
       fold(a, pending_.input, row, 1);
       emit_decoded(row, a);
