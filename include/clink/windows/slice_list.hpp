@@ -1,10 +1,17 @@
 #pragma once
-// The panes (slices) of one key in a sliced window table, ordered by pane index: a
-// vector with a moving head, so appending the newest pane and dropping the oldest are
-// O(1) amortised; an out-of-order pane is inserted in place (rare).
+// The panes (slices) of one key in a sliced window table, ordered by pane index: a ring
+// buffer (power-of-two capacity), so appending the newest pane and dropping the oldest
+// are O(1) and move nothing; an out-of-order pane is inserted in place (rare).
+//
+// Why a ring: a sliding window's key holds size / slide + 1 panes and, every slide,
+// gains one at the back and loses one at the front. A vector with a moving head must be
+// twice that long before it compacts (a 60 / 1 window: 2 KiB per key of 16-byte panes,
+// reached only after two minutes of growth), a ring of 64 holds it in 1 KiB.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -12,103 +19,132 @@ namespace clink {
 
 template <class S, class Alloc = std::allocator<std::pair<std::int64_t, S>>>
 class SliceList {
+  using Pane = std::pair<std::int64_t, S>;
+
  public:
   SliceList() = default;
-  explicit SliceList(const Alloc& alloc) : v_(alloc) {}
+  explicit SliceList(const Alloc& alloc) : ring_(alloc) {}
   // The pane `idx`, created with make() if absent; second: whether it was created.
   template <class Make>
   std::pair<S*, bool> get_or_create(std::int64_t idx, Make&& make) {
-    if (head_ == v_.size() || v_.back().first < idx) {
-      if (head_ == v_.size()) front_ = idx;
-      v_.emplace_back(idx, make());
-      return {&v_.back().second, true};
+    if (count_ == 0 || back_ < idx) {
+      if (count_ == 0) front_ = idx;
+      back_ = idx;
+      Pane& p = push_back();
+      p.first = idx;
+      p.second = make();
+      return {&p.second, true};
     }
-    if (v_.back().first == idx) return {&v_.back().second, false};
-    auto first = v_.begin() + static_cast<std::ptrdiff_t>(head_);
-    auto it = std::lower_bound(first, v_.end(), idx, [](const auto& e, std::int64_t i) { return e.first < i; });
-    if (it != v_.end() && it->first == idx) return {&it->second, false};
+    if (back_ == idx) return {&at(count_ - 1).second, false};
+    std::size_t pos = lower_bound(idx);
+    if (at(pos).first == idx) return {&at(pos).second, false};
     front_ = std::min(front_, idx);
-    it = v_.emplace(it, idx, make());
-    return {&it->second, true};
+    push_back();
+    for (std::size_t k = count_ - 1; k > pos; --k) at(k) = std::move(at(k - 1));  // rare: shift the newer ones
+    at(pos).first = idx;
+    at(pos).second = make();
+    return {&at(pos).second, true};
   }
   // Calls fn(index, state) for every pane with lo <= index < hi, in index order.
   // The range is found from the newest pane backwards: it is usually the newest pane or
   // two (a sliding window's entering pane), and a binary search over a key's sixty
-  // panes would miss the cache at every probe. The oldest pane's index is kept here, so
-  // a range before it or past the newest touches no pane at all.
+  // panes would miss the cache at every probe. The oldest and newest panes' indices are
+  // kept here, so a range before the one or past the other touches no pane at all.
   template <class Fn>
   void for_range(std::int64_t lo, std::int64_t hi, Fn&& fn) const {
-    if (head_ == v_.size() || front_ >= hi || v_.back().first < lo) return;
-    auto it = front_ >= lo ? first() : from_back(lo);
-    for (; it != v_.end() && it->first < hi; ++it) fn(it->first, it->second);
+    if (count_ == 0 || front_ >= hi || back_ < lo) return;
+    for (std::size_t k = front_ >= lo ? 0 : from_back(lo); k < count_ && at(k).first < hi; ++k)
+      fn(at(k).first, at(k).second);
   }
   // Whether a pane with lo <= index < hi exists.
   bool any_in(std::int64_t lo, std::int64_t hi) const {
-    if (head_ == v_.size() || front_ >= hi || v_.back().first < lo) return false;
-    auto it = front_ >= lo ? first() : from_back(lo);
-    return it != v_.end() && it->first < hi;
+    if (count_ == 0 || front_ >= hi || back_ < lo) return false;
+    const std::size_t k = front_ >= lo ? 0 : from_back(lo);
+    return k < count_ && at(k).first < hi;
   }
   // Calls fn(index, state) for every pane with index >= lo, in index order.
   template <class Fn>
   void for_from(std::int64_t lo, Fn&& fn) const {
-    auto it = std::lower_bound(first(), v_.end(), lo, [](const auto& e, std::int64_t i) { return e.first < i; });
-    for (; it != v_.end(); ++it) fn(it->first, it->second);
+    for (std::size_t k = count_ == 0 ? 0 : lower_bound(lo); k < count_; ++k) fn(at(k).first, at(k).second);
   }
   // The highest pane index (the list must not be empty).
-  std::int64_t last_index() const { return v_.back().first; }
+  std::int64_t last_index() const { return back_; }
   // Drops every pane with index < idx.
   void drop_before(std::int64_t idx) {
-    if (head_ == v_.size() || front_ >= idx) return;
-    while (head_ < v_.size() && v_[head_].first < idx) ++head_;
-    if (head_ == v_.size()) {
-      v_.clear();
-      head_ = 0;
-    } else {
-      front_ = v_[head_].first;
-      if (head_ >= 8 && head_ * 2 >= v_.size()) {
-        v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
-        head_ = 0;
-      }
+    if (count_ == 0 || front_ >= idx) return;
+    while (count_ > 0 && at(0).first < idx) {
+      if constexpr (!std::is_trivially_destructible_v<S>) at(0).second = S{};  // free what it holds
+      head_ = (head_ + 1) & mask();
+      --count_;
     }
+    if (count_ == 0) head_ = 0;
+    else front_ = at(0).first;
   }
-  bool empty() const { return head_ == v_.size(); }
+  bool empty() const { return count_ == 0; }
   void prefetch_back() const {
-    if (head_ < v_.size()) __builtin_prefetch(&v_.back());
+    if (count_ > 0) __builtin_prefetch(&at(count_ - 1));
   }
   // Starts loading what a sliding window's firing reads: the oldest pane if it is
   // before `leaving` (the firing retracts it), the newest if `entering` (it enters).
   void prefetch(std::int64_t leaving, bool entering) const {
-    if (head_ < v_.size()) {
-      if (front_ < leaving) __builtin_prefetch(&v_[head_]);
-      if (entering) __builtin_prefetch(&v_.back());
+    if (count_ > 0) {
+      if (front_ < leaving) __builtin_prefetch(&at(0));
+      if (entering) __builtin_prefetch(&at(count_ - 1));
     }
   }
-  std::size_t size() const { return v_.size() - head_; }
+  std::size_t size() const { return count_; }
   void clear() {
-    v_.clear();
-    head_ = 0;
+    if constexpr (!std::is_trivially_destructible_v<S>) {
+      for (auto& p : ring_) p.second = S{};
+    }
+    head_ = count_ = 0;
   }
   template <class Fn>
   void for_each(Fn&& fn) const {
-    for (std::size_t i = head_; i < v_.size(); ++i) fn(v_[i].first, v_[i].second);
+    for (std::size_t k = 0; k < count_; ++k) fn(at(k).first, at(k).second);
   }
 
  private:
-  auto first() const { return v_.begin() + static_cast<std::ptrdiff_t>(head_); }
-  // The first pane with index >= lo, given one exists past the oldest pane (< lo).
-  auto from_back(std::int64_t lo) const {
-    auto it = v_.end();
-    for (int steps = 0; (it - 1)->first >= lo;) {  // stops at the oldest, which is < lo
-      --it;
-      if (++steps == 4)
-        return std::lower_bound(first(), it, lo, [](const auto& e, std::int64_t i) { return e.first < i; });
+  std::size_t mask() const { return ring_.size() - 1; }
+  Pane& at(std::size_t k) { return ring_[(head_ + k) & mask()]; }
+  const Pane& at(std::size_t k) const { return ring_[(head_ + k) & mask()]; }
+  // A slot past the newest pane (the ring doubles when full, oldest first again).
+  Pane& push_back() {
+    if (count_ == ring_.size()) {
+      std::vector<Pane, Alloc> grown(std::max<std::size_t>(4, 2 * ring_.size()), ring_.get_allocator());
+      for (std::size_t k = 0; k < count_; ++k) grown[k] = std::move(at(k));
+      ring_.swap(grown);
+      head_ = 0;
     }
-    return it;
+    ++count_;
+    return at(count_ - 1);
+  }
+  // The position of the first pane with index >= lo (count_ if none).
+  std::size_t lower_bound(std::int64_t lo) const {
+    std::size_t a = 0, b = count_;
+    while (a < b) {
+      const std::size_t m = (a + b) / 2;
+      if (at(m).first < lo) a = m + 1;
+      else b = m;
+    }
+    return a;
+  }
+  // The first pane with index >= lo, given one exists past the oldest pane (< lo).
+  std::size_t from_back(std::int64_t lo) const {
+    std::size_t k = count_;
+    for (int steps = 0; at(k - 1).first >= lo;) {  // stops at the oldest, which is < lo
+      --k;
+      if (++steps == 4) return lower_bound(lo);
+    }
+    return k;
   }
 
-  std::vector<std::pair<std::int64_t, S>, Alloc> v_;
-  std::size_t head_ = 0;
-  std::int64_t front_ = 0;  // the oldest pane's index (meaningless when empty)
+  std::vector<Pane, Alloc> ring_;  // size: the capacity, a power of two (or empty)
+  std::uint32_t head_ = 0, count_ = 0;
+  // The oldest and newest panes' indices (meaningless when empty): kept here, beside the
+  // ring's pointers, so a range test reads no pane (a firing would miss the cache on the
+  // newest pane of every key).
+  std::int64_t front_ = 0, back_ = 0;
 };
 
 }  // namespace clink

@@ -387,7 +387,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   }
   bool key_empty(const SKey& sk) const {
     const SCold* c = cold_if(sk);
-    return sk.hot_idx == kNoPane && (!c || (c->older.empty() && c->stats.empty()));
+    // Pane numbering (stats) is kept only with allowed lateness.
+    return sk.hot_idx == kNoPane && (!c || (c->older.empty() && (lateness_ == 0 || c->stats.empty())));
   }
 
   // The pane i of a key, created if absent; second: whether it was created. A newer
@@ -453,13 +454,14 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // (hash slot, then side data, then pane storage) so the cache misses of a hundred
   // thousand keys overlap instead of queueing.
   template <class Fn>
-  void for_keys(const std::vector<K>& keys, std::int64_t j, Fn&& fn);
+  void for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, Fn&& fn);
   // Visits the keys in the table with a pane in window j, in table order: a firing whose
   // list holds most keys reads the table sequentially instead of one lookup per key.
   template <class Fn>
-  void for_keys_in_window(std::int64_t j, Fn&& fn);
+  void for_keys_in_window(std::int64_t j, std::int64_t leave, Fn&& fn);
   template <class Fn>
-  void for_resolved(std::int64_t j, Fn&& fn);  // the pipeline's last stages (scan_ holds the keys)
+  // The pipeline's last stages (scan_ holds the keys); fn drops the panes before `leave`.
+  void for_resolved(std::int64_t j, std::int64_t leave, Fn&& fn);
 
   void sliced_timer(const Timer& t);
 

@@ -203,10 +203,11 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_fire_late(const K& key, SKey& 
 }
 
 // The last stages of the firing pipeline of window j over the keys in scan_: side data
-// prefetched kCold keys ahead, pane storage kPanes ahead, then fn.
+// prefetched kCold keys ahead, pane storage kPanes ahead (the oldest pane if fn drops
+// it: it is before `leave`; the newest if it enters window j), then fn.
 template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
-void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, Fn&& fn) {
+void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int64_t leave, Fn&& fn) {
   const std::size_t n = scan_.size();
   constexpr std::size_t kCold = 24, kPanes = 12;
   for (std::size_t t = 0; t < n; ++t) {
@@ -215,13 +216,13 @@ void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, Fn&& fn)
       if (sk.cold != kNoCold) {  // a firing reads all of it (two lines, invertible)
         __builtin_prefetch(&colds_[sk.cold]);
         __builtin_prefetch(&colds_[sk.cold].comb);
-        __builtin_prefetch(&colds_[sk.cold].stats);
+        if (lateness_ > 0) __builtin_prefetch(&colds_[sk.cold].stats);
       }
     }
     if (t + kPanes < n) {
       const SKey& sk = scan_[t + kPanes]->second;
       // Its older panes hold the window's newest pane only if a newer one exists.
-      if (sk.cold != kNoCold) colds_[sk.cold].older.prefetch(j, sk.hot_idx >= sat_add(j, n_));
+      if (sk.cold != kNoCold) colds_[sk.cold].older.prefetch(leave, sk.hot_idx >= sat_add(j, n_));
     }
     fn(scan_[t]->first, scan_[t]->second);
   }
@@ -229,7 +230,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, Fn&& fn)
 
 template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
-void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, std::int64_t j, Fn&& fn) {
+void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, Fn&& fn) {
   constexpr std::size_t kHash = 24;
   scan_.clear();
   const std::size_t n = keys.size();
@@ -239,7 +240,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, 
     auto it = skeys_.find(keys[t]);
     if (it != skeys_.end()) scan_.push_back(&*it);
   }
-  for_resolved(j, fn);
+  for_resolved(j, leave, fn);
 }
 
 // A key is in the list of window j exactly when it has a pane in [j, j + n): its panes
@@ -247,7 +248,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, 
 // panes of windows before j. So the scan visits the keys the list names (once each).
 template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
-void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, Fn&& fn) {
+void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, std::int64_t leave, Fn&& fn) {
   const std::int64_t end = sat_add(j, n_);
   scan_.clear();
   std::size_t unordered = 0;  // side data not right after the previous key's
@@ -275,7 +276,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, Fn
     colds_.swap(packed);
     cold_free_.clear();
   }
-  for_resolved(j, [&](const K& key, SKey& sk) {
+  for_resolved(j, leave, [&](const K& key, SKey& sk) {
     if ((sk.hot_idx >= j && sk.hot_idx < end) || colds_[sk.cold].older.any_in(j, end)) fn(key, sk);
   });
 }
@@ -308,7 +309,9 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
     }
     if (clean) {
       drop_panes_before(key, sk, keep_from);
-      if (sk.cold != kNoCold) std::erase_if(colds_[sk.cold].stats, [&](const auto& e) { return e.first <= wk.j; });
+      // Only windows with allowed lateness keep pane numbering (they fire again after their
+      // end): without it the firing leaves that third line of side data alone.
+      if (lateness_ > 0 && sk.cold != kNoCold) std::erase_if(colds_[sk.cold].stats, [&](const auto& e) { return e.first <= wk.j; });
       if (key_empty(sk)) {
         if (sk.ck & kKeyStored) removed_keys_.push_back(key);
         free_cold(sk);
@@ -317,8 +320,10 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
     }
   };
   // A list naming most keys: scanning the table beats a random lookup per key.
-  if (wk.keys.size() * 2 >= skeys_.size()) for_keys_in_window(wk.j, visit);
-  else for_keys(wk.keys, wk.j, visit);
+  // Firing evicts the panes before the window, cleaning those before the next one.
+  const std::int64_t leave = clean ? keep_from : wk.j;
+  if (wk.keys.size() * 2 >= skeys_.size()) for_keys_in_window(wk.j, leave, visit);
+  else for_keys(wk.keys, wk.j, leave, visit);
   for (const K& key : erase_) skeys_.erase(key);
   if (fire) {
     window_detail::sort_by_key_bytes(fired_, fired_scratch_);
