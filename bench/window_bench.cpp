@@ -126,6 +126,7 @@ BENCHMARK(BM_TumblingCount60s)
     ->Args({50'000'000, 1, 1, 1000})
     ->Args({50'000'000, 1, 0, 10000})
     ->Args({150'000'000, 1, 0, 1000})  // 150 s of event time: the sliding comparison's steady state
+    ->Args({1'500'000'000, 1, 0, 10000})  // the same 150 s at 100 records per key per second
     ->Args({20'000'000, 0, 1, 1000})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
@@ -147,6 +148,7 @@ BENCHMARK(BM_SlidingSum60s1s)
     // second retires a pane per key, the steady state of a long-running job (50 s never
     // leaves the first window).
     ->Args({150'000'000, 1, 0, 1000})
+    ->Args({1'500'000'000, 1, 0, 10000})  // 100 records per key per second: 0.01 results per record
     ->Args({1'000'000, 0, 1, 1000})  // the generic path: 60 windows per record
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
