@@ -50,6 +50,7 @@
 #include "clink/api/operators.hpp"
 #include "clink/core/error.hpp"
 #include "clink/core/huge_page_allocator.hpp"
+#include "clink/core/linear_probe_map.hpp"
 #include "clink/core/output_tag.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/state_codec.hpp"
@@ -552,15 +553,17 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::int64_t size_ = 0, offset_ = 0, g_ = 1, n_ = 1, m_ = 1;
   // Read at random, so on huge pages; pane_pool_ outlives colds_ (which frees into it).
   HugePagePool pane_pool_;
-  using SKeyMap = absl::flat_hash_map<K, SKey>;
-  using SKeyAlloc = HugePageAllocator<std::pair<const K, SKey>>;
-  absl::flat_hash_map<K, SKey, typename SKeyMap::hasher, typename SKeyMap::key_equal, SKeyAlloc> skeys_;
+  // Linear probing: the record loop's prefetch loads the very slot its find reads.
+  using SKeyMap = absl::flat_hash_map<K, SKey>;  // for its hasher and key_equal
+  using SKeyTable = LinearProbeMap<K, SKey, typename SKeyMap::hasher, typename SKeyMap::key_equal,
+                                   HugePageAllocator<std::pair<const K, SKey>>>;
+  SKeyTable skeys_;
   std::vector<SCold, HugePageAllocator<SCold>> colds_;
   std::vector<std::uint32_t> cold_free_;
   std::vector<K> batch_keys_;
   std::uint64_t inserts_ = 0;
   std::vector<K> erase_;
-  std::vector<std::pair<const K, SKey>*> scan_;  // for_keys' pipeline
+  std::vector<typename SKeyTable::Entry*> scan_;  // for_keys' pipeline
   std::map<EventTime, WKeys> wkeys_;
   typename std::map<EventTime, WKeys>::iterator wkeys_last_ = wkeys_.end();  // register_windows' last
   std::vector<std::pair<K, State>> fired_, fired_scratch_;
