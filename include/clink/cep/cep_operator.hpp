@@ -45,6 +45,7 @@
 #include "clink/core/error.hpp"
 #include "clink/core/huge_page_allocator.hpp"
 #include "clink/core/output_tag.hpp"
+#include "clink/core/prefetch.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
 namespace clink::cep {
@@ -227,7 +228,7 @@ class CepOperator final : public FunctionOperatorBase<U> {
   // Every cache line of a slot (its fields are spread over a few).
   static void prefetch_slot(const Slot& sl) {
     const char* p = reinterpret_cast<const char*>(&sl);
-    for (std::size_t off = 0; off < sizeof(Slot); off += 64) __builtin_prefetch(p + off);
+    for (std::size_t off = 0; off < sizeof(Slot); off += 64) clink::prefetch(p + off);
   }
 
   // A record with a timestamp into its key's queue (slot s), or late (s < 0).
@@ -358,8 +359,8 @@ class CepOperator final : public FunctionOperatorBase<U> {
     const auto nodes = static_cast<std::int32_t>(pool_.nodes.size());
     for (std::size_t i = 0; i < n; ++i) {
       const std::int32_t last = partial[i].node, prev = partial[i].prev_node;
-      if (last >= 0) __builtin_prefetch(pool_.nodes.data() + last);
-      if (prev >= 0 && prev < nodes) __builtin_prefetch(pool_.nodes.data() + prev);  // (a hint: may be stale)
+      if (last >= 0) clink::prefetch(pool_.nodes.data() + last);
+      if (prev >= 0 && prev < nodes) clink::prefetch(pool_.nodes.data() + prev);  // (a hint: may be stale)
     }
   }
 

@@ -24,6 +24,8 @@
 
 #include <absl/hash/hash.h>
 
+#include "clink/core/prefetch.hpp"
+
 namespace clink {
 
 template <class K, class V, class Hash = absl::Hash<K>, class Eq = std::equal_to<K>,
@@ -80,8 +82,8 @@ class LinearProbeMap {
   void prefetch(const K& key) const {
     if (!slots_) return;
     const std::size_t i = home(Hash{}(key));
-    __builtin_prefetch(&ctrl_[i]);
-    __builtin_prefetch(&slots_[i]);
+    clink::prefetch(&ctrl_[i]);
+    clink::prefetch(&slots_[i]);
   }
 
   iterator find(const K& key) {

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "clink/core/prefetch.hpp"
+
 namespace clink {
 
 template <class S, class Alloc = std::allocator<std::pair<std::int64_t, S>>>
@@ -82,14 +84,14 @@ class SliceList {
   }
   bool empty() const { return count_ == 0; }
   void prefetch_back() const {
-    if (count_ > 0) __builtin_prefetch(&at(count_ - 1));
+    if (count_ > 0) clink::prefetch(&at(count_ - 1));
   }
   // Starts loading what a sliding window's firing reads: the oldest pane if it is
   // before `leaving` (the firing retracts it), the newest if `entering` (it enters).
   void prefetch(std::int64_t leaving, bool entering) const {
     if (count_ > 0) {
-      if (front_ < leaving) __builtin_prefetch(&at(0));
-      if (entering) __builtin_prefetch(&at(count_ - 1));
+      if (front_ < leaving) clink::prefetch(&at(0));
+      if (entering) clink::prefetch(&at(count_ - 1));
     }
   }
   std::size_t size() const { return count_; }

@@ -91,14 +91,14 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
     if (t < n) {
       auto it = skeys_.find(batch_keys_[t]);
       SKey* sk = it == skeys_.end() ? nullptr : &it->second;
-      if (sk && sk->cold != kNoCold && sk->hot_idx != pane_index(recs[t].event_time))
-        __builtin_prefetch(&colds_[sk->cold]);
+      if (sk && sk->cold != kNoCold && sk->hot_idx != record_pane_index(recs[t].event_time))
+        clink::prefetch(&colds_[sk->cold]);
       ring[t % kRing] = {sk, inserts_};
     }
     if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
       const std::size_t q = t - (kResolve - kPanes);
       const Resolved& r = ring[q % kRing];
-      if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && r.sk->hot_idx != pane_index(recs[q].event_time))
+      if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && r.sk->hot_idx != record_pane_index(recs[q].event_time))
         colds_[r.sk->cold].older.prefetch_back();
     }
     if (t >= kResolve) {
@@ -112,7 +112,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
 template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, const K& key, SKey* hint) {
   const EventTime w_now = watermark();
-  const std::int64_t i = pane_index(r.event_time);
+  const std::int64_t i = record_pane_index(r.event_time);
   const std::int64_t j_last = last_window_of_pane(i);
   const TimeWindow last = window_of(j_last);
   if (sat_add(last.max_timestamp(), lateness_) <= w_now) {
@@ -214,9 +214,9 @@ void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int
     if (t + kCold < n) {
       const SKey& sk = scan_[t + kCold]->second;
       if (sk.cold != kNoCold) {  // a firing reads all of it (two lines, invertible)
-        __builtin_prefetch(&colds_[sk.cold]);
-        __builtin_prefetch(&colds_[sk.cold].comb);
-        if (lateness_ > 0) __builtin_prefetch(&colds_[sk.cold].stats);
+        clink::prefetch(&colds_[sk.cold]);
+        clink::prefetch(&colds_[sk.cold].comb);
+        if (lateness_ > 0) clink::prefetch(&colds_[sk.cold].stats);
       }
     }
     if (t + kPanes < n) {
