@@ -185,6 +185,7 @@ double estimate_rows(const LogicalNode& node) {
       if (j.type == LogicalJoin::Type::kLeft) rows = std::max(rows, l);
       if (j.type == LogicalJoin::Type::kRight) rows = std::max(rows, r);
       if (j.type == LogicalJoin::Type::kFull) rows = std::max(rows, l + r);
+      if (j.semi_or_anti()) rows = std::min(rows, l);  // at most the left rows
       return rows;
     }
     case LogicalKind::kSink: return estimate_rows(node.input());
