@@ -218,6 +218,9 @@ std::size_t Binder::Impl::resolve_column(const ast::ColumnRef& ref, const Scope&
   std::vector<std::size_t> hits = find_columns(ref, scope);
   if (hits.size() == 1) return hits[0];
   std::string shown = qualifier.empty() ? name : qualifier + "." + name;
+  if (hits.empty() && uncorrelated_outer && !find_columns(ref, *uncorrelated_outer).empty())
+    fail(pos, fmt::format("`{}` refers to the outer query: a correlated subquery must be SELECT ... FROM ... [WHERE "
+                          "...] without GROUP BY, HAVING, ORDER BY, LIMIT, WITH or subqueries in its WHERE", shown));
   if (hits.empty()) {
     if (!qualifier.empty()) {
       bool known = false;

@@ -104,6 +104,9 @@ struct Binder::Impl {
   // OVER calls bound to a column of the node below the projection being bound (AST text ->
   // column, type); set while a SELECT with a ranking function binds its items.
   std::map<std::string, std::pair<std::size_t, LogicalType>> over_columns;
+  // While a subquery of a shape that cannot be correlated binds: the outer query's scope,
+  // so that a reference to its columns fails saying so rather than "not found".
+  const Scope* uncorrelated_outer = nullptr;
 
   Impl(const Catalog& c, const FunctionRegistry& r, SessionConfig s) : catalog(c), registry(r), session(std::move(s)) {}
 

@@ -12,7 +12,7 @@
 //   A INTERSECT B / A EXCEPT B       DISTINCT over A semi / anti join B on IS NOT
 //                                    DISTINCT FROM over every column
 // A correlated subquery is `SELECT ... FROM ... [WHERE ...]` (no GROUP BY, HAVING, ORDER
-// BY or LIMIT): its WHERE conjuncts that read the outer row become the join condition,
+// BY, LIMIT or subqueries of its own, which bind as an uncorrelated query): its WHERE conjuncts that read the outer row become the join condition,
 // the rest filter the subquery's rows. Subquery conjuncts apply after the WHERE's other
 // conjuncts, in the order written.
 #include "binder_internal.hpp"
@@ -60,7 +60,15 @@ const ast::Select* plain_select(const ast::Query& q, const FunctionRegistry& reg
   if (s->from.empty() || !s->group_by.empty() || s->having || !s->windows.empty()) return nullptr;
   std::vector<const ast::Expr*> aggs;
   for (const auto& item : s->items) collect_aggregates(item.expr.get(), registry, aggs);
-  return aggs.empty() ? s : nullptr;
+  if (!aggs.empty()) return nullptr;
+  // Subqueries in its WHERE bind through bind_query (uncorrelated only).
+  if (s->where) {
+    std::vector<const ast::Expr*> parts;
+    split_and(*s->where, parts);
+    for (const auto* p : parts)
+      if (subquery_predicate(*p)) return nullptr;
+  }
+  return s;
 }
 
 }  // namespace
@@ -150,6 +158,12 @@ Bound Binder::Impl::bind_where(const ast::Expr& where, Bound in) {
         }
       }
     } else {
+      struct Restore {
+        const Scope*& slot;
+        const Scope* saved;
+        ~Restore() { slot = saved; }
+      } restore{uncorrelated_outer, uncorrelated_outer};
+      uncorrelated_outer = &in.scope;
       Bound sub = bind_query(*sp.query);
       right = sub.plan;
       for (std::size_t c = 0; sp.in_value && c < sub.scope.columns.size(); ++c)
