@@ -1,10 +1,11 @@
 // The SQL joins in real jobs: a regular LEFT JOIN, a semi and an anti join of a stream
-// with a retracting GROUP BY result, a FULL OUTER interval join and a FULL OUTER window join, each run failure-free at parallelism 1 and 2,
-// stopped with a savepoint and resumed (1 -> 1, 1 -> 2, 2 -> 1), and with an injected
-// failure, on the memory and the RocksDB backends. The exactly-once output must equal the
-// failure-free one: the interval and window joins' (append-only) rows exactly, the regular join's
-// changelog applied (the two inputs interleave in no fixed order, so its materialised
-// result is what is fixed; applying fails on a retraction of a row that is not there).
+// with a retracting GROUP BY result, a FULL OUTER interval join and a FULL OUTER window
+// join, each run failure-free at parallelism 1 and 2, stopped with a savepoint and resumed
+// (1 -> 1, 1 -> 2, 2 -> 1), and with an injected failure, on the memory and the RocksDB
+// backends. The exactly-once output must equal the failure-free one: the interval and
+// window joins' (append-only) rows exactly, the regular, semi and anti joins' changelogs
+// applied (the two inputs interleave in no fixed order, so the materialised result is
+// what is fixed; applying fails on a retraction of a row that is not there).
 #include <gtest/gtest.h>
 
 #include <chrono>
