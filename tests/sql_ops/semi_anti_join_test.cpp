@@ -95,6 +95,26 @@ TEST(SqlAntiJoin, NotInConditionWithoutKeys) {
   EXPECT_EQ(h.push(0, L({row(3, "d")})), Lines{"+I[3, d]"});
 }
 
+// table.exec.state.ttl: a row expires `ttl` of processing time after its last write (a
+// left row's match count changing is a write); an expired left row is never emitted again,
+// an expired right row no longer matches.
+TEST(SqlAntiJoin, StateTtlExpiresRowsOfBothSides) {
+  ManualClock clock;
+  json p = semi_params("anti");
+  p["state_ttl_ms"] = 100;
+  JoinHarness h("sql_semi_anti_join", p, clock);
+  EXPECT_EQ(h.push(0, L({row(1, "a")})), Lines{"+I[1, a]"});
+  clock.now = 1050;
+  EXPECT_EQ(h.push(1, R({row(1, "b")})), Lines{"-D[1, a]"});
+  clock.now = 1150;
+  EXPECT_EQ(h.push(1, R({row(1, "b", RowKind::kDelete)})), Lines{}) << "a and b expired at 1050 + 100";
+  EXPECT_EQ(h.push(1, R({row(1, "c")})), Lines{});
+  clock.now = 1249;
+  EXPECT_EQ(h.push(0, L({row(1, "d")})), Lines{}) << "c matches";
+  clock.now = 1250;
+  EXPECT_EQ(h.push(0, L({row(1, "e")})), Lines{"+I[1, e]"}) << "c expired at 1150 + 100";
+}
+
 TEST(SqlSemiAntiJoin, SpecErrorsNameTheProblem) {
   json p = semi_params("inner");
   try {
