@@ -149,20 +149,22 @@ Bound Binder::Impl::bind_values(const ast::Values& v, SourcePosition pos) {
 }
 
 Bound Binder::Impl::bind_set_operation(const ast::SetOperation& op, SourcePosition pos) {
-  if (op.op != ast::SetOperation::Op::Union)
-    fail(pos, fmt::format("{} is not supported (only UNION and UNION ALL)",
-                          op.op == ast::SetOperation::Op::Intersect ? "INTERSECT" : "EXCEPT"));
+  const char* name = op.op == ast::SetOperation::Op::Union       ? "UNION"
+                     : op.op == ast::SetOperation::Op::Intersect ? "INTERSECT"
+                                                                 : "EXCEPT";
+  if (op.op != ast::SetOperation::Op::Union && op.all)
+    fail(pos, fmt::format("{} ALL is not supported (only {} without ALL, which removes duplicates)", name, name));
   Bound l = bind_query(*op.left);
   Bound r = bind_query(*op.right);
   if (l.scope.columns.size() != r.scope.columns.size())
-    fail(op.right->pos, fmt::format("UNION inputs have different column counts: {} and {}", l.scope.columns.size(),
+    fail(op.right->pos, fmt::format("{} inputs have different column counts: {} and {}", name, l.scope.columns.size(),
                                     r.scope.columns.size()));
   std::vector<LogicalType> common;
   bool cast_l = false, cast_r = false;
   for (std::size_t i = 0; i < l.scope.columns.size(); ++i) {
     auto t = find_common_type({l.scope.columns[i].type, r.scope.columns[i].type});
     if (!t)
-      fail(op.right->pos, fmt::format("UNION column {} (`{}`) has incompatible types {} and {}", i + 1,
+      fail(op.right->pos, fmt::format("{} column {} (`{}`) has incompatible types {} and {}", name, i + 1,
                                       l.scope.columns[i].name, l.scope.columns[i].type.to_string(),
                                       r.scope.columns[i].type.to_string()));
     common.push_back(*t);
@@ -184,6 +186,7 @@ Bound Binder::Impl::bind_set_operation(const ast::SetOperation& op, SourcePositi
   };
   cast_side(l, cast_l);
   cast_side(r, cast_r);
+  if (op.op != ast::SetOperation::Op::Union) return bind_intersect_except(op, std::move(l), std::move(r), pos);
   auto u = std::make_shared<LogicalUnion>();
   std::vector<RowField> fields;
   for (std::size_t i = 0; i < common.size(); ++i) fields.push_back({l.scope.columns[i].name, common[i]});
@@ -276,18 +279,7 @@ Bound Binder::Impl::bind_select(const ast::Select& s, SourcePosition pos) {
   } else {
     in = bind_from(s.from, pos);
   }
-  if (s.where) {
-    std::vector<const ast::Expr*> aggs;
-    collect_aggregates(s.where.get(), registry, aggs);
-    if (!aggs.empty()) fail(aggs[0]->pos, "aggregate functions are not allowed in WHERE");
-    ExprContext ctx;
-    ctx.scope = &in.scope;
-    ctx.clause = "WHERE";
-    ExprPtr cond = bind_expr(*s.where, ctx);
-    if (!cond->type.is(TypeKind::kBoolean) && !cond->type.is(TypeKind::kNull))
-      fail(s.where->pos, fmt::format("WHERE needs a BOOLEAN condition, got {}", cond->type.to_string()));
-    in.plan = absorb_rank_filter(make_filter(in.plan, cond, s.where->pos));
-  }
+  if (s.where) in = bind_where(*s.where, std::move(in));
   bool aggregating = !s.group_by.empty() || s.having != nullptr;
   if (!aggregating) {
     std::vector<const ast::Expr*> aggs;

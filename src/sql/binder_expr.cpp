@@ -191,11 +191,10 @@ std::int64_t interval_literal_ms(const ast::Expr& e, const char* what) {
   return v;
 }
 
-std::size_t Binder::Impl::resolve_column(const ast::ColumnRef& ref, const Scope& scope, SourcePosition pos) const {
+std::vector<std::size_t> Binder::Impl::find_columns(const ast::ColumnRef& ref, const Scope& scope) const {
   const auto& names = ref.names;
   std::string name = names.back();
   std::string qualifier = names.size() >= 2 ? names[names.size() - 2] : "";
-  if (names.size() > 2) fail(pos, fmt::format("nested field access `{}` is not supported", ast::to_string(ast::Expr{pos, ref})));
   std::vector<std::size_t> hits;
   for (std::size_t i = 0; i < scope.columns.size(); ++i) {
     const auto& c = scope.columns[i];
@@ -208,8 +207,20 @@ std::size_t Binder::Impl::resolve_column(const ast::ColumnRef& ref, const Scope&
       if (upper_name(c.name) == upper_name(name) && (qualifier.empty() || c.qualifier == qualifier)) hits.push_back(i);
     }
   }
+  return hits;
+}
+
+std::size_t Binder::Impl::resolve_column(const ast::ColumnRef& ref, const Scope& scope, SourcePosition pos) const {
+  const auto& names = ref.names;
+  std::string name = names.back();
+  std::string qualifier = names.size() >= 2 ? names[names.size() - 2] : "";
+  if (names.size() > 2) fail(pos, fmt::format("nested field access `{}` is not supported", ast::to_string(ast::Expr{pos, ref})));
+  std::vector<std::size_t> hits = find_columns(ref, scope);
   if (hits.size() == 1) return hits[0];
   std::string shown = qualifier.empty() ? name : qualifier + "." + name;
+  if (hits.empty() && uncorrelated_outer && !find_columns(ref, *uncorrelated_outer).empty())
+    fail(pos, fmt::format("`{}` refers to the outer query: a correlated subquery must be SELECT ... FROM ... [WHERE "
+                          "...] without GROUP BY, HAVING, ORDER BY, LIMIT, WITH or subqueries in its WHERE", shown));
   if (hits.empty()) {
     if (!qualifier.empty()) {
       bool known = false;
@@ -359,6 +370,13 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           std::size_t column_names = column_prefix_length(n, *ctx.scope);
           ast::ColumnRef head;
           head.names.assign(n.names.begin(), n.names.begin() + static_cast<std::ptrdiff_t>(column_names));
+          if (ctx.outer && head.names.size() <= 2 && find_columns(head, *ctx.scope).empty() &&
+              !find_columns(head, *ctx.outer).empty()) {
+            // A correlated reference: the outer query's column, after the inner ones.
+            std::size_t i = resolve_column(head, *ctx.outer, e.pos);
+            const auto& c = ctx.outer->columns[i];
+            return field_accesses(expr::column(ctx.scope->columns.size() + i, c.type, c.name), n, column_names, e.pos);
+          }
           std::size_t i = resolve_column(head, *ctx.scope, e.pos);
           const auto& c = ctx.scope->columns[i];
           ExprPtr out = expr::column(i, c.type, c.name);
@@ -390,7 +408,8 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           return at(e.pos, [&] { return expr::in_list(v, std::move(items), n.negated); });
         } else if constexpr (std::is_same_v<T, ast::InSubquery> || std::is_same_v<T, ast::Exists> ||
                              std::is_same_v<T, ast::ScalarSubquery>) {
-          fail(e.pos, "subqueries in expressions are not supported yet");
+          fail(e.pos, "subqueries are supported only as conjuncts of a WHERE clause: [NOT] IN (SELECT ...), [NOT] "
+                      "EXISTS (SELECT ...) (not in the select list, under OR or NOT, in ON, HAVING or as a scalar)");
         } else if constexpr (std::is_same_v<T, ast::Like>) {
           std::vector<ExprPtr> args{sub(n.value), sub(n.pattern)};
           if (n.escape) args.push_back(sub(n.escape));

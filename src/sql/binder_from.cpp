@@ -12,17 +12,6 @@ std::string qualified_text(const ast::QualifiedName& n) {
   return s;
 }
 
-std::vector<std::string> unique_names(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
-  std::set<std::string> used;
-  for (const auto& n : names) {
-    std::string candidate = n;
-    for (int i = 0; used.count(candidate); ++i) candidate = n + std::to_string(i);
-    used.insert(candidate);
-    out.push_back(candidate);
-  }
-  return out;
-}
 
 // ------------------------------------------------------------------ FROM
 

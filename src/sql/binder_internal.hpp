@@ -60,6 +60,9 @@ struct ExprContext {
   const Scope* scope = nullptr;
   const AggContext* agg = nullptr;  // set after GROUP BY
   std::string clause;               // for messages: "WHERE", "GROUP BY", ...
+  // A correlated subquery's WHERE: columns not in `scope` resolve here, as column
+  // scope->columns.size() + i (the expression reads inner ++ outer).
+  const Scope* outer = nullptr;
 };
 
 // The canonical text of an AST expression (for matching GROUP BY keys and aggregates).
@@ -69,8 +72,6 @@ std::string upper_name(std::string_view s);
 // Calls `f` on each direct sub-expression of `e` (a null child too).
 void walk_children(const ast::Expr& e, const std::function<void(const ast::ExprPtr&)>& f);
 std::string qualified_text(const ast::QualifiedName& n);
-// Flink makes duplicate output names of a join unique by appending 0, 1, ...
-std::vector<std::string> unique_names(const std::vector<std::string>& names);
 bool is_aggregate_name(const std::string& upper, const FunctionRegistry& registry);
 // Whether a select item calls an aggregate function OVER a window (binder_over.cpp).
 bool has_over_aggregate(const ast::Select& s, const FunctionRegistry& registry);
@@ -103,6 +104,9 @@ struct Binder::Impl {
   // OVER calls bound to a column of the node below the projection being bound (AST text ->
   // column, type); set while a SELECT with a ranking function binds its items.
   std::map<std::string, std::pair<std::size_t, LogicalType>> over_columns;
+  // While a subquery of a shape that cannot be correlated binds: the outer query's scope,
+  // so that a reference to its columns fails saying so rather than "not found".
+  const Scope* uncorrelated_outer = nullptr;
 
   Impl(const Catalog& c, const FunctionRegistry& r, SessionConfig s) : catalog(c), registry(r), session(std::move(s)) {}
 
@@ -112,6 +116,12 @@ struct Binder::Impl {
   Bound bind_select(const ast::Select& s, SourcePosition pos);
   Bound bind_values(const ast::Values& v, SourcePosition pos);
   Bound bind_set_operation(const ast::SetOperation& op, SourcePosition pos);
+  // Subqueries (binder_subquery.cpp): a WHERE clause over `in`, its [NOT] IN / [NOT]
+  // EXISTS conjuncts as semi / anti joins (Flink's SubQueryRemoveRule); INTERSECT and
+  // EXCEPT of two inputs already cast to common types (ReplaceIntersectWithSemiJoinRule,
+  // ReplaceMinusWithAntiJoinRule).
+  Bound bind_where(const ast::Expr& where, Bound in);
+  Bound bind_intersect_except(const ast::SetOperation& op, Bound l, Bound r, SourcePosition pos);
   Bound bind_order_limit(const ast::Query& q, Bound body);
   Bound bind_from(const std::vector<ast::TableRefPtr>& from, SourcePosition pos);
   Bound bind_table_ref(const ast::TableRef& t);
@@ -136,6 +146,8 @@ struct Binder::Impl {
   // Expressions (binder_expr.cpp)
   ExprPtr bind_expr(const ast::Expr& e, const ExprContext& ctx);
   std::size_t resolve_column(const ast::ColumnRef& ref, const Scope& scope, SourcePosition pos) const;
+  // The columns of `scope` that `ref` (qualifier.name or name) names; no error.
+  std::vector<std::size_t> find_columns(const ast::ColumnRef& ref, const Scope& scope) const;
   ExprPtr bind_literal(const ast::Literal& l, SourcePosition pos);
   ExprPtr bind_call(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx);
   ExprPtr call(std::string_view name, std::vector<ExprPtr> args, SourcePosition pos);

@@ -185,6 +185,12 @@ double estimate_rows(const LogicalNode& node) {
       if (j.type == LogicalJoin::Type::kLeft) rows = std::max(rows, l);
       if (j.type == LogicalJoin::Type::kRight) rows = std::max(rows, r);
       if (j.type == LogicalJoin::Type::kFull) rows = std::max(rows, l + r);
+      if (j.semi_or_anti()) {
+        // The left rows with a match (at most all of them); an anti join keeps the others,
+        // at least a tenth of the left as a guess when the semi estimate takes them all.
+        const double semi = std::min(rows, l);
+        rows = j.type == LogicalJoin::Type::kSemi ? semi : std::max(l - semi, 0.1 * l);
+      }
       return rows;
     }
     case LogicalKind::kSink: return estimate_rows(node.input());

@@ -54,6 +54,8 @@ std::string construct_name(const LogicalNode& node) {
         case LogicalJoin::Type::kLeft: return "LEFT JOIN";
         case LogicalJoin::Type::kRight: return "RIGHT JOIN";
         case LogicalJoin::Type::kFull: return "FULL JOIN";
+        case LogicalJoin::Type::kSemi: return "a semi join (IN / EXISTS / INTERSECT)";
+        case LogicalJoin::Type::kAnti: return "an anti join (NOT IN / NOT EXISTS / EXCEPT)";
         default: return "JOIN";
       }
     }
@@ -124,6 +126,13 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
         require_insert_only(node, l, what);
         require_insert_only(node, r, what);
         return {};
+      }
+      if (j.semi_or_anti()) {
+        // Left rows pass with their own kind; a right row arriving or leaving retracts or
+        // (re)emits left rows, which an anti join always does (a right insert retracts).
+        if (j.type == LogicalJoin::Type::kSemi && !r.updating()) return l;
+        if (l.kind == ChangelogMode::Kind::kRetract) return l;
+        return updating_from(node);
       }
       if (j.type != LogicalJoin::Type::kInner) return updating_from(node);
       if (l.updating()) return l;

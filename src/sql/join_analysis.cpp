@@ -84,6 +84,11 @@ JoinAnalysis analyze_join(const LogicalJoin& j) {
     }
     if (!is_key) rest.push_back(c);
   }
+  if (j.semi_or_anti()) {
+    // Semi and anti joins run as regular (keyed) joins only, as Flink's streaming planner.
+    out.residual = conjunction(std::move(rest));
+    return out;
+  }
   // Interval join: a lower and an upper bound over the same pair of time attributes.
   std::optional<TimeBound> lower, upper;
   std::vector<ExprPtr> residual;
@@ -171,6 +176,8 @@ std::string join_type_param(LogicalJoin::Type type) {
     case LogicalJoin::Type::kLeft: return "left";
     case LogicalJoin::Type::kRight: return "right";
     case LogicalJoin::Type::kFull: return "full";
+    case LogicalJoin::Type::kSemi: return "semi";
+    case LogicalJoin::Type::kAnti: return "anti";
   }
   return "inner";
 }

@@ -105,6 +105,13 @@ LogicalPtr push_keys(const LogicalJoin& j) {
   auto nj = std::make_shared<LogicalJoin>(j);
   nj->inputs = {inputs[0], inputs[1]};
   nj->condition = conjunction(std::move(cond));
+  if (j.semi_or_anti()) {
+    // Output: the widened left input; above, its original columns.
+    nj->schema = inputs[0]->schema;
+    std::vector<std::size_t> left_columns;
+    for (std::size_t c = 0; c < nl; ++c) left_columns.push_back(c);
+    return make_column_project(nj, left_columns, j.pos);
+  }
   std::vector<RowField> fields;
   const bool pad_left = j.type == LogicalJoin::Type::kRight || j.type == LogicalJoin::Type::kFull;
   const bool pad_right = j.type == LogicalJoin::Type::kLeft || j.type == LogicalJoin::Type::kFull;

@@ -1,9 +1,11 @@
 #include "clink/sql/logical_plan.hpp"
 
-#include "clink/sql/join_analysis.hpp"
-#include "clink/sql/rank_plan.hpp"
+#include <set>
 
 #include <fmt/format.h>
+
+#include "clink/sql/join_analysis.hpp"
+#include "clink/sql/rank_plan.hpp"
 
 namespace clink::sql {
 
@@ -106,8 +108,32 @@ std::string join_type_name(LogicalJoin::Type t) {
     case LogicalJoin::Type::kLeft: return "LeftOuterJoin";
     case LogicalJoin::Type::kRight: return "RightOuterJoin";
     case LogicalJoin::Type::kFull: return "FullOuterJoin";
+    case LogicalJoin::Type::kSemi: return "LeftSemiJoin";
+    case LogicalJoin::Type::kAnti: return "LeftAntiJoin";
   }
   return "?";
+}
+
+std::vector<std::string> unique_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  std::set<std::string> used;
+  for (const auto& n : names) {
+    std::string candidate = n;
+    for (int i = 0; used.count(candidate); ++i) candidate = n + std::to_string(i);
+    used.insert(candidate);
+    out.push_back(candidate);
+  }
+  return out;
+}
+
+LogicalPtr make_semi_anti_join(LogicalPtr left, LogicalPtr right, ExprPtr condition, bool anti, SourcePosition pos) {
+  auto j = std::make_shared<LogicalJoin>();
+  j->type = anti ? LogicalJoin::Type::kAnti : LogicalJoin::Type::kSemi;
+  j->schema = left->schema;
+  j->condition = std::move(condition);
+  j->inputs = {std::move(left), std::move(right)};
+  j->pos = pos;
+  return j;
 }
 
 std::string expr_text(const ExprPtr& e, const Schema& input) {
@@ -319,6 +345,14 @@ std::string node_description(const LogicalNode& node) {
       const auto& j = static_cast<const LogicalJoin&>(node);
       std::vector<RowField> both = node.input(0).schema.fields();
       for (const auto& f : node.input(1).schema.fields()) both.push_back(f);
+      if (j.semi_or_anti()) {
+        // The right columns are not in the output: Flink names them apart in the condition
+        // (`=(a, a0)`) as it does a join's output columns.
+        std::vector<std::string> names;
+        for (const auto& f : both) names.push_back(f.name);
+        names = unique_names(names);
+        for (std::size_t i = 0; i < both.size(); ++i) both[i].name = names[i];
+      }
       // The keys (and an interval join's bounds) the physical join runs with.
       JoinAnalysis a = analyze_join(j);
       auto key_names = [](const Schema& s, const std::vector<std::size_t>& cols) {

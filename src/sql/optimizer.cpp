@@ -115,12 +115,13 @@ bool only_columns_in(const ExprPtr& e, std::size_t from, std::size_t to) {
 
 LogicalPtr push_join(const LogicalNode& join_node, std::vector<ExprPtr> conds, SourcePosition pos) {
   const auto& j = static_cast<const LogicalJoin&>(join_node);
-  std::size_t nl = j.input(0).schema.size(), n = j.schema.size();
+  std::size_t nl = j.input(0).schema.size(), n = nl + j.input(1).schema.size();
   // ON conjuncts of an inner join behave like WHERE conjuncts.
   std::vector<ExprPtr> on = conjuncts(j.condition);
   std::vector<ExprPtr> left, right, above, join_cond;
   bool inner = j.type == LogicalJoin::Type::kInner;
-  bool left_preserved = j.type == LogicalJoin::Type::kInner || j.type == LogicalJoin::Type::kLeft;
+  // A semi / anti join outputs left rows unchanged: a filter above applies to the left.
+  bool left_preserved = j.type == LogicalJoin::Type::kInner || j.type == LogicalJoin::Type::kLeft || j.semi_or_anti();
   bool right_preserved = j.type == LogicalJoin::Type::kInner || j.type == LogicalJoin::Type::kRight;
   for (const auto& c : conds) {
     if (left_preserved && only_columns_in(c, 0, nl) && is_deterministic(c)) left.push_back(c);
@@ -129,9 +130,11 @@ LogicalPtr push_join(const LogicalNode& join_node, std::vector<ExprPtr> conds, S
     else above.push_back(c);
   }
   for (const auto& c : on) {
-    // ON conjuncts on the side that gets null-extended can filter that side first.
-    bool to_left = (inner || j.type == LogicalJoin::Type::kRight) && only_columns_in(c, 0, nl);
-    bool to_right = (inner || j.type == LogicalJoin::Type::kLeft) && only_columns_in(c, nl, n);
+    // ON conjuncts on the side that gets null-extended can filter that side first; a semi
+    // join's left-only conjuncts filter the left (an anti join emits the rows they fail).
+    bool to_left = (inner || j.type == LogicalJoin::Type::kRight || j.type == LogicalJoin::Type::kSemi) &&
+                   only_columns_in(c, 0, nl);
+    bool to_right = (inner || j.type == LogicalJoin::Type::kLeft || j.semi_or_anti()) && only_columns_in(c, nl, n);
     if (to_left && is_deterministic(c)) left.push_back(c);
     else if (to_right && is_deterministic(c)) right.push_back(c);
     else join_cond.push_back(c);
@@ -410,18 +413,21 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       std::set<std::size_t> lreq, rreq;
       for (auto c : all) (c < nl ? lreq : rreq).insert(c < nl ? c : c - nl);
       Pruned l = prune(j.inputs[0], lreq), r = prune(j.inputs[1], rreq);
-      Mapping m(n_out);
+      // The condition's columns (left ++ right) and the output's (the same, or a semi /
+      // anti join's left ones).
+      const std::size_t nr = j.input(1).schema.size();
+      Mapping cm(nl + nr);
       std::size_t new_nl = l.plan->schema.size();
-      std::vector<RowField> fields(new_nl + r.plan->schema.size());
-      for (std::size_t i = 0; i < n_out; ++i) {
-        std::optional<std::size_t> to = i < nl ? l.map[i] : (r.map[i - nl] ? std::optional(new_nl + *r.map[i - nl]) : std::nullopt);
-        m[i] = to;
-        if (to) fields[*to] = j.schema.field(i);
-      }
+      for (std::size_t i = 0; i < nl + nr; ++i)
+        cm[i] = i < nl ? l.map[i] : (r.map[i - nl] ? std::optional(new_nl + *r.map[i - nl]) : std::nullopt);
+      Mapping m(cm.begin(), cm.begin() + static_cast<std::ptrdiff_t>(n_out));
+      std::vector<RowField> fields(j.semi_or_anti() ? new_nl : new_nl + r.plan->schema.size());
+      for (std::size_t i = 0; i < n_out; ++i)
+        if (m[i]) fields[*m[i]] = j.schema.field(i);
       auto nj = std::make_shared<LogicalJoin>(j);
       nj->inputs = {l.plan, r.plan};
       nj->schema = Schema(std::move(fields));
-      if (nj->condition) nj->condition = remap_columns(nj->condition, via(m));
+      if (nj->condition) nj->condition = remap_columns(nj->condition, via(cm));
       return {nj, m};
     }
     case LogicalKind::kRank: {

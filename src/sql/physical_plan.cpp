@@ -243,8 +243,8 @@ struct Compiler {
     return out;
   }
 
-  // A regular or interval join: each input hash-partitioned by its key columns (input 0
-  // left, 1 right); without equi-join keys the join runs at parallelism 1.
+  // A regular, semi / anti or interval join: each input hash-partitioned by its key
+  // columns (input 0 left, 1 right); without equi-join keys the join runs at parallelism 1.
   std::string join(const LogicalJoin& j) {
     JoinAnalysis a = analyze_join(j);
     auto left = compile(j.input(0));
@@ -259,7 +259,7 @@ struct Compiler {
               {"condition", a.residual ? expr_to_json(*a.residual) : json(nullptr)}};
     json s = session_json();
     if (!s.empty()) p["session"] = s;
-    std::string factory = "sql_join";
+    std::string factory = j.semi_or_anti() ? "sql_semi_anti_join" : "sql_join";
     if (a.interval) {
       factory = "sql_interval_join";
       p["left_time"] = a.interval->left_time;

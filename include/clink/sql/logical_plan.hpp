@@ -160,13 +160,19 @@ struct LogicalLimit : LogicalNode {
   std::int64_t offset = 0;
 };
 
+// A semi / anti join (Flink's JoinRelType SEMI / ANTI, from IN / EXISTS subqueries and
+// INTERSECT / EXCEPT) outputs the left rows that have / have no matching right row: its
+// schema is the left input's, its condition still reads left ++ right.
 struct LogicalJoin : LogicalNode {
-  enum class Type { kInner, kLeft, kRight, kFull };
+  enum class Type { kInner, kLeft, kRight, kFull, kSemi, kAnti };
   LogicalJoin() : LogicalNode(LogicalKind::kJoin) {}
   Type type = Type::kInner;
   ExprPtr condition;  // over left ++ right; null: TRUE (cross join)
+  bool semi_or_anti() const { return type == Type::kSemi || type == Type::kAnti; }
 };
-std::string join_type_name(LogicalJoin::Type t);  // "InnerJoin", ...
+std::string join_type_name(LogicalJoin::Type t);  // "InnerJoin", ..., "LeftSemiJoin", "LeftAntiJoin"
+// A semi (anti) join of `left` and `right` on `condition` (over left ++ right).
+LogicalPtr make_semi_anti_join(LogicalPtr left, LogicalPtr right, ExprPtr condition, bool anti, SourcePosition pos);
 
 // Flink's FlinkLogicalRank: `SELECT ..., ROW_NUMBER() OVER (PARTITION BY p ORDER BY o) AS rn
 // ... WHERE rn <= N`. The binder builds it with an open range when it binds the OVER call;
@@ -246,6 +252,9 @@ std::string node_description(const LogicalNode& node);  // the text of one line
 bool fuses_with_input(const LogicalNode& node);
 const std::vector<LogicalPtr>& printed_inputs(const LogicalNode& node);
 std::string to_string(const LogicalNode& plan);
+
+// Flink makes duplicate output names of a join unique by appending 0, 1, ...
+std::vector<std::string> unique_names(const std::vector<std::string>& names);
 
 // The column names an expression list would print for column refs.
 std::string expr_text(const ExprPtr& e, const Schema& input);

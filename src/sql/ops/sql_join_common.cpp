@@ -14,15 +14,19 @@ const std::vector<std::string>& JoinSpec::param_names() {
   return kNames;
 }
 
-JoinSpec JoinSpec::parse(const SqlOpParams& p) {
+JoinSpec JoinSpec::parse(const SqlOpParams& p, bool semi_anti) {
   JoinSpec s;
   s.where = p.where();
   s.out_schema = p.output_schema();
   s.side[0] = p.input_schema(0);
   s.side[1] = p.input_schema(1);
   s.session = session_from_params(p);
-  std::string type = p.get_string("join_type", "inner");
-  if (type == "left") s.outer[0] = true;
+  std::string type = p.get_string("join_type", semi_anti ? "semi" : "inner");
+  if (semi_anti) {
+    if (type != "semi" && type != "anti") p.fail("param 'join_type' must be semi or anti, got '" + type + "'");
+    s.semi_anti = true;
+    s.anti = type == "anti";
+  } else if (type == "left") s.outer[0] = true;
   else if (type == "right") s.outer[1] = true;
   else if (type == "full") s.outer[0] = s.outer[1] = true;
   else if (type != "inner") p.fail("param 'join_type' must be one of inner, left, right, full, got '" + type + "'");
@@ -59,7 +63,9 @@ JoinSpec JoinSpec::parse(const SqlOpParams& p) {
         p.fail("input " + std::to_string(side) + " column '" + f.name + "' of type " + f.type.to_string() +
                " cannot be kept in join state (nested types are not supported in joins)");
     }
-  check_output_types(*s.out_schema, both, p);
+  s.pair_schema = std::make_shared<const Schema>(both);
+  if (s.semi_anti) check_output_types(*s.out_schema, s.side[0]->fields(), p);
+  else check_output_types(*s.out_schema, both, p);
   if (p.has("condition")) {
     try {
       s.condition = expr_from_json(p.params().at("condition"), Schema(both));
@@ -79,7 +85,7 @@ bool has_null_key(const ColumnBatch& batch, std::size_t r, const std::vector<std
   return false;
 }
 
-JoinedRows::JoinedRows(const JoinSpec& spec) : spec_(spec), pairs_(spec.out_schema) {
+JoinedRows::JoinedRows(const JoinSpec& spec) : spec_(spec), pairs_(spec.pair_schema) {
   if (spec.condition) residual_.emplace(spec.condition, spec.session);
 }
 

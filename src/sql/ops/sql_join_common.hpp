@@ -1,5 +1,6 @@
 #pragma once
-// Internal: what the SQL join operators (sql_join, sql_interval_join, sql_window_join) share.
+// Internal: what the SQL join operators (sql_join, sql_semi_anti_join, sql_interval_join,
+// sql_window_join) share.
 //   JoinSpec        the params both take (join type, keys, residual condition, schemas)
 //   SideRowCodec    a side's row <-> state bytes (join_row_codec.hpp)
 //   JoinedRows      candidate pairs as joined rows (the residual is evaluated over them
@@ -21,18 +22,23 @@ namespace clink::sql {
 
 struct JoinSpec {
   std::string where;
-  SchemaPtr out_schema;
+  SchemaPtr out_schema;                  // left ++ right; a semi/anti join: left
+  SchemaPtr pair_schema;                 // left ++ right: what the residual reads
   SchemaPtr side[2];                     // left, right input schemas
   std::vector<std::size_t> keys[2];      // key columns per side, pairwise
   std::vector<bool> filter_nulls;        // per key: a NULL never matches
   bool outer[2] = {false, false};        // left / right side preserved (null-padded)
+  bool semi_anti = false;                // LeftSemiJoin / LeftAntiJoin: output the left rows
+  bool anti = false;                     // that have (semi) / have no (anti) match
   ExprPtr condition;                     // residual over left ++ right (null: TRUE)
   SessionContext session;
 
   // Reads join_type, left_keys, right_keys, filter_nulls, condition, schema and
   // input_schemas; checks the output schema is left ++ right with the outer join's
-  // nullability and that every column can be kept in state.
-  static JoinSpec parse(const SqlOpParams& p);
+  // nullability (the left schema for a semi/anti join) and that every column can be kept
+  // in state. join_type semi and anti only where `semi_anti` (sql_semi_anti_join), which
+  // takes no other join type.
+  static JoinSpec parse(const SqlOpParams& p, bool semi_anti = false);
   static const std::vector<std::string>& param_names();  // the params parse() reads
 };
 

@@ -15,6 +15,7 @@ void register_sql_window_aggregate(OperatorRegistry& r);
 void register_sql_group_aggregate(OperatorRegistry& r);
 void register_sql_limit_sort(OperatorRegistry& r);
 void register_sql_join(OperatorRegistry& r);
+void register_sql_semi_anti_join(OperatorRegistry& r);
 void register_sql_interval_join(OperatorRegistry& r);
 void register_sql_window_join(OperatorRegistry& r);
 void register_sql_values_source(OperatorRegistry& r);
