@@ -3,6 +3,7 @@
 // the function's rows are joined to each left row: INNER for `, f(...)`, CROSS JOIN and
 // JOIN ... ON c (a filter above), LEFT for LEFT JOIN ... ON TRUE.
 #include "binder_internal.hpp"
+#include "clink/sql/table_function.hpp"
 
 namespace clink::sql {
 
@@ -39,8 +40,24 @@ Bound Binder::Impl::bind_correlate(Bound left, const ast::TableRef& ref, bool le
     node->function = LogicalCorrelate::Function::kUnnest;
   } else {
     if (tf.with_ordinality) fail(ref.pos, "WITH ORDINALITY applies to UNNEST only");
-    fail(ref.pos, fmt::format("No table function `{}` is registered (UNNEST is the built-in table function)",
-                              qualified_text(tf.name)));
+    const TableFunctionDef* def = tf.name.size() == 1 ? TableFunctionRegistry::process().find(name) : nullptr;
+    if (!def)
+      fail(ref.pos, fmt::format("No table function `{}` is registered (UNNEST is the built-in table function)",
+                                qualified_text(tf.name)));
+    if (!tf.lateral_table) fail(ref.pos, fmt::format("call the table function {} as LATERAL TABLE({}(...))", name, name));
+    if (args.size() != def->params.size())
+      fail(ref.pos, fmt::format("table function {} takes {} arguments, got {}", name, def->params.size(), args.size()));
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const LogicalType& want = def->params[i];
+      if (!supports_implicit_cast(args[i]->type, want.with_nullable(true)))
+        fail(tf.args[i]->pos, fmt::format("table function {}: argument {} is {}, the function takes {}", name, i + 1,
+                                          args[i]->type.to_string(), want.to_string()));
+      args[i] = at(tf.args[i]->pos, [&] { return expr::cast_if_needed(args[i], want.with_nullable(args[i]->type.nullable())); });
+    }
+    function_fields = def->columns;
+    for (auto& f : function_fields) f.type = f.type.with_nullable(true);
+    node->function = LogicalCorrelate::Function::kUser;
+    node->function_name = name;
   }
   node->args = std::move(args);
   node->with_ordinality = tf.with_ordinality;

@@ -87,6 +87,11 @@ LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session)
       }
       return j;
     }
+    case LogicalKind::kCorrelate: {
+      auto c = std::static_pointer_cast<LogicalCorrelate>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
+      for (auto& a : c->args) a = fold_constants(a, session);
+      return c;
+    }
     case LogicalKind::kWatermarkAssigner: {
       auto w = std::static_pointer_cast<LogicalWatermarkAssigner>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
       w->watermark = fold_constants(w->watermark, session);

@@ -1,12 +1,14 @@
 // sql_correlate (UNNEST): arrays, arrays of rows, maps, ordinality, NULL and empty
 // collections under INNER and LEFT, row kinds and event times following their input rows,
-// watermarks passing through, batches larger than a validity word, and param errors.
+// watermarks passing through, batches larger than a validity word, and param errors; user
+// table functions (table_function.hpp) through the same operator.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "clink/core/error.hpp"
 #include "clink/sql/expr_json.hpp"
 #include "clink/sql/logical_plan.hpp"
+#include "../support/example_udtfs.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {
@@ -135,6 +137,67 @@ TEST(SqlCorrelate, ParamErrorsNameTheProblem) {
     FAIL();
   } catch (const ClinkError& e) {
     EXPECT_THAT(e.what(), HasSubstr("param 'join_type' must be INNER or LEFT, got 'FULL'"));
+  }
+}
+
+SchemaPtr text_input() { return sql::make_schema({{"id", LogicalType::int_type()}, {"txt", LogicalType::string()}}); }
+
+json udtf_params(const std::string& function, bool left) {
+  const SchemaPtr in = text_input();
+  std::vector<RowField> fields = in->fields();
+  fields.push_back({"word", LogicalType::string()});
+  fields.push_back({"len", LogicalType::int_type()});
+  return {{"input_schemas", json::array({schema_json(in)})},
+          {"schema", schema_json(sql::make_schema(fields))},
+          {"function", function},
+          {"args", json::array({sql::expr_to_json(*ex::column(1, LogicalType::string(), "txt")),
+                                sql::expr_to_json(*ex::literal(Value(","), LogicalType::string().not_null()))})},
+          {"join_type", left ? "LEFT" : "INNER"}};
+}
+
+TEST(SqlCorrelate, UserTableFunctionRowsFollowTheirInputRow) {
+  register_example_udtfs();
+  OpHarness h("sql_correlate", udtf_params("SPLIT_WORDS", true));
+  h.push(batch(text_input(), {Row{{1, "ab,c"}, RowKind::kInsert, 5}, Row{{2, Value()}, RowKind::kUpdateBefore, 6},
+                              Row{{3, ",,"}, RowKind::kUpdateAfter, 7}, Row{{4, "xyz"}, RowKind::kDelete, 8}}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[1, ab,c, ab, 2]", "+I[1, ab,c, c, 1]", "-U[2, null, null, null]",
+                                   "+U[3, ,,, null, null]", "-D[4, xyz, xyz, 3]"));
+  EXPECT_THAT(h.times, ElementsAre(5, 5, 6, 7, 8));
+}
+
+// A function writing past its row or into a column of another type fails the job,
+// naming the operator, rather than corrupting columns.
+TEST(SqlCorrelate, UserTableFunctionMisuseIsAnError) {
+  sql::TableFunctionDef bad;
+  bad.params = {LogicalType::string(), LogicalType::string()};
+  bad.columns = {{"word", LogicalType::string()}, {"len", LogicalType::int_type()}};
+  bad.eval = [](const sql::TableFunctionArgs&, sql::TableFunctionOutput& out) {
+    out.add_row();
+    out.set_bigint(1, 7);
+  };
+  sql::TableFunctionRegistry::process().add("bad_kind", bad);
+  bad.eval = [](const sql::TableFunctionArgs&, sql::TableFunctionOutput& out) {
+    out.add_row();
+    out.set_string(0, "a");
+    out.set_string(0, "b");
+  };
+  sql::TableFunctionRegistry::process().add("bad_twice", bad);
+  auto run = [](const std::string& f) -> std::string {
+    OpHarness h("sql_correlate", udtf_params(f, false));
+    try {
+      h.push(batch(text_input(), {Row{{1, "x"}}}));
+    } catch (const ClinkError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_THAT(run("BAD_KIND"), HasSubstr("sql_correlate 'op': table function BAD_KIND: a table function wrote a BIGINT into column 1, which is INT"));
+  EXPECT_THAT(run("BAD_TWICE"), HasSubstr("sql_correlate 'op': table function BAD_TWICE: a table function set column 0 twice in one row"));
+  try {
+    OpHarness h("sql_correlate", udtf_params("NOPE", false));
+    FAIL();
+  } catch (const ClinkError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("param 'function': no table function 'NOPE' is registered in this process"));
   }
 }
 
