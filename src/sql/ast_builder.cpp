@@ -235,8 +235,8 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
     return ref;
   }
   if (n.type == "RangeSubselect") {
-    if (f.value("lateral", false)) unsupported(p, "LATERAL subqueries are not supported yet");
     QueryPtr q = query(f.at("subquery"), p);
+    if (f.value("lateral", false)) unsupported(q->pos, "LATERAL subqueries are not supported yet");
     ref->pos = q->pos;
     ref->node = DerivedTable{q};
     // The alias follows the subquery's last token (and ORDER BY ... DESC NULLS LAST, AS).
@@ -270,9 +270,37 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
     ref->node = std::move(join);
     return ref;
   }
-  if (n.type == "RangeFunction")
-    unsupported(pos(min_location(f), p), "table functions in FROM (UNNEST, user functions) are not supported yet");
+  if (n.type == "RangeFunction") return table_function(f, p);
   unsupported(p, n.type + " in FROM is not supported");
+}
+
+// UNNEST(x) [WITH ORDINALITY] / LATERAL f(args) (LATERAL TABLE(f(args)) before the
+// rewrite) in FROM: {"functions": [{"List": {"items": [FuncCall, coldeflist]}}], ...}.
+TableRefPtr Builder::table_function(const J& f, SourcePosition p) {
+  SourcePosition at = pos(min_location(f), p);
+  if (f.value("is_rowsfrom", false)) unsupported(at, "ROWS FROM (...) is not supported");
+  const J& functions = f.at("functions");
+  if (functions.size() != 1) unsupported(at, "only one table function per FROM item is supported");
+  const J& items = node_of(functions.at(0)).fields->at("items");
+  if (items.size() > 1 && !items.at(1).empty())
+    unsupported(at, "a column definition list on a table function is not supported");
+  ExprPtr call = expr(items.at(0), at);
+  const auto* fc = call->as<FunctionCall>();
+  if (!fc) unsupported(call->pos, "a table function in FROM must be a function call");
+  if (fc->over || fc->filter || fc->distinct || fc->star || !fc->arg_names.empty())
+    unsupported(call->pos, "a table function call takes plain arguments (no OVER, FILTER, DISTINCT, * or names)");
+  TableFunction tf;
+  tf.name = fc->name;
+  tf.args = fc->args;
+  tf.with_ordinality = f.value("ordinality", false);
+  tf.lateral_table = f.value("lateral", false);
+  auto ref = std::make_shared<TableRef>();
+  ref->pos = call->pos;
+  ref->node = std::move(tf);
+  // The alias follows the call's closing parenthesis (and WITH ORDINALITY, AS).
+  int last = max_location(functions);
+  apply_alias(*ref, f, last < 0 ? -1 : last + 1, 0, 6);
+  return ref;
 }
 
 namespace {

@@ -173,6 +173,7 @@ class Builder {
   // Where the query whose first located node is at `first_node` starts (its SELECT).
   int query_start(int first_node) const;
   TableRefPtr table_ref(const J& j, SourcePosition p);
+  TableRefPtr table_function(const J& f, SourcePosition p);
 
  private:
   const PgContext& ctx_;

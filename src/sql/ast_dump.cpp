@@ -400,6 +400,10 @@ std::string to_string(const TableRef& t) {
     s = "(" + to_string(*d->query) + ")";
   } else if (auto* w = std::get_if<WindowTvf>(&t.node)) {
     s = "TABLE(" + w->function + "(" + join(w->args, tvf_arg) + "))";
+  } else if (auto* f = std::get_if<TableFunction>(&t.node)) {
+    std::string call = name(f->name) + "(" + join(f->args, [](const ExprPtr& a) { return to_string(a); }) + ")";
+    s = f->lateral_table ? "LATERAL TABLE(" + call + ")" : call;
+    if (f->with_ordinality) s += " WITH ORDINALITY";
   } else if (auto* j = std::get_if<Join>(&t.node)) {
     static const char* kType[] = {"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN"};
     s = "(" + to_string(*j->left) + (j->natural ? " NATURAL " : " ") + kType[static_cast<int>(j->type)] + " " +

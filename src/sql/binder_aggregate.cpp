@@ -139,6 +139,7 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
       return col == w.keys.size() + 2;
     }
     case LogicalKind::kOverAggregate:  // input columns pass through with their time attributes
+    case LogicalKind::kCorrelate:
       return col < n.input().schema.size() && is_time_attribute(n.input(), col);
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_time_attribute(*i, col); });
@@ -173,6 +174,7 @@ bool is_proctime_attribute(const LogicalNode& n, std::size_t col) {
       return w.window.proctime && col == w.keys.size() + 2;
     }
     case LogicalKind::kOverAggregate:
+    case LogicalKind::kCorrelate:
       return col < n.input().schema.size() && is_proctime_attribute(n.input(), col);
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_proctime_attribute(*i, col); });

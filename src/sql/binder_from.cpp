@@ -18,6 +18,11 @@ std::string qualified_text(const ast::QualifiedName& n) {
 Bound Binder::Impl::bind_from(const std::vector<ast::TableRefPtr>& from, SourcePosition) {
   Bound acc = bind_table_ref(*from[0]);
   for (std::size_t i = 1; i < from.size(); ++i) {
+    // FROM a, UNNEST(a.arr): the function over each row of what is on its left.
+    if (std::holds_alternative<ast::TableFunction>(from[i]->node)) {
+      acc = bind_correlate(std::move(acc), *from[i], false);
+      continue;
+    }
     // FROM a, b: a cross join (a WHERE condition may later make it an equi-join).
     Bound right = bind_table_ref(*from[i]);
     auto j = std::make_shared<LogicalJoin>();
@@ -48,6 +53,8 @@ Bound Binder::Impl::bind_table_ref(const ast::TableRef& t) {
     b = bind_query(*d->query);
   } else if (const auto* w = std::get_if<ast::WindowTvf>(&t.node)) {
     b = bind_window_tvf(*w, t);
+  } else if (std::holds_alternative<ast::TableFunction>(t.node)) {
+    return bind_uncorrelated_table_function(t);
   } else {
     b = bind_join(std::get<ast::Join>(t.node), t);
     if (t.alias) fail(t.pos, "an alias on a parenthesised join is not supported");
@@ -180,6 +187,7 @@ Bound Binder::Impl::bind_table_def(const TableDef& def, const std::string& quali
 }
 
 Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
+  if (std::holds_alternative<ast::TableFunction>(j.right->node)) return bind_correlate_join(j, ref);
   if (j.natural || !j.using_columns.empty())
     fail(ref.pos, "NATURAL and USING joins are not supported (write the ON condition)");
   Bound left = bind_table_ref(*j.left);

@@ -130,6 +130,11 @@ struct Binder::Impl {
   Bound bind_view(const ViewDef& view, const std::string& qualifier, SourcePosition pos);
   Bound bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref);
   Bound bind_join(const ast::Join& j, const ast::TableRef& ref);
+  // Table functions in FROM (binder_correlate.cpp): `ref` (a TableFunction) over each row
+  // of `left`; a join whose right side is one; one with nothing on its left.
+  Bound bind_correlate(Bound left, const ast::TableRef& ref, bool left_outer);
+  Bound bind_correlate_join(const ast::Join& j, const ast::TableRef& ref);
+  Bound bind_uncorrelated_table_function(const ast::TableRef& ref);
   Bound project_items(const std::vector<ast::SelectItem>& items, const Bound& in, const AggContext* agg,
                       SourcePosition pos);
   Bound distinct(const Bound& in, SourcePosition pos);

@@ -58,6 +58,7 @@ std::optional<double> estimate_ndv(const LogicalNode& node, std::size_t col) {
     }
     case LogicalKind::kWindowTvf:
     case LogicalKind::kOverAggregate:
+    case LogicalKind::kCorrelate:
       if (col < node.input().schema.size()) return estimate_ndv(node.input(), col);
       return std::nullopt;
     default: return std::nullopt;
@@ -120,6 +121,8 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kRank:  // the latest Top-N of each partition: the input's rows at most
     case LogicalKind::kOverAggregate:
     case LogicalKind::kWindowTvf: return estimate_rows(node.input());
+    // Flink's correlate estimate: no statistics on a collection's size, so the input's rows.
+    case LogicalKind::kCorrelate: return estimate_rows(node.input());
     case LogicalKind::kFilter:
       return estimate_rows(node.input()) *
              estimate_selectivity(static_cast<const LogicalFilter&>(node).condition, node.input());

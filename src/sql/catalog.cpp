@@ -506,6 +506,8 @@ struct RefCollector {
           } else if constexpr (std::is_same_v<T, ast::WindowTvf>) {
             for (const auto& a : n.args)
               if (a.kind == ast::TvfArg::Kind::Table && !a.table.empty()) add(a.table.back());
+          } else if constexpr (std::is_same_v<T, ast::TableFunction>) {
+            for (const auto& a : n.args) expr(a);
           } else if constexpr (std::is_same_v<T, ast::Join>) {
             table(*n.left);
             table(*n.right);

@@ -74,7 +74,8 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
     case LogicalKind::kValues: return {};
     case LogicalKind::kWatermarkAssigner:
     case LogicalKind::kProject:
-    case LogicalKind::kFilter: return changelog_mode(node.input());
+    case LogicalKind::kFilter:
+    case LogicalKind::kCorrelate: return changelog_mode(node.input());  // row kinds follow their rows
     case LogicalKind::kWindowTvf: {
       auto in = changelog_mode(node.input());
       require_insert_only(node, in, "a window table function");

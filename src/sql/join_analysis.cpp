@@ -141,7 +141,8 @@ std::optional<std::pair<std::size_t, std::size_t>> window_bound_columns(const Lo
       const std::size_t in = n.input().schema.size();
       return std::pair{in, in + 1};
     }
-    case LogicalKind::kFilter: return window_bound_columns(n.input());
+    case LogicalKind::kFilter:
+    case LogicalKind::kCorrelate: return window_bound_columns(n.input());  // input columns come first
     case LogicalKind::kProject: {
       auto below = window_bound_columns(n.input());
       if (!below) return std::nullopt;

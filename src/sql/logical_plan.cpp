@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "clink/sql/correlate_plan.hpp"
 #include "clink/sql/join_analysis.hpp"
 #include "clink/sql/rank_plan.hpp"
 
@@ -257,6 +258,7 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
     case LogicalKind::kJoin: n = copy_as<LogicalJoin>(node); break;
     case LogicalKind::kRank: n = copy_as<LogicalRank>(node); break;
     case LogicalKind::kOverAggregate: n = copy_as<LogicalOverAggregate>(node); break;
+    case LogicalKind::kCorrelate: n = copy_as<LogicalCorrelate>(node); break;
     case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
   }
   n->inputs = std::move(inputs);
@@ -387,6 +389,7 @@ std::string node_description(const LogicalNode& node) {
                          keys.empty() ? std::string() : fmt::format("partitionBy=[{}], ", join_names(keys)),
                          in.name(o.window.order_column), o.window.frame_text(), join_names(sel));
     }
+    case LogicalKind::kCorrelate: return describe_correlate(static_cast<const LogicalCorrelate&>(node));
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);
       return fmt::format("Sink(table=[{}], fields=[{}])", s.table.name, column_names(node.input().schema));

@@ -87,6 +87,11 @@ LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session)
       }
       return j;
     }
+    case LogicalKind::kCorrelate: {
+      auto c = std::static_pointer_cast<LogicalCorrelate>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
+      for (auto& a : c->args) a = fold_constants(a, session);
+      return c;
+    }
     case LogicalKind::kWatermarkAssigner: {
       auto w = std::static_pointer_cast<LogicalWatermarkAssigner>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
       w->watermark = fold_constants(w->watermark, session);
@@ -186,6 +191,14 @@ LogicalPtr push_filter(std::vector<ExprPtr> conds, const LogicalPtr& input_raw, 
       return keep_above(stay, with_inputs(a, {push_filter(below, a.inputs[0], pos)}), pos);
     }
     case LogicalKind::kWindowTvf: {
+      std::size_t n_in = input->input().schema.size();
+      std::vector<ExprPtr> below, stay;
+      for (const auto& c : conds) (only_columns_in(c, 0, n_in) && is_deterministic(c) ? below : stay).push_back(c);
+      return keep_above(stay, with_inputs(*input, {push_filter(below, input->inputs[0], pos)}), pos);
+    }
+    case LogicalKind::kCorrelate: {
+      // A condition on the input's columns only filters input rows before they expand
+      // (a LEFT correlate keeps every input row it is given, so it holds there too).
       std::size_t n_in = input->input().schema.size();
       std::vector<ExprPtr> below, stay;
       for (const auto& c : conds) (only_columns_in(c, 0, n_in) && is_deterministic(c) ? below : stay).push_back(c);
@@ -344,6 +357,29 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       for (std::size_t i = 0; i < n_in; ++i) m[i] = in.map[i];
       for (std::size_t i = 0; i < 3; ++i) m[n_in + i] = new_n_in + i;
       return {nt, m};
+    }
+    case LogicalKind::kCorrelate: {
+      // Input columns pass through: keep the required ones and what the arguments read;
+      // the function's columns all stay (the function produces them together).
+      const auto& c = static_cast<const LogicalCorrelate&>(*node);
+      std::size_t n_in = c.input().schema.size();
+      std::set<std::size_t> in_req;
+      for (auto r : req)
+        if (r < n_in) in_req.insert(r);
+      for (const auto& a : c.args) collect_columns(a, in_req);
+      if (in_req.empty() && n_in > 0) in_req.insert(0);  // rows must flow
+      Pruned in = prune(c.inputs[0], in_req);
+      auto nc = std::make_shared<LogicalCorrelate>(c);
+      for (auto& a : nc->args) a = remap_columns(a, via(in.map));
+      nc->inputs = {in.plan};
+      std::vector<RowField> fields = in.plan->schema.fields();
+      for (std::size_t i = n_in; i < n_out; ++i) fields.push_back(c.schema.field(i));
+      nc->schema = Schema(std::move(fields));
+      Mapping m(n_out);
+      std::size_t new_n_in = in.plan->schema.size();
+      for (std::size_t i = 0; i < n_in; ++i) m[i] = in.map[i];
+      for (std::size_t i = n_in; i < n_out; ++i) m[i] = new_n_in + (i - n_in);
+      return {nc, m};
     }
     case LogicalKind::kOverAggregate: {
       // Input columns pass through: keep the required ones and what the window reads.

@@ -171,6 +171,19 @@ struct Compiler {
         const auto& keys = o.window.partition_keys;
         return {add("sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
       }
+      case LogicalKind::kCorrelate: {
+        // Stateless and row-local: a forward edge, at the input's parallelism.
+        const auto& c = static_cast<const LogicalCorrelate&>(n);
+        auto in = compile(n.input());
+        json args = json::array();
+        for (const auto& a : c.args) args.push_back(expr_to_json(*a));
+        json p = {{"schema", schema_to_json(c.schema)},
+                  {"function", c.function == LogicalCorrelate::Function::kUser ? c.function_name : "UNNEST"},
+                  {"args", args},
+                  {"with_ordinality", c.with_ordinality},
+                  {"join_type", c.left_outer ? "LEFT" : "INNER"}};
+        return {add("sql_correlate", in, p, nullptr, false, &n.input().schema)};
+      }
       case LogicalKind::kWindowTvf: {
         const auto& t = static_cast<const LogicalWindowTvf&>(n);
         if (t.window.kind == WindowSpec::Kind::kSession)

@@ -292,8 +292,14 @@ class Rewriter {
         if (negated) emit("NOT", t.origin);
         emit("NULL", t.origin);
         i = cur.index_ahead(0);
-      } else if (t.is("LATERAL")) {
-        cur.unsupported(t, "LATERAL (LATERAL TABLE and correlated joins) is not supported yet");
+      } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2)) {
+        // LATERAL TABLE(f(args)): PostgreSQL writes the table function as LATERAL f(args).
+        size_t open = cur.index_ahead(2);
+        size_t close = cur.matching_close(open);
+        if (close >= e) cur.fail(cur.peek(2), "missing ')' for LATERAL TABLE(");
+        emit("LATERAL", t.origin);
+        rewrite(open + 1, close);
+        i = close + 1;
       } else if (t.is("MATCH_RECOGNIZE")) {
         cur.unsupported(t, "MATCH_RECOGNIZE is not supported yet");
       } else if (t.is("FOR") && next.is("SYSTEM_TIME")) {

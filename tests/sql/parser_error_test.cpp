@@ -70,12 +70,12 @@ TEST(ParserError, LexicalErrors) {
 TEST(ParserError, UnsupportedQueryConstructs) {
   EXPECT_EQ(error_of("SELECT *\nFROM Orders AS o\n  JOIN Rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.c = r.c"),
             "TranslationError: line 3, column 14: FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet");
-  EXPECT_EQ(error_of("SELECT * FROM t, LATERAL TABLE(split(s)) AS x(w)"),
-            "TranslationError: line 1, column 18: LATERAL (LATERAL TABLE and correlated joins) is not supported yet");
+  EXPECT_EQ(error_of("SELECT * FROM t, LATERAL (SELECT t.a) AS x"),
+            "TranslationError: line 1, column 27: LATERAL subqueries are not supported yet");
+  EXPECT_EQ(error_of("SELECT * FROM t, ROWS FROM (f(a), g(b)) AS x"),
+            "TranslationError: line 1, column 29: ROWS FROM (...) is not supported");
   EXPECT_EQ(error_of("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts)"),
             "TranslationError: line 1, column 17: MATCH_RECOGNIZE is not supported yet");
-  EXPECT_EQ(error_of("SELECT * FROM t CROSS JOIN UNNEST(t.arr) AS x(v)"),
-            "TranslationError: line 1, column 28: table functions in FROM (UNNEST, user functions) are not supported yet");
   EXPECT_EQ(error_of("SELECT /*+ BROADCAST(t) */ * FROM t"),
             "TranslationError: line 1, column 8: query hints (/*+ ... */ after SELECT) are not supported yet");
   EXPECT_EQ(error_of("SELECT * FROM t /*+ LOOKUP('table'='t') */"),

@@ -15,6 +15,23 @@ void check_all(std::initializer_list<Case> cases) {
   }
 }
 
+// UNNEST and LATERAL TABLE in FROM: the call, WITH ORDINALITY and the alias with its
+// column names, as written.
+TEST(ParserQuery, TableFunctionsInFrom) {
+  check_all({
+      {"SELECT * FROM t CROSS JOIN UNNEST(t.arr) AS x (v)", "SELECT * FROM (t CROSS JOIN UNNEST(t.arr) AS x(v))"},
+      {"SELECT * FROM t, UNNEST(arr) WITH ORDINALITY AS x(Val, Pos)",
+       "SELECT * FROM t, UNNEST(arr) WITH ORDINALITY AS x(Val, Pos)"},
+      {"SELECT * FROM t LEFT JOIN UNNEST(m) AS u(k, v) ON TRUE",
+       "SELECT * FROM (t LEFT JOIN UNNEST(m) AS u(k, v) ON TRUE)"},
+      {"SELECT * FROM UNNEST(ARRAY[1, 2])", "SELECT * FROM UNNEST(ARRAY[1, 2])"},
+      {"SELECT s, w FROM t, LATERAL TABLE(Split(s, ' ')) AS T(w)",
+       "SELECT s, w FROM t, LATERAL TABLE(Split(s, ' ')) AS T(w)"},
+      {"SELECT * FROM t JOIN LATERAL TABLE(f(a)) AS T(x, y) ON TRUE",
+       "SELECT * FROM (t JOIN LATERAL TABLE(f(a)) AS T(x, y) ON TRUE)"},
+  });
+}
+
 TEST(ParserQuery, SelectClauses) {
   check_all({
       {"SELECT 1", "SELECT 1"},

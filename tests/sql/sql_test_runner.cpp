@@ -20,6 +20,7 @@
 #include "clink/sql/catalog.hpp"
 #include "clink/sql/statement_runner.hpp"
 #include "../support/example_udafs.hpp"
+#include "../support/example_udtfs.hpp"
 
 namespace {
 
@@ -227,6 +228,7 @@ std::string test_name(const std::string& s, int line) {
 
 bool register_sql_tests() {
   clink::sqltest::register_example_udafs();  // udaf.test calls them
+  clink::sqltest::register_example_udtfs();  // unnest.test calls them
   fs::path root = fs::path(CLINK_SOURCE_DIR) / "tests" / "sql";
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(root))

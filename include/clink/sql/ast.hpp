@@ -320,6 +320,16 @@ struct WindowTvf {
   std::vector<TvfArg> args;
 };
 
+// A table function in FROM: UNNEST(collection) [WITH ORDINALITY], or LATERAL TABLE(f(args))
+// (a function of the registry). Its arguments may refer to the FROM items on its left
+// (a correlation: Flink's Correlate).
+struct TableFunction {
+  QualifiedName name;  // UNNEST, or the user function as written
+  std::vector<ExprPtr> args;
+  bool with_ordinality = false;  // UNNEST ... WITH ORDINALITY: a 1-based INT column last
+  bool lateral_table = false;    // written LATERAL TABLE(...)
+};
+
 struct Join {
   enum class Type { Inner, Left, Right, Full, Cross };
   Type type = Type::Inner;
@@ -330,7 +340,7 @@ struct Join {
 };
 
 struct TableRef {
-  using Node = std::variant<NamedTable, DerivedTable, WindowTvf, Join>;
+  using Node = std::variant<NamedTable, DerivedTable, WindowTvf, TableFunction, Join>;
   SourcePosition pos;
   Node node;
   std::optional<std::string> alias;

@@ -34,6 +34,7 @@ enum class LogicalKind {
   kJoin,
   kRank,             // ROW_NUMBER / RANK / DENSE_RANK OVER (...) filtered on the rank: Top-N, dedup
   kOverAggregate,    // agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)
+  kCorrelate,        // a table function per input row (UNNEST, LATERAL TABLE): Flink's Correlate
   kSink,
 };
 
@@ -219,6 +220,26 @@ struct LogicalOverAggregate : LogicalNode {
   std::vector<AggregateCall> aggregates;
 };
 Schema over_aggregate_schema(const Schema& input, const std::vector<AggregateCall>& aggregates);
+
+// Flink's Correlate: per input row, the rows of a table function of that row (UNNEST of a
+// collection, or a registered table function), each appended to the input row. INNER
+// drops an input row whose function returns no rows, LEFT (LEFT JOIN ... ON TRUE) emits it
+// once with NULLs. Output = input columns ++ the function's columns. Stateless: an
+// input row's kind (and event time) go to every row it expands to.
+struct LogicalCorrelate : LogicalNode {
+  enum class Function { kUnnest, kUser };
+  LogicalCorrelate() : LogicalNode(LogicalKind::kCorrelate) {}
+  Function function = Function::kUnnest;
+  std::string function_name;   // kUser: the registered name
+  std::vector<ExprPtr> args;   // over the input row
+  bool with_ordinality = false;  // UNNEST ... WITH ORDINALITY: a 1-based INT column last
+  bool left_outer = false;
+  std::size_t function_columns() const { return schema.size() - input().schema.size(); }
+};
+// UNNEST's columns for a collection type, as Flink's UnnestRowsFunction: an ARRAY's element
+// (f0), an ARRAY of ROW's fields, a MAP's key and value (f0, f1); then ORDINALITY (INT NOT
+// NULL) when asked. Nullable when `left_outer`. Empty for a type UNNEST cannot expand.
+std::vector<RowField> unnest_fields(const LogicalType& collection, bool with_ordinality, bool left_outer);
 
 struct LogicalSink : LogicalNode {
   LogicalSink() : LogicalNode(LogicalKind::kSink) {}

@@ -32,6 +32,7 @@ std::vector<std::size_t> parse_column_list(const std::string& args, std::size_t 
 
 void register_sql_operators(OperatorRegistry& r) {
   register_sql_calc(r);
+  register_sql_correlate(r);
   register_sql_watermark_assigner(r);
   register_sql_window_assign(r);
   register_sql_window_aggregate(r);
