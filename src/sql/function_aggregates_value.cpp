@@ -312,9 +312,31 @@ class ConcatListAgg final : public ObjectAggregate<ConcatAcc> {
   }
 };
 
-struct ListAggAcc {
+// Flink's list + retractList: the values, and the retractions that found no equal value
+// in `list` (accumulate does not look at them; merge applies them).
+struct ListAndRetractions {
   Cells list;
-  Cells retracted;  // retractions that found no equal value in `list`
+  Cells retracted;
+};
+// Appends other's lists to a's, then applies every pending retraction once more.
+void merge_lists(ListAndRetractions& a, const ListAndRetractions& other) {
+  a.list.insert(a.list.end(), other.list.begin(), other.list.end());
+  Cells pending = std::move(a.retracted);
+  pending.insert(pending.end(), other.retracted.begin(), other.retracted.end());
+  a.retracted.clear();
+  for (auto& v : pending)
+    if (!remove_first(a.list, v)) a.retracted.push_back(std::move(v));
+}
+void serialize_lists(const ListAndRetractions& a, std::string& out) {
+  serialize_cells(a.list, out);
+  serialize_cells(a.retracted, out);
+}
+void deserialize_lists(ListAndRetractions& a, std::string_view& in) {
+  deserialize_cells(a.list, in);
+  deserialize_cells(a.retracted, in);
+}
+
+struct ListAggAcc : ListAndRetractions {
   std::string separator = ",";
   bool null_separator = false;
 };
@@ -335,12 +357,7 @@ class RetractingListAgg final : public ObjectAggregate<ListAggAcc> {
     auto& a = A(acc);
     a.separator = o.separator;
     a.null_separator = o.null_separator;
-    a.list.insert(a.list.end(), o.list.begin(), o.list.end());
-    Cells pending = std::move(a.retracted);
-    pending.insert(pending.end(), o.retracted.begin(), o.retracted.end());
-    a.retracted.clear();
-    for (auto& v : pending)
-      if (!remove_first(a.list, v)) a.retracted.push_back(std::move(v));
+    merge_lists(a, o);
   }
   void get_value(const void* acc, Column& out) const override {
     const auto& a = A(acc);
@@ -355,15 +372,13 @@ class RetractingListAgg final : public ObjectAggregate<ListAggAcc> {
   }
   void serialize(const void* acc, std::string& out) const override {
     const auto& a = A(acc);
-    serialize_cells(a.list, out);
-    serialize_cells(a.retracted, out);
+    serialize_lists(a, out);
     put<std::uint8_t>(out, a.null_separator ? 1 : 0);
     put_bytes(out, a.separator);
   }
   void deserialize(void* acc, std::string_view& in) const override {
     auto& a = A(acc);
-    deserialize_cells(a.list, in);
-    deserialize_cells(a.retracted, in);
+    deserialize_lists(a, in);
     a.null_separator = get<std::uint8_t>(in) != 0;
     a.separator.assign(get_bytes(in));
   }
@@ -392,7 +407,7 @@ class RetractingListAgg final : public ObjectAggregate<ListAggAcc> {
 // ---------------------------------------------------------------- ARRAY_AGG
 
 // ARRAY_AGG (Flink's ArrayAggFunction, RESPECT NULLS): the values, NULLs included.
-class ArrayAgg final : public ObjectAggregate<ListAggAcc> {
+class ArrayAgg final : public ObjectAggregate<ListAndRetractions> {
  public:
   explicit ArrayAgg(const LogicalType& element)
       : ObjectAggregate(LogicalType::array(element.with_nullable(true)).with_nullable(true)) {}
@@ -413,16 +428,9 @@ class ArrayAgg final : public ObjectAggregate<ListAggAcc> {
       if (!remove_first(a.list, cell)) a.retracted.push_back(cell);
     }
   }
-  void merge(void* acc, const void* other) const override {
-    const auto& o = A(other);
-    auto& a = A(acc);
-    a.list.insert(a.list.end(), o.list.begin(), o.list.end());
-    a.retracted.insert(a.retracted.end(), o.retracted.begin(), o.retracted.end());
-    Cells pending = std::move(a.retracted);
-    a.retracted.clear();
-    for (auto& v : pending)
-      if (!remove_first(a.list, v)) a.retracted.push_back(std::move(v));
-  }
+  // Unlike LISTAGG's, an empty `other` is not skipped: the pending retractions still
+  // meet values accumulated after them (ArrayAggFunction.merge).
+  void merge(void* acc, const void* other) const override { merge_lists(A(acc), A(other)); }
   void get_value(const void* acc, Column& out) const override {
     const auto& a = A(acc);
     if (a.list.empty()) return out.append_null();
@@ -430,14 +438,8 @@ class ArrayAgg final : public ObjectAggregate<ListAggAcc> {
     for (const auto& v : a.list) append_cell(v, elements);
     collections::commit_list(out);
   }
-  void serialize(const void* acc, std::string& out) const override {
-    serialize_cells(A(acc).list, out);
-    serialize_cells(A(acc).retracted, out);
-  }
-  void deserialize(void* acc, std::string_view& in) const override {
-    deserialize_cells(A(acc).list, in);
-    deserialize_cells(A(acc).retracted, in);
-  }
+  void serialize(const void* acc, std::string& out) const override { serialize_lists(A(acc), out); }
+  void deserialize(void* acc, std::string_view& in) const override { deserialize_lists(A(acc), in); }
 };
 
 std::unique_ptr<AggregateFunction> with_distinct(std::unique_ptr<AggregateFunction> a, std::span<const LogicalType> args,

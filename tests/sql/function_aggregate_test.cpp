@@ -374,4 +374,12 @@ TEST(AggregateTest, ArrayAggRespectsNullsAndMergesRetractionsLikeFlink) {
   feed(*array_agg, b.p(), column_of(LogicalType::int_type(), {9, Value::null()}));
   array_agg->merge(a.p(), b.p());  // the pending 9 cancels b's 9
   EXPECT_EQ(value(*array_agg, a.p()), "[NULL, 2, 1, NULL]");
+  // A pending retraction meets a later equal value only in a merge, even with an empty
+  // accumulator (ArrayAggFunction.merge does not skip it; LISTAGG's does).
+  Acc c(*array_agg), empty(*array_agg);
+  feed(*array_agg, c.p(), column_of(LogicalType::int_type(), {5}), true);
+  feed(*array_agg, c.p(), column_of(LogicalType::int_type(), {5}));
+  EXPECT_EQ(value(*array_agg, c.p()), "[5]");
+  array_agg->merge(c.p(), empty.p());
+  EXPECT_EQ(value(*array_agg, c.p()), "NULL");
 }
