@@ -327,6 +327,24 @@ TEST_P(SqlRestore, WindowAggregateHopWithListAggAndStddev) {
   expect_restores(tumbling_steps(), op, 3, sorted(expected));
 }
 
+// TUMBLE keeps pane slicing with aggregates that cannot merge (a window is one pane):
+// FIRST_VALUE / LAST_VALUE and concat_agg restore from the sliced path's pane state.
+TEST_P(SqlRestore, WindowAggregateTumbleWithUnmergeableAggregates) {
+  register_example_udafs();
+  json op = udaf_window_op({{"kind", "tumble"}, {"time_column", 0}, {"size_ms", 10}},
+                           json::array({{{"function", "FIRST_VALUE"}, {"args", {2}}},
+                                        {{"function", "LAST_VALUE"}, {"args", {2}}},
+                                        {{"function", "concat_agg"}, {"args", {1}}}}),
+                           {{"f", LogicalType::bigint()}, {"l", LogicalType::bigint()}, {"ks", LogicalType::string()}});
+  std::vector<std::string> expected;
+  auto time = [](int ms) { return clink::test::print_timestamp_ms(ms); };
+  for (std::string key : {"a", "b", "c", "d", "e", "f"})
+    for (auto [start, aggs] : std::vector<std::pair<int, std::string>>{
+             {0, "1, 1, " + key}, {10, "2, 4, " + key + "," + key}, {20, "8, 16, " + key + "," + key}})
+      expected.push_back("+I[" + key + ", " + time(start) + ", " + time(start + 10) + ", " + time(start + 9) + ", " + aggs + "]");
+  expect_restores(tumbling_steps(), op, 3, sorted(expected));
+}
+
 // Sessions merge: tally() (plain bytes) and COUNT(DISTINCT v) (a value multiset) restore
 // through the window engine's state and merge across the restore: [12, 39) is 4 rows.
 TEST_P(SqlRestore, WindowAggregateSessionWithUdaf) {
