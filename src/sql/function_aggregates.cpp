@@ -2,7 +2,9 @@
 // SUM and AVG accumulate exactly (128-bit for integers and DECIMAL) with a count of
 // non-NULL inputs, so retraction is exact and an empty group gives NULL; a SUM whose
 // result does not fit its type is NULL (overflow -> NULL, the seed's numeric model).
-// AVG of integers is an integer (truncated), as Flink.
+// AVG of integers is an integer (truncated), as Flink. Flink's further aggregates live
+// beside it: FIRST_VALUE / LAST_VALUE / LISTAGG / ARRAY_AGG in function_aggregates_value.cpp,
+// the variances in function_aggregates_stats.cpp.
 #include <cstring>
 #include <map>
 #include <memory>
