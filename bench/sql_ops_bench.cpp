@@ -3,7 +3,8 @@
 //   calc: WHERE v < 500 (half the rows) SELECT k, v + 1 over (k BIGINT, v BIGINT)
 //   tumbling 60 s COUNT(*) GROUP BY k over 100 k BIGINT keys (sql_window_aggregate on
 //   the window engine), event time advancing 1 ms per 1000 rows, a watermark after each
-//   batch; the final firing is left out of the timing (the rate of a long-running job).
+//   batch; the final firing is left out of the timing (the rate of a long-running job);
+//   the same with SUM / STDDEV_POP / FIRST_VALUE / LAST_VALUE(k) instead of COUNT(*).
 //   over: SUM(v) OVER (PARTITION BY k ORDER BY t ROWS BETWEEN 10 PRECEDING AND CURRENT
 //   ROW) over 10 k BIGINT keys (sql_over_aggregate, memory backend): event time as the
 //   tumbling benchmark's (rows wait for the watermark after their batch), and processing
@@ -108,19 +109,35 @@ const std::vector<std::int64_t>& random_keys() {
   return keys;
 }
 
-void BM_TumblingCountStar60s(benchmark::State& state) {
+// The tumbling benchmark with one aggregate call: COUNT(*), or a function of k (BIGINT).
+struct TumblingAggregate {
+  const char* function;
+  bool over_k;
+  LogicalType result;
+};
+const TumblingAggregate kTumblingAggregates[] = {
+    {"COUNT", false, LogicalType::bigint().not_null()},
+    {"STDDEV_POP", true, LogicalType::bigint()},
+    {"FIRST_VALUE", true, LogicalType::bigint()},
+    {"LAST_VALUE", true, LogicalType::bigint()},
+    {"SUM", true, LogicalType::bigint()},
+};
+
+void BM_Tumbling60s(benchmark::State& state, const TumblingAggregate& agg) {
   const std::int64_t total = state.range(0);
   SchemaPtr in = make_schema({{"k", LogicalType::bigint()}, {"t", LogicalType::timestamp(3)}});
+  nlohmann::json call = {{"function", agg.function}};
+  if (agg.over_k) call["args"] = {0};
   nlohmann::json p = {
       {"input_schemas", nlohmann::json::array({schema_to_json(*in)})},
       {"schema", schema_to_json(*make_schema({{"k", LogicalType::bigint()},
                                               {"window_start", LogicalType::timestamp(3).not_null()},
                                               {"window_end", LogicalType::timestamp(3).not_null()},
                                               {"window_time", LogicalType::timestamp(3).not_null()},
-                                              {"c", LogicalType::bigint().not_null()}}))},
+                                              {"c", agg.result}}))},
       {"window", {{"kind", "tumble"}, {"time_column", 1}, {"size_ms", 60'000}}},
       {"keys", {0}},
-      {"aggregates", nlohmann::json::array({{{"function", "COUNT"}}})}};
+      {"aggregates", nlohmann::json::array({call})}};
   const auto& keys = random_keys();
   std::int64_t results = 0;
   for (auto _ : state) {
@@ -145,7 +162,22 @@ void BM_TumblingCountStar60s(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * total);
   state.counters["results"] = static_cast<double>(results);
 }
+void BM_TumblingCountStar60s(benchmark::State& state) { BM_Tumbling60s(state, kTumblingAggregates[0]); }
 BENCHMARK(BM_TumblingCountStar60s)->Arg(20'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+// The same over k with SUM, STDDEV_POP (Welford, 24 bytes) and FIRST_VALUE / LAST_VALUE
+// (insert-only: the value and a flag): fixed-size accumulators, no allocation per row.
+void BM_Tumbling60sAggregate(benchmark::State& state) {
+  const auto& agg = kTumblingAggregates[state.range(1)];
+  state.SetLabel(agg.function);
+  BM_Tumbling60s(state, agg);
+}
+BENCHMARK(BM_Tumbling60sAggregate)
+    ->ArgNames({"rows", "agg"})
+    ->Args({5'000'000, 4})
+    ->Args({5'000'000, 1})
+    ->Args({5'000'000, 2})
+    ->Args({5'000'000, 3})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_OverRowsTenPrecedingSum10kKeys(benchmark::State& state) {
   const bool proctime = state.range(1) != 0;

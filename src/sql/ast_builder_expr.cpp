@@ -363,6 +363,8 @@ ExprPtr Builder::func_call(const J& f, SourcePosition p) {
   if (location(f) >= 0) {
     auto json = ctx_.placeholders.json_clauses.find(origin(location(f)));
     if (json != ctx_.placeholders.json_clauses.end()) c.json = json->second;
+    auto nulls = ctx_.placeholders.null_treatment.find(origin(location(f)));
+    c.ignore_nulls = nulls != ctx_.placeholders.null_treatment.end() && nulls->second == "IGNORE";
     auto on_null = ctx_.placeholders.json_on_null.find(origin(location(f)));
     bool key_value = ctx_.placeholders.json_key_value.count(origin(location(f))) > 0;
     if (on_null != ctx_.placeholders.json_on_null.end() || key_value) {

@@ -187,6 +187,7 @@ struct ExprPrinter {
       if (i < f.arg_names.size()) s += f.arg_names[i] + " => ";
       s += to_string(f.args[i]);
     }
+    if (f.ignore_nulls) s += " IGNORE NULLS";
     if (f.json) {
       std::string clauses = json_clauses(*f.json);
       if (f.args.empty() && !clauses.empty()) clauses.erase(0, 1);  // JSON_OBJECT(NULL ON NULL)

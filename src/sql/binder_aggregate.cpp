@@ -253,12 +253,20 @@ AggregateCall Binder::Impl::bind_aggregate_call(const ast::FunctionCall& f, cons
   call.retractable = agg->supports_retraction();
   call.mergeable = agg->supports_merge();
   for (const auto& a : args) call.args.push_back(pre_column(pre_exprs, pre_names, a, pre_name(a, pre_exprs.size())));
+  ExprPtr cond;
   if (f.filter) {
-    ExprPtr cond = bind_expr(*f.filter, ctx);
+    cond = bind_expr(*f.filter, ctx);
     if (!cond->type.is(TypeKind::kBoolean))
       fail(f.filter->pos, fmt::format("FILTER needs a BOOLEAN condition, got {}", cond->type.to_string()));
-    call.filter = pre_column(pre_exprs, pre_names, cond, fmt::format("$f{}", pre_exprs.size()));
   }
+  // ARRAY_AGG(x IGNORE NULLS) (Flink's ArrayAggFunction with ignoreNulls): a row whose x
+  // is NULL does not count, which is a FILTER on x IS NOT NULL.
+  if (f.ignore_nulls) {
+    if (fn != "ARRAY_AGG" || args.size() != 1) fail(e.pos, fmt::format("IGNORE NULLS is not supported for {}", fn));
+    ExprPtr present = expr::call(registry, "IS NOT NULL", {args[0]});
+    cond = cond ? expr::and_({cond, present}) : present;
+  }
+  if (cond) call.filter = pre_column(pre_exprs, pre_names, cond, fmt::format("$f{}", pre_exprs.size()));
   return call;
 }
 

@@ -18,7 +18,7 @@ bool is_aggregate_name(const std::string& u, const FunctionRegistry& registry) {
   // supported" rather than "no such function".
   static const std::set<std::string> kNames = {"COUNT", "SUM", "AVG", "MIN", "MAX", "SUM0", "LISTAGG", "FIRST_VALUE",
                                                "LAST_VALUE", "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP",
-                                               "COLLECT", "ARRAY_AGG"};
+                                               "COLLECT", "ARRAY_AGG", "STDDEV", "VARIANCE"};
   return kNames.count(u) > 0 || registry.has_aggregate(u);
 }
 

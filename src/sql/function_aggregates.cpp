@@ -2,7 +2,9 @@
 // SUM and AVG accumulate exactly (128-bit for integers and DECIMAL) with a count of
 // non-NULL inputs, so retraction is exact and an empty group gives NULL; a SUM whose
 // result does not fit its type is NULL (overflow -> NULL, the seed's numeric model).
-// AVG of integers is an integer (truncated), as Flink.
+// AVG of integers is an integer (truncated), as Flink. Flink's further aggregates live
+// beside it: FIRST_VALUE / LAST_VALUE / LISTAGG / ARRAY_AGG in function_aggregates_value.cpp,
+// the variances in function_aggregates_stats.cpp.
 #include <cstring>
 #include <map>
 #include <memory>
@@ -14,23 +16,15 @@
 #include "clink/sql/column_key.hpp"
 #include "clink/sql/decimal.hpp"
 #include "clink/sql/function_registry.hpp"
+#include "aggregate_support.hpp"
 
 namespace clink::sql {
 
 namespace {
 
-template <class T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-template <class T>
-T get(std::string_view& in) {
-  if (in.size() < sizeof(T)) throw ClinkError("truncated aggregate state");
-  T v;
-  std::memcpy(&v, in.data(), sizeof v);
-  in.remove_prefix(sizeof v);
-  return v;
-}
+using aggregate_support::get;
+using aggregate_support::PodAggregate;
+using aggregate_support::put;
 
 Int128 exact_at(const Column& c, std::size_t i) {
   switch (c.type().kind()) {
@@ -56,23 +50,6 @@ void append_exact(Int128 v, Column& out) {
     default: Decimal128::fits(v, t.precision()) ? out.append<Int128>(v) : out.append_null(); break;
   }
 }
-
-// Base for fixed-size, trivially copyable accumulators.
-template <class Acc>
-class PodAggregate : public AggregateFunction {
- public:
-  explicit PodAggregate(LogicalType result) : result_(std::move(result)) {}
-  const LogicalType& result_type() const override { return result_; }
-  std::size_t accumulator_size() const override { return sizeof(Acc); }
-  void create(void* acc) const override { new (acc) Acc{}; }
-  void serialize(const void* acc, std::string& out) const override { put(out, *static_cast<const Acc*>(acc)); }
-  void deserialize(void* acc, std::string_view& in) const override { *static_cast<Acc*>(acc) = get<Acc>(in); }
-
- protected:
-  static Acc& A(void* p) { return *static_cast<Acc*>(p); }
-  static const Acc& A(const void* p) { return *static_cast<const Acc*>(p); }
-  LogicalType result_;
-};
 
 struct CountAcc {
   std::int64_t count;
@@ -486,6 +463,8 @@ void register_aggregate_functions(FunctionRegistry& r) {
                       return make_min_max(args[0], is_max, o.needs_retraction);
                     });
   }
+  register_value_aggregate_functions(r);
+  register_statistical_aggregate_functions(r);
 }
 
 }  // namespace clink::sql

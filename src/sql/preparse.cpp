@@ -277,6 +277,8 @@ class Rewriter {
         i = rewrite_json_function(cur);
       } else if ((t.is("JSON_OBJECT") || t.is("JSON_ARRAY")) && next.sym("(")) {
         i = rewrite_json_constructor(cur);
+      } else if (t.is("ARRAY_AGG") && next.sym("(")) {
+        i = rewrite_null_treatment(cur);
       } else if ((t.is("FLOOR") || t.is("CEIL") || t.is("CEILING")) && next.sym("(")) {
         i = rewrite_floor_ceil(cur);
       } else if (t.is("IS") && (next.is("JSON") || (next.is("NOT") && cur.peek_is("JSON", 2)))) {
@@ -423,6 +425,23 @@ class Rewriter {
       emit(",", tok(value).origin);
       rewrite(value + 1, e);
     }
+    emit(")", tok(close).origin);
+    return close + 1;
+  }
+
+  // ARRAY_AGG(x {IGNORE | RESPECT} NULLS): PostgreSQL sees ARRAY_AGG(x); the choice is remembered.
+  size_t rewrite_null_treatment(TokenCursor& cur) {
+    const Token& name = tok(cur.index());
+    size_t open = cur.index_ahead(1);
+    size_t close = cur.matching_close(open);
+    size_t end = close;
+    if (close >= open + 3 && tok(close - 1).is("NULLS") && (tok(close - 2).is("IGNORE") || tok(close - 2).is("RESPECT"))) {
+      ph_.null_treatment[name.origin] = upper(tok(close - 2).text);
+      end = close - 2;
+    }
+    emit_identifier(name);
+    emit("(", tok(open).origin);
+    rewrite(open + 1, end);
     emit(")", tok(close).origin);
     return close + 1;
   }

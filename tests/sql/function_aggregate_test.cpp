@@ -221,3 +221,165 @@ TEST(AggregateTest, DistinctOverArgumentTuplesWithMultiplicity) {
   EXPECT_EQ(make_distinct_aggregate(agg("COUNT", {}), std::vector<LogicalType>{LogicalType::array(LogicalType::int_type())}),
             nullptr);
 }
+
+namespace {
+
+void feed2(const AggregateFunction& f, void* acc, const Column& a, const Column& b, bool retract = false) {
+  std::vector<void*> accs(a.size(), acc);
+  std::vector<std::uint32_t> rows(a.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::uint32_t>(i);
+  const Column* args[] = {&a, &b};
+  if (retract) f.retract(accs.data(), args, rows);
+  else f.accumulate(accs.data(), args, rows);
+}
+Column strings(const std::vector<Value>& vs) { return column_of(LogicalType::string(), vs); }
+Column doubles(const std::vector<Value>& vs) { return column_of(LogicalType::double_type(), vs); }
+
+}  // namespace
+
+// Flink's MathAggFunctionITCase "retract": unmatched retractions drive the count below
+// zero; WELFORD_M2 keeps counting and restarts from 0 (group C ends with one value: 0.0).
+TEST(AggregateTest, VarianceFollowsFlinkThroughUnmatchedRetractions) {
+  auto pop = agg("STDDEV_POP", {LogicalType::double_type()}, {false, true});
+  auto samp = agg("STDDEV_SAMP", {LogicalType::double_type()}, {false, true});
+  EXPECT_EQ(pop->accumulator_size(), 24u);
+  EXPECT_TRUE(pop->trivially_copyable());
+  for (const AggregateFunction* f : {pop.get(), samp.get()}) {
+    Acc b(*f), c(*f);
+    feed(*f, b.p(), doubles({0.27, Value::null()}));
+    feed(*f, b.p(), doubles({0.27}), true);
+    EXPECT_EQ(value(*f, b.p()), "NULL") << "group B";
+    feed(*f, c.p(), doubles({0.27, 0.28, Value::null(), Value::null(), Value::null()}));
+    feed(*f, c.p(), doubles({Value::null(), 0.27}), true);
+    feed(*f, c.p(), doubles({0.30}));
+    feed(*f, c.p(), doubles({0.27, 0.30, 0.28}), true);
+    feed(*f, c.p(), doubles({0.27, 0.50}));
+    EXPECT_EQ(value(*f, c.p()), f == pop.get() ? "0.0" : "NULL") << "group C";
+  }
+}
+
+// Flink's merge of WELFORD_M2 accumulators (its MathAggFunctionITCase "merge": 0..49 in
+// mini-batches, VAR_POP 208.25, VAR_SAMP 212.5); an accumulator with a negative count
+// (retractions only) merges its count last, as Flink's merge() does.
+TEST(AggregateTest, VarianceMergesLikeFlink) {
+  auto var_pop = agg("VAR_POP", {LogicalType::double_type()});
+  auto var_samp = agg("VAR_SAMP", {LogicalType::double_type()});
+  for (const AggregateFunction* f : {var_pop.get(), var_samp.get()}) {
+    Acc total(*f), low(*f), high(*f), negative(*f);
+    Column a(LogicalType::double_type()), b(LogicalType::double_type());
+    for (int i = 0; i < 25; ++i) a.append<double>(i);
+    for (int i = 25; i < 50; ++i) b.append<double>(i);
+    feed(*f, low.p(), a);
+    feed(*f, high.p(), b);
+    feed(*f, negative.p(), doubles({3.0}), true);
+    f->merge(total.p(), low.p());
+    f->merge(total.p(), high.p());
+    EXPECT_EQ(value(*f, total.p()), f == var_pop.get() ? "208.25" : "212.5");
+    // The negative accumulator only lowers the count (M2 = 10412.5 stays): 10412.5 / 49 and / 48.
+    f->merge(total.p(), negative.p());
+    EXPECT_EQ(value(*f, total.p()), f == var_pop.get() ? "212.5" : "216.92708333333334");
+    std::string bytes;
+    f->serialize(total.p(), bytes);
+    EXPECT_EQ(bytes.size(), 24u);
+  }
+}
+
+TEST(AggregateTest, FirstAndLastValueOverUpdatingInputKeepArrivalOrder) {
+  auto first = agg("FIRST_VALUE", {LogicalType::string()}, {false, true});
+  auto last = agg("LAST_VALUE", {LogicalType::string()}, {false, true});
+  EXPECT_TRUE(first->supports_retraction());
+  EXPECT_FALSE(first->supports_merge());  // Flink's has no merge()
+  Acc f(*first), l(*last);
+  feed(*first, f.p(), strings({"b", Value::null(), "a", "b"}));
+  feed(*last, l.p(), strings({"a", "b", "a", Value::null()}));
+  EXPECT_EQ(value(*first, f.p()), "b");
+  EXPECT_EQ(value(*last, l.p()), "a");
+  feed(*first, f.p(), strings({"b", "zz"}), true);  // the earliest b goes; zz was never there
+  feed(*last, l.p(), strings({"a"}), true);         // the earliest a goes: the last is still a
+  EXPECT_EQ(value(*first, f.p()), "a");
+  EXPECT_EQ(value(*last, l.p()), "a");
+  feed(*first, f.p(), strings({"a", "b"}), true);
+  EXPECT_EQ(value(*first, f.p()), "NULL");
+}
+
+TEST(AggregateTest, FirstAndLastValueOverInsertOnlyInputAreFixedSize) {
+  auto first = agg("FIRST_VALUE", {LogicalType::int_type()});
+  auto last = agg("LAST_VALUE", {LogicalType::int_type()});
+  EXPECT_TRUE(first->trivially_copyable());
+  EXPECT_EQ(first->accumulator_size(), 8u);
+  EXPECT_FALSE(first->supports_retraction());
+  Acc f(*first), l(*last);
+  EXPECT_EQ(value(*first, f.p()), "NULL");
+  auto col = column_of(LogicalType::int_type(), {Value::null(), 4, 7, Value::null()});
+  feed(*first, f.p(), col);
+  feed(*last, l.p(), col);
+  EXPECT_EQ(value(*first, f.p()), "4");
+  EXPECT_EQ(value(*last, l.p()), "7");
+}
+
+// ListAggWsWithRetractAggFunction.merge: both lists concatenated, then both retraction
+// lists applied (each removes the earliest equal value or stays pending); the merged
+// separator is the other accumulator's.
+TEST(AggregateTest, ListAggWithRetractionMergesAndRestoresLikeFlink) {
+  auto listagg = agg("LISTAGG", {LogicalType::string(), LogicalType::string()}, {false, true});
+  Acc a(*listagg), b(*listagg), restored(*listagg);
+  feed2(*listagg, a.p(), strings({"a", "b"}), strings({",", ","}));
+  feed2(*listagg, a.p(), strings({"c"}), strings({","}), true);  // nothing to remove: pending
+  feed2(*listagg, b.p(), strings({"c", "d"}), strings({"-", "-"}));
+  feed2(*listagg, b.p(), strings({"a", "x"}), strings({"-", "-"}), true);
+  EXPECT_EQ(value(*listagg, a.p()), "a,b");
+  EXPECT_EQ(value(*listagg, b.p()), "c-d");
+  listagg->merge(a.p(), b.p());
+  EXPECT_EQ(value(*listagg, a.p()), "b-d");
+  std::string bytes;
+  listagg->serialize(a.p(), bytes);
+  std::string_view in = bytes;
+  listagg->deserialize(restored.p(), in);
+  EXPECT_TRUE(in.empty());
+  EXPECT_EQ(value(*listagg, restored.p()), "b-d");
+  // The pending retraction of x survived the restore: a later x is not cancelled by it
+  // (Flink applies pending retractions only in merge), but a merge cancels it.
+  feed2(*listagg, restored.p(), strings({"x"}), strings({"-", "-"}));
+  EXPECT_EQ(value(*listagg, restored.p()), "b-d-x");
+  Acc empty_other(*listagg), x(*listagg);
+  feed2(*listagg, x.p(), strings({"y"}), strings({"+"}));
+  listagg->merge(restored.p(), x.p());
+  EXPECT_EQ(value(*listagg, restored.p()), "b+d+y");
+  listagg->merge(restored.p(), empty_other.p());  // an empty accumulator changes nothing
+  EXPECT_EQ(value(*listagg, restored.p()), "b+d+y");
+}
+
+// Insert-only LISTAGG is Flink's declarative ListAggFunction: CONCAT(acc, sep, value), so
+// a NULL separator makes the accumulator NULL and the next value starts it again.
+TEST(AggregateTest, ListAggOverInsertOnlyInputConcatenates) {
+  auto listagg = agg("LISTAGG", {LogicalType::string(), LogicalType::string()});
+  EXPECT_FALSE(listagg->supports_retraction());
+  Acc a(*listagg), b(*listagg);
+  feed2(*listagg, a.p(), strings({"x", Value::null(), "y"}), strings({";", ";", ";"}));
+  EXPECT_EQ(value(*listagg, a.p()), "x;y");
+  feed2(*listagg, b.p(), strings({"p", "q", "r"}), strings({"|", Value::null(), "|"}));
+  EXPECT_EQ(value(*listagg, b.p()), "r");
+  listagg->merge(a.p(), b.p());
+  EXPECT_EQ(value(*listagg, a.p()), "x;y|r");
+}
+
+TEST(AggregateTest, ArrayAggRespectsNullsAndMergesRetractionsLikeFlink) {
+  auto array_agg = agg("ARRAY_AGG", {LogicalType::int_type()}, {false, true});
+  EXPECT_EQ(array_agg->result_type().to_string(), "ARRAY<INT>");
+  Acc a(*array_agg), b(*array_agg);
+  EXPECT_EQ(value(*array_agg, a.p()), "NULL");
+  feed(*array_agg, a.p(), column_of(LogicalType::int_type(), {1, Value::null(), 2, 1}));
+  feed(*array_agg, a.p(), column_of(LogicalType::int_type(), {1, 9}), true);
+  EXPECT_EQ(value(*array_agg, a.p()), "[NULL, 2, 1]");
+  feed(*array_agg, b.p(), column_of(LogicalType::int_type(), {9, Value::null()}));
+  array_agg->merge(a.p(), b.p());  // the pending 9 cancels b's 9
+  EXPECT_EQ(value(*array_agg, a.p()), "[NULL, 2, 1, NULL]");
+  // A pending retraction meets a later equal value only in a merge, even with an empty
+  // accumulator (ArrayAggFunction.merge does not skip it; LISTAGG's does).
+  Acc c(*array_agg), empty(*array_agg);
+  feed(*array_agg, c.p(), column_of(LogicalType::int_type(), {5}), true);
+  feed(*array_agg, c.p(), column_of(LogicalType::int_type(), {5}));
+  EXPECT_EQ(value(*array_agg, c.p()), "[5]");
+  array_agg->merge(c.p(), empty.p());
+  EXPECT_EQ(value(*array_agg, c.p()), "NULL");
+}

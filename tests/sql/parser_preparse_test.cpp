@@ -109,6 +109,9 @@ TEST(ParserPreparse, RewriteForPostgres) {
   EXPECT_EQ(ph.map_constructors.count(0), 1u);
   EXPECT_EQ(rewrite("FLOOR(ts TO DAY)", ph), "\"FLOOR\" ( \"ts\" )");
   EXPECT_EQ(ph.floor_ceil_units.at(0), "DAY");
+  EXPECT_EQ(rewrite("ARRAY_AGG(DISTINCT x IGNORE NULLS)", ph), "\"ARRAY_AGG\" ( DISTINCT \"x\" )");
+  EXPECT_EQ(ph.null_treatment.at(0), "IGNORE");
+  EXPECT_EQ(rewrite("ARRAY_AGG(nulls)", ph), "\"ARRAY_AGG\" ( nulls )");  // not a null treatment
   EXPECT_EQ(rewrite("SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), x)) w", ph),
             "SELECT * FROM __clink_tvf_0 \"w\"");
   EXPECT_EQ(rewrite("SELECT * FROM t /*+ OPTIONS('k'='v') */", ph), "SELECT * FROM \"t\"");

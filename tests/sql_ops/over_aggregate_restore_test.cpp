@@ -160,5 +160,32 @@ TEST_P(SqlOverRestore, RangeUnboundedPreceding) {
   expect_restores(over_op(false, std::nullopt), expected({{1, 1}, {3, 2}, {7, 3}, {15, 4}, {31, 5}}));
 }
 
+// The list accumulators of Flink's retracting FIRST_VALUE / LAST_VALUE / LISTAGG /
+// ARRAY_AGG and the Welford state of VAR_POP, in a ROWS frame that retracts its oldest row:
+// a savepoint taken while frames hold rows must bring the lists back in arrival order.
+TEST_P(SqlOverRestore, ListAccumulatorsInRowsFrame) {
+  SchemaPtr out = sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()},
+                                    {"arr", LogicalType::array(LogicalType::bigint())}, {"l", LogicalType::string()},
+                                    {"f", LogicalType::bigint()}, {"lv", LogicalType::bigint()}, {"vp", LogicalType::bigint()}});
+  json op = over_op(true, 1);
+  op["params"]["schema"] = schema_json(out);
+  op["params"]["aggregates"] = json::array({{{"function", "ARRAY_AGG"}, {"args", {2}}},
+                                            {{"function", "LISTAGG"}, {"args", {1}}},
+                                            {{"function", "FIRST_VALUE"}, {"args", {2}}},
+                                            {{"function", "LAST_VALUE"}, {"args", {2}}},
+                                            {{"function", "VAR_POP"}, {"args", {2}}}});
+  const char* frames[] = {"[1], K, 1, 1, 0", "[1, 2], K,K, 1, 2, 0", "[2, 4], K,K, 2, 4, 1", "[4, 8], K,K, 4, 8, 4",
+                          "[8, 16], K,K, 8, 16, 16"};
+  const std::pair<int, int> rows[] = {{1, 1}, {12, 2}, {15, 4}, {21, 8}, {29, 16}};
+  std::vector<std::string> want;
+  for (std::string k : {"a", "b", "c", "d", "e", "f"})
+    for (std::size_t i = 0; i < 5; ++i) {
+      std::string aggs = frames[i];
+      for (std::size_t at; (at = aggs.find('K')) != std::string::npos;) aggs.replace(at, 1, k);
+      want.push_back("+I[" + ts(rows[i].first) + ", " + k + ", " + std::to_string(rows[i].second) + ", " + aggs + "]");
+    }
+  expect_restores(op, sorted(want));
+}
+
 }  // namespace
 }  // namespace clink::sqltest

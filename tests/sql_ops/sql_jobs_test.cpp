@@ -270,6 +270,81 @@ json udaf_window_op(json window, json aggs, std::vector<sql::RowField> values) {
   return op;
 }
 
+// Flink's retracting FIRST_VALUE / LAST_VALUE / ARRAY_AGG / LISTAGG keep every value in
+// arrival order; a deletion removes the earliest equal one. Per key: +1, +2, -1 (the
+// savepoint or failure falls here), +4, +1: the lists restore in order ([2] then [2, 4, 1]).
+TEST_P(SqlRestore, GroupAggregateRetractingListAggregates) {
+  json op = group_agg_op();
+  op["params"]["schema"] = schema_json(sql::make_schema({{"k", LogicalType::string()},
+                                                         {"arr", LogicalType::array(LogicalType::bigint())},
+                                                         {"f", LogicalType::bigint()},
+                                                         {"l", LogicalType::bigint()},
+                                                         {"ks", LogicalType::string()}}));
+  op["params"]["aggregates"] = json::array({{{"function", "ARRAY_AGG"}, {"args", {2}}},
+                                            {{"function", "FIRST_VALUE"}, {"args", {2}}},
+                                            {{"function", "LAST_VALUE"}, {"args", {2}}},
+                                            {{"function", "LISTAGG"}, {"args", {1}}}});
+  auto step = [](std::int64_t v, std::int64_t t, RowKind kind) {
+    std::vector<Row> rows;
+    for (const char* k : {"a", "b", "c", "d", "e", "f"}) rows.push_back(Row{{Value(t * 1000), Value(k), Value(v)}, kind, t});
+    return batch(kv_schema(), rows);
+  };
+  const std::vector<ScriptStep> steps = {{step(1, 1, RowKind::kInsert), 5}, {step(2, 12, RowKind::kInsert), 14},
+                                         {step(1, 15, RowKind::kDelete), 16},
+                                         // -- interrupted here --
+                                         {step(4, 21, RowKind::kInsert), 25}, {step(1, 29, RowKind::kInsert), std::nullopt}};
+  std::vector<std::string> expected;
+  for (std::string k : {"a", "b", "c", "d", "e", "f"}) {
+    const std::string states[] = {"[1], 1, 1, " + k, "[1, 2], 1, 2, " + k + "," + k, "[2], 2, 2, " + k,
+                                  "[2, 4], 2, 4, " + k + "," + k, "[2, 4, 1], 2, 1, " + k + "," + k + "," + k};
+    expected.push_back("+I[" + k + ", " + states[0] + "]");
+    for (std::size_t i = 1; i < 5; ++i) {
+      expected.push_back("-U[" + k + ", " + states[i - 1] + "]");
+      expected.push_back("+U[" + k + ", " + states[i] + "]");
+    }
+  }
+  expect_restores(steps, op, 3, sorted(expected));
+}
+
+// HOP panes merge LISTAGG's (insert-only: one growing string) and STDDEV_POP's (Welford)
+// accumulators in time order, across the restore. Rows v = 1, 2, 4, 8, 16 at 1, 12, 15,
+// 21, 29; windows [s, s + 10) every 5.
+TEST_P(SqlRestore, WindowAggregateHopWithListAggAndStddev) {
+  json op = udaf_window_op({{"kind", "hop"}, {"time_column", 0}, {"size_ms", 10}, {"slide_ms", 5}},
+                           json::array({{{"function", "LISTAGG"}, {"args", {1}}}, {{"function", "STDDEV_POP"}, {"args", {2}}}}),
+                           {{"ks", LogicalType::string()}, {"sd", LogicalType::bigint()}});
+  std::vector<std::string> expected;
+  auto time = [](int ms) { return clink::test::print_timestamp_ms(ms); };
+  for (std::string key : {"a", "b", "c", "d", "e", "f"}) {
+    for (auto [start, n, sd] : std::vector<std::tuple<int, int, int>>{
+             {-5, 1, 0}, {0, 1, 0}, {5, 1, 0}, {10, 2, 1}, {15, 2, 2}, {20, 2, 4}, {25, 1, 0}}) {
+      std::string ks = key;
+      for (int i = 1; i < n; ++i) ks += "," + key;
+      expected.push_back("+I[" + key + ", " + time(start) + ", " + time(start + 10) + ", " + time(start + 9) + ", " + ks +
+                         ", " + std::to_string(sd) + "]");
+    }
+  }
+  expect_restores(tumbling_steps(), op, 3, sorted(expected));
+}
+
+// TUMBLE keeps pane slicing with aggregates that cannot merge (a window is one pane):
+// FIRST_VALUE / LAST_VALUE and concat_agg restore from the sliced path's pane state.
+TEST_P(SqlRestore, WindowAggregateTumbleWithUnmergeableAggregates) {
+  register_example_udafs();
+  json op = udaf_window_op({{"kind", "tumble"}, {"time_column", 0}, {"size_ms", 10}},
+                           json::array({{{"function", "FIRST_VALUE"}, {"args", {2}}},
+                                        {{"function", "LAST_VALUE"}, {"args", {2}}},
+                                        {{"function", "concat_agg"}, {"args", {1}}}}),
+                           {{"f", LogicalType::bigint()}, {"l", LogicalType::bigint()}, {"ks", LogicalType::string()}});
+  std::vector<std::string> expected;
+  auto time = [](int ms) { return clink::test::print_timestamp_ms(ms); };
+  for (std::string key : {"a", "b", "c", "d", "e", "f"})
+    for (auto [start, aggs] : std::vector<std::pair<int, std::string>>{
+             {0, "1, 1, " + key}, {10, "2, 4, " + key + "," + key}, {20, "8, 16, " + key + "," + key}})
+      expected.push_back("+I[" + key + ", " + time(start) + ", " + time(start + 10) + ", " + time(start + 9) + ", " + aggs + "]");
+  expect_restores(tumbling_steps(), op, 3, sorted(expected));
+}
+
 // Sessions merge: tally() (plain bytes) and COUNT(DISTINCT v) (a value multiset) restore
 // through the window engine's state and merge across the restore: [12, 39) is 4 rows.
 TEST_P(SqlRestore, WindowAggregateSessionWithUdaf) {

@@ -170,6 +170,7 @@ struct FunctionCall {
   ExprPtr filter;                   // FILTER (WHERE ...)
   std::shared_ptr<const WindowSpec> over;
   std::shared_ptr<const JsonClauses> json;  // JSON_VALUE / JSON_QUERY / JSON_EXISTS clauses
+  bool ignore_nulls = false;        // ARRAY_AGG(x IGNORE NULLS)
 };
 
 struct CaseWhen {

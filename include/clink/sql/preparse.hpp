@@ -114,6 +114,7 @@ struct Placeholders {
   std::map<uint32_t, std::string> floor_ceil_units;  // original offset of FLOOR / CEIL
   std::map<uint32_t, std::shared_ptr<const ast::JsonClauses>> json_clauses;
   std::map<uint32_t, std::string> json_on_null;  // JSON_OBJECT / JSON_ARRAY offset -> "NULL" / "ABSENT"
+  std::map<uint32_t, std::string> null_treatment;  // ARRAY_AGG offset -> "IGNORE" / "RESPECT"
   std::set<uint32_t> json_key_value;  // JSON_OBJECT offsets written with KEY k VALUE v / k VALUE v
   std::map<uint32_t, std::string> is_json;  // original offset of IS in `x IS [NOT] JSON kind`  // offset of JSON_VALUE...
 };

@@ -208,8 +208,9 @@ class SqlWindowAggregateOperator final : public StreamOperator {
     if (wc.allowed_lateness > 0) wc.trigger = std::make_shared<DelayedEventTimeTrigger>(cfg_.lateness);
     if (cfg_.dlq) wc.late_data_tag.emplace(kDeadLetterTag);
     // Pane slicing merges pane accumulators; an aggregate that cannot merge takes the
-    // engine's generic path (every row folded into each of its windows).
-    wc.allow_slicing = cfg_.aggs->mergeable();
+    // engine's generic path (every row folded into each of its windows). A TUMBLE window
+    // is its one pane, which slicing never merges: it keeps the sliced path.
+    wc.allow_slicing = cfg_.aggs->mergeable() || cfg_.window.kind == SqlWindowSpec::Kind::kTumble;
     if (cfg_.int64_key) {
       engine_ = std::make_unique<WindowOperator<Int64Key, SqlWindowRow, Int64KeyOf, SqlWindowPolicy<Int64Key>>>(
           std::move(wc), Int64KeyOf{cfg_.grouping.keys[0]}, SqlWindowPolicy<Int64Key>(cfg_.aggs, &writer_, &input_));
