@@ -103,6 +103,9 @@ struct Binder::Impl {
   // OVER calls bound to a column of the node below the projection being bound (AST text ->
   // column, type); set while a SELECT with a ranking function binds its items.
   std::map<std::string, std::pair<std::size_t, LogicalType>> over_columns;
+  // The right side of the join being bound when it is written `t FOR SYSTEM_TIME AS OF ...`
+  // (the only place that clause is accepted).
+  const ast::NamedTable* temporal_right = nullptr;
 
   Impl(const Catalog& c, const FunctionRegistry& r, SessionConfig s) : catalog(c), registry(r), session(std::move(s)) {}
 
@@ -120,6 +123,10 @@ struct Binder::Impl {
   Bound bind_view(const ViewDef& view, const std::string& qualifier, SourcePosition pos);
   Bound bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref);
   Bound bind_join(const ast::Join& j, const ast::TableRef& ref);
+  // Event-time temporal joins (binder_temporal.cpp): validates as Flink and adds the
+  // __TEMPORAL_JOIN_CONDITION marker to the join's condition.
+  void bind_temporal_join(LogicalJoin& join, const Bound& left, const Bound& right, const ast::Join& j,
+                          const ast::NamedTable& versioned);
   Bound project_items(const std::vector<ast::SelectItem>& items, const Bound& in, const AggContext* agg,
                       SourcePosition pos);
   Bound distinct(const Bound& in, SourcePosition pos);

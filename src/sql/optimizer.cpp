@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <map>
 
+#include "clink/sql/changelog_mode.hpp"
 #include "clink/sql/column_batch.hpp"
 #include "clink/sql/expr_compiler.hpp"
+#include "clink/sql/join_analysis.hpp"
 #include "clink/sql/join_reorder.hpp"
 #include "plan_rewrite.hpp"
 
@@ -122,16 +124,19 @@ LogicalPtr push_join(const LogicalNode& join_node, std::vector<ExprPtr> conds, S
   bool inner = j.type == LogicalJoin::Type::kInner;
   bool left_preserved = j.type == LogicalJoin::Type::kInner || j.type == LogicalJoin::Type::kLeft;
   bool right_preserved = j.type == LogicalJoin::Type::kInner || j.type == LogicalJoin::Type::kRight;
+  // A filter below an updating versioned table would drop versions (a row whose update
+  // fails it would stay valid): such conjuncts stay in the temporal join's condition.
+  bool right_pushable = !is_temporal_join(j) || !changelog_mode(j.input(1)).updating();
   for (const auto& c : conds) {
     if (left_preserved && only_columns_in(c, 0, nl) && is_deterministic(c)) left.push_back(c);
-    else if (right_preserved && only_columns_in(c, nl, n) && is_deterministic(c)) right.push_back(c);
+    else if (right_preserved && right_pushable && only_columns_in(c, nl, n) && is_deterministic(c)) right.push_back(c);
     else if (inner) join_cond.push_back(c);
     else above.push_back(c);
   }
   for (const auto& c : on) {
     // ON conjuncts on the side that gets null-extended can filter that side first.
     bool to_left = (inner || j.type == LogicalJoin::Type::kRight) && only_columns_in(c, 0, nl);
-    bool to_right = (inner || j.type == LogicalJoin::Type::kLeft) && only_columns_in(c, nl, n);
+    bool to_right = (inner || j.type == LogicalJoin::Type::kLeft) && right_pushable && only_columns_in(c, nl, n);
     if (to_left && is_deterministic(c)) left.push_back(c);
     else if (to_right && is_deterministic(c)) right.push_back(c);
     else join_cond.push_back(c);

@@ -397,5 +397,16 @@ TEST(ParserQuery, QueryPositions) {
   EXPECT_EQ(osel.where->as<ast::InSubquery>()->query->pos, (SourcePosition{4, 15}));
 }
 
+// FOR SYSTEM_TIME AS OF <expr> stays on the table reference (the temporal join's versioned
+// side): with AS, without AS, with a hint, a qualified name, and in a chain of joins.
+TEST(ParserQuery, TemporalJoinSystemTime) {
+  EXPECT_EQ(dump("SELECT * FROM Orders AS o LEFT JOIN Rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.c = r.c"),
+            "SELECT * FROM (Orders AS o LEFT JOIN Rates FOR SYSTEM_TIME AS OF o.order_time AS r ON (o.c = r.c))");
+  EXPECT_EQ(dump("SELECT * FROM Orders o JOIN db.Rates /*+ OPTIONS('k' = 'v') */ FOR SYSTEM_TIME AS OF o.ts r "
+                 "ON o.c = r.c JOIN Other FOR SYSTEM_TIME AS OF (o.ts) ON o.c = Other.c"),
+            "SELECT * FROM ((Orders AS o JOIN db.Rates /*+ OPTIONS('k' = 'v') */ FOR SYSTEM_TIME AS OF o.ts AS r ON "
+            "(o.c = r.c)) JOIN Other FOR SYSTEM_TIME AS OF o.ts ON (o.c = Other.c))");
+}
+
 }  // namespace
 }  // namespace clink::sql

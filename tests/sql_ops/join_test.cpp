@@ -17,48 +17,6 @@ class ManualClock final : public ProcessingTimeClock {
   std::int64_t now = 1000;
 };
 
-// Two inputs, run like OpHarness (one operator on a RuntimeContext, output logged).
-class JoinHarness final : public Output {
- public:
-  JoinHarness(const std::string& factory, json params, const ProcessingTimeClock& clock = SystemClock::instance()) {
-    OperatorSpecContext sc;
-    sc.id = "join";
-    sc.params = std::move(params);
-    sc.input_types = {sql::kSqlRowType, sql::kSqlRowType};
-    op_ = OperatorRegistry::builtin().get(factory).make(sc)();
-    ctx_ = std::make_unique<RuntimeContext>("join", "join", 0, 1, kDefaultMaxParallelism, this,
-                                            std::make_shared<OperatorMetrics>(), SystemClock::instance());
-    ctx_->set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, "join", 0, ctx_->key_groups(),
-                                                           kDefaultMaxParallelism, clock));
-    op_->open(*ctx_);
-  }
-  ~JoinHarness() override { op_->close(); }
-
-  // Pushes one batch on `input` and returns what it emitted.
-  std::vector<std::string> push(int input, ColumnBatch b) {
-    lines.clear();
-    op_->process_batch(input, std::make_unique<ColumnBatch>(std::move(b)));
-    return lines;
-  }
-  std::vector<std::string> watermark(EventTime t) {
-    lines.clear();
-    op_->process_watermark(Watermark{t, false});
-    return lines;
-  }
-
-  void emit(BatchPtr b) override {
-    for (auto& l : sql::format_rows(sql::column_batch_cast(*b))) lines.push_back(std::move(l));
-  }
-  void emit_watermark(Watermark wm) override { lines.push_back("WM " + std::to_string(wm.timestamp)); }
-  void emit_side(const std::string&, BatchPtr) override {}
-
-  std::vector<std::string> lines;
-
- private:
-  std::unique_ptr<StreamOperator> op_;
-  std::unique_ptr<RuntimeContext> ctx_;
-};
-
 using Lines = std::vector<std::string>;
 
 SchemaPtr left_schema() { return sql::make_schema({{"k", LogicalType::bigint()}, {"lv", LogicalType::string()}}); }
