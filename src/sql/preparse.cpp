@@ -335,9 +335,14 @@ class Rewriter {
       if (x.sym("(") || x.sym("[")) ++depth;
       if (x.sym(")") || x.sym("]")) --depth;
     }
-    // `... AS OF o.ts r`: an alias without AS follows a complete operand.
-    if (e >= b + 2 && (tok(e - 1).kind == TokenKind::Word || tok(e - 1).kind == TokenKind::QuotedWord) &&
-        (tok(e - 2).kind == TokenKind::Word || tok(e - 2).kind == TokenKind::QuotedWord || tok(e - 2).sym(")")))
+    // `... AS OF o.ts r`: an alias without AS follows a complete operand; a keyword there
+    // ends the expression instead (`INTERVAL '1' SECOND`).
+    const bool explicit_alias = e < cur.end_index() && tok(e).is("AS");
+    if (!explicit_alias && e >= b + 2 &&
+        (tok(e - 1).kind == TokenKind::QuotedWord ||
+         (tok(e - 1).kind == TokenKind::Word && !is_postgres_keyword(tok(e - 1).text))) &&
+        (tok(e - 2).word() || tok(e - 2).kind == TokenKind::String || tok(e - 2).kind == TokenKind::Number ||
+         tok(e - 2).sym(")")))
       --e;
     if (e == b) cur.fail(cur.peek(), "expected an expression after FOR SYSTEM_TIME AS OF but found " + detail::describe(cur.peek()));
     ph_.system_time[tok(start).origin] = exprs_.parse_expression(lx_, b, e);

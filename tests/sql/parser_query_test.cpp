@@ -406,6 +406,10 @@ TEST(ParserQuery, TemporalJoinSystemTime) {
                  "ON o.c = r.c JOIN Other FOR SYSTEM_TIME AS OF (o.ts) ON o.c = Other.c"),
             "SELECT * FROM ((Orders AS o JOIN db.Rates /*+ OPTIONS('k' = 'v') */ FOR SYSTEM_TIME AS OF o.ts AS r ON "
             "(o.c = r.c)) JOIN Other FOR SYSTEM_TIME AS OF o.ts ON (o.c = Other.c))");
+  EXPECT_EQ(dump("SELECT * FROM Rates FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 10:00:00' r"),
+            "SELECT * FROM Rates FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 10:00:00' AS r");
+  EXPECT_EQ(dump("SELECT * FROM o JOIN Rates FOR SYSTEM_TIME AS OF o.ts + INTERVAL '1' SECOND ON o.c = Rates.c"),
+            "SELECT * FROM (o JOIN Rates FOR SYSTEM_TIME AS OF (o.ts + INTERVAL '1' SECOND) ON (o.c = Rates.c))");
 }
 
 }  // namespace
