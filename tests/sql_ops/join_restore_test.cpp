@@ -149,27 +149,41 @@ std::vector<json> window_join_ops() {
   return {calc, assign("wl", "inj", kv_schema()), assign("wr", "calc", kv_schema()), join};
 }
 
-// rows l LEFT JOIN (rows WHERE v >= 4) FOR SYSTEM_TIME AS OF l.t AS r ON l.k = r.k: an
-// event-time temporal join whose versions are the filtered rows.
+// rows l LEFT JOIN v FOR SYSTEM_TIME AS OF l.t AS r ON l.k = r.k, v the versioned view
+// "the latest row per k of rows WHERE v >= 4" (a row-time keep-last deduplication, so the
+// versioned side carries +I, then -U / +U per newer row): an event-time temporal join.
 std::vector<json> temporal_join_ops() {
   using namespace sql;
-  std::vector<json> ops = interval_join_ops();  // its calc (v >= 4) feeds the right side
+  std::vector<json> ops = interval_join_ops();  // its calc (v >= 4)
   json calc = ops[0];
+  // Hash-partitioned by k so each key's rows reach the deduplication in time order (a
+  // rebalance would reorder them, and keep-last drops a row older than the one it holds).
+  calc["inputs"] = json::array({edge("inj", 0, "sql_columns:1")});
   const SchemaPtr kv = kv_schema();
+  json dedup = {{"id", "dedup"},
+                {"type", "sql_deduplicate"},
+                {"params",
+                 {{"input_schemas", json::array({schema_json(kv)})},
+                  {"schema", schema_json(kv)},
+                  {"keys", {1}},
+                  {"time_column", 0},
+                  {"keep_last", true},
+                  {"rowtime", true}}},
+                {"inputs", json::array({edge("calc", 0, "sql_columns:1")})}};
   std::vector<RowField> out = kv->fields();
   for (const auto& f : kv->fields()) out.push_back({f.name + "0", f.type.with_nullable(true)});
   json join = {{"id", "join"},
                {"type", "sql_temporal_join"},
                {"params",
-                {{"input_schemas", json::array({schema_json(kv_schema()), schema_json(kv_schema())})},
+                {{"input_schemas", json::array({schema_json(kv), schema_json(kv)})},
                  {"schema", schema_json(make_schema(out))},
                  {"join_type", "left"},
                  {"left_keys", {1}},
                  {"right_keys", {1}},
                  {"left_time", 0},
                  {"right_time", 0}}},
-               {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("calc", 1, "sql_columns:1")})}};
-  return {calc, join};
+               {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("dedup", 1, "sql_columns:1")})}};
+  return {calc, dedup, join};
 }
 
 // The changelog applied: the remaining rows as "+I[...]", sorted; a retraction of a row
