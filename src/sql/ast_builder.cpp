@@ -229,6 +229,13 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
         t.hints = it->second;
         for (uint32_t h : ctx_.placeholders.hint_tokens.at(it->first)) ctx_.placeholders.used_hints.insert(h);
       }
+      if (location(f) >= 0) {
+        auto st = ctx_.placeholders.system_time.find(origin(location(f)));
+        if (st != ctx_.placeholders.system_time.end()) {
+          t.system_time = st->second;
+          ctx_.placeholders.used_system_time.insert(st->first);
+        }
+      }
       ref->node = std::move(t);
     }
     apply_alias(*ref, f, location(f), name_parts, 2);  // [AS] alias

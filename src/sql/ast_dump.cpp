@@ -397,6 +397,7 @@ std::string to_string(const TableRef& t) {
   std::string s;
   if (auto* n = std::get_if<NamedTable>(&t.node)) {
     s = name(n->name) + hints(n->hints);
+    if (n->system_time) s += " FOR SYSTEM_TIME AS OF " + to_string(n->system_time);
   } else if (auto* d = std::get_if<DerivedTable>(&t.node)) {
     s = "(" + to_string(*d->query) + ")";
   } else if (auto* w = std::get_if<WindowTvf>(&t.node)) {

@@ -147,8 +147,10 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
       // As Flink: interval and window joins keep the time attributes of both inputs, a
       // regular join materialises them.
       const JoinAnalysis a = analyze_join(static_cast<const LogicalJoin&>(n));
-      if (!a.interval && !a.window) return false;
       std::size_t nl = n.input(0).schema.size();
+      // A temporal join keeps the left's (the output rows are timed by it), not the versions'.
+      if (a.temporal) return col < nl && is_time_attribute(n.input(0), col);
+      if (!a.interval && !a.window) return false;
       return col < nl ? is_time_attribute(n.input(0), col) : is_time_attribute(n.input(1), col - nl);
     }
     default: return false;

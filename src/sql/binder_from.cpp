@@ -67,6 +67,9 @@ Bound Binder::Impl::bind_named_table(const ast::NamedTable& t, const ast::TableR
   if (t.name.size() > 1 && !(t.name.size() <= 3))
     fail(ref.pos, fmt::format("invalid table name `{}`", qualified_text(t.name)));
   const std::string& name = t.name.back();
+  if (t.system_time && temporal_right != &t)
+    fail(ref.pos, "FOR SYSTEM_TIME AS OF is only supported on the right side of a JOIN (an event-time temporal "
+                  "join); querying a table as of a point in time (time travel) is not supported");
   if (t.name.size() == 1) {
     for (auto it = ctes.rbegin(); it != ctes.rend(); ++it) {
       auto found = it->find(name);
@@ -190,8 +193,20 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
   if (std::holds_alternative<ast::TableFunction>(j.right->node)) return bind_correlate_join(j, ref);
   if (j.natural || !j.using_columns.empty())
     fail(ref.pos, "NATURAL and USING joins are not supported (write the ON condition)");
+  if (const auto* l = std::get_if<ast::NamedTable>(&j.left->node); l && l->system_time)
+    fail(j.left->pos, "Temporal table join only support apply FOR SYSTEM_TIME AS OF on the right table.");
   Bound left = bind_table_ref(*j.left);
-  Bound right = bind_table_ref(*j.right);
+  const auto* versioned = std::get_if<ast::NamedTable>(&j.right->node);
+  if (versioned && !versioned->system_time) versioned = nullptr;
+  temporal_right = versioned;
+  Bound right;
+  try {
+    right = bind_table_ref(*j.right);
+  } catch (...) {
+    temporal_right = nullptr;
+    throw;
+  }
+  temporal_right = nullptr;
   auto node = std::make_shared<LogicalJoin>();
   switch (j.type) {
     case ast::Join::Type::Inner:
@@ -230,6 +245,7 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
   node->schema = Schema(std::move(fields));
   node->inputs = {left.plan, right.plan};
   node->pos = ref.pos;
+  if (versioned) bind_temporal_join(*node, left, right, j, *versioned);
   out.plan = node;
   return out;
 }

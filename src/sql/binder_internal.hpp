@@ -107,6 +107,9 @@ struct Binder::Impl {
   // While a subquery of a shape that cannot be correlated binds: the outer query's scope,
   // so that a reference to its columns fails saying so rather than "not found".
   const Scope* uncorrelated_outer = nullptr;
+  // The right side of the join being bound when it is written `t FOR SYSTEM_TIME AS OF ...`
+  // (the only place that clause is accepted).
+  const ast::NamedTable* temporal_right = nullptr;
 
   Impl(const Catalog& c, const FunctionRegistry& r, SessionConfig s) : catalog(c), registry(r), session(std::move(s)) {}
 
@@ -135,6 +138,10 @@ struct Binder::Impl {
   Bound bind_correlate(Bound left, const ast::TableRef& ref, bool left_outer);
   Bound bind_correlate_join(const ast::Join& j, const ast::TableRef& ref);
   Bound bind_uncorrelated_table_function(const ast::TableRef& ref);
+  // Event-time temporal joins (binder_temporal.cpp): validates as Flink and adds the
+  // __TEMPORAL_JOIN_CONDITION marker to the join's condition.
+  void bind_temporal_join(LogicalJoin& join, const Bound& left, const Bound& right, const ast::Join& j,
+                          const ast::NamedTable& versioned);
   Bound project_items(const std::vector<ast::SelectItem>& items, const Bound& in, const AggContext* agg,
                       SourcePosition pos);
   Bound distinct(const Bound& in, SourcePosition pos);

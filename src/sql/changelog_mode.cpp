@@ -121,6 +121,12 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       auto l = changelog_mode(node.input(0));
       auto r = changelog_mode(node.input(1));
       const JoinAnalysis a = analyze_join(j);
+      if (a.temporal) {
+        // The versioned side may update (each change is a version); the probe side is
+        // joined once per row when the watermark passes it, so it must only insert.
+        require_insert_only(node, l, "The left (probe) side of an event-time temporal join");
+        return {};
+      }
       if (a.interval || a.window) {
         // Time attributes and windows only exist on insert-only streams; these joins append.
         const char* what = a.interval ? "An interval join" : "A window join";

@@ -65,11 +65,53 @@ std::optional<TimeBound> time_bound(const ExprPtr& c, const LogicalJoin& j) {
 
 }  // namespace
 
+namespace {
+
+bool is_marker(const ExprPtr& c) { return c->kind == ExprKind::kCall && !c->function && c->name == kTemporalJoinCondition; }
+
+ExprPtr marker_call(const char* name, std::vector<ExprPtr> args) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kCall;
+  e->type = LogicalType::boolean().not_null();
+  e->name = name;
+  e->args = std::move(args);
+  return e;
+}
+
+}  // namespace
+
+ExprPtr make_temporal_join_condition(const Schema& joined, std::size_t left_time, std::size_t right_time,
+                                     const std::vector<std::size_t>& primary_key,
+                                     const std::vector<std::size_t>& left_keys,
+                                     const std::vector<std::size_t>& right_keys) {
+  auto cols = [&](const std::vector<std::size_t>& idx) {
+    std::vector<ExprPtr> out;
+    for (auto i : idx) out.push_back(expr::column(i, joined.type(i), joined.name(i)));
+    return out;
+  };
+  return marker_call(kTemporalJoinCondition,
+                     {expr::column(left_time, joined.type(left_time), joined.name(left_time)),
+                      expr::column(right_time, joined.type(right_time), joined.name(right_time)),
+                      marker_call("__TEMPORAL_JOIN_CONDITION_PRIMARY_KEY", cols(primary_key)),
+                      marker_call("__TEMPORAL_JOIN_LEFT_KEY", cols(left_keys)),
+                      marker_call("__TEMPORAL_JOIN_RIGHT_KEY", cols(right_keys))});
+}
+
+bool is_temporal_join(const LogicalJoin& j) {
+  for (const auto& c : conjuncts(j.condition))
+    if (is_marker(c)) return true;
+  return false;
+}
+
 JoinAnalysis analyze_join(const LogicalJoin& j) {
   JoinAnalysis out;
   const std::size_t nl = j.input(0).schema.size();
   std::vector<ExprPtr> rest;
   for (const auto& c : conjuncts(j.condition)) {
+    if (is_marker(c)) {
+      out.temporal = TemporalJoinBounds{c->args[0]->column_index, c->args[1]->column_index - nl};
+      continue;
+    }
     bool is_key = false;
     if (c->kind == ExprKind::kCall && c->args.size() == 2 && (c->name == "=" || c->name == "IS NOT DISTINCT FROM") &&
         c->args[0]->kind == ExprKind::kColumnRef && c->args[1]->kind == ExprKind::kColumnRef) {
@@ -103,7 +145,7 @@ JoinAnalysis analyze_join(const LogicalJoin& j) {
       bound_positions.push_back(i);
     }
   }
-  if (lower && upper && lower->left_time == upper->left_time && lower->right_time == upper->right_time) {
+  if (!out.temporal && lower && upper && lower->left_time == upper->left_time && lower->right_time == upper->right_time) {
     out.interval = IntervalBounds{lower->left_time, lower->right_time, lower->offset, upper->offset};
     for (std::size_t i = 0; i < rest.size(); ++i)
       if (i != bound_positions[0] && i != bound_positions[1]) residual.push_back(rest[i]);
@@ -111,7 +153,7 @@ JoinAnalysis analyze_join(const LogicalJoin& j) {
     residual = rest;
   }
   out.residual = conjunction(std::move(residual));
-  if (!out.interval) {
+  if (!out.interval && !out.temporal) {
     auto lw = window_bound_columns(j.input(0));
     auto rw = window_bound_columns(j.input(1));
     auto keyed = [&](std::size_t l, std::size_t r) {

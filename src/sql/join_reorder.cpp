@@ -6,6 +6,7 @@
 #include <map>
 
 #include "clink/sql/cardinality.hpp"
+#include "clink/sql/join_analysis.hpp"
 #include "plan_rewrite.hpp"
 
 namespace clink::sql {
@@ -33,8 +34,11 @@ struct JoinGraph {
   std::vector<RowField> fields;  // the original join's output, by global column
 };
 
+// A temporal join is not reordered: its right side is a versioned table read as of the
+// left's time, not a relation that commutes.
 bool is_inner_join(const LogicalNode& n) {
-  return n.kind == LogicalKind::kJoin && static_cast<const LogicalJoin&>(n).type == LogicalJoin::Type::kInner;
+  return n.kind == LogicalKind::kJoin && static_cast<const LogicalJoin&>(n).type == LogicalJoin::Type::kInner &&
+         !is_temporal_join(static_cast<const LogicalJoin&>(n));
 }
 
 void flatten(const LogicalPtr& node, std::size_t offset, JoinGraph& g, std::vector<ExprPtr>& conds) {

@@ -365,6 +365,9 @@ std::string node_description(const LogicalNode& node) {
       std::string keys = fmt::format("leftKeys=[{}], rightKeys=[{}]", key_names(node.input(0).schema, a.left_keys),
                                      key_names(node.input(1).schema, a.right_keys));
       std::string where = j.condition ? expr_text(j.condition, Schema(both)) : "true";
+      if (a.temporal)  // Flink's form: the condition over the output's (unique) names
+        return fmt::format("TemporalJoin(joinType=[{}], where=[{}], select=[{}])", join_type_name(j.type),
+                           expr_text(j.condition, node.schema), column_names(node.schema));
       if (a.interval)
         return fmt::format("IntervalJoin(joinType=[{}], windowBounds=[isRowTime=true, leftLowerBound={}, "
                            "leftUpperBound={}, leftTimeIndex={}, rightTimeIndex={}], where=[{}], select=[{}], {})",

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <map>
 
+#include "clink/sql/changelog_mode.hpp"
 #include "clink/sql/column_batch.hpp"
 #include "clink/sql/expr_compiler.hpp"
+#include "clink/sql/join_analysis.hpp"
 #include "clink/sql/join_reorder.hpp"
 #include "plan_rewrite.hpp"
 
@@ -128,9 +130,12 @@ LogicalPtr push_join(const LogicalNode& join_node, std::vector<ExprPtr> conds, S
   // A semi / anti join outputs left rows unchanged: a filter above applies to the left.
   bool left_preserved = j.type == LogicalJoin::Type::kInner || j.type == LogicalJoin::Type::kLeft || j.semi_or_anti();
   bool right_preserved = j.type == LogicalJoin::Type::kInner || j.type == LogicalJoin::Type::kRight;
+  // A filter below an updating versioned table would drop versions (a row whose update
+  // fails it would stay valid): such conjuncts stay in the temporal join's condition.
+  bool right_pushable = !is_temporal_join(j) || !changelog_mode(j.input(1)).updating();
   for (const auto& c : conds) {
     if (left_preserved && only_columns_in(c, 0, nl) && is_deterministic(c)) left.push_back(c);
-    else if (right_preserved && only_columns_in(c, nl, n) && is_deterministic(c)) right.push_back(c);
+    else if (right_preserved && right_pushable && only_columns_in(c, nl, n) && is_deterministic(c)) right.push_back(c);
     else if (inner) join_cond.push_back(c);
     else above.push_back(c);
   }
@@ -139,7 +144,8 @@ LogicalPtr push_join(const LogicalNode& join_node, std::vector<ExprPtr> conds, S
     // join's left-only conjuncts filter the left (an anti join emits the rows they fail).
     bool to_left = (inner || j.type == LogicalJoin::Type::kRight || j.type == LogicalJoin::Type::kSemi) &&
                    only_columns_in(c, 0, nl);
-    bool to_right = (inner || j.type == LogicalJoin::Type::kLeft || j.semi_or_anti()) && only_columns_in(c, nl, n);
+    bool to_right = (inner || j.type == LogicalJoin::Type::kLeft || j.semi_or_anti()) && right_pushable &&
+                    only_columns_in(c, nl, n);
     if (to_left && is_deterministic(c)) left.push_back(c);
     else if (to_right && is_deterministic(c)) right.push_back(c);
     else join_cond.push_back(c);

@@ -147,6 +147,9 @@ void Frontend::check_hints_used() const {
     if (t.kind == preparse::TokenKind::Hint && !placeholders_.used_hints.count(t.origin))
       throw TranslationError(map_.position(t.origin),
                              "a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
+  for (const auto& [origin, expr] : placeholders_.system_time)
+    if (!placeholders_.used_system_time.count(origin))
+      throw TranslationError(map_.position(origin), "FOR SYSTEM_TIME AS OF is only supported after a table name in FROM");
 }
 
 }  // namespace detail

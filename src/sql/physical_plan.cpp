@@ -273,7 +273,11 @@ struct Compiler {
     json s = session_json();
     if (!s.empty()) p["session"] = s;
     std::string factory = j.semi_or_anti() ? "sql_semi_anti_join" : "sql_join";
-    if (a.interval) {
+    if (a.temporal) {
+      factory = "sql_temporal_join";
+      p["left_time"] = a.temporal->left_time;
+      p["right_time"] = a.temporal->right_time;
+    } else if (a.interval) {
       factory = "sql_interval_join";
       p["left_time"] = a.interval->left_time;
       p["right_time"] = a.interval->right_time;

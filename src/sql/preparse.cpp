@@ -305,12 +305,56 @@ class Rewriter {
       } else if (t.is("MATCH_RECOGNIZE")) {
         cur.unsupported(t, "MATCH_RECOGNIZE is not supported yet");
       } else if (t.is("FOR") && next.is("SYSTEM_TIME")) {
-        cur.unsupported(t, "FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet");
+        i = rewrite_system_time(cur, b);
       } else {
         emit_identifier(t);
         ++i;
       }
     }
+  }
+
+  // `t [/*+ hints */] FOR SYSTEM_TIME AS OF <expr> [AS] alias` (a temporal join's versioned
+  // side): PostgreSQL sees `t [AS] alias`; the expression is remembered for the table name.
+  size_t rewrite_system_time(TokenCursor& cur, size_t range_begin) {
+    const size_t for_index = cur.index();
+    const Token& for_kw = cur.next();
+    cur.next();  // SYSTEM_TIME
+    cur.expect("AS");
+    cur.expect("OF");
+    // The table name: the (dotted) name before FOR, hints skipped.
+    size_t name_end = for_index;
+    while (name_end > range_begin && tok(name_end - 1).kind == TokenKind::Hint) --name_end;
+    if (name_end == range_begin || !tok(name_end - 1).word())
+      cur.fail(for_kw, "FOR SYSTEM_TIME AS OF must follow a table name");
+    size_t start = name_end - 1;
+    while (start >= range_begin + 2 && tok(start - 1).sym(".") && tok(start - 2).word()) start -= 2;
+    // The expression runs to the alias or the clause after it.
+    static const char* const kStops[] = {"AS", "ON", "USING", "WHERE", "JOIN", "LEFT", "RIGHT", "FULL", "INNER",
+                                         "CROSS", "NATURAL", "GROUP", "ORDER", "HAVING", "WINDOW", "UNION",
+                                         "LIMIT", "EXCEPT", "INTERSECT", "FETCH", "OFFSET", ",", ")", ";"};
+    const size_t b = cur.index_ahead(0);
+    size_t e = b;
+    int depth = 0;
+    for (; e < cur.end_index(); ++e) {
+      const Token& x = tok(e);
+      if (x.kind == TokenKind::Hint) continue;
+      if (depth == 0 && std::any_of(std::begin(kStops), std::end(kStops), [&](const char* k) { return x.is(k) || x.sym(k); }))
+        break;
+      if (x.sym("(") || x.sym("[")) ++depth;
+      if (x.sym(")") || x.sym("]")) --depth;
+    }
+    // `... AS OF o.ts r`: an alias without AS follows a complete operand; a keyword there
+    // ends the expression instead (`INTERVAL '1' SECOND`).
+    const bool explicit_alias = e < cur.end_index() && tok(e).is("AS");
+    if (!explicit_alias && e >= b + 2 &&
+        (tok(e - 1).kind == TokenKind::QuotedWord ||
+         (tok(e - 1).kind == TokenKind::Word && !is_postgres_keyword(tok(e - 1).text))) &&
+        (tok(e - 2).word() || tok(e - 2).kind == TokenKind::String || tok(e - 2).kind == TokenKind::Number ||
+         tok(e - 2).sym(")")))
+      --e;
+    if (e == b) cur.fail(cur.peek(), "expected an expression after FOR SYSTEM_TIME AS OF but found " + detail::describe(cur.peek()));
+    ph_.system_time[tok(start).origin] = exprs_.parse_expression(lx_, b, e);
+    return e;
   }
 
   // CAST(x AS type) / TRY_CAST(x AS type): the type becomes __clink_ctype_N.

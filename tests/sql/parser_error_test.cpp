@@ -68,8 +68,10 @@ TEST(ParserError, LexicalErrors) {
 }
 
 TEST(ParserError, UnsupportedQueryConstructs) {
-  EXPECT_EQ(error_of("SELECT *\nFROM Orders AS o\n  JOIN Rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.c = r.c"),
-            "TranslationError: line 3, column 14: FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet");
+  EXPECT_EQ(error_of("SELECT *\nFROM Orders AS o\n  JOIN (SELECT * FROM Rates) FOR SYSTEM_TIME AS OF o.ts AS r ON o.c = r.c"),
+            "ParseError: line 3, column 30: FOR SYSTEM_TIME AS OF must follow a table name");
+  EXPECT_EQ(error_of("SELECT * FROM Orders AS o JOIN Rates FOR SYSTEM_TIME AS OF AS r ON o.c = r.c"),
+            "ParseError: line 1, column 60: expected an expression after FOR SYSTEM_TIME AS OF but found 'AS'");
   EXPECT_EQ(error_of("SELECT * FROM t, LATERAL (SELECT t.a) AS x"),
             "TranslationError: line 1, column 27: LATERAL subqueries are not supported yet");
   EXPECT_EQ(error_of("SELECT * FROM t, ROWS FROM (f(a), g(b)) AS x"),

@@ -414,5 +414,20 @@ TEST(ParserQuery, QueryPositions) {
   EXPECT_EQ(osel.where->as<ast::InSubquery>()->query->pos, (SourcePosition{4, 15}));
 }
 
+// FOR SYSTEM_TIME AS OF <expr> stays on the table reference (the temporal join's versioned
+// side): with AS, without AS, with a hint, a qualified name, and in a chain of joins.
+TEST(ParserQuery, TemporalJoinSystemTime) {
+  EXPECT_EQ(dump("SELECT * FROM Orders AS o LEFT JOIN Rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.c = r.c"),
+            "SELECT * FROM (Orders AS o LEFT JOIN Rates FOR SYSTEM_TIME AS OF o.order_time AS r ON (o.c = r.c))");
+  EXPECT_EQ(dump("SELECT * FROM Orders o JOIN db.Rates /*+ OPTIONS('k' = 'v') */ FOR SYSTEM_TIME AS OF o.ts r "
+                 "ON o.c = r.c JOIN Other FOR SYSTEM_TIME AS OF (o.ts) ON o.c = Other.c"),
+            "SELECT * FROM ((Orders AS o JOIN db.Rates /*+ OPTIONS('k' = 'v') */ FOR SYSTEM_TIME AS OF o.ts AS r ON "
+            "(o.c = r.c)) JOIN Other FOR SYSTEM_TIME AS OF o.ts ON (o.c = Other.c))");
+  EXPECT_EQ(dump("SELECT * FROM Rates FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 10:00:00' r"),
+            "SELECT * FROM Rates FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 10:00:00' AS r");
+  EXPECT_EQ(dump("SELECT * FROM o JOIN Rates FOR SYSTEM_TIME AS OF o.ts + INTERVAL '1' SECOND ON o.c = Rates.c"),
+            "SELECT * FROM (o JOIN Rates FOR SYSTEM_TIME AS OF (o.ts + INTERVAL '1' SECOND) ON (o.c = Rates.c))");
+}
+
 }  // namespace
 }  // namespace clink::sql

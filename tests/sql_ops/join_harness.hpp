@@ -38,22 +38,27 @@ class JoinHarness final : public Output {
   // Pushes one batch on `input` and returns what it emitted.
   std::vector<std::string> push(int input, ColumnBatch b) {
     lines.clear();
+    times.clear();
     op_->process_batch(input, std::make_unique<ColumnBatch>(std::move(b)));
     return lines;
   }
   std::vector<std::string> watermark(EventTime t) {
     lines.clear();
+    times.clear();
     op_->process_watermark(Watermark{t, false});
     return lines;
   }
 
   void emit(BatchPtr b) override {
-    for (auto& l : sql::format_rows(sql::column_batch_cast(*b))) lines.push_back(std::move(l));
+    const auto& cb = sql::column_batch_cast(*b);
+    for (auto& l : sql::format_rows(cb)) lines.push_back(std::move(l));
+    times.insert(times.end(), cb.event_times().begin(), cb.event_times().end());
   }
   void emit_watermark(Watermark wm) override { lines.push_back("WM " + std::to_string(wm.timestamp)); }
   void emit_side(const std::string&, BatchPtr) override {}
 
   std::vector<std::string> lines;
+  std::vector<EventTime> times;  // of the rows in `lines`
 
  private:
   std::unique_ptr<StreamOperator> op_;

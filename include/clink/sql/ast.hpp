@@ -297,6 +297,8 @@ struct TableHint {
 struct NamedTable {
   QualifiedName name;
   std::vector<TableHint> hints;
+  // `t FOR SYSTEM_TIME AS OF <expr>`: the right side of a temporal join (null: none).
+  ExprPtr system_time;
 };
 
 struct DerivedTable {

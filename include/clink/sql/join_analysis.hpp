@@ -35,6 +35,25 @@ struct WindowJoinBounds {
   std::size_t right_end = 0;  // of the right input
 };
 
+// An event-time temporal join (Flink's TemporalJoin): `JOIN v FOR SYSTEM_TIME AS OF
+// l.rowtime`. The binder marks it with Flink's __TEMPORAL_JOIN_CONDITION(left_time,
+// right_time, __TEMPORAL_JOIN_CONDITION_PRIMARY_KEY(pk...), __TEMPORAL_JOIN_LEFT_KEY(...),
+// __TEMPORAL_JOIN_RIGHT_KEY(...)) conjunct in the ON condition, so every rewrite that
+// remaps or prunes columns keeps it consistent; it is never part of the residual.
+struct TemporalJoinBounds {
+  std::size_t left_time = 0;   // the AS OF time attribute, a column of the left input
+  std::size_t right_time = 0;  // the versioned table's time attribute, a column of the right input
+};
+inline constexpr const char* kTemporalJoinCondition = "__TEMPORAL_JOIN_CONDITION";
+
+// The marker conjunct; columns index left ++ right.
+ExprPtr make_temporal_join_condition(const Schema& joined, std::size_t left_time, std::size_t right_time,
+                                     const std::vector<std::size_t>& primary_key,
+                                     const std::vector<std::size_t>& left_keys,
+                                     const std::vector<std::size_t>& right_keys);
+// Whether the join carries the marker (a temporal join).
+bool is_temporal_join(const LogicalJoin& join);
+
 struct JoinAnalysis {
   std::vector<std::size_t> left_keys;   // columns of the left input
   std::vector<std::size_t> right_keys;  // columns of the right input, pairwise with left_keys
@@ -42,6 +61,7 @@ struct JoinAnalysis {
   ExprPtr residual;                     // over left ++ right; null: TRUE
   std::optional<IntervalBounds> interval;
   std::optional<WindowJoinBounds> window;
+  std::optional<TemporalJoinBounds> temporal;
 };
 
 // The (window_start, window_end) columns of a windowed node's output, if it has them.

@@ -109,6 +109,10 @@ struct Placeholders {
   // Original offsets of the hint tokens a table reference took; a hint left over was
   // written where clink does not support one, which is an error (never ignored).
   mutable std::set<uint32_t> used_hints;
+  // `t FOR SYSTEM_TIME AS OF <expr>`, by original offset of the table name; the builder
+  // marks the ones a table reference took (one left over is an error).
+  std::map<uint32_t, ast::ExprPtr> system_time;
+  mutable std::set<uint32_t> used_system_time;
   std::set<uint32_t> try_casts;                 // original offset of TRY_CAST
   std::set<uint32_t> map_constructors;          // original offset of MAP[
   std::map<uint32_t, std::string> floor_ceil_units;  // original offset of FLOOR / CEIL

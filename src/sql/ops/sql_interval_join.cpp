@@ -168,12 +168,7 @@ class SqlIntervalJoinOperator final : public StreamOperator {
   }
 
   std::int64_t row_time(const ColumnBatch& in, std::size_t r, int side) const {
-    const Column& c = in.column(cfg_->time_column[side]);
-    if (c.is_null(r))
-      throw ClinkError(spec_.where + ": the time attribute '" + spec_.side[side]->name(cfg_->time_column[side]) +
-                       "' is NULL");
-    const std::int64_t us = c.values<std::int64_t>()[r];
-    return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+    return time_attribute_ms(spec_, side, in, r, cfg_->time_column[side]);
   }
 
   // Keys and times of the batch's rows; the other side's cached rows of each key.

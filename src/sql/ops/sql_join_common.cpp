@@ -78,6 +78,15 @@ JoinSpec JoinSpec::parse(const SqlOpParams& p, bool semi_anti) {
   return s;
 }
 
+std::int64_t time_attribute_ms(const JoinSpec& spec, int side, const ColumnBatch& batch, std::size_t r,
+                               std::size_t column) {
+  const Column& c = batch.column(column);
+  if (c.is_null(r))
+    throw ClinkError(spec.where + ": the time attribute '" + spec.side[side]->name(column) + "' is NULL");
+  const std::int64_t us = c.values<std::int64_t>()[r];
+  return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+}
+
 bool has_null_key(const ColumnBatch& batch, std::size_t r, const std::vector<std::size_t>& keys,
                   const std::vector<bool>& filter_nulls) {
   for (std::size_t k = 0; k < keys.size(); ++k)

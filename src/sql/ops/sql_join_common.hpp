@@ -1,6 +1,6 @@
 #pragma once
 // Internal: what the SQL join operators (sql_join, sql_semi_anti_join, sql_interval_join,
-// sql_window_join) share.
+// sql_window_join, sql_temporal_join) share.
 //   JoinSpec        the params both take (join type, keys, residual condition, schemas)
 //   SideRowCodec    a side's row <-> state bytes (join_row_codec.hpp)
 //   JoinedRows      candidate pairs as joined rows (the residual is evaluated over them
@@ -41,6 +41,11 @@ struct JoinSpec {
   static JoinSpec parse(const SqlOpParams& p, bool semi_anti = false);
   static const std::vector<std::string>& param_names();  // the params parse() reads
 };
+
+// Milliseconds of the time attribute `column` (TIMESTAMP or TIMESTAMP_LTZ, microseconds)
+// in row `r` of a batch of input `side`; a NULL is an error naming the column.
+std::int64_t time_attribute_ms(const JoinSpec& spec, int side, const ColumnBatch& batch, std::size_t r,
+                               std::size_t column);
 
 // Whether row `r` of `batch` has a NULL in a key column that filters NULLs.
 bool has_null_key(const ColumnBatch& batch, std::size_t r, const std::vector<std::size_t>& keys,
