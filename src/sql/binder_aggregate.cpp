@@ -140,6 +140,7 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
     }
     case LogicalKind::kOverAggregate:  // input columns pass through with their time attributes
       return col < n.input().schema.size() && is_time_attribute(n.input(), col);
+    case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).rowtime_output == col;
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_time_attribute(*i, col); });
     case LogicalKind::kJoin: {

@@ -59,6 +59,8 @@ Bound Binder::Impl::bind_table_ref(const ast::TableRef& t) {
     b = bind_query(*d->query);
   } else if (const auto* w = std::get_if<ast::WindowTvf>(&t.node)) {
     b = bind_window_tvf(*w, t);
+  } else if (const auto* m = std::get_if<ast::MatchRecognize>(&t.node)) {
+    b = bind_match_recognize(*m, t);
   } else {
     b = bind_join(std::get<ast::Join>(t.node), t);
     if (t.alias) fail(t.pos, "an alias on a parenthesised join is not supported");

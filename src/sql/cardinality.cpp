@@ -119,6 +119,7 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kProject:
     case LogicalKind::kRank:  // the latest Top-N of each partition: the input's rows at most
     case LogicalKind::kOverAggregate:
+    case LogicalKind::kMatch:  // at most one row per match, a match takes at least one row
     case LogicalKind::kWindowTvf: return estimate_rows(node.input());
     case LogicalKind::kFilter:
       return estimate_rows(node.input()) *

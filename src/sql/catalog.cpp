@@ -506,6 +506,11 @@ struct RefCollector {
           } else if constexpr (std::is_same_v<T, ast::WindowTvf>) {
             for (const auto& a : n.args)
               if (a.kind == ast::TvfArg::Kind::Table && !a.table.empty()) add(a.table.back());
+          } else if constexpr (std::is_same_v<T, ast::MatchRecognize>) {
+            table(*n.input);
+            for (const auto& e : n.partition_by) expr(e);
+            for (const auto& i : n.measures) expr(i.expr);
+            for (const auto& d : n.define) expr(d.condition);
           } else if constexpr (std::is_same_v<T, ast::Join>) {
             table(*n.left);
             table(*n.right);

@@ -342,6 +342,15 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       for (std::size_t i = 0; i < 3; ++i) m[n_in + i] = new_n_in + i;
       return {nt, m};
     }
+    case LogicalKind::kMatch: {
+      // The conditions and measures read whole rows (the extended row): keep every input column.
+      std::set<std::size_t> in_req;
+      for (std::size_t i = 0; i < node->input().schema.size(); ++i) in_req.insert(i);
+      Pruned in = prune(node->inputs[0], in_req);
+      Mapping m(n_out);
+      for (std::size_t i = 0; i < n_out; ++i) m[i] = i;
+      return {with_inputs(*node, {in.plan}), m};
+    }
     case LogicalKind::kOverAggregate: {
       // Input columns pass through: keep the required ones and what the window reads.
       const auto& o = static_cast<const LogicalOverAggregate&>(*node);
