@@ -122,7 +122,7 @@ struct Binder::Impl {
   // MATCH_RECOGNIZE (binder_match.cpp); while its expressions bind, the AST text of each
   // navigation (A.x, FIRST(A.x), MATCH_ROWTIME(), ...) -> its extended-row column.
   Bound bind_match_recognize(const ast::MatchRecognize& m, const ast::TableRef& ref);
-  const std::map<std::string, std::size_t>* match_substitutions = nullptr;
+  const std::map<std::string, ExprPtr>* match_substitutions = nullptr;
   Bound bind_join(const ast::Join& j, const ast::TableRef& ref);
   Bound project_items(const std::vector<ast::SelectItem>& items, const Bound& in, const AggContext* agg,
                       SourcePosition pos);

@@ -72,11 +72,58 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
                                                   : input.type(node->order_column).with_nullable(false);
   // Binds expressions over the extended row. First every navigation and aggregate of the
   // expressions becomes a slot (its AST text -> a target), then the layout is fixed and
-  // the expressions bind with the targets as columns.
+  // the expressions bind with the targets substituted.
+  using Substitutions = std::map<std::string, ExprPtr>;
+  struct SubstitutionScope {  // binds with `map` substituted, restoring the previous one
+    const Substitutions*& slot;
+    const Substitutions* saved;
+    SubstitutionScope(const Substitutions*& s, const Substitutions* map) : slot(s), saved(s) { slot = map; }
+    ~SubstitutionScope() { slot = saved; }
+  };
+  // The column references of an argument (FIRST(A.price + A.tax), SUM(B.price * B.rate)):
+  // they must name one variable (or none: every row); text -> input column.
+  struct ArgumentRefs {
+    std::string variable;
+    std::map<std::string, std::size_t> columns;
+  };
+  auto argument_refs = [&](const ast::Expr& arg, const std::string& fn) {
+    ArgumentRefs out;
+    std::optional<std::string> var;
+    std::function<void(const ast::Expr&)> refs = [&](const ast::Expr& a) {
+      if (const auto* c = a.as<ast::ColumnRef>()) {
+        if (c->names.size() > 2) fail(a.pos, "field access on a pattern variable's column is not supported");
+        std::string v = c->names.size() == 2 ? c->names[0] : "";
+        if (!v.empty() && !variables.count(v)) fail(a.pos, fmt::format("'{}' is not a pattern variable", v));
+        if (var && *var != v) fail(a.pos, fmt::format("{}: the argument must reference a single pattern variable", fn));
+        var = v;
+        ast::ColumnRef head;
+        head.names = {c->names.back()};
+        out.columns[ast_text(a)] = resolve_column(head, input_scope, a.pos);
+        return;
+      }
+      walk_children(a, [&](const ast::ExprPtr& ch) {
+        if (ch) refs(*ch);
+      });
+    };
+    refs(arg);
+    out.variable = var.value_or("");
+    return out;
+  };
+  auto column_substitutions = [&](const ArgumentRefs& refs, std::size_t base, const Scope& scope) {
+    Substitutions out;
+    for (const auto& [text, col] : refs.columns) {
+      const auto& c = scope.columns[base + col];
+      out[text] = expr::column(base + col, c.type, c.name);
+    }
+    return out;
+  };
+
   struct Target {
     enum Kind { kColumn, kNav, kAggregate } kind;
-    std::size_t index;   // kColumn: extended column; kNav / kAggregate: slot
-    std::size_t column;  // kNav: input column
+    std::size_t index;                // kColumn: extended column; kNav / kAggregate: slot
+    const ast::Expr* arg = nullptr;   // kNav: the navigated expression
+    ArgumentRefs refs;                // kNav
+    bool current_row = false;         // kNav that reads the current row (DEFINE: LAST(V.x))
   };
   auto bind_over_match = [&](const std::vector<const ast::Expr*>& exprs, const std::string& defining,
                              std::vector<MatchNav>& navs, std::vector<MatchAggregate>& aggs,
@@ -90,42 +137,21 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
       navs.push_back(std::move(nav));
       return navs.size() - 1;
     };
-    auto input_column = [&](const std::string& name, SourcePosition pos) {
-      ast::ColumnRef head;
-      head.names = {name};
-      return resolve_column(head, input_scope, pos);
-    };
-    auto check_variable = [&](const std::string& var, SourcePosition pos) {
-      if (!var.empty() && !variables.count(var)) fail(pos, fmt::format("'{}' is not a pattern variable", var));
-    };
     // An aggregate over one variable's rows: its arguments bind over one input row.
     auto aggregate = [&](const ast::FunctionCall& f, const ast::Expr& x) {
-      std::optional<std::string> var;
-      std::map<std::string, std::size_t> arg_columns;
-      std::function<void(const ast::Expr&)> refs = [&](const ast::Expr& a) {
-        if (const auto* c = a.as<ast::ColumnRef>()) {
-          std::string v = c->names.size() >= 2 && variables.count(c->names[0]) ? c->names[0] : "";
-          if (c->names.size() >= 2 && v.empty() && c->names.size() == 2)
-            fail(a.pos, fmt::format("'{}' is not a pattern variable", c->names[0]));
-          if (var && *var != v)
-            fail(a.pos, fmt::format("{}: an aggregate must be applied to a single pattern variable", upper_name(f.name.back())));
-          var = v;
-          if (!v.empty()) arg_columns[ast_text(a)] = input_column(c->names[1], a.pos);
-          return;
-        }
-        walk_children(a, [&](const ast::ExprPtr& ch) {
-          if (ch) refs(*ch);
-        });
-      };
-      for (const auto& a : f.args) refs(*a);
+      std::string fn = upper_name(f.name.back());
+      ArgumentRefs refs;
+      for (const auto& a : f.args) {
+        ArgumentRefs r = argument_refs(*a, fn);
+        if (!refs.columns.empty() && !r.columns.empty() && r.variable != refs.variable)
+          fail(a->pos, fmt::format("{}: the argument must reference a single pattern variable", fn));
+        if (!r.columns.empty()) refs.variable = r.variable;
+        refs.columns.insert(r.columns.begin(), r.columns.end());
+      }
       MatchAggregate agg;
-      agg.variable = var.value_or("");
-      struct Restore {
-        const std::map<std::string, std::size_t>*& slot;
-        const std::map<std::string, std::size_t>* saved;
-        ~Restore() { slot = saved; }
-      } restore{match_substitutions, match_substitutions};
-      match_substitutions = &arg_columns;
+      agg.variable = refs.variable;
+      Substitutions arg_columns = column_substitutions(refs, 0, input_scope);
+      SubstitutionScope scope(match_substitutions, &arg_columns);
       std::vector<std::string> names;
       agg.call = bind_aggregate_call(f, x, input_scope, agg.args, names);
       if (agg.call.distinct || agg.call.filter)
@@ -137,16 +163,17 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
         agg_texts.push_back(text);
         aggs.push_back(std::move(agg));
       }
-      targets[text] = Target{Target::kAggregate, slot, 0};
+      targets[text] = Target{Target::kAggregate, slot, nullptr, {}, false};
     };
     std::function<void(const ast::Expr&)> collect = [&](const ast::Expr& x) {
       if (const auto* c = x.as<ast::ColumnRef>(); c && c->names.size() >= 2 && variables.count(c->names[0])) {
-        if (c->names.size() > 2) fail(x.pos, "field access on a pattern variable's column is not supported");
-        std::size_t col = input_column(c->names[1], x.pos);
+        // A.x: the current row in A's own DEFINE, else LAST(A.x).
+        ArgumentRefs refs = argument_refs(x, "a column reference");
         if (define && c->names[0] == defining) {
-          targets[ast_text(x)] = Target{Target::kColumn, col, 0};
+          targets[ast_text(x)] = Target{Target::kNav, 0, &x, std::move(refs), true};
         } else {
-          targets[ast_text(x)] = Target{Target::kNav, slot_of(MatchNav{MatchNav::Kind::kLast, c->names[0], 0}), col};
+          std::size_t slot = slot_of(MatchNav{MatchNav::Kind::kLast, c->names[0], 0});
+          targets[ast_text(x)] = Target{Target::kNav, slot, &x, std::move(refs), false};
         }
         return;
       }
@@ -155,19 +182,16 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
         if (name == "MATCH_ROWTIME" || name == "MATCH_PROCTIME" || name == "CLASSIFIER") {
           if (!f->args.empty()) fail(x.pos, name + "() takes no arguments");
           std::size_t special = name == "MATCH_ROWTIME" ? 0 : name == "MATCH_PROCTIME" ? 1 : 2;
-          targets[ast_text(x)] = Target{Target::kColumn, n + special, 0};
+          targets[ast_text(x)] = Target{Target::kColumn, n + special, nullptr, {}, false};
           return;
         }
         if (name == "FIRST" || name == "LAST" || name == "PREV" || name == "NEXT") {
           if (name == "NEXT") fail(x.pos, "NEXT is not supported in MATCH_RECOGNIZE (Flink supports PREV only)");
           if (f->args.empty() || f->args.size() > 2)
-            fail(x.pos, name + " takes a column reference and an optional offset: " + name + "(A.price[, 1])");
-          const auto* c = f->args[0]->as<ast::ColumnRef>();
-          if (!c || c->names.empty() || c->names.size() > 2)
-            fail(f->args[0]->pos, name + " takes a column reference such as A.price");
-          std::string var = c->names.size() == 2 ? c->names[0] : "";
-          check_variable(var, f->args[0]->pos);
-          std::size_t col = input_column(c->names.back(), f->args[0]->pos);
+            fail(x.pos, name + " takes an expression over one pattern variable and an optional offset: " + name +
+                            "(A.price[, 1])");
+          ArgumentRefs refs = argument_refs(*f->args[0], name);
+          if (refs.columns.empty()) fail(f->args[0]->pos, name + " needs a column reference such as A.price");
           int offset = name == "PREV" ? 1 : 0;
           if (f->args.size() == 2) {
             const auto* lit = f->args[1]->as<ast::Literal>();
@@ -179,10 +203,12 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
           MatchNav::Kind kind = name == "FIRST" ? MatchNav::Kind::kFirst
                                 : name == "LAST" ? MatchNav::Kind::kLast
                                                  : MatchNav::Kind::kPrev;
+          const std::string var = refs.variable;
           if (define && kind == MatchNav::Kind::kLast && offset == 0 && (var.empty() || var == defining)) {
-            targets[ast_text(x)] = Target{Target::kColumn, col, 0};  // the current row
+            targets[ast_text(x)] = Target{Target::kNav, 0, f->args[0].get(), std::move(refs), true};
           } else {
-            targets[ast_text(x)] = Target{Target::kNav, slot_of(MatchNav{kind, var, offset}), col};
+            std::size_t slot = slot_of(MatchNav{kind, var, offset});
+            targets[ast_text(x)] = Target{Target::kNav, slot, f->args[0].get(), std::move(refs), false};
           }
           return;
         }
@@ -197,16 +223,19 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
     for (const auto& a : aggs) agg_types.push_back(a.call.type);
     Scope scope = Scope::of(match_extended_schema(input, navs.size(), rowtime_type, agg_types), "");
     for (std::size_t i = n; i < scope.columns.size(); ++i) scope.columns[i].qualifier = "$";
-    std::map<std::string, std::size_t> substitutions;
-    for (const auto& [text, t] : targets)
-      substitutions[text] = t.kind == Target::kColumn ? t.index
-                            : t.kind == Target::kNav  ? n + 3 + n * t.index + t.column
-                                                      : n + 3 + n * navs.size() + t.index;
-    struct Restore {
-      const std::map<std::string, std::size_t>*& slot;
-      ~Restore() { slot = nullptr; }
-    } restore{match_substitutions};
-    match_substitutions = &substitutions;
+    Substitutions substitutions;
+    for (const auto& [text, t] : targets) {
+      if (t.kind == Target::kNav) {
+        // The navigated expression over the row the slot selects.
+        Substitutions columns = column_substitutions(t.refs, t.current_row ? 0 : n + 3 + n * t.index, scope);
+        SubstitutionScope sub(match_substitutions, &columns);
+        substitutions[text] = bind_expr(*t.arg, ExprContext{&scope, nullptr, clause});
+        continue;
+      }
+      std::size_t col = t.kind == Target::kColumn ? t.index : n + 3 + n * navs.size() + t.index;
+      substitutions[text] = expr::column(col, scope.columns[col].type, scope.columns[col].name);
+    }
+    SubstitutionScope sub(match_substitutions, &substitutions);
     std::vector<ExprPtr> out;
     for (const ast::Expr* e : exprs) out.push_back(bind_expr(*e, ExprContext{&scope, nullptr, clause}));
     return out;
