@@ -10,6 +10,7 @@
 // batch at once (vectorised) before the watermark that completed them goes downstream.
 // Event time: late rows are dropped (numLateRecordsDropped), as the CEP operator does.
 #include <chrono>
+#include <functional>
 
 #include "clink/cep/cep_operator.hpp"
 #include "clink/sql/column_key.hpp"
@@ -56,6 +57,12 @@ struct MatchConfig {
   SessionContext session;
 };
 
+std::vector<LogicalType> result_types(const std::vector<AggregateSpec>& aggs) {
+  std::vector<LogicalType> out;
+  for (const auto& a : aggs) out.push_back(a.set->calls()[0].result_type);
+  return out;
+}
+
 // Fills extended rows (one per condition evaluation or per match) into a batch.
 class ExtendedRows {
  public:
@@ -65,7 +72,7 @@ class ExtendedRows {
         codec_(*cfg.in_schema),
         scratch_(cfg.in_schema),
         batch_(std::make_shared<const Schema>(
-            match_extended_schema(*cfg.in_schema, navs, cfg.rowtime_type, aggregate_types(aggs)))) {}
+            match_extended_schema(*cfg.in_schema, navs, cfg.rowtime_type, result_types(aggs)))) {}
 
   // The column of aggregate j.
   std::size_t aggregate_column(std::size_t j) const { return n_ + 3 + n_ * navs_ + j; }
@@ -93,11 +100,6 @@ class ExtendedRows {
   void commit(EventTime t) { batch_.commit_rows(1, RowKind::kInsert, t); }
 
  private:
-  static std::vector<LogicalType> aggregate_types(const std::vector<AggregateSpec>& aggs) {
-    std::vector<LogicalType> out;
-    for (const auto& a : aggs) out.push_back(a.set->calls()[0].result_type);
-    return out;
-  }
   std::size_t n_;
   std::size_t navs_;
   SideRowCodec codec_;
@@ -167,6 +169,28 @@ class DefineEvaluator {
     for (const auto& a : aggs_) agg_evals_.emplace_back(cfg, a);
   }
 
+  // Whether the condition reads the current row only (no navigation, aggregate or
+  // MATCH_ROWTIME / MATCH_PROCTIME): then it is a simple condition, which the CEP engine
+  // evaluates once per row instead of once per partial match.
+  bool reads_row_only() const {
+    const std::size_t n = cfg_.in_schema->size();
+    std::function<bool(const Expr&)> uses_time = [&](const Expr& e) {
+      if (e.kind == ExprKind::kColumnRef) return e.column_index == n || e.column_index == n + 1;
+      for (const auto& a : e.args)
+        if (a && uses_time(*a)) return true;
+      return false;
+    };
+    return def_.navs.empty() && aggs_.empty() && !uses_time(*def_.condition);
+  }
+
+  bool operator()(const MatchEvent& row) {
+    rows_.clear();
+    rows_.put_row(0, &row);
+    rows_.put_specials(0, 0, def_.variable);
+    rows_.commit(kNoEventTime);
+    return holds();
+  }
+
   bool operator()(const MatchEvent& row, const cep::MatchContext<MatchEvent>& ctx) {
     rows_.clear();
     rows_.put_row(0, &row);
@@ -208,11 +232,15 @@ class DefineEvaluator {
       }
     }
     rows_.commit(kNoEventTime);
+    return holds();
+  }
+
+ private:
+  bool holds() {
     const Column& c = expr_.evaluate(rows_.batch());
     return c.is_valid(0) && c.values<std::uint8_t>()[0] != 0;
   }
 
- private:
   const MatchConfig& cfg_;
   const MatchDefinition& def_;
   const std::vector<AggregateSpec>& aggs_;
@@ -314,8 +342,12 @@ cep::Pattern<MatchEvent> build_pattern(const std::shared_ptr<const MatchConfig>&
     for (std::size_t i = 0; i < cfg->defines.size(); ++i)
       if (cfg->defines[i].variable == s.variable) {
         auto eval = std::make_shared<DefineEvaluator>(*cfg, i);
-        step.condition = cep::make_condition<MatchEvent>(
-            [eval](const MatchEvent& e, const cep::MatchContext<MatchEvent>& ctx) { return (*eval)(e, ctx); });
+        if (eval->reads_row_only()) {
+          step.condition = cep::make_condition<MatchEvent>([eval](const MatchEvent& e) { return (*eval)(e); });
+        } else {
+          step.condition = cep::make_condition<MatchEvent>(
+              [eval](const MatchEvent& e, const cep::MatchContext<MatchEvent>& ctx) { return (*eval)(e, ctx); });
+        }
       }
     if (cfg->within_ms) step.within = *cfg->within_ms;
     steps.push_back(std::move(step));
@@ -423,12 +455,6 @@ std::vector<AggregateSpec> aggregates_from_json(const nlohmann::json& j, const S
         false);
     out.push_back(std::move(spec));
   }
-  return out;
-}
-
-std::vector<LogicalType> result_types(const std::vector<AggregateSpec>& aggs) {
-  std::vector<LogicalType> out;
-  for (const auto& a : aggs) out.push_back(a.set->calls()[0].result_type);
   return out;
 }
 
