@@ -44,11 +44,15 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
 
   // PATTERN (StreamExecMatch.translatePattern's rules).
   std::set<std::string> variables;
+  bool previous_greedy = false;
   for (const auto& t : m.pattern) {
     if (!variables.insert(t.variable).second)
       fail(t.pos, "Pattern variables must be unique. That might change in the future.");
     bool optional = t.min == 0 && t.max == 1;
     if (optional && t.reluctant) fail(t.pos, "Reluctant optional variables are not supported yet.");
+    // Flink's Pattern.optional() (also behind * and {0,n}) after a greedy quantifier.
+    if (t.min == 0 && previous_greedy) fail(t.pos, "Optional pattern cannot be preceded by greedy pattern");
+    previous_greedy = !t.reluctant && !optional && t.min != t.max;
     node->pattern.push_back(MatchStep{t.variable, t.min, t.max, t.reluctant, t.quantifier});
   }
   if (std::all_of(m.pattern.begin(), m.pattern.end(), [](const auto& t) { return t.min == 0; }))
