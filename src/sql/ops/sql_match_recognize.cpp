@@ -10,7 +10,6 @@
 // batch at once (vectorised) before the watermark that completed them goes downstream.
 // Event time: late rows are dropped (numLateRecordsDropped), as the CEP operator does.
 #include <chrono>
-#include <functional>
 
 #include "clink/cep/cep_operator.hpp"
 #include "clink/sql/column_key.hpp"
@@ -152,6 +151,14 @@ const MatchEvent* navigate(const MatchNav& nav, const std::vector<const MatchEve
   return nullptr;
 }
 
+// Whether `e` reads extended-row column `col`.
+bool reads_column(const Expr& e, std::size_t col) {
+  if (e.kind == ExprKind::kColumnRef) return e.column_index == col;
+  for (const auto& a : e.args)
+    if (a && reads_column(*a, col)) return true;
+  return false;
+}
+
 std::int64_t wall_clock_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -165,7 +172,8 @@ class DefineEvaluator {
         def_(cfg.defines[index]),
         aggs_(cfg.define_aggregates[index]),
         rows_(cfg, def_.navs.size(), aggs_),
-        expr_(def_.condition, cfg.session) {
+        expr_(def_.condition, cfg.session),
+        reads_proctime_(reads_column(*def_.condition, cfg.in_schema->size() + 1)) {
     for (const auto& a : aggs_) agg_evals_.emplace_back(cfg, a);
   }
 
@@ -174,13 +182,7 @@ class DefineEvaluator {
   // evaluates once per row instead of once per partial match.
   bool reads_row_only() const {
     const std::size_t n = cfg_.in_schema->size();
-    std::function<bool(const Expr&)> uses_time = [&](const Expr& e) {
-      if (e.kind == ExprKind::kColumnRef) return e.column_index == n || e.column_index == n + 1;
-      for (const auto& a : e.args)
-        if (a && uses_time(*a)) return true;
-      return false;
-    };
-    return def_.navs.empty() && aggs_.empty() && !uses_time(*def_.condition);
+    return def_.navs.empty() && aggs_.empty() && !reads_column(*def_.condition, n) && !reads_column(*def_.condition, n + 1);
   }
 
   bool operator()(const MatchEvent& row) {
@@ -194,7 +196,7 @@ class DefineEvaluator {
   bool operator()(const MatchEvent& row, const cep::MatchContext<MatchEvent>& ctx) {
     rows_.clear();
     rows_.put_row(0, &row);
-    rows_.put_specials(ctx.timestamp(), wall_clock_ms(), def_.variable);
+    rows_.put_specials(ctx.timestamp(), reads_proctime_ ? wall_clock_ms() : 0, def_.variable);
     if (!def_.navs.empty() || !aggs_.empty()) {
       // The partial match so far plus the current row, in row order.
       all_.clear();
@@ -246,6 +248,7 @@ class DefineEvaluator {
   const std::vector<AggregateSpec>& aggs_;
   ExtendedRows rows_;
   CompiledExpr expr_;
+  bool reads_proctime_;  // MATCH_PROCTIME(): the clock is read only when asked for
   std::vector<AggregateEvaluator> agg_evals_;
   std::vector<const MatchEvent*> all_, var_;
 };
