@@ -278,6 +278,8 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
     if (!names.insert(alias).second) fail(item.pos, fmt::format("MEASURES: duplicate output column name '{}'", alias));
     if (const auto* f = item.expr->as<ast::FunctionCall>(); f && upper_name(f->name.back()) == "MATCH_ROWTIME")
       node->rowtime_output = fields.size();
+    if (const auto* f = item.expr->as<ast::FunctionCall>(); f && upper_name(f->name.back()) == "MATCH_PROCTIME")
+      node->proctime_output = fields.size();
     fields.push_back({alias, e->type});
     node->outputs.push_back(e);
     node->measure_texts.push_back(ast_text(*item.expr));

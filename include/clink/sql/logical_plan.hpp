@@ -263,7 +263,8 @@ struct LogicalMatch : LogicalNode {
   std::vector<MatchAggregate> measure_aggregates;
   std::vector<ExprPtr> outputs;  // partition keys then measures, over the extended row
   std::vector<std::string> measure_texts;
-  std::optional<std::size_t> rowtime_output;  // the output column that is MATCH_ROWTIME()
+  std::optional<std::size_t> rowtime_output;   // the output column that is MATCH_ROWTIME()
+  std::optional<std::size_t> proctime_output;  // the output column that is MATCH_PROCTIME()
 };
 Schema match_extended_schema(const Schema& input, std::size_t navs, const LogicalType& rowtime_type,
                              const std::vector<LogicalType>& aggregate_types = {});
