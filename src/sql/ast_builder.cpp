@@ -207,6 +207,22 @@ void Builder::apply_alias(TableRef& ref, const J& f, int start, size_t skip, siz
   }
 }
 
+// `input "__clink_mr_N"`: the preparse shim cut `MATCH_RECOGNIZE (...) [AS] alias` out
+// and left the placeholder as the input's alias.
+std::shared_ptr<TableRef> Builder::with_match_recognize(std::shared_ptr<TableRef> ref) {
+  if (!ref->alias || !starts_with(*ref->alias, "__clink_mr_")) return ref;
+  const auto& mr = ctx_.placeholders.match_recognize.at(std::stoul(ref->alias->substr(11)));
+  if (!ref->column_aliases.empty()) unsupported(mr.pos, "column aliases are not allowed on the input of MATCH_RECOGNIZE");
+  ref->alias.reset();
+  auto out = std::make_shared<TableRef>();
+  out->pos = ref->pos;
+  ast::MatchRecognize clause = mr.clause;
+  clause.input = std::move(ref);
+  out->node = std::move(clause);
+  out->alias = mr.alias;
+  return out;
+}
+
 TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
   Node n = node_of(j);
   const J& f = *n.fields;
@@ -239,7 +255,7 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
       ref->node = std::move(t);
     }
     apply_alias(*ref, f, location(f), name_parts, 2);  // [AS] alias
-    return ref;
+    return with_match_recognize(std::move(ref));
   }
   if (n.type == "RangeSubselect") {
     QueryPtr q = query(f.at("subquery"), p);
@@ -249,7 +265,7 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
     // The alias follows the subquery's last token (and ORDER BY ... DESC NULLS LAST, AS).
     int last = max_location(f.at("subquery"));
     apply_alias(*ref, f, last < 0 ? -1 : last + 1, 0, 6);
-    return ref;
+    return with_match_recognize(std::move(ref));
   }
   if (n.type == "JoinExpr") {
     Join join;

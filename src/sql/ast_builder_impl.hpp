@@ -170,6 +170,7 @@ class Builder {
   std::vector<std::string> names_after(int start, size_t skip, std::vector<std::string> names,
                                        size_t first_window) const;
   void apply_alias(TableRef& ref, const J& f, int start, size_t skip, size_t window);
+  std::shared_ptr<TableRef> with_match_recognize(std::shared_ptr<TableRef> ref);
   // Where the query whose first located node is at `first_node` starts (its SELECT).
   int query_start(int first_node) const;
   TableRefPtr table_ref(const J& j, SourcePosition p);

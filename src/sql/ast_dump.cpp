@@ -393,6 +393,30 @@ std::string quote_string(const std::string& v) {
 std::string to_string(const Expr& e) { return std::visit(ExprPrinter{}, e.node); }
 std::string to_string(const ExprPtr& e) { return e ? to_string(*e) : "<null>"; }
 
+std::string match_recognize_text(const MatchRecognize& m) {
+  std::vector<std::string> parts;
+  if (!m.partition_by.empty()) parts.push_back("PARTITION BY " + expr_list(m.partition_by));
+  if (!m.order_by.empty()) parts.push_back("ORDER BY " + order_items(m.order_by));
+  if (!m.measures.empty())
+    parts.push_back("MEASURES " + join(m.measures, [](const SelectItem& i) {
+                      return to_string(i.expr) + " AS " + quote_identifier(i.alias.value_or(""));
+                    }));
+  parts.push_back("ONE ROW PER MATCH");
+  static const char* kSkip[] = {"PAST LAST ROW", "TO NEXT ROW", "TO FIRST ", "TO LAST "};
+  parts.push_back(std::string("AFTER MATCH SKIP ") + kSkip[static_cast<int>(m.skip)] +
+                  (m.skip_variable.empty() ? "" : quote_identifier(m.skip_variable)));
+  parts.push_back("PATTERN (" + join(m.pattern, [](const MatchPatternTerm& p) {
+                    return quote_identifier(p.variable) + p.quantifier;
+                  }, " ") + ")");
+  if (m.within) parts.push_back("WITHIN " + to_string(m.within));
+  parts.push_back("DEFINE " + join(m.define, [](const MatchDefine& d) {
+                    return quote_identifier(d.variable) + " AS " + to_string(d.condition);
+                  }));
+  std::string s = to_string(*m.input) + " MATCH_RECOGNIZE (";
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? " " : "") + parts[i];
+  return s + ")";
+}
+
 std::string to_string(const TableRef& t) {
   std::string s;
   if (auto* n = std::get_if<NamedTable>(&t.node)) {
@@ -406,6 +430,8 @@ std::string to_string(const TableRef& t) {
     std::string call = name(f->name) + "(" + join(f->args, [](const ExprPtr& a) { return to_string(a); }) + ")";
     s = f->lateral_table ? "LATERAL TABLE(" + call + ")" : call;
     if (f->with_ordinality) s += " WITH ORDINALITY";
+  } else if (auto* m = std::get_if<MatchRecognize>(&t.node)) {
+    s = match_recognize_text(*m);
   } else if (auto* j = std::get_if<Join>(&t.node)) {
     static const char* kType[] = {"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN"};
     s = "(" + to_string(*j->left) + (j->natural ? " NATURAL " : " ") + kType[static_cast<int>(j->type)] + " " +

@@ -141,6 +141,7 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
     case LogicalKind::kOverAggregate:  // input columns pass through with their time attributes
     case LogicalKind::kCorrelate:
       return col < n.input().schema.size() && is_time_attribute(n.input(), col);
+    case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).rowtime_output == col;
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_time_attribute(*i, col); });
     case LogicalKind::kJoin: {
@@ -178,6 +179,7 @@ bool is_proctime_attribute(const LogicalNode& n, std::size_t col) {
     case LogicalKind::kOverAggregate:
     case LogicalKind::kCorrelate:
       return col < n.input().schema.size() && is_proctime_attribute(n.input(), col);
+    case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).proctime_output == col;
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_proctime_attribute(*i, col); });
     default: return false;

@@ -346,6 +346,10 @@ ExprPtr Binder::Impl::bind_post_aggregate_column(const ast::Expr& e, const ExprC
 }
 
 ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
+  if (match_substitutions) {
+    auto it = match_substitutions->find(ast_text(e));
+    if (it != match_substitutions->end()) return it->second;
+  }
   if (ctx.agg) {
     std::string text = ast_text(e);
     const AggContext& agg = *ctx.agg;

@@ -53,6 +53,8 @@ Bound Binder::Impl::bind_table_ref(const ast::TableRef& t) {
     b = bind_query(*d->query);
   } else if (const auto* w = std::get_if<ast::WindowTvf>(&t.node)) {
     b = bind_window_tvf(*w, t);
+  } else if (const auto* m = std::get_if<ast::MatchRecognize>(&t.node)) {
+    b = bind_match_recognize(*m, t);
   } else if (std::holds_alternative<ast::TableFunction>(t.node)) {
     return bind_uncorrelated_table_function(t);
   } else {

@@ -132,6 +132,10 @@ struct Binder::Impl {
   Bound bind_table_def(const TableDef& def, const std::string& qualifier, SourcePosition pos);
   Bound bind_view(const ViewDef& view, const std::string& qualifier, SourcePosition pos);
   Bound bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref);
+  // MATCH_RECOGNIZE (binder_match.cpp); while its expressions bind, the AST text of each
+  // navigation (A.x, FIRST(A.x), MATCH_ROWTIME(), ...) -> its extended-row column.
+  Bound bind_match_recognize(const ast::MatchRecognize& m, const ast::TableRef& ref);
+  const std::map<std::string, ExprPtr>* match_substitutions = nullptr;
   Bound bind_join(const ast::Join& j, const ast::TableRef& ref);
   // Table functions in FROM (binder_correlate.cpp): `ref` (a TableFunction) over each row
   // of `left`; a join whose right side is one; one with nothing on its left.

@@ -508,6 +508,11 @@ struct RefCollector {
               if (a.kind == ast::TvfArg::Kind::Table && !a.table.empty()) add(a.table.back());
           } else if constexpr (std::is_same_v<T, ast::TableFunction>) {
             for (const auto& a : n.args) expr(a);
+          } else if constexpr (std::is_same_v<T, ast::MatchRecognize>) {
+            table(*n.input);
+            for (const auto& e : n.partition_by) expr(e);
+            for (const auto& i : n.measures) expr(i.expr);
+            for (const auto& d : n.define) expr(d.condition);
           } else if constexpr (std::is_same_v<T, ast::Join>) {
             table(*n.left);
             table(*n.right);

@@ -61,6 +61,7 @@ std::string construct_name(const LogicalNode& node) {
     }
     case LogicalKind::kWindowAggregate: return "the window aggregate";
     case LogicalKind::kOverAggregate: return "the OVER aggregate";
+    case LogicalKind::kMatch: return "MATCH_RECOGNIZE";
     case LogicalKind::kSort: return "ORDER BY";
     case LogicalKind::kRank: return "the Top-N";
     case LogicalKind::kLimit: return "LIMIT";
@@ -103,6 +104,12 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
         if (m.updating() && !out.updating()) out = m;
       }
       return out;
+    }
+    case LogicalKind::kMatch: {
+      // As Flink's StreamPhysicalMatch: insert-only in and out.
+      auto in = changelog_mode(node.input());
+      require_insert_only(node, in, "MATCH_RECOGNIZE");
+      return {};
     }
     case LogicalKind::kOverAggregate: {
       // As Flink's StreamPhysicalOverAggregate: insert-only in and out.

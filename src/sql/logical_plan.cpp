@@ -241,6 +241,18 @@ Schema window_tvf_schema(const Schema& input, const WindowSpec& window) {
   return Schema(std::move(fields));
 }
 
+Schema match_extended_schema(const Schema& input, std::size_t navs, const LogicalType& rowtime_type,
+                             const std::vector<LogicalType>& aggregate_types) {
+  std::vector<RowField> fields = input.fields();
+  fields.push_back({"$match_rowtime", rowtime_type});
+  fields.push_back({"$match_proctime", LogicalType::timestamp_ltz(3).not_null()});
+  fields.push_back({"$classifier", LogicalType::string().not_null()});
+  for (std::size_t k = 0; k < navs; ++k)
+    for (const auto& f : input.fields()) fields.push_back({"$nav" + std::to_string(k) + "$" + f.name, f.type.with_nullable(true)});
+  for (std::size_t j = 0; j < aggregate_types.size(); ++j) fields.push_back({"$agg" + std::to_string(j), aggregate_types[j]});
+  return Schema(std::move(fields));
+}
+
 LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) {
   std::shared_ptr<LogicalNode> n;
   switch (node.kind) {
@@ -259,6 +271,7 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
     case LogicalKind::kRank: n = copy_as<LogicalRank>(node); break;
     case LogicalKind::kOverAggregate: n = copy_as<LogicalOverAggregate>(node); break;
     case LogicalKind::kCorrelate: n = copy_as<LogicalCorrelate>(node); break;
+    case LogicalKind::kMatch: n = copy_as<LogicalMatch>(node); break;
     case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
   }
   n->inputs = std::move(inputs);
@@ -393,6 +406,25 @@ std::string node_description(const LogicalNode& node) {
                          in.name(o.window.order_column), o.window.frame_text(), join_names(sel));
     }
     case LogicalKind::kCorrelate: return describe_correlate(static_cast<const LogicalCorrelate&>(node));
+    case LogicalKind::kMatch: {
+      const auto& m = static_cast<const LogicalMatch&>(node);
+      const Schema& in = node.input().schema;
+      std::vector<std::string> keys, measures, pattern, define;
+      for (auto k : m.partition_keys) keys.push_back(in.name(k));
+      for (std::size_t i = 0; i < m.measure_texts.size(); ++i)
+        measures.push_back(m.measure_texts[i] + " AS " + node.schema.name(m.partition_keys.size() + i));
+      for (const auto& st : m.pattern) pattern.push_back(st.variable + st.quantifier);
+      for (const auto& d : m.defines) define.push_back(d.variable + " AS " + d.text);
+      static const char* kSkip[] = {"SKIP PAST LAST ROW", "SKIP TO NEXT ROW", "SKIP TO FIRST ", "SKIP TO LAST "};
+      std::string pattern_text = "(";
+      for (std::size_t i = 0; i < pattern.size(); ++i) pattern_text += (i ? " " : "") + pattern[i];
+      pattern_text += ")";
+      if (m.within_ms) pattern_text += " WITHIN " + format_duration_ms(*m.within_ms);
+      return fmt::format("Match(partitionBy=[{}], orderBy=[{} ASC], measures=[{}], rowsPerMatch=[ONE ROW PER MATCH], "
+                         "after=[{}{}], pattern=[{}], define=[{}])",
+                         join_names(keys), in.name(m.order_column), join_names(measures),
+                         kSkip[static_cast<int>(m.skip)], m.skip_variable, pattern_text, join_names(define));
+    }
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);
       return fmt::format("Sink(table=[{}], fields=[{}])", s.table.name, column_names(node.input().schema));

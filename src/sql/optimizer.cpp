@@ -387,6 +387,23 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       for (std::size_t i = n_in; i < n_out; ++i) m[i] = new_n_in + (i - n_in);
       return {nc, m};
     }
+    case LogicalKind::kMatch: {
+      // The conditions and measures read whole rows (the extended row): keep every input column.
+      std::set<std::size_t> in_req;
+      for (std::size_t i = 0; i < node->input().schema.size(); ++i) in_req.insert(i);
+      Pruned in = prune(node->inputs[0], in_req);
+      LogicalPtr input = in.plan;
+      std::vector<std::size_t> order;
+      bool identity = in.plan->schema.size() == in_req.size();
+      for (std::size_t i = 0; i < in_req.size(); ++i) {
+        order.push_back(*in.map[i]);
+        identity = identity && *in.map[i] == i;
+      }
+      if (!identity) input = make_column_project(in.plan, order, node->pos);  // the Match reads its columns by index
+      Mapping m(n_out);
+      for (std::size_t i = 0; i < n_out; ++i) m[i] = i;
+      return {with_inputs(*node, {input}), m};
+    }
     case LogicalKind::kOverAggregate: {
       // Input columns pass through: keep the required ones and what the window reads.
       const auto& o = static_cast<const LogicalOverAggregate&>(*node);

@@ -184,6 +184,53 @@ struct Compiler {
                   {"join_type", c.left_outer ? "LEFT" : "INNER"}};
         return {add("sql_correlate", in, p, nullptr, false, &n.input().schema)};
       }
+      case LogicalKind::kMatch: {
+        const auto& m = static_cast<const LogicalMatch&>(n);
+        auto in = compile(n.input());
+        auto navs_json = [](const std::vector<MatchNav>& navs) {
+          static const char* kKind[] = {"LAST", "FIRST", "PREV"};
+          json out = json::array();
+          for (const auto& v : navs)
+            out.push_back({{"kind", kKind[static_cast<int>(v.kind)]}, {"variable", v.variable}, {"offset", v.offset}});
+          return out;
+        };
+        auto aggs_json = [](const std::vector<MatchAggregate>& aggs) {
+          json out = json::array();
+          for (const auto& a : aggs) {
+            json args = json::array();
+            for (const auto& e : a.args) args.push_back(expr_to_json(*e));
+            out.push_back({{"variable", a.variable}, {"args", args}, {"call", aggregate_to_json(a.call)}});
+          }
+          return out;
+        };
+        json pattern = json::array();
+        for (const auto& s : m.pattern)
+          pattern.push_back({{"variable", s.variable}, {"min", s.min}, {"max", s.max}, {"reluctant", s.reluctant}});
+        json defines = json::array();
+        for (const auto& d : m.defines)
+          defines.push_back({{"variable", d.variable},
+                             {"condition", expr_to_json(*d.condition)},
+                             {"navs", navs_json(d.navs)},
+                             {"aggregates", aggs_json(d.aggregates)}});
+        json outputs = json::array();
+        for (const auto& e : m.outputs) outputs.push_back(expr_to_json(*e));
+        static const char* kSkip[] = {"PAST_LAST_ROW", "TO_NEXT_ROW", "TO_FIRST", "TO_LAST"};
+        json p = {{"schema", schema_to_json(m.schema)},
+                  {"partition_keys", m.partition_keys},
+                  {"order_column", m.order_column},
+                  {"proctime", m.proctime},
+                  {"pattern", pattern},
+                  {"within_ms", m.within_ms ? json(*m.within_ms) : json()},
+                  {"skip", kSkip[static_cast<int>(m.skip)]},
+                  {"skip_variable", m.skip_variable},
+                  {"defines", defines},
+                  {"measure_navs", navs_json(m.measure_navs)},
+                  {"measure_aggregates", aggs_json(m.measure_aggregates)},
+                  {"outputs", outputs},
+                  {"rowtime_output", m.rowtime_output ? json(*m.rowtime_output) : json()}};
+        const auto& keys = m.partition_keys;
+        return {add("sql_match_recognize", in, p, &keys, keys.empty(), &n.input().schema)};
+      }
       case LogicalKind::kWindowTvf: {
         const auto& t = static_cast<const LogicalWindowTvf&>(n);
         if (t.window.kind == WindowSpec::Kind::kSession)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "match_recognize_parse.hpp"
 #include "token_cursor.hpp"
 
 // PostgreSQL's keyword table, exported by libpg_query (same grammar version as the parser).
@@ -302,8 +303,16 @@ class Rewriter {
         emit("LATERAL", t.origin);
         rewrite(open + 1, close);
         i = close + 1;
-      } else if (t.is("MATCH_RECOGNIZE")) {
-        cur.unsupported(t, "MATCH_RECOGNIZE is not supported yet");
+      } else if (t.is("MATCH_RECOGNIZE") && next.sym("(")) {
+        // `input MATCH_RECOGNIZE (...) [AS] alias` -> `input "__clink_mr_N"` (an alias to
+        // PostgreSQL, which the AST builder turns back into the clause over the input).
+        Placeholders::MatchRecognizeClause clause;
+        i = detail::parse_match_recognize(cur, exprs_, clause);
+        ph_.match_recognize.push_back(std::move(clause));
+        std::string name = "__clink_mr_" + std::to_string(ph_.match_recognize.size() - 1);
+        separate(t.origin);
+        out_.spellings[static_cast<uint32_t>(out_.text.text.size())] = name;
+        out_.text.append("\"" + name + "\"", t.origin);
       } else if (t.is("FOR") && next.is("SYSTEM_TIME")) {
         i = rewrite_system_time(cur, b);
       } else {

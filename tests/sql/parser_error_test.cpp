@@ -76,8 +76,16 @@ TEST(ParserError, UnsupportedQueryConstructs) {
             "TranslationError: line 1, column 27: LATERAL subqueries are not supported yet");
   EXPECT_EQ(error_of("SELECT * FROM t, ROWS FROM (f(a), g(b)) AS x"),
             "TranslationError: line 1, column 29: ROWS FROM (...) is not supported");
+  // MATCH_RECOGNIZE's own clause parser (match_recognize_parse.cpp) reports its errors.
   EXPECT_EQ(error_of("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts)"),
-            "TranslationError: line 1, column 17: MATCH_RECOGNIZE is not supported yet");
+            "ParseError: line 1, column 60: expected 'PATTERN' but found ')'");
+  EXPECT_EQ(error_of("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A (B C)+) DEFINE A AS a > 1)"),
+            "TranslationError: line 1, column 57: Group patterns are not supported yet: a quantifier applies to a "
+            "single pattern variable");
+  EXPECT_EQ(error_of("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{3,2}) DEFINE A AS a > 1)"),
+            "ParseError: line 1, column 56: the quantifier's upper bound 2 is below its lower bound 3");
+  EXPECT_EQ(error_of("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES A.x PATTERN (A) DEFINE A AS a > 1)"),
+            "ParseError: line 1, column 55: a MEASURES item needs a name: <expression> AS <name>");
   EXPECT_EQ(error_of("SELECT /*+ BROADCAST(t) */ * FROM t"),
             "TranslationError: line 1, column 8: query hints (/*+ ... */ after SELECT) are not supported yet");
   EXPECT_EQ(error_of("SELECT * FROM t /*+ LOOKUP('table'='t') */"),

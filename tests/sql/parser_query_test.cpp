@@ -429,5 +429,26 @@ TEST(ParserQuery, TemporalJoinSystemTime) {
             "SELECT * FROM (o JOIN Rates FOR SYSTEM_TIME AS OF (o.ts + INTERVAL '1' SECOND) ON (o.c = Rates.c))");
 }
 
+// MATCH_RECOGNIZE is cut out by the preparse shim and parsed by its own clause parser;
+// the canonical text spells every clause (the defaults too) and keeps the input's and the
+// clause's aliases and a subquery input.
+TEST(ParserQuery, MatchRecognize) {
+  check_all({
+      {"SELECT * FROM Ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES FIRST(A.price) AS fp, "
+       "LAST(B.price, 1) lp PATTERN (A B+? C{2,} D{3}) DEFINE B AS B.price > PREV(B.price), C AS TRUE) AS T",
+       "SELECT * FROM Ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES FIRST(A.price) AS fp, "
+       "LAST(B.price, 1) AS lp ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+? C{2,} D{3}) DEFINE B AS "
+       "(B.price > PREV(B.price)), C AS TRUE) AS T"},
+      {"SELECT x FROM (SELECT * FROM t) MATCH_RECOGNIZE (ORDER BY ts MEASURES A.v AS x AFTER MATCH SKIP TO FIRST A "
+       "PATTERN ((A) B*?) WITHIN INTERVAL '5' SECOND DEFINE A AS v > 1)",
+       "SELECT x FROM (SELECT * FROM t) MATCH_RECOGNIZE (ORDER BY ts MEASURES A.v AS x ONE ROW PER MATCH AFTER MATCH "
+       "SKIP TO FIRST A PATTERN (A B*?) WITHIN INTERVAL '5' SECOND DEFINE A AS (v > 1))"},
+      {"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES A.v AS x AFTER MATCH SKIP TO A PATTERN (A) DEFINE A AS "
+       "v > 1) m WHERE x > 2",
+       "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES A.v AS x ONE ROW PER MATCH AFTER MATCH SKIP TO LAST A "
+       "PATTERN (A) DEFINE A AS (v > 1)) AS m WHERE (x > 2)"},
+  });
+}
+
 }  // namespace
 }  // namespace clink::sql

@@ -342,8 +342,41 @@ struct Join {
   std::vector<std::string> using_columns;
 };
 
+// `input MATCH_RECOGNIZE (...)` (Flink's row pattern recognition). The PATTERN is a
+// concatenation of variables, each with its quantifier (Flink's syntax; parenthesised
+// groups and alternation are rejected by the clause parser).
+struct MatchPatternTerm {
+  std::string variable;
+  int min = 1;
+  int max = 1;             // -1: unbounded
+  bool reluctant = false;  // B+? B*? B{n,}? ...
+  std::string quantifier;  // as written ("", "+", "*?", "{2,3}")
+  SourcePosition pos;
+};
+
+struct MatchDefine {
+  std::string variable;
+  ExprPtr condition;
+  SourcePosition pos;
+};
+
+struct MatchRecognize {
+  TableRefPtr input;
+  std::vector<ExprPtr> partition_by;
+  std::vector<OrderItem> order_by;
+  std::vector<SelectItem> measures;  // each with its alias
+  enum class Skip { PastLastRow, ToNextRow, ToFirst, ToLast };
+  Skip skip = Skip::PastLastRow;
+  std::string skip_variable;  // ToFirst / ToLast
+  SourcePosition skip_pos;
+  std::vector<MatchPatternTerm> pattern;
+  SourcePosition pattern_pos;
+  ExprPtr within;  // an INTERVAL literal, or null
+  std::vector<MatchDefine> define;
+};
+
 struct TableRef {
-  using Node = std::variant<NamedTable, DerivedTable, WindowTvf, TableFunction, Join>;
+  using Node = std::variant<NamedTable, DerivedTable, WindowTvf, TableFunction, Join, MatchRecognize>;
   SourcePosition pos;
   Node node;
   std::optional<std::string> alias;

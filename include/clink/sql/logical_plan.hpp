@@ -35,6 +35,7 @@ enum class LogicalKind {
   kRank,             // ROW_NUMBER / RANK / DENSE_RANK OVER (...) filtered on the rank: Top-N, dedup
   kOverAggregate,    // agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)
   kCorrelate,        // a table function per input row (UNNEST, LATERAL TABLE): Flink's Correlate
+  kMatch,            // MATCH_RECOGNIZE (the CEP engine over rows)
   kSink,
 };
 
@@ -240,6 +241,60 @@ struct LogicalCorrelate : LogicalNode {
 // (f0), an ARRAY of ROW's fields, a MAP's key and value (f0, f1); then ORDINALITY (INT NOT
 // NULL) when asked. Nullable when `left_outer`. Empty for a type UNNEST cannot expand.
 std::vector<RowField> unnest_fields(const LogicalType& collection, bool with_ordinality, bool left_outer);
+
+// MATCH_RECOGNIZE. DEFINE conditions and MEASURES are expressions over an "extended
+// row" (match_extended_schema): the input columns of the current row (DEFINE) or of the
+// match's last row (MEASURES), then MATCH_ROWTIME, MATCH_PROCTIME, CLASSIFIER, then per
+// navigation the input columns of the row it selects (NULLs when there is none), then
+// one column per aggregate over a variable's rows (AVG(A.price)).
+struct MatchNav {
+  enum class Kind { kLast, kFirst, kPrev };
+  Kind kind = Kind::kLast;
+  std::string variable;  // empty: every row of the match
+  int offset = 0;
+  friend bool operator==(const MatchNav&, const MatchNav&) = default;
+};
+struct MatchStep {
+  std::string variable;
+  int min = 1, max = 1;  // max -1: unbounded
+  bool reluctant = false;
+  std::string quantifier;  // as written
+};
+// An aggregate over the rows of a variable (empty: every row of the match); in a DEFINE
+// of that variable the current row counts too. `args` are over one input row; the call's
+// args index them.
+struct MatchAggregate {
+  std::string variable;
+  std::vector<ExprPtr> args;
+  AggregateCall call;
+};
+struct MatchDefinition {
+  std::string variable;
+  ExprPtr condition;
+  std::vector<MatchNav> navs;
+  std::vector<MatchAggregate> aggregates;
+  std::string text;  // for EXPLAIN
+};
+struct LogicalMatch : LogicalNode {
+  LogicalMatch() : LogicalNode(LogicalKind::kMatch) {}
+  std::vector<std::size_t> partition_keys;  // input columns
+  std::size_t order_column = 0;
+  bool proctime = false;
+  std::vector<MatchStep> pattern;
+  std::optional<std::int64_t> within_ms;
+  enum class Skip { kPastLastRow, kToNextRow, kToFirst, kToLast };
+  Skip skip = Skip::kPastLastRow;
+  std::string skip_variable;
+  std::vector<MatchDefinition> defines;  // variables without one match any row
+  std::vector<MatchNav> measure_navs;
+  std::vector<MatchAggregate> measure_aggregates;
+  std::vector<ExprPtr> outputs;  // partition keys then measures, over the extended row
+  std::vector<std::string> measure_texts;
+  std::optional<std::size_t> rowtime_output;   // the output column that is MATCH_ROWTIME()
+  std::optional<std::size_t> proctime_output;  // the output column that is MATCH_PROCTIME()
+};
+Schema match_extended_schema(const Schema& input, std::size_t navs, const LogicalType& rowtime_type,
+                             const std::vector<LogicalType>& aggregate_types = {});
 
 struct LogicalSink : LogicalNode {
   LogicalSink() : LogicalNode(LogicalKind::kSink) {}

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -104,6 +105,14 @@ struct Placeholders {
   std::vector<TypeName> types;                  // __clink_ctype_N
   std::vector<ast::ExprPtr> literals;           // __clink_lit_N
   std::vector<ast::TableRef> table_functions;   // __clink_tvf_N (node is a WindowTvf)
+  // `input MATCH_RECOGNIZE (...) [AS] alias` reaches PostgreSQL as `input "__clink_mr_N"`:
+  // the AST builder puts the input under the recorded clause and restores the alias.
+  struct MatchRecognizeClause {
+    ast::MatchRecognize clause;
+    std::optional<std::string> alias;
+    SourcePosition pos;  // of MATCH_RECOGNIZE
+  };
+  std::vector<MatchRecognizeClause> match_recognize;
   std::map<uint32_t, std::vector<ast::TableHint>> hints;  // by original offset of the table name
   std::map<uint32_t, std::vector<uint32_t>> hint_tokens;  // the same key: original offsets of the /*+ */
   // Original offsets of the hint tokens a table reference took; a hint left over was

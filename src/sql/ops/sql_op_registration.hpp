@@ -25,4 +25,5 @@ void register_sql_deduplicate(OperatorRegistry& r);
 void register_sql_window_rank(OperatorRegistry& r);
 void register_sql_over_aggregate(OperatorRegistry& r);
 void register_sql_correlate(OperatorRegistry& r);
+void register_sql_match_recognize(OperatorRegistry& r);
 }  // namespace clink::sql

@@ -1,0 +1,538 @@
+// sql_match_recognize: MATCH_RECOGNIZE on the CEP engine (docs/cep.md). The operator is a
+// CepOperator<MatchEvent, ..., RowKey> run inside a SQL operator: each input row becomes
+// an event (its partition key bytes, as the hash edge routed it, and the row in
+// SideRowCodec bytes, which is also what the CEP state stores), the pattern is built with
+// Pattern::from_steps (concatenation = next, Flink's StreamExecMatch quantifier rules),
+// and each DEFINE is an iterative condition evaluating its compiled expression over the
+// "extended row" (LogicalMatch in logical_plan.hpp): the current row, MATCH_ROWTIME /
+// MATCH_PROCTIME / CLASSIFIER, then one row per navigation (A.x, FIRST(A.x, n), ...).
+// Matches append their extended rows to a batch; the measures are evaluated over that
+// batch at once (vectorised) before the watermark that completed them goes downstream.
+// Event time: late rows are dropped (numLateRecordsDropped), as the CEP operator does.
+#include <chrono>
+
+#include "clink/cep/cep_operator.hpp"
+#include "clink/sql/column_key.hpp"
+#include "clink/sql/expr_compiler.hpp"
+#include "clink/sql/expr_json.hpp"
+#include "clink/sql/logical_plan.hpp"
+#include "clink/sql/ops/row_key.hpp"
+#include "clink/sql/ops/sql_aggregates.hpp"
+#include "clink/sql/ops/sql_op_spec.hpp"
+#include "join_row_codec.hpp"
+#include "sql_op_registration.hpp"
+
+namespace clink::sql {
+
+namespace {
+
+using MatchEvent = std::pair<std::string, std::string>;  // partition key bytes, row bytes
+using NoOutput = char;                                   // matches go to the SQL batch, not the CEP collector
+
+// An aggregate over a variable's rows (MatchAggregate) as the operator runs it.
+struct AggregateSpec {
+  std::string variable;
+  std::vector<ExprPtr> args;  // over one input row
+  SchemaPtr arg_schema;
+  std::shared_ptr<const AggregateSet> set;  // one call over arg_schema
+};
+
+struct MatchConfig {
+  std::string where;
+  SchemaPtr in_schema, out_schema;
+  std::vector<std::size_t> partition_keys;
+  std::size_t order_column = 0;
+  bool proctime = false;
+  std::vector<MatchStep> pattern;
+  std::optional<std::int64_t> within_ms;
+  cep::AfterMatchSkipStrategy skip;
+  std::vector<MatchDefinition> defines;  // condition over its extended row
+  std::vector<std::vector<AggregateSpec>> define_aggregates;  // per define
+  std::vector<MatchNav> measure_navs;
+  std::vector<AggregateSpec> measure_aggregates;
+  std::vector<ExprPtr> outputs;
+  std::optional<std::size_t> rowtime_output;
+  LogicalType rowtime_type;
+  SessionContext session;
+};
+
+std::vector<LogicalType> result_types(const std::vector<AggregateSpec>& aggs) {
+  std::vector<LogicalType> out;
+  for (const auto& a : aggs) out.push_back(a.set->calls()[0].result_type);
+  return out;
+}
+
+// Fills extended rows (one per condition evaluation or per match) into a batch.
+class ExtendedRows {
+ public:
+  ExtendedRows(const MatchConfig& cfg, std::size_t navs, const std::vector<AggregateSpec>& aggs)
+      : n_(cfg.in_schema->size()),
+        navs_(navs),
+        codec_(*cfg.in_schema),
+        scratch_(cfg.in_schema),
+        batch_(std::make_shared<const Schema>(
+            match_extended_schema(*cfg.in_schema, navs, cfg.rowtime_type, result_types(aggs)))) {}
+
+  // The column of aggregate j.
+  std::size_t aggregate_column(std::size_t j) const { return n_ + 3 + n_ * navs_ + j; }
+
+  ColumnBatch& batch() { return batch_; }
+  void clear() { batch_.clear(); }
+
+  // Appends slot `slot` (0: the current / last row, 1 + k: navigation k) from row bytes,
+  // or NULLs when `row` is null.
+  void put_row(std::size_t slot, const MatchEvent* row) {
+    const std::size_t base = slot == 0 ? 0 : n_ + 3 + (slot - 1) * n_;
+    if (!row) {
+      for (std::size_t c = 0; c < n_; ++c) batch_.column(base + c).append_null();
+      return;
+    }
+    scratch_.clear();
+    codec_.decode(row->second, scratch_);
+    for (std::size_t c = 0; c < n_; ++c) batch_.column(base + c).append_range(scratch_.column(c), 0, 1);
+  }
+  void put_specials(std::int64_t rowtime_ms, std::int64_t proctime_ms, std::string_view classifier) {
+    batch_.column(n_).append<std::int64_t>(rowtime_ms * 1000);
+    batch_.column(n_ + 1).append<std::int64_t>(proctime_ms * 1000);
+    batch_.column(n_ + 2).append_string(classifier);
+  }
+  void commit(EventTime t) { batch_.commit_rows(1, RowKind::kInsert, t); }
+
+ private:
+  std::size_t n_;
+  std::size_t navs_;
+  SideRowCodec codec_;
+  ColumnBatch scratch_;
+  ColumnBatch batch_;
+};
+
+// Computes one aggregate over rows: decodes them into a batch, evaluates the compiled
+// arguments over it, folds the rows into a fresh accumulator.
+class AggregateEvaluator {
+ public:
+  AggregateEvaluator(const MatchConfig& cfg, const AggregateSpec& spec)
+      : spec_(spec), codec_(*cfg.in_schema), rows_(cfg.in_schema) {
+    for (const auto& e : spec.args) args_.emplace_back(e, cfg.session);
+  }
+
+  void append(const std::vector<const MatchEvent*>& rows, ColumnBatch& out, std::size_t column) {
+    rows_.clear();
+    for (const MatchEvent* r : rows) codec_.decode(r->second, rows_);
+    ColumnBatch args(spec_.arg_schema);
+    for (std::size_t i = 0; i < args_.size(); ++i) args.column(i) = args_[i].evaluate_owned(rows_);
+    args.commit_rows(rows_.size());
+    AggState state = spec_.set->create();
+    spec_.set->bind(args, input_);
+    for (std::size_t i = 0; i < rows_.size(); ++i) spec_.set->add(state, input_, static_cast<std::uint32_t>(i), 1);
+    spec_.set->append_results(state, out, column);
+  }
+
+ private:
+  const AggregateSpec& spec_;
+  SideRowCodec codec_;
+  ColumnBatch rows_;
+  std::vector<CompiledExpr> args_;
+  AggregateInput input_;
+};
+
+// The rows a navigation reads: `all` the match's rows in pattern order (the steps are
+// concatenated, so that is row order), `var` the rows of one variable.
+const MatchEvent* navigate(const MatchNav& nav, const std::vector<const MatchEvent*>& all,
+                           const std::vector<const MatchEvent*>& var, std::size_t last_of_var_in_all) {
+  const auto& rows = nav.variable.empty() ? all : var;
+  const auto off = static_cast<std::size_t>(nav.offset);
+  switch (nav.kind) {
+    case MatchNav::Kind::kLast: return off < rows.size() ? rows[rows.size() - 1 - off] : nullptr;
+    case MatchNav::Kind::kFirst: return off < rows.size() ? rows[off] : nullptr;
+    case MatchNav::Kind::kPrev:
+      if (rows.empty() || last_of_var_in_all >= all.size() || off > last_of_var_in_all) return nullptr;
+      return all[last_of_var_in_all - off];
+  }
+  return nullptr;
+}
+
+// Whether `e` reads extended-row column `col`.
+bool reads_column(const Expr& e, std::size_t col) {
+  if (e.kind == ExprKind::kColumnRef) return e.column_index == col;
+  for (const auto& a : e.args)
+    if (a && reads_column(*a, col)) return true;
+  return false;
+}
+
+std::int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// One DEFINE: an iterative condition over (row, partial match).
+class DefineEvaluator {
+ public:
+  DefineEvaluator(const MatchConfig& cfg, std::size_t index)
+      : cfg_(cfg),
+        def_(cfg.defines[index]),
+        aggs_(cfg.define_aggregates[index]),
+        rows_(cfg, def_.navs.size(), aggs_),
+        expr_(def_.condition, cfg.session),
+        reads_proctime_(reads_column(*def_.condition, cfg.in_schema->size() + 1)) {
+    for (const auto& a : aggs_) agg_evals_.emplace_back(cfg, a);
+  }
+
+  // Whether the condition reads the current row only (no navigation, aggregate or
+  // MATCH_ROWTIME / MATCH_PROCTIME): then it is a simple condition, which the CEP engine
+  // evaluates once per row instead of once per partial match.
+  bool reads_row_only() const {
+    const std::size_t n = cfg_.in_schema->size();
+    return def_.navs.empty() && aggs_.empty() && !reads_column(*def_.condition, n) && !reads_column(*def_.condition, n + 1);
+  }
+
+  bool operator()(const MatchEvent& row) {
+    rows_.clear();
+    rows_.put_row(0, &row);
+    rows_.put_specials(0, 0, def_.variable);
+    rows_.commit(kNoEventTime);
+    return holds();
+  }
+
+  bool operator()(const MatchEvent& row, const cep::MatchContext<MatchEvent>& ctx) {
+    rows_.clear();
+    rows_.put_row(0, &row);
+    rows_.put_specials(ctx.timestamp(), reads_proctime_ ? wall_clock_ms() : 0, def_.variable);
+    if (!def_.navs.empty() || !aggs_.empty()) {
+      // The partial match so far plus the current row, in row order.
+      all_.clear();
+      std::size_t last_index_of_defining = 0;
+      for (const auto& s : cfg_.pattern) {
+        for (const MatchEvent* e : ctx.events(s.variable)) all_.push_back(e);
+        if (s.variable == def_.variable) {
+          all_.push_back(&row);
+          last_index_of_defining = all_.size() - 1;
+          break;  // later steps have no rows yet
+        }
+      }
+      for (std::size_t k = 0; k < def_.navs.size(); ++k) {
+        const MatchNav& nav = def_.navs[k];
+        var_.assign(ctx.events(nav.variable).begin(), ctx.events(nav.variable).end());
+        std::size_t last = all_.size();
+        if (nav.variable.empty() || nav.variable == def_.variable) {
+          if (nav.variable == def_.variable) var_.push_back(&row);
+          last = last_index_of_defining;
+        } else if (!var_.empty()) {
+          for (std::size_t i = 0; i < all_.size(); ++i)
+            if (all_[i] == var_.back()) last = i;
+        }
+        rows_.put_row(1 + k, navigate(nav, all_, var_, last));
+      }
+      for (std::size_t j = 0; j < aggs_.size(); ++j) {
+        const std::string& v = aggs_[j].variable;
+        if (v.empty()) {
+          agg_evals_[j].append(all_, rows_.batch(), rows_.aggregate_column(j));
+          continue;
+        }
+        var_.assign(ctx.events(v).begin(), ctx.events(v).end());
+        if (v == def_.variable) var_.push_back(&row);
+        agg_evals_[j].append(var_, rows_.batch(), rows_.aggregate_column(j));
+      }
+    }
+    rows_.commit(kNoEventTime);
+    return holds();
+  }
+
+ private:
+  bool holds() {
+    const Column& c = expr_.evaluate(rows_.batch());
+    return c.is_valid(0) && c.values<std::uint8_t>()[0] != 0;
+  }
+
+  const MatchConfig& cfg_;
+  const MatchDefinition& def_;
+  const std::vector<AggregateSpec>& aggs_;
+  ExtendedRows rows_;
+  CompiledExpr expr_;
+  bool reads_proctime_;  // MATCH_PROCTIME(): the clock is read only when asked for
+  std::vector<AggregateEvaluator> agg_evals_;
+  std::vector<const MatchEvent*> all_, var_;
+};
+
+// Collects one extended row per match; the measures are evaluated per batch of matches.
+class MeasureCollector final : public cep::PatternProcessFunction<MatchEvent, NoOutput> {
+ public:
+  explicit MeasureCollector(std::shared_ptr<const MatchConfig> cfg)
+      : cfg_(std::move(cfg)),
+        rows_(*cfg_, cfg_->measure_navs.size(), cfg_->measure_aggregates),
+        projection_(cfg_->outputs, names(*cfg_->out_schema), cfg_->session) {
+    for (const auto& a : cfg_->measure_aggregates) agg_evals_.emplace_back(*cfg_, a);
+  }
+
+  void process_match(const cep::Match<MatchEvent>& m, Context& ctx, Collector<NoOutput>&) override {
+    all_.clear();
+    const MatchEvent* last = nullptr;
+    const std::string* classifier = nullptr;
+    for (const auto& s : cfg_->pattern)
+      for (const MatchEvent& e : m.events(s.variable)) {
+        all_.push_back(&e);
+        last = &e;
+        classifier = &s.variable;
+      }
+    rows_.put_row(0, last);
+    const std::int64_t now = ctx.current_processing_time();
+    rows_.put_specials(cfg_->proctime ? now : ctx.timestamp(), now, classifier ? *classifier : std::string());
+    for (std::size_t k = 0; k < cfg_->measure_navs.size(); ++k) {
+      const MatchNav& nav = cfg_->measure_navs[k];
+      var_.clear();
+      for (const MatchEvent& e : m.events(nav.variable)) var_.push_back(&e);
+      std::size_t last_index = all_.empty() ? 0 : all_.size() - 1;
+      if (!nav.variable.empty() && !var_.empty())
+        for (std::size_t i = 0; i < all_.size(); ++i)
+          if (all_[i] == var_.back()) last_index = i;
+      rows_.put_row(1 + k, navigate(nav, all_, var_, last_index));
+    }
+    for (std::size_t j = 0; j < agg_evals_.size(); ++j) {
+      const std::string& v = cfg_->measure_aggregates[j].variable;
+      if (!v.empty()) {
+        var_.clear();
+        for (const MatchEvent& e : m.events(v)) var_.push_back(&e);
+      }
+      agg_evals_[j].append(v.empty() ? all_ : var_, rows_.batch(), rows_.aggregate_column(j));
+    }
+    rows_.commit(cfg_->proctime ? kNoEventTime : ctx.timestamp());
+  }
+
+  // The measures of the matches collected since the last call; null when none.
+  std::unique_ptr<ColumnBatch> take() {
+    if (rows_.batch().size() == 0) return nullptr;
+    auto out = std::make_unique<ColumnBatch>(projection_.project(rows_.batch()));
+    rows_.clear();
+    return out;
+  }
+
+ private:
+  static std::vector<std::string> names(const Schema& s) {
+    std::vector<std::string> out;
+    for (const auto& f : s.fields()) out.push_back(f.name);
+    return out;
+  }
+  std::shared_ptr<const MatchConfig> cfg_;
+  ExtendedRows rows_;
+  CompiledProjection projection_;
+  std::vector<AggregateEvaluator> agg_evals_;
+  std::vector<const MatchEvent*> all_, var_;
+};
+
+cep::Pattern<MatchEvent> build_pattern(const std::shared_ptr<const MatchConfig>& cfg) {
+  std::vector<cep::PatternStep<MatchEvent>> steps;
+  for (const auto& s : cfg->pattern) {
+    cep::PatternStep<MatchEvent> step;
+    step.name = s.variable;
+    step.quantifier.consuming = cep::ConsumingStrategy::kStrict;  // SQL rows are contiguous: next()
+    const std::string where = "MATCH_RECOGNIZE variable " + s.variable;
+    const bool optional = s.min == 0 && s.max == 1;
+    if (optional) {
+      step.quantifier.set_optional(where);
+    } else if (!(s.min == 1 && s.max == 1)) {
+      // Flink: oneOrMore / times / timesOrMore, consecutive; * and {0,n} also optional.
+      step.quantifier_applied = true;
+      if (s.max == -1) {
+        step.quantifier.kind = cep::Quantifier::Kind::kLooping;
+        step.times = cep::Times{std::max(s.min, 1), std::max(s.min, 1)};
+      } else {
+        step.quantifier.kind = cep::Quantifier::Kind::kTimes;
+        step.times = cep::Times{std::max(s.min, 1), s.max};
+      }
+      if (s.min == 0) step.quantifier.set_optional(where);
+      step.quantifier.set_consecutive(where);
+      if (!s.reluctant && s.min != s.max) step.quantifier.set_greedy(where);
+    }
+    for (std::size_t i = 0; i < cfg->defines.size(); ++i)
+      if (cfg->defines[i].variable == s.variable) {
+        auto eval = std::make_shared<DefineEvaluator>(*cfg, i);
+        if (eval->reads_row_only()) {
+          step.condition = cep::make_condition<MatchEvent>([eval](const MatchEvent& e) { return (*eval)(e); });
+        } else {
+          step.condition = cep::make_condition<MatchEvent>(
+              [eval](const MatchEvent& e, const cep::MatchContext<MatchEvent>& ctx) { return (*eval)(e, ctx); });
+        }
+      }
+    if (cfg->within_ms) step.within = *cfg->within_ms;
+    steps.push_back(std::move(step));
+  }
+  auto p = cep::Pattern<MatchEvent>::from_steps(std::move(steps), cfg->skip);
+  p.validate();
+  return p;
+}
+
+// Forwards the inner CEP operator's watermarks after the measures it completed.
+class MatchOutput final : public Output {
+ public:
+  void bind(Output* real, MeasureCollector* collector) {
+    real_ = real;
+    collector_ = collector;
+  }
+  void flush() {
+    if (auto b = collector_->take()) real_->emit(std::move(b));
+  }
+  void emit(BatchPtr) override {}  // the collector never collects (NoOutput)
+  void emit_watermark(Watermark wm) override {
+    flush();
+    real_->emit_watermark(wm);
+  }
+  void emit_side(const std::string& tag, BatchPtr batch) override { real_->emit_side(tag, std::move(batch)); }
+
+ private:
+  Output* real_ = nullptr;
+  MeasureCollector* collector_ = nullptr;
+};
+
+class MatchRecognizeOperator final : public StreamOperator {
+ public:
+  explicit MatchRecognizeOperator(std::shared_ptr<const MatchConfig> cfg)
+      : cfg_(std::move(cfg)),
+        key_encoder_(*cfg_->in_schema, cfg_->partition_keys),
+        row_codec_(*cfg_->in_schema),
+        collector_(std::make_shared<MeasureCollector>(cfg_)) {
+    cep::CepOptions<MatchEvent> options;
+    options.event_time = !cfg_->proctime;
+    cep_ = std::make_unique<cep::CepOperator<MatchEvent, NoOutput, RowKey>>(
+        build_pattern(cfg_), [](const MatchEvent& e) { return RowKey{e.first}; }, collector_, options);
+  }
+
+  void open(RuntimeContext& ctx) override {
+    StreamOperator::open(ctx);
+    adapter_.bind(&ctx.output(), collector_.get());
+    ctx.set_output(&adapter_);
+    cep_->open(ctx);
+  }
+
+  void process_batch(int input, BatchPtr batch) override {
+    const auto& in = column_batch_cast(*batch);
+    auto events = std::make_unique<Batch<MatchEvent>>();
+    events->records.resize(in.size());
+    for (std::size_t r = 0; r < in.size(); ++r) {
+      if (in.row_kind(r) != RowKind::kInsert)
+        throw ClinkError(cfg_->where + ": MATCH_RECOGNIZE takes insert-only input, got " + std::string(row_kind_short_string(in.row_kind(r))));
+      auto& rec = events->records[r];
+      key_encoder_.encode(in, r, rec.value.first);
+      row_codec_.encode(in, r, rec.value.second);
+      rec.event_time = in.event_times()[r];
+    }
+    cep_->process_batch(input, std::move(events));
+    adapter_.flush();
+  }
+  void process_watermark(Watermark wm) override {
+    cep_->process_watermark(wm);
+    adapter_.flush();
+  }
+  void process_processing_time(std::int64_t now) override {
+    cep_->process_processing_time(now);
+    adapter_.flush();
+  }
+  void finish() override {
+    cep_->finish();
+    adapter_.flush();
+  }
+  void snapshot_state(std::int64_t id) override { cep_->snapshot_state(id); }
+  void notify_checkpoint_complete(std::int64_t id) override { cep_->notify_checkpoint_complete(id); }
+  void close() override { cep_->close(); }
+
+ private:
+  std::shared_ptr<const MatchConfig> cfg_;
+  RowKeyEncoder key_encoder_;
+  SideRowCodec row_codec_;
+  std::shared_ptr<MeasureCollector> collector_;
+  MatchOutput adapter_;
+  std::unique_ptr<cep::CepOperator<MatchEvent, NoOutput, RowKey>> cep_;
+};
+
+std::vector<AggregateSpec> aggregates_from_json(const nlohmann::json& j, const Schema& input, const SqlOpParams& p) {
+  std::vector<AggregateSpec> out;
+  for (const auto& a : j) {
+    AggregateSpec spec;
+    spec.variable = a.at("variable").get<std::string>();
+    std::vector<RowField> fields;
+    for (const auto& e : a.at("args")) {
+      spec.args.push_back(expr_from_json(e, input, FunctionRegistry::process()));
+      fields.push_back({"$arg" + std::to_string(fields.size()), spec.args.back()->type});
+    }
+    spec.arg_schema = std::make_shared<const Schema>(std::move(fields));
+    spec.set = std::make_shared<const AggregateSet>(
+        AggregateSet::parse(nlohmann::json::array({a.at("call")}), *spec.arg_schema, p, false, FunctionRegistry::process()),
+        false);
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+std::vector<MatchNav> navs_from_json(const nlohmann::json& j, const SqlOpParams& p) {
+  std::vector<MatchNav> out;
+  for (const auto& n : j) {
+    MatchNav nav;
+    std::string kind = n.at("kind").get<std::string>();
+    if (kind == "LAST") nav.kind = MatchNav::Kind::kLast;
+    else if (kind == "FIRST") nav.kind = MatchNav::Kind::kFirst;
+    else if (kind == "PREV") nav.kind = MatchNav::Kind::kPrev;
+    else p.fail("unknown navigation '" + kind + "' (LAST, FIRST, PREV)");
+    nav.variable = n.at("variable").get<std::string>();
+    nav.offset = n.at("offset").get<int>();
+    out.push_back(std::move(nav));
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_sql_match_recognize(OperatorRegistry& r) {
+  r.add(OperatorFactoryInfo{
+      .name = "sql_match_recognize",
+      .description = "sql_row -> sql_row: MATCH_RECOGNIZE (ONE ROW PER MATCH) on the CEP engine, keyed on the "
+                     "partition columns, ordered by an event- or processing-time attribute; insert-only",
+      .num_inputs = 1,
+      .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        SqlOpParams p(ctx, "sql_match_recognize",
+                      {"partition_keys", "order_column", "proctime", "pattern", "within_ms", "skip", "skip_variable",
+                       "defines", "measure_navs", "measure_aggregates", "outputs", "rowtime_output"});
+        auto cfg = std::make_shared<MatchConfig>();
+        cfg->where = p.where();
+        cfg->in_schema = p.input_schema(0);
+        cfg->out_schema = p.output_schema();
+        cfg->session = session_from_params(p);
+        cfg->partition_keys = p.columns("partition_keys", *cfg->in_schema);
+        cfg->order_column = p.column(p.require("order_column"), *cfg->in_schema, "param 'order_column'");
+        cfg->proctime = p.get_bool("proctime", false);
+        cfg->rowtime_type = cfg->proctime ? LogicalType::timestamp(3).not_null()
+                                          : cfg->in_schema->type(cfg->order_column).with_nullable(false);
+        for (const auto& s : p.require("pattern"))
+          cfg->pattern.push_back(MatchStep{s.at("variable").get<std::string>(), s.at("min").get<int>(),
+                                           s.at("max").get<int>(), s.at("reluctant").get<bool>(), ""});
+        if (cfg->pattern.empty()) p.fail("param 'pattern' is empty");
+        if (p.has("within_ms")) cfg->within_ms = p.require_int("within_ms", 1);
+        const std::string skip = p.get_string("skip", "PAST_LAST_ROW");
+        const std::string var = p.get_string("skip_variable", "");
+        if (skip == "PAST_LAST_ROW") cfg->skip = cep::AfterMatchSkipStrategy::skip_past_last_event();
+        else if (skip == "TO_NEXT_ROW") cfg->skip = cep::AfterMatchSkipStrategy::skip_to_next();
+        else if (skip == "TO_FIRST") cfg->skip = cep::AfterMatchSkipStrategy::skip_to_first(var);
+        else if (skip == "TO_LAST") cfg->skip = cep::AfterMatchSkipStrategy::skip_to_last(var);
+        else p.fail("unknown param 'skip' '" + skip + "' (PAST_LAST_ROW, TO_NEXT_ROW, TO_FIRST, TO_LAST)");
+        const LogicalType rt = cfg->rowtime_type;
+        for (const auto& d : p.require("defines")) {
+          MatchDefinition def;
+          def.variable = d.at("variable").get<std::string>();
+          def.navs = navs_from_json(d.at("navs"), p);
+          cfg->define_aggregates.push_back(aggregates_from_json(d.at("aggregates"), *cfg->in_schema, p));
+          Schema ext = match_extended_schema(*cfg->in_schema, def.navs.size(), rt, result_types(cfg->define_aggregates.back()));
+          def.condition = expr_from_json(d.at("condition"), ext, FunctionRegistry::process());
+          cfg->defines.push_back(std::move(def));
+        }
+        cfg->measure_navs = navs_from_json(p.require("measure_navs"), p);
+        cfg->measure_aggregates = aggregates_from_json(p.require("measure_aggregates"), *cfg->in_schema, p);
+        Schema ext = match_extended_schema(*cfg->in_schema, cfg->measure_navs.size(), rt,
+                                           result_types(cfg->measure_aggregates));
+        for (const auto& o : p.require("outputs")) cfg->outputs.push_back(expr_from_json(o, ext, FunctionRegistry::process()));
+        if (cfg->outputs.size() != cfg->out_schema->size())
+          p.fail("param 'outputs' has " + std::to_string(cfg->outputs.size()) + " expressions for " +
+                 std::to_string(cfg->out_schema->size()) + " output columns");
+        build_pattern(cfg);  // rejects a pattern the CEP engine does not accept at plan time
+        return [cfg] { return std::make_unique<MatchRecognizeOperator>(cfg); };
+      }});
+}
+
+}  // namespace clink::sql
