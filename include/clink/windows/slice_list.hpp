@@ -83,8 +83,9 @@ class SliceList {
     else front_ = at(0).first;
   }
   bool empty() const { return count_ == 0; }
-  void prefetch_back() const {
-    if (count_ > 0) clink::prefetch(&at(count_ - 1));
+  // Starts loading the slot the next append writes (a full ring reallocates instead).
+  void prefetch_append() const {
+    if (count_ < ring_.size()) clink::prefetch(&at(count_));
   }
   // Starts loading what a sliding window's firing reads: the oldest pane if it is
   // before `leaving` (the firing retracts it), the newest if `entering` (it enters).

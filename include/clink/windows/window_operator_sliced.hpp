@@ -99,7 +99,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
       const std::size_t q = t - (kResolve - kPanes);
       const Resolved& r = ring[q % kRing];
       if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && r.sk->hot_idx != record_pane_index(recs[q].event_time))
-        colds_[r.sk->cold].older.prefetch_back();
+        colds_[r.sk->cold].older.prefetch_append();
     }
     if (t >= kResolve) {
       const std::size_t p = t - kResolve;
