@@ -24,6 +24,24 @@ json edge(const std::string& from, int input, const std::string& key) {
   return {{"from", from}, {"input", input}, {"partitioning", "hash"}, {"key", key}};
 }
 
+// The op "join" of `type` over inputs of schemas `left` and `right`, emitting `out`;
+// `params` holds the join's own parameters.
+json join_op(const std::string& type, const SchemaPtr& left, const SchemaPtr& right, const SchemaPtr& out, json params,
+             json inputs) {
+  params["input_schemas"] = json::array({schema_json(left), schema_json(right)});
+  params["schema"] = schema_json(out);
+  return {{"id", "join"}, {"type", type}, {"params", std::move(params)}, {"inputs", std::move(inputs)}};
+}
+
+// left's fields, then right's suffixed "0", nullable where an outer join pads the side
+// (right always, left when `pad_left`).
+SchemaPtr joined_schema(const SchemaPtr& left, const SchemaPtr& right, bool pad_left) {
+  std::vector<sql::RowField> out;
+  for (const auto& f : left->fields()) out.push_back({f.name, pad_left ? f.type.with_nullable(true) : f.type});
+  for (const auto& f : right->fields()) out.push_back({f.name + "0", f.type.with_nullable(true)});
+  return sql::make_schema(out);
+}
+
 // LEFT JOIN rows ON rows.k = sums.k where sums = SELECT k, SUM(v) GROUP BY k.
 std::vector<json> regular_join_ops() {
   SchemaPtr sums = sql::make_schema({{"k", LogicalType::string()}, {"s", LogicalType::bigint()}});
@@ -37,15 +55,8 @@ std::vector<json> regular_join_ops() {
               {"inputs", json::array({edge("inj", 0, "sql_columns:1")})}};
   SchemaPtr out = sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()},
                                     {"k0", LogicalType::string()}, {"s", LogicalType::bigint()}});
-  json join = {{"id", "join"},
-               {"type", "sql_join"},
-               {"params",
-                {{"input_schemas", json::array({schema_json(kv_schema()), schema_json(sums)})},
-                 {"schema", schema_json(out)},
-                 {"join_type", "left"},
-                 {"left_keys", {1}},
-                 {"right_keys", {0}}}},
-               {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("agg", 1, "sql_columns:0")})}};
+  json join = join_op("sql_join", kv_schema(), sums, out, {{"join_type", "left"}, {"left_keys", {1}}, {"right_keys", {0}}},
+                      json::array({edge("inj", 0, "sql_columns:1"), edge("agg", 1, "sql_columns:0")}));
   return {agg, join};
 }
 
@@ -83,19 +94,15 @@ std::vector<json> interval_join_ops() {
                {"inputs", json::array({{{"from", "inj"}}})}};
   SchemaPtr out = make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()},
                                {"t0", LogicalType::timestamp(3)}, {"k0", LogicalType::string()}, {"v0", LogicalType::bigint()}});
-  json join = {{"id", "join"},
-               {"type", "sql_interval_join"},
-               {"params",
-                {{"input_schemas", json::array({schema_json(kv_schema()), schema_json(kv_schema())})},
-                 {"schema", schema_json(out)},
-                 {"join_type", "full"},
-                 {"left_keys", {1}},
-                 {"right_keys", {1}},
-                 {"left_time", 0},
-                 {"right_time", 0},
-                 {"lower_ms", -5},
-                 {"upper_ms", 0}}},
-               {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("calc", 1, "sql_columns:1")})}};
+  json join = join_op("sql_interval_join", kv_schema(), kv_schema(), out,
+                      {{"join_type", "full"},
+                       {"left_keys", {1}},
+                       {"right_keys", {1}},
+                       {"left_time", 0},
+                       {"right_time", 0},
+                       {"lower_ms", -5},
+                       {"upper_ms", 0}},
+                      json::array({edge("inj", 0, "sql_columns:1"), edge("calc", 1, "sql_columns:1")}));
   return {calc, join};
 }
 
@@ -115,20 +122,13 @@ std::vector<json> window_join_ops() {
   };
   std::vector<json> ops = interval_join_ops();  // its calc (v >= 4) feeds the right side
   json calc = ops[0];
-  std::vector<RowField> out;
-  for (int side = 0; side < 2; ++side)
-    for (const auto& f : windowed) out.push_back({side == 0 ? f.name : f.name + "0", f.type.with_nullable(true)});
-  json join = {{"id", "join"},
-               {"type", "sql_window_join"},
-               {"params",
-                {{"input_schemas", json::array({schema_json(ws), schema_json(ws)})},
-                 {"schema", schema_json(make_schema(out))},
-                 {"join_type", "full"},
-                 {"left_keys", {1, 3, 4}},
-                 {"right_keys", {1, 3, 4}},
-                 {"left_window_end", 4},
-                 {"right_window_end", 4}}},
-               {"inputs", json::array({edge("wl", 0, "sql_columns:1,3,4"), edge("wr", 1, "sql_columns:1,3,4")})}};
+  json join = join_op("sql_window_join", ws, ws, joined_schema(ws, ws, true),
+                      {{"join_type", "full"},
+                       {"left_keys", {1, 3, 4}},
+                       {"right_keys", {1, 3, 4}},
+                       {"left_window_end", 4},
+                       {"right_window_end", 4}},
+                      json::array({edge("wl", 0, "sql_columns:1,3,4"), edge("wr", 1, "sql_columns:1,3,4")}));
   return {calc, assign("wl", "inj", kv_schema()), assign("wr", "calc", kv_schema()), join};
 }
 
@@ -153,19 +153,9 @@ std::vector<json> temporal_join_ops() {
                   {"keep_last", true},
                   {"rowtime", true}}},
                 {"inputs", json::array({edge("calc", 0, "sql_columns:1")})}};
-  std::vector<RowField> out = kv->fields();
-  for (const auto& f : kv->fields()) out.push_back({f.name + "0", f.type.with_nullable(true)});
-  json join = {{"id", "join"},
-               {"type", "sql_temporal_join"},
-               {"params",
-                {{"input_schemas", json::array({schema_json(kv), schema_json(kv)})},
-                 {"schema", schema_json(make_schema(out))},
-                 {"join_type", "left"},
-                 {"left_keys", {1}},
-                 {"right_keys", {1}},
-                 {"left_time", 0},
-                 {"right_time", 0}}},
-               {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("dedup", 1, "sql_columns:1")})}};
+  json join = join_op("sql_temporal_join", kv, kv, joined_schema(kv, kv, false),
+                      {{"join_type", "left"}, {"left_keys", {1}}, {"right_keys", {1}}, {"left_time", 0}, {"right_time", 0}},
+                      json::array({edge("inj", 0, "sql_columns:1"), edge("dedup", 1, "sql_columns:1")}));
   return {calc, dedup, join};
 }
 

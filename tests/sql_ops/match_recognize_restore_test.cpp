@@ -25,23 +25,18 @@ json match_op() {
   auto greater_than_nav = json{{"call", ">"}, {"args", json::array({{{"col", 2}}, {{"col", 8}}})}};
   json pattern = json::array();
   for (const char* v : {"A", "B", "C"}) pattern.push_back({{"variable", v}, {"min", 1}, {"max", 1}, {"reluctant", false}});
-  return {{"id", "match"},
-          {"type", "sql_match_recognize"},
-          {"params",
-           {{"input_schemas", json::array({schema_json(kv_schema())})},
-            {"schema", schema_json(out)},
-            {"partition_keys", {1}},
-            {"order_column", 0},
-            {"pattern", pattern},
-            {"skip", "TO_NEXT_ROW"},
-            {"defines", json::array({{{"variable", "B"}, {"condition", greater_than_nav}, {"navs", json::array({last("A")})},
-                                      {"aggregates", json::array()}},
-                                     {{"variable", "C"}, {"condition", greater_than_nav}, {"navs", json::array({last("B")})},
-                                      {"aggregates", json::array()}}})},
-            {"measure_navs", json::array({last("A"), last("C")})},
-            {"measure_aggregates", json::array()},
-            {"outputs", json::array({{{"col", 1}}, {{"col", 8}}, {{"col", 11}}, {{"col", 3}}})}}},
-          {"inputs", json::array({{{"from", "inj"}, {"partitioning", "hash"}, {"key", "sql_columns:1"}}})}};
+  return keyed_op("match", "sql_match_recognize", out,
+                  {{"partition_keys", {1}},
+                   {"order_column", 0},
+                   {"pattern", pattern},
+                   {"skip", "TO_NEXT_ROW"},
+                   {"defines", json::array({{{"variable", "B"}, {"condition", greater_than_nav}, {"navs", json::array({last("A")})},
+                                             {"aggregates", json::array()}},
+                                            {{"variable", "C"}, {"condition", greater_than_nav}, {"navs", json::array({last("B")})},
+                                             {"aggregates", json::array()}}})},
+                   {"measure_navs", json::array({last("A"), last("C")})},
+                   {"measure_aggregates", json::array()},
+                   {"outputs", json::array({{{"col", 1}}, {{"col", 8}}, {{"col", 11}}, {{"col", 3}}})}});
 }
 
 class SqlMatchRestore : public RestoreHarness {};

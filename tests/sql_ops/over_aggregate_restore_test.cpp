@@ -18,17 +18,13 @@ using namespace testsupport;
 json over_op(bool rows, std::optional<std::int64_t> preceding) {
   SchemaPtr out = sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()},
                                     {"s", LogicalType::bigint()}, {"n", LogicalType::bigint().not_null()}});
-  return {{"id", "over"},
-          {"type", "sql_over_aggregate"},
-          {"params",
-           {{"input_schemas", json::array({schema_json(kv_schema())})},
-            {"schema", schema_json(out)},
-            {"partition_keys", {1}},
-            {"order_column", 0},
-            {"rows", rows},
-            {"preceding", preceding ? json(*preceding) : json()},
-            {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}, {{"function", "COUNT"}, {"args", json::array()}}})}}},
-          {"inputs", json::array({{{"from", "inj"}, {"partitioning", "hash"}, {"key", "sql_columns:1"}}})}};
+  return keyed_op(
+      "over", "sql_over_aggregate", out,
+      {{"partition_keys", {1}},
+       {"order_column", 0},
+       {"rows", rows},
+       {"preceding", preceding ? json(*preceding) : json()},
+       {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}, {{"function", "COUNT"}, {"args", json::array()}}})}});
 }
 
 class SqlOverRestore : public RestoreHarness {

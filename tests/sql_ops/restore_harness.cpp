@@ -57,6 +57,15 @@ json restore_job_spec(const std::string& name, const std::string& script, const 
   return {{"name", name}, {"config", {{"parallelism", parallelism}}}, {"ops", all}};
 }
 
+json keyed_op(const std::string& id, const std::string& type, const SchemaPtr& out, json params) {
+  params["input_schemas"] = json::array({schema_json(kv_schema())});
+  params["schema"] = schema_json(out);
+  return {{"id", id},
+          {"type", type},
+          {"params", std::move(params)},
+          {"inputs", json::array({{{"from", "inj"}, {"partitioning", "hash"}, {"key", "sql_columns:1"}}})}};
+}
+
 RestoreJob pipeline_job(const std::string& name, std::vector<json> ops, const std::string& last,
                         std::vector<ScriptStep> steps, SinkView view) {
   return {[name, ops = std::move(ops), last](const std::string& script, int p) {

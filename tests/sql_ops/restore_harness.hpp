@@ -41,6 +41,10 @@ const std::vector<std::optional<EventTime>>& watermarks_one_step_behind();
 json restore_job_spec(const std::string& name, const std::string& script, const std::vector<json>& ops,
                       const std::string& last, int parallelism);
 
+// The op `id` of `type` reading inj's rows hash-partitioned by k, emitting `out`; `params`
+// holds the op's own parameters.
+json keyed_op(const std::string& id, const std::string& type, const SchemaPtr& out, json params);
+
 // Sink lines -> the result compared against the expected rows.
 using SinkView = std::function<std::vector<std::string>(std::vector<std::string>)>;
 // Insert-only results: the rows sorted (keys interleave in no fixed order across subtasks).

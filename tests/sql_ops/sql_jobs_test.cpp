@@ -35,28 +35,16 @@ std::vector<sql::RowField> window_out() {
 }
 
 json window_agg_op(json window) {
-  return {{"id", "agg"},
-          {"type", "sql_window_aggregate"},
-          {"params",
-           {{"input_schemas", json::array({schema_json(kv_schema())})},
-            {"schema", schema_json(sql::make_schema(window_out()))},
-            {"window", window},
-            {"keys", {1}},
-            {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}})}}},
-          {"inputs", json::array({{{"from", "inj"}, {"partitioning", "hash"}, {"key", "sql_columns:1"}}})}};
+  return keyed_op("agg", "sql_window_aggregate", sql::make_schema(window_out()),
+                  {{"window", window}, {"keys", {1}}, {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}})}});
 }
 
 json group_agg_op() {
-  return {{"id", "agg"},
-          {"type", "sql_group_aggregate"},
-          {"params",
-           {{"input_schemas", json::array({schema_json(kv_schema())})},
-            {"schema", schema_json(sql::make_schema({{"k", LogicalType::string()},
-                                                     {"s", LogicalType::bigint()},
-                                                     {"mx", LogicalType::bigint()}}))},
-            {"keys", {1}},
-            {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}, {{"function", "MAX"}, {"args", {2}}}})}}},
-          {"inputs", json::array({{{"from", "inj"}, {"partitioning", "hash"}, {"key", "sql_columns:1"}}})}};
+  return keyed_op(
+      "agg", "sql_group_aggregate",
+      sql::make_schema({{"k", LogicalType::string()}, {"s", LogicalType::bigint()}, {"mx", LogicalType::bigint()}}),
+      {{"keys", {1}},
+       {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}, {{"function", "MAX"}, {"args", {2}}}})}});
 }
 
 json single_op(const std::string& type, json extra) {
