@@ -9,54 +9,37 @@
 // retraction of a row that is not there).
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <map>
-
-#include "clink/runtime/executor.hpp"
-#include "clink/runtime/job_graph_spec.hpp"
 #include "clink/sql/expr_json.hpp"
 #include "clink/sql/function_registry.hpp"
-#include "sql_ops_test_support.hpp"
+#include "restore_harness.hpp"
 
-#include "../support/checkpoint_support.hpp"
 #include "../support/print_form.hpp"
 
 namespace clink::sqltest {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace testsupport;
-
-SchemaPtr kv_schema() {
-  return sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()}});
-}
-ColumnBatch spread(std::int64_t v, std::int64_t t) {
-  std::vector<Row> rows;
-  for (const char* k : {"a", "b", "c", "d", "e", "f"}) rows.push_back(Row{{Value(t * 1000), Value(k), Value(v)}, RowKind::kInsert, t});
-  return batch(kv_schema(), rows);
-}
-// Per key: rows (t, v) = (1, 1), (12, 2), (15, 4), (21, 8), (29, 16); watermarks between.
-std::vector<ScriptStep> steps() {
-  return {{spread(1, 1), 5}, {spread(2, 12), 14}, {spread(4, 15), 16}, {spread(8, 21), 25}, {spread(16, 29), std::nullopt}};
-}
 
 json edge(const std::string& from, int input, const std::string& key) {
   return {{"from", from}, {"input", input}, {"partitioning", "hash"}, {"key", key}};
 }
 
-// src -> inj -> <ops...> -> sink (reading `last`).
-json job_spec(const std::string& script, std::vector<json> ops, const std::string& last, int parallelism) {
-  json src = {{"id", "src"}, {"type", "sql_test_source"}, {"parallelism", 1},
-              {"params", {{"script", script}, {"schema", schema_json(kv_schema())}}}};
-  json inj = {{"id", "inj"}, {"type", "sql_test_injector"}, {"parallelism", 1},
-              {"params", {{"script", script}, {"schema", schema_json(kv_schema())}}},
-              {"inputs", json::array({{{"from", "src"}}})}};
-  json sink = {{"id", "sink"}, {"type", "sql_test_sink"}, {"params", {{"script", script}}},
-               {"inputs", json::array({{{"from", last}}})}};
-  json all = json::array({src, inj});
-  for (auto& o : ops) all.push_back(o);
-  all.push_back(sink);
-  return {{"name", "join"}, {"config", {{"parallelism", parallelism}}}, {"ops", all}};
+// The op "join" of `type` over inputs of schemas `left` and `right`, emitting `out`;
+// `params` holds the join's own parameters.
+json join_op(const std::string& type, const SchemaPtr& left, const SchemaPtr& right, const SchemaPtr& out, json params,
+             json inputs) {
+  params["input_schemas"] = json::array({schema_json(left), schema_json(right)});
+  params["schema"] = schema_json(out);
+  return {{"id", "join"}, {"type", type}, {"params", std::move(params)}, {"inputs", std::move(inputs)}};
+}
+
+// left's fields, then right's suffixed "0", nullable where an outer join pads the side
+// (right always, left when `pad_left`).
+SchemaPtr joined_schema(const SchemaPtr& left, const SchemaPtr& right, bool pad_left) {
+  std::vector<sql::RowField> out;
+  for (const auto& f : left->fields()) out.push_back({f.name, pad_left ? f.type.with_nullable(true) : f.type});
+  for (const auto& f : right->fields()) out.push_back({f.name + "0", f.type.with_nullable(true)});
+  return sql::make_schema(out);
 }
 
 // LEFT JOIN rows ON rows.k = sums.k where sums = SELECT k, SUM(v) GROUP BY k.
@@ -72,15 +55,8 @@ std::vector<json> regular_join_ops() {
               {"inputs", json::array({edge("inj", 0, "sql_columns:1")})}};
   SchemaPtr out = sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()},
                                     {"k0", LogicalType::string()}, {"s", LogicalType::bigint()}});
-  json join = {{"id", "join"},
-               {"type", "sql_join"},
-               {"params",
-                {{"input_schemas", json::array({schema_json(kv_schema()), schema_json(sums)})},
-                 {"schema", schema_json(out)},
-                 {"join_type", "left"},
-                 {"left_keys", {1}},
-                 {"right_keys", {0}}}},
-               {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("agg", 1, "sql_columns:0")})}};
+  json join = join_op("sql_join", kv_schema(), sums, out, {{"join_type", "left"}, {"left_keys", {1}}, {"right_keys", {0}}},
+                      json::array({edge("inj", 0, "sql_columns:1"), edge("agg", 1, "sql_columns:0")}));
   return {agg, join};
 }
 
@@ -118,19 +94,15 @@ std::vector<json> interval_join_ops() {
                {"inputs", json::array({{{"from", "inj"}}})}};
   SchemaPtr out = make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()},
                                {"t0", LogicalType::timestamp(3)}, {"k0", LogicalType::string()}, {"v0", LogicalType::bigint()}});
-  json join = {{"id", "join"},
-               {"type", "sql_interval_join"},
-               {"params",
-                {{"input_schemas", json::array({schema_json(kv_schema()), schema_json(kv_schema())})},
-                 {"schema", schema_json(out)},
-                 {"join_type", "full"},
-                 {"left_keys", {1}},
-                 {"right_keys", {1}},
-                 {"left_time", 0},
-                 {"right_time", 0},
-                 {"lower_ms", -5},
-                 {"upper_ms", 0}}},
-               {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("calc", 1, "sql_columns:1")})}};
+  json join = join_op("sql_interval_join", kv_schema(), kv_schema(), out,
+                      {{"join_type", "full"},
+                       {"left_keys", {1}},
+                       {"right_keys", {1}},
+                       {"left_time", 0},
+                       {"right_time", 0},
+                       {"lower_ms", -5},
+                       {"upper_ms", 0}},
+                      json::array({edge("inj", 0, "sql_columns:1"), edge("calc", 1, "sql_columns:1")}));
   return {calc, join};
 }
 
@@ -150,20 +122,13 @@ std::vector<json> window_join_ops() {
   };
   std::vector<json> ops = interval_join_ops();  // its calc (v >= 4) feeds the right side
   json calc = ops[0];
-  std::vector<RowField> out;
-  for (int side = 0; side < 2; ++side)
-    for (const auto& f : windowed) out.push_back({side == 0 ? f.name : f.name + "0", f.type.with_nullable(true)});
-  json join = {{"id", "join"},
-               {"type", "sql_window_join"},
-               {"params",
-                {{"input_schemas", json::array({schema_json(ws), schema_json(ws)})},
-                 {"schema", schema_json(make_schema(out))},
-                 {"join_type", "full"},
-                 {"left_keys", {1, 3, 4}},
-                 {"right_keys", {1, 3, 4}},
-                 {"left_window_end", 4},
-                 {"right_window_end", 4}}},
-               {"inputs", json::array({edge("wl", 0, "sql_columns:1,3,4"), edge("wr", 1, "sql_columns:1,3,4")})}};
+  json join = join_op("sql_window_join", ws, ws, joined_schema(ws, ws, true),
+                      {{"join_type", "full"},
+                       {"left_keys", {1, 3, 4}},
+                       {"right_keys", {1, 3, 4}},
+                       {"left_window_end", 4},
+                       {"right_window_end", 4}},
+                      json::array({edge("wl", 0, "sql_columns:1,3,4"), edge("wr", 1, "sql_columns:1,3,4")}));
   return {calc, assign("wl", "inj", kv_schema()), assign("wr", "calc", kv_schema()), join};
 }
 
@@ -188,111 +153,19 @@ std::vector<json> temporal_join_ops() {
                   {"keep_last", true},
                   {"rowtime", true}}},
                 {"inputs", json::array({edge("calc", 0, "sql_columns:1")})}};
-  std::vector<RowField> out = kv->fields();
-  for (const auto& f : kv->fields()) out.push_back({f.name + "0", f.type.with_nullable(true)});
-  json join = {{"id", "join"},
-               {"type", "sql_temporal_join"},
-               {"params",
-                {{"input_schemas", json::array({schema_json(kv), schema_json(kv)})},
-                 {"schema", schema_json(make_schema(out))},
-                 {"join_type", "left"},
-                 {"left_keys", {1}},
-                 {"right_keys", {1}},
-                 {"left_time", 0},
-                 {"right_time", 0}}},
-               {"inputs", json::array({edge("inj", 0, "sql_columns:1"), edge("dedup", 1, "sql_columns:1")})}};
+  json join = join_op("sql_temporal_join", kv, kv, joined_schema(kv, kv, false),
+                      {{"join_type", "left"}, {"left_keys", {1}}, {"right_keys", {1}}, {"left_time", 0}, {"right_time", 0}},
+                      json::array({edge("inj", 0, "sql_columns:1"), edge("dedup", 1, "sql_columns:1")}));
   return {calc, dedup, join};
 }
 
-// The changelog applied: the remaining rows as "+I[...]", sorted; a retraction of a row
-// that is not there is reported as "missing: <row>".
-std::vector<std::string> materialize(const std::vector<std::string>& changelog) {
-  std::map<std::string, int> rows;
-  std::vector<std::string> out;
-  for (const auto& line : changelog) {
-    std::string row = line.substr(2);
-    bool add = line.rfind("+I", 0) == 0 || line.rfind("+U", 0) == 0;
-    if (add) {
-      ++rows[row];
-    } else if (rows[row] > 0) {
-      --rows[row];
-    } else {
-      out.push_back("missing: " + line);
-    }
-  }
-  for (const auto& [row, n] : rows)
-    for (int i = 0; i < n; ++i) out.push_back("+I" + row);
-  return sorted(out);
-}
-
-class SqlJoinRestore : public BackendTest {
+class SqlJoinRestore : public RestoreHarness {
  protected:
-  std::shared_ptr<Script> fresh() {
-    auto s = std::make_shared<Script>();
-    s->steps = steps();
-    put_script(name_, s);
-    return s;
+  // Watermarks between the steps; a savepoint after step 3.
+  void expect_restores(const std::vector<json>& ops, const std::vector<std::string>& expected, SinkView view) {
+    RestoreHarness::expect_restores(pipeline_job("join", ops, "join", rising_steps(watermarks_between_steps()), std::move(view)),
+                                    {}, expected);
   }
-  JobGraph graph(const std::vector<json>& ops, int p) { return from_spec(job_spec(name_, ops, "join", p), test_registry()); }
-
-  std::vector<std::string> failure_free(const std::vector<json>& ops, int p) {
-    TempDir dir;
-    auto s = fresh();
-    auto h = execute_async(graph(ops, p), checkpointing(dir.path, 0));
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    return s->sink->values();
-  }
-  std::vector<std::string> with_savepoint(const std::vector<json>& ops, std::size_t at, int p1, int p2) {
-    TempDir dir;
-    auto s = fresh();
-    fs::path savepoint;
-    {
-      s->pause_at = at;
-      auto h = execute_async(graph(ops, p1), checkpointing(dir.path, 0));
-      while (s->emitted.load() < at && !h.wait_for(std::chrono::milliseconds(1))) {
-      }
-      EXPECT_EQ(h.status(), JobStatus::kRunning) << h.error();
-      savepoint = h.stop_with_savepoint(dir.path / "sp");
-    }
-    s->pause_at = static_cast<std::size_t>(-1);
-    auto o = checkpointing(dir.path, 0);
-    o.restore = RestoreSettings{savepoint};
-    auto h = execute_async(graph(ops, p2), o);
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    return s->sink->values();
-  }
-  std::vector<std::string> with_failure(const std::vector<json>& ops, std::size_t at, int p) {
-    TempDir dir;
-    auto s = fresh();
-    s->pause_at = at;
-    auto h = execute_async(graph(ops, p), checkpointing(dir.path, 10));
-    while (s->emitted.load() < at && !h.wait_for(std::chrono::milliseconds(1))) {
-    }
-    const auto done = h.checkpoint_counts().completed;
-    while (h.checkpoint_counts().completed < done + 2 && !h.wait_for(std::chrono::milliseconds(1))) {
-    }
-    EXPECT_EQ(h.status(), JobStatus::kRunning) << h.error();
-    s->armed = true;
-    s->pause_at = static_cast<std::size_t>(-1);
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    EXPECT_EQ(h.checkpoint_counts().restarts, 1);
-    return s->sink->values();
-  }
-
-  // `result` turns a run's sink lines into what must equal `expected`.
-  template <class F>
-  void expect_restores(const std::vector<json>& ops, const std::vector<std::string>& expected, F result) {
-    EXPECT_EQ(result(failure_free(ops, 1)), expected) << "parallelism 1";
-    EXPECT_EQ(result(failure_free(ops, 2)), expected) << "parallelism 2";
-    for (auto [p1, p2] : {std::pair{1, 1}, {1, 2}, {2, 1}})
-      EXPECT_EQ(result(with_savepoint(ops, 3, p1, p2)), expected) << "savepoint " << p1 << " -> " << p2;
-    EXPECT_EQ(result(with_failure(ops, 3, 2)), expected) << "injected failure";
-  }
-
-  std::string name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
 };
 INSTANTIATE_TEST_SUITE_P(Backends, SqlJoinRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
@@ -332,7 +205,7 @@ TEST_P(SqlJoinRestore, FullOuterIntervalJoin) {
     expected.push_back("+I[" + row(21, 8) + ", " + row(21, 8) + "]");
     expected.push_back("+I[" + row(29, 16) + ", " + row(29, 16) + "]");
   }
-  expect_restores(interval_join_ops(), sorted(expected), [](std::vector<std::string> v) { return sorted(v); });
+  expect_restores(interval_join_ops(), sorted(expected), sorted_rows);
 }
 
 // Windows of 10 ms: per key [0, 10) holds l1 only (padded), [10, 20) l12, l15 x r15,
@@ -350,7 +223,7 @@ TEST_P(SqlJoinRestore, FullOuterWindowJoin) {
     for (auto [l, lv] : {std::pair{21, 8}, {29, 16}})
       for (auto [r, rv] : {std::pair{21, 8}, {29, 16}}) expected.push_back("+I[" + row(l, lv) + ", " + row(r, rv) + "]");
   }
-  expect_restores(window_join_ops(), sorted(expected), [](std::vector<std::string> v) { return sorted(v); });
+  expect_restores(window_join_ops(), sorted(expected), sorted_rows);
 }
 
 // Per key: versions at 15 (v 4), 21 (8), 29 (16); the rows at 1 and 12 precede them all.
@@ -362,7 +235,7 @@ TEST_P(SqlJoinRestore, LeftTemporalJoin) {
     expected.push_back("+I[" + row(12, 2) + ", null, null, null]");
     for (auto [t, v] : {std::pair{15, 4}, {21, 8}, {29, 16}}) expected.push_back("+I[" + row(t, v) + ", " + row(t, v) + "]");
   }
-  expect_restores(temporal_join_ops(), sorted(expected), [](std::vector<std::string> v) { return sorted(v); });
+  expect_restores(temporal_join_ops(), sorted(expected), sorted_rows);
 }
 
 }  // namespace

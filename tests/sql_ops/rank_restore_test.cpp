@@ -7,59 +7,19 @@
 // not there, so lost or duplicated state shows).
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <map>
+#include "restore_harness.hpp"
 
-#include "clink/runtime/executor.hpp"
-#include "clink/runtime/job_graph_spec.hpp"
-#include "sql_ops_test_support.hpp"
-
-#include "../support/checkpoint_support.hpp"
 #include "../support/print_form.hpp"
 
 namespace clink::sqltest {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace testsupport;
 
-const char* const kKeys[] = {"a", "b", "c", "d", "e", "f"};
-
-SchemaPtr kv_schema() {
-  return sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()}});
-}
-// Key i gets v * (i + 1) at time t (ms).
-ColumnBatch spread(std::int64_t v, std::int64_t t) {
-  std::vector<Row> rows;
-  for (int i = 0; i < 6; ++i) rows.push_back(Row{{Value(t * 1000), Value(kKeys[i]), Value(v * (i + 1))}, RowKind::kInsert, t});
-  return batch(kv_schema(), rows);
-}
-// Per key: (t, v) = (1, 1), (12, 2), (15, 4), (21, 8), (29, 16) times the key's factor; watermarks between.
-std::vector<ScriptStep> steps() {
-  return {{spread(1, 1), 5}, {spread(2, 12), 14}, {spread(4, 15), 16}, {spread(8, 21), 25}, {spread(16, 29), std::nullopt}};
-}
+const auto& kKeys = kRestoreKeys;
 
 json edge(const std::string& from, const std::string& key) {
   return {{"from", from}, {"partitioning", "hash"}, {"key", key}};
-}
-
-// The sink runs at the parallelism of `last` when that is pinned to 1 (a global Top-N), so its
-// changelog reaches one sink subtask in order.
-json job_spec(const std::string& script, std::vector<json> ops, const std::string& last, int parallelism) {
-  json src = {{"id", "src"}, {"type", "sql_test_source"}, {"parallelism", 1},
-              {"params", {{"script", script}, {"schema", schema_json(kv_schema())}}}};
-  json inj = {{"id", "inj"}, {"type", "sql_test_injector"}, {"parallelism", 1},
-              {"params", {{"script", script}, {"schema", schema_json(kv_schema())}}},
-              {"inputs", json::array({{{"from", "src"}}})}};
-  json sink = {{"id", "sink"}, {"type", "sql_test_sink"}, {"params", {{"script", script}}},
-               {"inputs", json::array({{{"from", last}}})}};
-  json all = json::array({src, inj});
-  for (auto& o : ops) {
-    if (o["id"] == last && o.contains("parallelism")) sink["parallelism"] = o["parallelism"];
-    all.push_back(o);
-  }
-  all.push_back(sink);
-  return {{"name", "rank"}, {"config", {{"parallelism", parallelism}}}, {"ops", all}};
 }
 
 SchemaPtr with_rank(const SchemaPtr& s) {
@@ -150,99 +110,14 @@ std::vector<json> window_topn_ops() {
   return {assign, rank};
 }
 
-// The changelog applied: the remaining rows as "+I[...]", sorted; a retraction of a row
-// that is not there is reported as "missing: <row>".
-std::vector<std::string> materialize(const std::vector<std::string>& changelog) {
-  std::map<std::string, int> rows;
-  std::vector<std::string> out;
-  for (const auto& line : changelog) {
-    std::string row = line.substr(2);
-    bool add = line.rfind("+I", 0) == 0 || line.rfind("+U", 0) == 0;
-    if (add) {
-      ++rows[row];
-    } else if (rows[row] > 0) {
-      --rows[row];
-    } else {
-      out.push_back("missing: " + line);
-    }
-  }
-  for (const auto& [row, n] : rows)
-    for (int i = 0; i < n; ++i) out.push_back("+I" + row);
-  return sorted(out);
-}
-std::vector<std::string> as_sorted(std::vector<std::string> v) { return sorted(v); }
-
-class SqlRankRestore : public BackendTest {
+class SqlRankRestore : public RestoreHarness {
  protected:
-  std::shared_ptr<Script> fresh() {
-    auto s = std::make_shared<Script>();
-    s->steps = steps();
-    put_script(name_, s);
-    return s;
-  }
-  JobGraph graph(const std::vector<json>& ops, const std::string& last, int p) {
-    return from_spec(job_spec(name_, ops, last, p), test_registry());
-  }
-
-  std::vector<std::string> failure_free(const std::vector<json>& ops, const std::string& last, int p) {
-    TempDir dir;
-    auto s = fresh();
-    auto h = execute_async(graph(ops, last, p), checkpointing(dir.path, 0));
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    return s->sink->values();
-  }
-  std::vector<std::string> with_savepoint(const std::vector<json>& ops, const std::string& last, std::size_t at, int p1,
-                                          int p2) {
-    TempDir dir;
-    auto s = fresh();
-    fs::path savepoint;
-    {
-      s->pause_at = at;
-      auto h = execute_async(graph(ops, last, p1), checkpointing(dir.path, 0));
-      while (s->emitted.load() < at && !h.wait_for(std::chrono::milliseconds(1))) {
-      }
-      EXPECT_EQ(h.status(), JobStatus::kRunning) << h.error();
-      savepoint = h.stop_with_savepoint(dir.path / "sp");
-    }
-    s->pause_at = static_cast<std::size_t>(-1);
-    auto o = checkpointing(dir.path, 0);
-    o.restore = RestoreSettings{savepoint};
-    auto h = execute_async(graph(ops, last, p2), o);
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    return s->sink->values();
-  }
-  std::vector<std::string> with_failure(const std::vector<json>& ops, const std::string& last, std::size_t at, int p) {
-    TempDir dir;
-    auto s = fresh();
-    s->pause_at = at;
-    auto h = execute_async(graph(ops, last, p), checkpointing(dir.path, 10));
-    while (s->emitted.load() < at && !h.wait_for(std::chrono::milliseconds(1))) {
-    }
-    const auto done = h.checkpoint_counts().completed;
-    while (h.checkpoint_counts().completed < done + 2 && !h.wait_for(std::chrono::milliseconds(1))) {
-    }
-    EXPECT_EQ(h.status(), JobStatus::kRunning) << h.error();
-    s->armed = true;
-    s->pause_at = static_cast<std::size_t>(-1);
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    EXPECT_EQ(h.checkpoint_counts().restarts, 1);
-    return s->sink->values();
-  }
-
-  template <class F>
+  // Key i gets v * (i + 1), watermarks between the steps; a savepoint after step 3.
   void expect_restores(const std::vector<json>& ops, const std::string& last, const std::vector<std::string>& expected,
-                       F result) {
-    EXPECT_EQ(result(failure_free(ops, last, 1)), expected) << "parallelism 1";
-    EXPECT_EQ(result(failure_free(ops, last, 2)), expected) << "parallelism 2";
-    for (auto [p1, p2] : {std::pair{1, 1}, {1, 2}, {2, 1}})
-      EXPECT_EQ(result(with_savepoint(ops, last, 3, p1, p2)), expected) << "savepoint " << p1 << " -> " << p2;
-    EXPECT_EQ(result(with_failure(ops, last, 3, 2)), expected) << "injected failure";
+                       SinkView view) {
+    RestoreHarness::expect_restores(
+        pipeline_job("rank", ops, last, rising_steps(watermarks_between_steps(), true), std::move(view)), {}, expected);
   }
-
-  std::string name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
 };
 INSTANTIATE_TEST_SUITE_P(Backends, SqlRankRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
@@ -277,7 +152,7 @@ TEST_P(SqlRankRestore, RowTimeDeduplicateKeepLast) {
 TEST_P(SqlRankRestore, RowTimeDeduplicateKeepFirstIsInsertOnly) {
   std::vector<std::string> expected;
   for (int k = 0; k < 6; ++k) expected.push_back("+I[" + row(1, k, 1) + "]");
-  expect_restores(dedup_ops(false), "dedup", sorted(expected), as_sorted);
+  expect_restores(dedup_ops(false), "dedup", sorted(expected), sorted_rows);
 }
 
 // Windows of 10 ms: per key the highest value of [0, 10) is at 1, of [10, 20) at 15, of [20, 30) at 29.
@@ -288,7 +163,7 @@ TEST_P(SqlRankRestore, WindowTopN) {
       const int start = t - t % 10;
       expected.push_back("+I[" + row(t, k, v) + ", " + ts(start) + ", " + ts(start + 10) + ", " + ts(start + 9) + ", 1]");
     }
-  expect_restores(window_topn_ops(), "rank", sorted(expected), as_sorted);
+  expect_restores(window_topn_ops(), "rank", sorted(expected), sorted_rows);
 }
 
 }  // namespace

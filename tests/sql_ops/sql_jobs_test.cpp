@@ -6,40 +6,24 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 #include "clink/core/error.hpp"
-#include "../support/print_form.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
-#include "sql_ops_test_support.hpp"
+#include "restore_harness.hpp"
 
 #include "../support/example_udafs.hpp"
-
-#include "../support/checkpoint_support.hpp"
+#include "../support/print_form.hpp"
 
 namespace clink::sqltest {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace testsupport;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-SchemaPtr kv_schema() {
-  return sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()}});
-}
-// Keys a..f at time t, so that at parallelism 2 both subtasks hold keys.
-ColumnBatch spread(std::int64_t v, std::int64_t t) {
-  std::vector<Row> rows;
-  for (const char* k : {"a", "b", "c", "d", "e", "f"}) rows.push_back(Row{{Value(t * 1000), Value(k), Value(v)}, RowKind::kInsert, t});
-  return batch(kv_schema(), rows);
-}
-
 std::vector<ScriptStep> tumbling_steps() {
-  return {{spread(1, 1), 5}, {spread(2, 12), 14}, {spread(4, 15), 16},
-          // -- interrupted here: [10,20) holds 2 + 4 --
-          {spread(8, 21), 25}, {spread(16, 29), std::nullopt}};
+  // Interrupted after step 3: [10,20) holds 2 + 4.
+  return rising_steps(watermarks_between_steps());
 }
 
 std::vector<sql::RowField> window_out() {
@@ -51,28 +35,16 @@ std::vector<sql::RowField> window_out() {
 }
 
 json window_agg_op(json window) {
-  return {{"id", "agg"},
-          {"type", "sql_window_aggregate"},
-          {"params",
-           {{"input_schemas", json::array({schema_json(kv_schema())})},
-            {"schema", schema_json(sql::make_schema(window_out()))},
-            {"window", window},
-            {"keys", {1}},
-            {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}})}}},
-          {"inputs", json::array({{{"from", "inj"}, {"partitioning", "hash"}, {"key", "sql_columns:1"}}})}};
+  return keyed_op("agg", "sql_window_aggregate", sql::make_schema(window_out()),
+                  {{"window", window}, {"keys", {1}}, {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}})}});
 }
 
 json group_agg_op() {
-  return {{"id", "agg"},
-          {"type", "sql_group_aggregate"},
-          {"params",
-           {{"input_schemas", json::array({schema_json(kv_schema())})},
-            {"schema", schema_json(sql::make_schema({{"k", LogicalType::string()},
-                                                     {"s", LogicalType::bigint()},
-                                                     {"mx", LogicalType::bigint()}}))},
-            {"keys", {1}},
-            {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}, {{"function", "MAX"}, {"args", {2}}}})}}},
-          {"inputs", json::array({{{"from", "inj"}, {"partitioning", "hash"}, {"key", "sql_columns:1"}}})}};
+  return keyed_op(
+      "agg", "sql_group_aggregate",
+      sql::make_schema({{"k", LogicalType::string()}, {"s", LogicalType::bigint()}, {"mx", LogicalType::bigint()}}),
+      {{"keys", {1}},
+       {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}, {{"function", "MAX"}, {"args", {2}}}})}});
 }
 
 json single_op(const std::string& type, json extra) {
@@ -82,91 +54,25 @@ json single_op(const std::string& type, json extra) {
 }
 
 // source -> injector -> <op> (parallelism p unless set) -> exactly-once sink
-json job_spec(const std::string& script_name, json op, int parallelism) {
-  json src = {{"id", "src"}, {"type", "sql_test_source"}, {"parallelism", 1},
-              {"params", {{"script", script_name}, {"schema", schema_json(kv_schema())}}}};
-  json inj = {{"id", "inj"}, {"type", "sql_test_injector"}, {"parallelism", 1},
-              {"params", {{"script", script_name}, {"schema", schema_json(kv_schema())}}},
-              {"inputs", json::array({{{"from", "src"}}})}};
-  json sink = {{"id", "sink"}, {"type", "sql_test_sink"}, {"params", {{"script", script_name}}},
-               {"inputs", json::array({{{"from", "agg"}}})}};
-  if (op.contains("parallelism")) sink["parallelism"] = op["parallelism"];
-  return {{"name", "sql"}, {"config", {{"parallelism", parallelism}}}, {"ops", json::array({src, inj, op, sink})}};
+json job_spec(const std::string& script, const json& op, int parallelism) {
+  return restore_job_spec("sql", script, {op}, "agg", parallelism);
 }
 
-class SqlRestore : public BackendTest {
+class SqlRestore : public RestoreHarness {
  protected:
-  std::shared_ptr<Script> fresh(const std::vector<ScriptStep>& steps) {
-    auto s = std::make_shared<Script>();
-    s->steps = steps;
-    put_script(name_, s);
-    return s;
-  }
-  JobGraph graph(const json& op, int parallelism) { return from_spec(job_spec(name_, op, parallelism), test_registry()); }
-
-  std::vector<std::string> failure_free(const std::vector<ScriptStep>& steps, const json& op, int parallelism) {
-    TempDir dir;
-    auto s = fresh(steps);
-    auto h = execute_async(graph(op, parallelism), checkpointing(dir.path, 0));
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    return sorted(s->sink->values());
-  }
-
-  std::vector<std::string> with_savepoint(const std::vector<ScriptStep>& steps, const json& op, std::size_t at, int p1,
-                                          int p2) {
-    TempDir dir;
-    auto s = fresh(steps);
-    fs::path savepoint;
-    {
-      s->pause_at = at;
-      auto h = execute_async(graph(op, p1), checkpointing(dir.path, 0));
-      while (s->emitted.load() < at && !h.wait_for(std::chrono::milliseconds(1))) {
-      }
-      EXPECT_EQ(h.status(), JobStatus::kRunning) << h.error();
-      savepoint = h.stop_with_savepoint(dir.path / "sp");
-    }
-    s->pause_at = static_cast<std::size_t>(-1);
-    auto o = checkpointing(dir.path, 0);
-    o.restore = RestoreSettings{savepoint};
-    auto h = execute_async(graph(op, p2), o);
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    return sorted(s->sink->values());
-  }
-
-  std::vector<std::string> with_failure(const std::vector<ScriptStep>& steps, const json& op, std::size_t at, int p) {
-    TempDir dir;
-    auto s = fresh(steps);
-    s->pause_at = at;
-    auto h = execute_async(graph(op, p), checkpointing(dir.path, 10));
-    while (s->emitted.load() < at && !h.wait_for(std::chrono::milliseconds(1))) {
-    }
-    const auto done = h.checkpoint_counts().completed;
-    while (h.checkpoint_counts().completed < done + 2 && !h.wait_for(std::chrono::milliseconds(1))) {
-    }
-    EXPECT_EQ(h.status(), JobStatus::kRunning) << h.error();
-    s->armed = true;
-    s->pause_at = static_cast<std::size_t>(-1);
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    EXPECT_EQ(h.checkpoint_counts().restarts, 1);
-    return sorted(s->sink->values());
-  }
-
+  using RestoreHarness::expect_restores;
+  // A savepoint and the injected failure after step `at`; without `rescale` (an op pinned
+  // to parallelism 1) the runs stay at parallelism 1.
   void expect_restores(const std::vector<ScriptStep>& steps, const json& op, std::size_t at,
                        const std::vector<std::string>& expected, bool rescale = true) {
-    EXPECT_EQ(failure_free(steps, op, 1), expected);
-    if (rescale) {
-      EXPECT_EQ(failure_free(steps, op, 2), expected) << "parallelism 2";
+    RestorePlan plan{.savepoint_steps = {at}, .failure_step = at};
+    if (!rescale) {
+      plan.failure_free_parallelisms = {1};
+      plan.rescales = {{1, 1}};
+      plan.failure_parallelism = 1;
     }
-    std::vector<std::pair<int, int>> runs = {{1, 1}};
-    if (rescale) runs = {{1, 1}, {1, 2}, {2, 1}};
-    for (auto [p1, p2] : runs) EXPECT_EQ(with_savepoint(steps, op, at, p1, p2), expected) << "savepoint " << p1 << " -> " << p2;
-    EXPECT_EQ(with_failure(steps, op, at, rescale ? 2 : 1), expected) << "injected failure";
+    RestoreHarness::expect_restores(single_op_job("sql", op, steps), plan, expected);
   }
-
-  std::string name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
 };
 INSTANTIATE_TEST_SUITE_P(Backends, SqlRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
@@ -422,19 +328,12 @@ TEST_P(SqlRestore, WatermarkAssignerThenWindowAggregate) {
   // Splice the assigner in front of the aggregate: the harness builds src -> inj -> op -> sink.
   auto steps = tumbling_steps();
   for (auto& st : steps) st.watermark.reset();  // only the assigner makes watermarks
-  auto spec_of = [&](int parallelism) {
-    json spec = job_spec(name_, agg, parallelism);
-    spec["ops"].push_back(wm);
-    return spec;
-  };
-  auto run_one = [&](int parallelism) {
-    TempDir dir;
-    auto s = fresh(steps);
-    auto h = execute_async(from_spec(spec_of(parallelism), test_registry()), checkpointing(dir.path, 0));
-    h.wait();
-    EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-    return sorted(s->sink->values());
-  };
+  RestoreJob job{[&](const std::string& script, int parallelism) {
+                   json spec = job_spec(script, agg, parallelism);
+                   spec["ops"].push_back(wm);
+                   return spec;
+                 },
+                 steps};
   std::vector<std::string> expected;
   for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
     std::string key = k;
@@ -443,25 +342,8 @@ TEST_P(SqlRestore, WatermarkAssignerThenWindowAggregate) {
     expected.push_back("+I[" + key + ", 1970-01-01T00:00:00.020, 1970-01-01T00:00:00.030, 1970-01-01T00:00:00.029, " +
                        (key == "a" ? "24]" : "8]"));
   }
-  expected = sorted(expected);
-  EXPECT_EQ(run_one(1), expected);
-  EXPECT_EQ(run_one(2), expected);
-  // Injected failure after two checkpoints past step 3.
-  TempDir dir;
-  auto s = fresh(steps);
-  s->pause_at = 3;
-  auto h = execute_async(from_spec(spec_of(2), test_registry()), checkpointing(dir.path, 10));
-  while (s->emitted.load() < 3 && !h.wait_for(std::chrono::milliseconds(1))) {
-  }
-  const auto done = h.checkpoint_counts().completed;
-  while (h.checkpoint_counts().completed < done + 2 && !h.wait_for(std::chrono::milliseconds(1))) {
-  }
-  s->armed = true;
-  s->pause_at = static_cast<std::size_t>(-1);
-  h.wait();
-  EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-  EXPECT_EQ(h.checkpoint_counts().restarts, 1);
-  EXPECT_EQ(sorted(s->sink->values()), expected);
+  // Failure-free at parallelism 1 and 2 and an injected failure after step 3; no savepoints.
+  expect_restores(job, {.savepoint_steps = {}}, sorted(expected));
 }
 
 // UNION ALL: two edges into the one input of the next op, through the registry.
