@@ -152,8 +152,6 @@ Bound Binder::Impl::bind_set_operation(const ast::SetOperation& op, SourcePositi
   const char* name = op.op == ast::SetOperation::Op::Union       ? "UNION"
                      : op.op == ast::SetOperation::Op::Intersect ? "INTERSECT"
                                                                  : "EXCEPT";
-  if (op.op != ast::SetOperation::Op::Union && op.all)
-    fail(pos, fmt::format("{} ALL is not supported (only {} without ALL, which removes duplicates)", name, name));
   Bound l = bind_query(*op.left);
   Bound r = bind_query(*op.right);
   if (l.scope.columns.size() != r.scope.columns.size())
@@ -186,6 +184,7 @@ Bound Binder::Impl::bind_set_operation(const ast::SetOperation& op, SourcePositi
   };
   cast_side(l, cast_l);
   cast_side(r, cast_r);
+  if (op.op != ast::SetOperation::Op::Union && op.all) return bind_intersect_except_all(op, std::move(l), std::move(r), pos);
   if (op.op != ast::SetOperation::Op::Union) return bind_intersect_except(op, std::move(l), std::move(r), pos);
   auto u = std::make_shared<LogicalUnion>();
   std::vector<RowField> fields;

@@ -125,6 +125,7 @@ struct Binder::Impl {
   // ReplaceMinusWithAntiJoinRule).
   Bound bind_where(const ast::Expr& where, Bound in);
   Bound bind_intersect_except(const ast::SetOperation& op, Bound l, Bound r, SourcePosition pos);
+  Bound bind_intersect_except_all(const ast::SetOperation& op, Bound l, Bound r, SourcePosition pos);
   Bound bind_order_limit(const ast::Query& q, Bound body);
   Bound bind_from(const std::vector<ast::TableRefPtr>& from, SourcePosition pos);
   Bound bind_table_ref(const ast::TableRef& t);

@@ -63,6 +63,20 @@ std::string describe_correlate(const LogicalCorrelate& c) {
                          : c.with_ordinality                             ? "$UNNEST_ROWS_WITH_ORDINALITY$1"
                                                                          : "$UNNEST_ROWS$1";
   std::string invocation = function + "(" + args + ")";
+  std::string correlate = invocation;
+  if (c.function == LogicalCorrelate::Function::kReplicateRows) {
+    // Flink prints the generated function's class with input references, then the call
+    // with column names: ReplicateRows($0, $1) and table(ReplicateRows($f0,c)).
+    std::string refs, names;
+    for (std::size_t i = 0; i < c.args.size(); ++i) {
+      const std::string sep = i ? ", " : "";
+      refs += sep + (c.args[i]->kind == ExprKind::kColumnRef ? fmt::format("${}", c.args[i]->column_index)
+                                                             : expr_text(c.args[i], in));
+      names += (i ? "," : "") + expr_text(c.args[i], in);
+    }
+    invocation = "ReplicateRows(" + refs + ")";
+    correlate = "ReplicateRows(" + names + ")";
+  }
   std::string select, row_type;
   for (std::size_t i = 0; i < c.schema.size(); ++i) {
     select += (i ? "," : "") + c.schema.name(i);
@@ -75,7 +89,7 @@ std::string describe_correlate(const LogicalCorrelate& c) {
   }
   return fmt::format("Correlate(invocation=[{}], correlate=[table({})], select=[{}], rowType=[RecordType({})], "
                      "joinType=[{}])",
-                     invocation, invocation, select, row_type, c.left_outer ? "LEFT" : "INNER");
+                     invocation, correlate, select, row_type, c.left_outer ? "LEFT" : "INNER");
 }
 
 }  // namespace clink::sql

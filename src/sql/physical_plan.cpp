@@ -178,7 +178,7 @@ struct Compiler {
         json args = json::array();
         for (const auto& a : c.args) args.push_back(expr_to_json(*a));
         json p = {{"schema", schema_to_json(c.schema)},
-                  {"function", c.function == LogicalCorrelate::Function::kUser ? c.function_name : "UNNEST"},
+                  {"function", c.function == LogicalCorrelate::Function::kUnnest ? "UNNEST" : c.function_name},
                   {"args", args},
                   {"with_ordinality", c.with_ordinality},
                   {"join_type", c.left_outer ? "LEFT" : "INNER"}};

@@ -228,10 +228,12 @@ Schema over_aggregate_schema(const Schema& input, const std::vector<AggregateCal
 // once with NULLs. Output = input columns ++ the function's columns. Stateless: an
 // input row's kind (and event time) go to every row it expands to.
 struct LogicalCorrelate : LogicalNode {
-  enum class Function { kUnnest, kUser };
+  // kReplicateRows: Flink's REPLICATE_ROWS(n, cols...) (INTERSECT ALL / EXCEPT ALL): the
+  // columns cols n times (none when n is NULL or below 1).
+  enum class Function { kUnnest, kUser, kReplicateRows };
   LogicalCorrelate() : LogicalNode(LogicalKind::kCorrelate) {}
   Function function = Function::kUnnest;
-  std::string function_name;   // kUser: the registered name
+  std::string function_name;   // kUser: the registered name; kReplicateRows: REPLICATE_ROWS
   std::vector<ExprPtr> args;   // over the input row
   bool with_ordinality = false;  // UNNEST ... WITH ORDINALITY: a 1-based INT column last
   bool left_outer = false;

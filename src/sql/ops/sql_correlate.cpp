@@ -1,5 +1,5 @@
-// sql_correlate: Flink's StreamExecCorrelate for UNNEST and user table functions
-// (table_function.hpp). Per input row, the rows of the collection its argument evaluates
+// sql_correlate: Flink's StreamExecCorrelate for UNNEST, REPLICATE_ROWS (INTERSECT ALL /
+// EXCEPT ALL) and user table functions (table_function.hpp). Per input row, the rows of the collection its argument evaluates
 // to (or the function returns for its arguments), each appended to the input row. Stateless: every
 // output row carries its input row's kind (a -U or -D row retracts what its +I/+U
 // expanded to) and event time; watermarks pass through.
@@ -31,9 +31,10 @@ enum class Expansion { kElement, kRowFields, kMapEntries };
 struct CorrelateConfig {
   std::string where;
   SchemaPtr out_schema;
-  std::string function;                    // UNNEST or the user function's name
-  const TableFunctionDef* udtf = nullptr;  // a user table function, else UNNEST
-  std::vector<ExprPtr> udtf_args;
+  std::string function;                    // UNNEST, REPLICATE_ROWS or the user function's name
+  const TableFunctionDef* udtf = nullptr;  // a user table function
+  bool replicate_rows = false;             // REPLICATE_ROWS(n, cols...)
+  std::vector<ExprPtr> udtf_args;          // a user function's or REPLICATE_ROWS' arguments
   ExprPtr collection;
   Expansion expansion = Expansion::kElement;
   bool with_ordinality = false;
@@ -66,7 +67,7 @@ void append_elements(Column& dst, const Column& src, const std::vector<std::uint
 class SqlCorrelateOperator final : public StreamOperator {
  public:
   explicit SqlCorrelateOperator(const CorrelateConfig& cfg) : cfg_(cfg) {
-    if (cfg.udtf) {
+    if (cfg.udtf || cfg.replicate_rows) {
       for (const auto& a : cfg.udtf_args) udtf_args_.emplace_back(a, cfg.session);
     } else {
       collection_.emplace(cfg.collection, cfg.session);
@@ -78,6 +79,7 @@ class SqlCorrelateOperator final : public StreamOperator {
     if (in.size() == 0) return;
     try {
       if (cfg_.udtf) call_function(in);
+      else if (cfg_.replicate_rows) replicate_rows(in);
       else expand(in, collection_->evaluate(in));
     } catch (const SqlRuntimeError& e) {
       throw ClinkError(cfg_.where + ": " + e.what());
@@ -109,6 +111,25 @@ class SqlCorrelateOperator final : public StreamOperator {
       input_rows_.insert(input_rows_.end(), rows.rows() - before, static_cast<std::uint32_t>(r));
     }
     rows.finish_row();
+    emit(in, std::move(out));
+  }
+
+  // REPLICATE_ROWS(n, cols...): cols, n times per input row (Flink's ReplicateRows: none
+  // for a NULL or non-positive n). One gather per column drives the copies.
+  void replicate_rows(const ColumnBatch& in) {
+    std::vector<const Column*> arg_columns;
+    for (auto& a : udtf_args_) arg_columns.push_back(&a.evaluate(in));
+    const Column& times = *arg_columns[0];
+    input_rows_.clear();
+    for (std::size_t r = 0; r < in.size(); ++r) {
+      if (times.is_null(r)) continue;
+      const std::int64_t n = times.values<std::int64_t>()[r];
+      if (n > 0) input_rows_.insert(input_rows_.end(), static_cast<std::size_t>(n), static_cast<std::uint32_t>(r));
+    }
+    if (input_rows_.empty()) return;
+    auto out = std::make_unique<ColumnBatch>(cfg_.out_schema, input_rows_.size());
+    for (std::size_t a = 1; a < arg_columns.size(); ++a)
+      out->column(in.num_columns() + a - 1).append_gather(*arg_columns[a], input_rows_.data(), input_rows_.size());
     emit(in, std::move(out));
   }
 
@@ -189,7 +210,7 @@ void register_sql_correlate(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
       .name = "sql_correlate",
       .description = "sql_row -> sql_row: Flink's Correlate; each input row joined to the rows of a user table function "
-                     "or the rows UNNEST makes of a "
+                     "or REPLICATE_ROWS (n copies of its columns) or the rows UNNEST makes of a "
                      "collection expression (INNER or LEFT, optional ordinality), kinds kept",
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
@@ -217,7 +238,16 @@ void register_sql_correlate(OperatorRegistry& r) {
           }
         }
         std::vector<RowField> fields;
-        if (function != "UNNEST") {
+        if (function == "REPLICATE_ROWS") {
+          cfg->replicate_rows = true;
+          if (cfg->with_ordinality) p.fail("param 'with_ordinality' applies to UNNEST only");
+          if (cfg->left_outer) p.fail("param 'join_type' must be INNER for REPLICATE_ROWS");
+          if (bound.size() < 2) p.fail("param 'args': REPLICATE_ROWS takes a count and at least one column");
+          if (!bound[0]->type.is(TypeKind::kBigInt))
+            p.fail("param 'args'[0] is " + bound[0]->type.to_string() + ", REPLICATE_ROWS' count must be BIGINT");
+          for (std::size_t i = 1; i < bound.size(); ++i) fields.push_back({"f" + std::to_string(i - 1), bound[i]->type});
+          cfg->udtf_args = std::move(bound);
+        } else if (function != "UNNEST") {
           cfg->udtf = TableFunctionRegistry::process().find(function);
           if (!cfg->udtf) p.fail("param 'function': no table function '" + function + "' is registered in this process");
           if (cfg->with_ordinality) p.fail("param 'with_ordinality' applies to UNNEST only");
@@ -232,11 +262,11 @@ void register_sql_correlate(OperatorRegistry& r) {
           cfg->udtf_args = std::move(bound);
           for (auto f : cfg->udtf->columns) fields.push_back({f.name, f.type.with_nullable(true)});
         }
-        if (!cfg->udtf) {
+        if (!cfg->udtf && !cfg->replicate_rows) {
           if (bound.size() != 1) p.fail("param 'args' must be an array of one expression (the collection)");
           cfg->collection = bound[0];
         }
-        if (!cfg->udtf) {
+        if (!cfg->udtf && !cfg->replicate_rows) {
           const LogicalType& t = cfg->collection->type;
           fields = unnest_fields(t, cfg->with_ordinality, cfg->left_outer);
           if (fields.empty()) p.fail("param 'args'[0] is " + t.to_string() + ": UNNEST needs an ARRAY or MAP");
@@ -247,7 +277,7 @@ void register_sql_correlate(OperatorRegistry& r) {
         const Schema& out = *cfg->out_schema;
         if (out.size() != in->size() + fields.size())
           p.fail("param 'schema' has " + std::to_string(out.size()) + " fields, the input's " + std::to_string(in->size()) +
-                 " and UNNEST's " + std::to_string(fields.size()) + " make " + std::to_string(in->size() + fields.size()));
+                 " and " + function + "'s " + std::to_string(fields.size()) + " make " + std::to_string(in->size() + fields.size()));
         for (std::size_t i = 0; i < out.size(); ++i) {
           const LogicalType& expected = i < in->size() ? in->type(i) : fields[i - in->size()].type;
           if (!(out.type(i) == expected))
