@@ -1,7 +1,8 @@
 // sql_correlate (UNNEST): arrays, arrays of rows, maps, ordinality, NULL and empty
 // collections under INNER and LEFT, row kinds and event times following their input rows,
 // watermarks passing through, batches larger than a validity word, and param errors; user
-// table functions (table_function.hpp) through the same operator.
+// table functions (table_function.hpp) through the same operator; REPLICATE_ROWS (INTERSECT
+// ALL / EXCEPT ALL).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -138,6 +139,59 @@ TEST(SqlCorrelate, ParamErrorsNameTheProblem) {
   } catch (const ClinkError& e) {
     EXPECT_THAT(e.what(), HasSubstr("param 'join_type' must be INNER or LEFT, got 'FULL'"));
   }
+}
+
+// REPLICATE_ROWS(n, v): v n times per row, the row's kind and time on every copy.
+SchemaPtr counted_input() { return sql::make_schema({{"n", LogicalType::bigint()}, {"v", LogicalType::string()}}); }
+
+json replicate_params() {
+  const SchemaPtr in = counted_input();
+  std::vector<RowField> fields = in->fields();
+  fields.push_back({"v0", LogicalType::string()});
+  return {{"input_schemas", json::array({schema_json(in)})},
+          {"schema", schema_json(sql::make_schema(fields))},
+          {"function", "REPLICATE_ROWS"},
+          {"args", json::array({sql::expr_to_json(*ex::column(0, LogicalType::bigint(), "n")),
+                                sql::expr_to_json(*ex::column(1, LogicalType::string(), "v"))})}};
+}
+
+TEST(SqlCorrelate, ReplicateRowsCopiesEachRowItsCountTimes) {
+  OpHarness h("sql_correlate", replicate_params());
+  h.push(batch(counted_input(), {Row{{3, "a"}, RowKind::kInsert, 10}, Row{{0, "zero"}, RowKind::kInsert, 11},
+                                 Row{{Value(), "null"}, RowKind::kInsert, 12}, Row{{-2, "neg"}, RowKind::kInsert, 13},
+                                 Row{{2, Value()}, RowKind::kUpdateBefore, 14}, Row{{1, "b"}, RowKind::kDelete, 15}}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[3, a, a]", "+I[3, a, a]", "+I[3, a, a]", "-U[2, null, null]", "-U[2, null, null]",
+                                   "-D[1, b, b]"));
+  EXPECT_THAT(h.times, ElementsAre(10, 10, 10, 14, 14, 15));
+  h.push(batch(counted_input(), {Row{{0, "none"}}}));
+  EXPECT_EQ(h.lines.size(), 6u) << "a batch of no copies emits nothing";
+}
+
+TEST(SqlCorrelate, ReplicateRowsParamErrors) {
+  json p = replicate_params();
+  p["args"] = json::array({p["args"][1], p["args"][1]});
+  EXPECT_THROW(
+      {
+        try {
+          OpHarness h("sql_correlate", p);
+        } catch (const ClinkError& e) {
+          EXPECT_THAT(e.what(), HasSubstr("param 'args'[0] is STRING, REPLICATE_ROWS' count must be BIGINT"));
+          throw;
+        }
+      },
+      ClinkError);
+  p = replicate_params();
+  p["join_type"] = "LEFT";
+  EXPECT_THROW(
+      {
+        try {
+          OpHarness h("sql_correlate", p);
+        } catch (const ClinkError& e) {
+          EXPECT_THAT(e.what(), HasSubstr("param 'join_type' must be INNER for REPLICATE_ROWS"));
+          throw;
+        }
+      },
+      ClinkError);
 }
 
 SchemaPtr text_input() { return sql::make_schema({{"id", LogicalType::int_type()}, {"txt", LogicalType::string()}}); }
