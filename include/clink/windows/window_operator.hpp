@@ -569,9 +569,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // Read at random, so on huge pages; pane_pool_ outlives colds_ (which frees into it).
   HugePagePool pane_pool_;
   // Linear probing: the record loop's prefetch loads the very slot its find reads.
-  using SKeyMap = absl::flat_hash_map<K, SKey>;  // for its hasher and key_equal
-  using SKeyTable = LinearProbeMap<K, SKey, typename SKeyMap::hasher, typename SKeyMap::key_equal,
-                                   HugePageAllocator<std::pair<const K, SKey>>>;
+  using SKeyTable =
+      LinearProbeMap<K, SKey, absl::Hash<K>, std::equal_to<K>, HugePageAllocator<std::pair<const K, SKey>>>;
   SKeyTable skeys_;
   std::vector<SCold, HugePageAllocator<SCold>> colds_;
   std::vector<std::uint32_t> cold_free_;

@@ -14,6 +14,15 @@ const std::vector<std::string>& JoinSpec::param_names() {
   return kNames;
 }
 
+std::size_t JoinSpec::time_column(const SqlOpParams& p, int side, const char* name) const {
+  const std::string param = std::string("param '") + name + "'";
+  const std::size_t c = p.column(p.require(name), *this->side[side], param);
+  const auto& t = this->side[side]->type(c);
+  if (!t.is(TypeKind::kTimestamp) && !t.is(TypeKind::kTimestampLtz))
+    p.fail(param + " must be a TIMESTAMP column, got " + t.to_string());
+  return c;
+}
+
 JoinSpec JoinSpec::parse(const SqlOpParams& p, bool semi_anti) {
   JoinSpec s;
   s.where = p.where();

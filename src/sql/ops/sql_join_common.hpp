@@ -40,6 +40,9 @@ struct JoinSpec {
   // takes no other join type.
   static JoinSpec parse(const SqlOpParams& p, bool semi_anti = false);
   static const std::vector<std::string>& param_names();  // the params parse() reads
+  // The column param `name` names in side `side`'s schema, which must be a TIMESTAMP or
+  // TIMESTAMP_LTZ (the time columns of the interval, window and temporal joins).
+  std::size_t time_column(const SqlOpParams& p, int side, const char* name) const;
 };
 
 // Milliseconds of the time attribute `column` (TIMESTAMP or TIMESTAMP_LTZ, microseconds)

@@ -248,14 +248,8 @@ void register_sql_temporal_join(OperatorRegistry& r) {
         cfg->spec = JoinSpec::parse(p);
         if (cfg->spec.outer[1]) p.fail("param 'join_type' must be inner or left for a temporal join");
         if (cfg->spec.keys[0].empty()) p.fail("a temporal join needs equi-join keys (the versioned table's primary key)");
-        cfg->time_column[0] = p.column(p.require("left_time"), *cfg->spec.side[0], "param 'left_time'");
-        cfg->time_column[1] = p.column(p.require("right_time"), *cfg->spec.side[1], "param 'right_time'");
-        for (int side = 0; side < 2; ++side) {
-          const auto& t = cfg->spec.side[side]->type(cfg->time_column[side]);
-          if (!t.is(TypeKind::kTimestamp) && !t.is(TypeKind::kTimestampLtz))
-            p.fail(std::string("param '") + (side == 0 ? "left_time" : "right_time") + "' must be a TIMESTAMP column, got " +
-                   t.to_string());
-        }
+        cfg->time_column[0] = cfg->spec.time_column(p, 0, "left_time");
+        cfg->time_column[1] = cfg->spec.time_column(p, 1, "right_time");
         return [cfg] { return std::make_unique<SqlTemporalJoinOperator>(cfg); };
       }});
 }

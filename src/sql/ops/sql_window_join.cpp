@@ -172,13 +172,9 @@ void register_sql_window_join(OperatorRegistry& r) {
         SqlOpParams p(ctx, "sql_window_join", names);
         auto cfg = std::make_shared<WindowJoinConfig>();
         cfg->spec = JoinSpec::parse(p);
-        cfg->window_end[0] = p.column(p.require("left_window_end"), *cfg->spec.side[0], "param 'left_window_end'");
-        cfg->window_end[1] = p.column(p.require("right_window_end"), *cfg->spec.side[1], "param 'right_window_end'");
+        cfg->window_end[0] = cfg->spec.time_column(p, 0, "left_window_end");
+        cfg->window_end[1] = cfg->spec.time_column(p, 1, "right_window_end");
         for (int side = 0; side < 2; ++side) {
-          const auto& t = cfg->spec.side[side]->type(cfg->window_end[side]);
-          if (!t.is(TypeKind::kTimestamp) && !t.is(TypeKind::kTimestampLtz))
-            p.fail(std::string("param '") + (side == 0 ? "left" : "right") + "_window_end' must be a TIMESTAMP column, got " +
-                   t.to_string());
           if (std::find(cfg->spec.keys[side].begin(), cfg->spec.keys[side].end(), cfg->window_end[side]) ==
               cfg->spec.keys[side].end())
             p.fail(std::string("the ") + (side == 0 ? "left" : "right") + " window_end column must be a join key");
