@@ -181,17 +181,11 @@ TEST(SqlWatermarkAssigner, OnPeriodicEmitsEagerlyOnlyOnLargeJumps) {
   EXPECT_THAT(h.lines, ElementsAre("WM 250"));
 }
 
-class ManualClock final : public ProcessingTimeClock {
- public:
-  std::int64_t now = 0;
-  std::int64_t now_ms() const override { return now; }
-};
-
 // The expression's time functions read the task's processing-time clock, once per batch
 // (as in sql_calc), not the system clock; CURRENT_WATERMARK the last upstream watermark
 // (NULL before one), as Flink's operator-level current watermark.
 TEST(SqlWatermarkAssigner, TimeFunctionsInTheExpressionReadTheTasksClockAndWatermark) {
-  ManualClock clock;
+  ManualClock clock{0};
   clock.now = 5000;
   json p = wm_params("on-event");
   p["watermark"] = sql::expr_to_json(*call("LOCALTIMESTAMP", {}));

@@ -14,12 +14,6 @@ namespace {
 
 using ::testing::ElementsAre;
 
-class ManualClock final : public ProcessingTimeClock {
- public:
-  std::int64_t now_ms() const override { return now; }
-  std::int64_t now = 1;
-};
-
 SchemaPtr kv_schema() { return sql::make_schema({{"k", LogicalType::string()}, {"v", LogicalType::bigint()}}); }
 Row kv(const char* k, std::int64_t v, RowKind kind = RowKind::kInsert) { return Row{{Value(k), Value(v)}, kind}; }
 
@@ -39,7 +33,7 @@ json sum_params(std::int64_t ttl) {
 // for it is ignored and the next insertion is a fresh +I, with no retraction of the
 // expired result.
 TEST(SqlGroupAggregateTtl, ExpiredGroupsStartOverAsFlinkHarness) {
-  ManualClock clock;
+  ManualClock clock{1};
   OpHarness h("sql_group_aggregate", sum_params(2000), 1, clock);
   h.push(batch(kv_schema(), {kv("aaa", 1), kv("bbb", 1)}));
   h.push(batch(kv_schema(), {kv("aaa", 2), kv("aaa", 2, RowKind::kDelete), kv("ccc", 3)}));
@@ -61,7 +55,7 @@ TEST(SqlGroupAggregateTtl, RowsRefreshTheGroupAndUnchangedResultsAreEmitted) {
     return params({{"k", LogicalType::string()}, {"m", LogicalType::bigint()}},
                   json::array({{{"function", "MAX"}, {"args", {1}}}}), ttl);
   };
-  ManualClock clock;
+  ManualClock clock{1};
   OpHarness h("sql_group_aggregate", p(100), 1, clock);
   h.push(batch(kv_schema(), {kv("a", 5)}));
   clock.now = 100;
@@ -83,7 +77,7 @@ TEST(SqlGroupAggregateTtl, RowsRefreshTheGroupAndUnchangedResultsAreEmitted) {
 // group counts a value seen before expiry again, once) and, as Flink's map view with the
 // same TTL, a value not seen for the TTL expires on its own while its group lives.
 TEST(SqlGroupAggregateTtl, DistinctValuesExpire) {
-  ManualClock clock;
+  ManualClock clock{1};
   OpHarness h("sql_group_aggregate",
               params({{"k", LogicalType::string()}, {"c", LogicalType::bigint().not_null()}, {"s", LogicalType::bigint()}},
                      json::array({{{"function", "COUNT"}, {"args", {1}}, {"distinct", true}},
@@ -123,7 +117,7 @@ TEST_P(SqlGroupAggregateTtlRestore, TtlTimesSurviveSnapshotAndRestore) {
   testsupport::TempDir dir;
   StateBackendConfig backend;
   backend.kind = GetParam();
-  ManualClock clock;
+  ManualClock clock{1};
   clock.now = 1000;
   KeyedStateHandle handle;
   {

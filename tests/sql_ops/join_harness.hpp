@@ -1,8 +1,8 @@
 #pragma once
 // Test support for the two-input SQL join operators: JoinHarness runs one operator
 // directly (like OpHarness), one input batch at a time in a fixed order, on a
-// RuntimeContext whose keyed state backend uses `clock` (state TTL); ManualClock is a
-// processing-time clock the test sets.
+// RuntimeContext whose keyed state backend uses `clock` (state TTL; ManualClock is in
+// sql_ops_test_support.hpp).
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,12 +11,6 @@
 #include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {
-
-class ManualClock final : public ProcessingTimeClock {
- public:
-  std::int64_t now_ms() const override { return now; }
-  std::int64_t now = 1000;
-};
 
 // Two inputs, run like OpHarness (one operator on a RuntimeContext, output logged).
 class JoinHarness final : public Output {

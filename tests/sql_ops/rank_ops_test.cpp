@@ -9,12 +9,6 @@
 namespace clink::sqltest {
 namespace {
 
-class ManualClock final : public ProcessingTimeClock {
- public:
-  std::int64_t now_ms() const override { return now; }
-  std::int64_t now = 1000;
-};
-
 SchemaPtr kv() {
   return sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()}});
 }

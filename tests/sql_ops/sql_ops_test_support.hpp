@@ -65,6 +65,14 @@ inline json schema_json(const SchemaPtr& s) { return sql::schema_to_json(*s); }
 // One operator run directly on a RuntimeContext; `lines` logs what it emitted in order:
 // rows as format_row writes them, "WM <t>" for watermarks, "DL <payload...>" for dead
 // letters.
+// A processing-time clock the test sets (state TTL, processing-time timers).
+class ManualClock final : public ProcessingTimeClock {
+ public:
+  explicit ManualClock(std::int64_t start = 1000) : now(start) {}
+  std::int64_t now_ms() const override { return now; }
+  std::int64_t now;
+};
+
 class OpHarness final : public Output {
  public:
   // `backend` and `restore`: the keyed state backend, and the snapshots it restores
