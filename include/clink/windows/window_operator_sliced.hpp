@@ -12,7 +12,7 @@ auto WindowOperator<K, In, KeyFn, Policy>::pane(SKey& sk, std::int64_t i) -> std
   if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
     if (sk.hot_idx != kNoPane) {
       SCold& c = cold(sk);
-      c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); });
+      c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); }, ring_steady_);
       if (sk.ck & kHotDirty) c.dirty_from = std::min(c.dirty_from, sk.hot_idx);
       if (sk.ck & kHotStored) c.saved_max = std::max(c.saved_max, sk.hot_idx);
     }
@@ -23,7 +23,7 @@ auto WindowOperator<K, In, KeyFn, Policy>::pane(SKey& sk, std::int64_t i) -> std
   }
   SCold& c = cold(sk);
   c.dirty_from = std::min(c.dirty_from, i);
-  return c.older.get_or_create(i, [this] { return policy_.create(); });
+  return c.older.get_or_create(i, [this] { return policy_.create(); }, ring_steady_);
 }
 
 template <class K, class In, class KeyFn, class Policy>
@@ -163,7 +163,8 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
       c.hi_registered = std::max(c.hi_registered, j_last);
       return;
     }
-    j_from = static_cast<std::int64_t>(i128(j_first) + ((i128(c.hi_registered) - j_first) / m_ + 1) * m_);
+    j_from = m_ == 1 ? c.hi_registered + 1
+                     : static_cast<std::int64_t>(i128(j_first) + ((i128(c.hi_registered) - j_first) / m_ + 1) * m_);
   }
   for (std::int64_t j = j_from; j <= j_last; j += m_) {
     if (!window_representable(j) && j != j_last) continue;
