@@ -256,6 +256,31 @@ TEST_P(WindowRestore, SlidingGenericLatePaneAfterARestore) {
   expect_restores(sliding_late_script(), win, 3, {"a [0,30) 3 ON_TIME#0 first", "a [0,30) 11 LATE#1"});
 }
 
+// A sliding window's firing moves each key's complete newest pane to its older panes:
+// the interruption falls right after that, and the first record after it is late for
+// exactly that pane (a LATE pane of both windows that ended, the next one on time).
+Script sliding_spilled_pane_script() {
+  return {
+      {spread(1, 1), 12},   // W12: [-20,10) fires 1
+      {spread(2, 15), 31},  // W31: [-10,20) and [0,30) fire 3; pane [10,20) is moved
+      // -- interrupted here --
+      {spread(4, 16), 33},  // late into pane [10,20): [-10,20) and [0,30) fire 7, LATE
+      {spread(8, 35), 60},  // W60: [10,40) 14 (its last pane), [20,50) 8, [30,60) 8
+  };
+}
+
+TEST_P(WindowRestore, SlidingLateRecordIntoTheLastFiredPane) {
+  const std::vector<std::string> lines = {"a [0,30) 3 ON_TIME#0 first", "a [-10,20) 7 LATE#1", "a [0,30) 7 LATE#1",
+                                          "a [10,40) 14 ON_TIME#0 first last", "a [30,60) 8 ON_TIME#0 first"};
+  for (bool slicing : {true, false}) {
+    auto win = [slicing](auto k) {
+      return k.window(SlidingEventTimeWindows::of(30, 10)).allowed_lateness(20).slicing(slicing).aggregate(SumAgg{},
+                                                                                                           AggPaneFn{});
+    };
+    expect_restores(sliding_spilled_pane_script(), win, 2, lines);
+  }
+}
+
 // Sessions (gap 10): two sessions of each key are open at the interruption; the first
 // record after it bridges them (a merge of restored windows).
 Script session_script() {

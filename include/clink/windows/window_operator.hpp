@@ -187,7 +187,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     kHotDirty = 4,   // sliced key: its newest pane changed
     kKeyDirty = 8,   // sliced key: its side data (window-keys entry) changed
     kHotStored = 16,  // sliced key: the backend holds its newest pane
-    kKeyStored = 32   // sliced key: the backend holds its window-keys entry
+    kKeyStored = 32,  // sliced key: the backend holds its window-keys entry
+    kHotSpilled = 64  // sliced key: its newest pane (hot_idx) is in the older panes, hot unused
   };
 
   class Ctx;  // the trigger context (window_operator_generic.hpp)
@@ -307,12 +308,17 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // counts). The rest in a side vector: older panes, what the key registered and fired.
   static constexpr std::int64_t kNoPane = std::numeric_limits<std::int64_t>::min();
   static constexpr std::uint32_t kNoCold = std::numeric_limits<std::uint32_t>::max();
+  // hot_idx is always the key's newest pane (kNoPane: none). A sliding window's firing
+  // moves a complete newest pane to the older ones (kHotSpilled): the firing reads the
+  // key's side data in order anyway, and the record that starts the key's next pane
+  // then touches nothing but this slot (no side data, no pane ring at random).
   struct SKey {
     std::int64_t hot_idx = kNoPane;
     State hot{};
     std::uint32_t cold = kNoCold;
-    std::uint8_t ck = 0;  // checkpoint flags: kListed, kHotDirty, kKeyDirty, kHotStored
+    std::uint8_t ck = 0;  // checkpoint flags: kListed, kHotDirty, kKeyDirty, kHotStored, kHotSpilled
   };
+  static bool has_hot(const SKey& sk) { return sk.hot_idx != kNoPane && !(sk.ck & kHotSpilled); }
   // Cache-line aligned: what a new pane touches comes first (one line for small
   // states), what a firing touches after it.
   using PaneAlloc = HugePagePoolAllocator<std::pair<std::int64_t, State>>;
@@ -411,6 +417,28 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     // Pane numbering (stats) is kept only with allowed lateness.
     return sk.hot_idx == kNoPane && (!c || (c->older.empty() && (lateness_ == 0 || c->stats.empty())));
   }
+  // The highest window index the key registered: its newest pane's last window (no
+  // window of an older pane is higher), or, with no pane left, what the side data kept
+  // when the last one was dropped. So registering a new pane reads no side data.
+  std::int64_t hi_registered(const SKey& sk) const {
+    const SCold* c = cold_if(sk);
+    const std::int64_t stored = c ? c->hi_registered : std::numeric_limits<std::int64_t>::min();
+    return sk.hot_idx == kNoPane ? stored : std::max(stored, last_window_of_pane(sk.hot_idx));
+  }
+  // Moves the key's newest pane to its older panes (with its checkpoint state).
+  void spill_hot(SKey& sk);
+  // Whether the firing of window j moves the key's newest pane to the older ones: a
+  // sliding window's key whose newest pane is in the window is done with it (the
+  // watermark passed its end), and the firing reads its side data in order anyway.
+  bool spills_complete(const SKey& sk, std::int64_t j) const {
+    return n_ > 1 && has_hot(sk) && sk.hot_idx < sat_add(j, n_) && sk.hot_idx >= j;
+  }
+  // Whether a record for pane i reads the key's side data: a pane before the newest (or
+  // the spilled newest one), or a newer pane that first spills the newest.
+  static bool needs_side_data(const SKey& sk, std::int64_t i) {
+    if (i > sk.hot_idx) return has_hot(sk);
+    return i < sk.hot_idx || (sk.ck & kHotSpilled);
+  }
 
   // The pane i of a key, created if absent; second: whether it was created. A newer
   // pane than the newest moves that one to the older panes (with its checkpoint state).
@@ -428,8 +456,9 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // the newest pane reads none of them: a firing whose entering pane is the newest.
   template <class Fn>
   void for_panes(const SKey& sk, std::int64_t lo, std::int64_t hi, Fn&& fn) const {
-    if (const SCold* c = cold_if(sk); c && sk.hot_idx > lo) c->older.for_range(lo, hi, fn);
-    if (sk.hot_idx != kNoPane && sk.hot_idx >= lo && sk.hot_idx < hi) fn(sk.hot_idx, sk.hot);
+    const bool hot = has_hot(sk);
+    if (const SCold* c = cold_if(sk); c && (hot ? sk.hot_idx > lo : true)) c->older.for_range(lo, hi, fn);
+    if (hot && sk.hot_idx >= lo && sk.hot_idx < hi) fn(sk.hot_idx, sk.hot);
   }
   void drop_panes_before(const K& key, SKey& sk, std::int64_t idx);
   auto panes_of(const SKey& sk) const {
@@ -459,8 +488,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
 
   // Adds the key to the lists of the live windows holding pane i. In-order panes only
   // need the windows past the highest one registered; an older pane registers all.
-  void register_windows(const K& key, SKey& sk, std::int64_t i, std::int64_t j_first, std::int64_t j_last,
-                        EventTime w_now);
+  void register_windows(const K& key, SKey& sk, std::int64_t i, std::int64_t newest_before, std::int64_t j_first,
+                        std::int64_t j_last, EventTime w_now);
 
   PaneStats& sliced_stats(SKey& sk, std::int64_t j) {
     auto& stats = cold(sk).stats;

@@ -7,16 +7,20 @@
 namespace clink {
 
 template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::spill_hot(SKey& sk) {
+  SCold& c = cold(sk);
+  c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); }, ring_steady_);
+  if (sk.ck & kHotDirty) c.dirty_from = std::min(c.dirty_from, sk.hot_idx);
+  if (sk.ck & kHotStored) c.saved_max = std::max(c.saved_max, sk.hot_idx);
+  sk.ck = static_cast<std::uint8_t>((sk.ck & ~(kHotDirty | kHotStored)) | kHotSpilled);
+}
+
+template <class K, class In, class KeyFn, class Policy>
 auto WindowOperator<K, In, KeyFn, Policy>::pane(SKey& sk, std::int64_t i) -> std::pair<State*, bool> {
-  if (i == sk.hot_idx) return {&sk.hot, false};
+  if (i == sk.hot_idx && !(sk.ck & kHotSpilled)) return {&sk.hot, false};
   if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
-    if (sk.hot_idx != kNoPane) {
-      SCold& c = cold(sk);
-      c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); }, ring_steady_);
-      if (sk.ck & kHotDirty) c.dirty_from = std::min(c.dirty_from, sk.hot_idx);
-      if (sk.ck & kHotStored) c.saved_max = std::max(c.saved_max, sk.hot_idx);
-    }
-    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
+    if (has_hot(sk)) spill_hot(sk);
+    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored | kHotSpilled));
     sk.hot_idx = i;
     sk.hot = policy_.create();
     return {&sk.hot, true};
@@ -37,8 +41,10 @@ void WindowOperator<K, In, KeyFn, Policy>::drop_panes_before(const K& key, SKey&
     c.older.drop_before(idx);
   }
   if (sk.hot_idx != kNoPane && sk.hot_idx < idx) {
+    // A spilled newest pane went with the older ones; its registrations stay known.
     if (sk.ck & kHotStored) removed_panes_.emplace_back(key, sk.hot_idx);
-    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored));
+    if (sk.cold != kNoCold) colds_[sk.cold].hi_registered = hi_registered(sk);
+    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored | kHotSpilled));
     sk.hot_idx = kNoPane;
   }
 }
@@ -49,7 +55,7 @@ bool WindowOperator<K, In, KeyFn, Policy>::combine(const SKey& sk, std::int64_t 
   const SCold* c = cold_if(sk);
   bool any = false;
   if (n_ == 1) {  // tumbling: the window is its one pane (no merge needed)
-    if (sk.hot_idx == j) {
+    if (sk.hot_idx == j && has_hot(sk)) {
       acc = sk.hot;
       return true;
     }
@@ -63,7 +69,7 @@ bool WindowOperator<K, In, KeyFn, Policy>::combine(const SKey& sk, std::int64_t 
       policy_.merge(acc, p);
       any = true;
     });
-  if (sk.hot_idx != kNoPane && sk.hot_idx >= j && sk.hot_idx < end) {
+  if (has_hot(sk) && sk.hot_idx >= j && sk.hot_idx < end) {
     policy_.merge(acc, sk.hot);
     any = true;
   }
@@ -91,14 +97,14 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
     if (t < n) {
       auto it = skeys_.find(batch_keys_[t]);
       SKey* sk = it == skeys_.end() ? nullptr : &it->second;
-      if (sk && sk->cold != kNoCold && sk->hot_idx != record_pane_index(recs[t].event_time))
+      if (sk && sk->cold != kNoCold && needs_side_data(*sk, record_pane_index(recs[t].event_time)))
         clink::prefetch(&colds_[sk->cold]);
       ring[t % kRing] = {sk, inserts_};
     }
     if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
       const std::size_t q = t - (kResolve - kPanes);
       const Resolved& r = ring[q % kRing];
-      if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && r.sk->hot_idx != record_pane_index(recs[q].event_time))
+      if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && needs_side_data(*r.sk, record_pane_index(recs[q].event_time)))
         colds_[r.sk->cold].older.prefetch_append();
     }
     if (t >= kResolve) {
@@ -126,11 +132,13 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, c
     skp = &it->second;
   }
   SKey& sk = *skp;
+  const std::int64_t newest_before = sk.hot_idx;
   auto [state, new_pane] = pane(sk, i);
   policy_.add(*state, r.value, r.event_time);
   // Checkpoint bookkeeping: the newest pane (the common case) or the key's side data.
-  if (new_pane) mark(key, sk, i == sk.hot_idx ? kHotDirty | kKeyDirty : kKeyDirty);
-  else if ((sk.ck & (kListed | kHotDirty)) != (kListed | kHotDirty)) mark(key, sk, i == sk.hot_idx ? kHotDirty : 0);
+  const bool in_hot = i == sk.hot_idx && !(sk.ck & kHotSpilled);
+  if (new_pane) mark(key, sk, in_hot ? kHotDirty | kKeyDirty : kKeyDirty);
+  else if ((sk.ck & (kListed | kHotDirty)) != (kListed | kHotDirty)) mark(key, sk, in_hot ? kHotDirty : 0);
   // A late record into a pane a running combination covers: it is rebuilt at the next
   // firing (only records behind the watermark can reach such a pane).
   if (i < comb_hi_max_ && sk.cold != kNoCold && colds_[sk.cold].comb.covers(i)) colds_[sk.cold].comb.invalidate();
@@ -138,7 +146,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, c
   // Sliding: no window holding the pane has ended (they all end after the pane does).
   if (!new_pane && i < kSafeHi && i128(offset_) + i128(i + 1) * g_ - 1 > w_now) return;
   const std::int64_t j_first = first_window_of_pane(i);
-  if (new_pane) register_windows(key, sk, i, j_first, j_last, w_now);
+  if (new_pane) register_windows(key, sk, i, newest_before, j_first, j_last, w_now);
   // Windows between their end and their cleanup fire again at once (late panes).
   if (window_of(j_first).max_timestamp() <= w_now) {
     for (std::int64_t j = j_last; j >= j_first; j -= m_) {
@@ -151,20 +159,21 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, c
 }
 
 template <class K, class In, class KeyFn, class Policy>
-void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& sk, std::int64_t i, std::int64_t j_first, std::int64_t j_last,
-                      EventTime w_now) {
+void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& sk, std::int64_t i, std::int64_t newest_before,
+                                                           std::int64_t j_first, std::int64_t j_last, EventTime w_now) {
   const bool in_order = i >= sk.hot_idx;  // the new pane became the newest
-  SCold& c = cold(sk);
   // An in-order pane registers only the windows past the highest one registered (one
   // window per pane when slide = pane), without walking the size / slide before it.
+  // That is the last window of the newest pane before this one (the side data is not
+  // read); with no pane left, what drop_panes_before kept. Nothing is stored here: a
+  // newest pane's windows are the highest registered (see hi_registered).
+  const std::int64_t hi = newest_before != kNoPane ? last_window_of_pane(newest_before)
+                         : sk.cold == kNoCold    ? std::numeric_limits<std::int64_t>::min()
+                                                 : colds_[sk.cold].hi_registered;
   std::int64_t j_from = j_first;
-  if (in_order && c.hi_registered >= j_first) {
-    if (c.hi_registered >= j_last) {
-      c.hi_registered = std::max(c.hi_registered, j_last);
-      return;
-    }
-    j_from = m_ == 1 ? c.hi_registered + 1
-                     : static_cast<std::int64_t>(i128(j_first) + ((i128(c.hi_registered) - j_first) / m_ + 1) * m_);
+  if (in_order && hi >= j_first) {
+    if (hi >= j_last) return;
+    j_from = m_ == 1 ? hi + 1 : static_cast<std::int64_t>(i128(j_first) + ((i128(hi) - j_first) / m_ + 1) * m_);
   }
   for (std::int64_t j = j_from; j <= j_last; j += m_) {
     if (!window_representable(j) && j != j_last) continue;
@@ -191,7 +200,6 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
       if (c != w.max_timestamp() && c != kMaxEventTime) timers().register_event_time_timer(c, {}, ns_);
     }
   }
-  c.hi_registered = std::max(c.hi_registered, j_last);
 }
 
 template <class K, class In, class KeyFn, class Policy>
@@ -222,8 +230,14 @@ void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int
     }
     if (t + kPanes < n) {
       const SKey& sk = scan_[t + kPanes]->second;
-      // Its older panes hold the window's newest pane only if a newer one exists.
-      if (sk.cold != kNoCold) colds_[sk.cold].older.prefetch(leave, sk.hot_idx >= sat_add(j, n_));
+      // Its older panes hold the window's newest pane only if a newer one exists (or
+      // the firing of a late record spilled it); a newest pane the firing spills
+      // (spills_complete) is appended there.
+      if (sk.cold != kNoCold) {
+        const SCold& c = colds_[sk.cold];
+        c.older.prefetch(leave, sk.hot_idx >= sat_add(j, n_) || (sk.ck & kHotSpilled));
+        if (spills_complete(sk, j)) c.older.prefetch_append();
+      }
     }
     fn(scan_[t]->first, scan_[t]->second);
   }
@@ -308,6 +322,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
         if (!is_last && lateness_ > 0) ++sliced_stats(sk, wk.j).emissions;
       }
     }
+    if (spills_complete(sk, wk.j)) spill_hot(sk);
     if (clean) {
       drop_panes_before(key, sk, keep_from);
       // Only windows with allowed lateness keep pane numbering (they fire again after their

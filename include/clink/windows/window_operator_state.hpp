@@ -193,14 +193,15 @@ void WindowOperator<K, In, KeyFn, Policy>::write_sliced_key(const K& k, SKey& sk
       // 1 watermark, 2 highest registered, 4 last fired, 8 no fired windows), then the
       // present ones as zig-zag varint differences.
       const EventTime wm = watermark();
+      const std::int64_t hi_reg = hi_registered(sk);
       const std::int64_t base = sk.hot_idx == kNoPane ? 0 : sk.hot_idx;
       const std::int64_t base_time = rel(base, g_, 0);
       constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
       v.clear();
-      v.push_back(static_cast<char>((wm == kMin ? 1 : 0) | (cd.hi_registered == kMin ? 2 : 0) |
+      v.push_back(static_cast<char>((wm == kMin ? 1 : 0) | (hi_reg == kMin ? 2 : 0) |
                                     (cd.last_fired == kMin ? 4 : 0) | (cd.stats.empty() ? 8 : 0)));
       if (wm != kMin) StateCodec<std::int64_t>::encode(rel(wm, base_time, -1), v);
-      if (cd.hi_registered != kMin) StateCodec<std::int64_t>::encode(rel(cd.hi_registered, base, -1), v);
+      if (hi_reg != kMin) StateCodec<std::int64_t>::encode(rel(hi_reg, base, -1), v);
       if (cd.last_fired != kMin) StateCodec<std::int64_t>::encode(rel(cd.last_fired, base, -1), v);
       if (!cd.stats.empty()) {
         put_varint(cd.stats.size(), v);
@@ -309,7 +310,7 @@ void WindowOperator<K, In, KeyFn, Policy>::rebuild_window_lists(const absl::flat
     const EventTime w_key = kw == key_watermarks.end() ? now_wm : kw->second;
     idx.clear();
     if (const SCold* c = cold_if(sk)) c->older.for_each([&](std::int64_t i, const State&) { idx.push_back(i); });
-    if (sk.hot_idx != kNoPane) idx.push_back(sk.hot_idx);
+    if (has_hot(sk)) idx.push_back(sk.hot_idx);
     std::sort(idx.begin(), idx.end());
     std::int64_t done = std::numeric_limits<std::int64_t>::min();
     for (std::int64_t i : idx) {
