@@ -95,7 +95,10 @@ class SliceList {
   // before `leaving` (the firing retracts it), the newest if `entering` (it enters).
   void prefetch(std::int64_t leaving, bool entering) const {
     if (count_ > 0) {
-      if (front_ < leaving) clink::prefetch(&at(0));
+      if (front_ < leaving) {  // dropping it reads the next one's index (maybe the next line)
+        clink::prefetch(&at(0));
+        if (count_ > 1) clink::prefetch(&at(1));
+      }
       if (entering) clink::prefetch(&at(count_ - 1));
     }
   }

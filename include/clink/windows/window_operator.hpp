@@ -262,6 +262,20 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       this->begin_call();
     }
   }
+  // The results of one firing of window w for many keys, all with the same pane (a
+  // sliced window's on-time firing): the context and the timestamp are set once.
+  void emit_states(const TimeWindow& w, PaneInfo pane, std::vector<std::pair<K, State>>& results) {
+    wctx_->set(w, pane);
+    this->collector_.set_timestamp(w.max_timestamp());
+    for (auto& [key, state] : results) {
+      policy_.fire(key, state, *wctx_, this->collector_);
+      if (this->out_->records.size() >= kDefaultBatchSize) {
+        this->output().emit(std::move(this->out_));
+        this->begin_call();
+        this->collector_.set_timestamp(w.max_timestamp());
+      }
+    }
+  }
   void emit(const K& key, const TimeWindow& w, Entry& e, bool from_timer, bool is_last) {
     if (!e.has_contents) return;
     emit_state(key, w, e.state, next_pane(e.stats, w, from_timer, is_last));
@@ -334,23 +348,41 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     PaneCombination<State, policy_invertible<Policy>> comb;  // sliding windows: see window_result
     std::vector<std::pair<std::int64_t, PaneStats>> stats;                  // fired windows (L > 0)
   };
-  // The keys with panes in one window (duplicates possible; firing skips them).
+  // The keys with panes in one window (duplicates possible; firing skips them). A list
+  // naming an eighth of the table is dropped (dense): its firing scans the table in
+  // order, which beats looking up that many keys at random, and the record loop stops
+  // appending to it (for a sliding window, every key's every new pane).
   struct WKeys {
     std::int64_t j = 0;
     std::vector<K> keys;
+    bool dense = false;
   };
+  void add_window_key(WKeys& wk, const K& key) {
+    if (wk.dense) return;
+    wk.keys.push_back(key);
+    if (wk.keys.size() >= 256 && wk.keys.size() * 8 >= skeys_.size()) {
+      wk.dense = true;
+      std::vector<K>().swap(wk.keys);
+    }
+  }
 
   // Window j covers panes [j, j + n); starts are multiples of m.
+  // The record loop calls these per new pane: the common case inline, the int64 limits
+  // out of line.
   TimeWindow window_of(std::int64_t j) const {
-    if (j > j_safe_lo_ && j < j_safe_hi_) {
+    if (j > j_safe_lo_ && j < j_safe_hi_) [[likely]] {
       std::int64_t s = offset_ + j * g_;
       return TimeWindow{s, s + size_};
     }
+    return window_at_the_limits(j);
+  }
+  [[gnu::noinline]] TimeWindow window_at_the_limits(std::int64_t j) const {
     std::int64_t s = saturate(i128(offset_) + i128(j) * g_);
     return TimeWindow{s, window_end_for(s, size_)};
   }
   bool window_representable(std::int64_t j) const {
-    return i128(offset_) + i128(j) * g_ >= i128(std::numeric_limits<std::int64_t>::min());
+    return (j > j_safe_lo_ && j < j_safe_hi_) ||
+           i128(offset_) + i128(j) * g_ >= i128(std::numeric_limits<std::int64_t>::min());
   }
   std::int64_t pane_index(EventTime ts) const {
     if (ts > kSafeLo && ts < kSafeHi) {  // no overflow: plain 64-bit floor division

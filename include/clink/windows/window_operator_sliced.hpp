@@ -78,11 +78,10 @@ bool WindowOperator<K, In, KeyFn, Policy>::combine(const SKey& sk, std::int64_t 
 
 template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record<In>>& recs) {
-  batch_keys_.clear();
-  batch_keys_.reserve(recs.size());
-  for (const auto& r : recs) {
-    if (event_time_ && r.event_time == kNoEventTime) fail_no_event_time();
-    batch_keys_.push_back(key_fn_(r.value));
+  batch_keys_.resize(recs.size());
+  for (std::size_t k = 0; k < recs.size(); ++k) {
+    if (event_time_ && recs[k].event_time == kNoEventTime) fail_no_event_time();
+    batch_keys_[k] = key_fn_(recs[k].value);
   }
   constexpr std::size_t kHash = 24, kResolve = 8, kPanes = 4, kRing = 16;
   struct Resolved {
@@ -91,6 +90,8 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
   };
   std::array<Resolved, kRing> ring{};
   const std::size_t n = recs.size();
+  // The first pane that no window has ended in yet (the watermark holds in a batch).
+  const std::int64_t open_from = pane_index(sat_add(watermark(), 1));
   for (std::size_t i = 0; i < n && i < kHash - kResolve; ++i) skeys_.prefetch(batch_keys_[i]);
   for (std::size_t t = 0; t < n + kResolve; ++t) {
     if (t + kHash - kResolve < n) skeys_.prefetch(batch_keys_[t + kHash - kResolve]);
@@ -110,7 +111,14 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
     if (t >= kResolve) {
       const std::size_t p = t - kResolve;
       const Resolved& r = ring[p % kRing];
-      sliced_element(recs[p], batch_keys_[p], r.inserts == inserts_ ? r.sk : nullptr);
+      SKey* sk = r.inserts == inserts_ ? r.sk : nullptr;
+      // Most records add to their key's newest pane, still open (so late for nothing,
+      // covered by no combination) and already marked for the next checkpoint.
+      if (sk && sk->hot_idx >= open_from && (sk->ck & (kListed | kHotDirty | kHotSpilled)) == (kListed | kHotDirty) &&
+          sk->hot_idx == record_pane_index(recs[p].event_time))
+        policy_.add(sk->hot, recs[p].value, recs[p].event_time);
+      else
+        sliced_element(recs[p], batch_keys_[p], sk);
     }
   }
 }
@@ -143,12 +151,13 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_element(const Record<In>& r, c
   // firing (only records behind the watermark can reach such a pane).
   if (i < comb_hi_max_ && sk.cold != kNoCold && colds_[sk.cold].comb.covers(i)) colds_[sk.cold].comb.invalidate();
   if (!new_pane && last.max_timestamp() > w_now && m_ >= n_) return;  // the common case: done
-  // Sliding: no window holding the pane has ended (they all end after the pane does).
-  if (!new_pane && i < kSafeHi && i128(offset_) + i128(i + 1) * g_ - 1 > w_now) return;
+  // No window holding the pane has ended (they all end after the pane does).
+  const bool pane_open = i < kSafeHi && i128(offset_) + i128(i + 1) * g_ - 1 > w_now;
+  if (!new_pane && pane_open) return;
   const std::int64_t j_first = first_window_of_pane(i);
   if (new_pane) register_windows(key, sk, i, newest_before, j_first, j_last, w_now);
   // Windows between their end and their cleanup fire again at once (late panes).
-  if (window_of(j_first).max_timestamp() <= w_now) {
+  if (!pane_open && window_of(j_first).max_timestamp() <= w_now) {
     for (std::int64_t j = j_last; j >= j_first; j -= m_) {
       if (!window_representable(j) && j != j_last) break;
       TimeWindow w = window_of(j);
@@ -183,7 +192,7 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
     // The window of the newest pane is the same for most records in a row: looked up
     // once (map iterators stay valid until the window is erased; sliced_timer resets).
     if (wkeys_last_ != wkeys_.end() && wkeys_last_->first == w.start) {
-      wkeys_last_->second.keys.push_back(key);
+      add_window_key(wkeys_last_->second, key);
       continue;
     }
     auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
@@ -191,7 +200,7 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
       it->second.keys = std::move(spare_keys_.back());
       spare_keys_.pop_back();
     }
-    it->second.keys.push_back(key);
+    add_window_key(it->second, key);
     wkeys_last_ = it;
     if (created) {
       ns_.clear();
@@ -338,20 +347,17 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   // A list naming most keys: scanning the table beats a random lookup per key.
   // Firing evicts the panes before the window, cleaning those before the next one.
   const std::int64_t leave = clean ? keep_from : wk.j;
-  if (wk.keys.size() * 2 >= skeys_.size()) for_keys_in_window(wk.j, leave, visit);
+  if (wk.dense || wk.keys.size() * 8 >= skeys_.size()) for_keys_in_window(wk.j, leave, visit);
   else for_keys(wk.keys, wk.j, leave, visit);
   for (const K& key : erase_) skeys_.erase(key);
   if (fire) {
     window_detail::sort_by_key_bytes(fired_, fired_scratch_);
-    for (auto& [key, acc] : fired_) {
-      // The on-time pane: always the first of the window for this key.
-      PaneStats st;
-      emit_state(key, w, acc, next_pane(st, w, true, is_last));
-    }
+    PaneStats first;  // the on-time pane: always the first of the window for each key
+    emit_states(w, next_pane(first, w, true, is_last), fired_);
   }
   if (clean) {
     if (wkeys_last_ == it) wkeys_last_ = wkeys_.end();
-    if (spare_keys_.size() < 4) {
+    if (spare_keys_.size() < 4 && wk.keys.capacity() > 0) {
       spare_keys_.push_back(std::move(wk.keys));
       spare_keys_.back().clear();
     }

@@ -322,7 +322,7 @@ void WindowOperator<K, In, KeyFn, Policy>::rebuild_window_lists(const absl::flat
         const std::int64_t c = cleanup_time(w);
         if (c <= w_key) continue;
         auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
-        it->second.keys.push_back(key);
+        add_window_key(it->second, key);
         if (created) {
           ns_.clear();
           encode_window(w, ns_);
