@@ -10,6 +10,10 @@
 // every key every second: 0.1 results per record), 10000 gives ~100.
 // flush 0 leaves the end of input (the final watermark firing every open window: 60
 // per key for sliding) out of the timing: the rate of a long-running job.
+// warmup_s > 0 also leaves out the first warmup_s seconds of event time (the records
+// counted are the rest): the state's growth to its steady size (every key's pane ring,
+// the huge pages the kernel zeroes on first touch) happens once per job, in its first
+// window size of event time.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -73,7 +77,7 @@ class CountingOutput final : public Output {
 // not timed: the steady-state rate of a long-running job.
 template <class Agg>
 std::int64_t drive(benchmark::State& state, WindowAssignerPtr assigner, bool slicing, std::int64_t total, bool flush,
-                   std::int64_t per_ms) {
+                   std::int64_t per_ms, std::int64_t warmup_records = 0) {
   using Policy = IncrementalPolicy<std::int64_t, Agg, EmitWindowResult<std::int64_t, std::int64_t>>;
   WindowConfig<std::int64_t> cfg;
   cfg.assigner = std::move(assigner);
@@ -87,7 +91,13 @@ std::int64_t drive(benchmark::State& state, WindowAssignerPtr assigner, bool sli
   op.open(ctx);
   const auto& keys = random_keys();
   std::int64_t i = 0;
+  bool warming = warmup_records > 0;
+  if (warming) state.PauseTiming();
   while (i < total) {
+    if (warming && i >= warmup_records) {
+      state.ResumeTiming();
+      warming = false;
+    }
     auto batch = std::make_unique<Batch<std::int64_t>>();
     batch->records.resize(static_cast<std::size_t>(std::min<std::int64_t>(kDefaultBatchSize, total - i)));
     for (auto& r : batch->records) {
@@ -107,8 +117,10 @@ std::int64_t drive(benchmark::State& state, WindowAssignerPtr assigner, bool sli
   return out.records;
 }
 
-void report(benchmark::State& state, std::int64_t total, std::int64_t results) {
-  state.SetItemsProcessed(state.iterations() * total);
+std::int64_t warmup_records(const benchmark::State& state) { return state.range(4) * 1000 * state.range(3); }
+
+void report(benchmark::State& state, std::int64_t total, std::int64_t results, std::int64_t warmup = 0) {
+  state.SetItemsProcessed(state.iterations() * (total - warmup));
   state.counters["results"] = static_cast<double>(results);
 }
 
@@ -117,17 +129,18 @@ void BM_TumblingCount60s(benchmark::State& state) {
   std::int64_t results = 0;
   for (auto _ : state)
     results = drive<CountAgg>(state, std::make_shared<TumblingEventTimeWindows>(60'000), state.range(1), total,
-                              state.range(2), state.range(3));
-  report(state, total, results);
+                              state.range(2), state.range(3), warmup_records(state));
+  report(state, total, results, warmup_records(state));
 }
 BENCHMARK(BM_TumblingCount60s)
-    ->ArgNames({"records", "sliced", "flush", "per_ms"})
-    ->Args({50'000'000, 1, 0, 1000})
-    ->Args({50'000'000, 1, 1, 1000})
-    ->Args({50'000'000, 1, 0, 10000})
-    ->Args({150'000'000, 1, 0, 1000})  // 150 s of event time: the sliding comparison's steady state
-    ->Args({1'500'000'000, 1, 0, 10000})  // the same 150 s at 100 records per key per second
-    ->Args({20'000'000, 0, 1, 1000})
+    ->ArgNames({"records", "sliced", "flush", "per_ms", "warmup_s"})
+    ->Args({50'000'000, 1, 0, 1000, 0})
+    ->Args({50'000'000, 1, 1, 1000, 0})
+    ->Args({50'000'000, 1, 0, 10000, 0})
+    ->Args({150'000'000, 1, 0, 1000, 0})  // 150 s of event time: the sliding comparison's steady state
+    ->Args({210'000'000, 1, 0, 1000, 60})  // the same after a first minute untimed
+    ->Args({1'500'000'000, 1, 0, 10000, 0})  // the same 150 s at 100 records per key per second
+    ->Args({20'000'000, 0, 1, 1000, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -136,20 +149,21 @@ void BM_SlidingSum60s1s(benchmark::State& state) {
   std::int64_t results = 0;
   for (auto _ : state)
     results = drive<SumAgg>(state, std::make_shared<SlidingEventTimeWindows>(60'000, 1'000), state.range(1), total,
-                            state.range(2), state.range(3));
-  report(state, total, results);
+                            state.range(2), state.range(3), warmup_records(state));
+  report(state, total, results, warmup_records(state));
 }
 BENCHMARK(BM_SlidingSum60s1s)
-    ->ArgNames({"records", "sliced", "flush", "per_ms"})
-    ->Args({50'000'000, 1, 0, 1000})
-    ->Args({50'000'000, 1, 1, 1000})
-    ->Args({50'000'000, 1, 0, 10000})
+    ->ArgNames({"records", "sliced", "flush", "per_ms", "warmup_s"})
+    ->Args({50'000'000, 1, 0, 1000, 0})
+    ->Args({50'000'000, 1, 1, 1000, 0})
+    ->Args({50'000'000, 1, 0, 10000, 0})
     // 150 s of event time at 10 records per key per second: past the first 60 s every
     // second retires a pane per key, the steady state of a long-running job (50 s never
     // leaves the first window).
-    ->Args({150'000'000, 1, 0, 1000})
-    ->Args({1'500'000'000, 1, 0, 10000})  // 100 records per key per second: 0.01 results per record
-    ->Args({1'000'000, 0, 1, 1000})  // the generic path: 60 windows per record
+    ->Args({150'000'000, 1, 0, 1000, 0})
+    ->Args({210'000'000, 1, 0, 1000, 60})  // the same 150 s after a first minute untimed (state at its size)
+    ->Args({1'500'000'000, 1, 0, 10000, 0})  // 100 records per key per second: 0.01 results per record
+    ->Args({1'000'000, 0, 1, 1000, 0})  // the generic path: 60 windows per record
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -84,10 +84,11 @@ inline const char* pane_timing_name(PaneTiming t) {
 
 // Carried by every emission of a window: its timing, the index of the emission within
 // the window (0, 1, ...), whether it is the first, and whether it is the last (the
-// window's state is cleaned right after it, so it never emits again).
+// window's state is cleaned right after it, so it never emits again). The index first:
+// 16 bytes, not 24 (a sliding window's output is mostly these).
 struct PaneInfo {
-  PaneTiming timing = PaneTiming::kOnTime;
   std::int64_t index = 0;
+  PaneTiming timing = PaneTiming::kOnTime;
   bool is_first = true;
   bool is_last = false;
   friend constexpr bool operator==(const PaneInfo&, const PaneInfo&) = default;

@@ -249,7 +249,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       timing = PaneTiming::kLate;
       s.on_time_done = true;
     }
-    PaneInfo p{timing, s.emissions, s.emissions == 0, is_last};
+    PaneInfo p{.index = s.emissions, .timing = timing, .is_first = s.emissions == 0, .is_last = is_last};
     ++s.emissions;
     return p;
   }
@@ -464,6 +464,22 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // watermark passed its end), and the firing reads its side data in order anyway.
   bool spills_complete(const SKey& sk, std::int64_t j) const {
     return n_ > 1 && has_hot(sk) && sk.hot_idx < sat_add(j, n_) && sk.hot_idx >= j;
+  }
+  // A sliding window's record loop, the first record of a key's next pane: when the
+  // firing moved the newest pane away, the new pane is open and needs registering only
+  // in the window the previous pane did not reach, which a dense list already holds,
+  // the new pane is just started here (what sliced_element would do, without its
+  // checks). False: not that case, nothing done.
+  bool next_pane_in_order(SKey& sk, std::int64_t i, std::int64_t open_from) {
+    if ((sk.ck & (kListed | kHotSpilled)) != (kListed | kHotSpilled) || i <= sk.hot_idx || i < open_from) return false;
+    const std::int64_t j_last = last_window_of_pane(i);
+    if (wkeys_last_ == wkeys_.end() || !wkeys_last_->second.dense || wkeys_last_->second.j != j_last ||
+        sat_add(last_window_of_pane(sk.hot_idx), m_) < j_last)
+      return false;
+    sk.ck = static_cast<std::uint8_t>((sk.ck & ~(kHotStored | kHotSpilled)) | kHotDirty | kKeyDirty);
+    sk.hot_idx = i;
+    sk.hot = policy_.create();
+    return true;
   }
   // Whether a record for pane i reads the key's side data: a pane before the newest (or
   // the spilled newest one), or a newer pane that first spills the newest.

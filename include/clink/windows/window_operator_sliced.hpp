@@ -117,6 +117,8 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
       if (sk && sk->hot_idx >= open_from && (sk->ck & (kListed | kHotDirty | kHotSpilled)) == (kListed | kHotDirty) &&
           sk->hot_idx == record_pane_index(recs[p].event_time))
         policy_.add(sk->hot, recs[p].value, recs[p].event_time);
+      else if (sk && next_pane_in_order(*sk, record_pane_index(recs[p].event_time), open_from))
+        policy_.add(sk->hot, recs[p].value, recs[p].event_time);
       else
         sliced_element(recs[p], batch_keys_[p], sk);
     }
