@@ -352,19 +352,27 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // naming an eighth of the table is dropped (dense): its firing scans the table in
   // order, which beats looking up that many keys at random, and the record loop stops
   // appending to it (for a sliding window, every key's every new pane).
+  // A window starts dense when the last one to fire was (a sliding window's keys are
+  // mostly the same from one to the next), so its keys take the record loop's shortcut
+  // from the first; `added` counts its keys all the same, for the next ones.
   struct WKeys {
     std::int64_t j = 0;
     std::vector<K> keys;
     bool dense = false;
+    std::size_t added = 0;
   };
+  static constexpr std::size_t kDenseMin = 256;
+  bool dense_share(std::size_t keys) const { return keys >= kDenseMin && keys * 8 >= skeys_.size(); }
   void add_window_key(WKeys& wk, const K& key) {
+    ++wk.added;
     if (wk.dense) return;
     wk.keys.push_back(key);
-    if (wk.keys.size() >= 256 && wk.keys.size() * 8 >= skeys_.size()) {
+    if (dense_share(wk.keys.size())) {
       wk.dense = true;
       std::vector<K>().swap(wk.keys);
     }
   }
+  bool dense_windows_ = false;  // the last window to fire was dense: new ones start so
 
   // Window j covers panes [j, j + n); starts are multiples of m.
   // The record loop calls these per new pane: the common case inline, the int64 limits
@@ -476,6 +484,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     if (wkeys_last_ == wkeys_.end() || !wkeys_last_->second.dense || wkeys_last_->second.j != j_last ||
         sat_add(last_window_of_pane(sk.hot_idx), m_) < j_last)
       return false;
+    ++wkeys_last_->second.added;
     sk.ck = static_cast<std::uint8_t>((sk.ck & ~(kHotStored | kHotSpilled)) | kHotDirty | kKeyDirty);
     sk.hot_idx = i;
     sk.hot = policy_.create();
@@ -662,6 +671,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::vector<SCold, HugePageAllocator<SCold>> colds_;
   std::vector<std::uint32_t> cold_free_;
   std::vector<K> batch_keys_;
+  std::vector<std::int64_t> batch_panes_;  // the records' pane indices
   std::uint64_t inserts_ = 0;
   std::vector<K> erase_;
   std::vector<typename SKeyTable::Entry*> scan_;  // for_keys' pipeline

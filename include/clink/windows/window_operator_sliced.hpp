@@ -79,9 +79,11 @@ bool WindowOperator<K, In, KeyFn, Policy>::combine(const SKey& sk, std::int64_t 
 template <class K, class In, class KeyFn, class Policy>
 void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record<In>>& recs) {
   batch_keys_.resize(recs.size());
+  batch_panes_.resize(recs.size());
   for (std::size_t k = 0; k < recs.size(); ++k) {
     if (event_time_ && recs[k].event_time == kNoEventTime) fail_no_event_time();
     batch_keys_[k] = key_fn_(recs[k].value);
+    batch_panes_[k] = record_pane_index(recs[k].event_time);
   }
   constexpr std::size_t kHash = 24, kResolve = 8, kPanes = 4, kRing = 16;
   struct Resolved {
@@ -98,14 +100,14 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
     if (t < n) {
       auto it = skeys_.find(batch_keys_[t]);
       SKey* sk = it == skeys_.end() ? nullptr : &it->second;
-      if (sk && sk->cold != kNoCold && needs_side_data(*sk, record_pane_index(recs[t].event_time)))
+      if (sk && sk->cold != kNoCold && needs_side_data(*sk, batch_panes_[t]))
         clink::prefetch(&colds_[sk->cold]);
       ring[t % kRing] = {sk, inserts_};
     }
     if (t >= kResolve - kPanes && t - (kResolve - kPanes) < n) {
       const std::size_t q = t - (kResolve - kPanes);
       const Resolved& r = ring[q % kRing];
-      if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && needs_side_data(*r.sk, record_pane_index(recs[q].event_time)))
+      if (r.sk && r.inserts == inserts_ && r.sk->cold != kNoCold && needs_side_data(*r.sk, batch_panes_[q]))
         colds_[r.sk->cold].older.prefetch_append();
     }
     if (t >= kResolve) {
@@ -115,9 +117,9 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
       // Most records add to their key's newest pane, still open (so late for nothing,
       // covered by no combination) and already marked for the next checkpoint.
       if (sk && sk->hot_idx >= open_from && (sk->ck & (kListed | kHotDirty | kHotSpilled)) == (kListed | kHotDirty) &&
-          sk->hot_idx == record_pane_index(recs[p].event_time))
+          sk->hot_idx == batch_panes_[p])
         policy_.add(sk->hot, recs[p].value, recs[p].event_time);
-      else if (sk && next_pane_in_order(*sk, record_pane_index(recs[p].event_time), open_from))
+      else if (sk && next_pane_in_order(*sk, batch_panes_[p], open_from))
         policy_.add(sk->hot, recs[p].value, recs[p].event_time);
       else
         sliced_element(recs[p], batch_keys_[p], sk);
@@ -197,8 +199,8 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
       add_window_key(wkeys_last_->second, key);
       continue;
     }
-    auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}});
-    if (created && !spare_keys_.empty()) {  // a cleaned window's list, its capacity kept
+    auto [it, created] = wkeys_.try_emplace(w.start, WKeys{j, {}, dense_windows_});
+    if (created && !dense_windows_ && !spare_keys_.empty()) {  // a cleaned window's list, its capacity kept
       it->second.keys = std::move(spare_keys_.back());
       spare_keys_.pop_back();
     }
@@ -349,6 +351,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   // A list naming most keys: scanning the table beats a random lookup per key.
   // Firing evicts the panes before the window, cleaning those before the next one.
   const std::int64_t leave = clean ? keep_from : wk.j;
+  if (fire) dense_windows_ = dense_share(wk.added);
   if (wk.dense || wk.keys.size() * 8 >= skeys_.size()) for_keys_in_window(wk.j, leave, visit);
   else for_keys(wk.keys, wk.j, leave, visit);
   for (const K& key : erase_) skeys_.erase(key);
