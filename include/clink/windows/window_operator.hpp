@@ -563,7 +563,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   template <class Fn>
   void for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, Fn&& fn);
   // Visits the keys in the table with a pane in window j, in table order: a firing whose
-  // list holds most keys reads the table sequentially instead of one lookup per key.
+  // list names many keys reads the table sequentially instead of one lookup per key.
   template <class Fn>
   void for_keys_in_window(std::int64_t j, std::int64_t leave, Fn&& fn);
   template <class Fn>

@@ -348,7 +348,8 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
       }
     }
   };
-  // A list naming most keys: scanning the table beats a random lookup per key.
+  // A dense window or a list naming an eighth of the table: scanning the table in order
+  // beats a random lookup per key.
   // Firing evicts the panes before the window, cleaning those before the next one.
   const std::int64_t leave = clean ? keep_from : wk.j;
   if (fire) dense_windows_ = dense_share(wk.added);
