@@ -76,7 +76,7 @@ class PaneCombination {
   template <class P, class Panes>
   bool query(const P& p, const Panes& panes, std::int64_t lo, std::int64_t hi, State& out) {
     if (lo_ == kInvalid || lo < lo_ || lo > hi_ || hi < hi_) reset(p, lo);
-    else evict_before(p, panes, lo);
+    else if (lo > lo_) evict_before(p, panes, lo);  // (a cleaning usually evicted them already)
     panes(hi_, hi, [&](std::int64_t, const State& s) {
       if (kInvertible || back_n_ > 0) {
         p.merge(back_, s);
