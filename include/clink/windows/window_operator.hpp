@@ -256,10 +256,16 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   void emit_state(const K& key, const TimeWindow& w, State& state, PaneInfo pane) {
     wctx_->set(w, pane);
     this->collector_.set_timestamp(w.max_timestamp());
+    fire_state(key, w, state);
+  }
+  // The policy's output for one key of the window the context is set to; a full batch
+  // goes out (the next one keeps the window's timestamp).
+  void fire_state(const K& key, const TimeWindow& w, State& state) {
     policy_.fire(key, state, *wctx_, this->collector_);
     if (this->out_->records.size() >= kDefaultBatchSize) {
       this->output().emit(std::move(this->out_));
       this->begin_call();
+      this->collector_.set_timestamp(w.max_timestamp());
     }
   }
   // The results of one firing of window w for many keys, all with the same pane (a
@@ -267,14 +273,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   void emit_states(const TimeWindow& w, PaneInfo pane, std::vector<std::pair<K, State>>& results) {
     wctx_->set(w, pane);
     this->collector_.set_timestamp(w.max_timestamp());
-    for (auto& [key, state] : results) {
-      policy_.fire(key, state, *wctx_, this->collector_);
-      if (this->out_->records.size() >= kDefaultBatchSize) {
-        this->output().emit(std::move(this->out_));
-        this->begin_call();
-        this->collector_.set_timestamp(w.max_timestamp());
-      }
-    }
+    for (auto& [key, state] : results) fire_state(key, w, state);
   }
   void emit(const K& key, const TimeWindow& w, Entry& e, bool from_timer, bool is_last) {
     if (!e.has_contents) return;
@@ -362,7 +361,9 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     std::size_t added = 0;
   };
   static constexpr std::size_t kDenseMin = 256;
-  bool dense_share(std::size_t keys) const { return keys >= kDenseMin && keys * 8 >= skeys_.size(); }
+  // Whether a firing visits `keys` keys faster by scanning the table than by lookups.
+  bool scan_pays(std::size_t keys) const { return keys * 8 >= skeys_.size(); }
+  bool dense_share(std::size_t keys) const { return keys >= kDenseMin && scan_pays(keys); }
   void add_window_key(WKeys& wk, const K& key) {
     ++wk.added;
     if (wk.dense) return;
@@ -457,13 +458,21 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     // Pane numbering (stats) is kept only with allowed lateness.
     return sk.hot_idx == kNoPane && (!c || (c->older.empty() && (lateness_ == 0 || c->stats.empty())));
   }
-  // The highest window index the key registered: its newest pane's last window (no
-  // window of an older pane is higher), or, with no pane left, what the side data kept
-  // when the last one was dropped. So registering a new pane reads no side data.
-  std::int64_t hi_registered(const SKey& sk) const {
-    const SCold* c = cold_if(sk);
-    const std::int64_t stored = c ? c->hi_registered : std::numeric_limits<std::int64_t>::min();
-    return sk.hot_idx == kNoPane ? stored : std::max(stored, last_window_of_pane(sk.hot_idx));
+  // The highest window index the key registered, its newest pane being `newest`: that
+  // pane's last window (no window of an older pane is higher, and what a dropped pane
+  // registered is no higher either: its windows are cleaned, so a record for an older
+  // one is late), or, with no pane left, what the side data kept when the last one was
+  // dropped. So registering a new pane reads no side data.
+  std::int64_t hi_registered(const SKey& sk, std::int64_t newest) const {
+    if (newest != kNoPane) return last_window_of_pane(newest);
+    return sk.cold == kNoCold ? std::numeric_limits<std::int64_t>::min() : colds_[sk.cold].hi_registered;
+  }
+  std::int64_t hi_registered(const SKey& sk) const { return hi_registered(sk, sk.hot_idx); }
+  // Makes pane i the key's (empty) newest pane; the caller spilled the one before.
+  void start_pane(SKey& sk, std::int64_t i) {
+    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored | kHotSpilled));
+    sk.hot_idx = i;
+    sk.hot = policy_.create();
   }
   // Moves the key's newest pane to its older panes (with its checkpoint state).
   void spill_hot(SKey& sk);
@@ -485,9 +494,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
         sat_add(last_window_of_pane(sk.hot_idx), m_) < j_last)
       return false;
     ++wkeys_last_->second.added;
-    sk.ck = static_cast<std::uint8_t>((sk.ck & ~(kHotStored | kHotSpilled)) | kHotDirty | kKeyDirty);
-    sk.hot_idx = i;
-    sk.hot = policy_.create();
+    start_pane(sk, i);
+    sk.ck |= kHotDirty | kKeyDirty;  // (listed already)
     return true;
   }
   // Whether a record for pane i reads the key's side data: a pane before the newest (or

@@ -20,9 +20,7 @@ auto WindowOperator<K, In, KeyFn, Policy>::pane(SKey& sk, std::int64_t i) -> std
   if (i == sk.hot_idx && !(sk.ck & kHotSpilled)) return {&sk.hot, false};
   if (sk.hot_idx == kNoPane || i > sk.hot_idx) {
     if (has_hot(sk)) spill_hot(sk);
-    sk.ck &= static_cast<std::uint8_t>(~(kHotDirty | kHotStored | kHotSpilled));
-    sk.hot_idx = i;
-    sk.hot = policy_.create();
+    start_pane(sk, i);
     return {&sk.hot, true};
   }
   SCold& c = cold(sk);
@@ -116,10 +114,11 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
       SKey* sk = r.inserts == inserts_ ? r.sk : nullptr;
       // Most records add to their key's newest pane, still open (so late for nothing,
       // covered by no combination) and already marked for the next checkpoint.
-      if (sk && sk->hot_idx >= open_from && (sk->ck & (kListed | kHotDirty | kHotSpilled)) == (kListed | kHotDirty) &&
-          sk->hot_idx == batch_panes_[p])
-        policy_.add(sk->hot, recs[p].value, recs[p].event_time);
-      else if (sk && next_pane_in_order(*sk, batch_panes_[p], open_from))
+      // Or they start its next pane, in order (next_pane_in_order).
+      const std::int64_t i = batch_panes_[p];
+      if (sk && ((sk->hot_idx == i && i >= open_from &&
+                  (sk->ck & (kListed | kHotDirty | kHotSpilled)) == (kListed | kHotDirty)) ||
+                 next_pane_in_order(*sk, i, open_from)))
         policy_.add(sk->hot, recs[p].value, recs[p].event_time);
       else
         sliced_element(recs[p], batch_keys_[p], sk);
@@ -177,12 +176,8 @@ void WindowOperator<K, In, KeyFn, Policy>::register_windows(const K& key, SKey& 
   const bool in_order = i >= sk.hot_idx;  // the new pane became the newest
   // An in-order pane registers only the windows past the highest one registered (one
   // window per pane when slide = pane), without walking the size / slide before it.
-  // That is the last window of the newest pane before this one (the side data is not
-  // read); with no pane left, what drop_panes_before kept. Nothing is stored here: a
-  // newest pane's windows are the highest registered (see hi_registered).
-  const std::int64_t hi = newest_before != kNoPane ? last_window_of_pane(newest_before)
-                         : sk.cold == kNoCold    ? std::numeric_limits<std::int64_t>::min()
-                                                 : colds_[sk.cold].hi_registered;
+  // Nothing is stored here: a newest pane's windows are the highest registered.
+  const std::int64_t hi = hi_registered(sk, newest_before);
   std::int64_t j_from = j_first;
   if (in_order && hi >= j_first) {
     if (hi >= j_last) return;
@@ -353,7 +348,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   // Firing evicts the panes before the window, cleaning those before the next one.
   const std::int64_t leave = clean ? keep_from : wk.j;
   if (fire) dense_windows_ = dense_share(wk.added);
-  if (wk.dense || wk.keys.size() * 8 >= skeys_.size()) for_keys_in_window(wk.j, leave, visit);
+  if (wk.dense || scan_pays(wk.keys.size())) for_keys_in_window(wk.j, leave, visit);
   else for_keys(wk.keys, wk.j, leave, visit);
   for (const K& key : erase_) skeys_.erase(key);
   if (fire) {
