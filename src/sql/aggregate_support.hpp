@@ -41,6 +41,14 @@ inline std::string_view get_bytes(std::string_view& in) {
   return s;
 }
 
+// A fixed-width value or none yet (MIN / MAX, FIRST_VALUE / LAST_VALUE): a PodAggregate's
+// accumulator.
+template <class T>
+struct ValueOrNone {
+  T value;
+  bool has;
+};
+
 // Base for fixed-size, trivially copyable accumulators: their bytes are their state.
 template <class Acc>
 class PodAggregate : public AggregateFunction {

@@ -25,6 +25,7 @@ namespace {
 using aggregate_support::get;
 using aggregate_support::PodAggregate;
 using aggregate_support::put;
+using aggregate_support::ValueOrNone;
 
 Int128 exact_at(const Column& c, std::size_t i) {
   switch (c.type().kind()) {
@@ -167,14 +168,8 @@ class ApproxSumAggregate final : public PodAggregate<ApproxSumAcc> {
 
 // Non-retracting MIN/MAX over a fixed-width type T.
 template <class T>
-struct MinMaxAcc {
-  T value;
-  bool has;
-};
-
-template <class T>
-class FixedMinMax final : public PodAggregate<MinMaxAcc<T>> {
-  using Base = PodAggregate<MinMaxAcc<T>>;
+class FixedMinMax final : public PodAggregate<ValueOrNone<T>> {
+  using Base = PodAggregate<ValueOrNone<T>>;
 
  public:
   FixedMinMax(LogicalType t, bool is_max) : Base(std::move(t)), max_(is_max) {}
@@ -198,7 +193,7 @@ class FixedMinMax final : public PodAggregate<MinMaxAcc<T>> {
   }
 
  private:
-  void offer(MinMaxAcc<T>& a, T v) const {
+  void offer(ValueOrNone<T>& a, T v) const {
     if (!a.has || (max_ ? a.value < v : v < a.value)) {
       a.value = v;
       a.has = true;

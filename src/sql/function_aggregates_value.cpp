@@ -39,6 +39,7 @@ using aggregate_support::get_bytes;
 using aggregate_support::ObjectAggregate;
 using aggregate_support::PodAggregate;
 using aggregate_support::put;
+using aggregate_support::ValueOrNone;
 using aggregate_support::put_bytes;
 
 bool is_storable(const LogicalType& t) { return !t.is_nested() && !t.is(TypeKind::kNull); }
@@ -97,16 +98,10 @@ bool remove_first(Cells& cells, std::string_view v) {
 
 // ---------------------------------------------------------------- FIRST_VALUE / LAST_VALUE
 
-template <class T>
-struct FixedValueAcc {
-  T value;
-  bool has;
-};
-
 // Insert-only FIRST_VALUE / LAST_VALUE over a fixed-width type T.
 template <class T>
-class FixedFirstLast final : public PodAggregate<FixedValueAcc<T>> {
-  using Base = PodAggregate<FixedValueAcc<T>>;
+class FixedFirstLast final : public PodAggregate<ValueOrNone<T>> {
+  using Base = PodAggregate<ValueOrNone<T>>;
 
  public:
   FixedFirstLast(LogicalType t, bool last) : Base(std::move(t)), last_(last) {}
@@ -117,7 +112,7 @@ class FixedFirstLast final : public PodAggregate<FixedValueAcc<T>> {
     for (std::size_t k = 0; k < rows.size(); ++k) {
       if (accs[k] == nullptr || args[0]->is_null(rows[k])) continue;
       auto& a = Base::A(accs[k]);
-      if (last_ || !a.has) a = FixedValueAcc<T>{v[rows[k]], true};
+      if (last_ || !a.has) a = ValueOrNone<T>{v[rows[k]], true};
     }
   }
   void retract(void* const*, std::span<const Column* const>, std::span<const std::uint32_t>) const override {

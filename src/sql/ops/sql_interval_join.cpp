@@ -385,9 +385,8 @@ void register_sql_interval_join(OperatorRegistry& r) {
       .num_inputs = 2,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        auto names = JoinSpec::param_names();
-        for (const char* n : {"left_time", "right_time", "lower_ms", "upper_ms"}) names.push_back(n);
-        SqlOpParams p(ctx, "sql_interval_join", names);
+        SqlOpParams p(ctx, "sql_interval_join",
+                      JoinSpec::param_names({"left_time", "right_time", "lower_ms", "upper_ms"}));
         auto cfg = std::make_shared<IntervalJoinConfig>();
         cfg->spec = JoinSpec::parse(p);
         cfg->time_column[0] = cfg->spec.time_column(p, 0, "left_time");

@@ -87,9 +87,7 @@ void register_sql_join(OperatorRegistry& r) {
       .num_inputs = 2,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        auto names = JoinSpec::param_names();
-        names.push_back("state_ttl_ms");
-        SqlOpParams p(ctx, "sql_join", names);
+        SqlOpParams p(ctx, "sql_join", JoinSpec::param_names({"state_ttl_ms"}));
         auto cfg = std::make_shared<JoinConfig>();
         cfg->spec = JoinSpec::parse(p);
         cfg->state_ttl_ms = p.get_int("state_ttl_ms", 0, 0);

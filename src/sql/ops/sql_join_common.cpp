@@ -9,9 +9,10 @@
 
 namespace clink::sql {
 
-const std::vector<std::string>& JoinSpec::param_names() {
-  static const std::vector<std::string> kNames = {"join_type", "left_keys", "right_keys", "filter_nulls", "condition"};
-  return kNames;
+std::vector<std::string> JoinSpec::param_names(std::initializer_list<const char*> own) {
+  std::vector<std::string> names = {"join_type", "left_keys", "right_keys", "filter_nulls", "condition"};
+  names.insert(names.end(), own.begin(), own.end());
+  return names;
 }
 
 std::size_t JoinSpec::time_column(const SqlOpParams& p, int side, const char* name) const {

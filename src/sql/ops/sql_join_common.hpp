@@ -7,6 +7,7 @@
 //                   in one vectorised pass) and the output batch built from pairs and
 //                   null-padded rows in emission order.
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,7 +40,8 @@ struct JoinSpec {
   // in state. join_type semi and anti only where `semi_anti` (sql_semi_anti_join), which
   // takes no other join type.
   static JoinSpec parse(const SqlOpParams& p, bool semi_anti = false);
-  static const std::vector<std::string>& param_names();  // the params parse() reads
+  // The params parse() reads, then an operator's own.
+  static std::vector<std::string> param_names(std::initializer_list<const char*> own = {});
   // The column param `name` names in side `side`'s schema, which must be a TIMESTAMP or
   // TIMESTAMP_LTZ (the time columns of the interval, window and temporal joins).
   std::size_t time_column(const SqlOpParams& p, int side, const char* name) const;

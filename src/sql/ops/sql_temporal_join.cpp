@@ -241,9 +241,7 @@ void register_sql_temporal_join(OperatorRegistry& r) {
       .num_inputs = 2,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        auto names = JoinSpec::param_names();
-        for (const char* n : {"left_time", "right_time"}) names.push_back(n);
-        SqlOpParams p(ctx, "sql_temporal_join", names);
+        SqlOpParams p(ctx, "sql_temporal_join", JoinSpec::param_names({"left_time", "right_time"}));
         auto cfg = std::make_shared<TemporalJoinConfig>();
         cfg->spec = JoinSpec::parse(p);
         if (cfg->spec.outer[1]) p.fail("param 'join_type' must be inner or left for a temporal join");

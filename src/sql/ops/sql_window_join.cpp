@@ -167,9 +167,7 @@ void register_sql_window_join(OperatorRegistry& r) {
       .num_inputs = 2,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        auto names = JoinSpec::param_names();
-        for (const char* n : {"left_window_end", "right_window_end"}) names.push_back(n);
-        SqlOpParams p(ctx, "sql_window_join", names);
+        SqlOpParams p(ctx, "sql_window_join", JoinSpec::param_names({"left_window_end", "right_window_end"}));
         auto cfg = std::make_shared<WindowJoinConfig>();
         cfg->spec = JoinSpec::parse(p);
         cfg->window_end[0] = cfg->spec.time_column(p, 0, "left_window_end");
