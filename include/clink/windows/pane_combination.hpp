@@ -35,6 +35,29 @@ class PaneCombination {
   // Whether pane i is inside the combined range (changing it requires invalidate()).
   bool covers(std::int64_t i) const { return lo_ != kInvalid && i >= lo_ && i < hi_; }
   std::int64_t hi() const { return hi_; }
+  std::int64_t lo() const { return lo_; }
+
+  // Invertible only. Moves the range [lo, hi) one pane on: merges pane hi (entering,
+  // null if absent), writes the combination of [lo, hi + 1) into out (false: it holds
+  // no pane, out untouched), then retracts pane lo (leaving, null if absent). A sliding
+  // window's on-time firing and cleaning in one step, with no pane list to visit.
+  template <class P>
+  bool advance(const P& p, const State* entering, const State* leaving, State& out) {
+    static_assert(kInvertible);
+    if (entering) {
+      p.merge(back_, *entering);
+      ++back_n_;
+    }
+    ++hi_;
+    const bool any = back_n_ > 0;
+    if (any) out = back_;
+    if (leaving) {
+      p.retract(back_, *leaving);
+      --back_n_;
+    }
+    ++lo_;
+    return any;
+  }
   void invalidate() {
     lo_ = kInvalid;
     if constexpr (!kInvertible) {

@@ -73,6 +73,9 @@ class SliceList {
   void for_from(std::int64_t lo, Fn&& fn) const {
     for (std::size_t k = count_ == 0 ? 0 : lower_bound(lo); k < count_; ++k) fn(at(k).first, at(k).second);
   }
+  // The oldest pane's index and state (the list must not be empty).
+  std::int64_t front_index() const { return front_; }
+  const S& front() const { return at(0).second; }
   // The highest pane index (the list must not be empty).
   std::int64_t last_index() const { return back_; }
   // Drops every pane with index < idx.

@@ -269,11 +269,19 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     }
   }
   // The results of one firing of window w for many keys, all with the same pane (a
-  // sliced window's on-time firing): the context and the timestamp are set once.
-  void emit_states(const TimeWindow& w, PaneInfo pane, std::vector<std::pair<K, State>>& results) {
+  // sliced window's on-time firing), in `order` (positions in results): the context and
+  // the timestamp are set once.
+  void emit_states(const TimeWindow& w, PaneInfo pane, std::vector<std::pair<K, State>>& results,
+                   const std::vector<std::uint32_t>& order) {
     wctx_->set(w, pane);
     this->collector_.set_timestamp(w.max_timestamp());
-    for (auto& [key, state] : results) fire_state(key, w, state);
+    constexpr std::size_t kAhead = 16;  // the order jumps about in results
+    const std::size_t n = order.size();
+    for (std::size_t r = 0; r < n; ++r) {
+      if (r + kAhead < n) clink::prefetch(&results[order[r + kAhead]]);
+      auto& [key, state] = results[order[r]];
+      fire_state(key, w, state);
+    }
   }
   void emit(const K& key, const TimeWindow& w, Entry& e, bool from_timer, bool is_last) {
     if (!e.has_contents) return;
@@ -569,15 +577,29 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // (hash slot, then side data, then pane storage) so the cache misses of a hundred
   // thousand keys overlap instead of queueing.
   template <class Fn>
-  void for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, Fn&& fn);
+  void for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn);
   // Visits the keys in the table with a pane in window j, in table order: a firing whose
   // list names many keys reads the table sequentially instead of one lookup per key.
   template <class Fn>
-  void for_keys_in_window(std::int64_t j, std::int64_t leave, Fn&& fn);
-  template <class Fn>
+  void for_keys_in_window(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn);
   // The pipeline's last stages (scan_ holds the keys); fn drops the panes before `leave`.
-  void for_resolved(std::int64_t j, std::int64_t leave, Fn&& fn);
+  // Without `prefetch` just fn for each key: a sliding firing (slide_key) reads few
+  // enough lines per key, in a regular enough pattern, that the hardware and out-of-
+  // order execution overlap them better than the prefetch stages, which read each key's
+  // side data ahead to find its pane lines (measured, 100 k keys: 32 -> 26 ns a key).
+  template <class Fn>
+  void for_resolved(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn);
 
+  // A sliding window's firing of window j that also cleans it, for a key whose running
+  // combination covers the window but its last pane, and that pane is the key's newest
+  // (or absent): merge it, emit, retract and drop the pane leaving, move the newest to
+  // the older panes, with no pane ranges to search. False (nothing done): not that
+  // case, the general visit does it.
+  bool slide_key(const K& key, SKey& sk, std::int64_t j);
+  bool slides_by_one_pane() const {
+    return policy_invertible<Policy> && n_ > 1 && m_ == 1 && lateness_ == 0 && !config_.combine_all_panes;
+  }
+  void order_fired();
   void sliced_timer(const Timer& t);
 
   // ---- durability ----
@@ -685,7 +707,10 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::vector<typename SKeyTable::Entry*> scan_;  // for_keys' pipeline
   std::map<EventTime, WKeys> wkeys_;
   typename std::map<EventTime, WKeys>::iterator wkeys_last_ = wkeys_.end();  // register_windows' last
-  std::vector<std::pair<K, State>> fired_, fired_scratch_;
+  std::vector<std::pair<K, State>> fired_;  // a firing's results, in the order visited
+  std::vector<std::uint32_t> fired_order_;  // ... by key bytes (order_fired)
+  std::vector<K> fired_keys_;               // the keys fired_order_ was computed for
+  std::vector<std::pair<K, std::uint32_t>> by_position_, by_position_scratch_;
   std::vector<std::vector<K>> spare_keys_;  // cleaned windows' key lists, for reuse
   std::int64_t comb_hi_max_ = kNoPane;  // no running combination reaches this pane
 

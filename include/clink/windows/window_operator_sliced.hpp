@@ -224,8 +224,12 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_fire_late(const K& key, SKey& 
 // it: it is before `leave`; the newest if it enters window j), then fn.
 template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
-void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int64_t leave, Fn&& fn) {
+void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn) {
   const std::size_t n = scan_.size();
+  if (!prefetch) {
+    for (std::size_t t = 0; t < n; ++t) fn(scan_[t]->first, scan_[t]->second);
+    return;
+  }
   constexpr std::size_t kCold = 24, kPanes = 12;
   for (std::size_t t = 0; t < n; ++t) {
     if (t + kCold < n) {
@@ -253,7 +257,8 @@ void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int
 
 template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
-void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, Fn&& fn) {
+void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, bool prefetch,
+                                                   Fn&& fn) {
   constexpr std::size_t kHash = 24;
   scan_.clear();
   const std::size_t n = keys.size();
@@ -263,7 +268,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, 
     auto it = skeys_.find(keys[t]);
     if (it != skeys_.end()) scan_.push_back(&*it);
   }
-  for_resolved(j, leave, fn);
+  for_resolved(j, leave, prefetch, fn);
 }
 
 // A key is in the list of window j exactly when it has a pane in [j, j + n): its panes
@@ -271,7 +276,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, 
 // panes of windows before j. So the scan visits the keys the list names (once each).
 template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
-void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, std::int64_t leave, Fn&& fn) {
+void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn) {
   const std::int64_t end = sat_add(j, n_);
   scan_.clear();
   std::size_t unordered = 0;  // side data not right after the previous key's
@@ -299,9 +304,62 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, st
     colds_.swap(packed);
     cold_free_.clear();
   }
-  for_resolved(j, leave, [&](const K& key, SKey& sk) {
+  for_resolved(j, leave, prefetch, [&](const K& key, SKey& sk) {
     if ((sk.hot_idx >= j && sk.hot_idx < end) || colds_[sk.cold].older.any_in(j, end)) fn(key, sk);
   });
+}
+
+template <class K, class In, class KeyFn, class Policy>
+bool WindowOperator<K, In, KeyFn, Policy>::slide_key(const K& key, SKey& sk, std::int64_t j) {
+  if constexpr (!policy_invertible<Policy>) {
+    return false;
+  } else {
+    if (sk.cold == kNoCold) return false;
+    SCold& c = colds_[sk.cold];
+    const std::int64_t last = sat_add(j, n_ - 1);  // the window's last pane
+    // It enters if it is the newest pane; else the key must have no pane there (its
+    // newest pane, older, already moved to the older panes by the last firing).
+    const bool enters = has_hot(sk) && sk.hot_idx == last;
+    if (!enters && (has_hot(sk) || sk.hot_idx >= last)) return false;
+    // The newest pane outlives the cleaning (so the key stays), the running combination
+    // covers [j, last) exactly, and no older pane is before j.
+    if (sk.hot_idx <= j || last == std::numeric_limits<std::int64_t>::max() || c.last_fired >= j || !c.comb.valid() ||
+        c.comb.lo() != j || c.comb.hi() != last || (!c.older.empty() && c.older.front_index() < j))
+      return false;
+    c.last_fired = j;
+    const bool leaves = !c.older.empty() && c.older.front_index() == j;
+    State acc{};
+    if (c.comb.advance(policy_, enters ? &sk.hot : nullptr, leaves ? &c.older.front() : nullptr, acc))
+      fired_.emplace_back(key, std::move(acc));
+    if (leaves) {  // what drop_panes_before(key, sk, j + 1) does here
+      if (c.saved_max != kNoPane && j <= c.saved_max) removed_panes_.emplace_back(key, j);
+      c.older.drop_before(j + 1);
+    }
+    if (enters) spill_hot(sk);
+    return true;
+  }
+}
+
+// The order of a firing's results by key bytes (fired_order_: positions in fired_, the
+// order the generic path's per-key timers fire in). A sliding window fires the same
+// keys in the same (table) order window after window: when this firing's keys are the
+// last one's in the same order (one sequential comparison), the last order holds and
+// nothing is sorted.
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::order_fired() {
+  const std::size_t n = fired_.size();
+  bool same = n == fired_keys_.size();
+  for (std::size_t t = 0; same && t < n; ++t) same = fired_[t].first == fired_keys_[t];
+  if (same) return;
+  fired_keys_.clear();
+  by_position_.clear();
+  for (std::size_t t = 0; t < n; ++t) {
+    fired_keys_.push_back(fired_[t].first);
+    by_position_.emplace_back(fired_[t].first, static_cast<std::uint32_t>(t));
+  }
+  window_detail::sort_by_key_bytes(by_position_, by_position_scratch_);
+  fired_order_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) fired_order_[r] = by_position_[r].second;
 }
 
 template <class K, class In, class KeyFn, class Policy>
@@ -317,10 +375,15 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   const std::int64_t keep_from = sat_add(wk.j, m_);
   fired_.clear();
   erase_.clear();
+  // A sliding window's on-time firing that also cleans the window (no allowed lateness)
+  // moves most keys' running combinations by one pane (slide_key).
+  const bool slide = fire && clean && slides_by_one_pane();
+  if (slide) comb_hi_max_ = std::max(comb_hi_max_, sat_add(wk.j, n_));
   auto visit = [&](const K& key, SKey& sk) {
     // Firing and cleaning change the key's side data (last fired, pane numbering, and
     // the watermark it records: which of its windows are cleaned).
     mark(key, sk, kKeyDirty);
+    if (slide && slide_key(key, sk, wk.j)) return;
     if (fire) {
       SCold& cd = cold(sk);
       if (cd.last_fired < wk.j) {
@@ -348,13 +411,13 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   // Firing evicts the panes before the window, cleaning those before the next one.
   const std::int64_t leave = clean ? keep_from : wk.j;
   if (fire) dense_windows_ = dense_share(wk.added);
-  if (wk.dense || scan_pays(wk.keys.size())) for_keys_in_window(wk.j, leave, visit);
-  else for_keys(wk.keys, wk.j, leave, visit);
+  if (wk.dense || scan_pays(wk.keys.size())) for_keys_in_window(wk.j, leave, !slide, visit);
+  else for_keys(wk.keys, wk.j, leave, !slide, visit);
   for (const K& key : erase_) skeys_.erase(key);
   if (fire) {
-    window_detail::sort_by_key_bytes(fired_, fired_scratch_);
+    order_fired();
     PaneStats first;  // the on-time pane: always the first of the window for each key
-    emit_states(w, next_pane(first, w, true, is_last), fired_);
+    emit_states(w, next_pane(first, w, true, is_last), fired_, fired_order_);
   }
   if (clean) {
     if (wkeys_last_ == it) wkeys_last_ = wkeys_.end();
