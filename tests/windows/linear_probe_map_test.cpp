@@ -65,8 +65,12 @@ void random_operations(std::uint64_t seed, std::int64_t key_range) {
       default: {
         auto it = m.find(key);
         ASSERT_EQ(it == m.end(), !model.contains(key)) << key;
+        auto* e = m.find_entry(key);  // the iterator-free lookup agrees
+        ASSERT_EQ(e == nullptr, it == m.end()) << key;
         if (it != m.end()) {
           ASSERT_EQ(it->second, model[key]);
+          ASSERT_EQ(e, &*it);
+          ASSERT_EQ(e->first, key);
         }
       }
     }

@@ -497,10 +497,16 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // checks). False: not that case, nothing done.
   bool next_pane_in_order(SKey& sk, std::int64_t i, std::int64_t open_from) {
     if ((sk.ck & (kListed | kHotSpilled)) != (kListed | kHotSpilled) || i <= sk.hot_idx || i < open_from) return false;
-    const std::int64_t j_last = last_window_of_pane(i);
-    if (wkeys_last_ == wkeys_.end() || !wkeys_last_->second.dense || wkeys_last_->second.j != j_last ||
-        sat_add(last_window_of_pane(sk.hot_idx), m_) < j_last)
-      return false;
+    // The previous pane registered every window up to the one before the new pane's last
+    // (slide = pane: the pane right before it; i > hot_idx, so hot_idx + 1 is exact).
+    std::int64_t j_last = i;
+    if (m_ == 1) {
+      if (i != sk.hot_idx + 1) return false;
+    } else {
+      j_last = last_window_of_pane(i);
+      if (sat_add(last_window_of_pane(sk.hot_idx), m_) < j_last) return false;
+    }
+    if (wkeys_last_ == wkeys_.end() || !wkeys_last_->second.dense || wkeys_last_->second.j != j_last) return false;
     ++wkeys_last_->second.added;
     start_pane(sk, i);
     sk.ck |= kHotDirty | kKeyDirty;  // (listed already)
@@ -697,6 +703,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // Linear probing: the record loop's prefetch loads the very slot its find reads.
   using SKeyTable =
       LinearProbeMap<K, SKey, absl::Hash<K>, std::equal_to<K>, HugePageAllocator<std::pair<const K, SKey>>>;
+  using SEntry = typename SKeyTable::Entry;
   SKeyTable skeys_;
   std::vector<SCold, HugePageAllocator<SCold>> colds_;
   std::vector<std::uint32_t> cold_free_;
@@ -704,7 +711,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::vector<std::int64_t> batch_panes_;  // the records' pane indices
   std::uint64_t inserts_ = 0;
   std::vector<K> erase_;
-  std::vector<typename SKeyTable::Entry*> scan_;  // for_keys' pipeline
+  std::vector<SEntry*> scan_;  // for_keys' pipeline
   std::map<EventTime, WKeys> wkeys_;
   typename std::map<EventTime, WKeys>::iterator wkeys_last_ = wkeys_.end();  // register_windows' last
   std::vector<std::pair<K, State>> fired_;  // a firing's results, in the order visited

@@ -96,8 +96,8 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_batch(const std::vector<Record
   for (std::size_t t = 0; t < n + kResolve; ++t) {
     if (t + kHash - kResolve < n) skeys_.prefetch(batch_keys_[t + kHash - kResolve]);
     if (t < n) {
-      auto it = skeys_.find(batch_keys_[t]);
-      SKey* sk = it == skeys_.end() ? nullptr : &it->second;
+      SEntry* e = skeys_.find_entry(batch_keys_[t]);
+      SKey* sk = e ? &e->second : nullptr;
       if (sk && sk->cold != kNoCold && needs_side_data(*sk, batch_panes_[t]))
         clink::prefetch(&colds_[sk->cold]);
       ring[t % kRing] = {sk, inserts_};
@@ -265,8 +265,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, 
   for (std::size_t i = 0; i < n && i < kHash; ++i) skeys_.prefetch(keys[i]);
   for (std::size_t t = 0; t < n; ++t) {
     if (t + kHash < n) skeys_.prefetch(keys[t + kHash]);
-    auto it = skeys_.find(keys[t]);
-    if (it != skeys_.end()) scan_.push_back(&*it);
+    if (SEntry* e = skeys_.find_entry(keys[t])) scan_.push_back(e);
   }
   for_resolved(j, leave, prefetch, fn);
 }
