@@ -588,6 +588,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // list names many keys reads the table sequentially instead of one lookup per key.
   template <class Fn>
   void for_keys_in_window(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn);
+  void pack_side_data();
   // The pipeline's last stages (scan_ holds the keys); fn drops the panes before `leave`.
   // Without `prefetch` just fn for each key: a sliding firing (slide_key) reads few
   // enough lines per key, in a regular enough pattern, that the hardware and out-of-

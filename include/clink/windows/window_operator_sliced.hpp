@@ -277,35 +277,51 @@ template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
 void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn) {
   const std::int64_t end = sat_add(j, n_);
-  scan_.clear();
-  std::size_t unordered = 0;  // side data not right after the previous key's
-  std::uint32_t prev = kNoCold;
-  for (auto& e : skeys_) {
-    const SKey& sk = e.second;
-    if (sk.cold != kNoCold) {
-      unordered += sk.cold != prev + 1;
-      prev = sk.cold;
-    }
-    if ((sk.hot_idx >= j && sk.hot_idx < end) || sk.cold != kNoCold) scan_.push_back(&e);
-  }
+  const auto hot_in_window = [&](const SKey& sk) { return sk.hot_idx >= j && sk.hot_idx < end; };
   // Side data in table order makes this scan read it sequentially (the hardware
-  // prefetches it) instead of at random: reorder it when too much is out of order (new
-  // keys, freed slots, a rehash). The scan holds every key with side data.
-  if (unordered > scan_.size() / 16) {
-    decltype(colds_) packed;
-    packed.reserve(colds_.size() - cold_free_.size());
-    for (auto* e : scan_) {
-      SKey& sk = e->second;
-      if (sk.cold == kNoCold) continue;
-      packed.push_back(std::move(colds_[sk.cold]));
-      sk.cold = static_cast<std::uint32_t>(packed.size() - 1);
+  // prefetches it) instead of at random: it is put back in order when too much is out
+  // of order (new keys, freed slots, a rehash).
+  std::size_t unordered = 0, with_side = 0;  // side data not right after the previous key's
+  std::uint32_t prev = kNoCold;
+  const auto count_order = [&](const SKey& sk) {
+    if (sk.cold == kNoCold) return;
+    ++with_side;
+    unordered += sk.cold != prev + 1;
+    prev = sk.cold;
+  };
+  if (!prefetch) {  // one pass, visiting as it goes; the order is mended for the next scan
+    for (auto& e : skeys_) {
+      SKey& sk = e.second;
+      count_order(sk);
+      if (hot_in_window(sk) || (sk.cold != kNoCold && colds_[sk.cold].older.any_in(j, end))) fn(e.first, sk);
     }
-    colds_.swap(packed);
-    cold_free_.clear();
+    if (unordered > with_side / 16) pack_side_data();
+    return;
   }
+  scan_.clear();
+  for (auto& e : skeys_) {
+    count_order(e.second);
+    if (hot_in_window(e.second) || e.second.cold != kNoCold) scan_.push_back(&e);
+  }
+  if (unordered > with_side / 16) pack_side_data();
   for_resolved(j, leave, prefetch, [&](const K& key, SKey& sk) {
-    if ((sk.hot_idx >= j && sk.hot_idx < end) || colds_[sk.cold].older.any_in(j, end)) fn(key, sk);
+    if (hot_in_window(sk) || colds_[sk.cold].older.any_in(j, end)) fn(key, sk);
   });
+}
+
+// Moves the keys' side data into table order (see for_keys_in_window).
+template <class K, class In, class KeyFn, class Policy>
+void WindowOperator<K, In, KeyFn, Policy>::pack_side_data() {
+  decltype(colds_) packed;
+  packed.reserve(colds_.size() - cold_free_.size());
+  for (auto& e : skeys_) {
+    SKey& sk = e.second;
+    if (sk.cold == kNoCold) continue;
+    packed.push_back(std::move(colds_[sk.cold]));
+    sk.cold = static_cast<std::uint32_t>(packed.size() - 1);
+  }
+  colds_.swap(packed);
+  cold_free_.clear();
 }
 
 template <class K, class In, class KeyFn, class Policy>
@@ -332,7 +348,7 @@ bool WindowOperator<K, In, KeyFn, Policy>::slide_key(const K& key, SKey& sk, std
       fired_.emplace_back(key, std::move(acc));
     if (leaves) {  // what drop_panes_before(key, sk, j + 1) does here
       if (c.saved_max != kNoPane && j <= c.saved_max) removed_panes_.emplace_back(key, j);
-      c.older.drop_before(j + 1);
+      c.older.pop_front();
     }
     if (enters) spill_hot(sk);
     return true;
