@@ -95,6 +95,14 @@ class LinearProbeMap {
     return i == kNone ? end() : const_iterator(this, i);
   }
 
+  // Calls fn(entry) for every entry, in slot order: the iterators' loop, inline.
+  template <class Fn>
+  void for_each(Fn&& fn) {
+    const std::size_t cap = capacity();
+    for (std::size_t i = 0; i < cap; ++i)
+      if (ctrl_[i] != kEmpty) fn(slots_[i]);
+  }
+
   // The entry of key, or null: find without building iterators, whose constructors
   // skip empty slots (measured: a tumbling window's record loop 18 % faster).
   Entry* find_entry(const K& key) {

@@ -133,15 +133,16 @@ class SliceList {
   const Pane& at(std::size_t k) const { return ring_[(head_ + k) & mask()]; }
   // A slot past the newest pane (a full ring grows, oldest first again).
   Pane& push_back(std::size_t steady) {
-    if (count_ == ring_.size()) {
-      const std::size_t cap = ring_.empty() ? 4 : std::max(2 * ring_.size(), steady);
-      std::vector<Pane, Alloc> grown(cap, ring_.get_allocator());
-      for (std::size_t k = 0; k < count_; ++k) grown[k] = std::move(at(k));
-      ring_.swap(grown);
-      head_ = 0;
-    }
+    if (count_ == ring_.size()) [[unlikely]] grow(steady);
     ++count_;
     return at(count_ - 1);
+  }
+  [[gnu::noinline]] void grow(std::size_t steady) {
+    const std::size_t cap = ring_.empty() ? 4 : std::max(2 * ring_.size(), steady);
+    std::vector<Pane, Alloc> grown(cap, ring_.get_allocator());
+    for (std::size_t k = 0; k < count_; ++k) grown[k] = std::move(at(k));
+    ring_.swap(grown);
+    head_ = 0;
   }
   // The position of the first pane with index >= lo (count_ if none).
   std::size_t lower_bound(std::int64_t lo) const {

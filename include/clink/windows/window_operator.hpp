@@ -483,7 +483,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     sk.hot = policy_.create();
   }
   // Moves the key's newest pane to its older panes (with its checkpoint state).
-  void spill_hot(SKey& sk);
+  [[gnu::always_inline]] inline void spill_hot(SKey& sk);
   // Whether the firing of window j moves the key's newest pane to the older ones: a
   // sliding window's key whose newest pane is in the window is done with it (the
   // watermark passed its end), and the firing reads its side data in order anyway.

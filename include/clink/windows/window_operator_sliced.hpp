@@ -7,7 +7,7 @@
 namespace clink {
 
 template <class K, class In, class KeyFn, class Policy>
-void WindowOperator<K, In, KeyFn, Policy>::spill_hot(SKey& sk) {
+inline void WindowOperator<K, In, KeyFn, Policy>::spill_hot(SKey& sk) {
   SCold& c = cold(sk);
   c.older.get_or_create(sk.hot_idx, [&] { return std::move(sk.hot); }, ring_steady_);
   if (sk.ck & kHotDirty) c.dirty_from = std::min(c.dirty_from, sk.hot_idx);
@@ -290,19 +290,19 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, st
     prev = sk.cold;
   };
   if (!prefetch) {  // one pass, visiting as it goes; the order is mended for the next scan
-    for (auto& e : skeys_) {
+    skeys_.for_each([&](SEntry& e) {
       SKey& sk = e.second;
       count_order(sk);
       if (hot_in_window(sk) || (sk.cold != kNoCold && colds_[sk.cold].older.any_in(j, end))) fn(e.first, sk);
-    }
+    });
     if (unordered > with_side / 16) pack_side_data();
     return;
   }
   scan_.clear();
-  for (auto& e : skeys_) {
+  skeys_.for_each([&](SEntry& e) {
     count_order(e.second);
     if (hot_in_window(e.second) || e.second.cold != kNoCold) scan_.push_back(&e);
-  }
+  });
   if (unordered > with_side / 16) pack_side_data();
   for_resolved(j, leave, prefetch, [&](const K& key, SKey& sk) {
     if (hot_in_window(sk) || colds_[sk.cold].older.any_in(j, end)) fn(key, sk);
