@@ -31,6 +31,13 @@ void expect_same(Map& m, const Model& model) {
     ++seen;
   }
   ASSERT_EQ(seen, model.size());
+  std::vector<const void*> iterated, visited;  // for_each visits what iteration does, in slot order
+  for (auto& e : m) iterated.push_back(&e);
+  m.for_each([&](auto& e) {
+    visited.push_back(&e);
+    ASSERT_EQ(e.second, model.at(e.first));
+  });
+  ASSERT_EQ(visited, iterated);
   for (const auto& [k, v] : model) {
     auto it = m.find(k);
     ASSERT_NE(it, m.end()) << k;
