@@ -718,7 +718,6 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   std::vector<std::pair<K, State>> fired_;  // a firing's results, in the order visited
   std::vector<std::uint32_t> fired_order_;  // ... by key bytes (order_fired)
   std::vector<K> fired_keys_;               // the keys fired_order_ was computed for
-  std::vector<std::pair<K, std::uint32_t>> by_position_, by_position_scratch_;
   std::vector<std::vector<K>> spare_keys_;  // cleaned windows' key lists, for reuse
   std::int64_t comb_hi_max_ = kNoPane;  // no running combination reaches this pane
 

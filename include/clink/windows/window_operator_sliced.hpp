@@ -367,14 +367,15 @@ void WindowOperator<K, In, KeyFn, Policy>::order_fired() {
   for (std::size_t t = 0; same && t < n; ++t) same = fired_[t].first == fired_keys_[t];
   if (same) return;
   fired_keys_.clear();
-  by_position_.clear();
+  std::vector<std::pair<K, std::uint32_t>> by_position, scratch;  // (only while sorting)
+  by_position.reserve(n);
   for (std::size_t t = 0; t < n; ++t) {
     fired_keys_.push_back(fired_[t].first);
-    by_position_.emplace_back(fired_[t].first, static_cast<std::uint32_t>(t));
+    by_position.emplace_back(fired_[t].first, static_cast<std::uint32_t>(t));
   }
-  window_detail::sort_by_key_bytes(by_position_, by_position_scratch_);
+  window_detail::sort_by_key_bytes(by_position, scratch);
   fired_order_.resize(n);
-  for (std::size_t r = 0; r < n; ++r) fired_order_[r] = by_position_[r].second;
+  for (std::size_t r = 0; r < n; ++r) fired_order_[r] = by_position[r].second;
 }
 
 template <class K, class In, class KeyFn, class Policy>
