@@ -583,19 +583,20 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
   // (hash slot, then side data, then pane storage) so the cache misses of a hundred
   // thousand keys overlap instead of queueing.
   template <class Fn>
-  void for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn);
+  void for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, Fn&& fn);
   // Visits the keys in the table with a pane in window j, in table order: a firing whose
   // list names many keys reads the table sequentially instead of one lookup per key.
+  // Without `prefetch` one pass that visits each key as the scan finds it: a sliding
+  // firing (slide_key) reads few enough lines per key, in table order, that the
+  // hardware and out-of-order execution overlap them better than the prefetch stages,
+  // which read each key's side data ahead to find its pane lines (measured, 100 k keys:
+  // 32 -> 26 ns a key). A list's keys, looked up at random, are always prefetched.
   template <class Fn>
   void for_keys_in_window(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn);
   void pack_side_data();
   // The pipeline's last stages (scan_ holds the keys); fn drops the panes before `leave`.
-  // Without `prefetch` just fn for each key: a sliding firing (slide_key) reads few
-  // enough lines per key, in a regular enough pattern, that the hardware and out-of-
-  // order execution overlap them better than the prefetch stages, which read each key's
-  // side data ahead to find its pane lines (measured, 100 k keys: 32 -> 26 ns a key).
   template <class Fn>
-  void for_resolved(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn);
+  void for_resolved(std::int64_t j, std::int64_t leave, Fn&& fn);
 
   // A sliding window's firing of window j that also cleans it, for a key whose running
   // combination covers the window but its last pane, and that pane is the key's newest

@@ -224,12 +224,8 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_fire_late(const K& key, SKey& 
 // it: it is before `leave`; the newest if it enters window j), then fn.
 template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
-void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int64_t leave, bool prefetch, Fn&& fn) {
+void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int64_t leave, Fn&& fn) {
   const std::size_t n = scan_.size();
-  if (!prefetch) {
-    for (std::size_t t = 0; t < n; ++t) fn(scan_[t]->first, scan_[t]->second);
-    return;
-  }
   constexpr std::size_t kCold = 24, kPanes = 12;
   for (std::size_t t = 0; t < n; ++t) {
     if (t + kCold < n) {
@@ -257,8 +253,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_resolved(std::int64_t j, std::int
 
 template <class K, class In, class KeyFn, class Policy>
 template <class Fn>
-void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, bool prefetch,
-                                                   Fn&& fn) {
+void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, std::int64_t j, std::int64_t leave, Fn&& fn) {
   constexpr std::size_t kHash = 24;
   scan_.clear();
   const std::size_t n = keys.size();
@@ -267,7 +262,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys(const std::vector<K>& keys, 
     if (t + kHash < n) skeys_.prefetch(keys[t + kHash]);
     if (SEntry* e = skeys_.find_entry(keys[t])) scan_.push_back(e);
   }
-  for_resolved(j, leave, prefetch, fn);
+  for_resolved(j, leave, fn);
 }
 
 // A key is in the list of window j exactly when it has a pane in [j, j + n): its panes
@@ -304,7 +299,7 @@ void WindowOperator<K, In, KeyFn, Policy>::for_keys_in_window(std::int64_t j, st
     if (hot_in_window(e.second) || e.second.cold != kNoCold) scan_.push_back(&e);
   });
   if (unordered > with_side / 16) pack_side_data();
-  for_resolved(j, leave, prefetch, [&](const K& key, SKey& sk) {
+  for_resolved(j, leave, [&](const K& key, SKey& sk) {
     if (hot_in_window(sk) || colds_[sk.cold].older.any_in(j, end)) fn(key, sk);
   });
 }
@@ -428,7 +423,7 @@ void WindowOperator<K, In, KeyFn, Policy>::sliced_timer(const Timer& t) {
   const std::int64_t leave = clean ? keep_from : wk.j;
   if (fire) dense_windows_ = dense_share(wk.added);
   if (wk.dense || scan_pays(wk.keys.size())) for_keys_in_window(wk.j, leave, !slide, visit);
-  else for_keys(wk.keys, wk.j, leave, !slide, visit);
+  else for_keys(wk.keys, wk.j, leave, visit);
   for (const K& key : erase_) skeys_.erase(key);
   if (fire) {
     order_fired();
