@@ -6,10 +6,10 @@
 
 #include <random>
 
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/expr.hpp"
-#include "clink/sql/expr_compiler.hpp"
-#include "clink/sql/function_registry.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/expression/expr.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
+#include "clink/sql/function/function_registry.hpp"
 
 using namespace clink::sql;
 

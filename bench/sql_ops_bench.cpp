@@ -15,13 +15,14 @@
 #include <memory>
 #include <vector>
 
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/expr.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/function_registry.hpp"
-#include "clink/sql/types.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/types.hpp"
+#include "clink/sql/expression/expr.hpp"
+#include "clink/sql/function/function_registry.hpp"
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 
 namespace clink::sql {
 namespace {
@@ -42,7 +43,7 @@ std::unique_ptr<StreamOperator> build(const std::string& factory, nlohmann::json
   sc.id = "bench";
   sc.params = std::move(params);
   sc.input_types = {kSqlRowType};
-  return OperatorRegistry::builtin().get(factory).make(sc)();
+  return builtin_registry().get(factory).make(sc)();
 }
 
 // Fills two int64 columns of a fresh batch: column 0 from `first`, column 1 from `second`.

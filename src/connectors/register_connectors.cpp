@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "clink/connectors/register_connectors.hpp"
+
 #include "clink/api/sink.hpp"
 #include "clink/api/source.hpp"
 #include "clink/api/spec_types.hpp"
@@ -13,10 +15,8 @@
 #include "clink/connectors/datagen.hpp"
 #include "clink/connectors/file_sink.hpp"
 #include "clink/connectors/file_source.hpp"
-#include "clink/connectors/nexmark/nexmark_spec.hpp"
 #include "clink/connectors/print_sink.hpp"
-#include "clink/connectors/sql/register_sql_connectors.hpp"
-#include "clink/operators/spec_params.hpp"
+#include "clink/runtime/op_params.hpp"
 #include "clink/runtime/operator_registry.hpp"
 
 namespace clink {
@@ -38,7 +38,7 @@ OperatorBuilder sink_builder(std::shared_ptr<const TransactionalSink<T>> sink) {
 }
 
 // A string param that must be present.
-std::string require_string(const SpecParams& p, const std::string& name) {
+std::string require_string(const OpParams& p, const std::string& name) {
   if (!p.has(name)) p.fail("missing required param '" + name + "'");
   return p.get_choice(name, "", {});
 }
@@ -49,14 +49,14 @@ std::string input_or_empty(const OperatorSpecContext& ctx) {
 
 // ---- datagen ----------------------------------------------------------------------
 
-SpecParams datagen_params(const OperatorSpecContext& ctx) {
-  return SpecParams(ctx, "datagen",
+OpParams datagen_params(const OperatorSpecContext& ctx) {
+  return OpParams(ctx, "datagen",
                     {"kind", "type", "start", "end", "number_of_rows", "key_count", "rows_per_second",
                      "event_time_start_ms", "event_time_step_ms", "seed"});
 }
 
 OperatorBuilder make_datagen(const OperatorSpecContext& ctx) {
-  SpecParams p = datagen_params(ctx);
+  OpParams p = datagen_params(ctx);
   DatagenConfig c;
   c.kind = p.get_choice("kind", "sequence", {"sequence", "random"}) == "random" ? DatagenKind::kRandom
                                                                                 : DatagenKind::kSequence;
@@ -81,22 +81,22 @@ OperatorBuilder make_datagen(const OperatorSpecContext& ctx) {
 
 // ---- file_source ------------------------------------------------------------------
 
-SpecParams file_source_params(const OperatorSpecContext& ctx) {
-  return SpecParams(ctx, "file_source", {"path", "format", "type", "on_error"});
+OpParams file_source_params(const OperatorSpecContext& ctx) {
+  return OpParams(ctx, "file_source", {"path", "format", "type", "on_error"});
 }
 
 const std::vector<std::string> kJsonSourceTypes = {"int64", "string", "event", "word_count", "window_count",
                                                    "dead_letter"};
 
 // text reads strings; json reads the named type (required: the lines do not say).
-std::string file_source_type(const SpecParams& p) {
+std::string file_source_type(const OpParams& p) {
   if (p.get_choice("format", "text", {"text", "json"}) == "text") return p.get_choice("type", "string", {"string"});
   if (!p.has("type")) p.fail("missing required param 'type' for format json");
   return p.get_choice("type", "", kJsonSourceTypes);
 }
 
 OperatorBuilder make_file_source(const OperatorSpecContext& ctx) {
-  SpecParams p = file_source_params(ctx);
+  OpParams p = file_source_params(ctx);
   std::string path = require_string(p, "path");
   LineFormat format = parse_line_format(p.get_choice("format", "text", {"text", "json"}));
   FileSourceOptions options;
@@ -113,7 +113,7 @@ OperatorBuilder make_file_source(const OperatorSpecContext& ctx) {
 // ---- sinks ------------------------------------------------------------------------
 
 OperatorBuilder make_file_sink(const OperatorSpecContext& ctx) {
-  SpecParams p(ctx, "file_sink", {"path", "format"});
+  OpParams p(ctx, "file_sink", {"path", "format"});
   std::string path = require_string(p, "path");
   LineFormat format = parse_line_format(p.get_choice("format", "text", {"text", "json"}));
   return dispatch_spec_type(p.input_type(0, {"string", "int64", "event", "word_count", "window_count", "dead_letter"}),
@@ -124,7 +124,7 @@ OperatorBuilder make_file_sink(const OperatorSpecContext& ctx) {
 }
 
 OperatorBuilder make_print(const OperatorSpecContext& ctx) {
-  SpecParams p(ctx, "print", {"target", "prefix"});
+  OpParams p(ctx, "print", {"target", "prefix"});
   PrintTarget target = p.get_choice("target", "stdout", {"stdout", "stderr"}) == "stderr" ? PrintTarget::kStderr
                                                                                        : PrintTarget::kStdout;
   std::string prefix = p.get_choice("prefix", "", {});
@@ -133,7 +133,7 @@ OperatorBuilder make_print(const OperatorSpecContext& ctx) {
 }
 
 OperatorBuilder make_blackhole(const OperatorSpecContext& ctx) {
-  SpecParams p(ctx, "blackhole", {});
+  OpParams p(ctx, "blackhole", {});
   return dispatch_spec_type(p.input_type(0, {"string", "int64", "event", "word_count", "window_count", "dead_letter"}),
                             [&]<class T>() { return sink_builder<T>(std::make_shared<BlackholeSink<T>>()); });
 }
@@ -183,8 +183,6 @@ void register_builtin_connectors(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = input_or_empty,
       .make = make_blackhole});
-  register_nexmark_connector(r);
-  sql::register_sql_connectors(r);
 }
 
 }  // namespace clink

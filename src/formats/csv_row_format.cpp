@@ -2,7 +2,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/formats/sql_text_values.hpp"
-#include "clink/sql/decimal.hpp"
+#include "clink/sql/common/decimal.hpp"
 
 namespace clink::sql {
 

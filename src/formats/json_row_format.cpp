@@ -9,7 +9,7 @@
 #include "clink/core/error.hpp"
 #include "clink/formats/json_codec.hpp"
 #include "clink/formats/json_escape.hpp"
-#include "clink/sql/decimal.hpp"
+#include "clink/sql/common/decimal.hpp"
 
 namespace clink::sql {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "clink/sql/decimal.hpp"
-#include "clink/sql/temporal.hpp"
-#include "clink/sql/value_format.hpp"
+#include "clink/sql/common/decimal.hpp"
+#include "clink/sql/common/temporal.hpp"
+#include "clink/sql/common/value_format.hpp"
 
 namespace clink::sql {
 

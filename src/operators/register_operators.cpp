@@ -4,17 +4,18 @@
 #include <memory>
 #include <string>
 
+#include "clink/operators/register_operators.hpp"
+
 #include "clink/api/spec_types.hpp"
 #include "clink/core/error.hpp"
 #include "clink/operators/count_operator.hpp"
 #include "clink/operators/event_time_count.hpp"
 #include "clink/operators/key_selectors.hpp"
-#include "clink/operators/spec_params.hpp"
 #include "clink/operators/tokenize.hpp"
 #include "clink/operators/watermark_assigner_operator.hpp"
+#include "clink/runtime/op_params.hpp"
 #include "clink/runtime/operator_registry.hpp"
 #include "clink/runtime/partitioner.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
 
 namespace clink {
 namespace {
@@ -30,7 +31,7 @@ void add_tokenize(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return fixed_type("string"); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SpecParams p(ctx, "tokenize", {});
+        OpParams p(ctx, "tokenize", {});
         p.input_type(0, {"string"});
         return [] { return std::make_unique<TokenizeOperator>(Tokenizer{}); };
       }});
@@ -45,7 +46,7 @@ void add_count(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return fixed_type("word_count"); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SpecParams p(ctx, "count", {"emit"});
+        OpParams p(ctx, "count", {"emit"});
         const std::string& in = p.input_type(0, {"string", "event"});
         CountEmit emit = p.get_choice("emit", "final", {"final", "every"}) == "every" ? CountEmit::kEvery
                                                                                      : CountEmit::kFinal;
@@ -66,7 +67,7 @@ void add_watermark_assigner(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext& ctx) { return ctx.input_types.empty() ? std::string() : ctx.input_types[0]; },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SpecParams p(ctx, "watermark_assigner",
+        OpParams p(ctx, "watermark_assigner",
                      {"strategy", "out_of_orderness_ms", "idleness_ms", "alignment_group", "max_drift_ms", "max_wait_ms"});
         const std::string& in = p.input_type(0, {"event", "int64", "string", "word_count", "window_count"});
         std::string kind = p.get_choice("strategy", "bounded", {"bounded", "monotonic", "partition_aware"});
@@ -101,7 +102,7 @@ void add_event_time_count(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return fixed_type("window_count"); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SpecParams p(ctx, "event_time_count", {"size_ms"});
+        OpParams p(ctx, "event_time_count", {"size_ms"});
         p.input_type(0, {"event"});
         std::int64_t size = p.require_int("size_ms", 1);
         return [size] { return make_event_time_count_operator(size); };
@@ -123,7 +124,6 @@ void register_builtin_operators(OperatorRegistry& registry) {
   add_key<std::string, StringSelfKey>(registry, "string");
   add_key<Event, EventKey>(registry, "event");
   add_key<WordCount, WordCountWord>(registry, "word_count");
-  sql::register_sql_operators(registry);
 }
 
 }  // namespace clink

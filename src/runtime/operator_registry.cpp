@@ -64,14 +64,4 @@ std::vector<std::string> OperatorRegistry::names() const {
   return out;
 }
 
-const OperatorRegistry& OperatorRegistry::builtin() {
-  static const OperatorRegistry registry = [] {
-    OperatorRegistry r;
-    register_builtin_connectors(r);
-    register_builtin_operators(r);
-    return r;
-  }();
-  return registry;
-}
-
 }  // namespace clink

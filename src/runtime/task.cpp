@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "clink/connectors/dead_letter.hpp"
-#include "clink/core/error.hpp"
 #include "clink/checkpoint/timer_snapshot.hpp"
+#include "clink/core/error.hpp"
+#include "clink/core/output_tag.hpp"
 #include "clink/runtime/multi_input_alignment.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "clink/core/error.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/operator_registry.hpp"
@@ -16,7 +17,7 @@ using ::testing::ElementsAre;
 using test::read_file;
 using test::TempDir;
 
-const OperatorRegistry& registry() { return OperatorRegistry::builtin(); }
+const OperatorRegistry& registry() { return builtin_registry(); }
 
 OperatorSpecContext spec_ctx(std::string id, json params, std::vector<std::string> inputs = {}) {
   return OperatorSpecContext{std::move(id), std::move(params), std::move(inputs)};

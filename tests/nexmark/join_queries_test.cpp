@@ -14,12 +14,13 @@
 #include "clink/connectors/nexmark/nexmark_generator.hpp"
 #include "clink/connectors/nexmark/nexmark_options.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/catalog.hpp"
-#include "clink/sql/statement_runner.hpp"
-#include "clink/sql/temporal.hpp"
+#include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/common/temporal.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
 #include "nexmark_query_support.hpp"
 
 namespace clink {
@@ -68,7 +69,7 @@ Result run_example(const std::string& q, int parallelism = 1) {
   sql::Catalog catalog;
   sql::StatementRunner runner(catalog);
   runner.on_job([](const nlohmann::json& spec, const sql::ast::Statement&) {
-    JobGraph graph = from_spec(spec, OperatorRegistry::builtin());
+    JobGraph graph = from_spec(spec, builtin_registry());
     execute(graph);
   });
   runner.run("SET 'parallelism.default' = '" + std::to_string(parallelism) + "';\n" + script);

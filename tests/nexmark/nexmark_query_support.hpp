@@ -22,10 +22,11 @@
 #include "clink/connectors/nexmark/nexmark_generator.hpp"
 #include "clink/connectors/nexmark/nexmark_options.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/statement_runner.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
 
 namespace clink::nexmark::test {
 
@@ -97,7 +98,7 @@ inline QueryResult run_script(const std::string& sql, const std::string& sink,
   sql::Catalog catalog;
   sql::StatementRunner runner(catalog);
   runner.on_job([&](const nlohmann::json& spec, const sql::ast::Statement&) {
-    JobGraph graph = from_spec(spec, OperatorRegistry::builtin());
+    JobGraph graph = from_spec(spec, builtin_registry());
     if (rewrite) rewrite(graph);
     execute(graph, options);
   });

@@ -5,6 +5,7 @@
 
 #include "clink/connectors/nexmark/nexmark_options.hpp"
 #include "clink/core/error.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/operator_registry.hpp"
 
 namespace clink::nexmark {
@@ -144,7 +145,7 @@ OperatorSpecContext spec(nlohmann::json params) { return OperatorSpecContext{"nx
 
 std::string spec_error(nlohmann::json params) {
   try {
-    OperatorRegistry::builtin().get("nexmark").make(spec(std::move(params)));
+    builtin_registry().get("nexmark").make(spec(std::move(params)));
   } catch (const ClinkError& e) {
     return e.what();
   }
@@ -152,7 +153,7 @@ std::string spec_error(nlohmann::json params) {
 }
 
 TEST(NexmarkSpec, BuildsASourceFromNexmarkOptionNames) {
-  const auto& info = OperatorRegistry::builtin().get("nexmark");
+  const auto& info = builtin_registry().get("nexmark");
   auto ctx = spec({{"events.num", 10}, {"tps", "1000"}, {"max-emit-speed", true}});
   EXPECT_EQ(info.num_inputs, 0);
   EXPECT_EQ(info.out_type(ctx), "nexmark_event");

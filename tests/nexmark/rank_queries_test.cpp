@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <map>
 
-#include "clink/sql/temporal.hpp"
+#include "clink/sql/common/temporal.hpp"
 #include "nexmark_query_support.hpp"
 
 namespace clink::nexmark::test {

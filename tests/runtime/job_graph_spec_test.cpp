@@ -1,3 +1,4 @@
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 
 #include <gmock/gmock.h>
@@ -29,9 +30,9 @@ json word_count_spec() {
 }
 
 TEST(JobGraphSpec, RoundTripsThroughTheRegistry) {
-  JobGraph g = from_spec(word_count_spec(), OperatorRegistry::builtin());
+  JobGraph g = from_spec(word_count_spec(), builtin_registry());
   json once = to_spec(g);
-  JobGraph again = from_spec(once, OperatorRegistry::builtin());
+  JobGraph again = from_spec(once, builtin_registry());
   EXPECT_EQ(to_spec(again), once);
 
   EXPECT_EQ(g.name, "wc");
@@ -51,13 +52,13 @@ TEST(JobGraphSpec, RoundTripsThroughTheRegistry) {
 }
 
 TEST(JobGraphSpec, ARestoredSpecRunsAndPlansTheSameChains) {
-  JobGraph g = from_spec(word_count_spec(), OperatorRegistry::builtin());
+  JobGraph g = from_spec(word_count_spec(), builtin_registry());
   auto plan = plan_tasks(g);
   ASSERT_EQ(plan.size(), 3u);
   EXPECT_EQ(plan[0].chain, (std::vector<std::string>{"gen", "assign"}));
   EXPECT_EQ(plan[1].chain, (std::vector<std::string>{"count"}));
   EXPECT_EQ(plan[2].chain, (std::vector<std::string>{"sink"}));
-  auto handle = execute_async(from_spec(to_spec(g), OperatorRegistry::builtin()));
+  auto handle = execute_async(from_spec(to_spec(g), builtin_registry()));
   handle.wait();
   EXPECT_EQ(handle.metrics().total("count").records_in, 100);
   EXPECT_EQ(handle.metrics().total("sink").records_in, 3);  // one final count per key
@@ -65,7 +66,7 @@ TEST(JobGraphSpec, ARestoredSpecRunsAndPlansTheSameChains) {
 
 void expect_error(const json& spec, const std::string& fragment) {
   try {
-    from_spec(spec, OperatorRegistry::builtin());
+    from_spec(spec, builtin_registry());
     FAIL() << "expected an error containing: " << fragment;
   } catch (const ClinkError& e) {
     EXPECT_THAT(e.what(), HasSubstr(fragment));

@@ -1,10 +1,10 @@
 // ROW field access: `col.field`, `t.col.field`, `(expr).field` bind to FIELD(row, 'name')
 // (table.column first, then column.field, as Flink resolves them), FIELD evaluates over a
 // batch with the row's NULLs, and the Nexmark views plan.
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "expr_test_util.hpp"
 #include "plan_test_util.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
 
 using namespace clink::sql;
 namespace T = clink::sql::testing;

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
 #include "clink/runtime/key_group.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/column_key.hpp"
-#include "clink/sql/column_serde.hpp"
-#include "clink/sql/temporal.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/column_key.hpp"
+#include "clink/sql/common/column_serde.hpp"
+#include "clink/sql/common/temporal.hpp"
+#include "clink/sql/common/time_zone.hpp"
 
 using namespace clink::sql;
 using clink::kNoEventTime;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "clink/sql/decimal.hpp"
+#include "clink/sql/common/decimal.hpp"
 
 using namespace clink::sql;
 

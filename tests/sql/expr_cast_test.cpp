@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "clink/sql/cast.hpp"
-#include "clink/sql/temporal.hpp"
+#include "clink/sql/common/temporal.hpp"
+#include "clink/sql/function/cast.hpp"
 #include "expr_test_util.hpp"
 
 using namespace clink::sql;

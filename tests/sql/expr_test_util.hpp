@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/expr.hpp"
-#include "clink/sql/expr_compiler.hpp"
-#include "clink/sql/function_registry.hpp"
-#include "clink/sql/value_format.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/value_format.hpp"
+#include "clink/sql/expression/expr.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
+#include "clink/sql/function/function_registry.hpp"
 
 namespace clink::sql::testing {
 

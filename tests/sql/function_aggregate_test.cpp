@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "clink/sql/aggregate.hpp"
+#include "clink/sql/function/aggregate.hpp"
 #include "expr_test_util.hpp"
 
 using namespace clink::sql;

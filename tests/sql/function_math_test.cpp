@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "clink/sql/function_udf.hpp"
+#include "clink/sql/function/function_udf.hpp"
 #include "expr_test_util.hpp"
 
 using namespace clink::sql;

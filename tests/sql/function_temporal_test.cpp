@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "clink/sql/temporal.hpp"
+#include "clink/sql/common/temporal.hpp"
 #include "expr_test_util.hpp"
 
 using namespace clink::sql;

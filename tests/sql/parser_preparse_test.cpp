@@ -1,10 +1,10 @@
 // The preparse shim: tokens, the offset map back to the original text, keyword lookup,
 // and the PostgreSQL-bound rewrite of Flink-only syntax.
-#include "clink/sql/preparse.hpp"
+#include "clink/sql/parser/preparse.hpp"
 
 #include <gtest/gtest.h>
 
-#include "clink/sql/parser.hpp"
+#include "clink/sql/parser/parser.hpp"
 
 namespace clink::sql::preparse {
 namespace {

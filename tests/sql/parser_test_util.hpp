@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "clink/sql/parser.hpp"
+#include "clink/sql/parser/parser.hpp"
 
 namespace clink::sql::testing {
 

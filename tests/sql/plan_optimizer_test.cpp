@@ -1,7 +1,7 @@
 // Optimiser passes and EXPLAIN: constant folding, predicate and projection pushdown,
 // cost-based join reordering with declared statistics, row estimates, changelog modes.
-#include "clink/sql/cardinality.hpp"
-#include "clink/sql/join_reorder.hpp"
+#include "clink/sql/optimizer/join_reorder.hpp"
+#include "clink/sql/planner/cardinality.hpp"
 #include "plan_test_util.hpp"
 
 using namespace clink::sql;

@@ -8,13 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clink/sql/binder.hpp"
-#include "clink/sql/catalog.hpp"
-#include "clink/sql/explain.hpp"
-#include "clink/sql/optimizer.hpp"
-#include "clink/sql/parser.hpp"
-#include "clink/sql/physical_plan.hpp"
-#include "clink/sql/statement_runner.hpp"
+#include "clink/sql/binder/binder.hpp"
+#include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
+#include "clink/sql/optimizer/optimizer.hpp"
+#include "clink/sql/parser/parser.hpp"
+#include "clink/sql/physical/physical_plan.hpp"
+#include "clink/sql/planner/explain.hpp"
 
 namespace clink::sql::testing {
 

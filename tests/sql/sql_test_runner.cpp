@@ -13,14 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "../support/example_udafs.hpp"
+#include "../support/example_udtfs.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/catalog.hpp"
-#include "clink/sql/statement_runner.hpp"
-#include "../support/example_udafs.hpp"
-#include "../support/example_udtfs.hpp"
+#include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
 
 namespace {
 
@@ -154,7 +155,7 @@ std::vector<std::string> run_case(const Case& c, const fs::path& dir, std::strin
     std::string name;
     if (st.as<clink::sql::ast::QueryStatement>()) name = "select_" + std::to_string(++selects);
     if (!name.empty()) clink::sql::SqlCollectResults::drop(name);
-    clink::JobGraph graph = clink::from_spec(spec, clink::OperatorRegistry::builtin());
+    clink::JobGraph graph = clink::from_spec(spec, clink::builtin_registry());
     clink::execute(graph);
     if (!name.empty()) {
       auto results = clink::sql::SqlCollectResults::get(name);

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "clink/sql/date_format.hpp"
-#include "clink/sql/temporal.hpp"
-#include "clink/sql/time_zone.hpp"
-#include "clink/sql/types.hpp"
+#include "clink/sql/common/temporal.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/common/types.hpp"
+#include "clink/sql/function/date_format.hpp"
 
 using namespace clink::sql;
 

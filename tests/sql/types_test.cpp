@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "clink/sql/row_kind.hpp"
-#include "clink/sql/types.hpp"
+#include "clink/sql/common/row_kind.hpp"
+#include "clink/sql/common/types.hpp"
 
 using namespace clink::sql;
 

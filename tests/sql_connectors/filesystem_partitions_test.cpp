@@ -6,7 +6,7 @@
 
 #include "clink/connectors/sql/filesystem_partitions.hpp"
 #include "clink/core/error.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/common/time_zone.hpp"
 
 namespace clink::sql {
 namespace {

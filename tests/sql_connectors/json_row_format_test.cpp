@@ -3,7 +3,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/formats/json_row_format.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/common/time_zone.hpp"
 
 namespace clink::sql {
 namespace {

@@ -9,7 +9,7 @@
 #include "clink/connectors/sql/sql_sinks.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
-#include "clink/sql/temporal.hpp"
+#include "clink/sql/common/temporal.hpp"
 #include "sql_job_support.hpp"
 
 namespace clink::sql {

@@ -8,7 +8,7 @@
 #include "clink/connectors/sql/sql_sinks.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
-#include "clink/sql/expr_json.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 #include "sql_job_support.hpp"
 
 namespace clink::sql {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "../support/checkpoint_support.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/executor.hpp"
 #include "sql_job_support.hpp"
 #include "sql_reader_harness.hpp"
@@ -228,7 +229,7 @@ TEST(SqlFilesystemMonitor, AnIntervalMustBeAPositiveDuration) {
                            {"source.monitor-interval", "soon"}},
                           {}};
   try {
-    OperatorRegistry::builtin().get("sql_filesystem_source").make(ctx);
+    builtin_registry().get("sql_filesystem_source").make(ctx);
     FAIL();
   } catch (const ClinkError& e) {
     EXPECT_STREQ(e.what(), "op 'op' (sql_filesystem_source): option 'source.monitor-interval' must be a positive "

@@ -16,9 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "clink/connectors/sql/sql_connector_params.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph.hpp"
 #include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/column_batch.hpp"
+#include "clink/sql/common/column_batch.hpp"
 
 namespace clink::sql::test {
 
@@ -39,7 +40,7 @@ inline SchemaPtr schema_of(const std::vector<std::pair<std::string, std::string>
 
 // A node built by the registry's factory `factory` from `params`.
 inline JobNode registry_node(const std::string& id, const std::string& factory, json params, int parallelism = 1) {
-  const auto& info = OperatorRegistry::builtin().get(factory);
+  const auto& info = builtin_registry().get(factory);
   std::vector<std::string> inputs(static_cast<std::size_t>(info.num_inputs), kSqlRowType);
   OperatorSpecContext ctx{id, params, inputs};
   JobNode n;

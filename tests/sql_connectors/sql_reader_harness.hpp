@@ -7,7 +7,7 @@
 
 #include "clink/connectors/sql/sql_filesystem_source.hpp"
 #include "clink/runtime/runtime_context.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/common/time_zone.hpp"
 
 namespace clink::sql::test {
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "clink/core/error.hpp"
-#include "clink/sql/expr_json.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {
@@ -113,7 +113,7 @@ TEST(SqlCalc, ProjectionOnlyAndSchemaErrors) {
     OpHarness h2("sql_calc", bad);
     FAIL();
   } catch (const ClinkError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("sql_calc 'op': param 'schema': field 0 ('s') is INT, projection 0"));
+    EXPECT_THAT(e.what(), HasSubstr("op 'op' (sql_calc): param 'schema': field 0 ('s') is INT, projection 0"));
   }
 }
 
@@ -216,7 +216,7 @@ TEST(SqlWatermarkAssigner, NullRowtimeFails) {
     h.push(batch(wm_schema(), {Row{{Value(), Value(1000)}}}));
     FAIL();
   } catch (const ClinkError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("sql_watermark_assigner 'op': RowTime field should not be null (row 0)"));
+    EXPECT_THAT(e.what(), HasSubstr("op 'op' (sql_watermark_assigner): RowTime field should not be null (row 0)"));
   }
 }
 

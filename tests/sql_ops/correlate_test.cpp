@@ -6,10 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "clink/core/error.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/logical_plan.hpp"
 #include "../support/example_udtfs.hpp"
+#include "clink/core/error.hpp"
+#include "clink/sql/planner/logical_plan.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {
@@ -245,8 +245,8 @@ TEST(SqlCorrelate, UserTableFunctionMisuseIsAnError) {
     }
     return "no error";
   };
-  EXPECT_THAT(run("BAD_KIND"), HasSubstr("sql_correlate 'op': table function BAD_KIND: a table function wrote a BIGINT into column 1, which is INT"));
-  EXPECT_THAT(run("BAD_TWICE"), HasSubstr("sql_correlate 'op': table function BAD_TWICE: a table function set column 0 twice in one row"));
+  EXPECT_THAT(run("BAD_KIND"), HasSubstr("op 'op' (sql_correlate): table function BAD_KIND: a table function wrote a BIGINT into column 1, which is INT"));
+  EXPECT_THAT(run("BAD_TWICE"), HasSubstr("op 'op' (sql_correlate): table function BAD_TWICE: a table function set column 0 twice in one row"));
   try {
     OpHarness h("sql_correlate", udtf_params("NOPE", false));
     FAIL();

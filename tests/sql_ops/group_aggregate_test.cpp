@@ -168,7 +168,7 @@ TEST(SqlGroupAggregate, SeveralGroupingSetsNeedParallelismOne) {
     OpHarness h("sql_group_aggregate", p, 2);
     FAIL() << "expected an error";
   } catch (const ClinkError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("sql_group_aggregate 'op': several grouping sets runs at parallelism 1, got 2"));
+    EXPECT_THAT(e.what(), HasSubstr("op 'op' (sql_group_aggregate): several grouping sets runs at parallelism 1, got 2"));
   }
 }
 

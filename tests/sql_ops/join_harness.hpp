@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../support/print_form.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {
@@ -20,7 +21,7 @@ class JoinHarness final : public Output {
     sc.id = "join";
     sc.params = std::move(params);
     sc.input_types = {sql::kSqlRowType, sql::kSqlRowType};
-    op_ = OperatorRegistry::builtin().get(factory).make(sc)();
+    op_ = builtin_registry().get(factory).make(sc)();
     ctx_ = std::make_unique<RuntimeContext>("join", "join", 0, 1, kDefaultMaxParallelism, this,
                                             std::make_shared<OperatorMetrics>(), SystemClock::instance());
     ctx_->set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, "join", 0, ctx_->key_groups(),

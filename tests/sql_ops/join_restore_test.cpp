@@ -9,8 +9,8 @@
 // retraction of a row that is not there).
 #include <gtest/gtest.h>
 
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/function_registry.hpp"
+#include "clink/sql/function/function_registry.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 #include "restore_harness.hpp"
 
 #include "../support/print_form.hpp"

@@ -10,7 +10,7 @@
 
 #include "../../src/sql/ops/join_row_codec.hpp"
 #include "clink/core/error.hpp"
-#include "clink/sql/column_key.hpp"
+#include "clink/sql/common/column_key.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {

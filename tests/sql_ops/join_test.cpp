@@ -4,8 +4,8 @@
 // conditions, watermark-driven cleanup and the held-back output watermark.
 #include <gtest/gtest.h>
 
-#include "clink/sql/expr_json.hpp"
 #include "../support/print_form.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 #include "join_harness.hpp"
 #include "sql_ops_test_support.hpp"
 
@@ -149,7 +149,7 @@ TEST(SqlJoin, SpecErrorsNameTheProblem) {
     FAIL() << "expected an error";
   } catch (const ClinkError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "sql_join 'join': join key 0: left column 'k' is BIGINT, right column 'rv' is STRING (keys must have one "
+              "op 'join' (sql_join): join key 0: left column 'k' is BIGINT, right column 'rv' is STRING (keys must have one "
               "type so equal values route and match alike)");
   }
   p = join_params("sideways");

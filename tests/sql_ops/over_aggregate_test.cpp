@@ -8,8 +8,8 @@
 
 #include <atomic>
 
-#include "sql_ops_test_support.hpp"
 #include "../support/print_form.hpp"
+#include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {
 namespace {
@@ -168,7 +168,7 @@ TEST(SqlOverAggregate, RejectsUpdatesAndNullTimes) {
         try {
           h.push(std::move(upd));
         } catch (const std::exception& ex) {
-          EXPECT_STREQ(ex.what(), "sql_over_aggregate 'op': an OVER aggregate takes insert-only input, got a -U row (row 0 of a batch)");
+          EXPECT_STREQ(ex.what(), "op 'op' (sql_over_aggregate): an OVER aggregate takes insert-only input, got a -U row (row 0 of a batch)");
           throw;
         }
       },
@@ -179,7 +179,7 @@ TEST(SqlOverAggregate, RejectsUpdatesAndNullTimes) {
         try {
           h.push(std::move(null_time));
         } catch (const std::exception& ex) {
-          EXPECT_STREQ(ex.what(), "sql_over_aggregate 'op': the time attribute 't' is NULL");
+          EXPECT_STREQ(ex.what(), "op 'op' (sql_over_aggregate): the time attribute 't' is NULL");
           throw;
         }
       },

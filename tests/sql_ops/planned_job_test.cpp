@@ -8,11 +8,12 @@
 #include <fstream>
 
 #include "clink/connectors/sql/sql_sinks.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/catalog.hpp"
-#include "clink/sql/statement_runner.hpp"
+#include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
 
 namespace clink::sql {
 namespace {
@@ -42,7 +43,7 @@ TEST(PlannedJob, FilterProjectionTumblingCountRunsFromTheSpec) {
   std::string ops;
   for (const auto& op : spec.at("ops")) ops += op.at("type").get<std::string>() + " ";
   EXPECT_EQ(ops, "sql_filesystem_source sql_watermark_assigner sql_calc sql_window_aggregate sql_calc sql_collect_sink ");
-  JobGraph graph = from_spec(spec, OperatorRegistry::builtin());
+  JobGraph graph = from_spec(spec, builtin_registry());
   execute(graph);
   auto collected = SqlCollectResults::get("planned-job");
   EXPECT_EQ(collected->changelog(), (std::vector<std::string>{"+I[2024-01-01T00:00, A, 2]", "+I[2024-01-01T00:00, B, 1]",

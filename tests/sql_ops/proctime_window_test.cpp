@@ -14,7 +14,7 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
-#include "clink/sql/statement_runner.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
 #include "sql_ops_test_support.hpp"
 
 #include "../support/checkpoint_support.hpp"

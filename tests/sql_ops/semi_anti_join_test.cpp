@@ -5,8 +5,8 @@
 // condition.
 #include <gtest/gtest.h>
 
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/function_registry.hpp"
+#include "clink/sql/function/function_registry.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 #include "join_harness.hpp"
 
 namespace clink::sqltest {
@@ -121,7 +121,7 @@ TEST(SqlSemiAntiJoin, SpecErrorsNameTheProblem) {
     JoinHarness h("sql_semi_anti_join", p);
     FAIL() << "expected an error";
   } catch (const ClinkError& e) {
-    EXPECT_EQ(std::string(e.what()), "sql_semi_anti_join 'join': param 'join_type' must be semi or anti, got 'inner'");
+    EXPECT_EQ(std::string(e.what()), "op 'join' (sql_semi_anti_join): param 'join_type' must be semi or anti, got 'inner'");
   }
   p = semi_params("semi");
   p["join_type"] = "semi";

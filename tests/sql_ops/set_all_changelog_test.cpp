@@ -7,8 +7,9 @@
 
 #include <map>
 
-#include "clink/sql/catalog.hpp"
-#include "clink/sql/statement_runner.hpp"
+#include "clink/registry/builtin_registry.hpp"
+#include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::sqltest {
@@ -24,7 +25,7 @@ class Stage final : public Output {
     sc.id = op.at("id").get<std::string>();
     sc.params = op.at("params");
     sc.input_types = {sql::kSqlRowType};
-    op_ = OperatorRegistry::builtin().get(op.at("type").get<std::string>()).make(sc)();
+    op_ = builtin_registry().get(op.at("type").get<std::string>()).make(sc)();
     ctx_ = std::make_unique<RuntimeContext>(sc.id, sc.id, 0, 1, kDefaultMaxParallelism, this,
                                             std::make_shared<OperatorMetrics>(), SystemClock::instance());
     ctx_->set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, sc.id, 0, ctx_->key_groups(),

@@ -389,7 +389,7 @@ TEST(SqlJobs, SpecErrorsNameTheOpAndTheProblem) {
     from_spec(spec, test_registry());
     FAIL() << "expected an error";
   } catch (const ClinkError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("sql_window_aggregate 'agg': input 0: 'input_schemas'[0]"));
+    EXPECT_THAT(e.what(), HasSubstr("op 'agg' (sql_window_aggregate): input 0: 'input_schemas'[0]"));
     EXPECT_THAT(e.what(), HasSubstr("does not match the schema of upstream op 'inj'"));
   }
 }

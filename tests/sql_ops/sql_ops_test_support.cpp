@@ -3,7 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "clink/api/two_phase_commit_sink.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/registry/builtin_registry.hpp"
+#include "clink/sql/common/time_zone.hpp"
 
 namespace clink::sqltest {
 
@@ -90,7 +91,7 @@ void put_script(const std::string& name, std::shared_ptr<Script> s) {
 
 const OperatorRegistry& test_registry() {
   static const OperatorRegistry r = [] {
-    OperatorRegistry reg = OperatorRegistry::builtin();
+    OperatorRegistry reg = builtin_registry();
     reg.add(OperatorFactoryInfo{.name = "sql_test_source",
                                 .description = "test: a script of ColumnBatches",
                                 .num_inputs = 0,

@@ -16,11 +16,12 @@
 #include <nlohmann/json.hpp>
 
 #include "clink/connectors/exactly_once_collect_sink.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
 namespace clink::sqltest {
@@ -84,7 +85,7 @@ class OpHarness final : public Output {
     sc.id = "op";
     sc.params = std::move(params);
     sc.input_types = {sql::kSqlRowType};
-    op_ = OperatorRegistry::builtin().get(factory).make(sc)();
+    op_ = builtin_registry().get(factory).make(sc)();
     ctx_ = std::make_unique<RuntimeContext>("op", "op", 0, parallelism, kDefaultMaxParallelism, this,
                                             std::make_shared<OperatorMetrics>(), clock);
     ctx_->set_keyed_state_backend(

@@ -5,9 +5,9 @@
 // conditions, NULL keys and the output times.
 #include <gtest/gtest.h>
 
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/function_registry.hpp"
 #include "../support/print_form.hpp"
+#include "clink/sql/function/function_registry.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 #include "join_harness.hpp"
 #include "sql_ops_test_support.hpp"
 

@@ -245,7 +245,7 @@ TEST(SqlWindowAggregate, ParamErrorsNameTheOpAndTheParam) {
     OpHarness h("sql_window_aggregate", p);
     FAIL() << "expected an error";
   } catch (const ClinkError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("sql_window_aggregate 'op': param 'window'.time_column: column 1 ('k') is STRING"));
+    EXPECT_THAT(e.what(), HasSubstr("op 'op' (sql_window_aggregate): param 'window'.time_column: column 1 ('k') is STRING"));
   }
   p = kv_sum_params({{"kind", "tumble"}, {"time_column", 0}, {"size_ms", 10}});
   p["aggregates"][0]["function"] = "MEDIAN";

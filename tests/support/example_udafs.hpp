@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "clink/sql/aggregate_udf.hpp"
+#include "clink/sql/function/aggregate_udf.hpp"
 
 namespace clink::sqltest {
 

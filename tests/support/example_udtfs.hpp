@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "clink/sql/table_function.hpp"
+#include "clink/sql/function/table_function.hpp"
 
 namespace clink::sqltest {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "clink/sql/column.hpp"
-#include "clink/sql/time_zone.hpp"
-#include "clink/sql/value_format.hpp"
+#include "clink/sql/common/column.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/common/value_format.hpp"
 
 namespace clink::test {
 

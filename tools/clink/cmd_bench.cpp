@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "clink/sql/parser.hpp"
+#include "clink/sql/parser/parser.hpp"
 #include "commands.hpp"
 #include "sql_session.hpp"
 

@@ -15,7 +15,7 @@
 #include <editline/readline.h>
 #include <fmt/format.h>
 
-#include "clink/sql/parser.hpp"
+#include "clink/sql/parser/parser.hpp"
 #include "commands.hpp"
 #include "result_table.hpp"
 #include "sql_session.hpp"

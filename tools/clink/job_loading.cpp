@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "clink/core/error.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/operator_registry.hpp"
 #include "commands.hpp"
@@ -98,7 +99,7 @@ JobGraph load_job(const JobOptions& opts) {
   if (opts.parallelism > 0) spec["config"]["parallelism"] = opts.parallelism;
   for (const auto& s : opts.sets) apply_override(spec, s);
   try {
-    return from_spec(spec, OperatorRegistry::builtin());
+    return from_spec(spec, builtin_registry());
   } catch (const ClinkError& e) {
     throw ClinkError(opts.path + ": " + e.what());
   }

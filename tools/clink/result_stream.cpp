@@ -4,11 +4,12 @@
 #include <map>
 
 #include "clink/core/error.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
-#include "clink/sql/time_zone.hpp"
-#include "clink/sql/value_format.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/common/value_format.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 
 namespace clink::cli {
 
@@ -76,7 +77,7 @@ class ResultSinkOperator final : public StreamOperator {
 };
 
 OperatorRegistry make_cli_registry() {
-  OperatorRegistry r = OperatorRegistry::builtin();
+  OperatorRegistry r = builtin_registry();
   r.add(OperatorFactoryInfo{
       .name = "clink_result_sink",
       .description = "the CLI's SELECT results (tableau lines or the shell's live table); param stream",

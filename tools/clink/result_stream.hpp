@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/row_kind.hpp"
+#include "clink/sql/common/row_kind.hpp"
 
 namespace clink::cli {
 

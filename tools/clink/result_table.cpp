@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "clink/sql/types.hpp"
+#include "clink/sql/common/types.hpp"
 
 namespace clink::cli {
 namespace {

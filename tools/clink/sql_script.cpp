@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "clink/core/error.hpp"
-#include "clink/sql/parser.hpp"
-#include "clink/sql/sql_error.hpp"
+#include "clink/sql/common/sql_error.hpp"
+#include "clink/sql/parser/parser.hpp"
 #include "commands.hpp"
 #include "sql_session.hpp"
 

@@ -7,10 +7,10 @@
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
-#include "clink/sql/explain.hpp"
-#include "clink/sql/parser.hpp"
-#include "clink/sql/physical_plan.hpp"
-#include "clink/sql/sql_error.hpp"
+#include "clink/sql/common/sql_error.hpp"
+#include "clink/sql/parser/parser.hpp"
+#include "clink/sql/physical/physical_plan.hpp"
+#include "clink/sql/planner/explain.hpp"
 #include "commands.hpp"
 #include "result_table.hpp"
 

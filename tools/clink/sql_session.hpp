@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "clink/runtime/executor.hpp"
-#include "clink/sql/ast.hpp"
-#include "clink/sql/catalog.hpp"
-#include "clink/sql/statement_runner.hpp"
+#include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
+#include "clink/sql/parser/ast.hpp"
 #include "result_stream.hpp"
 
 namespace clink::cli {

@@ -6,13 +6,11 @@
 #include <string>
 
 #include "clink/core/format_value.hpp"
+#include "clink/core/output_tag.hpp"
 #include "clink/core/type_name.hpp"
 #include "clink/formats/json_escape.hpp"
 
 namespace clink {
-
-// Name of the side output that carries DeadLetter records.
-inline constexpr const char* kDeadLetterTag = "dead-letter";
 
 struct DeadLetter {
   std::string source;     // id of the source operator

@@ -11,4 +11,9 @@ struct OutputTag {
   explicit OutputTag(std::string n) : name(std::move(n)) {}
 };
 
+// The side output that carries records a source or operator could not process (bad
+// input, late rows sent on purpose). The runtime never discards it, even when no edge
+// reads it: a dead letter is never dropped silently.
+inline constexpr const char* kDeadLetterTag = "dead-letter";
+
 }  // namespace clink

@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "clink/sql/column.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/types.hpp"
+#include "clink/sql/common/column.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/types.hpp"
 
 namespace clink::sql {
 

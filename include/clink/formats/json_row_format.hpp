@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "clink/formats/sql_text_values.hpp"
-#include "clink/sql/column.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/types.hpp"
+#include "clink/sql/common/column.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/types.hpp"
 
 namespace clink::sql {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "clink/sql/column.hpp"
+#include "clink/sql/common/column.hpp"
 
 namespace clink::sql {
 

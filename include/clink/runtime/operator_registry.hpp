@@ -68,17 +68,10 @@ class OperatorRegistry {
   bool contains(const std::string& name) const { return factories_.count(name) > 0; }
   std::vector<std::string> names() const;
 
-  // The registry with every built-in operator, connector and key selector.
-  static const OperatorRegistry& builtin();
-
  private:
   std::map<std::string, OperatorFactoryInfo> factories_;
   std::map<std::string, KeySelectorInfo> key_selectors_;
   std::vector<KeySelectorFamily> key_families_;
 };
-
-// Registration hooks of the built-in parts, called by builtin().
-void register_builtin_connectors(OperatorRegistry& registry);
-void register_builtin_operators(OperatorRegistry& registry);
 
 }  // namespace clink

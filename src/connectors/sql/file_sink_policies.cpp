@@ -2,8 +2,8 @@
 
 #include <cctype>
 
+#include "clink/core/duration.hpp"
 #include "clink/core/error.hpp"
-#include "clink/sql/catalog.hpp"
 
 namespace clink::sql {
 

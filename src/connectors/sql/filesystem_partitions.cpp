@@ -2,7 +2,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/formats/sql_text_values.hpp"
-#include "clink/sql/expr_compiler.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
 
 namespace clink::sql {
 

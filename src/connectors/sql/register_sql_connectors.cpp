@@ -11,10 +11,10 @@
 #include "clink/connectors/sql/sql_filesystem_source.hpp"
 #include "clink/connectors/sql/sql_nexmark_source.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
+#include "clink/core/duration.hpp"
 #include "clink/core/error.hpp"
-#include "clink/sql/catalog.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 
 namespace clink::sql {
 

@@ -7,24 +7,23 @@
 
 namespace clink::sql {
 
+namespace {
+std::vector<std::string> with_session(std::vector<std::string> structural) {
+  structural.push_back("session");
+  return structural;
+}
+}  // namespace
+
 SqlConnectorParams::SqlConnectorParams(const OperatorSpecContext& ctx, std::string factory,
                                        std::vector<std::string> structural)
-    : ctx_(ctx), factory_(std::move(factory)), params_(ctx.params.is_null() ? nlohmann::json::object() : ctx.params) {
-  if (!params_.is_object()) fail("params must be a JSON object");
-  structural.push_back("session");
+    : OpParams(ctx, std::move(factory), with_session(std::move(structural)), true) {
   for (const auto& [key, value] : params_.items()) {
-    bool is_structural = false;
-    for (const auto& s : structural) is_structural = is_structural || s == key;
-    if (is_structural) continue;
+    if (is_known(key)) continue;
     if (value.is_string()) options_[key] = value.get<std::string>();
     else if (value.is_boolean()) options_[key] = value.get<bool>() ? "true" : "false";
     else if (value.is_number()) options_[key] = value.dump();
     else fail("option '" + key + "' must be a string, number or boolean, got " + value.dump());
   }
-}
-
-void SqlConnectorParams::fail(const std::string& message) const {
-  throw ClinkError("op '" + ctx_.id + "' (" + factory_ + "): " + message);
 }
 
 SchemaPtr SqlConnectorParams::schema(const char* key) const {

@@ -11,8 +11,8 @@
 #include "clink/connectors/rate_limiter.hpp"
 #include "clink/core/error.hpp"
 #include "clink/formats/sql_text_values.hpp"
-#include "clink/sql/decimal.hpp"
-#include "clink/sql/temporal.hpp"
+#include "clink/sql/common/decimal.hpp"
+#include "clink/sql/common/temporal.hpp"
 
 namespace clink::sql {
 

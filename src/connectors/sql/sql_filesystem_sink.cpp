@@ -11,8 +11,8 @@
 #include "clink/connectors/staged_file.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/runtime_context.hpp"
-#include "clink/sql/time_zone.hpp"
-#include "clink/sql/value_format.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/common/value_format.hpp"
 #include "clink/state/state_codec.hpp"
 #include "clink/time/window_arithmetic.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/formats/sql_text_values.hpp"
-#include "clink/sql/temporal.hpp"
+#include "clink/sql/common/temporal.hpp"
 
 namespace clink::sql {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "clink/runtime/runtime_context.hpp"
-#include "clink/sql/value_format.hpp"
+#include "clink/sql/common/value_format.hpp"
 
 namespace clink::sql {
 

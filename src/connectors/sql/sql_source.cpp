@@ -41,7 +41,7 @@ SourceOperator::PollStatus SqlSourceOperator::poll_next() {
 
 // ---- dead letters -----------------------------------------------------------------------
 
-// dead_letter_schema() is defined once, in src/sql/ops/sql_op_spec.cpp (both headers declare it).
+// dead_letter_schema() is defined once, in src/sql/spec/sql_op_spec.cpp (both headers declare it).
 
 void DeadLetterCollector::add(std::string_view code, std::string_view detail, std::string_view origin,
                               std::string_view position, std::string_view payload) {

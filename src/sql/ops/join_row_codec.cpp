@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "clink/core/error.hpp"
-#include "clink/sql/column_key.hpp"
+#include "clink/sql/common/column_key.hpp"
 #include "clink/sql/ops/row_key.hpp"
 
 namespace clink::sql {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/column_key.hpp"
-#include "clink/sql/logical_plan.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/common/column_key.hpp"
+#include "clink/sql/spec/plan_structs.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 
 namespace clink::sql {
 

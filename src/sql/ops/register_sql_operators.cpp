@@ -1,6 +1,8 @@
+#include "clink/sql/ops/register_sql_operators.hpp"
+
 #include "clink/core/error.hpp"
-#include "clink/sql/column_key.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/common/column_key.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {

@@ -4,8 +4,8 @@
 #include <new>
 
 #include "clink/core/error.hpp"
-#include "clink/sql/function_registry.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/function/function_registry.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 
 namespace clink::sql {
 

@@ -7,9 +7,9 @@
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/expr_compiler.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {

@@ -13,11 +13,11 @@
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/expr_compiler.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/logical_plan.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
-#include "clink/sql/table_function.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
+#include "clink/sql/function/table_function.hpp"
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/plan_structs.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {

@@ -1,9 +1,9 @@
 #include "clink/sql/ops/sql_grouping.hpp"
 
 #include "clink/core/error.hpp"
-#include "clink/sql/column_key.hpp"
+#include "clink/sql/common/column_key.hpp"
 #include "clink/sql/ops/row_key.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 
 namespace clink::sql {
 

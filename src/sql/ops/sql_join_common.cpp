@@ -1,10 +1,10 @@
 #include "sql_join_common.hpp"
 
 #include "clink/core/error.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/join_analysis.hpp"
 #include "clink/sql/ops/row_key.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/plan_structs.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {

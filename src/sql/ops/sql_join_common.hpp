@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/column_key.hpp"
-#include "clink/sql/expr_compiler.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/common/column_key.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "join_row_codec.hpp"
 
 namespace clink::sql {

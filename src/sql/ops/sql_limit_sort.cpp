@@ -10,8 +10,8 @@
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/column_serde.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/common/column_serde.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "clink/state/state_codec.hpp"
 #include "sql_op_registration.hpp"
 

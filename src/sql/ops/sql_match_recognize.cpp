@@ -12,13 +12,13 @@
 #include <chrono>
 
 #include "clink/cep/cep_operator.hpp"
-#include "clink/sql/column_key.hpp"
-#include "clink/sql/expr_compiler.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/logical_plan.hpp"
+#include "clink/sql/common/column_key.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
 #include "clink/sql/ops/row_key.hpp"
 #include "clink/sql/ops/sql_aggregates.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/plan_structs.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "join_row_codec.hpp"
 #include "sql_op_registration.hpp"
 

@@ -2,7 +2,7 @@
 // Internal: each SQL operator's source file registers its factory.
 #include "clink/runtime/operator_registry.hpp"
 
-#include "clink/sql/function_registry.hpp"
+#include "clink/sql/function/function_registry.hpp"
 
 namespace clink::sql {
 class SqlOpParams;

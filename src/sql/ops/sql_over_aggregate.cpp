@@ -7,12 +7,12 @@
 #include <absl/strings/string_view.h>
 
 #include "clink/core/error.hpp"
-#include "clink/sql/row_kind.hpp"
-#include "clink/state/state_ttl.hpp"
-#include "clink/sql/function_registry.hpp"
+#include "clink/sql/common/row_kind.hpp"
+#include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/ops/row_key.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
+#include "clink/state/state_ttl.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {

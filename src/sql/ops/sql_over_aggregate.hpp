@@ -26,8 +26,8 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/column_key.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/column_key.hpp"
 #include "clink/sql/ops/sql_aggregates.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "sql_join_common.hpp"

@@ -15,9 +15,9 @@
 #include "clink/connectors/sql/sql_source.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/runtime_context.hpp"
-#include "clink/sql/expr_compiler.hpp"
-#include "clink/sql/expr_json.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {

@@ -20,13 +20,13 @@
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/function_registry.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/ops/row_key.hpp"
 #include "clink/sql/ops/sql_aggregates.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
-#include "clink/sql/ops/sql_window_spec.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
+#include "clink/sql/spec/sql_window_spec.hpp"
 #include "clink/windows/window_operator.hpp"
 #include "sql_op_registration.hpp"
 

@@ -5,8 +5,8 @@
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/ops/sql_op_spec.hpp"
-#include "clink/sql/ops/sql_window_spec.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
+#include "clink/sql/spec/sql_window_spec.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/common/time_zone.hpp"
 
 namespace clink::sql {
 

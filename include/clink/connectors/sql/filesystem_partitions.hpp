@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/expr.hpp"
-#include "clink/sql/function_registry.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/expression/expr.hpp"
+#include "clink/sql/function/function_registry.hpp"
 
 namespace clink::sql {
 

@@ -11,25 +11,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clink/runtime/operator_registry.hpp"
-#include "clink/sql/types.hpp"
+#include "clink/runtime/op_params.hpp"
+#include "clink/sql/common/types.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"  // kSqlRowType
 
 namespace clink::sql {
 
-// The record type name of every SQL op's batches (sql::ColumnBatch).
-inline constexpr const char* kSqlRowType = "sql_row";
-
-class SqlConnectorParams {
+// The params of a SQL connector factory: OpParams whose keys outside `structural` are the
+// table's options (strings), read with the option getters.
+class SqlConnectorParams : public OpParams {
  public:
   // `structural`: params that are not table options (schema, projected, ...), read with
   // the typed getters below; every other key is a table option.
   SqlConnectorParams(const OperatorSpecContext& ctx, std::string factory, std::vector<std::string> structural);
 
-  [[noreturn]] void fail(const std::string& message) const;
-
   // "schema": [{"name", "type"}]; required.
   SchemaPtr schema(const char* key = "schema") const;
-  bool has(const std::string& key) const { return params_.contains(key); }
   const nlohmann::json& raw(const std::string& key) const { return params_.at(key); }
 
   // Table options (string values), after the caller checked them.
@@ -57,9 +54,6 @@ class SqlConnectorParams {
   std::string local_time_zone() const;
 
  private:
-  const OperatorSpecContext& ctx_;
-  std::string factory_;
-  nlohmann::json params_;
   std::map<std::string, std::string> options_;
 };
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "clink/sql/column_batch.hpp"
+#include "clink/sql/common/column_batch.hpp"
 
 namespace clink {
 class RuntimeContext;

@@ -27,7 +27,7 @@
 #include "clink/api/two_phase_commit_sink.hpp"
 #include "clink/connectors/sql/file_sink_policies.hpp"
 #include "clink/connectors/sql/sql_filesystem_source.hpp"
-#include "clink/sql/column_batch.hpp"
+#include "clink/sql/common/column_batch.hpp"
 
 namespace clink {
 template <>

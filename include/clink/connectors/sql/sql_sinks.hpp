@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/time_zone.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/time_zone.hpp"
 
 namespace clink::sql {
 

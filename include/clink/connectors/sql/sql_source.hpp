@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "clink/runtime/operator.hpp"
-#include "clink/sql/column_batch.hpp"
+#include "clink/sql/common/column_batch.hpp"
 
 namespace clink::sql {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "clink/runtime/key_group.hpp"
-#include "clink/sql/column.hpp"
-#include "clink/sql/types.hpp"
+#include "clink/sql/common/column.hpp"
+#include "clink/sql/common/types.hpp"
 
 namespace clink::sql {
 

@@ -19,9 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clink/sql/aggregate.hpp"
-#include "clink/sql/column_batch.hpp"
-#include "clink/sql/types.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/types.hpp"
+#include "clink/sql/function/aggregate.hpp"
 #include "clink/state/state_codec.hpp"
 
 namespace clink::sql {

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "clink/sql/column_batch.hpp"
+#include "clink/sql/common/column_batch.hpp"
 
 namespace clink::sql {
 

@@ -1,0 +1,75 @@
+#pragma once
+// DDL against a Catalog: CREATE TABLE [IF NOT EXISTS] [LIKE], CREATE [TEMPORARY] VIEW,
+// CREATE FUNCTION ... LANGUAGE SQL, DROP (kind-checked), ALTER TABLE (atomic, dependent
+// views re-bound, rolled back when one breaks), SHOW, DESCRIBE, ANALYZE TABLE.
+//
+// The seed's option spellings fold into Flink's model here: 'event_time_column' +
+// 'watermark_lag_ms' become the watermark `col - INTERVAL 'lag' SECOND` (as WATERMARK FOR
+// would), 'idle_timeout_ms' is read like 'scan.watermark.idle-timeout'; the options stay
+// in the option list as written.
+#include <functional>
+#include <map>
+#include <string>
+
+#include "clink/sql/binder/binder.hpp"
+#include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/function/function_registry.hpp"
+#include "clink/sql/parser/ast.hpp"
+
+namespace clink::sql {
+
+// Runs a bounded source to compute statistics (ANALYZE TABLE); supplied by whoever can
+// execute jobs (the CLI). Throws when the table cannot be analysed.
+using TableAnalyzer = std::function<TableStatistics(const TableDef& table, const std::vector<std::string>& columns)>;
+
+class CatalogDdl {
+ public:
+  CatalogDdl(Catalog& catalog, const FunctionRegistry& registry, const SessionConfig& session)
+      : catalog_(catalog), registry_(registry), session_(session) {}
+
+  void set_analyzer(TableAnalyzer analyzer) { analyzer_ = std::move(analyzer); }
+
+  // Each throws TranslationError (with the statement's position) on failure.
+  void create_table(const ast::CreateTable& stmt, SourcePosition pos);
+  void create_view(const ast::CreateView& stmt, SourcePosition pos);
+  void create_function(const ast::CreateFunction& stmt, SourcePosition pos);
+  void drop(const ast::Drop& stmt, SourcePosition pos);
+  void alter_table(const ast::AlterTable& stmt, SourcePosition pos);
+  void analyze(const ast::AnalyzeTable& stmt, SourcePosition pos);
+
+  // Text results in the SQL client's tableau format.
+  std::string show(const ast::Show& stmt, SourcePosition pos) const;
+  std::string describe(const ast::Describe& stmt, SourcePosition pos) const;
+  std::string show_create_table(const TableDef& table) const;
+  std::string show_create_view(const ViewDef& view) const;
+
+  // Where the parts of a CREATE TABLE were written (errors point there).
+  struct TablePositions {
+    std::map<std::string, SourcePosition> columns;
+    SourcePosition watermark;
+    SourcePosition primary_key;
+  };
+  // Checks a TableDef (types of computed columns and the watermark, key columns) and
+  // fills in the derived types; throws TranslationError at the offending part (else `pos`).
+  void validate_table(TableDef& def, SourcePosition pos, const TablePositions& where = {}) const;
+
+ private:
+  void create_class_function(const ast::CreateFunction& stmt, const std::string& name, SourcePosition pos);
+  ViewDef bind_view_def(const std::string& name, ast::QueryPtr query, const std::vector<std::string>& aliases,
+                        SourcePosition pos) const;
+  // Re-binds every view depending on `name` (transitively); returns the first failure.
+  std::optional<std::string> rebind_dependents(const std::string& name);
+
+  Catalog& catalog_;
+  const FunctionRegistry& registry_;
+  const SessionConfig& session_;
+  TableAnalyzer analyzer_;
+};
+
+// An expression as SQL text for the catalog (without the printer's outer parentheses).
+std::string expression_sql(const ast::Expr& e);
+
+// The SQL client's tableau box: right-aligned cells, then "N row(s) in set".
+std::string format_tableau(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace clink::sql

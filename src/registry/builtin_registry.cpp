@@ -1,0 +1,24 @@
+#include "clink/registry/builtin_registry.hpp"
+
+#include "clink/connectors/nexmark/nexmark_spec.hpp"
+#include "clink/connectors/register_connectors.hpp"
+#include "clink/connectors/sql/register_sql_connectors.hpp"
+#include "clink/operators/register_operators.hpp"
+#include "clink/sql/ops/register_sql_operators.hpp"
+
+namespace clink {
+
+const OperatorRegistry& builtin_registry() {
+  static const OperatorRegistry registry = [] {
+    OperatorRegistry r;
+    register_builtin_connectors(r);
+    register_nexmark_connector(r);
+    sql::register_sql_connectors(r);
+    register_builtin_operators(r);
+    sql::register_sql_operators(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace clink

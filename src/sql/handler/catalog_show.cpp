@@ -1,0 +1,210 @@
+// SHOW / DESCRIBE / SHOW CREATE in the SQL client's formats, and ANALYZE TABLE.
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "clink/sql/handler/catalog_ddl.hpp"
+
+namespace clink::sql {
+
+namespace {
+
+[[noreturn]] void fail(SourcePosition pos, const std::string& message) { throw TranslationError(pos, message); }
+
+std::string q(const std::string& id) { return "`" + id + "`"; }
+
+std::string bool_text(bool b) { return b ? "TRUE" : "FALSE"; }
+
+}  // namespace
+
+std::string format_tableau(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  // Widths in characters (code points), as the SQL client pads them.
+  auto width = [](const std::string& s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+    return n;
+  };
+  std::vector<std::size_t> w(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) w[i] = width(header[i]);
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+  std::string border = "+";
+  for (auto x : w) border += std::string(x + 2, '-') + "+";
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s = "|";
+    for (std::size_t i = 0; i < cells.size(); ++i) s += " " + std::string(w[i] - width(cells[i]), ' ') + cells[i] + " |";
+    return s + "\n";
+  };
+  std::string out = border + "\n" + line(header) + border + "\n";
+  for (const auto& r : rows) out += line(r);
+  out += border + "\n";
+  out += rows.empty() ? "Empty set\n" : fmt::format("{} row{} in set\n", rows.size(), rows.size() == 1 ? "" : "s");
+  return out;
+}
+
+std::string CatalogDdl::show(const ast::Show& stmt, SourcePosition pos) const {
+  using W = ast::Show::What;
+  auto list = [](const char* header, const std::vector<std::string>& names) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& n : names) rows.push_back({n});
+    return format_tableau({header}, rows);
+  };
+  switch (stmt.what) {
+    case W::Tables: {
+      // Flink lists views among the tables.
+      auto names = catalog_.table_names();
+      auto views = catalog_.view_names();
+      names.insert(names.end(), views.begin(), views.end());
+      std::sort(names.begin(), names.end());
+      return list("table name", names);
+    }
+    case W::Views: return list("view name", catalog_.view_names());
+    case W::Functions:
+    case W::UserFunctions: {
+      std::vector<std::string> names = catalog_.function_names();
+      if (stmt.what == W::Functions) {
+        auto s = registry_.scalar_names();
+        auto a = registry_.aggregate_names();
+        // Operators (+, =, IS NULL ...) are not listed, only named functions.
+        for (const auto& n : s)
+          if (std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+            names.push_back(n);
+        names.insert(names.end(), a.begin(), a.end());
+        std::vector<std::string> aggs = {"AVG", "COUNT", "MAX", "MIN", "SUM"};
+        for (const auto& x : aggs)
+          if (std::find(names.begin(), names.end(), x) == names.end()) names.push_back(x);
+      }
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+      return list("function name", names);
+    }
+    case W::CreateTable:
+    case W::CreateView:
+    case W::Columns: {
+      std::string name = stmt.object.empty() ? "" : stmt.object.back();
+      if (stmt.what == W::Columns) {
+        ast::Describe d;
+        d.table = stmt.object;
+        return describe(d, pos);
+      }
+      if (const TableDef* t = catalog_.table(name)) {
+        if (stmt.what == W::CreateView)
+          fail(pos, fmt::format("SHOW CREATE VIEW {}: `{}` is a table, not a view (use SHOW CREATE TABLE)", name, name));
+        return show_create_table(*t);
+      }
+      if (const ViewDef* v = catalog_.view(name)) {
+        if (stmt.what == W::CreateTable)
+          fail(pos, fmt::format("SHOW CREATE TABLE {}: `{}` is a view, not a table (use SHOW CREATE VIEW)", name, name));
+        return show_create_view(*v);
+      }
+      fail(pos, fmt::format("table or view `{}` does not exist", name));
+    }
+  }
+  return "";
+}
+
+std::string CatalogDdl::show_create_table(const TableDef& t) const {
+  std::vector<std::string> lines;
+  for (const auto& c : t.columns) {
+    std::string s = "  " + q(c.name) + " ";
+    switch (c.kind) {
+      case CatalogColumn::Kind::kPhysical: s += c.type.to_string(); break;
+      case CatalogColumn::Kind::kComputed: s += "AS " + c.expr_sql; break;
+      case CatalogColumn::Kind::kMetadata:
+        s += c.type.to_string() + " METADATA";
+        if (c.metadata_key) s += " FROM '" + *c.metadata_key + "'";
+        if (c.is_virtual) s += " VIRTUAL";
+        break;
+    }
+    if (!c.comment.empty()) s += " COMMENT " + ast::quote_string(c.comment);
+    lines.push_back(s);
+  }
+  if (t.watermark) lines.push_back(fmt::format("  WATERMARK FOR {} AS {}", q(t.watermark->rowtime_column), t.watermark->expr_sql));
+  if (!t.primary_key.empty()) {
+    std::vector<std::string> cols;
+    for (const auto& k : t.primary_key) cols.push_back(q(k));
+    lines.push_back(fmt::format("  CONSTRAINT {} PRIMARY KEY ({}) NOT ENFORCED", q(t.primary_key_name), fmt::join(cols, ", ")));
+  }
+  std::string out = fmt::format("CREATE {}TABLE `default_catalog`.`default_database`.{} (\n", t.temporary ? "TEMPORARY " : "", q(t.name));
+  out += fmt::format("{}\n)", fmt::join(lines, ",\n"));
+  if (!t.comment.empty()) out += "\nCOMMENT " + ast::quote_string(t.comment);
+  if (!t.partitioned_by.empty()) {
+    std::vector<std::string> cols;
+    for (const auto& p : t.partitioned_by) cols.push_back(q(p));
+    out += fmt::format("\nPARTITIONED BY ({})", fmt::join(cols, ", "));
+  }
+  std::vector<std::string> opts;
+  for (const auto& [k, v] : t.options) opts.push_back(fmt::format("  {} = {}", ast::quote_string(k), ast::quote_string(v)));
+  out += fmt::format(" WITH (\n{}\n)\n", fmt::join(opts, ",\n"));
+  return out;
+}
+
+std::string CatalogDdl::show_create_view(const ViewDef& v) const {
+  std::vector<std::string> cols;
+  for (const auto& f : v.schema.fields()) cols.push_back(q(f.name));
+  return fmt::format("CREATE {}VIEW `default_catalog`.`default_database`.{}({}) as\n{}\n", v.temporary ? "TEMPORARY " : "",
+                     q(v.name), fmt::join(cols, ", "), v.query_sql);
+}
+
+std::string CatalogDdl::describe(const ast::Describe& stmt, SourcePosition pos) const {
+  std::string name = stmt.table.empty() ? "" : stmt.table.back();
+  std::vector<std::vector<std::string>> rows;
+  if (const ViewDef* v = catalog_.view(name)) {
+    for (const auto& f : v->schema.fields())
+      rows.push_back({f.name, f.type.with_nullable(true).to_string(), bool_text(f.type.nullable()), "", "", ""});
+    return format_tableau({"name", "type", "null", "key", "extras", "watermark"}, rows);
+  }
+  const TableDef* t = catalog_.table(name);
+  if (!t) fail(pos, fmt::format("table or view `{}` does not exist", name));
+  std::string pk;
+  if (!t->primary_key.empty()) pk = fmt::format("PRI({})", fmt::join(t->primary_key, ", "));
+  for (const auto& c : t->columns) {
+    std::string type = c.type.with_nullable(true).to_string();
+    bool rowtime = t->watermark && t->watermark->rowtime_column == c.name;
+    if (rowtime) type += " *ROWTIME*";
+    std::string key = std::find(t->primary_key.begin(), t->primary_key.end(), c.name) != t->primary_key.end() ? pk : "";
+    std::string extras;
+    if (c.kind == CatalogColumn::Kind::kComputed) extras = "AS " + c.expr_sql;
+    if (c.kind == CatalogColumn::Kind::kMetadata) {
+      extras = "METADATA";
+      if (c.metadata_key) extras += " FROM '" + *c.metadata_key + "'";
+      if (c.is_virtual) extras += " VIRTUAL";
+    }
+    rows.push_back({c.name, type, bool_text(c.type.nullable()), key, extras, rowtime ? t->watermark->expr_sql : ""});
+  }
+  return format_tableau({"name", "type", "null", "key", "extras", "watermark"}, rows);
+}
+
+void CatalogDdl::analyze(const ast::AnalyzeTable& stmt, SourcePosition pos) {
+  std::string name = stmt.table.empty() ? "" : stmt.table.back();
+  const TableDef* t = catalog_.table(name);
+  if (!t) {
+    if (catalog_.view(name)) fail(pos, fmt::format("ANALYZE TABLE {}: `{}` is a view, not a table", name, name));
+    fail(pos, fmt::format("table `{}` does not exist", name));
+  }
+  if (!stmt.partition.empty()) fail(pos, "ANALYZE TABLE ... PARTITION is not supported");
+  std::vector<std::string> columns = stmt.columns;
+  if (stmt.for_all_columns)
+    for (const auto& c : t->columns) columns.push_back(c.name);
+  for (const auto& c : columns)
+    if (!t->column(c)) fail(pos, fmt::format("ANALYZE TABLE {}: column `{}` does not exist", name, c));
+  std::string connector = t->connector();
+  bool bounded = (connector == "filesystem" && !t->option("source.monitor-interval")) ||
+                 (connector == "datagen" && t->option("number-of-rows"));
+  if (!bounded)
+    fail(pos, fmt::format("ANALYZE TABLE {}: the {} source is unbounded (ANALYZE runs bounded sources: filesystem "
+                          "without 'source.monitor-interval', datagen with 'number-of-rows')",
+                          name, connector.empty() ? "unnamed" : connector));
+  if (!analyzer_)
+    fail(pos, fmt::format("ANALYZE TABLE {}: no job runner is available here to read the source; declare "
+                          "'statistics.row-count' (and 'statistics.columns.<col>.ndv') in the table options",
+                          name));
+  TableStatistics stats = analyzer_(*t, columns);
+  stats.analyzed = true;
+  TableDef updated = *t;
+  updated.analyzed_statistics = std::move(stats);
+  catalog_.replace_table(name, std::move(updated));
+}
+
+}  // namespace clink::sql

@@ -1,0 +1,125 @@
+#include "clink/sql/handler/statement_runner.hpp"
+
+#include <fmt/format.h>
+
+#include "clink/sql/optimizer/optimizer.hpp"
+#include "clink/sql/parser/parser.hpp"
+#include "clink/sql/physical/physical_plan.hpp"
+#include "clink/sql/planner/explain.hpp"
+
+namespace clink::sql {
+
+StatementRunner::StatementRunner(Catalog& catalog, const FunctionRegistry& registry)
+    : catalog_(catalog), registry_(registry), ddl_(catalog_, registry_, session_) {}
+
+std::vector<StatementResult> StatementRunner::run(std::string_view script) {
+  ast::Script parsed = parse(script);
+  std::vector<StatementResult> out;
+  for (std::size_t i = 0; i < parsed.statements.size(); ++i) {
+    StatementResult r = execute(parsed.statements[i]);
+    r.statement = i;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+LogicalPtr StatementRunner::plan_query_sink(const ast::Query& query, SourcePosition pos) {
+  Binder binder(catalog_, registry_, session_);
+  LogicalPtr q = binder.bind_select(query);
+  auto sink = std::make_shared<LogicalSink>();
+  sink->table.name = fmt::format("select_{}", selects_ + 1);
+  sink->table.options = {{"connector", "collect"}};
+  for (const auto& f : q->schema.fields()) sink->table.columns.push_back({f.name, CatalogColumn::Kind::kPhysical, f.type});
+  sink->schema = q->schema;
+  sink->inputs = {q};
+  sink->pos = pos;
+  return sink;
+}
+
+std::vector<LogicalPtr> StatementRunner::plan(const ast::Statement& st) {
+  std::vector<LogicalPtr> sinks;
+  Binder binder(catalog_, registry_, session_);
+  if (const auto* ins = st.as<ast::Insert>()) {
+    sinks.push_back(binder.bind_insert(*ins));
+  } else if (const auto* set = st.as<ast::StatementSet>()) {
+    if (set->inserts.empty()) throw TranslationError(st.pos, "a statement set needs at least one INSERT");
+    for (const auto& i : set->inserts) sinks.push_back(binder.bind_insert(i));
+  } else if (const auto* q = st.as<ast::QueryStatement>()) {
+    sinks.push_back(plan_query_sink(*q->query, st.pos));
+  } else {
+    throw TranslationError(st.pos, "only INSERT, statement sets and queries have a plan");
+  }
+  OptimizerOptions options;
+  if (auto tz = session_.find("table.local-time-zone"); tz != session_.end())
+    options.session.time_zone = TimeZone::of(tz->second);
+  for (auto& s : sinks) s = optimize(s, options);
+  return sinks;
+}
+
+std::string StatementRunner::job_name(const ast::Statement& st) const {
+  if (const auto* ins = st.as<ast::Insert>()) return "insert-into_" + ins->table.back();
+  if (const auto* set = st.as<ast::StatementSet>()) {
+    std::string n = "insert-into";
+    for (std::size_t i = 0; i < set->inserts.size(); ++i) n += (i ? "," : "_") + set->inserts[i].table.back();
+    return n;
+  }
+  return fmt::format("select_{}", selects_ + 1);
+}
+
+std::string StatementRunner::explain(const ast::Statement& st) {
+  const auto& e = std::get<ast::Explain>(st.node);
+  const ast::Statement& inner = *e.statement;
+  bool json_plan = false;
+  for (const auto& d : e.details) {
+    if (d == "JSON_EXECUTION_PLAN") json_plan = true;
+    else if (d != "ESTIMATED_COST" && d != "CHANGELOG_MODE" && d != "PLAN_ADVICE")
+      throw TranslationError(st.pos, fmt::format("unsupported EXPLAIN detail {}", d));
+  }
+  auto sinks = plan(inner);
+  std::string out = "== Optimized Plan ==\n" + explain_plans(sinks);
+  if (json_plan) {
+    PhysicalPlanner planner(catalog_, session_);
+    out += "\n== Job Graph ==\n" + planner.compile(sinks, job_name(inner)).dump(2) + "\n";
+  }
+  return out;
+}
+
+StatementResult StatementRunner::execute(const ast::Statement& st) {
+  StatementResult r;
+  auto text = [&](std::string t) {
+    r.kind = StatementResult::Kind::kText;
+    r.text = std::move(t);
+    return r;
+  };
+  if (const auto* s = st.as<ast::CreateTable>()) ddl_.create_table(*s, st.pos);
+  else if (const auto* s = st.as<ast::CreateView>()) ddl_.create_view(*s, st.pos);
+  else if (const auto* s = st.as<ast::CreateFunction>()) ddl_.create_function(*s, st.pos);
+  else if (const auto* s = st.as<ast::Drop>()) ddl_.drop(*s, st.pos);
+  else if (const auto* s = st.as<ast::AlterTable>()) ddl_.alter_table(*s, st.pos);
+  else if (const auto* s = st.as<ast::AnalyzeTable>()) ddl_.analyze(*s, st.pos);
+  else if (const auto* s = st.as<ast::Show>()) return text(ddl_.show(*s, st.pos));
+  else if (const auto* s = st.as<ast::Describe>()) return text(ddl_.describe(*s, st.pos));
+  else if (st.as<ast::Explain>()) return text(explain(st));
+  else if (const auto* s = st.as<ast::Set>()) {
+    if (!s->key) {
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& [k, v] : session_) rows.push_back({k, v});
+      return text(format_tableau({"key", "value"}, rows));
+    }
+    if (!s->value) throw TranslationError(st.pos, fmt::format("SET '{}' needs a value", *s->key));
+    session_[*s->key] = *s->value;
+  } else if (const auto* s = st.as<ast::Reset>()) {
+    if (s->key) session_.erase(*s->key);
+    else session_.clear();
+  } else {
+    auto sinks = plan(st);
+    PhysicalPlanner planner(catalog_, session_);
+    r.kind = StatementResult::Kind::kJob;
+    r.spec = planner.compile(sinks, job_name(st));
+    if (st.as<ast::QueryStatement>()) ++selects_;
+    if (on_job_) on_job_(r.spec, st);
+  }
+  return r;
+}
+
+}  // namespace clink::sql

@@ -1,0 +1,180 @@
+#include "clink/sql/parser/parser.hpp"
+
+#include <pg_query.h>
+
+#include <map>
+
+#include "ast_builder.hpp"
+#include "frontend.hpp"
+#include "token_cursor.hpp"
+
+namespace clink::sql {
+
+namespace detail {
+
+namespace {
+struct PgResult {
+  PgQueryParseResult r;
+  explicit PgResult(const std::string& text) : r(pg_query_parse(text.c_str())) {}
+  ~PgResult() { pg_query_free_parse_result(r); }
+  PgResult(const PgResult&) = delete;
+  PgResult& operator=(const PgResult&) = delete;
+};
+
+// PostgreSQL's cursor position counts characters from 1; return the byte offset.
+size_t byte_offset_of_character(const std::string& text, int cursorpos) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (++chars == static_cast<size_t>(cursorpos)) return i;
+  }
+  return text.size();
+}
+}  // namespace
+
+Frontend::Frontend(std::string_view original)
+    : original_(original), map_(original_), lexed_(preparse::tokenize(preparse::MappedText::identity(original_), map_)) {}
+
+SourcePosition Frontend::start_of(const preparse::Lexed& lexed, size_t begin) const {
+  if (begin < lexed.tokens.size()) return map_.position(lexed.tokens[begin].origin);
+  return map_.position(lexed.text.original_offset(lexed.text.text.size()));
+}
+
+namespace {
+
+// Index of the ')' closing the '(' at `open` in a rewritten text (strings and quoted
+// names skipped), or npos.
+size_t closing_paren(const std::string& text, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\'' || c == '"') {
+      for (++i; i < text.size(); ++i) {
+        if (text[i] != c) continue;
+        if (i + 1 < text.size() && text[i + 1] == c) {
+          ++i;  // a doubled quote inside the literal
+          continue;
+        }
+        break;
+      }
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')' && --depth == 0) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+// Flink allows a subquery or VALUES in FROM without an alias; PostgreSQL 15 does not.
+// Gives it the alias __clink_anon_N (the AST builder drops it again).
+bool add_missing_alias(preparse::Rewritten& text, size_t open, int n) {
+  size_t close = open < text.text.text.size() && text.text.text[open] == '(' ? closing_paren(text.text.text, open)
+                                                                               : std::string::npos;
+  if (close == std::string::npos) return false;
+  std::string alias = " AS __clink_anon_" + std::to_string(n);
+  size_t at = close + 1;
+  uint32_t orig = text.text.original_offset(close);
+  text.text.text.insert(at, alias);
+  text.text.origin.insert(text.text.origin.begin() + static_cast<std::ptrdiff_t>(at), alias.size(), orig);
+  std::map<uint32_t, std::string> shifted;
+  for (auto& [offset, spelling] : text.spellings)
+    shifted[offset >= at ? offset + static_cast<uint32_t>(alias.size()) : offset] = spelling;
+  text.spellings = std::move(shifted);
+  return true;
+}
+
+}  // namespace
+
+std::string Frontend::run_postgres(preparse::Rewritten& text, const preparse::Lexed& lexed) {
+  for (int anonymous = 0;; ++anonymous) {
+    PgResult res(text.text.text);
+    if (!res.r.error) return res.r.parse_tree;
+    const PgQueryError* err = res.r.error;
+    size_t at = err->cursorpos > 0 ? byte_offset_of_character(text.text.text, err->cursorpos) : text.text.text.size();
+    std::string raw = err->message ? err->message : "";
+    if (raw.find("in FROM must have an alias") != std::string::npos && anonymous < 1000 &&
+        add_missing_alias(text, at, anonymous))
+      continue;
+    uint32_t orig = text.text.original_offset(at);
+    std::string message = err->message ? err->message : "syntax error";
+    // PostgreSQL quotes the token of the rewritten text; name the one the user wrote.
+    const std::string near = "at or near \"";
+    size_t q = message.find(near);
+    if (q != std::string::npos) {
+      for (const auto& t : lexed.tokens)
+        if (t.origin == orig && t.kind != preparse::TokenKind::Hint) {
+          message = message.substr(0, q) + near + t.text + "\"";
+          break;
+        }
+    }
+    throw ParseError(map_.position(orig), message);
+  }
+}
+
+ast::ExprPtr Frontend::parse_expression(const preparse::Lexed& lexed, size_t begin, size_t end) {
+  TokenCursor c(lexed, begin, end, map_);
+  if (c.at_end()) c.fail_expected("an expression");
+  preparse::Rewritten body = preparse::rewrite_for_postgres(lexed, begin, end, map_, placeholders_, *this);
+  // "SELECT " maps to the expression's first byte.
+  preparse::Rewritten text;
+  text.text.origin = {body.text.original_offset(0)};
+  text.text.append("SELECT ", body.text.original_offset(0));
+  uint32_t shift = static_cast<uint32_t>(text.text.text.size());
+  text.text.append_from(body.text, 0, body.text.text.size());
+  for (auto& [offset, spelling] : body.spellings) text.spellings[offset + shift] = spelling;
+  std::string json = run_postgres(text, lexed);
+  return build_expression(json, PgContext{text, map_, placeholders_, start_of(lexed, begin)});
+}
+
+ast::QueryPtr Frontend::parse_query(const preparse::Lexed& lexed, size_t begin, size_t end) {
+  TokenCursor c(lexed, begin, end, map_);
+  if (c.at_end()) c.fail_expected("a query");
+  preparse::Rewritten text = preparse::rewrite_for_postgres(lexed, begin, end, map_, placeholders_, *this);
+  std::string json = run_postgres(text, lexed);
+  std::string kind = statement_node_name(json);
+  if (kind != "SelectStmt") throw ParseError(start_of(lexed, begin), "expected a query (SELECT, VALUES or WITH)");
+  return build_query(json, PgContext{text, map_, placeholders_, start_of(lexed, begin)});
+}
+
+std::string Frontend::postgres_statement_kind(const preparse::Lexed& lexed, size_t begin, size_t end) {
+  preparse::Rewritten text = preparse::rewrite_for_postgres(lexed, begin, end, map_, placeholders_, *this);
+  return statement_node_name(run_postgres(text, lexed));
+}
+
+void Frontend::check_hints_used() const {
+  for (const auto& t : lexed_.tokens)
+    if (t.kind == preparse::TokenKind::Hint && !placeholders_.used_hints.count(t.origin))
+      throw TranslationError(map_.position(t.origin),
+                             "a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
+  for (const auto& [origin, expr] : placeholders_.system_time)
+    if (!placeholders_.used_system_time.count(origin))
+      throw TranslationError(map_.position(origin), "FOR SYSTEM_TIME AS OF is only supported after a table name in FROM");
+}
+
+}  // namespace detail
+
+ast::Script parse(std::string_view sql) {
+  detail::Frontend fe(sql);
+  ast::Script script = detail::parse_statements(fe);
+  fe.check_hints_used();
+  return script;
+}
+
+ast::ExprPtr parse_expression(std::string_view sql) {
+  detail::Frontend fe(sql);
+  ast::ExprPtr e = fe.parse_expression(fe.lexed(), 0, fe.lexed().tokens.size());
+  fe.check_hints_used();
+  return e;
+}
+
+ast::QueryPtr parse_query(std::string_view sql) {
+  detail::Frontend fe(sql);
+  size_t n = fe.lexed().tokens.size();
+  while (n > 0 && fe.lexed().tokens[n - 1].sym(";")) --n;
+  ast::QueryPtr q = fe.parse_query(fe.lexed(), 0, n);
+  fe.check_hints_used();
+  return q;
+}
+
+}  // namespace clink::sql

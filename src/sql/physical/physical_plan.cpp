@@ -1,0 +1,598 @@
+#include "clink/sql/physical/physical_plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "../planner/plan_rewrite.hpp"
+#include "clink/connectors/sql/sql_dead_letters.hpp"
+#include "clink/core/duration.hpp"
+#include "clink/sql/optimizer/optimizer.hpp"
+#include "clink/sql/planner/changelog_mode.hpp"
+#include "clink/sql/planner/join_analysis.hpp"
+#include "clink/sql/planner/rank_plan.hpp"
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
+
+namespace clink::sql {
+
+using json = nlohmann::json;
+
+namespace {
+
+[[noreturn]] void fail(SourcePosition pos, const std::string& message) { throw TranslationError(pos, message); }
+
+const std::set<std::string> kSources = {"filesystem", "datagen", "nexmark"};
+const std::set<std::string> kSinks = {"filesystem", "print", "blackhole", "collect"};
+
+std::string keys_text(const std::vector<std::size_t>& cols) {
+  std::string s = "sql_columns:";
+  for (std::size_t i = 0; i < cols.size(); ++i) s += (i ? "," : "") + std::to_string(cols[i]);
+  return s;
+}
+
+struct Compiler {
+  const Catalog& catalog;
+  const SessionConfig& session;
+  json ops = json::array();
+  std::vector<std::string> dead_letter_producers;
+  // Ops at parallelism 1 (global aggregates, sorts, limits): forward ops after them stay
+  // at parallelism 1 too, so no downstream subtask waits on an input that never comes.
+  std::set<std::string> single_ops;
+  std::vector<std::size_t> dead_letter_sources;  // ops that get `dead_letter: true` when wired
+
+  std::string next_id(const std::string& factory) {
+    std::string base = factory.rfind("sql_", 0) == 0 ? factory.substr(4) : factory;
+    return fmt::format("{}_{}", base, ops.size() + 1);
+  }
+
+  json session_json() const {
+    json s = json::object();
+    for (const char* key : {"table.local-time-zone"}) {
+      auto it = session.find(key);
+      if (it != session.end()) s[key] = it->second;
+    }
+    return s;
+  }
+
+  // Adds an op; `inputs` are the upstream ids (several: a union), partitioned as given.
+  std::string add(const std::string& factory, const std::vector<std::string>& inputs, json params,
+                  const std::vector<std::size_t>* hash_keys = nullptr, bool single = false,
+                  const Schema* input_schema = nullptr) {
+    std::string id = next_id(factory);
+    json op = {{"id", id}, {"type", factory}};
+    bool keyed = hash_keys && !hash_keys->empty();
+    bool after_single = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [&](const auto& i) { return single_ops.count(i) > 0; });
+    if (after_single && !keyed) single = true;
+    if (input_schema) {
+      params["input_schemas"] = json::array({schema_to_json(*input_schema)});
+      json s = session_json();
+      if (!s.empty()) params["session"] = s;
+    }
+    op["params"] = std::move(params);
+    if (single) op["parallelism"] = 1;
+    if (!inputs.empty()) {
+      json in = json::array();
+      for (const auto& from : inputs) {
+        json edge = {{"from", from}};
+        if (hash_keys && !hash_keys->empty()) {
+          edge["partitioning"] = "hash";
+          edge["key"] = keys_text(*hash_keys);
+        } else if (single && parallelism() > 1 && !single_ops.count(from)) {
+          edge["partitioning"] = "rebalance";  // every subtask feeds the single one
+        }
+        in.push_back(edge);
+      }
+      op["inputs"] = in;
+    }
+    ops.push_back(std::move(op));
+    if (single) single_ops.insert(id);
+    return id;
+  }
+
+  int parallelism() const {
+    auto it = session.find("parallelism.default");
+    if (it == session.end()) return 1;
+    try {
+      return std::max(1, std::stoi(it->second));
+    } catch (const std::exception&) {
+      return 1;
+    }
+  }
+
+  static json connector_params(const TableDef& t, const std::set<std::string>& skip = {}) {
+    json p = json::object();
+    for (const auto& [k, v] : t.options)
+      if (!is_planner_option(k) && !skip.count(k)) p[k] = v;
+    return p;
+  }
+
+  std::vector<std::string> compile(const LogicalNode& n) {
+    switch (n.kind) {
+      case LogicalKind::kScan: return {scan(static_cast<const LogicalScan&>(n))};
+      case LogicalKind::kValues: return {values(static_cast<const LogicalValues&>(n))};
+      case LogicalKind::kJoin: return {join(static_cast<const LogicalJoin&>(n))};
+      case LogicalKind::kWatermarkAssigner: {
+        const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
+        auto in = compile(n.input());
+        json alignment = nullptr;
+        if (!w.alignment_group.empty())
+          alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
+                       {"update_interval_ms", w.alignment_update_interval_ms}};
+        json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*w.watermark)},
+                  {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
+        // The assigner rejects an interval for 'on-event' emission (every advance goes out).
+        if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
+        return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
+      }
+      case LogicalKind::kProject:
+      case LogicalKind::kFilter: return {calc(n)};
+      case LogicalKind::kAggregate: {
+        const auto& a = static_cast<const LogicalAggregate&>(n);
+        auto in = compile(n.input());
+        json aggs = json::array();
+        for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
+        // Over insert-only input MIN / MAX keep one value, not a multiset of them.
+        json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
+                  {"aggregates", aggs}, {"input_retracts", changelog_mode(n.input()).updating()}};
+        if (const std::int64_t ttl = state_ttl_ms(n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
+        auto hash = partition_keys(a.keys, a.grouping_sets);
+        return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
+      }
+      case LogicalKind::kWindowAggregate: {
+        const auto& a = static_cast<const LogicalWindowAggregate&>(n);
+        if (a.window.kind == WindowSpec::Kind::kSession)
+          for (const auto& c : a.aggregates)
+            if (!c.mergeable)
+              fail(n.pos, fmt::format("the aggregate function {} cannot merge accumulators, which a SESSION window "
+                                      "needs",
+                                      c.function));
+        auto in = compile(n.input());
+        json aggs = json::array();
+        for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
+        json p = {{"schema", schema_to_json(a.schema)},  {"window", window_to_json(a.window)},
+                  {"keys", a.keys},                      {"grouping_sets", a.grouping_sets},
+                  {"aggregates", aggs},                  {"allowed_lateness_ms", a.allowed_lateness_ms},
+                  {"late_records_to_dlq", a.late_records_to_dlq}};
+        auto hash = partition_keys(a.keys, a.grouping_sets);
+        std::string id = add("sql_window_aggregate", in, p, &hash, hash.empty(), &n.input().schema);
+        if (a.late_records_to_dlq) dead_letter_producers.push_back(id);
+        return {id};
+      }
+      case LogicalKind::kOverAggregate: {
+        const auto& o = static_cast<const LogicalOverAggregate&>(n);
+        auto in = compile(n.input());
+        json aggs = json::array();
+        for (const auto& c : o.aggregates) aggs.push_back(aggregate_to_json(c));
+        json p = {{"schema", schema_to_json(o.schema)},   {"partition_keys", o.window.partition_keys},
+                  {"order_column", o.window.order_column}, {"proctime", o.window.proctime},
+                  {"rows", o.window.rows},                 {"preceding", o.window.preceding ? json(*o.window.preceding) : json()},
+                  {"aggregates", aggs},                    {"state_ttl_ms", state_ttl_ms(n.pos)}};
+        const auto& keys = o.window.partition_keys;
+        return {add("sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
+      }
+      case LogicalKind::kCorrelate: {
+        // Stateless and row-local: a forward edge, at the input's parallelism.
+        const auto& c = static_cast<const LogicalCorrelate&>(n);
+        auto in = compile(n.input());
+        json args = json::array();
+        for (const auto& a : c.args) args.push_back(expr_to_json(*a));
+        json p = {{"schema", schema_to_json(c.schema)},
+                  {"function", c.function == LogicalCorrelate::Function::kUnnest ? "UNNEST" : c.function_name},
+                  {"args", args},
+                  {"with_ordinality", c.with_ordinality},
+                  {"join_type", c.left_outer ? "LEFT" : "INNER"}};
+        return {add("sql_correlate", in, p, nullptr, false, &n.input().schema)};
+      }
+      case LogicalKind::kMatch: {
+        const auto& m = static_cast<const LogicalMatch&>(n);
+        auto in = compile(n.input());
+        auto navs_json = [](const std::vector<MatchNav>& navs) {
+          static const char* kKind[] = {"LAST", "FIRST", "PREV"};
+          json out = json::array();
+          for (const auto& v : navs)
+            out.push_back({{"kind", kKind[static_cast<int>(v.kind)]}, {"variable", v.variable}, {"offset", v.offset}});
+          return out;
+        };
+        auto aggs_json = [](const std::vector<MatchAggregate>& aggs) {
+          json out = json::array();
+          for (const auto& a : aggs) {
+            json args = json::array();
+            for (const auto& e : a.args) args.push_back(expr_to_json(*e));
+            out.push_back({{"variable", a.variable}, {"args", args}, {"call", aggregate_to_json(a.call)}});
+          }
+          return out;
+        };
+        json pattern = json::array();
+        for (const auto& s : m.pattern)
+          pattern.push_back({{"variable", s.variable}, {"min", s.min}, {"max", s.max}, {"reluctant", s.reluctant}});
+        json defines = json::array();
+        for (const auto& d : m.defines)
+          defines.push_back({{"variable", d.variable},
+                             {"condition", expr_to_json(*d.condition)},
+                             {"navs", navs_json(d.navs)},
+                             {"aggregates", aggs_json(d.aggregates)}});
+        json outputs = json::array();
+        for (const auto& e : m.outputs) outputs.push_back(expr_to_json(*e));
+        static const char* kSkip[] = {"PAST_LAST_ROW", "TO_NEXT_ROW", "TO_FIRST", "TO_LAST"};
+        json p = {{"schema", schema_to_json(m.schema)},
+                  {"partition_keys", m.partition_keys},
+                  {"order_column", m.order_column},
+                  {"proctime", m.proctime},
+                  {"pattern", pattern},
+                  {"within_ms", m.within_ms ? json(*m.within_ms) : json()},
+                  {"skip", kSkip[static_cast<int>(m.skip)]},
+                  {"skip_variable", m.skip_variable},
+                  {"defines", defines},
+                  {"measure_navs", navs_json(m.measure_navs)},
+                  {"measure_aggregates", aggs_json(m.measure_aggregates)},
+                  {"outputs", outputs},
+                  {"rowtime_output", m.rowtime_output ? json(*m.rowtime_output) : json()}};
+        const auto& keys = m.partition_keys;
+        return {add("sql_match_recognize", in, p, &keys, keys.empty(), &n.input().schema)};
+      }
+      case LogicalKind::kWindowTvf: {
+        const auto& t = static_cast<const LogicalWindowTvf&>(n);
+        if (t.window.kind == WindowSpec::Kind::kSession)
+          fail(n.pos, "a SESSION window TVF is only supported under a window aggregate (GROUP BY window_start, window_end)");
+        if (t.window.proctime)
+          fail(n.pos, "a processing-time window TVF is only supported under a window aggregate (GROUP BY window_start, "
+                      "window_end), as in Flink");
+        auto in = compile(n.input());
+        json p = {{"schema", schema_to_json(t.schema)}, {"window", window_to_json(t.window)}};
+        return {add("sql_window_assign", in, p, nullptr, false, &n.input().schema)};
+      }
+      case LogicalKind::kUnion: {
+        std::vector<std::string> out;
+        for (const auto& i : n.inputs) {
+          auto ids = compile(*i);
+          out.insert(out.end(), ids.begin(), ids.end());
+        }
+        return out;
+      }
+      case LogicalKind::kSort: {
+        const auto& s = static_cast<const LogicalSort&>(n);
+        auto in = compile(n.input());
+        json keys = json::array();
+        for (const auto& k : s.keys)
+          keys.push_back({{"column", k.column}, {"descending", k.descending}, {"nulls_first", k.nulls_first}});
+        json limit = nullptr;
+        if (s.limit) limit = *s.limit + s.offset;
+        json p = {{"schema", schema_to_json(s.schema)}, {"keys", keys}, {"limit", limit}};
+        std::string id = add("sql_sort", in, p, nullptr, true, &n.input().schema);
+        if (s.offset == 0) return {id};
+        json lp = {{"schema", schema_to_json(s.schema)}, {"limit", s.limit ? json(*s.limit) : json(-1)},
+                   {"offset", s.offset}};
+        return {add("sql_limit", {id}, lp, nullptr, true, &s.schema)};
+      }
+      case LogicalKind::kLimit: {
+        const auto& l = static_cast<const LogicalLimit&>(n);
+        auto in = compile(n.input());
+        json p = {{"schema", schema_to_json(l.schema)}, {"limit", l.limit}, {"offset", l.offset}};
+        return {add("sql_limit", in, p, nullptr, true, &n.input().schema)};
+      }
+      case LogicalKind::kRank: {
+        RankOp op = rank_op(static_cast<const LogicalRank&>(n), session);
+        auto in = compile(n.input());
+        op.params["schema"] = schema_to_json(n.schema);
+        return {add(op.factory, in, op.params, &op.hash_keys, op.hash_keys.empty(), &n.input().schema)};
+      }
+      case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
+    }
+    fail(n.pos, "unsupported plan node");
+  }
+
+  // SET 'table.exec.state.ttl' in milliseconds (0: none).
+  std::int64_t state_ttl_ms(SourcePosition pos) const {
+    auto ttl = session.find("table.exec.state.ttl");
+    if (ttl == session.end()) return 0;
+    auto ms = parse_duration_ms(ttl->second);
+    if (!ms) fail(pos, fmt::format("'table.exec.state.ttl' is not a duration: '{}'", ttl->second));
+    return std::max<std::int64_t>(0, *ms);
+  }
+
+  // Hash on the keys every grouping set shares (a set without them would be split).
+  static std::vector<std::size_t> partition_keys(const std::vector<std::size_t>& keys,
+                                                 const std::vector<std::vector<std::size_t>>& sets) {
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      bool in_all = std::all_of(sets.begin(), sets.end(),
+                                [&](const auto& s) { return std::find(s.begin(), s.end(), k) != s.end(); });
+      if (in_all) out.push_back(keys[k]);
+    }
+    return out;
+  }
+
+  // A regular, semi / anti or interval join: each input hash-partitioned by its key
+  // columns (input 0 left, 1 right); without equi-join keys the join runs at parallelism 1.
+  std::string join(const LogicalJoin& j) {
+    JoinAnalysis a = analyze_join(j);
+    auto left = compile(j.input(0));
+    auto right = compile(j.input(1));
+    std::vector<bool> filter_nulls = a.filter_nulls;
+    json p = {{"schema", schema_to_json(j.schema)},
+              {"input_schemas", json::array({schema_to_json(j.input(0).schema), schema_to_json(j.input(1).schema)})},
+              {"join_type", join_type_param(j.type)},
+              {"left_keys", a.left_keys},
+              {"right_keys", a.right_keys},
+              {"filter_nulls", filter_nulls},
+              {"condition", a.residual ? expr_to_json(*a.residual) : json(nullptr)}};
+    json s = session_json();
+    if (!s.empty()) p["session"] = s;
+    std::string factory = j.semi_or_anti() ? "sql_semi_anti_join" : "sql_join";
+    if (a.temporal) {
+      factory = "sql_temporal_join";
+      p["left_time"] = a.temporal->left_time;
+      p["right_time"] = a.temporal->right_time;
+    } else if (a.interval) {
+      factory = "sql_interval_join";
+      p["left_time"] = a.interval->left_time;
+      p["right_time"] = a.interval->right_time;
+      p["lower_ms"] = a.interval->lower_ms;
+      p["upper_ms"] = a.interval->upper_ms;
+    } else if (a.window) {
+      factory = "sql_window_join";
+      p["left_window_end"] = a.window->left_end;
+      p["right_window_end"] = a.window->right_end;
+    } else if (auto ttl = session.find("table.exec.state.ttl"); ttl != session.end()) {
+      auto ms = parse_duration_ms(ttl->second);
+      if (!ms) fail(j.pos, fmt::format("'table.exec.state.ttl' is not a duration: '{}'", ttl->second));
+      if (*ms > 0) p["state_ttl_ms"] = *ms;
+    }
+    const bool single = a.left_keys.empty();
+    std::string id = next_id(factory);
+    json op = {{"id", id}, {"type", factory}, {"params", std::move(p)}};
+    if (single) op["parallelism"] = 1;
+    json in = json::array();
+    for (int side = 0; side < 2; ++side)
+      for (const auto& from : side == 0 ? left : right)
+        in.push_back({{"from", from}, {"input", side}, {"partitioning", "hash"},
+                      {"key", keys_text(side == 0 ? a.left_keys : a.right_keys)}});
+    op["inputs"] = std::move(in);
+    ops.push_back(std::move(op));
+    if (single) single_ops.insert(id);
+    return id;
+  }
+
+  std::string calc(const LogicalNode& n) {
+    const LogicalNode* input = &n.input();
+    ExprPtr filter;
+    std::vector<ExprPtr> projections;
+    if (n.kind == LogicalKind::kProject) {
+      projections = static_cast<const LogicalProject&>(n).exprs;
+      if (input->kind == LogicalKind::kFilter) {
+        filter = static_cast<const LogicalFilter&>(*input).condition;
+        input = &input->input();
+      }
+    } else {
+      filter = static_cast<const LogicalFilter&>(n).condition;
+      for (std::size_t i = 0; i < n.schema.size(); ++i) projections.push_back(expr::column(i, n.schema.type(i), n.schema.name(i)));
+    }
+    // A filter right above a partitioned filesystem scan: its conjuncts over partition
+    // columns only prune the partitions the source reads (they stay in the filter too).
+    auto in = input->kind == LogicalKind::kScan ? std::vector<std::string>{scan(static_cast<const LogicalScan&>(*input), filter)}
+                                                : compile(*input);
+    json proj = json::array();
+    for (const auto& e : projections) proj.push_back(expr_to_json(*e));
+    json p = {{"schema", schema_to_json(n.schema)}, {"projections", proj},
+              {"filter", filter ? expr_to_json(*filter) : json(nullptr)}};
+    return add("sql_calc", in, p, nullptr, false, &input->schema);
+  }
+
+  // The partition columns of a filesystem table (PARTITIONED BY, or the older
+  // 'partition_by' option: a comma-separated list).
+  static std::vector<std::string> partition_columns(const TableDef& t) {
+    std::vector<std::string> parts = t.partitioned_by;
+    if (parts.empty())
+      if (auto opt = t.option("partition_by")) {
+        std::string cur;
+        for (char c : *opt + ",") {
+          if (c == ',') {
+            if (!cur.empty()) parts.push_back(cur);
+            cur.clear();
+          } else if (c != ' ') {
+            cur += c;
+          }
+        }
+      }
+    return parts;
+  }
+
+  std::string scan(const LogicalScan& s, const ExprPtr& filter = nullptr) {
+    std::string connector = s.table.connector();
+    if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
+    if (!kSources.count(connector)) {
+      if (kSinks.count(connector))
+        fail(s.pos, fmt::format("table `{}`: the {} connector can only be written to", s.table.name, connector));
+      fail(s.pos, fmt::format("table `{}`: unknown connector '{}' (sources: datagen, filesystem, nexmark)", s.table.name,
+                              connector));
+    }
+    json p = connector_params(s.table);
+    // The table's physical schema; the output is that restricted to `projected`.
+    p["schema"] = schema_to_json(s.table.physical_schema());
+    if (supports_projection_pushdown(connector)) p["projected"] = s.projected;
+    if (connector == "filesystem") add_partitions(s, filter, p);
+    std::string id = add(fmt::format("sql_{}_source", connector), {}, p);
+    if (connector == "filesystem") {
+      dead_letter_producers.push_back(id);
+      dead_letter_sources.push_back(ops.size() - 1);
+    }
+    return id;
+  }
+
+  // partition_keys (indices into the physical schema) and partition_filter: the
+  // deterministic conjuncts of `filter` (over the scan's output) on partition columns only.
+  void add_partitions(const LogicalScan& s, const ExprPtr& filter, json& p) {
+    const Schema physical = s.table.physical_schema();
+    std::vector<std::size_t> keys;
+    for (const auto& name : partition_columns(s.table)) {
+      auto idx = physical.index_of(name);
+      if (!idx) fail(s.pos, fmt::format("table `{}`: the partition column `{}` is not a physical column", s.table.name, name));
+      keys.push_back(*idx);
+    }
+    if (keys.empty()) return;
+    p["partition_keys"] = keys;
+    if (!filter) return;
+    std::vector<ExprPtr> pruning;
+    for (const auto& c : rewrite::conjuncts(filter)) {
+      std::set<std::size_t> cols;
+      rewrite::collect_columns(c, cols);
+      bool on_keys = !cols.empty() && rewrite::is_deterministic(c);
+      for (std::size_t col : cols)
+        on_keys = on_keys && col < s.projected.size() &&
+                  std::find(keys.begin(), keys.end(), s.projected[col]) != keys.end();
+      if (on_keys) pruning.push_back(c);
+    }
+    if (!pruning.empty()) {
+      p["partition_filter"] = expr_to_json(*rewrite::conjunction(pruning));
+      json session_params = session_json();
+      if (!session_params.empty()) p["session"] = session_params;
+    }
+  }
+
+  // VALUES: a bounded source at parallelism 1 (Flink's Values node is single too).
+  std::string values(const LogicalValues& v) {
+    json rows = json::array();
+    for (const auto& r : v.rows) {
+      json row = json::array();
+      for (const auto& e : r) row.push_back(expr_to_json(*e));
+      rows.push_back(std::move(row));
+    }
+    json p = {{"schema", schema_to_json(v.schema)}, {"rows", std::move(rows)}};
+    json s = session_json();
+    if (!s.empty()) p["session"] = s;
+    return add("sql_values_source", {}, p, nullptr, true);
+  }
+
+  std::string sink(const LogicalSink& s) {
+    std::string connector = s.table.connector();
+    if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
+    if (!kSinks.count(connector)) {
+      if (kSources.count(connector))
+        fail(s.pos, fmt::format("INSERT INTO {}: the {} connector can only be read", s.table.name, connector));
+      fail(s.pos, fmt::format("INSERT INTO {}: unknown connector '{}' (sinks: blackhole, collect, filesystem, print)",
+                              s.table.name, connector));
+    }
+    if (s.overwrite && connector != "filesystem")
+      fail(s.pos, fmt::format("INSERT OVERWRITE {}: only the filesystem sink can overwrite", s.table.name));
+    auto in = compile(s.input());
+    json p;
+    if (connector == "filesystem") {
+      p = connector_params(s.table, {"partition_by"});
+      std::vector<std::string> parts = partition_columns(s.table);
+      std::vector<std::size_t> part_columns;
+      for (const auto& part : parts) {
+        auto idx = s.input().schema.index_of(part);
+        if (!idx) fail(s.pos, fmt::format("INSERT INTO {}: the partition column `{}` is not a sink column", s.table.name, part));
+        part_columns.push_back(*idx);
+      }
+      p["partition_by"] = part_columns;
+      p["overwrite"] = s.overwrite;
+    } else if (connector == "collect") {
+      p = connector_params(s.table, {"name", "mode"});
+      p["name"] = s.table.option("name").value_or(s.table.name);
+      bool upsert = !s.table.primary_key.empty() && changelog_mode(s.input()).updating();
+      p["mode"] = upsert ? "upsert" : "retract";
+      std::vector<std::size_t> key_columns;
+      for (const auto& k : s.table.primary_key)
+        if (auto idx = s.input().schema.index_of(k)) key_columns.push_back(*idx);
+      p["primary_key"] = key_columns;
+    } else if (connector == "blackhole") {
+      p = json::object();
+    } else {
+      p = connector_params(s.table);
+    }
+    // A sink's schema is its input schema; the binder's final Calc already names the
+    // columns as the table does (JSON fields, CSV headers).
+    p["schema"] = schema_to_json(s.input().schema);
+    return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, false, &s.input().schema);
+  }
+
+  void wire_dead_letters() {
+    auto it = session.find("sql.dead-letter");
+    if (it == session.end() || dead_letter_producers.empty()) return;
+    const Schema& schema = *dead_letter_schema();
+    for (auto i : dead_letter_sources) ops[i]["params"]["dead_letter"] = true;
+    json p;
+    std::string factory;
+    if (const TableDef* t = catalog.table(it->second)) {
+      Schema ts = t->physical_schema();
+      if (ts.size() != 4)
+        fail({}, fmt::format("'sql.dead-letter' table `{}` must have the columns (reason STRING, origin STRING, "
+                             "position STRING, payload STRING)", t->name));
+      std::string connector = t->connector();
+      if (!kSinks.count(connector))
+        fail({}, fmt::format("'sql.dead-letter' table `{}`: the {} connector cannot be written", t->name, connector));
+      factory = fmt::format("sql_{}_sink", connector);
+      p = connector_params(*t);
+      if (connector == "filesystem") {
+        p["partition_by"] = json::array();
+        p["overwrite"] = false;
+      } else if (connector == "collect") {
+        p["name"] = t->option("name").value_or(t->name);
+        p["mode"] = "retract";
+        p["primary_key"] = json::array();
+      }
+    } else {
+      factory = "sql_dead_letter_sink";
+      p = {{"path", it->second}};
+    }
+    p["schema"] = schema_to_json(schema);
+    p["input_schemas"] = json::array({schema_to_json(schema)});
+    std::string id = next_id(factory);
+    json in = json::array();
+    for (const auto& from : dead_letter_producers) in.push_back({{"from", from}, {"side_output", "dead-letter"}});
+    ops.push_back({{"id", id}, {"type", factory}, {"params", p}, {"inputs", in}});
+  }
+};
+
+}  // namespace
+
+bool is_planner_option(const std::string& key) {
+  static const std::set<std::string> kKeys = {"connector", "event_time_column", "watermark_lag_ms", "idle_timeout_ms",
+                                              "allowed_lateness_ms", "late_records_to_dlq", "partition_by"};
+  return kKeys.count(key) || key.rfind("scan.watermark.", 0) == 0 || key.rfind("statistics.", 0) == 0;
+}
+
+json window_to_json(const WindowSpec& w) {
+  json j = {{"kind", window_kind_name(w.kind)}, {"time_column", w.time_column}};
+  if (w.proctime) j["proctime"] = true;
+  switch (w.kind) {
+    case WindowSpec::Kind::kTumble: j["size_ms"] = w.size_ms; break;
+    case WindowSpec::Kind::kHop:
+      j["size_ms"] = w.size_ms;
+      j["slide_ms"] = w.slide_ms;
+      break;
+    case WindowSpec::Kind::kCumulate:
+      j["size_ms"] = w.size_ms;
+      j["step_ms"] = w.step_ms;
+      break;
+    case WindowSpec::Kind::kSession: j["gap_ms"] = w.gap_ms; return j;
+  }
+  j["offset_ms"] = w.offset_ms;
+  return j;
+}
+
+json aggregate_to_json(const AggregateCall& a) {
+  return {{"function", a.function}, {"args", a.args}, {"distinct", a.distinct},
+          {"filter", a.filter ? json(*a.filter) : json(nullptr)}, {"type", a.type.to_string()}};
+}
+
+json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name) const {
+  Compiler c{catalog_, session_};
+  for (const auto& s : sinks) {
+    if (s->kind != LogicalKind::kSink) fail(s->pos, "a job plan must end in a sink");
+    check_sink_changelog(static_cast<const LogicalSink&>(*s));
+  }
+  for (const auto& s : sinks) c.compile(*s);
+  c.wire_dead_letters();
+  return {{"name", job_name}, {"config", {{"parallelism", c.parallelism()}}}, {"ops", c.ops}};
+}
+
+json PhysicalPlanner::compile(const LogicalPtr& sink) const {
+  std::string name = sink->kind == LogicalKind::kSink ? static_cast<const LogicalSink&>(*sink).table.name : "query";
+  return compile(std::vector<LogicalPtr>{sink}, "insert-into_" + name);
+}
+
+}  // namespace clink::sql
