@@ -4,6 +4,7 @@
 
 #include "clink/sql/planner/join_analysis.hpp"
 #include "clink/sql/planner/rank_plan.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
 
@@ -65,13 +66,26 @@ std::string construct_name(const LogicalNode& node) {
     case LogicalKind::kSort: return "ORDER BY";
     case LogicalKind::kRank: return "the Top-N";
     case LogicalKind::kLimit: return "LIMIT";
+    case LogicalKind::kScan: {  // a CDC source's updates
+      const TableDef& t = static_cast<const LogicalScan&>(node).table;
+      return fmt::format("the {} source of `{}`", t.connector(), t.name);
+    }
     default: return "the query";
   }
 }
 
 ChangelogMode changelog_mode(const LogicalNode& node) {
   switch (node.kind) {
-    case LogicalKind::kScan:
+    case LogicalKind::kScan: {
+      // What the connector emits: insert-only, or a CDC source's updates.
+      const ConnectorDescriptor* d = find_sql_connector(static_cast<const LogicalScan&>(node).table.connector());
+      ChangelogMode m;
+      if (d && d->is_source() && d->source_changelog != ChangelogKind::kInsertOnly) {
+        m.kind = d->source_changelog;
+        m.producer = &node;
+      }
+      return m;
+    }
     case LogicalKind::kValues: return {};
     case LogicalKind::kWatermarkAssigner:
     case LogicalKind::kProject:
@@ -185,15 +199,18 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
   return {};
 }
 
-bool sink_accepts_updates(const std::string& connector) {
-  return connector == "print" || connector == "blackhole" || connector == "collect";
-}
-
 void check_sink_changelog(const LogicalSink& sink) {
   auto mode = changelog_mode(sink.input());
   if (!mode.updating()) return;
   std::string connector = sink.table.connector();
-  if (sink_accepts_updates(connector)) return;
+  const bool has_key = !sink.table.primary_key.empty();
+  if (const ConnectorDescriptor* d = find_sql_connector(connector); d && d->is_sink()) {
+    if (sink_changelog_kind(*d, mode.kind, has_key)) return;
+    if (d->sink_changelog.upsert)  // an upsert sink without a key to upsert by
+      throw TranslationError(sink.pos, fmt::format("INSERT INTO {}: the query produces updates ({}) but the {} sink "
+                                                   "takes them only by a PRIMARY KEY, which the table does not declare",
+                                                   sink.table.name, where(*mode.producer), connector));
+  }
   throw TranslationError(sink.pos, fmt::format("INSERT INTO {}: the query produces updates ({}) but the {} sink only "
                                                "accepts inserts",
                                                sink.table.name, where(*mode.producer),

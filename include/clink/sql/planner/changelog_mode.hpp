@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "clink/sql/planner/logical_plan.hpp"
+#include "clink/sql/spec/changelog_kind.hpp"
 
 namespace clink::sql {
 
 struct ChangelogMode {
-  enum class Kind { kInsertOnly, kRetract, kUpsert };
+  using Kind = ChangelogKind;
   Kind kind = Kind::kInsertOnly;
   std::vector<std::string> upsert_key;  // kUpsert: column names
   // The node (GROUP BY, outer JOIN, ...) that first produces updates, for messages.
@@ -27,10 +28,6 @@ struct ChangelogMode {
 // The mode of `node`'s output. Throws TranslationError when a node cannot consume its
 // input's updates.
 ChangelogMode changelog_mode(const LogicalNode& node);
-
-// The changelog modes a sink connector accepts (the contract doc): print, blackhole and
-// collect take every row kind; filesystem is insert-only.
-bool sink_accepts_updates(const std::string& connector);
 
 // Checks that the sink accepts what its query produces; throws TranslationError like
 // "INSERT INTO file_sink: the query produces updates (GROUP BY at line 3, column 8) but
