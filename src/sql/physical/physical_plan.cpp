@@ -9,9 +9,7 @@
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/sql/optimizer/optimizer.hpp"
-#include "clink/sql/planner/changelog_mode.hpp"
-#include "clink/sql/planner/join_analysis.hpp"
-#include "clink/sql/planner/rank_plan.hpp"
+#include "clink/sql/planner/plan_properties.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 #include "clink/sql/spec/expr_json.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"
@@ -33,6 +31,7 @@ std::string keys_text(const std::vector<std::size_t>& cols) {
 struct Compiler {
   const Catalog& catalog;
   const SessionConfig& session;
+  PlanProperties& props;  // changelog modes and join / rank analyses, each derived once
   json ops = json::array();
   std::vector<std::string> dead_letter_producers;
   // Ops at parallelism 1 (global aggregates, sorts, limits): forward ops after them stay
@@ -134,7 +133,7 @@ struct Compiler {
         for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
         // Over insert-only input MIN / MAX keep one value, not a multiset of them.
         json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
-                  {"aggregates", aggs}, {"input_retracts", changelog_mode(n.input()).updating()}};
+                  {"aggregates", aggs}, {"input_retracts", props.changelog(n.input()).updating()}};
         if (const std::int64_t ttl = state_ttl_ms(n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
         auto hash = partition_keys(a.keys, a.grouping_sets);
         return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
@@ -272,7 +271,8 @@ struct Compiler {
         return {add("sql_limit", in, p, nullptr, true, &n.input().schema)};
       }
       case LogicalKind::kRank: {
-        RankOp op = rank_op(static_cast<const LogicalRank&>(n), session);
+        const auto& rank = static_cast<const LogicalRank&>(n);
+        RankOp op = rank_op(rank, props.rank(rank), session);
         auto in = compile(n.input());
         op.params["schema"] = schema_to_json(n.schema);
         return {add(op.factory, in, op.params, &op.hash_keys, op.hash_keys.empty(), &n.input().schema)};
@@ -306,7 +306,7 @@ struct Compiler {
   // A regular, semi / anti or interval join: each input hash-partitioned by its key
   // columns (input 0 left, 1 right); without equi-join keys the join runs at parallelism 1.
   std::string join(const LogicalJoin& j) {
-    JoinAnalysis a = analyze_join(j);
+    const JoinAnalysis& a = props.join(j);
     auto left = compile(j.input(0));
     auto right = compile(j.input(1));
     std::vector<bool> filter_nulls = a.filter_nulls;
@@ -479,7 +479,7 @@ struct Compiler {
       fail(s.pos, fmt::format("INSERT OVERWRITE {}: only {} can overwrite", s.table.name, sql_overwrite_sinks_text()));
     auto in = compile(s.input());
     // check_sink_changelog accepted the input's mode, so the sink takes some mode of it.
-    const ChangelogKind input_kind = changelog_mode(s.input()).kind;
+    const ChangelogKind input_kind = props.changelog(s.input()).kind;
     const std::vector<std::string> parts = partition_columns(s.table);
     SinkParamsContext ctx{.table = s.table.name,
                           .options = s.table.options,
@@ -566,11 +566,13 @@ json aggregate_to_json(const AggregateCall& a) {
           {"filter", a.filter ? json(*a.filter) : json(nullptr)}, {"type", a.type.to_string()}};
 }
 
-json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name) const {
-  Compiler c{catalog_, session_};
+json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name,
+                              PlanProperties* props) const {
+  PlanProperties own;
+  Compiler c{catalog_, session_, props ? *props : own};
   for (const auto& s : sinks) {
     if (s->kind != LogicalKind::kSink) fail(s->pos, "a job plan must end in a sink");
-    check_sink_changelog(static_cast<const LogicalSink&>(*s));
+    check_sink_changelog(static_cast<const LogicalSink&>(*s), c.props);
   }
   for (const auto& s : sinks) c.compile(*s);
   c.wire_dead_letters();

@@ -14,6 +14,8 @@
 
 namespace clink::sql {
 
+class PlanProperties;
+
 struct ChangelogMode {
   using Kind = ChangelogKind;
   Kind kind = Kind::kInsertOnly;
@@ -26,13 +28,16 @@ struct ChangelogMode {
 };
 
 // The mode of `node`'s output. Throws TranslationError when a node cannot consume its
-// input's updates.
+// input's updates. Derives the whole subtree (each node once): for a plan still being
+// rewritten (binder, optimiser). A final plan's consumers share one PlanProperties
+// (plan_properties.hpp), which keeps every node's mode.
 ChangelogMode changelog_mode(const LogicalNode& node);
 
-// Checks that the sink accepts what its query produces; throws TranslationError like
-// "INSERT INTO file_sink: the query produces updates (GROUP BY at line 3, column 8) but
-// the filesystem sink only accepts inserts".
-void check_sink_changelog(const LogicalSink& sink);
+// Checks that the sink accepts what its query produces (the connector table's sink
+// changelog modes); throws TranslationError like "INSERT INTO file_sink: the query
+// produces updates (GROUP BY at line 3, column 8) but the filesystem sink only accepts
+// inserts".
+void check_sink_changelog(const LogicalSink& sink, PlanProperties& props);
 
 // What a construct is called in messages: "GROUP BY", "SELECT DISTINCT", "LEFT JOIN".
 std::string construct_name(const LogicalNode& node);
