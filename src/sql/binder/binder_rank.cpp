@@ -7,6 +7,7 @@
 #include "binder_internal.hpp"
 #include "clink/sql/planner/changelog_mode.hpp"
 #include "clink/sql/planner/rank_plan.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
 
@@ -111,16 +112,14 @@ std::optional<Bound> Binder::Impl::bind_rank_select(const ast::Select& s, const 
 
 namespace {
 
-// Whether every row of the plan's sources arrives before their end: filesystem without
-// 'source.monitor-interval', datagen with 'number-of-rows' (the rule ANALYZE TABLE uses), VALUES.
+// Whether every row of the plan's sources arrives before their end: VALUES, and scans the
+// connector table calls bounded for their options (the rule ANALYZE TABLE uses).
 // Anything else may never end, so a sort cannot wait for it.
 bool plan_is_bounded(const LogicalNode& n) {
   if (n.kind == LogicalKind::kValues) return true;
   if (n.kind == LogicalKind::kScan) {
     const TableDef& t = static_cast<const LogicalScan&>(n).table;
-    const std::string connector = t.connector();
-    return (connector == "filesystem" && !t.option("source.monitor-interval")) ||
-           (connector == "datagen" && t.option("number-of-rows"));
+    return sql_source_bounded(t.connector(), t.options);
   }
   for (const auto& i : n.inputs)
     if (!plan_is_bounded(*i)) return false;

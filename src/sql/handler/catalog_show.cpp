@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "clink/sql/handler/catalog_ddl.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
 
@@ -190,12 +191,9 @@ void CatalogDdl::analyze(const ast::AnalyzeTable& stmt, SourcePosition pos) {
   for (const auto& c : columns)
     if (!t->column(c)) fail(pos, fmt::format("ANALYZE TABLE {}: column `{}` does not exist", name, c));
   std::string connector = t->connector();
-  bool bounded = (connector == "filesystem" && !t->option("source.monitor-interval")) ||
-                 (connector == "datagen" && t->option("number-of-rows"));
-  if (!bounded)
-    fail(pos, fmt::format("ANALYZE TABLE {}: the {} source is unbounded (ANALYZE runs bounded sources: filesystem "
-                          "without 'source.monitor-interval', datagen with 'number-of-rows')",
-                          name, connector.empty() ? "unnamed" : connector));
+  if (!sql_source_bounded(connector, t->options))
+    fail(pos, fmt::format("ANALYZE TABLE {}: the {} source is unbounded (ANALYZE runs bounded sources: {})", name,
+                          connector.empty() ? "unnamed" : connector, sql_bounded_sources_text()));
   if (!analyzer_)
     fail(pos, fmt::format("ANALYZE TABLE {}: no job runner is available here to read the source; declare "
                           "'statistics.row-count' (and 'statistics.columns.<col>.ndv') in the table options",

@@ -6,6 +6,7 @@
 #include "clink/sql/parser/parser.hpp"
 #include "clink/sql/physical/physical_plan.hpp"
 #include "clink/sql/planner/explain.hpp"
+#include "clink/sql/planner/plan_properties.hpp"
 
 namespace clink::sql {
 
@@ -76,10 +77,11 @@ std::string StatementRunner::explain(const ast::Statement& st) {
       throw TranslationError(st.pos, fmt::format("unsupported EXPLAIN detail {}", d));
   }
   auto sinks = plan(inner);
-  std::string out = "== Optimized Plan ==\n" + explain_plans(sinks);
+  PlanProperties props;  // EXPLAIN and the job graph read one derivation
+  std::string out = "== Optimized Plan ==\n" + explain_plans(sinks, &props);
   if (json_plan) {
     PhysicalPlanner planner(catalog_, session_);
-    out += "\n== Job Graph ==\n" + planner.compile(sinks, job_name(inner)).dump(2) + "\n";
+    out += "\n== Job Graph ==\n" + planner.compile(sinks, job_name(inner), &props).dump(2) + "\n";
   }
   return out;
 }

@@ -9,14 +9,11 @@
 #include "clink/sql/optimizer/join_reorder.hpp"
 #include "clink/sql/planner/changelog_mode.hpp"
 #include "clink/sql/planner/join_analysis.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
 
 using namespace rewrite;
-
-bool supports_projection_pushdown(const std::string& connector) {
-  return connector == "filesystem" || connector == "nexmark";
-}
 
 // ------------------------------------------------------------------ constant folding
 
@@ -304,7 +301,8 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
     }
     case LogicalKind::kScan: {
       const auto& s = static_cast<const LogicalScan&>(*node);
-      if (!supports_projection_pushdown(s.table.connector())) return {node, identity_map(n_out)};
+      const ConnectorDescriptor* connector = find_sql_connector(s.table.connector());
+      if (!connector || !connector->projection_pushdown) return {node, identity_map(n_out)};
       if (req.empty()) req.insert(0);  // a source needs one column to carry its rows
       auto ns = std::make_shared<LogicalScan>(s);
       ns->projected.clear();

@@ -9,9 +9,8 @@
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/sql/optimizer/optimizer.hpp"
-#include "clink/sql/planner/changelog_mode.hpp"
-#include "clink/sql/planner/join_analysis.hpp"
-#include "clink/sql/planner/rank_plan.hpp"
+#include "clink/sql/planner/plan_properties.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 #include "clink/sql/spec/expr_json.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"
 
@@ -23,9 +22,6 @@ namespace {
 
 [[noreturn]] void fail(SourcePosition pos, const std::string& message) { throw TranslationError(pos, message); }
 
-const std::set<std::string> kSources = {"filesystem", "datagen", "nexmark"};
-const std::set<std::string> kSinks = {"filesystem", "print", "blackhole", "collect"};
-
 std::string keys_text(const std::vector<std::size_t>& cols) {
   std::string s = "sql_columns:";
   for (std::size_t i = 0; i < cols.size(); ++i) s += (i ? "," : "") + std::to_string(cols[i]);
@@ -35,6 +31,7 @@ std::string keys_text(const std::vector<std::size_t>& cols) {
 struct Compiler {
   const Catalog& catalog;
   const SessionConfig& session;
+  PlanProperties& props;  // changelog modes and join / rank analyses, each derived once
   json ops = json::array();
   std::vector<std::string> dead_letter_producers;
   // Ops at parallelism 1 (global aggregates, sorts, limits): forward ops after them stay
@@ -101,10 +98,11 @@ struct Compiler {
     }
   }
 
-  static json connector_params(const TableDef& t, const std::set<std::string>& skip = {}) {
+  // The table's options the connector takes (the planner's own ones left out).
+  static json connector_params(const TableDef& t) {
     json p = json::object();
     for (const auto& [k, v] : t.options)
-      if (!is_planner_option(k) && !skip.count(k)) p[k] = v;
+      if (!is_planner_option(k)) p[k] = v;
     return p;
   }
 
@@ -135,7 +133,7 @@ struct Compiler {
         for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
         // Over insert-only input MIN / MAX keep one value, not a multiset of them.
         json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
-                  {"aggregates", aggs}, {"input_retracts", changelog_mode(n.input()).updating()}};
+                  {"aggregates", aggs}, {"input_retracts", props.changelog(n.input()).updating()}};
         if (const std::int64_t ttl = state_ttl_ms(n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
         auto hash = partition_keys(a.keys, a.grouping_sets);
         return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
@@ -273,7 +271,8 @@ struct Compiler {
         return {add("sql_limit", in, p, nullptr, true, &n.input().schema)};
       }
       case LogicalKind::kRank: {
-        RankOp op = rank_op(static_cast<const LogicalRank&>(n), session);
+        const auto& rank = static_cast<const LogicalRank&>(n);
+        RankOp op = rank_op(rank, props.rank(rank), session);
         auto in = compile(n.input());
         op.params["schema"] = schema_to_json(n.schema);
         return {add(op.factory, in, op.params, &op.hash_keys, op.hash_keys.empty(), &n.input().schema)};
@@ -307,7 +306,7 @@ struct Compiler {
   // A regular, semi / anti or interval join: each input hash-partitioned by its key
   // columns (input 0 left, 1 right); without equi-join keys the join runs at parallelism 1.
   std::string join(const LogicalJoin& j) {
-    JoinAnalysis a = analyze_join(j);
+    const JoinAnalysis& a = props.join(j);
     auto left = compile(j.input(0));
     auto right = compile(j.input(1));
     std::vector<bool> filter_nulls = a.filter_nulls;
@@ -402,26 +401,27 @@ struct Compiler {
   std::string scan(const LogicalScan& s, const ExprPtr& filter = nullptr) {
     std::string connector = s.table.connector();
     if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
-    if (!kSources.count(connector)) {
-      if (kSinks.count(connector))
+    const ConnectorDescriptor* d = find_sql_connector(connector);
+    if (!d || !d->is_source()) {
+      if (d && d->is_sink())
         fail(s.pos, fmt::format("table `{}`: the {} connector can only be written to", s.table.name, connector));
-      fail(s.pos, fmt::format("table `{}`: unknown connector '{}' (sources: datagen, filesystem, nexmark)", s.table.name,
-                              connector));
+      fail(s.pos, fmt::format("table `{}`: unknown connector '{}' (sources: {})", s.table.name, connector,
+                              sql_source_names()));
     }
     json p = connector_params(s.table);
     // The table's physical schema; the output is that restricted to `projected`.
     p["schema"] = schema_to_json(s.table.physical_schema());
-    if (supports_projection_pushdown(connector)) p["projected"] = s.projected;
-    if (connector == "filesystem") add_partitions(s, filter, p);
-    std::string id = add(fmt::format("sql_{}_source", connector), {}, p);
-    if (connector == "filesystem") {
+    if (d->projection_pushdown) p["projected"] = s.projected;
+    if (d->partition_pushdown) add_partitions(s, filter, p);
+    std::string id = add(d->source_factory, {}, p);
+    if (d->dead_letters) {
       dead_letter_producers.push_back(id);
       dead_letter_sources.push_back(ops.size() - 1);
     }
     return id;
   }
 
-  // partition_keys (indices into the physical schema) and partition_filter: the
+  // Partition pushdown: partition_keys (indices into the physical schema) and partition_filter: the
   // deterministic conjuncts of `filter` (over the scan's output) on partition columns only.
   void add_partitions(const LogicalScan& s, const ExprPtr& filter, json& p) {
     const Schema physical = s.table.physical_schema();
@@ -468,41 +468,30 @@ struct Compiler {
   std::string sink(const LogicalSink& s) {
     std::string connector = s.table.connector();
     if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
-    if (!kSinks.count(connector)) {
-      if (kSources.count(connector))
+    const ConnectorDescriptor* d = find_sql_connector(connector);
+    if (!d || !d->is_sink()) {
+      if (d && d->is_source())
         fail(s.pos, fmt::format("INSERT INTO {}: the {} connector can only be read", s.table.name, connector));
-      fail(s.pos, fmt::format("INSERT INTO {}: unknown connector '{}' (sinks: blackhole, collect, filesystem, print)",
-                              s.table.name, connector));
+      fail(s.pos, fmt::format("INSERT INTO {}: unknown connector '{}' (sinks: {})", s.table.name, connector,
+                              sql_sink_names()));
     }
-    if (s.overwrite && connector != "filesystem")
-      fail(s.pos, fmt::format("INSERT OVERWRITE {}: only the filesystem sink can overwrite", s.table.name));
+    if (s.overwrite && !d->overwrite)
+      fail(s.pos, fmt::format("INSERT OVERWRITE {}: only {} can overwrite", s.table.name, sql_overwrite_sinks_text()));
     auto in = compile(s.input());
-    json p;
-    if (connector == "filesystem") {
-      p = connector_params(s.table, {"partition_by"});
-      std::vector<std::string> parts = partition_columns(s.table);
-      std::vector<std::size_t> part_columns;
-      for (const auto& part : parts) {
-        auto idx = s.input().schema.index_of(part);
-        if (!idx) fail(s.pos, fmt::format("INSERT INTO {}: the partition column `{}` is not a sink column", s.table.name, part));
-        part_columns.push_back(*idx);
-      }
-      p["partition_by"] = part_columns;
-      p["overwrite"] = s.overwrite;
-    } else if (connector == "collect") {
-      p = connector_params(s.table, {"name", "mode"});
-      p["name"] = s.table.option("name").value_or(s.table.name);
-      bool upsert = !s.table.primary_key.empty() && changelog_mode(s.input()).updating();
-      p["mode"] = upsert ? "upsert" : "retract";
-      std::vector<std::size_t> key_columns;
-      for (const auto& k : s.table.primary_key)
-        if (auto idx = s.input().schema.index_of(k)) key_columns.push_back(*idx);
-      p["primary_key"] = key_columns;
-    } else if (connector == "blackhole") {
-      p = json::object();
-    } else {
-      p = connector_params(s.table);
-    }
+    // check_sink_changelog accepted the input's mode, so the sink takes some mode of it.
+    const ChangelogKind input_kind = props.changelog(s.input()).kind;
+    const std::vector<std::string> parts = partition_columns(s.table);
+    SinkParamsContext ctx{.table = s.table.name,
+                          .options = s.table.options,
+                          .input = s.input().schema,
+                          .partition_columns = parts,
+                          .primary_key = s.table.primary_key,
+                          .overwrite = s.overwrite,
+                          .changelog = sink_changelog_kind(*d, input_kind, !s.table.primary_key.empty())
+                                           .value_or(ChangelogKind::kRetract),
+                          .pos = s.pos};
+    json p = connector_params(s.table);
+    if (d->sink_params) d->sink_params(ctx, p);
     // A sink's schema is its input schema; the binder's final Calc already names the
     // columns as the table does (JSON fields, CSV headers).
     p["schema"] = schema_to_json(s.input().schema);
@@ -522,18 +511,16 @@ struct Compiler {
         fail({}, fmt::format("'sql.dead-letter' table `{}` must have the columns (reason STRING, origin STRING, "
                              "position STRING, payload STRING)", t->name));
       std::string connector = t->connector();
-      if (!kSinks.count(connector))
+      const ConnectorDescriptor* d = find_sql_connector(connector);
+      if (!d || !d->is_sink())
         fail({}, fmt::format("'sql.dead-letter' table `{}`: the {} connector cannot be written", t->name, connector));
-      factory = fmt::format("sql_{}_sink", connector);
+      factory = d->sink_factory;
       p = connector_params(*t);
-      if (connector == "filesystem") {
-        p["partition_by"] = json::array();
-        p["overwrite"] = false;
-      } else if (connector == "collect") {
-        p["name"] = t->option("name").value_or(t->name);
-        p["mode"] = "retract";
-        p["primary_key"] = json::array();
-      }
+      // Dead letters are inserts into the table's columns: no partitions, key or overwrite.
+      const std::vector<std::string> none;
+      SinkParamsContext ctx{.table = t->name, .options = t->options, .input = schema, .partition_columns = none,
+                            .primary_key = none};
+      if (d->sink_params) d->sink_params(ctx, p);
     } else {
       factory = "sql_dead_letter_sink";
       p = {{"path", it->second}};
@@ -579,11 +566,13 @@ json aggregate_to_json(const AggregateCall& a) {
           {"filter", a.filter ? json(*a.filter) : json(nullptr)}, {"type", a.type.to_string()}};
 }
 
-json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name) const {
-  Compiler c{catalog_, session_};
+json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name,
+                              PlanProperties* props) const {
+  PlanProperties own;
+  Compiler c{catalog_, session_, props ? *props : own};
   for (const auto& s : sinks) {
     if (s->kind != LogicalKind::kSink) fail(s->pos, "a job plan must end in a sink");
-    check_sink_changelog(static_cast<const LogicalSink&>(*s));
+    check_sink_changelog(static_cast<const LogicalSink&>(*s), c.props);
   }
   for (const auto& s : sinks) c.compile(*s);
   c.wire_dead_letters();

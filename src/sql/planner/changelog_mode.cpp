@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "clink/sql/planner/join_analysis.hpp"
-#include "clink/sql/planner/rank_plan.hpp"
+#include "clink/sql/planner/plan_properties.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
 
@@ -65,25 +65,44 @@ std::string construct_name(const LogicalNode& node) {
     case LogicalKind::kSort: return "ORDER BY";
     case LogicalKind::kRank: return "the Top-N";
     case LogicalKind::kLimit: return "LIMIT";
+    case LogicalKind::kScan: {  // a CDC source's updates
+      const TableDef& t = static_cast<const LogicalScan&>(node).table;
+      return fmt::format("the {} source of `{}`", t.connector(), t.name);
+    }
     default: return "the query";
   }
 }
 
 ChangelogMode changelog_mode(const LogicalNode& node) {
+  PlanProperties props;
+  return props.changelog(node);
+}
+
+// One node's mode from its inputs' (each derived once, through the memo).
+ChangelogMode PlanProperties::derive_changelog(const LogicalNode& node) {
   switch (node.kind) {
-    case LogicalKind::kScan:
+    case LogicalKind::kScan: {
+      // What the connector emits: insert-only, or a CDC source's updates.
+      const ConnectorDescriptor* d = find_sql_connector(static_cast<const LogicalScan&>(node).table.connector());
+      ChangelogMode m;
+      if (d && d->is_source() && d->source_changelog != ChangelogKind::kInsertOnly) {
+        m.kind = d->source_changelog;
+        m.producer = &node;
+      }
+      return m;
+    }
     case LogicalKind::kValues: return {};
     case LogicalKind::kWatermarkAssigner:
     case LogicalKind::kProject:
     case LogicalKind::kFilter:
-    case LogicalKind::kCorrelate: return changelog_mode(node.input());  // row kinds follow their rows
+    case LogicalKind::kCorrelate: return changelog(node.input());  // row kinds follow their rows
     case LogicalKind::kWindowTvf: {
-      auto in = changelog_mode(node.input());
+      const ChangelogMode& in = changelog(node.input());
       require_insert_only(node, in, "a window table function");
       return in;
     }
     case LogicalKind::kAggregate: {
-      auto in = changelog_mode(node.input());  // validates below; GROUP BY consumes retractions
+      const ChangelogMode& in = changelog(node.input());  // validates below; GROUP BY consumes retractions
       if (in.updating())
         for (const auto& a : static_cast<const LogicalAggregate&>(node).aggregates)
           if (!a.retractable)
@@ -93,41 +112,41 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       return updating_from(node);
     }
     case LogicalKind::kWindowAggregate: {
-      auto in = changelog_mode(node.input());
+      const ChangelogMode& in = changelog(node.input());
       require_insert_only(node, in, fmt::format("The window aggregate ({})", where(node)).c_str());
       return {};
     }
     case LogicalKind::kUnion: {
       ChangelogMode out;
       for (const auto& i : node.inputs) {
-        auto m = changelog_mode(*i);
+        const ChangelogMode& m = changelog(*i);
         if (m.updating() && !out.updating()) out = m;
       }
       return out;
     }
     case LogicalKind::kMatch: {
       // As Flink's StreamPhysicalMatch: insert-only in and out.
-      auto in = changelog_mode(node.input());
+      const ChangelogMode& in = changelog(node.input());
       require_insert_only(node, in, "MATCH_RECOGNIZE");
       return {};
     }
     case LogicalKind::kOverAggregate: {
       // As Flink's StreamPhysicalOverAggregate: insert-only in and out.
-      auto in = changelog_mode(node.input());
+      const ChangelogMode& in = changelog(node.input());
       require_insert_only(node, in, "An OVER aggregate");
       return {};
     }
     case LogicalKind::kSort:
     case LogicalKind::kLimit: {
-      auto in = changelog_mode(node.input());
+      const ChangelogMode& in = changelog(node.input());
       require_insert_only(node, in, node.kind == LogicalKind::kSort ? "ORDER BY" : "LIMIT");
       return {};
     }
     case LogicalKind::kJoin: {
       const auto& j = static_cast<const LogicalJoin&>(node);
-      auto l = changelog_mode(node.input(0));
-      auto r = changelog_mode(node.input(1));
-      const JoinAnalysis a = analyze_join(j);
+      const ChangelogMode& l = changelog(node.input(0));
+      const ChangelogMode& r = changelog(node.input(1));
+      const JoinAnalysis& a = join(j);
       if (a.temporal) {
         // The versioned side may update (each change is a version); the probe side is
         // joined once per row when the watermark passes it, so it must only insert.
@@ -153,8 +172,8 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
       return r;
     }
     case LogicalKind::kRank: {
-      const RankAnalysis a = analyze_rank(static_cast<const LogicalRank&>(node));
-      auto in = changelog_mode(node.input());
+      const RankAnalysis& a = rank(static_cast<const LogicalRank&>(node));
+      const ChangelogMode& in = changelog(node.input());
       switch (a.kind) {
         case RankAnalysis::Kind::kTopN: return updating_from(node);  // Retract takes updates
         case RankAnalysis::Kind::kDeduplicate:
@@ -172,7 +191,7 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
     }
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);
-      auto in = changelog_mode(node.input());
+      const ChangelogMode& in = changelog(node.input());
       if (in.updating() && !s.table.primary_key.empty()) {
         ChangelogMode m = in;
         m.kind = ChangelogMode::Kind::kUpsert;
@@ -185,15 +204,18 @@ ChangelogMode changelog_mode(const LogicalNode& node) {
   return {};
 }
 
-bool sink_accepts_updates(const std::string& connector) {
-  return connector == "print" || connector == "blackhole" || connector == "collect";
-}
-
-void check_sink_changelog(const LogicalSink& sink) {
-  auto mode = changelog_mode(sink.input());
+void check_sink_changelog(const LogicalSink& sink, PlanProperties& props) {
+  const ChangelogMode& mode = props.changelog(sink.input());
   if (!mode.updating()) return;
   std::string connector = sink.table.connector();
-  if (sink_accepts_updates(connector)) return;
+  const bool has_key = !sink.table.primary_key.empty();
+  if (const ConnectorDescriptor* d = find_sql_connector(connector); d && d->is_sink()) {
+    if (sink_changelog_kind(*d, mode.kind, has_key)) return;
+    if (d->sink_changelog.upsert)  // an upsert sink without a key to upsert by
+      throw TranslationError(sink.pos, fmt::format("INSERT INTO {}: the query produces updates ({}) but the {} sink "
+                                                   "takes them only by a PRIMARY KEY, which the table does not declare",
+                                                   sink.table.name, where(*mode.producer), connector));
+  }
   throw TranslationError(sink.pos, fmt::format("INSERT INTO {}: the query produces updates ({}) but the {} sink only "
                                                "accepts inserts",
                                                sink.table.name, where(*mode.producer),

@@ -7,6 +7,7 @@
 #include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/planner/correlate_plan.hpp"
 #include "clink/sql/planner/join_analysis.hpp"
+#include "clink/sql/planner/plan_properties.hpp"
 #include "clink/sql/planner/rank_plan.hpp"
 
 namespace clink::sql {
@@ -269,6 +270,11 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
 }
 
 std::string node_description(const LogicalNode& node) {
+  PlanProperties props;
+  return node_description(node, props);
+}
+
+std::string node_description(const LogicalNode& node, PlanProperties& props) {
   switch (node.kind) {
     case LogicalKind::kScan: {
       const auto& s = static_cast<const LogicalScan&>(node);
@@ -359,7 +365,7 @@ std::string node_description(const LogicalNode& node) {
         for (std::size_t i = 0; i < both.size(); ++i) both[i].name = names[i];
       }
       // The keys (and an interval join's bounds) the physical join runs with.
-      JoinAnalysis a = analyze_join(j);
+      const JoinAnalysis& a = props.join(j);
       auto key_names = [](const Schema& s, const std::vector<std::size_t>& cols) {
         std::vector<std::string> names;
         for (auto c : cols) names.push_back(s.name(c));
@@ -383,7 +389,7 @@ std::string node_description(const LogicalNode& node) {
       return fmt::format("Join(joinType=[{}], where=[{}], select=[{}], {})", join_type_name(j.type), where,
                          column_names(node.schema), keys);
     }
-    case LogicalKind::kRank: return describe_rank(static_cast<const LogicalRank&>(node));
+    case LogicalKind::kRank: return describe_rank(static_cast<const LogicalRank&>(node), props);
     case LogicalKind::kOverAggregate: {
       const auto& o = static_cast<const LogicalOverAggregate&>(node);
       const Schema& in = node.input().schema;
@@ -431,14 +437,15 @@ const std::vector<LogicalPtr>& printed_inputs(const LogicalNode& node) {
   return fuses_with_input(node) ? node.input().inputs : node.inputs;
 }
 
-static void print_tree(const LogicalNode& n, int depth, std::string& out) {
-  out += std::string(static_cast<std::size_t>(depth) * 2, ' ') + node_description(n) + "\n";
-  for (const auto& in : printed_inputs(n)) print_tree(*in, depth + 1, out);
+static void print_tree(const LogicalNode& n, int depth, PlanProperties& props, std::string& out) {
+  out += std::string(static_cast<std::size_t>(depth) * 2, ' ') + node_description(n, props) + "\n";
+  for (const auto& in : printed_inputs(n)) print_tree(*in, depth + 1, props, out);
 }
 
 std::string to_string(const LogicalNode& plan) {
   std::string out;
-  print_tree(plan, 0, out);
+  PlanProperties props;
+  print_tree(plan, 0, props, out);
   return out;
 }
 

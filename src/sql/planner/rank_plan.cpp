@@ -7,8 +7,8 @@
 
 #include "clink/core/duration.hpp"
 #include "clink/sql/catalog/catalog.hpp"
-#include "clink/sql/planner/changelog_mode.hpp"
 #include "clink/sql/planner/join_analysis.hpp"
+#include "clink/sql/planner/plan_properties.hpp"
 #include "plan_rewrite.hpp"
 
 namespace clink::sql {
@@ -29,6 +29,11 @@ Schema rank_schema(const Schema& input, const LogicalRank& rank) {
 }
 
 RankAnalysis analyze_rank(const LogicalRank& r) {
+  PlanProperties props;
+  return props.rank(r);
+}
+
+RankAnalysis analyze_rank(const LogicalRank& r, PlanProperties& props) {
   if (!r.rank_end)
     throw TranslationError(r.function_pos,
                            fmt::format("{}() OVER (...) without a filter on its result (WHERE rn <= N) is an OVER "
@@ -37,7 +42,7 @@ RankAnalysis analyze_rank(const LogicalRank& r) {
   RankAnalysis a;
   const LogicalNode& in = r.input();
   if (r.sort_limit) {
-    a.retract = changelog_mode(in).updating();
+    a.retract = props.changelog(in).updating();
     return a;
   }
   // Window forms: the partition keys hold the input's window_start and window_end.
@@ -65,7 +70,7 @@ RankAnalysis analyze_rank(const LogicalRank& r) {
       a.time_column = c;
     }
   }
-  if (a.kind == RankAnalysis::Kind::kTopN) a.retract = changelog_mode(in).updating();
+  if (a.kind == RankAnalysis::Kind::kTopN) a.retract = props.changelog(in).updating();
   return a;
 }
 
@@ -101,14 +106,14 @@ std::string attached_window(const LogicalRank& r, const RankAnalysis& a) {
 
 }  // namespace
 
-std::string describe_rank(const LogicalRank& r) {
+std::string describe_rank(const LogicalRank& r, PlanProperties& props) {
   const Schema& in = r.input().schema;
   const std::string range =
       r.rank_end ? fmt::format("rankStart={}, rankEnd={}", r.rank_start, *r.rank_end) : fmt::format("rankStart={}", r.rank_start);
   if (!r.rank_end)
     return fmt::format("OverRank(rankType=[{}], partitionBy=[{}], orderBy=[{}], select=[{}])", rank_type_name(r.rank_type),
                        names_of(in, r.partition_keys), order_text(in, r.order_keys), select_text(r.schema));
-  const RankAnalysis a = analyze_rank(r);
+  const RankAnalysis& a = props.rank(r);
   switch (a.kind) {
     case RankAnalysis::Kind::kDeduplicate:
       return fmt::format("Deduplicate(keep=[{}], key=[{}], order=[{}])", a.keep_last ? "LastRow" : "FirstRow",
@@ -254,8 +259,7 @@ LogicalPtr absorb_rank_filter(const LogicalPtr& filter) {
 
 // ------------------------------------------------------------------ the operator
 
-RankOp rank_op(const LogicalRank& r, const SessionConfig& session) {
-  const RankAnalysis a = analyze_rank(r);
+RankOp rank_op(const LogicalRank& r, const RankAnalysis& a, const SessionConfig& session) {
   const bool window = a.kind == RankAnalysis::Kind::kWindowTopN || a.kind == RankAnalysis::Kind::kWindowDeduplicate;
   // Flink's StreamExecRank / StreamExecWindowRank translate ROW_NUMBER only.
   if (r.rank_type != RankType::kRowNumber) {

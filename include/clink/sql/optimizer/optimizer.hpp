@@ -37,7 +37,4 @@ LogicalPtr push_down_predicates(const LogicalPtr& plan);
 LogicalPtr push_down_projections(const LogicalPtr& plan);
 LogicalPtr push_join_key_expressions(const LogicalPtr& plan);
 
-// Whether the connector reads only the projected columns (the scan's `projected`).
-bool supports_projection_pushdown(const std::string& connector);
-
 }  // namespace clink::sql

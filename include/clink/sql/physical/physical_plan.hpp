@@ -2,8 +2,8 @@
 // PhysicalPlanner::compile: optimised LogicalPlan(s) -> JobGraphSpec JSON (the job file
 // format of docs/job-graph-spec.md) using exactly the factories and params of
 // docs/sql-runtime-contract.md:
-//   scans      sql_<connector>_source (filesystem, datagen, nexmark)
-//   sinks      sql_<connector>_sink (filesystem, print, blackhole, collect)
+//   scans      the connector's source factory (spec/connector_table.hpp)
+//   sinks      the connector's sink factory, params from its row's hook
 //   watermark  sql_watermark_assigner      project/filter  sql_calc (fused)
 //   GROUP BY   sql_group_aggregate         windows   sql_window_aggregate / sql_window_assign
 //   ORDER BY   sql_sort (+ sql_limit for OFFSET)       LIMIT  sql_limit
@@ -29,8 +29,10 @@ class PhysicalPlanner {
   PhysicalPlanner(const Catalog& catalog, const SessionConfig& session) : catalog_(catalog), session_(session) {}
 
   // One job for one sink, or several (a statement set); each plan is rooted in a
-  // LogicalSink. Checks every sink's changelog mode first.
-  nlohmann::json compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name) const;
+  // LogicalSink. Checks every sink's changelog mode first. `props`: the plans' derived
+  // properties when the caller has them (EXPLAIN of the same plans), else derived here.
+  nlohmann::json compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name,
+                         PlanProperties* props = nullptr) const;
   nlohmann::json compile(const LogicalPtr& sink) const;
 
  private:

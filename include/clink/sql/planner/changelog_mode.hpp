@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "clink/sql/planner/logical_plan.hpp"
+#include "clink/sql/spec/changelog_kind.hpp"
 
 namespace clink::sql {
 
+class PlanProperties;
+
 struct ChangelogMode {
-  enum class Kind { kInsertOnly, kRetract, kUpsert };
+  using Kind = ChangelogKind;
   Kind kind = Kind::kInsertOnly;
   std::vector<std::string> upsert_key;  // kUpsert: column names
   // The node (GROUP BY, outer JOIN, ...) that first produces updates, for messages.
@@ -25,17 +28,16 @@ struct ChangelogMode {
 };
 
 // The mode of `node`'s output. Throws TranslationError when a node cannot consume its
-// input's updates.
+// input's updates. Derives the whole subtree (each node once): for a plan still being
+// rewritten (binder, optimiser). A final plan's consumers share one PlanProperties
+// (plan_properties.hpp), which keeps every node's mode.
 ChangelogMode changelog_mode(const LogicalNode& node);
 
-// The changelog modes a sink connector accepts (the contract doc): print, blackhole and
-// collect take every row kind; filesystem is insert-only.
-bool sink_accepts_updates(const std::string& connector);
-
-// Checks that the sink accepts what its query produces; throws TranslationError like
-// "INSERT INTO file_sink: the query produces updates (GROUP BY at line 3, column 8) but
-// the filesystem sink only accepts inserts".
-void check_sink_changelog(const LogicalSink& sink);
+// Checks that the sink accepts what its query produces (the connector table's sink
+// changelog modes); throws TranslationError like "INSERT INTO file_sink: the query
+// produces updates (GROUP BY at line 3, column 8) but the filesystem sink only accepts
+// inserts".
+void check_sink_changelog(const LogicalSink& sink, PlanProperties& props);
 
 // What a construct is called in messages: "GROUP BY", "SELECT DISTINCT", "LEFT JOIN".
 std::string construct_name(const LogicalNode& node);

@@ -11,8 +11,10 @@
 
 namespace clink::sql {
 
-std::string explain_plan(const LogicalNode& plan);
+// `props`: the plan's derived properties, shared with the physical planner when the
+// caller compiles the plan too (null: derived here).
+std::string explain_plan(const LogicalNode& plan, PlanProperties* props = nullptr);
 // Several sinks (a statement set): one tree after the other.
-std::string explain_plans(const std::vector<LogicalPtr>& plans);
+std::string explain_plans(const std::vector<LogicalPtr>& plans, PlanProperties* props = nullptr);
 
 }  // namespace clink::sql

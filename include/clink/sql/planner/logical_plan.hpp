@@ -41,6 +41,7 @@ enum class LogicalKind {
 };
 
 struct LogicalNode;
+class PlanProperties;  // plan_properties.hpp
 using LogicalPtr = std::shared_ptr<const LogicalNode>;
 
 struct LogicalNode {
@@ -273,6 +274,8 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs);
 //   LogicalSink(table=[out], fields=[a, cnt])
 //     LogicalAggregate(group=[{0}], cnt=[COUNT()])
 std::string node_description(const LogicalNode& node);  // the text of one line
+// The same, with the joins' and ranks' analyses read from (and kept in) `props`.
+std::string node_description(const LogicalNode& node, PlanProperties& props);
 // A projection over a filter prints (and compiles) as one Calc, as Flink's.
 bool fuses_with_input(const LogicalNode& node);
 const std::vector<LogicalPtr>& printed_inputs(const LogicalNode& node);

@@ -3,8 +3,8 @@
 // StreamPhysicalDeduplicateRule, StreamPhysicalWindowRankRule,
 // StreamPhysicalWindowDeduplicateRule), and the rewrite that gives a rank its range from the
 // filter on the rank column above it (Flink's FlinkLogicalRankRule / RankUtil.extractRankRange).
-// EXPLAIN, the changelog derivation and the physical planner all call analyze_rank, so they
-// agree.
+// EXPLAIN, the changelog derivation and the physical planner all read analyze_rank's result
+// (kept per plan in PlanProperties), so they agree.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -16,6 +16,8 @@
 #include "clink/sql/planner/logical_plan.hpp"
 
 namespace clink::sql {
+
+class PlanProperties;
 
 struct RankAnalysis {
   enum class Kind {
@@ -35,12 +37,14 @@ struct RankAnalysis {
 
 // Throws TranslationError when the rank has no range (no filter on it: an OVER aggregate).
 RankAnalysis analyze_rank(const LogicalRank& rank);
+// The same, reading the input's changelog mode from (and keeping it in) `props`.
+RankAnalysis analyze_rank(const LogicalRank& rank, PlanProperties& props);
 
 // The EXPLAIN line: Rank(strategy=[AppendFastStrategy], rankType=[ROW_NUMBER],
 // rankRange=[rankStart=1, rankEnd=3], partitionBy=[k], orderBy=[c DESC], select=[...]),
 // Deduplicate(keep=[FirstRow], key=[k], order=[ROWTIME]), WindowRank(window=[...], ...),
 // WindowDeduplicate(window=[...], keep=[...], partitionKeys=[...], orderKey=[...], order=[ROWTIME]).
-std::string describe_rank(const LogicalRank& rank);
+std::string describe_rank(const LogicalRank& rank, PlanProperties& props);
 
 // `filter` is a WHERE over a rank (through projections). Its conjuncts on the rank column
 // (rn <= N, rn < N, rn = N, rn BETWEEN a AND b, N >= rn, ...) become the rank's range and
@@ -57,6 +61,6 @@ struct RankOp {
   nlohmann::json params;
   std::vector<std::size_t> hash_keys;
 };
-RankOp rank_op(const LogicalRank& rank, const SessionConfig& session);
+RankOp rank_op(const LogicalRank& rank, const RankAnalysis& analysis, const SessionConfig& session);
 
 }  // namespace clink::sql

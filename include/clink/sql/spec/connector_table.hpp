@@ -1,0 +1,108 @@
+#pragma once
+// The SQL connector table: everything the planner may assume about a connector, one
+// descriptor per connector (Flink's DynamicTableFactory plus the abilities its sources
+// and sinks implement: SupportsProjectionPushDown, SupportsPartitionPushDown,
+// getChangelogMode, SupportsOverwrite, boundedness).
+//
+// This header is the contract between the planner (binder, optimiser, physical planner,
+// handler) and the SQL connectors; the rows live with the connectors
+// (src/connectors/sql/connector_table.cpp) and reach the planner through
+// sql_connector_table() at link time, so the planner never includes a connector and never
+// compares a connector's name. Adding a connector is adding one row
+// (docs/sql-runtime-contract.md, "Adding a connector: one row").
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "clink/sql/common/sql_error.hpp"
+#include "clink/sql/common/types.hpp"
+#include "clink/sql/spec/changelog_kind.hpp"
+
+namespace clink::sql {
+
+// A table's WITH options in the order written (the catalog's OptionList).
+using ConnectorOptions = std::vector<std::pair<std::string, std::string>>;
+std::optional<std::string> find_option(const ConnectorOptions& options, std::string_view key);
+
+// The changelog modes a sink accepts. Insert-only input goes to every sink.
+struct SinkChangelogModes {
+  bool upsert = false;   // updates keyed by the table's PRIMARY KEY
+  bool retract = false;  // every row kind, no key needed
+  bool accepts_updates() const { return upsert || retract; }
+};
+
+// What the physical planner knows about an INSERT when it builds the sink op's params.
+struct SinkParamsContext {
+  std::string_view table;                             // the table's name
+  const ConnectorOptions& options;                    // every WITH option (hints merged)
+  const Schema& input;                                // the sink's input schema (its columns)
+  const std::vector<std::string>& partition_columns;  // PARTITIONED BY (or the 'partition_by' option)
+  const std::vector<std::string>& primary_key;        // column names; empty: none
+  bool overwrite = false;                             // INSERT OVERWRITE
+  // The mode the sink receives its input in (sink_changelog_kind below).
+  ChangelogKind changelog = ChangelogKind::kInsertOnly;
+  SourcePosition pos;  // the INSERT, for errors
+};
+
+// Adds the connector's structural params to `params`, which arrives holding the table's
+// options the connector takes (the planner's own options removed); the planner adds
+// `schema` (and `input_schemas`, `session`) after. Throws TranslationError at ctx.pos.
+using SinkParamsHook = std::function<void(const SinkParamsContext& ctx, nlohmann::json& params)>;
+
+struct ConnectorDescriptor {
+  std::string name;  // the 'connector' option's value
+
+  // ---- as a source (source_factory empty: not a source)
+  std::string source_factory;  // the op's factory, e.g. "sql_filesystem_source"
+  // Whether a scan of a table with these options ends (ANALYZE TABLE reads only bounded
+  // sources; a sort over bounded sources waits for their end). Null: never bounded.
+  std::function<bool(const ConnectorOptions&)> bounded;
+  std::string bounded_when;  // how a table is bounded, for messages: "with 'number-of-rows'"
+  bool projection_pushdown = false;  // reads only the `projected` physical columns
+  // Partition pushdown: takes `partition_keys` (PARTITIONED BY) and a `partition_filter`
+  // (the conjuncts of the filter right above the scan on partition columns only).
+  bool partition_pushdown = false;
+  bool dead_letters = false;  // emits rejected records on the `dead-letter` side output
+  ChangelogKind source_changelog = ChangelogKind::kInsertOnly;  // a CDC source: kRetract
+
+  // ---- as a sink (sink_factory empty: not a sink)
+  std::string sink_factory;  // e.g. "sql_print_sink"
+  SinkChangelogModes sink_changelog;
+  bool overwrite = false;  // INSERT OVERWRITE
+  SinkParamsHook sink_params;  // null: the options alone
+
+  bool is_source() const { return !source_factory.empty(); }
+  bool is_sink() const { return !sink_factory.empty(); }
+  bool bounded_for(const ConnectorOptions& options) const { return bounded && bounded(options); }
+};
+
+// Every SQL connector, one row each, in the order messages list bounded sources.
+// Defined with the connectors (src/connectors/sql/connector_table.cpp).
+const std::vector<ConnectorDescriptor>& sql_connector_table();
+
+// The row of `name`; null for an unknown (or empty) connector name.
+const ConnectorDescriptor* find_sql_connector(std::string_view name);
+
+// For messages: the sources' / sinks' names, sorted ("datagen, filesystem, nexmark"); the
+// sinks that can overwrite ("the filesystem sink"); the bounded sources with their
+// condition ("filesystem without 'source.monitor-interval', datagen with 'number-of-rows'").
+std::string sql_source_names();
+std::string sql_sink_names();
+std::string sql_overwrite_sinks_text();
+std::string sql_bounded_sources_text();
+
+// Whether a scan of a `connector` table with these options ends (false: unknown connector).
+bool sql_source_bounded(std::string_view connector, const ConnectorOptions& options);
+
+// The mode an INSERT's sink receives an input of kind `input`: insert-only input stays
+// insert-only; updates go upsert by the primary key when the sink takes that and the table
+// declares one, else retract. Null when the sink does not accept the updates.
+std::optional<ChangelogKind> sink_changelog_kind(const ConnectorDescriptor& sink, ChangelogKind input,
+                                                 bool has_primary_key);
+
+}  // namespace clink::sql

@@ -1,0 +1,84 @@
+// The SQL connector table's rows: one per connector (the contract:
+// include/clink/sql/spec/connector_table.hpp; the factories: register_sql_connectors.cpp).
+// A new connector is one more row here and its factories there; the planner reads the row.
+#include "clink/sql/spec/connector_table.hpp"
+
+#include <fmt/format.h>
+
+namespace clink::sql {
+
+namespace {
+
+// Each name's index in `input`; a name the input lacks fails with `what`.
+std::vector<std::size_t> column_indices(const SinkParamsContext& ctx, const std::vector<std::string>& names) {
+  std::vector<std::size_t> out;
+  for (const auto& name : names) {
+    auto idx = ctx.input.index_of(name);
+    if (!idx)
+      throw TranslationError(ctx.pos, fmt::format("INSERT INTO {}: the partition column `{}` is not a sink column",
+                                                  ctx.table, name));
+    out.push_back(*idx);
+  }
+  return out;
+}
+
+// Hive-style partition directories and INSERT OVERWRITE.
+void filesystem_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
+  p["partition_by"] = column_indices(ctx, ctx.partition_columns);
+  p["overwrite"] = ctx.overwrite;
+}
+
+// The in-process results the tests read: named by the 'name' option (else the table),
+// upsert by the primary key's columns or retract.
+void collect_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
+  p["name"] = find_option(ctx.options, "name").value_or(std::string(ctx.table));
+  p["mode"] = ctx.changelog == ChangelogKind::kUpsert ? "upsert" : "retract";
+  std::vector<std::size_t> key;
+  for (const auto& k : ctx.primary_key)
+    if (auto idx = ctx.input.index_of(k)) key.push_back(*idx);
+  p["primary_key"] = key;
+}
+
+// The blackhole takes no options (Flink's has none); it discards whatever it is given.
+void blackhole_sink_params(const SinkParamsContext&, nlohmann::json& p) { p = nlohmann::json::object(); }
+
+std::vector<ConnectorDescriptor> make_table() {
+  std::vector<ConnectorDescriptor> t;
+  // Files (json / csv), read once unless the path is monitored; partitioned writes.
+  t.push_back({.name = "filesystem",
+               .source_factory = "sql_filesystem_source",
+               .bounded = [](const ConnectorOptions& o) { return !find_option(o, "source.monitor-interval"); },
+               .bounded_when = "without 'source.monitor-interval'",
+               .projection_pushdown = true,
+               .partition_pushdown = true,
+               .dead_letters = true,
+               .sink_factory = "sql_filesystem_sink",
+               .sink_changelog = {},
+               .overwrite = true,
+               .sink_params = filesystem_sink_params});
+  t.push_back({.name = "datagen",
+               .source_factory = "sql_datagen_source",
+               .bounded = [](const ConnectorOptions& o) { return find_option(o, "number-of-rows").has_value(); },
+               .bounded_when = "with 'number-of-rows'"});
+  // Unbounded to the planner even with 'events.num' (which ends the generator).
+  t.push_back({.name = "nexmark", .source_factory = "sql_nexmark_source", .projection_pushdown = true});
+  t.push_back({.name = "print", .sink_factory = "sql_print_sink", .sink_changelog = {.retract = true}});
+  t.push_back({.name = "blackhole",
+               .sink_factory = "sql_blackhole_sink",
+               .sink_changelog = {.retract = true},
+               .sink_params = blackhole_sink_params});
+  t.push_back({.name = "collect",
+               .sink_factory = "sql_collect_sink",
+               .sink_changelog = {.upsert = true, .retract = true},
+               .sink_params = collect_sink_params});
+  return t;
+}
+
+}  // namespace
+
+const std::vector<ConnectorDescriptor>& sql_connector_table() {
+  static const std::vector<ConnectorDescriptor> table = make_table();
+  return table;
+}
+
+}  // namespace clink::sql

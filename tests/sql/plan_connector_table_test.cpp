@@ -1,0 +1,101 @@
+// The planner asks the connector table, never a connector's name: each sink row decides
+// whether an updating query may go in, each source row whether a scan ends.
+#include "clink/sql/spec/connector_table.hpp"
+
+#include <fmt/format.h>
+
+#include "plan_test_util.hpp"
+
+namespace clink::sql::testing {
+namespace {
+
+// An updating query (a GROUP BY) into a table of every sink connector: the rows that accept
+// updates plan it, the others reject it with the planner's message.
+TEST(PlanConnectorTable, UpdatingQueryIntoEachSink) {
+  PlanFixture f;
+  f.ddl("CREATE TABLE src (k STRING, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '10')");
+  int checked = 0;
+  for (const auto& d : sql_connector_table()) {
+    if (!d.is_sink()) continue;
+    const std::string table = "out_" + d.name;
+    const std::string options = d.name == "filesystem" ? ", 'path' = '/out', 'format' = 'csv'" : "";
+    f.ddl(fmt::format("CREATE TABLE {} (k STRING, n BIGINT) WITH ('connector' = '{}'{})", table, d.name, options));
+    const std::string error = f.error(fmt::format("INSERT INTO {}\nSELECT k, COUNT(*) FROM src GROUP BY k", table));
+    if (d.sink_changelog.accepts_updates()) {
+      EXPECT_EQ(error, "") << d.name;
+    } else {
+      EXPECT_EQ(error, fmt::format("line 1, column 1: INSERT INTO {}: the query produces updates (GROUP BY at line 2, "
+                                   "column 38) but the {} sink only accepts inserts",
+                                   table, d.name))
+          << d.name;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
+TEST(PlanConnectorTable, InsertOnlySinkRejectsUpdatesWithTodaysMessage) {
+  PlanFixture f;
+  f.ddl(R"(CREATE TABLE src (k STRING NOT NULL, v INT) WITH ('connector' = 'datagen');
+    CREATE TABLE files (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '/out', 'format' = 'json');
+    CREATE TABLE keyed (k STRING, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'filesystem',
+      'path' = '/out', 'format' = 'json'))");
+  EXPECT_GOLDEN(f.error("INSERT INTO files SELECT DISTINCT k, CAST(v AS BIGINT) FROM src"),
+                R"(line 1, column 1: INSERT INTO files: the query produces updates (DISTINCT at line 1, column 19) but the filesystem sink only accepts inserts)");
+  // A primary key does not make an insert-only sink an upsert one.
+  EXPECT_GOLDEN(f.error("INSERT INTO keyed SELECT k, COUNT(*) FROM src GROUP BY k"),
+                R"(line 1, column 1: INSERT INTO keyed: the query produces updates (GROUP BY at line 1, column 56) but the filesystem sink only accepts inserts)");
+  EXPECT_EQ(f.error("INSERT INTO files SELECT k, CAST(v AS BIGINT) FROM src"), "");
+}
+
+// The collect sink takes updates by its primary key when the table declares one (upsert),
+// else as retractions.
+TEST(PlanConnectorTable, CollectSinkModeFollowsTheKey) {
+  PlanFixture f;
+  f.ddl(R"(CREATE TABLE src (k STRING NOT NULL, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '10');
+    CREATE TABLE by_key (k STRING, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'collect');
+    CREATE TABLE no_key (k STRING, n BIGINT) WITH ('connector' = 'collect', 'name' = 'r'))");
+  auto sink = [&](const std::string& sql) { return f.spec(sql)["ops"].back()["params"]; };
+  auto p = sink("INSERT INTO by_key SELECT k, COUNT(*) FROM src GROUP BY k");
+  EXPECT_EQ(p["mode"], "upsert");
+  EXPECT_EQ(p["name"], "by_key");
+  EXPECT_EQ(p["primary_key"].dump(), "[0]");
+  p = sink("INSERT INTO no_key SELECT k, COUNT(*) FROM src GROUP BY k");
+  EXPECT_EQ(p["mode"], "retract");
+  EXPECT_EQ(p["name"], "r");
+  p = sink("INSERT INTO by_key SELECT k, CAST(v AS BIGINT) FROM src");
+  EXPECT_EQ(p["mode"], "retract");  // insert-only input
+}
+
+// ANALYZE TABLE reads bounded sources only: the rows' predicates over the table's options.
+TEST(PlanConnectorTable, AnalyzeNeedsABoundedSource) {
+  PlanFixture f;
+  f.ddl(R"(CREATE TABLE endless (a INT) WITH ('connector' = 'datagen');
+    CREATE TABLE monitored (a INT) WITH ('connector' = 'filesystem', 'path' = '/d', 'format' = 'json',
+      'source.monitor-interval' = '1 s');
+    CREATE TABLE bids (a INT) WITH ('connector' = 'nexmark'))");
+  EXPECT_GOLDEN(f.error("ANALYZE TABLE monitored COMPUTE STATISTICS"),
+                R"(line 1, column 1: ANALYZE TABLE monitored: the filesystem source is unbounded (ANALYZE runs bounded sources: filesystem without 'source.monitor-interval', datagen with 'number-of-rows'))");
+  EXPECT_GOLDEN(f.error("ANALYZE TABLE bids COMPUTE STATISTICS"),
+                R"(line 1, column 1: ANALYZE TABLE bids: the nexmark source is unbounded (ANALYZE runs bounded sources: filesystem without 'source.monitor-interval', datagen with 'number-of-rows'))");
+}
+
+TEST(PlanConnectorTable, UnknownAndWrongWayConnectorsKeepTheirMessages) {
+  PlanFixture f;
+  f.ddl(R"(CREATE TABLE src (a INT) WITH ('connector' = 'datagen');
+    CREATE TABLE k (a INT) WITH ('connector' = 'kafka');
+    CREATE TABLE p (a INT) WITH ('connector' = 'print'))");
+  EXPECT_GOLDEN(f.error("INSERT INTO p SELECT a FROM k"),
+                R"(line 1, column 29: table `k`: unknown connector 'kafka' (sources: datagen, filesystem, nexmark))");
+  EXPECT_GOLDEN(f.error("INSERT INTO k SELECT a FROM src"),
+                R"(line 1, column 1: INSERT INTO k: unknown connector 'kafka' (sinks: blackhole, collect, filesystem, print))");
+  EXPECT_GOLDEN(f.error("INSERT INTO p SELECT a FROM p"),
+                R"(line 1, column 29: table `p`: the print connector can only be written to)");
+  EXPECT_GOLDEN(f.error("INSERT INTO src SELECT a FROM src"),
+                R"(line 1, column 1: INSERT INTO src: the datagen connector can only be read)");
+  EXPECT_GOLDEN(f.error("INSERT OVERWRITE p SELECT a FROM src"),
+                R"(line 1, column 1: INSERT OVERWRITE p: only the filesystem sink can overwrite)");
+}
+
+}  // namespace
+}  // namespace clink::sql::testing

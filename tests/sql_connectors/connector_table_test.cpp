@@ -1,0 +1,142 @@
+// The SQL connector table's rows: their predicates, their hooks and their factories.
+#include "clink/sql/spec/connector_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include "clink/connectors/sql/register_sql_connectors.hpp"
+
+namespace clink::sql {
+namespace {
+
+const ConnectorDescriptor& row(const std::string& name) {
+  const ConnectorDescriptor* d = find_sql_connector(name);
+  if (!d) throw std::runtime_error("no row " + name);
+  return *d;
+}
+
+TEST(ConnectorTable, EveryRowNamesRegisteredFactories) {
+  OperatorRegistry registry;
+  register_sql_connectors(registry);
+  std::vector<std::string> names;
+  for (const auto& d : sql_connector_table()) {
+    names.push_back(d.name);
+    EXPECT_TRUE(d.is_source() || d.is_sink()) << d.name;
+    if (d.is_source()) {
+      EXPECT_TRUE(registry.contains(d.source_factory)) << d.source_factory;
+      EXPECT_EQ(registry.get(d.source_factory).num_inputs, 0) << d.source_factory;
+    }
+    if (d.is_sink()) {
+      EXPECT_TRUE(registry.contains(d.sink_factory)) << d.sink_factory;
+      EXPECT_EQ(registry.get(d.sink_factory).num_inputs, 1) << d.sink_factory;
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "print", "blackhole", "collect"}));
+}
+
+TEST(ConnectorTable, LookupByName) {
+  EXPECT_EQ(find_sql_connector("filesystem")->source_factory, "sql_filesystem_source");
+  EXPECT_EQ(find_sql_connector("filesystem")->sink_factory, "sql_filesystem_sink");
+  EXPECT_EQ(find_sql_connector("kafka"), nullptr);
+  EXPECT_EQ(find_sql_connector(""), nullptr);
+  EXPECT_EQ(find_sql_connector("Print"), nullptr);  // names are case-sensitive, as Flink's identifiers
+  EXPECT_FALSE(row("print").is_source());
+  EXPECT_FALSE(row("datagen").is_sink());
+}
+
+TEST(ConnectorTable, Boundedness) {
+  const ConnectorOptions none;
+  const ConnectorOptions monitored = {{"path", "/d"}, {"source.monitor-interval", "10 s"}};
+  const ConnectorOptions rows = {{"number-of-rows", "100"}};
+  EXPECT_TRUE(row("filesystem").bounded_for({{"path", "/d"}, {"format", "json"}}));
+  EXPECT_FALSE(row("filesystem").bounded_for(monitored));
+  EXPECT_TRUE(row("datagen").bounded_for(rows));
+  EXPECT_FALSE(row("datagen").bounded_for(none));
+  EXPECT_FALSE(row("datagen").bounded_for({{"rows-per-second", "5"}}));
+  EXPECT_FALSE(row("nexmark").bounded_for({{"events.num", "1000"}}));
+  for (const char* sink : {"print", "blackhole", "collect"}) {
+    EXPECT_FALSE(row(sink).bounded_for(none)) << sink;
+  }
+  EXPECT_TRUE(sql_source_bounded("datagen", rows));
+  EXPECT_FALSE(sql_source_bounded("print", rows));
+  EXPECT_FALSE(sql_source_bounded("kafka", rows));
+}
+
+TEST(ConnectorTable, Pushdowns) {
+  EXPECT_TRUE(row("filesystem").projection_pushdown);
+  EXPECT_TRUE(row("nexmark").projection_pushdown);
+  EXPECT_FALSE(row("datagen").projection_pushdown);
+  EXPECT_TRUE(row("filesystem").partition_pushdown);
+  EXPECT_FALSE(row("nexmark").partition_pushdown);
+  EXPECT_TRUE(row("filesystem").dead_letters);
+  EXPECT_FALSE(row("datagen").dead_letters);
+  for (const auto& d : sql_connector_table()) {
+    if (d.is_source()) {
+      EXPECT_EQ(d.source_changelog, ChangelogKind::kInsertOnly) << d.name;
+    }
+  }
+}
+
+TEST(ConnectorTable, MessagesListTheRows) {
+  EXPECT_EQ(sql_source_names(), "datagen, filesystem, nexmark");
+  EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, print");
+  EXPECT_EQ(sql_overwrite_sinks_text(), "the filesystem sink");
+  EXPECT_EQ(sql_bounded_sources_text(),
+            "filesystem without 'source.monitor-interval', datagen with 'number-of-rows'");
+}
+
+TEST(ConnectorTable, SinkChangelogModes) {
+  using K = ChangelogKind;
+  // Insert-only input goes anywhere, as inserts.
+  for (const char* sink : {"filesystem", "print", "blackhole", "collect"}) {
+    EXPECT_EQ(sink_changelog_kind(row(sink), K::kInsertOnly, true), K::kInsertOnly) << sink;
+  }
+  EXPECT_EQ(sink_changelog_kind(row("filesystem"), K::kRetract, false), std::nullopt);
+  EXPECT_EQ(sink_changelog_kind(row("filesystem"), K::kRetract, true), std::nullopt);
+  EXPECT_EQ(sink_changelog_kind(row("print"), K::kRetract, true), K::kRetract);
+  EXPECT_EQ(sink_changelog_kind(row("blackhole"), K::kRetract, false), K::kRetract);
+  EXPECT_EQ(sink_changelog_kind(row("collect"), K::kRetract, true), K::kUpsert);
+  EXPECT_EQ(sink_changelog_kind(row("collect"), K::kRetract, false), K::kRetract);
+  // An upsert-only sink (upsert-kafka's shape) takes updates only by a key.
+  ConnectorDescriptor upsert_only{.name = "upsert-only", .sink_factory = "x", .sink_changelog = {.upsert = true}};
+  EXPECT_EQ(sink_changelog_kind(upsert_only, K::kRetract, true), K::kUpsert);
+  EXPECT_EQ(sink_changelog_kind(upsert_only, K::kRetract, false), std::nullopt);
+}
+
+struct SinkCase {
+  ConnectorOptions options;
+  Schema input{std::vector<RowField>{{"k", LogicalType::bigint()}, {"day", LogicalType::string()}}};
+  std::vector<std::string> partitions;
+  std::vector<std::string> key;
+  nlohmann::json params(const std::string& connector, ChangelogKind kind, bool overwrite = false) const {
+    SinkParamsContext ctx{.table = "t", .options = options, .input = input, .partition_columns = partitions,
+                          .primary_key = key, .overwrite = overwrite, .changelog = kind, .pos = {2, 1}};
+    nlohmann::json p = {{"opt", "v"}};
+    if (row(connector).sink_params) row(connector).sink_params(ctx, p);
+    return p;
+  }
+};
+
+TEST(ConnectorTable, SinkParams) {
+  SinkCase c;
+  c.partitions = {"day"};
+  EXPECT_EQ(c.params("filesystem", ChangelogKind::kInsertOnly, true).dump(),
+            R"({"opt":"v","overwrite":true,"partition_by":[1]})");
+  EXPECT_EQ(c.params("print", ChangelogKind::kRetract).dump(), R"({"opt":"v"})");
+  EXPECT_EQ(c.params("blackhole", ChangelogKind::kRetract).dump(), "{}");
+  EXPECT_EQ(c.params("collect", ChangelogKind::kRetract).dump(),
+            R"({"mode":"retract","name":"t","opt":"v","primary_key":[]})");
+  c.key = {"k"};
+  c.options = {{"name", "results"}};
+  EXPECT_EQ(c.params("collect", ChangelogKind::kUpsert).dump(),
+            R"({"mode":"upsert","name":"results","opt":"v","primary_key":[0]})");
+  c.partitions = {"month"};
+  try {
+    c.params("filesystem", ChangelogKind::kInsertOnly);
+    FAIL() << "no error";
+  } catch (const TranslationError& e) {
+    EXPECT_STREQ(e.what(), "line 2, column 1: INSERT INTO t: the partition column `month` is not a sink column");
+  }
+}
+
+}  // namespace
+}  // namespace clink::sql
