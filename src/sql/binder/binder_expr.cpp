@@ -481,9 +481,10 @@ ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, 
   std::string name = upper_name(f.name.back());
   if (f.name.size() > 1) fail(e.pos, fmt::format("qualified function names are not supported: {}", ast_text(e)));
   if (f.over) {
-    if (auto it = over_columns.find(ast_text(e)); it != over_columns.end())
-      return expr::column(it->second.first, it->second.second);
-    return bind_over_reference(f, e, ctx);
+    if (!ctx.agg && ctx.clause == "SELECT")
+      if (auto it = over_columns.find(ast_text(e)); it != over_columns.end())
+        return expr::column(it->second.first, it->second.second);
+    bind_over_reference(f, e, ctx);
   }
   if (!f.arg_names.empty()) fail(e.pos, "named function arguments are only supported in window TVFs");
   if (is_aggregate_name(name, registry)) {

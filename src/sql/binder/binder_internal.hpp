@@ -96,9 +96,16 @@ struct Binder::Impl {
   SessionConfig session;
   std::vector<std::map<std::string, Bound>> ctes;  // innermost last
   std::vector<std::string> expanding_views;        // cycle check
-  // OVER calls bound to a column of the node below the projection being bound (AST text ->
-  // column, type); set while a SELECT with a ranking function binds its items.
+  // The one way an OVER call binds (ranking functions and OVER aggregates alike): its node
+  // (LogicalRank / LogicalOverAggregate) computes it as a column; while the select list binds
+  // over that node, the call's AST text maps to the column (over_columns, set by
+  // project_over_items), read by bind_call; anywhere else an OVER call is an error
+  // (bind_over_reference).
   std::map<std::string, std::pair<std::size_t, LogicalType>> over_columns;
+  Bound project_over_items(const std::vector<ast::SelectItem>& items, const Bound& over,
+                           std::map<std::string, std::pair<std::size_t, LogicalType>> columns, SourcePosition pos);
+  // The window an OVER clause names: its own, or `OVER w` resolved through the WINDOW clause.
+  const ast::WindowSpec& resolve_window(const ast::Select& s, const ast::WindowSpec& spec, SourcePosition at);
   // While a subquery of a shape that cannot be correlated binds: the outer query's scope,
   // so that a reference to its columns fails saying so rather than "not found".
   const Scope* uncorrelated_outer = nullptr;
@@ -176,9 +183,7 @@ struct Binder::Impl {
   // OVER aggregates (binder_over.cpp): the select list of a query without GROUP BY whose
   // items call aggregates OVER a window; references to those calls in expressions.
   Bound bind_over(const ast::Select& s, Bound in, SourcePosition pos);
-  ExprPtr bind_over_reference(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx);
-  // While the select list binds over an OverAggregate: AST text of each call -> its column.
-  const std::map<std::string, std::pair<std::size_t, LogicalType>>* over_outputs = nullptr;
+  [[noreturn]] void bind_over_reference(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx);
 
   AggregateCall bind_aggregate_call(const ast::FunctionCall& f, const ast::Expr& e, const Scope& scope,
                                     std::vector<ExprPtr>& pre_exprs, std::vector<std::string>& pre_names);

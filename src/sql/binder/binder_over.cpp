@@ -38,24 +38,6 @@ bool has_over_aggregate(const ast::Select& s, const FunctionRegistry& registry) 
 }
 
 Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos) {
-  std::map<std::string, const ast::NamedWindow*> named;
-  for (const auto& w : s.windows)
-    if (!named.emplace(w.name, &w).second) fail(w.pos, fmt::format("duplicate window name `{}`", w.name));
-  // OVER w / OVER (w): the WINDOW clause's definition (refinements are not supported).
-  auto resolve = [&](const ast::WindowSpec& spec, SourcePosition at) -> const ast::WindowSpec& {
-    if (spec.ref.empty()) return spec;
-    auto it = named.find(spec.ref);
-    if (it == named.end()) fail(at, fmt::format("window `{}` is not defined (WINDOW {} AS (...))", spec.ref, spec.ref));
-    if (!spec.partition_by.empty() || !spec.order_by.empty() || spec.frame)
-      fail(at, fmt::format("OVER ({} ...) refines a named window, which is not supported: define the whole window in "
-                           "the WINDOW clause",
-                           spec.ref));
-    if (!it->second->spec->ref.empty())
-      fail(it->second->pos, fmt::format("window `{}` is defined over another window, which is not supported",
-                                        it->second->name));
-    return *it->second->spec;
-  };
-
   // The pre-projection: the input's columns, then what the window and the calls compute.
   std::vector<ExprPtr> pre_exprs;
   std::vector<std::string> pre_names;
@@ -135,7 +117,7 @@ Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos
     if (!is_aggregate_name(fn, registry))
       fail(c->pos, fmt::format("{} OVER (...) is not supported here: only aggregate functions run over an OVER window",
                                fn));
-    OverWindow w = bind_window(resolve(*f.over, c->pos), c->pos);
+    OverWindow w = bind_window(resolve_window(s, *f.over, c->pos), c->pos);
     if (window && !same_window(*window, w)) fail(c->pos, kSameWindow);
     window = w;
     const std::string text = ast_text(*c);
@@ -162,19 +144,39 @@ Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos
     outputs[texts[i]] = {pre->schema.size() + i, aggregates[i].type};
 
   // The select list over the input's columns (0..n-1 pass through) and the calls' columns.
-  struct Restore {
-    const std::map<std::string, std::pair<std::size_t, LogicalType>>*& slot;
-    ~Restore() { slot = nullptr; }
-  } restore{over_outputs};
-  over_outputs = &outputs;
-  return project_items(s.items, Bound{over, in.scope}, nullptr, pos);
+  return project_over_items(s.items, Bound{over, in.scope}, std::move(outputs), pos);
 }
 
-ExprPtr Binder::Impl::bind_over_reference(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx) {
-  if (over_outputs && !ctx.agg && ctx.clause == "SELECT") {
-    auto it = over_outputs->find(ast_text(e));
-    if (it != over_outputs->end()) return expr::column(it->second.first, it->second.second, "");
-  }
+const ast::WindowSpec& Binder::Impl::resolve_window(const ast::Select& s, const ast::WindowSpec& spec,
+                                                    SourcePosition at) {
+  std::map<std::string, const ast::NamedWindow*> named;
+  for (const auto& w : s.windows)
+    if (!named.emplace(w.name, &w).second) fail(w.pos, fmt::format("duplicate window name `{}`", w.name));
+  if (spec.ref.empty()) return spec;
+  auto it = named.find(spec.ref);
+  if (it == named.end()) fail(at, fmt::format("window `{}` is not defined (WINDOW {} AS (...))", spec.ref, spec.ref));
+  if (!spec.partition_by.empty() || !spec.order_by.empty() || spec.frame)
+    fail(at, fmt::format("OVER ({} ...) refines a named window, which is not supported: define the whole window in "
+                         "the WINDOW clause",
+                         spec.ref));
+  if (!it->second->spec->ref.empty())
+    fail(it->second->pos, fmt::format("window `{}` is defined over another window, which is not supported",
+                                      it->second->name));
+  return *it->second->spec;
+}
+
+Bound Binder::Impl::project_over_items(const std::vector<ast::SelectItem>& items, const Bound& over,
+                                       std::map<std::string, std::pair<std::size_t, LogicalType>> columns,
+                                       SourcePosition pos) {
+  struct Restore {
+    std::map<std::string, std::pair<std::size_t, LogicalType>>& slot;
+    ~Restore() { slot.clear(); }
+  } restore{over_columns};
+  over_columns = std::move(columns);
+  return project_items(items, over, nullptr, pos);
+}
+
+void Binder::Impl::bind_over_reference(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx) {
   if (ctx.agg)
     fail(e.pos, "OVER aggregates together with GROUP BY are not supported (the GROUP BY produces updates, which an "
                 "OVER aggregate cannot consume)");

@@ -38,12 +38,13 @@ std::optional<Bound> Binder::Impl::bind_rank_select(const ast::Select& s, const 
     if (!ranking_function(*e->as<ast::FunctionCall>()))
       fail(e->pos, "an OVER aggregate next to a ranking function is not supported");
   const auto& f = *rank_call->as<ast::FunctionCall>();
+  const ast::WindowSpec& over = resolve_window(s, *f.over, rank_call->pos);
   const RankType type = *ranking_function(f);
   const std::string fname = rank_type_name(type);
   if (!f.args.empty() || f.star || f.distinct) fail(rank_call->pos, fmt::format("{}() takes no arguments", fname));
   if (f.filter) fail(rank_call->pos, fmt::format("{}() does not take FILTER", fname));
-  if (f.over->frame) fail(rank_call->pos, "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions");
-  if (f.over->order_by.empty())
+  if (over.frame) fail(rank_call->pos, "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions");
+  if (over.order_by.empty())
     fail(rank_call->pos, fmt::format("{}() OVER needs an ORDER BY (the order that ranks each partition)", fname));
 
   // Partition and order keys: input columns, or expressions computed below the rank.
@@ -65,8 +66,8 @@ std::optional<Bound> Binder::Impl::bind_rank_select(const ast::Select& s, const 
   rank->rank_type = type;
   rank->function_pos = rank_call->pos;
   rank->pos = rank_call->pos;
-  for (const auto& p : f.over->partition_by) rank->partition_keys.push_back(key_column(p));
-  for (const auto& o : f.over->order_by) {
+  for (const auto& p : over.partition_by) rank->partition_keys.push_back(key_column(p));
+  for (const auto& o : over.order_by) {
     SortKey k;
     k.column = key_column(o.expr);
     k.descending = o.descending;
@@ -97,17 +98,8 @@ std::optional<Bound> Binder::Impl::bind_rank_select(const ast::Select& s, const 
 
   // The items over the rank's output: the FROM columns keep their indices (the scope is the
   // input's, so `*` expands to them only); the call reads the rank column.
-  over_columns[ast_text(*rank_call)] = {rank_col, LogicalType::bigint().not_null()};
-  Bound ranked{rank, in.scope};
-  Bound out;
-  try {
-    out = project_items(s.items, ranked, nullptr, pos);
-  } catch (...) {
-    over_columns.clear();
-    throw;
-  }
-  over_columns.clear();
-  return out;
+  return project_over_items(s.items, Bound{rank, in.scope},
+                            {{ast_text(*rank_call), {rank_col, LogicalType::bigint().not_null()}}}, pos);
 }
 
 namespace {
