@@ -506,7 +506,9 @@ struct Compiler {
     // A sink's schema is its input schema; the binder's final Calc already names the
     // columns as the table does (JSON fields, CSV headers).
     p["schema"] = schema_to_json(s.input().schema);
-    return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, false, &s.input().schema);
+    // An overwriting filesystem sink replaces the old files once, in one subtask (it
+    // refuses to run at parallelism > 1): at any default parallelism it runs at 1.
+    return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, s.overwrite, &s.input().schema);
   }
 
   void wire_dead_letters() {
