@@ -83,7 +83,7 @@ TEST(PlanPhysical, GlobalAggregatesSortsAndLimitsRunAtParallelismOne) {
 {"id":"filesystem_source_1","params":{"format":"json","json.ignore-parse-errors":"true","path":"/data/orders.json","projected":[3],"schema":[{"name":"id","type":"BIGINT"},{"name":"product","type":"STRING"},{"name":"amount","type":"INT"},{"name":"ts","type":"TIMESTAMP(3)"}]},"type":"sql_filesystem_source"}
 {"id":"watermark_assigner_2","inputs":[{"from":"filesystem_source_1"}],"params":{"alignment":null,"emit":"on-periodic","idle_timeout_ms":0,"interval_ms":200,"rowtime":0,"schema":[{"name":"ts","type":"TIMESTAMP(3)"}],"watermark":{"args":[{"col":0,"type":"TIMESTAMP(3)"},{"lit":5000,"type":"INTERVAL SECOND(3) NOT NULL"}],"call":"-","type":"TIMESTAMP(3)"}},"type":"sql_watermark_assigner"}
 {"id":"calc_3","inputs":[{"from":"watermark_assigner_2"}],"params":{"filter":null,"projections":[],"schema":[]},"type":"sql_calc"}
-{"id":"group_aggregate_4","inputs":[{"from":"calc_3","partitioning":"rebalance"}],"parallelism":1,"params":{"aggregates":[{"args":[],"distinct":false,"filter":null,"function":"COUNT","type":"BIGINT NOT NULL"}],"grouping_sets":[[]],"input_retracts":false,"keys":[],"schema":[{"name":"EXPR$1","type":"BIGINT NOT NULL"}]},"type":"sql_group_aggregate"}
+{"id":"group_aggregate_4","inputs":[{"from":"calc_3","key":"sql_columns:","partitioning":"hash"}],"parallelism":1,"params":{"aggregates":[{"args":[],"distinct":false,"filter":null,"function":"COUNT","type":"BIGINT NOT NULL"}],"grouping_sets":[[]],"input_retracts":false,"keys":[],"schema":[{"name":"EXPR$1","type":"BIGINT NOT NULL"}]},"type":"sql_group_aggregate"}
 {"id":"calc_5","inputs":[{"from":"group_aggregate_4"}],"parallelism":1,"params":{"filter":null,"projections":[{"lit":"all","type":"STRING NOT NULL"},{"col":0,"type":"BIGINT NOT NULL"}],"schema":[{"name":"product","type":"STRING NOT NULL"},{"name":"total","type":"BIGINT NOT NULL"}]},"type":"sql_calc"}
 {"id":"print_sink_6","inputs":[{"from":"calc_5"}],"parallelism":1,"params":{"print-identifier":"t","schema":[{"name":"product","type":"STRING NOT NULL"},{"name":"total","type":"BIGINT NOT NULL"}]},"type":"sql_print_sink"}
 )x");
@@ -299,7 +299,7 @@ TEST(PlanPhysical, GroupingSetsHashOnlyOnSharedKeys) {
   EXPECT_EQ(agg["inputs"].dump(), R"([{"from":"calc_3","key":"sql_columns:0","partitioning":"hash"}])");
   auto cube = f.spec("INSERT INTO totals SELECT product, COUNT(*) FROM orders GROUP BY CUBE (product)");
   EXPECT_EQ(cube["ops"][3]["parallelism"], 1);
-  EXPECT_EQ(cube["ops"][3]["inputs"].dump(), R"([{"from":"calc_3","partitioning":"rebalance"}])");
+  EXPECT_EQ(cube["ops"][3]["inputs"].dump(), R"([{"from":"calc_3","key":"sql_columns:","partitioning":"hash"}])");
 }
 
 // SET 'table.exec.state.ttl' reaches the GROUP BY (Flink's GroupAggFunction state TTL); without

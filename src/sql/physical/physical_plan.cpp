@@ -56,7 +56,8 @@ struct Compiler {
     return s;
   }
 
-  // Adds an op; `inputs` are the upstream ids (several: a union), partitioned as given.
+  // Adds an op; `inputs` are the upstream ids (several: a union), partitioned as given:
+  // `hash_keys` makes a keyed op (hash-partitioned by those columns; none: by the empty key).
   std::string add(const std::string& factory, const std::vector<std::string>& inputs, json params,
                   const std::vector<std::size_t>* hash_keys = nullptr, bool single = false,
                   const Schema* input_schema = nullptr) {
@@ -76,7 +77,10 @@ struct Compiler {
       json in = json::array();
       for (const auto& from : inputs) {
         json edge = {{"from", from}};
-        if (hash_keys && !hash_keys->empty()) {
+        if (hash_keys) {
+          // A keyed op; without key columns (a global aggregate, rank, ...) every row has
+          // the empty key, at parallelism 1, as Flink's singleton distribution with an
+          // empty-key selector: its state is keyed state, which checkpoints hold.
           edge["partitioning"] = "hash";
           edge["key"] = keys_text(*hash_keys);
         } else if (single && parallelism() > 1 && !single_ops.count(from)) {
