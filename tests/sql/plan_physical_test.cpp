@@ -71,6 +71,19 @@ TEST(PlanPhysical, StatementSetIsOneJob) {
 )x");
 }
 
+// Found by the SQL test matrix: at parallelism 2 INSERT OVERWRITE planned its sink at 2,
+// which the overwriting sink refuses ("overwrite needs the sink at parallelism 1").
+TEST(PlanPhysical, AnOverwritingSinkRunsAtParallelismOne) {
+  Tables f;
+  f.ddl("SET 'parallelism.default' = '2'");
+  auto spec = f.spec("INSERT OVERWRITE file_sink SELECT product, id FROM orders");
+  EXPECT_EQ(spec.at("config").dump(), R"({"parallelism":2})");
+  const nlohmann::json& sink = spec.at("ops").back();
+  EXPECT_EQ(sink.at("type"), "sql_filesystem_sink");
+  EXPECT_EQ(sink.at("parallelism"), 1);
+  EXPECT_EQ(sink.at("inputs").dump(), R"([{"from":"calc_3","partitioning":"rebalance"}])");
+}
+
 TEST(PlanPhysical, UpdatingQueryIntoAnInsertOnlySinkIsRejected) {
   Tables f;
   EXPECT_GOLDEN(f.error("INSERT INTO file_sink\nSELECT product, COUNT(*)\nFROM orders GROUP BY product"), R"(line 1, column 1: INSERT INTO file_sink: the query produces updates (GROUP BY at line 3, column 22) but the filesystem sink only accepts inserts)");
@@ -158,7 +171,7 @@ TEST(PlanPhysical, GroupingSetsHashOnlyOnSharedKeys) {
   EXPECT_EQ(agg["inputs"].dump(), R"([{"from":"calc_3","key":"sql_columns:0","partitioning":"hash"}])");
   auto cube = f.spec("INSERT INTO totals SELECT product, COUNT(*) FROM orders GROUP BY CUBE (product)");
   EXPECT_EQ(cube["ops"][3]["parallelism"], 1);
-  EXPECT_EQ(cube["ops"][3]["inputs"].dump(), R"([{"from":"calc_3","partitioning":"rebalance"}])");
+  EXPECT_EQ(cube["ops"][3]["inputs"].dump(), R"([{"from":"calc_3","key":"sql_columns:","partitioning":"hash"}])");
 }
 
 // SET 'table.exec.state.ttl' reaches the GROUP BY (Flink's GroupAggFunction state TTL); without

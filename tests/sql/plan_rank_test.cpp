@@ -49,7 +49,7 @@ TEST(PlanRank, AGlobalTopNOverUpdatesRetractsAtParallelismOne) {
   EXPECT_GOLDEN(f.rank_line("SELECT product, CAST(total AS INT) FROM (SELECT product, total, ROW_NUMBER() OVER (ORDER BY "
                             "total DESC) AS rn FROM (SELECT product, SUM(amount) AS total FROM orders GROUP BY product)) "
                             "WHERE rn BETWEEN 2 AND 5"),
-                R"({"id":"rank_5","inputs":[{"from":"group_aggregate_4","partitioning":"rebalance"}],"parallelism":1,"params":{"keys":[],"order":[{"column":1,"descending":true,"nulls_first":false}],"output_rank_number":false,"rank_end":5,"rank_start":2,"state_ttl_ms":3600000,"strategy":"retract"},"type":"sql_rank"})");
+                R"({"id":"rank_5","inputs":[{"from":"group_aggregate_4","key":"sql_columns:","partitioning":"hash"}],"parallelism":1,"params":{"keys":[],"order":[{"column":1,"descending":true,"nulls_first":false}],"output_rank_number":false,"rank_end":5,"rank_start":2,"state_ttl_ms":3600000,"strategy":"retract"},"type":"sql_rank"})");
 }
 
 TEST(PlanRank, DeduplicationKeepsItsTimeColumn) {
@@ -72,10 +72,10 @@ TEST(PlanRank, WindowTopNKeysIncludeTheWindow) {
 TEST(PlanRank, OrderByLimitOnAStreamIsAGlobalTopN) {
   Tables f;
   EXPECT_GOLDEN(f.rank_line("SELECT product, amount FROM stream_orders ORDER BY amount DESC, product LIMIT 3 OFFSET 1"),
-                R"({"id":"rank_2","inputs":[{"from":"datagen_source_1","partitioning":"rebalance"}],"parallelism":1,"params":{"keys":[],"order":[{"column":1,"descending":true,"nulls_first":false},{"column":0,"descending":false,"nulls_first":true}],"output_rank_number":false,"rank_end":4,"rank_start":2,"state_ttl_ms":3600000,"strategy":"append"},"type":"sql_rank"})");
+                R"({"id":"rank_2","inputs":[{"from":"datagen_source_1","key":"sql_columns:","partitioning":"hash"}],"parallelism":1,"params":{"keys":[],"order":[{"column":1,"descending":true,"nulls_first":false},{"column":0,"descending":false,"nulls_first":true}],"output_rank_number":false,"rank_end":4,"rank_start":2,"state_ttl_ms":3600000,"strategy":"append"},"type":"sql_rank"})");
   EXPECT_GOLDEN(f.rank_line("SELECT product, CAST(total AS INT) AS total FROM (SELECT product, SUM(amount) AS total FROM orders "
                             "GROUP BY product) ORDER BY total DESC LIMIT 2"),
-                R"({"id":"rank_6","inputs":[{"from":"calc_5","partitioning":"rebalance"}],"parallelism":1,"params":{"keys":[],"order":[{"column":1,"descending":true,"nulls_first":false}],"output_rank_number":false,"rank_end":2,"rank_start":1,"state_ttl_ms":3600000,"strategy":"retract"},"type":"sql_rank"})");
+                R"({"id":"rank_6","inputs":[{"from":"calc_5","key":"sql_columns:","partitioning":"hash"}],"parallelism":1,"params":{"keys":[],"order":[{"column":1,"descending":true,"nulls_first":false}],"output_rank_number":false,"rank_end":2,"rank_start":1,"state_ttl_ms":3600000,"strategy":"retract"},"type":"sql_rank"})");
 }
 
 // Over a bounded insert-only input the sort stays the batch sort, emitting at end of input.

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "clink/checkpoint/operator_state.hpp"
 #include "clink/runtime/runtime_context.hpp"
+#include "clink/state/state_codec.hpp"
 #include "clink/sql/common/value_format.hpp"
 
 namespace clink::sql {
@@ -59,31 +61,49 @@ void SqlCollectResults::configure(Mode mode, std::vector<std::size_t> primary_ke
   key_ = std::move(primary_key);
 }
 
-void SqlCollectResults::add(const ColumnBatch& batch, const TimeZone& zone) {
+std::vector<SqlCollectResults::Entry> SqlCollectResults::entries(const ColumnBatch& batch, const TimeZone& zone) const {
   std::vector<std::string> lines = format_rows(batch, zone);
+  std::vector<Entry> out(lines.size());
   std::lock_guard lock(mu_);
   for (std::size_t r = 0; r < lines.size(); ++r) {
-    RowKind kind = batch.row_kind(r);
-    changelog_.push_back(lines[r]);
-    std::string row = "+I" + body(lines[r]);
+    Entry& e = out[r];
+    e.kind = batch.row_kind(r);
     // Retract: rows by their text (a multiset); upsert: by the key columns' printed
     // values (NULL apart from the text "null").
-    std::string key;
     if (mode_ == Mode::kRetract) {
-      key = body(lines[r]);
+      e.key = body(lines[r]);
     } else {
-      if (kind == RowKind::kUpdateBefore) continue;  // an upsert sink ignores -U
       for (std::size_t k : key_) {
         const Column& col = batch.column(k);
-        if (col.is_null(r)) key += '\x01';
-        else append_cell_string(col, r, zone, true, key);
-        key += '\x1f';
+        if (col.is_null(r)) e.key += '\x01';
+        else append_cell_string(col, r, zone, true, e.key);
+        e.key += '\x1f';
       }
     }
-    auto& at = positions_[key];
-    if (mode_ == Mode::kUpsert && kind != RowKind::kDelete && !at.empty()) {
+    e.line = std::move(lines[r]);
+  }
+  return out;
+}
+
+void SqlCollectResults::apply(const std::vector<Entry>& rows) {
+  std::lock_guard lock(mu_);
+  apply_locked(rows);
+}
+
+void SqlCollectResults::commit(const std::string& transaction, const std::vector<Entry>& rows) {
+  std::lock_guard lock(mu_);
+  if (committed_.insert(transaction).second) apply_locked(rows);
+}
+
+void SqlCollectResults::apply_locked(const std::vector<Entry>& rows) {
+  for (const Entry& e : rows) {
+    changelog_.push_back(e.line);
+    if (mode_ == Mode::kUpsert && e.kind == RowKind::kUpdateBefore) continue;  // an upsert sink ignores -U
+    std::string row = "+I" + body(e.line);
+    auto& at = positions_[e.key];
+    if (mode_ == Mode::kUpsert && e.kind != RowKind::kDelete && !at.empty()) {
       slots_[at.front()] = row;  // the key's row is replaced in place
-    } else if (is_accumulate(kind)) {
+    } else if (is_accumulate(e.kind)) {
       at.push_back(slots_.size());
       slots_.emplace_back(std::move(row));
     } else if (!at.empty()) {  // -U/-D: the earliest equal row (retract) or the key's row (upsert) goes
@@ -111,6 +131,78 @@ void SqlCollectResults::clear() {
   changelog_.clear();
   slots_.clear();
   positions_.clear();
+  committed_.clear();
+}
+
+// ---- sql_collect_sink ------------------------------------------------------------------
+
+namespace {
+constexpr const char* kPreCommittedState = "collect-pre-committed";
+
+std::string encode_transaction(const std::string& id, const std::vector<SqlCollectResults::Entry>& rows) {
+  std::string item;
+  StateCodec<std::string>::encode(id, item);
+  StateCodec<std::int64_t>::encode(static_cast<std::int64_t>(rows.size()), item);
+  for (const auto& e : rows) {
+    StateCodec<std::int64_t>::encode(static_cast<std::int64_t>(e.kind), item);
+    StateCodec<std::string>::encode(e.line, item);
+    StateCodec<std::string>::encode(e.key, item);
+  }
+  return item;
+}
+
+std::pair<std::string, std::vector<SqlCollectResults::Entry>> decode_transaction(std::string_view in) {
+  std::string id = StateCodec<std::string>::decode(in);
+  std::vector<SqlCollectResults::Entry> rows(static_cast<std::size_t>(StateCodec<std::int64_t>::decode(in)));
+  for (auto& e : rows) {
+    e.kind = static_cast<RowKind>(StateCodec<std::int64_t>::decode(in));
+    e.line = StateCodec<std::string>::decode(in);
+    e.key = StateCodec<std::string>::decode(in);
+  }
+  return {std::move(id), std::move(rows)};
+}
+}  // namespace
+
+void SqlCollectSinkOperator::open(RuntimeContext& ctx) {
+  StreamOperator::open(ctx);
+  transactional_ = ctx.checkpointing_enabled();
+  // Pre-committed in the checkpoint we restored from, which completed: commit (once).
+  auto& restored = ctx.operator_state().list(kPreCommittedState);
+  for (const auto& item : restored) {
+    auto [id, rows] = decode_transaction(item);
+    results_->commit(id, rows);
+  }
+  restored.clear();
+}
+
+void SqlCollectSinkOperator::process_batch(int, BatchPtr batch) {
+  const auto& b = column_batch_cast(*batch);
+  if (!transactional_) {
+    results_->add(b, *zone_);
+    return;
+  }
+  auto rows = results_->entries(b, *zone_);
+  open_.insert(open_.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+}
+
+void SqlCollectSinkOperator::snapshot_state(std::int64_t checkpoint_id) {
+  if (!open_.empty()) {
+    pre_committed_.push_back(
+        {checkpoint_id, std::to_string(ctx().subtask_index()) + ":" + std::to_string(checkpoint_id), std::move(open_)});
+    open_.clear();
+  }
+  auto& list = ctx().operator_state().list(kPreCommittedState);
+  list.clear();
+  for (const auto& t : pre_committed_) list.push_back(encode_transaction(t.id, t.rows));
+}
+
+void SqlCollectSinkOperator::notify_checkpoint_complete(std::int64_t checkpoint_id) {
+  std::size_t done = 0;
+  while (done < pre_committed_.size() && pre_committed_[done].checkpoint_id <= checkpoint_id) {
+    results_->commit(pre_committed_[done].id, pre_committed_[done].rows);
+    ++done;
+  }
+  pre_committed_.erase(pre_committed_.begin(), pre_committed_.begin() + static_cast<std::ptrdiff_t>(done));
 }
 
 }  // namespace clink::sql

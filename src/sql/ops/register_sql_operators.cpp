@@ -53,14 +53,8 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_match_recognize(r);
   r.add_key_selector_family(KeySelectorFamily{
       "sql_columns:", kSqlRowType, [](const std::string& args, const UpstreamSpec& up) -> PartitionerFactory {
-        SchemaPtr schema;
-        if (up.side_output == kDeadLetterTag) {
-          schema = dead_letter_schema();
-        } else {
-          if (!up.params.contains("schema"))
-            throw ClinkError("upstream op '" + up.op_id + "' declares no 'schema' to take the key columns from");
-          schema = schema_from_json(up.params.at("schema"), "op '" + up.op_id + "' param 'schema'");
-        }
+        // The rows the edge carries: a projecting source's key columns index its projection.
+        SchemaPtr schema = upstream_output_schema(up);
         return column_batch_hash_partitioner_factory(schema, parse_column_list(args, schema->size()));
       }});
 }

@@ -53,7 +53,8 @@ struct Compiler {
     return s;
   }
 
-  // Adds an op; `inputs` are the upstream ids (several: a union), partitioned as given.
+  // Adds an op; `inputs` are the upstream ids (several: a union), partitioned as given:
+  // `hash_keys` makes a keyed op (hash-partitioned by those columns; none: by the empty key).
   std::string add(const std::string& factory, const std::vector<std::string>& inputs, json params,
                   const std::vector<std::size_t>* hash_keys = nullptr, bool single = false,
                   const Schema* input_schema = nullptr) {
@@ -73,7 +74,10 @@ struct Compiler {
       json in = json::array();
       for (const auto& from : inputs) {
         json edge = {{"from", from}};
-        if (hash_keys && !hash_keys->empty()) {
+        if (hash_keys) {
+          // A keyed op; without key columns (a global aggregate, rank, ...) every row has
+          // the empty key, at parallelism 1, as Flink's singleton distribution with an
+          // empty-key selector: its state is keyed state, which checkpoints hold.
           edge["partitioning"] = "hash";
           edge["key"] = keys_text(*hash_keys);
         } else if (single && parallelism() > 1 && !single_ops.count(from)) {
@@ -495,7 +499,9 @@ struct Compiler {
     // A sink's schema is its input schema; the binder's final Calc already names the
     // columns as the table does (JSON fields, CSV headers).
     p["schema"] = schema_to_json(s.input().schema);
-    return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, false, &s.input().schema);
+    // An overwriting filesystem sink replaces the old files once, in one subtask (it
+    // refuses to run at parallelism > 1): at any default parallelism it runs at 1.
+    return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, s.overwrite, &s.input().schema);
   }
 
   void wire_dead_letters() {

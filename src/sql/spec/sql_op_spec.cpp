@@ -86,6 +86,22 @@ SchemaPtr SqlOpParams::output_schema() const {
   }
 }
 
+SchemaPtr upstream_output_schema(const UpstreamSpec& up) {
+  if (up.side_output == kDeadLetterTag) return dead_letter_schema();
+  if (!up.params.contains("schema"))
+    throw ClinkError("upstream op '" + up.op_id + "' (" + up.factory + ") declares no 'schema'");
+  SchemaPtr schema = schema_from_json(up.params.at("schema"), "op '" + up.op_id + "' param 'schema'");
+  if (!up.params.contains("projected") || !up.params.at("projected").is_array()) return schema;
+  std::vector<RowField> fields;
+  for (const auto& i : up.params.at("projected")) {
+    if (!i.is_number_integer() || i.get<std::int64_t>() < 0 || i.get<std::size_t>() >= schema->size())
+      throw ClinkError("op '" + up.op_id + "' param 'projected': " + i.dump() + " is not a column index below " +
+                       std::to_string(schema->size()));
+    fields.push_back(schema->field(i.get<std::size_t>()));
+  }
+  return make_schema(std::move(fields));
+}
+
 SchemaPtr SqlOpParams::input_schema(std::size_t i) const {
   const json& all = require("input_schemas");
   if (!all.is_array() || i >= all.size()) fail("param 'input_schemas' needs one schema per input (input " + std::to_string(i) + ")");
@@ -98,26 +114,10 @@ SchemaPtr SqlOpParams::input_schema(std::size_t i) const {
   for (const auto& up : ctx_.upstreams) {
     if (up.input != static_cast<int>(i)) continue;
     SchemaPtr theirs;
-    if (up.side_output == kDeadLetterTag) {
-      theirs = dead_letter_schema();
-    } else {
-      if (!up.params.contains("schema"))
-        fail("input " + std::to_string(i) + ": upstream op '" + up.op_id + "' (" + up.factory + ") declares no 'schema'");
-      try {
-        theirs = schema_from_json(up.params.at("schema"), "op '" + up.op_id + "' param 'schema'");
-        // A source's output is its table schema restricted to `projected` (the contract).
-        if (up.params.contains("projected") && up.params.at("projected").is_array()) {
-          std::vector<RowField> fields;
-          for (const auto& i : up.params.at("projected")) {
-            auto k = i.get<std::size_t>();
-            if (k >= theirs->size()) fail("op '" + up.op_id + "' param 'projected': index " + std::to_string(k) + " out of range");
-            fields.push_back(theirs->field(k));
-          }
-          theirs = make_schema(std::move(fields));
-        }
-      } catch (const ClinkError& e) {
-        fail(e.what());
-      }
+    try {
+      theirs = upstream_output_schema(up);
+    } catch (const ClinkError& e) {
+      fail("input " + std::to_string(i) + ": " + e.what());
     }
     if (!(*theirs == *s))
       fail("input " + std::to_string(i) + ": 'input_schemas'[" + std::to_string(i) + "] " + s->to_string() +

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <string>
 #include <vector>
@@ -52,6 +53,13 @@ class SqlBlackholeSinkOperator final : public StreamOperator {
 class SqlCollectResults {
  public:
   enum class Mode { kRetract, kUpsert };
+  // One received row: its kind, its line ("+I[1, abc]") and what materialises it (the
+  // row text, retract; the key columns' printed values, upsert).
+  struct Entry {
+    RowKind kind = RowKind::kInsert;
+    std::string line;
+    std::string key;
+  };
 
   // The results named `name`, created empty on first use.
   static std::shared_ptr<SqlCollectResults> get(const std::string& name);
@@ -59,7 +67,13 @@ class SqlCollectResults {
   static void drop(const std::string& name);
 
   void configure(Mode mode, std::vector<std::size_t> primary_key);
-  void add(const ColumnBatch& batch, const TimeZone& zone);
+  void add(const ColumnBatch& batch, const TimeZone& zone) { apply(entries(batch, zone)); }
+  // The batch's rows as this mode materialises them; apply() adds them to the results.
+  std::vector<Entry> entries(const ColumnBatch& batch, const TimeZone& zone) const;
+  void apply(const std::vector<Entry>& rows);
+  // Applies the rows of `transaction` unless a transaction of that id was committed
+  // already (a restored sink commits again what its checkpoint pre-committed).
+  void commit(const std::string& transaction, const std::vector<Entry>& rows);
   // Every row received, as "+I[1, abc]", in arrival order.
   std::vector<std::string> changelog() const;
   // The materialised rows as "+I[1, abc]", in the order their key (upsert) or row
@@ -68,6 +82,8 @@ class SqlCollectResults {
   void clear();
 
  private:
+  void apply_locked(const std::vector<Entry>& rows);
+
   mutable std::mutex mu_;
   Mode mode_ = Mode::kRetract;
   std::vector<std::size_t> key_;
@@ -76,18 +92,36 @@ class SqlCollectResults {
   // rows of each key (upsert) or row text (retract) are.
   std::vector<std::optional<std::string>> slots_;
   std::unordered_map<std::string, std::vector<std::size_t>> positions_;
+  std::set<std::string> committed_;  // transaction ids
 };
 
+// Without checkpointing the rows reach the results as they arrive (at least once, as
+// Flink's collect sink without checkpoints). With checkpointing the sink is exactly once
+// (as Flink's collect with checkpoints): the rows since the last checkpoint are its
+// transaction, pre-committed into the checkpoint (operator state) and applied once the
+// checkpoint completed; a restored sink commits what its checkpoint pre-committed, once.
 class SqlCollectSinkOperator final : public StreamOperator {
  public:
   SqlCollectSinkOperator(std::shared_ptr<SqlCollectResults> results, TimeZonePtr zone)
       : results_(std::move(results)), zone_(std::move(zone)) {}
-  void process_batch(int, BatchPtr batch) override { results_->add(column_batch_cast(*batch), *zone_); }
+  void open(RuntimeContext& ctx) override;
+  void process_batch(int, BatchPtr batch) override;
   void process_watermark(Watermark) override {}
+  void snapshot_state(std::int64_t checkpoint_id) override;
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override;
 
  private:
+  struct Transaction {
+    std::int64_t checkpoint_id = 0;
+    std::string id;  // "<subtask>:<checkpoint id>"
+    std::vector<SqlCollectResults::Entry> rows;
+  };
+
   std::shared_ptr<SqlCollectResults> results_;
   TimeZonePtr zone_;
+  bool transactional_ = false;
+  std::vector<SqlCollectResults::Entry> open_;  // rows since the last checkpoint
+  std::vector<Transaction> pre_committed_;      // oldest first
 };
 
 }  // namespace clink::sql

@@ -23,6 +23,11 @@ const SchemaPtr& dead_letter_schema();
 SchemaPtr schema_from_json(const nlohmann::json& fields, const std::string& where);
 nlohmann::json schema_to_json(const Schema& schema);
 
+// The schema of the rows an upstream op sends on `up`'s edge: the dead-letter schema on
+// that side output, else its "schema" restricted to its "projected" columns when it has
+// them (a source's output is its table schema projected). Throws ClinkError naming the op.
+SchemaPtr upstream_output_schema(const UpstreamSpec& up);
+
 // The params of a SQL operator factory: OpParams plus the SQL contract's "schema",
 // "input_schemas" and "session", column indices, and inputs that carry sql_row.
 class SqlOpParams : public OpParams {
