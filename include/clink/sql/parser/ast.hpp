@@ -1,7 +1,7 @@
 #pragma once
 // clink's parser-agnostic SQL AST. Everything after the parser (catalog, binder,
 // planner) works against these structs; libpg_query's tree never leaves
-// src/sql/ast_builder.cpp. Every node carries the SourcePosition of its first token in
+// src/sql/parser/ast_builder.cpp. Every node carries the SourcePosition of its first token in
 // the ORIGINAL text. Identifiers keep the case the user wrote (Flink identifiers are
 // case-sensitive); keywords and built-in syntax are canonical upper case.
 //
