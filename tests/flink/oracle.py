@@ -182,8 +182,8 @@ def is_query(stmt):
 
 
 def strip_header_comments(script):
-    """Drops the '-- flink: ...' header lines that sit at the end of a file's @setup."""
-    return "\n".join(l for l in script.split("\n") if not (l.lstrip().startswith("--") and HEADER_RE.match(l)))
+    """Drops the '# flink: ...' header lines (any section may hold one: the C++ runner skips them)."""
+    return "\n".join(l for l in script.split("\n") if not HEADER_RE.match(l))
 
 
 # --------------------------------------------------------------------------------------
@@ -507,12 +507,9 @@ def write_headers(path, cases, results):
         r = results.get(idx)
         if r is None:
             continue
-        if c.above_section == "input":
-            continue  # a line there would be input data: no header possible
         if c.header_line is not None and r[0] != "same" and header_kind(c.header) == found_kind(r[0]) and c.header != "same":
             continue  # keep a hand-written reason of the same kind
-        prefix = "-- " if c.above_section == "setup" else "# "
-        text = prefix + header_for(*r)
+        text = "# " + header_for(*r)  # the C++ runner skips '# flink:' lines in any section
         if c.header_line is not None:
             lines[c.header_line - 1] = text
         else:
