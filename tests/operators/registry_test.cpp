@@ -4,6 +4,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/operators/builtin_streams.hpp"
+#include "clink/operators/register_operators.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/operator_registry.hpp"
 #include "test_support.hpp"
