@@ -1,7 +1,8 @@
 #pragma once
-// DataStream-level CEP test support: a scripted source of Event batches and watermarks
-// that checkpoints its position and can pause at a step (for savepoints and injected
-// failures), and a process function rendering matches and timeouts with key and time.
+// DataStream-level CEP test support: scripts of Event batches and watermarks for the
+// scripted source (tests/support: it checkpoints its position and can pause at a step,
+// for savepoints and injected failures), and a process function rendering matches and
+// timeouts with key and time.
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -13,59 +14,17 @@
 #include "clink/api/data_stream.hpp"
 #include "clink/cep/cep.hpp"
 
+#include "../support/scripted_source.hpp"
+
 namespace clink::cep::testing {
 
-struct Step {
-  std::vector<std::pair<Event, EventTime>> records;
-  std::optional<EventTime> watermark;
-};
-using Script = std::vector<Step>;
+// Scripts of Event batches and watermarks for tests/support's scripted source.
+using Script = std::vector<clink::testing::ScriptStep<Event>>;
+using Control = clink::testing::SourceControl;
 
-struct Control {
-  std::atomic<std::size_t> pause_at{static_cast<std::size_t>(-1)};
-  std::atomic<std::size_t> emitted{0};
-};
-
-class PausableSource final : public SourceOperator {
- public:
-  PausableSource(Script steps, std::shared_ptr<Control> control) : steps_(std::move(steps)), control_(std::move(control)) {}
-  void open(RuntimeContext& ctx) override {
-    SourceOperator::open(ctx);
-    if (ctx.is_restored()) {
-      auto& pos = ctx.operator_state().list("position");
-      if (!pos.empty()) next_ = std::stoul(pos.front());
-    }
-  }
-  PollStatus poll_next() override {
-    if (next_ >= steps_.size()) return PollStatus::kEnd;
-    if (next_ == control_->pause_at.load()) return PollStatus::kNothingAvailable;
-    const Step& s = steps_[next_++];
-    if (!s.records.empty()) {
-      auto b = std::make_unique<Batch<Event>>();
-      for (const auto& [v, t] : s.records) b->push(v, t);
-      output().emit(std::move(b));
-    }
-    if (s.watermark) output().emit_watermark(Watermark{*s.watermark, false});
-    control_->emitted = next_;
-    return next_ < steps_.size() ? PollStatus::kMore : PollStatus::kEnd;
-  }
-  void snapshot_state(std::int64_t) override { ctx().operator_state().list("position").assign(1, std::to_string(next_)); }
-
- private:
-  Script steps_;
-  std::shared_ptr<Control> control_;
-  std::size_t next_ = 0;
-};
-
+// The scripted source (uid "source"), held by `control`.
 inline DataStream<Event> script_source(StreamExecutionEnvironment& env, Script script, std::shared_ptr<Control> control) {
-  JobNode n;
-  n.factory = "pausable_cep_source";
-  n.name = "Scripted";
-  n.num_inputs = 0;
-  n.out_type = type_name<Event>();
-  n.parallelism = 1;
-  n.build = [script, control] { return std::make_unique<PausableSource>(script, control); };
-  DataStream<Event> src(&env, env.add_node(std::move(n)));
+  auto src = clink::testing::scripted_source(env, std::move(script), std::move(control));
   src.uid("source");
   return src;
 }

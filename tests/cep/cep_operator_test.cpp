@@ -9,17 +9,14 @@
 #include "cep_test_support.hpp"
 #include "clink/cep/cep.hpp"
 
+#include "../support/manual_clock.hpp"
+
 namespace clink::cep {
 namespace {
 
 using namespace testing;
+using clink::testing::ManualClock;
 using Strings = std::vector<std::string>;
-
-class ManualClock final : public ProcessingTimeClock {
- public:
-  std::int64_t now = 0;
-  std::int64_t now_ms() const override { return now; }
-};
 
 class CapturingOutput final : public Output {
  public:

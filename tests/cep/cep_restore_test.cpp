@@ -12,7 +12,7 @@
 #include "clink/connectors/exactly_once_collect_sink.hpp"
 #include "clink/runtime/executor.hpp"
 
-#include "../support/checkpoint_support.hpp"
+#include "../support/restore_harness.hpp"
 
 namespace clink::cep {
 namespace {
@@ -21,15 +21,6 @@ namespace fs = std::filesystem;
 using namespace testing;
 using namespace testsupport;
 using Strings = std::vector<std::string>;
-
-struct Injector {
-  std::atomic<bool> armed{false};
-  std::atomic<int> failures_left{1};
-  Event pass(Event e) {
-    if (armed.load() && failures_left.fetch_sub(1) > 0) throw std::runtime_error("injected failure");
-    return e;
-  }
-};
 
 // Six keys; per key k (ids k*100 + n): a@1 x@2 b@3 | b@5 a@4 (out of order) | c@8 b@6 are
 // buffered ahead of W5 at the interruption | a@3 late, c@9 | a@20 then W100 (timeouts).
@@ -56,23 +47,29 @@ Pattern<Event> restore_pattern() {
       .followed_by("c").where(named("c")).within(50);
 }
 
+// source (script) -> injector -> keyed pattern -> matches and timeouts, exactly once.
 struct Job {
   std::shared_ptr<ExactlyOnceCollectSink<std::string>> matches = std::make_shared<ExactlyOnceCollectSink<std::string>>();
   std::shared_ptr<ExactlyOnceCollectSink<std::string>> timeouts = std::make_shared<ExactlyOnceCollectSink<std::string>>();
   std::shared_ptr<Control> control = std::make_shared<Control>();
-  std::shared_ptr<Injector> injector = std::make_shared<Injector>();
+  std::shared_ptr<ArmedFailure> failure = std::make_shared<ArmedFailure>();
 
-  void build(StreamExecutionEnvironment& env, int parallelism) {
-    env.set_parallelism(parallelism);
-    auto inj = injector;
-    auto src = script_source(env, restore_script(), control)
-                   .map([inj](Event e) { return inj->pass(std::move(e)); }, "Injector")
-                   .set_parallelism(1)
-                   .uid("injector");
-    auto out = pattern(src.key_by([](const Event& e) { return e.key; }), restore_pattern()).process(KeyedRender{});
-    out.uid("cep");
-    out.sink_to(matches, "Matches");
-    out.side_output(timeout_tag()).sink_to(timeouts, "Timeouts");
+  RestorableJob restorable() const {
+    return {[this](int parallelism) {
+              StreamExecutionEnvironment env;
+              env.set_parallelism(parallelism);
+              auto fail = failure;
+              auto src = script_source(env, restore_script(), control)
+                             .map([fail](Event e) { return fail->pass(std::move(e)); }, "Injector")
+                             .set_parallelism(1)
+                             .uid("injector");
+              auto out = pattern(src.key_by([](const Event& e) { return e.key; }), restore_pattern()).process(KeyedRender{});
+              out.uid("cep");
+              out.sink_to(matches, "Matches");
+              out.side_output(timeout_tag()).sink_to(timeouts, "Timeouts");
+              return env.graph();
+            },
+            control, failure};
   }
   Strings output() const {
     Strings v = matches->values();
@@ -81,58 +78,21 @@ struct Job {
   }
 };
 
-class CepRestore : public BackendTest {
+class CepRestore : public RestoreHarness {
  protected:
   Strings failure_free(int parallelism) {
-    TempDir dir;
     Job job;
-    StreamExecutionEnvironment env;
-    job.build(env, parallelism);
-    execute_async(env.graph(), checkpointing(dir.path, 0)).wait();
+    run_failure_free(job.restorable(), parallelism);
     return job.output();
   }
   Strings with_savepoint(std::size_t at, int p1, int p2) {
-    TempDir dir;
     Job job;
-    fs::path savepoint;
-    {
-      StreamExecutionEnvironment env;
-      job.build(env, p1);
-      job.control->pause_at = at;
-      auto handle = execute_async(env.graph(), checkpointing(dir.path, 0));
-      while (job.control->emitted.load() < at && !handle.wait_for(std::chrono::milliseconds(1))) {
-      }
-      EXPECT_EQ(handle.status(), JobStatus::kRunning) << handle.error();
-      savepoint = handle.stop_with_savepoint(dir.path / "sp");
-    }
-    StreamExecutionEnvironment env;
-    job.control->pause_at = static_cast<std::size_t>(-1);
-    job.build(env, p2);
-    auto o = checkpointing(dir.path, 0);
-    o.restore = RestoreSettings{savepoint};
-    auto handle = execute_async(env.graph(), o);
-    handle.wait();
-    EXPECT_EQ(handle.status(), JobStatus::kFinished) << handle.error();
+    run_with_savepoint(job.restorable(), at, p1, p2);
     return job.output();
   }
   Strings with_failure(std::size_t at, int parallelism) {
-    TempDir dir;
     Job job;
-    StreamExecutionEnvironment env;
-    job.build(env, parallelism);
-    job.control->pause_at = at;
-    auto handle = execute_async(env.graph(), checkpointing(dir.path, 10));
-    while (job.control->emitted.load() < at && !handle.wait_for(std::chrono::milliseconds(1))) {
-    }
-    const auto done = handle.checkpoint_counts().completed;
-    while (handle.checkpoint_counts().completed < done + 2 && !handle.wait_for(std::chrono::milliseconds(1))) {
-    }
-    EXPECT_EQ(handle.status(), JobStatus::kRunning) << handle.error();
-    job.injector->armed = true;
-    job.control->pause_at = static_cast<std::size_t>(-1);
-    handle.wait();
-    EXPECT_EQ(handle.status(), JobStatus::kFinished) << handle.error();
-    EXPECT_EQ(handle.checkpoint_counts().restarts, 1);
+    run_with_failure(job.restorable(), at, parallelism);
     return job.output();
   }
 };

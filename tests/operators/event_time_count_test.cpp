@@ -11,12 +11,11 @@ namespace {
 
 using testing::collect;
 using testing::scripted_source;
-using testing::Step;
-using testing::timed;
+using testing::ScriptStep;
 
 // Bucket arithmetic (floor at negative timestamps, saturation): tests/time/window_arithmetic_test.cpp.
 
-Step<Event> batch(std::vector<std::pair<Event, EventTime>> events) { return Step<Event>{timed<Event>(std::move(events))}; }
+ScriptStep<Event> batch(std::vector<std::pair<Event, EventTime>> events) { return ScriptStep<Event>{std::move(events)}; }
 
 TEST(EventTimeCount, CountsOutOfOrderInputWithinTheBound) {
   StreamExecutionEnvironment env;

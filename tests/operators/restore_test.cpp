@@ -21,7 +21,7 @@
 #include "clink/runtime/executor.hpp"
 #include "test_support.hpp"
 
-#include "../support/checkpoint_support.hpp"
+#include "../support/restore_harness.hpp"
 
 namespace clink {
 namespace {
@@ -30,25 +30,11 @@ namespace fs = std::filesystem;
 using namespace testsupport;
 using ::testing::HasSubstr;
 
-
-
-// Fails one record, the first to pass once the test armed it (after checkpoints completed).
-struct Injector {
-  std::atomic<bool> armed{false};
-  std::atomic<int> failures_left{1};
-  template <class T>
-  T pass(T v) {
-    if (armed.load() && failures_left.fetch_sub(1) > 0) throw std::runtime_error("injected failure");
-    return v;
-  }
-};
-
 class OperatorRestore : public BackendTest {
  protected:
-
   // Runs the job; once `checkpoints` checkpoints completed, arms the injector; waits for
   // the end and checks that exactly the injected failure caused one restart.
-  void run_with_failure(const JobGraph& graph, const fs::path& dir, Injector& injector, int checkpoints = 2) {
+  void run_with_failure(const JobGraph& graph, const fs::path& dir, ArmedFailure& injector, int checkpoints = 2) {
     auto handle = execute_async(graph, checkpointing(dir, 40));
     while (handle.checkpoint_counts().completed < checkpoints && !handle.wait_for(std::chrono::milliseconds(2))) {
     }
@@ -85,7 +71,7 @@ constexpr std::int64_t kKeys = 10;  // datagen's default key_count: key "k" + n 
 
 // datagen events 0..n-1 (rate-limited) -> injector -> count (hash on event.key) -> sink
 void count_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, CountEmit emit, int parallelism,
-               std::shared_ptr<Injector> injector, std::shared_ptr<ExactlyOnceCollectSink<WordCount>> sink) {
+               std::shared_ptr<ArmedFailure> injector, std::shared_ptr<ExactlyOnceCollectSink<WordCount>> sink) {
   env.set_parallelism(parallelism);
   DatagenOptions opts;
   opts.rows_per_second = rate;
@@ -112,7 +98,7 @@ std::vector<WordCount> expected_running_counts(std::int64_t n) {
 TEST_P(OperatorRestore, CountFinalSurvivesAFailure) {
   TempDir dir;
   auto sink = std::make_shared<ExactlyOnceCollectSink<WordCount>>();
-  auto injector = std::make_shared<Injector>();
+  auto injector = std::make_shared<ArmedFailure>();
   StreamExecutionEnvironment env;
   count_job(env, 3000, 4000, CountEmit::kFinal, 2, injector, sink);
   run_with_failure(env.graph(), dir.path, *injector);
@@ -122,7 +108,7 @@ TEST_P(OperatorRestore, CountFinalSurvivesAFailure) {
 TEST_P(OperatorRestore, CountEverySurvivesAFailureWithoutGapOrRepeat) {
   TempDir dir;
   auto sink = std::make_shared<ExactlyOnceCollectSink<WordCount>>();
-  auto injector = std::make_shared<Injector>();
+  auto injector = std::make_shared<ArmedFailure>();
   StreamExecutionEnvironment env;
   count_job(env, 3000, 4000, CountEmit::kEvery, 2, injector, sink);
   run_with_failure(env.graph(), dir.path, *injector);
@@ -140,14 +126,14 @@ TEST_P(OperatorRestore, CountRestoresFromSavepointsAtOtherParallelism) {
     int part = 0;
     for (int p : {2, 3}) {
       StreamExecutionEnvironment env;
-      count_job(env, n, 4000, emit, p, std::make_shared<Injector>(), sink);
+      count_job(env, n, 4000, emit, p, std::make_shared<ArmedFailure>(), sink);
       from = run_and_stop_with_savepoint(env.graph(), dir.path, "sp-" + std::to_string(part++), from);
     }
     if (emit == CountEmit::kFinal) {
       EXPECT_TRUE(sink->values().empty());  // nothing before the end
     }
     StreamExecutionEnvironment env;
-    count_job(env, n, 0, emit, 1, std::make_shared<Injector>(), sink);
+    count_job(env, n, 0, emit, 1, std::make_shared<ArmedFailure>(), sink);
     run_to_end(env.graph(), dir.path, *from);
     EXPECT_EQ(sorted(sink->values()),
               emit == CountEmit::kFinal ? expected_final_counts(n) : expected_running_counts(n));
@@ -160,7 +146,7 @@ TEST_P(OperatorRestore, CountFinalEmitsSortedByKeyPerSubtaskAfterARestore) {
   fs::path from;
   {
     StreamExecutionEnvironment env;
-    count_job(env, 3000, 4000, CountEmit::kFinal, 2, std::make_shared<Injector>(), sink);
+    count_job(env, 3000, 4000, CountEmit::kFinal, 2, std::make_shared<ArmedFailure>(), sink);
     from = run_and_stop_with_savepoint(env.graph(), dir.path, "sp", std::nullopt);
   }
   StreamExecutionEnvironment env;
@@ -213,7 +199,7 @@ TEST_P(OperatorRestore, FileSourceAndCountResumeAfterAFailure) {
     for (std::int64_t i = 0; i < n; ++i) f << "k" << i % kKeys << "\n";
   }
   auto sink = std::make_shared<ExactlyOnceCollectSink<WordCount>>();
-  auto injector = std::make_shared<Injector>();
+  auto injector = std::make_shared<ArmedFailure>();
   StreamExecutionEnvironment env;
   env.set_parallelism(2);
   auto words = env.from_source<std::string>(FileSource<std::string>::text((dir.path / "words.txt").string()), "Words")
@@ -239,7 +225,7 @@ constexpr std::int64_t kBucket = 100;
 // datagen events 0..n-1 with event time = n (rate-limited) -> watermarks (bound 0) ->
 // injector -> event_time_count (hash on event.key) -> sink
 void event_time_count_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, int parallelism,
-                          std::shared_ptr<Injector> injector, std::shared_ptr<ExactlyOnceCollectSink<WindowCount>> sink) {
+                          std::shared_ptr<ArmedFailure> injector, std::shared_ptr<ExactlyOnceCollectSink<WindowCount>> sink) {
   env.set_parallelism(parallelism);
   DatagenOptions opts;
   opts.rows_per_second = rate;
@@ -265,7 +251,7 @@ std::vector<WindowCount> expected_buckets(std::int64_t n) {
 TEST_P(OperatorRestore, EventTimeCountSurvivesAFailure) {
   TempDir dir;
   auto sink = std::make_shared<ExactlyOnceCollectSink<WindowCount>>();
-  auto injector = std::make_shared<Injector>();
+  auto injector = std::make_shared<ArmedFailure>();
   StreamExecutionEnvironment env;
   event_time_count_job(env, 3000, 4000, 2, injector, sink);
   run_with_failure(env.graph(), dir.path, *injector);
@@ -280,74 +266,28 @@ TEST_P(OperatorRestore, EventTimeCountRestoresFromSavepointsAtOtherParallelism) 
   int part = 0;
   for (int p : {2, 3}) {
     StreamExecutionEnvironment env;
-    event_time_count_job(env, n, 4000, p, std::make_shared<Injector>(), sink);
+    event_time_count_job(env, n, 4000, p, std::make_shared<ArmedFailure>(), sink);
     from = run_and_stop_with_savepoint(env.graph(), dir.path, "sp-" + std::to_string(part++), from);
   }
   EXPECT_FALSE(sink->values().empty());
   StreamExecutionEnvironment env;
-  event_time_count_job(env, n, 0, 1, std::make_shared<Injector>(), sink);
+  event_time_count_job(env, n, 0, 1, std::make_shared<ArmedFailure>(), sink);
   run_to_end(env.graph(), dir.path, *from);
   EXPECT_EQ(sorted(sink->values()), expected_buckets(n));
 }
 
 // ---- watermark_assigner ----
 
-// A scripted source that checkpoints its position and stops at step `pause_at` until
-// the test releases it (or stops the job with a savepoint there).
-struct SourceControl {
-  std::atomic<std::size_t> pause_at{static_cast<std::size_t>(-1)};
-  std::atomic<std::size_t> emitted{0};  // steps emitted by the running instance
-};
-
-template <class T>
-class PausableScriptedSource final : public SourceOperator {
- public:
-  PausableScriptedSource(std::vector<testing::Step<T>> steps, std::shared_ptr<SourceControl> control)
-      : steps_(std::move(steps)), control_(std::move(control)) {}
-  void open(RuntimeContext& ctx) override {
-    SourceOperator::open(ctx);
-    if (ctx.is_restored()) {
-      auto& pos = ctx.operator_state().list("position");
-      if (!pos.empty()) next_ = std::stoul(pos.front());
-    }
-  }
-  PollStatus poll_next() override {
-    if (next_ >= steps_.size()) return PollStatus::kEnd;
-    if (next_ == control_->pause_at.load()) return PollStatus::kNothingAvailable;
-    const auto& s = steps_[next_++];
-    if (!s.batch.empty()) output().emit(std::make_unique<Batch<T>>(s.batch));
-    control_->emitted = next_;
-    return next_ < steps_.size() ? PollStatus::kMore : PollStatus::kEnd;
-  }
-  void snapshot_state(std::int64_t) override {
-    ctx().operator_state().list("position").assign(1, std::to_string(next_));
-  }
-
- private:
-  std::vector<testing::Step<T>> steps_;
-  std::shared_ptr<SourceControl> control_;
-  std::size_t next_ = 0;
-};
-
 // source -> watermark_assigner (bound 0) -> event_time_count (size 10) -> sink, and a
 // probe logging what the assigner emits.
 struct WatermarkJob {
   std::shared_ptr<ExactlyOnceCollectSink<WindowCount>> sink = std::make_shared<ExactlyOnceCollectSink<WindowCount>>();
-  std::shared_ptr<SourceControl> control = std::make_shared<SourceControl>();
+  std::shared_ptr<testing::SourceControl> control = std::make_shared<testing::SourceControl>();
   std::shared_ptr<testing::ProbeLog> log;
   std::string counter;
 
-  void build(StreamExecutionEnvironment& env, const std::vector<testing::Step<Event>>& steps) {
-    JobNode n;
-    n.factory = "pausable_scripted";
-    n.name = "Scripted";
-    n.num_inputs = 0;
-    n.out_type = type_name<Event>();
-    n.parallelism = 1;
-    auto c = control;
-    n.build = [steps, c] { return std::make_unique<PausableScriptedSource<Event>>(steps, c); };
-    DataStream<Event> src(&env, env.add_node(std::move(n)));
-    src.uid("source");
+  void build(StreamExecutionEnvironment& env, const std::vector<testing::ScriptStep<Event>>& steps) {
+    auto src = testing::scripted_source(env, steps, control).uid("source");
     auto timed = assign_watermarks(src, 0).uid("watermarks");
     log = testing::probe(timed);
     auto counted = event_time_count(timed, 10).uid("event-time-count");
@@ -356,14 +296,14 @@ struct WatermarkJob {
   }
 };
 
-std::vector<testing::Step<Event>> late_record_script() {
-  using testing::timed;
+std::vector<testing::ScriptStep<Event>> late_record_script() {
+  using testing::ScriptStep;
   return {
-      {timed<Event>({{{"a", 1}, 5}, {{"b", 1}, 12}})},  // W11: fires (a,0)
-      {timed<Event>({{{"a", 1}, 25}})},                 // W24: fires (b,10)
+      ScriptStep<Event>{{{{"a", 1}, 5}, {{"b", 1}, 12}}},  // W11: fires (a,0)
+      ScriptStep<Event>{{{{"a", 1}, 25}}},                 // W24: fires (b,10)
       // -- the savepoint is taken here --
-      {timed<Event>({{{"a", 1}, 15}, {{"b", 1}, 27}})},  // (a,15) is late: bucket 10 fired at W19
-      {timed<Event>({{{"a", 1}, 31}})},                  // W30: fires (a,20), (b,20)
+      ScriptStep<Event>{{{{"a", 1}, 15}, {{"b", 1}, 27}}},  // (a,15) is late: bucket 10 fired at W19
+      ScriptStep<Event>{{{{"a", 1}, 31}}},                  // W30: fires (a,20), (b,20)
   };
 }
 
@@ -417,7 +357,7 @@ TEST_P(OperatorRestore, WatermarkAssignerRestoresItsWatermarkSoALateRecordStaysL
 // failure-free output is deterministic; the others are in order.
 EventTime late_event_time(const Event& e, EventTime) { return e.value > 2000 && e.value % 97 == 0 ? e.value - 5000 : e.value; }
 
-void late_events_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std::shared_ptr<Injector> injector,
+void late_events_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std::shared_ptr<ArmedFailure> injector,
                      std::shared_ptr<ExactlyOnceCollectSink<WindowCount>> sink, std::string* counter_id) {
   env.set_parallelism(2);
   DatagenOptions opts;
@@ -448,7 +388,7 @@ TEST_P(OperatorRestore, WatermarkAssignerWithLateRecordsSurvivesAFailureExactly)
     StreamExecutionEnvironment env;
     auto sink = std::make_shared<ExactlyOnceCollectSink<WindowCount>>();
     std::string counter;
-    late_events_job(env, n, 0, std::make_shared<Injector>(), sink, &counter);
+    late_events_job(env, n, 0, std::make_shared<ArmedFailure>(), sink, &counter);
     auto handle = execute_async(env.graph(), checkpointing(dir.path, 40));
     handle.wait();
     failure_free = sorted(sink->values());
@@ -462,7 +402,7 @@ TEST_P(OperatorRestore, WatermarkAssignerWithLateRecordsSurvivesAFailureExactly)
 
   TempDir dir;
   auto sink = std::make_shared<ExactlyOnceCollectSink<WindowCount>>();
-  auto injector = std::make_shared<Injector>();
+  auto injector = std::make_shared<ArmedFailure>();
   StreamExecutionEnvironment env;
   std::string counter;
   late_events_job(env, n, 6000, injector, sink, &counter);

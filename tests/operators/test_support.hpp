@@ -1,6 +1,6 @@
 #pragma once
-// Test helpers local to the operator tests: a scripted source (exact batches and
-// watermarks), a collecting sink and a probe that logs records and watermarks.
+// Test helpers local to the operator tests (with tests/support's scripted source): a
+// collecting sink and a probe that logs records and watermarks.
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,52 +11,9 @@
 #include "clink/api/data_stream.hpp"
 #include "clink/core/format_value.hpp"
 
+#include "../support/scripted_source.hpp"
+
 namespace clink::testing {
-
-// One poll of a ScriptedSource: a batch, then optionally a watermark.
-template <class T>
-struct Step {
-  std::vector<Record<T>> batch;
-  std::optional<Watermark> watermark;
-};
-
-template <class T>
-class ScriptedSource final : public SourceOperator {
- public:
-  explicit ScriptedSource(std::vector<Step<T>> steps) : steps_(std::move(steps)) {}
-  PollStatus poll_next() override {
-    if (next_ >= steps_.size()) return PollStatus::kEnd;
-    const Step<T>& s = steps_[next_++];
-    if (!s.batch.empty()) output().emit(std::make_unique<Batch<T>>(s.batch));
-    if (s.watermark) output().emit_watermark(*s.watermark);
-    return next_ < steps_.size() ? PollStatus::kMore : PollStatus::kEnd;
-  }
-
- private:
-  std::vector<Step<T>> steps_;
-  std::size_t next_ = 0;
-};
-
-template <class T>
-DataStream<T> scripted_source(StreamExecutionEnvironment& env, std::vector<Step<T>> steps,
-                              std::string name = "Scripted") {
-  JobNode n;
-  n.factory = "scripted";
-  n.name = std::move(name);
-  n.num_inputs = 0;
-  n.out_type = type_name<T>();
-  n.parallelism = 1;
-  n.build = [steps] { return std::make_unique<ScriptedSource<T>>(steps); };
-  return DataStream<T>(&env, env.add_node(std::move(n)));
-}
-
-// Records with event times, one batch.
-template <class T>
-std::vector<Record<T>> timed(std::vector<std::pair<T, EventTime>> values) {
-  std::vector<Record<T>> out;
-  for (auto& [v, ts] : values) out.push_back(Record<T>{std::move(v), ts, kNoPartition});
-  return out;
-}
 
 // What a CollectSink saw: every record with the subtask that wrote it, in order.
 template <class T>

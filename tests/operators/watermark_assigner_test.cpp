@@ -9,8 +9,7 @@ namespace {
 
 using testing::probe;
 using testing::scripted_source;
-using testing::Step;
-using testing::timed;
+using testing::ScriptStep;
 
 TEST(WatermarkAssigner, FormulaIsMaxSeenMinusBoundMinusOne) {
   EXPECT_EQ(bounded_out_of_orderness_watermark(kMinEventTime, 5), kMinEventTime);
@@ -23,9 +22,9 @@ TEST(WatermarkAssigner, FormulaIsMaxSeenMinusBoundMinusOne) {
 TEST(WatermarkAssigner, EmitsAfterEachBatchOnlyWhenItAdvances) {
   StreamExecutionEnvironment env;
   auto src = scripted_source<std::int64_t>(env, {
-                                                    Step<std::int64_t>{timed<std::int64_t>({{1, 10}, {2, 5}})},
-                                                    Step<std::int64_t>{timed<std::int64_t>({{3, 8}})},
-                                                    Step<std::int64_t>{timed<std::int64_t>({{4, 20}, {5, 19}})},
+                                                    ScriptStep<std::int64_t>{{{1, 10}, {2, 5}}},
+                                                    ScriptStep<std::int64_t>{{{3, 8}}},
+                                                    ScriptStep<std::int64_t>{{{4, 20}, {5, 19}}},
                                                 });
   auto log = probe(assign_watermarks(src, 2));
   env.execute();
@@ -35,9 +34,9 @@ TEST(WatermarkAssigner, EmitsAfterEachBatchOnlyWhenItAdvances) {
 TEST(WatermarkAssigner, SwallowsUpstreamWatermarksButForwardsTheFinalOne) {
   StreamExecutionEnvironment env;
   auto src = scripted_source<Event>(env, {
-                                             Step<Event>{timed<Event>({{{"a", 1}, 1000}}), Watermark::at(5000)},
-                                             Step<Event>{{}, Watermark::at(6000)},
-                                             Step<Event>{timed<Event>({{{"b", 2}, 1500}})},
+                                             ScriptStep<Event>{{{{"a", 1}, 1000}}, 5000},
+                                             ScriptStep<Event>{{}, 6000},
+                                             ScriptStep<Event>{{{{"b", 2}, 1500}}},
                                          });
   auto log = probe(assign_watermarks(src, 0));
   env.execute();
@@ -46,9 +45,9 @@ TEST(WatermarkAssigner, SwallowsUpstreamWatermarksButForwardsTheFinalOne) {
 
 TEST(WatermarkAssigner, NegativeTimestamps) {
   StreamExecutionEnvironment env;
-  auto src = scripted_source<std::int64_t>(env, {Step<std::int64_t>{timed<std::int64_t>({{1, -15000}})},
-                                                 Step<std::int64_t>{timed<std::int64_t>({{2, -20000}})},
-                                                 Step<std::int64_t>{timed<std::int64_t>({{3, -1}})}});
+  auto src = scripted_source<std::int64_t>(env, {ScriptStep<std::int64_t>{{{1, -15000}}},
+                                                 ScriptStep<std::int64_t>{{{2, -20000}}},
+                                                 ScriptStep<std::int64_t>{{{3, -1}}}});
   auto log = probe(assign_watermarks(src, 1000));
   env.execute();
   EXPECT_EQ(log->get(), (std::vector<std::string>{"1@-15000", "W-16001", "2@-20000", "3@-1", "W-1002", "WMAX"}));

@@ -12,7 +12,7 @@
 #include "clink/api/data_stream.hpp"
 #include "clink/connectors/collect_sink.hpp"
 #include "clink/core/error.hpp"
-#include "scripted_source.hpp"
+#include "../support/scripted_source.hpp"
 
 namespace clink {
 namespace {

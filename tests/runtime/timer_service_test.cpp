@@ -4,14 +4,12 @@
 
 #include <vector>
 
+#include "../support/manual_clock.hpp"
+
 namespace clink {
 namespace {
 
-class ManualClock final : public ProcessingTimeClock {
- public:
-  std::int64_t now = 0;
-  std::int64_t now_ms() const override { return now; }
-};
+using testing::ManualClock;
 
 using Fired = std::vector<std::tuple<std::int64_t, std::string, std::string>>;
 

@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
 #include <random>
 #include <regex>
+
+#include "../support/changelog.hpp"
 
 namespace clink::sqltest {
 
@@ -40,31 +41,12 @@ std::uint64_t matrix_seed() {
   return std::random_device{}();
 }
 
-std::vector<std::string> materialize(const std::vector<std::string>& changelog) {
-  std::map<std::string, int> rows;
-  std::vector<std::string> out;
-  for (const auto& line : changelog) {
-    std::string row = line.substr(2);
-    if (line.rfind("+I", 0) == 0 || line.rfind("+U", 0) == 0) {
-      ++rows[row];
-    } else if (rows[row] > 0) {
-      --rows[row];
-    } else {
-      out.push_back("missing: " + line);
-    }
-  }
-  for (const auto& [row, n] : rows)
-    for (int i = 0; i < n; ++i) out.push_back("+I" + row);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::vector<std::string> comparable(const CaseOutput& run, bool ignore_subtasks) {
   std::vector<std::string> out;
   for (const auto& p : run.parts) {
     if (p.select) {
       out.push_back("-- SELECT (changelog applied)");
-      auto rows = materialize(p.lines);
+      auto rows = testsupport::materialize(p.lines);
       out.insert(out.end(), rows.begin(), rows.end());
     } else {
       out.push_back("-- text");

@@ -16,12 +16,8 @@ namespace clink::sqltest {
 // CLINK_SQLTEST_SEED when set, else a fresh random seed (printed by a failing test).
 std::uint64_t matrix_seed();
 
-// A SELECT's changelog applied: the remaining rows as "+I[...]", sorted; a retraction of
-// a row that is not there shows as "missing: <line>" (lost or repeated rows fail).
-std::vector<std::string> materialize(const std::vector<std::string>& changelog);
-
-// The run as the matrix compares it: per part a header, then its rows or text lines;
-// the error last.
+// The run as the matrix compares it: per part a header, then its rows (a SELECT's
+// changelog applied: testsupport::materialize) or text lines; the error last.
 std::vector<std::string> comparable(const CaseOutput& run, bool ignore_subtasks);
 
 // Runs `c` plainly and as `variant` in `dir` and expects equal comparables (gtest

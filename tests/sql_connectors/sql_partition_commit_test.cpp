@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "../support/checkpoint_support.hpp"
+#include "../support/manual_clock.hpp"
 #include "clink/connectors/sql/sql_filesystem_sink.hpp"
 #include "clink/runtime/runtime_context.hpp"
 #include "sql_job_support.hpp"
@@ -18,12 +19,8 @@ namespace clink::sql {
 namespace {
 
 namespace fs = std::filesystem;
+using clink::testing::ManualClock;
 using testsupport::TempDir;
-
-struct ManualClock final : ProcessingTimeClock {
-  std::atomic<std::int64_t> now{0};
-  std::int64_t now_ms() const override { return now.load(); }
-};
 
 struct DiscardOutput final : Output {
   void emit(BatchPtr) override {}

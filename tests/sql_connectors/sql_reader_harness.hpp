@@ -9,13 +9,11 @@
 #include "clink/runtime/runtime_context.hpp"
 #include "clink/sql/common/time_zone.hpp"
 
+#include "../support/manual_clock.hpp"
+
 namespace clink::sql::test {
 
-class ManualClock final : public ProcessingTimeClock {
- public:
-  std::int64_t now = 0;
-  std::int64_t now_ms() const override { return now; }
-};
+using clink::testing::ManualClock;
 
 class ReaderHarness final : public Output {
  public:

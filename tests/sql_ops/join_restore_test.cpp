@@ -159,11 +159,11 @@ std::vector<json> temporal_join_ops() {
   return {calc, dedup, join};
 }
 
-class SqlJoinRestore : public RestoreHarness {
+class SqlJoinRestore : public SqlRestoreHarness {
  protected:
   // Watermarks between the steps; a savepoint after step 3.
   void expect_restores(const std::vector<json>& ops, const std::vector<std::string>& expected, SinkView view) {
-    RestoreHarness::expect_restores(pipeline_job("join", ops, "join", rising_steps(watermarks_between_steps()), std::move(view)),
+    SqlRestoreHarness::expect_restores(pipeline_job("join", ops, "join", rising_steps(watermarks_between_steps()), std::move(view)),
                                     {}, expected);
   }
 };

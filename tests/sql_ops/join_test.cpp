@@ -104,7 +104,7 @@ TEST(SqlJoin, ResidualOnAnInnerJoinWithoutKeys) {
 
 // table.exec.state.ttl: a row expires `ttl` of processing time after it was last written.
 TEST(SqlJoin, StateTtlExpiresRowsOfBothSides) {
-  ManualClock clock;
+  ManualClock clock{1000};
   json p = join_params("inner");
   p["state_ttl_ms"] = 100;
   JoinHarness h("sql_join", p, clock);

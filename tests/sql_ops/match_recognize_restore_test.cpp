@@ -39,7 +39,7 @@ json match_op() {
                    {"outputs", json::array({{{"col", 1}}, {{"col", 8}}, {{"col", 11}}, {{"col", 3}}})}});
 }
 
-class SqlMatchRestore : public RestoreHarness {};
+class SqlMatchRestore : public SqlRestoreHarness {};
 INSTANTIATE_TEST_SUITE_P(Backends, SqlMatchRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 

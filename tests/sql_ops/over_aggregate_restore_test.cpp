@@ -27,11 +27,11 @@ json over_op(bool rows, std::optional<std::int64_t> preceding) {
        {"aggregates", json::array({{{"function", "SUM"}, {"args", {2}}}, {{"function", "COUNT"}, {"args", json::array()}}})}});
 }
 
-class SqlOverRestore : public RestoreHarness {
+class SqlOverRestore : public SqlRestoreHarness {
  protected:
   // Savepoints after steps 2 and 3 hold the rows at 12 / 15 waiting (and rows in the frames).
   void expect_restores(const json& op, const std::vector<std::string>& expected) {
-    RestoreHarness::expect_restores(single_op_job("over", op, rising_steps(watermarks_one_step_behind())),
+    SqlRestoreHarness::expect_restores(single_op_job("over", op, rising_steps(watermarks_one_step_behind())),
                                     {.savepoint_steps = {2, 3}}, expected);
   }
 };

@@ -17,11 +17,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-struct ManualClock final : ProcessingTimeClock {
-  std::atomic<std::int64_t> now{0};
-  std::int64_t now_ms() const override { return now.load(); }
-};
-
 SchemaPtr in_schema(bool proctime) {
   return sql::make_schema({{"t", proctime ? LogicalType::timestamp_ltz(3) : LogicalType::timestamp(3)},
                            {"k", LogicalType::string()},

@@ -27,11 +27,6 @@ using namespace testsupport;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-struct ManualClock final : ProcessingTimeClock {
-  std::atomic<std::int64_t> now{0};
-  std::int64_t now_ms() const override { return now.load(); }
-};
-
 SchemaPtr pt_schema() {
   return sql::make_schema({{"pt", LogicalType::timestamp_ltz(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()}});
 }

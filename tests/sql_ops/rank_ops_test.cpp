@@ -34,7 +34,7 @@ json rank_params(const std::string& strategy, std::int64_t ttl) {
 
 // A partition untouched for the TTL starts over: the new row is inserted, not an update.
 TEST(SqlRankOps, AppendTopNStateExpiresAfterTheTtl) {
-  ManualClock clock;
+  ManualClock clock{1000};
   OpHarness h("sql_rank", rank_params("append", 100), 1, clock);
   h.push(batch(kv(), {r(1, "a", 5)}));
   clock.now += 50;
@@ -45,7 +45,7 @@ TEST(SqlRankOps, AppendTopNStateExpiresAfterTheTtl) {
 }
 
 TEST(SqlRankOps, RetractTopNFollowsRetractionsAndExpires) {
-  ManualClock clock;
+  ManualClock clock{1000};
   OpHarness h("sql_rank", rank_params("retract", 100), 1, clock);
   h.push(batch(kv(), {r(1, "a", 5), r(2, "a", 7), r(1, "a", 5, RowKind::kUpdateBefore)}));
   clock.now += 200;  // a 7 expired: a 2 ranks first (without the TTL it would not rank)
@@ -66,7 +66,7 @@ json dedup_params(bool keep_last, bool rowtime, std::int64_t ttl) {
 
 // Processing-time keep-first: once the key's marker expired, the next row is a first row again.
 TEST(SqlRankOps, KeepFirstMarkerExpires) {
-  ManualClock clock;
+  ManualClock clock{1000};
   OpHarness h("sql_deduplicate", dedup_params(false, false, 100), 1, clock);
   h.push(batch(kv(), {r(1, "a", 1), r(2, "a", 2), r(3, "b", 3)}));
   clock.now += 150;

@@ -110,12 +110,12 @@ std::vector<json> window_topn_ops() {
   return {assign, rank};
 }
 
-class SqlRankRestore : public RestoreHarness {
+class SqlRankRestore : public SqlRestoreHarness {
  protected:
   // Key i gets v * (i + 1), watermarks between the steps; a savepoint after step 3.
   void expect_restores(const std::vector<json>& ops, const std::string& last, const std::vector<std::string>& expected,
                        SinkView view) {
-    RestoreHarness::expect_restores(
+    SqlRestoreHarness::expect_restores(
         pipeline_job("rank", ops, last, rising_steps(watermarks_between_steps(), true), std::move(view)), {}, expected);
   }
 };

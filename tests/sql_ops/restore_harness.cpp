@@ -1,8 +1,5 @@
 #include "restore_harness.hpp"
 
-#include <chrono>
-#include <filesystem>
-#include <map>
 
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
@@ -80,82 +77,36 @@ RestoreJob single_op_job(const std::string& name, const json& op, std::vector<Sc
 
 std::vector<std::string> sorted_rows(std::vector<std::string> lines) { return sorted(std::move(lines)); }
 
-std::vector<std::string> materialize(std::vector<std::string> changelog) {
-  std::map<std::string, int> rows;
-  std::vector<std::string> out;
-  for (const auto& line : changelog) {
-    std::string row = line.substr(2);
-    bool add = line.rfind("+I", 0) == 0 || line.rfind("+U", 0) == 0;
-    if (add) {
-      ++rows[row];
-    } else if (rows[row] > 0) {
-      --rows[row];
-    } else {
-      out.push_back("missing: " + line);
-    }
-  }
-  for (const auto& [row, n] : rows)
-    for (int i = 0; i < n; ++i) out.push_back("+I" + row);
-  return sorted(out);
-}
-
-std::shared_ptr<Script> RestoreHarness::fresh(const std::vector<ScriptStep>& steps) {
+std::shared_ptr<Script> SqlRestoreHarness::fresh(const std::vector<ScriptStep>& steps) {
   auto s = std::make_shared<Script>();
   s->steps = steps;
   put_script(name_, s);
   return s;
 }
 
-std::vector<std::string> RestoreHarness::failure_free(const RestoreJob& job, int p) {
-  TempDir dir;
+RestorableJob SqlRestoreHarness::restorable(const RestoreJob& job, const std::shared_ptr<Script>& s) const {
+  return {[this, &job](int p) { return from_spec(job.spec(name_, p), test_registry()); }, s, s};
+}
+
+std::vector<std::string> SqlRestoreHarness::failure_free(const RestoreJob& job, int p) {
   auto s = fresh(job.steps);
-  auto h = execute_async(from_spec(job.spec(name_, p), test_registry()), checkpointing(dir.path, 0));
-  h.wait();
-  EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
+  run_failure_free(restorable(job, s), p);
   return s->sink->values();
 }
 
-std::vector<std::string> RestoreHarness::with_savepoint(const RestoreJob& job, std::size_t at, int p1, int p2) {
-  TempDir dir;
+std::vector<std::string> SqlRestoreHarness::with_savepoint(const RestoreJob& job, std::size_t at, int p1, int p2) {
   auto s = fresh(job.steps);
-  std::filesystem::path savepoint;
-  {
-    s->pause_at = at;
-    auto h = execute_async(from_spec(job.spec(name_, p1), test_registry()), checkpointing(dir.path, 0));
-    while (s->emitted.load() < at && !h.wait_for(std::chrono::milliseconds(1))) {
-    }
-    EXPECT_EQ(h.status(), JobStatus::kRunning) << h.error();
-    savepoint = h.stop_with_savepoint(dir.path / "sp");
-  }
-  s->pause_at = static_cast<std::size_t>(-1);
-  auto o = checkpointing(dir.path, 0);
-  o.restore = RestoreSettings{savepoint};
-  auto h = execute_async(from_spec(job.spec(name_, p2), test_registry()), o);
-  h.wait();
-  EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
+  run_with_savepoint(restorable(job, s), at, p1, p2);
   return s->sink->values();
 }
 
-std::vector<std::string> RestoreHarness::with_failure(const RestoreJob& job, std::size_t at, int p) {
-  TempDir dir;
+std::vector<std::string> SqlRestoreHarness::with_failure(const RestoreJob& job, std::size_t at, int p) {
   auto s = fresh(job.steps);
-  s->pause_at = at;
-  auto h = execute_async(from_spec(job.spec(name_, p), test_registry()), checkpointing(dir.path, 10));
-  while (s->emitted.load() < at && !h.wait_for(std::chrono::milliseconds(1))) {
-  }
-  const auto done = h.checkpoint_counts().completed;
-  while (h.checkpoint_counts().completed < done + 2 && !h.wait_for(std::chrono::milliseconds(1))) {
-  }
-  EXPECT_EQ(h.status(), JobStatus::kRunning) << h.error();
-  s->armed = true;
-  s->pause_at = static_cast<std::size_t>(-1);
-  h.wait();
-  EXPECT_EQ(h.status(), JobStatus::kFinished) << h.error();
-  EXPECT_EQ(h.checkpoint_counts().restarts, 1);
+  run_with_failure(restorable(job, s), at, p);
   return s->sink->values();
 }
 
-void RestoreHarness::expect_restores(const RestoreJob& job, const RestorePlan& plan,
+void SqlRestoreHarness::expect_restores(const RestoreJob& job, const RestorePlan& plan,
                                      const std::vector<std::string>& expected) {
   for (int p : plan.failure_free_parallelisms) EXPECT_EQ(job.view(failure_free(job, p)), expected) << "parallelism " << p;
   for (std::size_t at : plan.savepoint_steps)

@@ -1,8 +1,8 @@
 #pragma once
-// The durability harness of the SQL operator restore tests: a job src -> inj -> <ops...>
-// -> sink over rows (t, k, v) of keys a..f, run failure-free, stopped with a savepoint and
-// resumed at another parallelism, and with an injected failure (checkpoints every 10 ms,
-// exactly one restart), on the fixture's state backend. Each test file describes its job
+// The SQL operator restore tests on tests/support's restore harness: a job src -> inj ->
+// <ops...> -> sink over rows (t, k, v) of keys a..f, run failure-free, stopped with a
+// savepoint and resumed at another parallelism, and with an injected failure (checkpoints
+// every 10 ms, exactly one restart), on the fixture's state backend. Each test file describes its job
 // (RestoreJob), which runs to compare (RestorePlan) and how a run's sink lines become
 // the compared result (sorted rows, or an applied changelog).
 #include <cstddef>
@@ -15,7 +15,8 @@
 
 #include "sql_ops_test_support.hpp"
 
-#include "../support/checkpoint_support.hpp"
+#include "../support/changelog.hpp"
+#include "../support/restore_harness.hpp"
 
 namespace clink::sqltest {
 
@@ -49,10 +50,8 @@ json keyed_op(const std::string& id, const std::string& type, const SchemaPtr& o
 using SinkView = std::function<std::vector<std::string>(std::vector<std::string>)>;
 // Insert-only results: the rows sorted (keys interleave in no fixed order across subtasks).
 std::vector<std::string> sorted_rows(std::vector<std::string> lines);
-// Updating results: the changelog applied, the remaining rows as "+I[...]", sorted; a
-// retraction of a row that is not there shows as "missing: <row>", so lost or duplicated
-// state fails the comparison.
-std::vector<std::string> materialize(std::vector<std::string> changelog);
+// Updating results: the changelog applied (a lost or repeated retraction shows).
+using testsupport::materialize;
 
 // A job under test: its spec for a script name and parallelism, and what its script plays.
 struct RestoreJob {
@@ -77,7 +76,7 @@ struct RestorePlan {
   int failure_parallelism = 2;
 };
 
-class RestoreHarness : public testsupport::BackendTest {
+class SqlRestoreHarness : public testsupport::RestoreHarness {
  protected:
   // A new script of `steps` registered under this test's name.
   std::shared_ptr<Script> fresh(const std::vector<ScriptStep>& steps);
@@ -92,6 +91,10 @@ class RestoreHarness : public testsupport::BackendTest {
   void expect_restores(const RestoreJob& job, const RestorePlan& plan, const std::vector<std::string>& expected);
 
   std::string name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+
+ private:
+  // The job's graphs from its spec, held and failed by the script `s`.
+  testsupport::RestorableJob restorable(const RestoreJob& job, const std::shared_ptr<Script>& s) const;
 };
 
 }  // namespace clink::sqltest

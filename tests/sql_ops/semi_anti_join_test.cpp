@@ -99,7 +99,7 @@ TEST(SqlAntiJoin, NotInConditionWithoutKeys) {
 // left row's match count changing is a write); an expired left row is never emitted again,
 // an expired right row no longer matches.
 TEST(SqlAntiJoin, StateTtlExpiresRowsOfBothSides) {
-  ManualClock clock;
+  ManualClock clock{1000};
   json p = semi_params("anti");
   p["state_ttl_ms"] = 100;
   JoinHarness h("sql_semi_anti_join", p, clock);

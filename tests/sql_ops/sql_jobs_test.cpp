@@ -58,9 +58,9 @@ json job_spec(const std::string& script, const json& op, int parallelism) {
   return restore_job_spec("sql", script, {op}, "agg", parallelism);
 }
 
-class SqlRestore : public RestoreHarness {
+class SqlRestore : public SqlRestoreHarness {
  protected:
-  using RestoreHarness::expect_restores;
+  using SqlRestoreHarness::expect_restores;
   // A savepoint and the injected failure after step `at`; without `rescale` (an op pinned
   // to parallelism 1) the runs stay at parallelism 1.
   void expect_restores(const std::vector<ScriptStep>& steps, const json& op, std::size_t at,
@@ -71,7 +71,7 @@ class SqlRestore : public RestoreHarness {
       plan.rescales = {{1, 1}};
       plan.failure_parallelism = 1;
     }
-    RestoreHarness::expect_restores(single_op_job("sql", op, steps), plan, expected);
+    SqlRestoreHarness::expect_restores(single_op_job("sql", op, steps), plan, expected);
   }
 };
 INSTANTIATE_TEST_SUITE_P(Backends, SqlRestore, ::testing::Values("memory", "rocksdb"),

@@ -15,35 +15,22 @@ std::map<std::string, std::shared_ptr<Script>>& scripts() {
   return m;
 }
 
-class TestSource final : public SourceOperator {
- public:
-  explicit TestSource(std::shared_ptr<Script> s) : s_(std::move(s)) {}
-  void open(RuntimeContext& ctx) override {
-    SourceOperator::open(ctx);
-    auto& pos = ctx.operator_state().list("position");
-    if (!pos.empty()) next_ = std::stoul(pos.front());
-  }
-  PollStatus poll_next() override {
-    if (next_ >= s_->steps.size()) return PollStatus::kEnd;
-    if (next_ == s_->pause_at.load()) return PollStatus::kNothingAvailable;
-    const ScriptStep& st = s_->steps[next_++];
-    if (st.batch) output().emit(std::make_unique<ColumnBatch>(*st.batch));
-    if (st.watermark) output().emit_watermark(Watermark{*st.watermark, false});
-    s_->emitted = next_;
-    return next_ < s_->steps.size() ? PollStatus::kMore : PollStatus::kEnd;
-  }
-  void snapshot_state(std::int64_t) override { ctx().operator_state().list("position").assign(1, std::to_string(next_)); }
-
- private:
-  std::shared_ptr<Script> s_;
-  std::size_t next_ = 0;
-};
+// The scripted source playing the script's steps (copies of its batches), held by it.
+std::unique_ptr<StreamOperator> test_source(const std::shared_ptr<Script>& s) {
+  auto source = std::make_unique<testing::ScriptedSource<ColumnBatch>>(std::shared_ptr<testing::SourceControl>(s));
+  for (const ScriptStep& st : s->steps)
+    source->then([st](Output& out) {
+      if (st.batch) out.emit(std::make_unique<ColumnBatch>(*st.batch));
+      if (st.watermark) out.emit_watermark(Watermark::at(*st.watermark));
+    });
+  return source;
+}
 
 class Injector final : public StreamOperator {
  public:
   explicit Injector(std::shared_ptr<Script> s) : s_(std::move(s)) {}
   void process_batch(int, BatchPtr b) override {
-    if (s_->armed.load() && s_->failures_left.fetch_sub(1) > 0) throw std::runtime_error("injected failure");
+    s_->check();
     output().emit(std::move(b));
   }
 
@@ -98,7 +85,7 @@ const OperatorRegistry& test_registry() {
                                 .out_type = [](const OperatorSpecContext&) { return std::string(sql::kSqlRowType); },
                                 .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
                                   auto s = script_param(ctx);
-                                  return [s] { return std::make_unique<TestSource>(s); };
+                                  return [s] { return test_source(s); };
                                 }});
     reg.add(OperatorFactoryInfo{.name = "sql_test_injector",
                                 .description = "test: fails once when armed",

@@ -24,7 +24,12 @@
 #include "clink/sql/spec/sql_op_spec.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
+#include "../support/manual_clock.hpp"
+#include "../support/restore_harness.hpp"
+
 namespace clink::sqltest {
+
+using clink::testing::ManualClock;
 
 using nlohmann::json;
 using sql::ColumnBatch;
@@ -66,14 +71,6 @@ inline json schema_json(const SchemaPtr& s) { return sql::schema_to_json(*s); }
 // One operator run directly on a RuntimeContext; `lines` logs what it emitted in order:
 // rows as format_row writes them, "WM <t>" for watermarks, "DL <payload...>" for dead
 // letters.
-// A processing-time clock the test sets (state TTL, processing-time timers).
-class ManualClock final : public ProcessingTimeClock {
- public:
-  explicit ManualClock(std::int64_t start = 1000) : now(start) {}
-  std::int64_t now_ms() const override { return now; }
-  std::int64_t now;
-};
-
 class OpHarness final : public Output {
  public:
   // `backend` and `restore`: the keyed state backend, and the snapshots it restores
@@ -131,13 +128,12 @@ struct ScriptStep {
   std::optional<ColumnBatch> batch;
   std::optional<EventTime> watermark;
 };
-struct Script {
+// What `sql_test_source` plays (tests/support's scripted source: pause_at / emitted hold
+// and follow it), when `sql_test_injector` fails (armed / failures_left) and what
+// `sql_test_sink` received.
+struct Script : testing::SourceControl, testsupport::ArmedFailure {
   SchemaPtr schema;
   std::vector<ScriptStep> steps;
-  std::atomic<std::size_t> pause_at{static_cast<std::size_t>(-1)};
-  std::atomic<std::size_t> emitted{0};
-  std::atomic<bool> armed{false};
-  std::atomic<int> failures_left{1};
   std::shared_ptr<ExactlyOnceCollectSink<std::string>> sink = std::make_shared<ExactlyOnceCollectSink<std::string>>();
 };
 

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../runtime/scripted_source.hpp"
+#include "../support/scripted_source.hpp"
 #include "clink/api/data_stream.hpp"
 #include "clink/connectors/collect_sink.hpp"
 #include "clink/state/keyed_state.hpp"

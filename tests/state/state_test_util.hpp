@@ -1,6 +1,6 @@
 #pragma once
-// Helpers of the state tests: a manual clock, temporary directories, backends of both
-// kinds, and a dump of everything a backend holds.
+// Helpers of the state tests (with tests/support's manual clock): temporary directories,
+// backends of both kinds, and a dump of everything a backend holds.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,15 +14,11 @@
 
 #include "clink/state/keyed_state_backend.hpp"
 
+#include "../support/manual_clock.hpp"
+
 namespace clink::testing {
 
 namespace fs = std::filesystem;
-
-class ManualClock final : public ProcessingTimeClock {
- public:
-  std::atomic<std::int64_t> now{0};
-  std::int64_t now_ms() const override { return now.load(); }
-};
 
 struct TempDir {
   fs::path path;

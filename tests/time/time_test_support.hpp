@@ -1,6 +1,6 @@
 #pragma once
-// Helpers for the event-time and window tests: scripted sources (exact batches,
-// watermarks and waits), a manual processing-time clock, and a probe that logs records
+// Helpers for the event-time and window tests: tests/support's scripted source (exact
+// batches, watermarks and waits) and manual clock, and a probe that logs records
 // ("value@ts"), watermarks ("W<ts>") and idle markers ("IDLE") in arrival order.
 #include <atomic>
 #include <functional>
@@ -10,23 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "../runtime/scripted_source.hpp"
+#include "../support/manual_clock.hpp"
+#include "../support/scripted_source.hpp"
 #include "clink/api/data_stream.hpp"
 #include "clink/core/format_value.hpp"
 
 namespace clink::testing {
-
-class ManualClock final : public ProcessingTimeClock {
- public:
-  explicit ManualClock(std::int64_t start = 0) : now_(start) {}
-  std::int64_t now_ms() const override { return now_.load(); }
-  void set(std::int64_t t) { now_.store(t); }
-  void advance(std::int64_t d) { now_.fetch_add(d); }
-
- private:
-  std::atomic<std::int64_t> now_;
-};
-
 
 inline std::string ts_text(EventTime t) {
   if (t == kMaxEventTime) return "MAX";

@@ -17,7 +17,7 @@
 #include "clink/runtime/executor.hpp"
 #include "window_test_support.hpp"
 
-#include "../support/checkpoint_support.hpp"
+#include "../support/restore_harness.hpp"
 
 namespace clink {
 namespace {
@@ -28,59 +28,7 @@ using namespace clink::testing;
 using ::testing::HasSubstr;
 
 
-// One poll of the source: a batch, then optionally a watermark.
-struct WStep {
-  std::vector<std::pair<KV, EventTime>> records;
-  std::optional<EventTime> watermark;
-};
-using Script = std::vector<WStep>;
-
-struct Control {
-  std::atomic<std::size_t> pause_at{static_cast<std::size_t>(-1)};
-  std::atomic<std::size_t> emitted{0};
-};
-
-// A scripted source that checkpoints its position and stops at step `pause_at` until
-// released (or stopped with a savepoint there).
-class PausableSource final : public SourceOperator {
- public:
-  PausableSource(Script steps, std::shared_ptr<Control> control) : steps_(std::move(steps)), control_(std::move(control)) {}
-  void open(RuntimeContext& ctx) override {
-    SourceOperator::open(ctx);
-    if (ctx.is_restored()) {
-      auto& pos = ctx.operator_state().list("position");
-      if (!pos.empty()) next_ = std::stoul(pos.front());
-    }
-  }
-  PollStatus poll_next() override {
-    if (next_ >= steps_.size()) return PollStatus::kEnd;
-    if (next_ == control_->pause_at.load()) return PollStatus::kNothingAvailable;
-    const WStep& s = steps_[next_++];
-    if (!s.records.empty()) {
-      auto b = std::make_unique<Batch<KV>>();
-      for (const auto& [v, t] : s.records) b->records.push_back(Record<KV>{v, t});
-      output().emit(std::move(b));
-    }
-    if (s.watermark) output().emit_watermark(Watermark{*s.watermark, false});
-    control_->emitted = next_;
-    return next_ < steps_.size() ? PollStatus::kMore : PollStatus::kEnd;
-  }
-  void snapshot_state(std::int64_t) override { ctx().operator_state().list("position").assign(1, std::to_string(next_)); }
-
- private:
-  Script steps_;
-  std::shared_ptr<Control> control_;
-  std::size_t next_ = 0;
-};
-
-struct Injector {
-  std::atomic<bool> armed{false};
-  std::atomic<int> failures_left{1};
-  KV pass(KV v) {
-    if (armed.load() && failures_left.fetch_sub(1) > 0) throw std::runtime_error("injected failure");
-    return v;
-  }
-};
+using Script = std::vector<ScriptStep<KV>>;
 
 // "key [s,e) value PANE" for an aggregated window.
 struct AggPaneFn final : ProcessWindowFunction<std::int64_t, std::string, std::string> {
@@ -96,43 +44,34 @@ struct AggPaneFn final : ProcessWindowFunction<std::int64_t, std::string, std::s
 
 using WindowBuild = std::function<DataStream<std::string>(KeyedStream<KV, std::string, KeyOf>)>;
 
+// source (script) -> injector -> keyed window -> exactly-once sink.
 struct Job {
   Script script;
   WindowBuild window;
   std::shared_ptr<ExactlyOnceCollectSink<std::string>> sink = std::make_shared<ExactlyOnceCollectSink<std::string>>();
-  std::shared_ptr<Control> control = std::make_shared<Control>();
-  std::shared_ptr<Injector> injector = std::make_shared<Injector>();
+  std::shared_ptr<SourceControl> control = std::make_shared<SourceControl>();
+  std::shared_ptr<ArmedFailure> failure = std::make_shared<ArmedFailure>();
 
-  void build(StreamExecutionEnvironment& env, int parallelism) {
-    env.set_parallelism(parallelism);
-    JobNode n;
-    n.factory = "pausable_window_source";
-    n.name = "Scripted";
-    n.num_inputs = 0;
-    n.out_type = type_name<KV>();
-    n.parallelism = 1;
-    auto steps = script;
-    auto c = control;
-    n.build = [steps, c] { return std::make_unique<PausableSource>(steps, c); };
-    DataStream<KV> src(&env, env.add_node(std::move(n)));
-    src.uid("source");
-    auto inj = injector;
-    auto injected =
-        src.map([inj](KV v) { return inj->pass(std::move(v)); }, "Injector").set_parallelism(1).uid("injector");
-    window(keyed(injected)).uid("window").sink_to(sink, "Sink");
+  RestorableJob restorable() const {
+    return {[this](int parallelism) {
+              StreamExecutionEnvironment env;
+              env.set_parallelism(parallelism);
+              auto src = scripted_source(env, script, control).uid("source");
+              auto fail = failure;
+              auto injected =
+                  src.map([fail](KV v) { return fail->pass(std::move(v)); }, "Injector").set_parallelism(1).uid("injector");
+              window(keyed(injected)).uid("window").sink_to(sink, "Sink");
+              return env.graph();
+            },
+            control, failure};
   }
 };
 
-
-class WindowRestore : public BackendTest {
+class WindowRestore : public RestoreHarness {
  protected:
-
   std::vector<std::string> failure_free(const Script& script, const WindowBuild& window, int parallelism = 1) {
-    TempDir dir;
     Job job{script, window};
-    StreamExecutionEnvironment env;
-    job.build(env, parallelism);
-    execute_async(env.graph(), checkpointing(dir.path, 0)).wait();
+    run_failure_free(job.restorable(), parallelism);
     return sorted(job.sink->values());
   }
 
@@ -140,50 +79,16 @@ class WindowRestore : public BackendTest {
   // parallelism p2 and runs it to the end: both runs' output.
   std::vector<std::string> with_savepoint(const Script& script, const WindowBuild& window, std::size_t at, int p1,
                                           int p2) {
-    TempDir dir;
     Job job{script, window};
-    fs::path savepoint;
-    {
-      StreamExecutionEnvironment env;
-      job.build(env, p1);
-      job.control->pause_at = at;
-      auto handle = execute_async(env.graph(), checkpointing(dir.path, 0));
-      while (job.control->emitted.load() < at && !handle.wait_for(std::chrono::milliseconds(1))) {
-      }
-      EXPECT_EQ(handle.status(), JobStatus::kRunning) << handle.error();
-      savepoint = handle.stop_with_savepoint(dir.path / "sp");
-    }
-    StreamExecutionEnvironment env;
-    job.control->pause_at = static_cast<std::size_t>(-1);
-    job.build(env, p2);
-    auto o = checkpointing(dir.path, 0);
-    o.restore = RestoreSettings{savepoint};
-    auto handle = execute_async(env.graph(), o);
-    handle.wait();
-    EXPECT_EQ(handle.status(), JobStatus::kFinished) << handle.error();
+    run_with_savepoint(job.restorable(), at, p1, p2);
     return sorted(job.sink->values());
   }
 
-  // Pauses after step `at` until a checkpoint completed, then fails the next record.
+  // Pauses after step `at` until checkpoints completed, then fails the next record.
   std::vector<std::string> with_failure(const Script& script, const WindowBuild& window, std::size_t at,
                                         int parallelism = 2) {
-    TempDir dir;
     Job job{script, window};
-    StreamExecutionEnvironment env;
-    job.build(env, parallelism);
-    job.control->pause_at = at;
-    auto handle = execute_async(env.graph(), checkpointing(dir.path, 10));
-    while (job.control->emitted.load() < at && !handle.wait_for(std::chrono::milliseconds(1))) {
-    }
-    const auto done = handle.checkpoint_counts().completed;
-    while (handle.checkpoint_counts().completed < done + 2 && !handle.wait_for(std::chrono::milliseconds(1))) {
-    }
-    EXPECT_EQ(handle.status(), JobStatus::kRunning) << handle.error();
-    job.injector->armed = true;
-    job.control->pause_at = static_cast<std::size_t>(-1);
-    handle.wait();
-    EXPECT_EQ(handle.status(), JobStatus::kFinished) << handle.error();
-    EXPECT_EQ(handle.checkpoint_counts().restarts, 1);
+    run_with_failure(job.restorable(), at, parallelism);
     return sorted(job.sink->values());
   }
 
@@ -348,7 +253,7 @@ Script many_keys_script() {
     return x >> 33;
   };
   for (std::int64_t step = 0; step < 40; ++step) {
-    WStep s;
+    ScriptStep<KV> s;
     for (int i = 0; i < 60; ++i) {
       const auto key = "k" + std::to_string(next() % 300);
       const EventTime t = step * 10 + static_cast<EventTime>(next() % 60) - 40;  // up to 40 late
@@ -391,13 +296,11 @@ TEST(WindowCheckpoint, AnAccumulatorWithoutStateCodecFailsTheCheckpointNamingThe
                 .aggregate(OpaqueAgg{}, "my-window")
                 .map([](std::int64_t v) { return std::to_string(v); });
           }};
-  StreamExecutionEnvironment env;
-  job.build(env, 1);
   job.control->pause_at = 1;
   ExecutionOptions o;
   o.checkpoints.interval_ms = 10;
   o.checkpoints.directory = dir.path;
-  auto handle = execute_async(env.graph(), o);
+  auto handle = execute_async(job.restorable().graph(1), o);
   EXPECT_THROW(handle.wait(), JobFailedError);
   EXPECT_THAT(handle.error(), HasSubstr("my-window"));
   EXPECT_THAT(handle.error(), HasSubstr("StateCodec"));
