@@ -1,5 +1,7 @@
 #include "clink/sql/ops/register_sql_operators.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/sql/common/column_key.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"
@@ -57,9 +59,9 @@ void register_sql_operators(OperatorRegistry& r) {
         if (up.side_output == kDeadLetterTag) {
           schema = dead_letter_schema();
         } else {
-          if (!up.params.contains("schema"))
+          if (!up.params->contains("schema"))
             throw ClinkError("upstream op '" + up.op_id + "' declares no 'schema' to take the key columns from");
-          schema = schema_from_json(up.params.at("schema"), "op '" + up.op_id + "' param 'schema'");
+          schema = schema_from_json(up.params->at("schema"), "op '" + up.op_id + "' param 'schema'");
         }
         return column_batch_hash_partitioner_factory(schema, parse_column_list(args, schema->size()));
       }});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 
 namespace clink::sql {
@@ -70,7 +72,7 @@ std::size_t SqlOpParams::column(const json& v, const Schema& schema, const std::
 std::vector<std::size_t> SqlOpParams::columns(const std::string& name, const Schema& schema) const {
   std::vector<std::size_t> out;
   if (!has(name)) return out;
-  const json& a = params_.at(name);
+  const json& a = params_->at(name);
   if (!a.is_array()) fail("param '" + name + "' must be an array of column indices, got " + a.dump());
   for (std::size_t k = 0; k < a.size(); ++k) out.push_back(column(a[k], schema, "param '" + name + "'[" + std::to_string(k) + "]"));
   return out;
@@ -101,14 +103,14 @@ SchemaPtr SqlOpParams::input_schema(std::size_t i) const {
     if (up.side_output == kDeadLetterTag) {
       theirs = dead_letter_schema();
     } else {
-      if (!up.params.contains("schema"))
+      if (!up.params->contains("schema"))
         fail("input " + std::to_string(i) + ": upstream op '" + up.op_id + "' (" + up.factory + ") declares no 'schema'");
       try {
-        theirs = schema_from_json(up.params.at("schema"), "op '" + up.op_id + "' param 'schema'");
+        theirs = schema_from_json(up.params->at("schema"), "op '" + up.op_id + "' param 'schema'");
         // A source's output is its table schema restricted to `projected` (the contract).
-        if (up.params.contains("projected") && up.params.at("projected").is_array()) {
+        if (up.params->contains("projected") && up.params->at("projected").is_array()) {
           std::vector<RowField> fields;
-          for (const auto& i : up.params.at("projected")) {
+          for (const auto& i : up.params->at("projected")) {
             auto k = i.get<std::size_t>();
             if (k >= theirs->size()) fail("op '" + up.op_id + "' param 'projected': index " + std::to_string(k) + " out of range");
             fields.push_back(theirs->field(k));
