@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/state/keyed_state.hpp"
 
 namespace {

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <map>
 
+#include <nlohmann/json.hpp>
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
 #include <rocksdb/compaction_filter.h>
 #include <rocksdb/merge_operator.h>
 

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/state/state_ttl.hpp"
 

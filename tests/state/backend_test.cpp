@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state.hpp"
 #include "clink/state/state_codec.hpp"

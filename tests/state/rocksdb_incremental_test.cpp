@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/state/keyed_state.hpp"
 #include "clink/state/shared_state_registry.hpp"
 #include "state_test_util.hpp"
