@@ -15,6 +15,8 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/operator_registry.hpp"
 #include "clink/sql/common/column_batch.hpp"

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/state/keyed_state.hpp"
 
 namespace {
@@ -91,7 +93,7 @@ void BM_MemorySnapshot(benchmark::State& state) {
   for (auto _ : state) {
     ++cp;
     auto h = b->snapshot(cp, tmp.path / ("chk-" + std::to_string(cp)));
-    size = h.description.at("size").get<std::uint64_t>();
+    size = h.description->at("size").get<std::uint64_t>();
     state.PauseTiming();
     fs::remove_all(tmp.path / ("chk-" + std::to_string(cp)));
     state.ResumeTiming();

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/checkpoint/checkpoint_config.hpp"
 #include "clink/core/error.hpp"
 
@@ -30,7 +32,7 @@ std::int64_t RestartStrategy::delay_for(int attempt) const {
 json to_json(const OperatorSubtaskState& s) {
   json keyed = json::array();
   for (const auto& h : s.keyed)
-    keyed.push_back({{"key_groups", {h.key_groups.first, h.key_groups.last}}, {"handle", h.description}});
+    keyed.push_back({{"key_groups", {h.key_groups.first, h.key_groups.last}}, {"handle", *h.description}});
   json j = {{"subtask", s.subtask}, {"keyed", keyed}};
   if (!s.timers_file.empty()) j["timers"] = s.timers_file;
   if (!s.operator_state_file.empty()) j["operator_state"] = s.operator_state_file;

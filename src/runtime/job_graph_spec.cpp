@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 
 namespace clink {
@@ -17,7 +19,7 @@ json to_spec(const JobGraph& graph) {
     json op = {{"id", n.id}, {"type", n.factory}};
     if (n.name != n.id) op["name"] = n.name;
     if (n.uid != n.id) op["uid"] = n.uid;
-    if (!n.params.empty()) op["params"] = n.params;
+    if (!n.params->empty()) op["params"] = n.params;
     if (n.parallelism > 0) op["parallelism"] = n.parallelism;
     if (n.max_parallelism > 0) op["max_parallelism"] = n.max_parallelism;
     if (!n.out_type.empty()) op["out_type"] = n.out_type;
@@ -110,7 +112,7 @@ JobGraph from_spec(const json& spec, const OperatorRegistry& registry) {
     OperatorSpecContext ctx;
     ctx.id = id;
     ctx.params = op.value("params", json::object());
-    if (!ctx.params.is_object()) throw ClinkError(where + ": 'params' must be an object");
+    if (!ctx.params->is_object()) throw ClinkError(where + ": 'params' must be an object");
 
     std::vector<JobEdge> edges;
     json inputs = op.value("inputs", json::array());
@@ -189,7 +191,7 @@ JobGraph from_spec(const json& spec, const OperatorRegistry& registry) {
       std::string msg = err.what();
       throw ClinkError(msg.rfind(where, 0) == 0 ? msg : where + ": " + msg);
     }
-    if (ctx.params.value("on_error", "") == "dead_letter") {
+    if (ctx.params->value("on_error", "") == "dead_letter") {
       bool consumed = false;
       for (const json& other : ops)
         for (const json& in : other.value("inputs", json::array()))

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
 
@@ -21,13 +22,15 @@ OpParams::OpParams(const OperatorSpecContext& ctx, std::string factory, std::vec
       factory_(std::move(factory)),
       where_(fmt::format("op '{}' ({})", ctx.id, factory_)),
       known_(std::move(known)),
-      params_(ctx.params.is_null() ? nlohmann::json::object() : ctx.params) {
-  if (!params_.is_object()) fail("params must be a JSON object");
+      params_(ctx.params->is_null() ? nlohmann::json::object() : *ctx.params) {
+  if (!params_->is_object()) fail("params must be a JSON object");
   if (rest_are_options) return;
-  for (const auto& [name, value] : params_.items())
+  for (const auto& [name, value] : params_->items())
     if (!is_known(name))
       fail(fmt::format("unknown param '{}' (known: {})", name, known_.empty() ? "none" : join(known_)));
 }
+
+bool OpParams::has(const std::string& name) const { return params_->contains(name) && !params_->at(name).is_null(); }
 
 bool OpParams::is_known(const std::string& name) const {
   return std::find(known_.begin(), known_.end(), name) != known_.end();
@@ -36,8 +39,8 @@ bool OpParams::is_known(const std::string& name) const {
 void OpParams::fail(const std::string& message) const { throw ClinkError(where_ + ": " + message); }
 
 const nlohmann::json& OpParams::require(const std::string& name) const {
-  if (!params_.contains(name)) fail(fmt::format("missing required param '{}'", name));
-  return params_.at(name);
+  if (!params_->contains(name)) fail(fmt::format("missing required param '{}'", name));
+  return params_->at(name);
 }
 
 std::int64_t OpParams::require_int(const std::string& name, std::int64_t min, std::int64_t max) const {
@@ -58,14 +61,14 @@ std::int64_t OpParams::get_int(const std::string& name, std::int64_t fallback, s
 
 bool OpParams::get_bool(const std::string& name, bool fallback) const {
   if (!has(name)) return fallback;
-  const auto& v = params_.at(name);
+  const auto& v = params_->at(name);
   if (!v.is_boolean()) fail(fmt::format("param '{}' must be true or false, got {}", name, v.dump()));
   return v.get<bool>();
 }
 
 std::string OpParams::get_string(const std::string& name, const std::string& fallback) const {
   if (!has(name)) return fallback;
-  const auto& v = params_.at(name);
+  const auto& v = params_->at(name);
   if (!v.is_string()) fail(fmt::format("param '{}' must be a string, got {}", name, v.dump()));
   return v.get<std::string>();
 }

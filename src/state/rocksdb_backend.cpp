@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <map>
 
+#include <nlohmann/json.hpp>
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 
@@ -235,12 +236,12 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     fs::remove_all(db_path_);
     const auto& first = *relevant.front();
     const bool direct = relevant.size() == 1 &&
-                        first.description.value("format", std::string{}) == kRocksDbFormat &&
+                        first.description->value("format", std::string{}) == kRocksDbFormat &&
                         first.key_groups.first <= key_groups().first && first.key_groups.last >= key_groups().last;
     if (direct) {
       // Open the checkpoint itself and delete the key groups that are not ours.
       materialize_rocksdb_checkpoint(first, db_path_);
-      for (const auto& s : states_from_json(first.description.at("states"))) adopt(s);
+      for (const auto& s : states_from_json(first.description->at("states"))) adopt(s);
       open_db();
       for (auto& c : cfs_) {
         if (first.key_groups.first < key_groups().first)
@@ -254,8 +255,8 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
       }
       confirmed_.clear();
       pending_.clear();
-      if (first.description.value("incremental", false))
-        for (const auto& s : first.description.at("shared"))
+      if (first.description->value("incremental", false))
+        for (const auto& s : first.description->at("shared"))
           confirmed_[s.at("local").get<std::string>()] = {s.at("path").get<std::string>(),
                                                           s.at("size").get<std::uint64_t>()};
       return;

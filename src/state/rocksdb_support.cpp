@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
 #include <rocksdb/compaction_filter.h>
 #include <rocksdb/merge_operator.h>
 
@@ -139,7 +140,7 @@ void scan_rows(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::
 }
 
 void materialize_rocksdb_checkpoint(const KeyedStateHandle& handle, const fs::path& target) {
-  const auto& d = handle.description;
+  const nlohmann::json& d = *handle.description;
   fs::create_directories(target);
   const fs::path dir = d.at("dir").get<std::string>();
   for (const auto& f : d.at("files")) {
@@ -156,7 +157,7 @@ void materialize_rocksdb_checkpoint(const KeyedStateHandle& handle, const fs::pa
 
 void read_rocksdb_snapshot(const KeyedStateHandle& handle, KeyGroupRange range, const OnStates& on_states,
                            const OnEntry& on_entry) {
-  auto states = states_from_json(handle.description.at("states"));
+  auto states = states_from_json(handle.description->at("states"));
   on_states(states);
   int lo = std::max(range.first, handle.key_groups.first);
   int hi = std::min(range.last, handle.key_groups.last);

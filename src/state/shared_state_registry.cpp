@@ -2,14 +2,16 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 namespace clink {
 
 namespace fs = std::filesystem;
 
 std::vector<fs::path> shared_state_files(const KeyedStateHandle& handle) {
   std::vector<fs::path> out;
-  auto it = handle.description.find("shared");
-  if (it == handle.description.end() || !it->is_array()) return out;
+  auto it = handle.description->find("shared");
+  if (it == handle.description->end() || !it->is_array()) return out;
   for (const auto& s : *it) out.emplace_back(s.at("path").get<std::string>());
   return out;
 }

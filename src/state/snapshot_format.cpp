@@ -7,6 +7,8 @@
 #include <cstring>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/state/state_ttl.hpp"
 
@@ -212,7 +214,7 @@ KeyedStateHandle FullSnapshotWriter::finish(std::int64_t checkpoint_id, const ch
 
 void read_full_snapshot(const KeyedStateHandle& handle, KeyGroupRange range, const OnStates& on_states,
                         const OnEntry& on_entry) {
-  const auto& d = handle.description;
+  const nlohmann::json& d = *handle.description;
   auto states = states_from_json(d.at("states"));
   on_states(states);
   int lo = std::max(range.first, handle.key_groups.first);
@@ -252,7 +254,7 @@ void read_full_snapshot(const KeyedStateHandle& handle, KeyGroupRange range, con
 
 void read_snapshot(const KeyedStateHandle& handle, KeyGroupRange range, const OnStates& on_states,
                    const OnEntry& on_entry) {
-  auto format = handle.description.value("format", std::string{});
+  auto format = handle.description->value("format", std::string{});
   if (format == kFullFormat) return read_full_snapshot(handle, range, on_states, on_entry);
   if (format == kRocksDbFormat) return read_rocksdb_snapshot(handle, range, on_states, on_entry);
   throw ClinkError("state restore: unknown keyed state format '" + format + "'");

@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/state_codec.hpp"

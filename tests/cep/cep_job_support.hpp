@@ -52,3 +52,8 @@ struct KeyedRender final : PatternProcessFunction<Event, std::string> {
 };
 
 }  // namespace clink::cep::testing
+
+// Instantiated once, in cep_engine_instances.cpp (three test files run it).
+namespace clink::cep {
+extern template class CepOperator<testing::Event, std::string, std::int64_t>;
+}  // namespace clink::cep

@@ -124,3 +124,12 @@ struct clink::StateCodec<clink::cep::testing::Event> {
     return e;
   }
 };
+
+// The CEP engine for the tests' Event is instantiated once, in cep_engine_instances.cpp:
+// eight test files run it, and each compiled and optimised its own copy.
+namespace clink::cep {
+extern template struct CompiledNfa<testing::Event>;
+extern template class NfaCompiler<testing::Event>;
+extern template class SharedBuffer<testing::Event>;
+extern template class Nfa<testing::Event>;
+}  // namespace clink::cep

@@ -1,6 +1,7 @@
 // The connectors as spec factories: built from JSON params, run through from_spec.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
 #include "clink/registry/builtin_registry.hpp"

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/connectors/nexmark/nexmark_options.hpp"
 #include "clink/core/error.hpp"
 #include "clink/registry/builtin_registry.hpp"

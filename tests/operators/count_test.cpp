@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "clink/operators/builtin_streams.hpp"
 #include "test_support.hpp"

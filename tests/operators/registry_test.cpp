@@ -1,6 +1,7 @@
 // The built-in operators through the OperatorRegistry and JobGraphSpec: param
 // validation, key selectors and whole specs run through the executor.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
 #include "clink/operators/builtin_streams.hpp"
@@ -31,7 +32,7 @@ struct TestRegistry {
         .num_inputs = 0,
         .out_type = [](const OperatorSpecContext&) { return std::string("string"); },
         .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-          auto src = CollectionSource<std::string>::of(ctx.params.at("lines").get<std::vector<std::string>>());
+          auto src = CollectionSource<std::string>::of(ctx.params->at("lines").get<std::vector<std::string>>());
           return [src] { return std::make_unique<ReaderSourceOperator<std::string>>(src); };
         }});
     registry.add(OperatorFactoryInfo{
@@ -40,7 +41,7 @@ struct TestRegistry {
         .out_type = [](const OperatorSpecContext&) { return std::string("event"); },
         .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
           std::vector<std::pair<Event, EventTime>> v;
-          for (const auto& e : ctx.params.at("events"))
+          for (const auto& e : ctx.params->at("events"))
             v.push_back({Event{e[0].get<std::string>(), e[1].get<std::int64_t>()}, e[2].get<EventTime>()});
           auto src = CollectionSource<Event>::with_timestamps(v);
           return [src] { return std::make_unique<ReaderSourceOperator<Event>>(src); };

@@ -223,10 +223,10 @@ INSTANTIATE_TEST_SUITE_P(Backends, SqlFilesystemMonitorJob, ::testing::Values("m
 
 TEST(SqlFilesystemMonitor, AnIntervalMustBeAPositiveDuration) {
   OperatorSpecContext ctx{"op",
-                          {{"schema", schema_json({{"id", "BIGINT"}})},
-                           {"path", "/x"},
-                           {"format", "json"},
-                           {"source.monitor-interval", "soon"}},
+                          nlohmann::json{{"schema", schema_json({{"id", "BIGINT"}})},
+                                         {"path", "/x"},
+                                         {"format", "json"},
+                                         {"source.monitor-interval", "soon"}},
                           {}};
   try {
     builtin_registry().get("sql_filesystem_source").make(ctx);

@@ -63,7 +63,7 @@ class TestSink final : public StreamOperator {
   std::unique_ptr<StreamOperator> inner_;
 };
 
-std::shared_ptr<Script> script_param(const OperatorSpecContext& ctx) { return script(ctx.params.at("script").get<std::string>()); }
+std::shared_ptr<Script> script_param(const OperatorSpecContext& ctx) { return script(ctx.params->at("script").get<std::string>()); }
 
 }  // namespace
 

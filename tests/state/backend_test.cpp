@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state.hpp"
 #include "clink/state/state_codec.hpp"
@@ -444,7 +446,7 @@ TEST_P(BackendTest, SavepointsRestoreIntoEitherBackend) {
   auto b = make_full();
   Dump all = dump(*b, fill(*b, 300));
   auto sp = b->savepoint(5, ckpt.path / "sp-5");
-  EXPECT_EQ(sp.description.at("format"), "clink-keyed-full-v1");
+  EXPECT_EQ(sp.description->at("format"), "clink-keyed-full-v1");
   auto cp = b->snapshot(6, ckpt.path / "chk-6");
   for (std::string kind : {"memory", "rocksdb"}) {
     for (const auto* h : {&sp, &cp}) {

@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/state/keyed_state.hpp"
 #include "clink/state/shared_state_registry.hpp"
 #include "state_test_util.hpp"
@@ -50,7 +52,7 @@ TEST(RocksDbIncremental, SecondCheckpointAfterOnePercentChangeWritesLittle) {
   std::uint64_t full = 0;
   for (const auto& [p, s] : after1) full += s;
   ASSERT_GT(full, 1'000'000u);
-  EXPECT_FALSE(h1.description.at("shared").empty());
+  EXPECT_FALSE(h1.description->at("shared").empty());
 
   // Change 1 % of the keys, spread over the key space.
   std::string k, v;
@@ -62,8 +64,8 @@ TEST(RocksDbIncremental, SecondCheckpointAfterOnePercentChangeWritesLittle) {
 
   // The second checkpoint references the first one's SST files.
   std::set<std::string> shared1, shared2;
-  for (const auto& s : h1.description.at("shared")) shared1.insert(s.at("path").get<std::string>());
-  for (const auto& s : h2.description.at("shared")) shared2.insert(s.at("path").get<std::string>());
+  for (const auto& s : h1.description->at("shared")) shared1.insert(s.at("path").get<std::string>());
+  for (const auto& s : h2.description->at("shared")) shared2.insert(s.at("path").get<std::string>());
   std::size_t reused = 0;
   for (const auto& p : shared2) reused += shared1.count(p);
   EXPECT_EQ(reused, shared1.size());
@@ -97,9 +99,9 @@ TEST(RocksDbIncremental, ARestoredBackendReferencesTheRestoredCheckpointsFiles) 
   put_counters(*r, rid, 0, 10, 5);
   auto h2 = r->snapshot(2, root.path / "chk-2");
   std::set<std::string> shared1;
-  for (const auto& s : h1.description.at("shared")) shared1.insert(s.at("path").get<std::string>());
+  for (const auto& s : h1.description->at("shared")) shared1.insert(s.at("path").get<std::string>());
   std::size_t reused = 0;
-  for (const auto& s : h2.description.at("shared")) reused += shared1.count(s.at("path").get<std::string>());
+  for (const auto& s : h2.description->at("shared")) reused += shared1.count(s.at("path").get<std::string>());
   EXPECT_EQ(reused, shared1.size());
   std::uint64_t full = 0;
   for (const auto& [p, size] : before) full += size;
@@ -117,8 +119,8 @@ TEST(RocksDbIncremental, OnlyCompletedCheckpointsAreReused) {
   put_counters(*b, id, 0, 10, 5);
   auto h2 = b->snapshot(2, root.path / "chk-2");
   std::set<std::string> shared1;
-  for (const auto& s : h1.description.at("shared")) shared1.insert(s.at("path").get<std::string>());
-  for (const auto& s : h2.description.at("shared")) EXPECT_FALSE(shared1.count(s.at("path").get<std::string>()));
+  for (const auto& s : h1.description->at("shared")) shared1.insert(s.at("path").get<std::string>());
+  for (const auto& s : h2.description->at("shared")) EXPECT_FALSE(shared1.count(s.at("path").get<std::string>()));
 }
 
 TEST(RocksDbIncremental, RegistryDeletesSharedFilesNoCheckpointReferences) {
@@ -174,7 +176,7 @@ TEST(RocksDbIncremental, NonIncrementalCheckpointsAreSelfContained) {
   auto id = b->register_state("counter", StateKind::kValue);
   put_counters(*b, id, 0, 1000, 0);
   auto h = b->snapshot(1, root.path / "chk-1");
-  EXPECT_TRUE(h.description.at("shared").empty());
+  EXPECT_TRUE(h.description->at("shared").empty());
   EXPECT_FALSE(std::filesystem::exists(root.path / "shared"));
   auto r = maker.make({0, 127});
   r->restore({h});
@@ -193,12 +195,12 @@ TEST(MemorySnapshot, Int64CountersCostUnder32BytesPerKey) {
   const std::int64_t n = 100'000;
   put_counters(*b, id, 0, n, 0);
   auto h = b->snapshot(1, root.path / "chk-1");
-  auto bytes = h.description.at("size").get<std::uint64_t>();
+  auto bytes = h.description->at("size").get<std::uint64_t>();
   EXPECT_EQ(bytes, testing::dir_bytes(root.path));
-  EXPECT_EQ(h.description.at("entries").get<std::uint64_t>(), static_cast<std::uint64_t>(n));
+  EXPECT_EQ(h.description->at("entries").get<std::uint64_t>(), static_cast<std::uint64_t>(n));
   double per_key = static_cast<double>(bytes) / static_cast<double>(n);
   EXPECT_LT(per_key, 16.0) << per_key;  // key 8 + value <= 3 + 3 length bytes + ns 1
-  EXPECT_EQ(h.description.at("offsets").size(), 129u);
+  EXPECT_EQ(h.description->at("offsets").size(), 129u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "clink/time/watermark_strategy.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
 #include "clink/operators/builtin_streams.hpp"

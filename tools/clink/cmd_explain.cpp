@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "clink/metrics/metric_registry.hpp"
 #include "clink/runtime/executor.hpp"

@@ -2,6 +2,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"

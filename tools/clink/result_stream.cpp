@@ -3,6 +3,8 @@
 #include <chrono>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/operator.hpp"
@@ -85,10 +87,10 @@ OperatorRegistry make_cli_registry() {
       .out_type = [](const OperatorSpecContext&) { return std::string(); },
       .make =
           [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        auto stream = find_stream(ctx.params.at("stream").get<std::string>());
+        auto stream = find_stream(ctx.params->at("stream").get<std::string>());
         std::string zone_name = "UTC";
-        if (ctx.params.contains("session") && ctx.params["session"].contains("table.local-time-zone"))
-          zone_name = ctx.params["session"]["table.local-time-zone"].get<std::string>();
+        if (ctx.params->contains("session") && (*ctx.params)["session"].contains("table.local-time-zone"))
+          zone_name = (*ctx.params)["session"]["table.local-time-zone"].get<std::string>();
         sql::TimeZonePtr zone = sql::TimeZone::of(zone_name);
         return [stream, zone] { return std::make_unique<ResultSinkOperator>(stream, zone); };
       },

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "clink/runtime/operator_registry.hpp"
 #include "clink/sql/common/row_kind.hpp"

@@ -49,4 +49,10 @@ class SinkOperator final : public StreamOperator {
   std::unique_ptr<SinkWriter<T>> writer_;
 };
 
+// The record types most jobs and tests use are instantiated once, in
+// src/api/common_operator_instances.cpp: without these declarations every translation
+// unit that builds one of these operators compiled and optimised its own copy.
+extern template class SinkOperator<std::int64_t>;
+extern template class SinkOperator<std::string>;
+
 }  // namespace clink

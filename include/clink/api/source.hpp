@@ -99,4 +99,10 @@ class ReaderSourceOperator final : public SourceOperator {
   std::unique_ptr<SourceReader<T>> reader_;
 };
 
+// The record types most jobs and tests use are instantiated once, in
+// src/api/common_operator_instances.cpp: without these declarations every translation
+// unit that builds one of these operators compiled and optimised its own copy.
+extern template class ReaderSourceOperator<std::int64_t>;
+extern template class ReaderSourceOperator<std::string>;
+
 }  // namespace clink

@@ -145,4 +145,10 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
   bool finished_ = false;
 };
 
+// The record types most jobs and tests use are instantiated once, in
+// src/api/common_operator_instances.cpp: without these declarations every translation
+// unit that builds one of these operators compiled and optimised its own copy.
+extern template class TwoPhaseCommitSinkOperator<std::int64_t>;
+extern template class TwoPhaseCommitSinkOperator<std::string>;
+
 }  // namespace clink

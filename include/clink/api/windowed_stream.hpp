@@ -18,9 +18,8 @@
 #include <type_traits>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "clink/api/data_stream.hpp"
+#include "clink/core/json_value.hpp"
 #include "clink/windows/time_window.hpp"
 #include "clink/windows/window_assigners.hpp"
 #include "clink/windows/window_evictor.hpp"
@@ -29,6 +28,17 @@
 #include "clink/windows/window_trigger.hpp"
 
 namespace clink {
+
+// What explain shows for a window operator (its node's params); out of line so that this
+// header needs no json.hpp.
+struct WindowNodeDescription {
+  std::string assigner;
+  std::string trigger;
+  std::int64_t allowed_lateness_ms = 0;
+  std::optional<std::string> evictor;
+  std::optional<std::string> late_data_side_output;
+};
+JsonValue window_node_params(const WindowNodeDescription& d);
 
 namespace window_detail {
 template <class P>
@@ -145,13 +155,14 @@ class WindowedStream {
   }
 
   // What explain shows for the window operator.
-  nlohmann::json describe() const {
-    nlohmann::json p = {{"assigner", config_.assigner->describe()},
-                        {"trigger", (config_.trigger ? config_.trigger : config_.assigner->default_trigger())->describe()},
-                        {"allowed_lateness_ms", config_.allowed_lateness}};
-    if (evictor_) p["evictor"] = evictor_->describe();
-    if (config_.late_data_tag) p["late_data_side_output"] = config_.late_data_tag->name;
-    return p;
+  JsonValue describe() const {
+    WindowNodeDescription d;
+    d.assigner = config_.assigner->describe();
+    d.trigger = (config_.trigger ? config_.trigger : config_.assigner->default_trigger())->describe();
+    d.allowed_lateness_ms = config_.allowed_lateness;
+    if (evictor_) d.evictor = evictor_->describe();
+    if (config_.late_data_tag) d.late_data_side_output = config_.late_data_tag->name;
+    return window_node_params(d);
   }
 
  private:

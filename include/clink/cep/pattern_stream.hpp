@@ -15,15 +15,26 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "clink/api/data_stream.hpp"
+#include "clink/core/json_value.hpp"
 #include "clink/cep/cep_operator.hpp"
 #include "clink/cep/pattern.hpp"
 #include "clink/cep/pattern_process_function.hpp"
 
 namespace clink::cep {
+
+// What explain shows for a CEP operator (its node's params); out of line so that this
+// header needs no json.hpp.
+struct CepNodeDescription {
+  std::vector<std::string> steps;  // "<name> <quantifier>" per step
+  std::int64_t within_ms = 0;
+  std::string after_match_skip;
+  bool event_time = true;
+  bool keyed = false;
+};
+JsonValue cep_node_params(const CepNodeDescription& d);
 
 template <class T, class K>
 class PatternStream {
@@ -77,14 +88,14 @@ class PatternStream {
     return build<U>([fn] { return std::make_shared<Fn>(fn); }, std::move(name));
   }
 
-  nlohmann::json describe() const {
-    nlohmann::json steps = nlohmann::json::array();
-    for (const auto& s : pattern_.steps()) steps.push_back(s.name + " " + s.quantifier.describe());
-    return {{"pattern", steps},
-            {"within_ms", pattern_.window_time()},
-            {"after_match_skip", pattern_.skip_strategy().describe()},
-            {"time", options_.event_time ? "event" : "processing"},
-            {"keyed", keyed_}};
+  JsonValue describe() const {
+    CepNodeDescription d;
+    for (const auto& s : pattern_.steps()) d.steps.push_back(s.name + " " + s.quantifier.describe());
+    d.within_ms = pattern_.window_time();
+    d.after_match_skip = pattern_.skip_strategy().describe();
+    d.event_time = options_.event_time;
+    d.keyed = keyed_;
+    return cep_node_params(d);
   }
 
  private:

@@ -5,10 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "clink/api/data_stream.hpp"
 #include "clink/api/spec_types.hpp"
+#include "clink/core/json_value.hpp"
 #include "clink/operators/count_operator.hpp"
 #include "clink/operators/event_time_count.hpp"
 #include "clink/operators/key_selectors.hpp"
@@ -16,6 +15,12 @@
 #include "clink/operators/watermark_assigner_operator.hpp"
 
 namespace clink {
+
+// The params each call records on its node; out of line so that this header needs no
+// json.hpp.
+JsonValue count_node_params(CountEmit emit);
+JsonValue watermark_assigner_node_params(std::int64_t out_of_orderness_ms);
+JsonValue event_time_count_node_params(std::int64_t size_ms);
 
 // Lines -> lower-case alphanumeric tokens ("tokenize").
 inline DataStream<std::string> tokenize(DataStream<std::string> lines, std::string name = "Tokenize") {
@@ -30,7 +35,7 @@ DataStream<WordCount> count(DataStream<In> in, CountEmit emit = CountEmit::kFina
   DataStream<In> keyed = in.key_by(KeyFn{}, KeyFn::kName).stream();
   auto out = keyed.template then<WordCount>("count", std::move(name),
                                             [emit] { return std::make_unique<CountOperator<In>>(emit); });
-  out.node().params = {{"emit", emit == CountEmit::kEvery ? "every" : "final"}};
+  out.node().params = count_node_params(emit);
   return out;
 }
 
@@ -41,7 +46,7 @@ DataStream<T> assign_watermarks(DataStream<T> in, std::int64_t out_of_orderness_
   auto out = in.template then<T>("watermark_assigner", std::move(name), [out_of_orderness_ms] {
     return std::make_unique<WatermarkAssignerOperator<T>>(out_of_orderness_ms);
   });
-  out.node().params = {{"out_of_orderness_ms", out_of_orderness_ms}};
+  out.node().params = watermark_assigner_node_params(out_of_orderness_ms);
   return out;
 }
 
@@ -52,7 +57,7 @@ inline DataStream<WindowCount> event_time_count(DataStream<Event> in, std::int64
   DataStream<Event> keyed = in.key_by(EventKey{}, EventKey::kName).stream();
   auto out = keyed.template then<WindowCount>("event_time_count", std::move(name),
                                               [size_ms] { return make_event_time_count_operator(size_ms); });
-  out.node().params = {{"size_ms", size_ms}};
+  out.node().params = event_time_count_node_params(size_ms);
   return out;
 }
 

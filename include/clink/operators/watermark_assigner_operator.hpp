@@ -39,9 +39,8 @@
 #include <type_traits>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "clink/core/error.hpp"
+#include "clink/core/json_value.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/state/state_codec.hpp"
 #include "clink/time/watermark_strategy.hpp"
@@ -255,24 +254,31 @@ class WatermarkAssignerOperator final : public StreamOperator {
 
 // The spec params of a built-in strategy (what the "watermark_assigner" factory reads);
 // a timestamp assigner is code and has no spec form.
+// The type-independent part, built out of line so that this header needs no json.hpp.
+struct WatermarkStrategyDescription {
+  enum class Kind { kOther, kMonotonic, kBounded, kPartitionAware } kind = Kind::kOther;
+  std::int64_t out_of_orderness_ms = 0;  // kBounded, kPartitionAware
+  std::int64_t idleness_ms = 0;
+  WatermarkAlignment alignment;
+};
+JsonValue watermark_strategy_params(const WatermarkStrategyDescription& d);
+
 template <class T>
-nlohmann::json watermark_strategy_params(const WatermarkStrategy<T>& s) {
-  nlohmann::json p = nlohmann::json::object();
+JsonValue watermark_strategy_params(const WatermarkStrategy<T>& s) {
+  using Kind = WatermarkStrategyDescription::Kind;
+  WatermarkStrategyDescription d;
   if (dynamic_cast<const MonotonicWatermarkStrategy<T>*>(&s)) {
-    p["strategy"] = "monotonic";
+    d.kind = Kind::kMonotonic;
   } else if (auto* b = dynamic_cast<const BoundedOutOfOrdernessStrategy<T>*>(&s)) {
-    p["out_of_orderness_ms"] = b->bound();
+    d.kind = Kind::kBounded;
+    d.out_of_orderness_ms = b->bound();
   } else if (auto* pa = dynamic_cast<const PartitionAwareBoundedOutOfOrdernessStrategy<T>*>(&s)) {
-    p["strategy"] = "partition_aware";
-    p["out_of_orderness_ms"] = pa->bound();
+    d.kind = Kind::kPartitionAware;
+    d.out_of_orderness_ms = pa->bound();
   }
-  if (s.idleness_ms() > 0) p["idleness_ms"] = s.idleness_ms();
-  if (s.alignment().enabled()) {
-    p["alignment_group"] = s.alignment().group;
-    p["max_drift_ms"] = s.alignment().max_drift_ms;
-    p["max_wait_ms"] = s.alignment().max_wait_ms;
-  }
-  return p;
+  d.idleness_ms = s.idleness_ms();
+  d.alignment = s.alignment();
+  return watermark_strategy_params(d);
 }
 
 }  // namespace clink

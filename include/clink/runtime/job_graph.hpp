@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "clink/core/json_value.hpp"
 #include "clink/runtime/key_group.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/runtime/partitioner.hpp"
@@ -21,7 +20,7 @@ struct JobNode {
   std::string name;  // for people: messages, metrics, explain
   std::string uid;   // stable across job versions; state is matched by it on restore
   std::string factory;
-  nlohmann::json params = nlohmann::json::object();
+  JsonValue params = JsonValue::object();  // a JSON object; see json_value.hpp for its use
   std::string out_type;  // record type name, for spec validation and explain
   int parallelism = 0;   // 0: the job's default
   int max_parallelism = 0;

@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "clink/core/json_value.hpp"
 #include "clink/runtime/operator_registry.hpp"
 
 namespace clink {
@@ -27,7 +26,7 @@ class OpParams {
   const nlohmann::json& params() const { return params_; }
 
   // Present and not null.
-  bool has(const std::string& name) const { return params_.contains(name) && !params_.at(name).is_null(); }
+  bool has(const std::string& name) const;
   const nlohmann::json& require(const std::string& name) const;
   std::int64_t get_int(const std::string& name, std::int64_t fallback,
                        std::int64_t min = std::numeric_limits<std::int64_t>::min(),
@@ -54,7 +53,7 @@ class OpParams {
   std::string factory_;
   std::string where_;
   std::vector<std::string> known_;
-  nlohmann::json params_;
+  JsonValue params_;  // a JSON object
 };
 
 }  // namespace clink

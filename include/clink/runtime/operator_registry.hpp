@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "clink/core/json_value.hpp"
 #include "clink/runtime/job_graph.hpp"
 
 namespace clink {
@@ -16,14 +15,14 @@ struct UpstreamSpec {
   int input = 0;
   std::string op_id;
   std::string factory;
-  nlohmann::json params;    // the upstream op's params
+  JsonValue params;         // the upstream op's params
   std::string side_output;  // non-empty: the edge reads this side output
 };
 
 // What a factory sees when it builds an operator from a spec.
 struct OperatorSpecContext {
   std::string id;
-  nlohmann::json params;
+  JsonValue params;  // a JSON object (json_value.hpp: `ctx.params->at("k")`)
   std::vector<std::string> input_types;  // record type of each input, in input order
   std::vector<UpstreamSpec> upstreams;    // every input edge, in spec order
 };

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include <absl/functional/function_ref.h>
-#include <nlohmann/json.hpp>
 
+#include "clink/core/json_value.hpp"
 #include "clink/runtime/key_group.hpp"
 #include "clink/runtime/timer_service.hpp"
 
@@ -38,7 +38,7 @@ struct StateId {
 // One completed snapshot of one backend instance: where its files are and which key
 // groups they cover. Stored in the checkpoint metadata, handed back on restore.
 struct KeyedStateHandle {
-  nlohmann::json description;  // backend-specific: files, offsets per key group, shared SSTs
+  JsonValue description;  // backend-specific: files, offsets per key group, shared SSTs
   KeyGroupRange key_groups;
 };
 

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/api/source.hpp"
 #include "clink/connectors/nexmark/nexmark_source.hpp"
 #include "clink/core/error.hpp"
@@ -19,9 +21,9 @@ namespace {
 // booleans in their text form.
 std::map<std::string, std::string> option_texts(const OperatorSpecContext& ctx) {
   std::map<std::string, std::string> out;
-  if (ctx.params.is_null()) return out;
-  if (!ctx.params.is_object()) fail(ctx, "params must be a JSON object");
-  for (const auto& [name, value] : ctx.params.items()) {
+  if (ctx.params->is_null()) return out;
+  if (!ctx.params->is_object()) fail(ctx, "params must be a JSON object");
+  for (const auto& [name, value] : ctx.params->items()) {
     if (value.is_string())
       out[name] = value.get<std::string>();
     else if (value.is_number_integer() || value.is_boolean())

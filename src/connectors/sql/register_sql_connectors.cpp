@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/api/two_phase_commit_sink.hpp"
 #include "clink/connectors/dead_letter.hpp"
 #include "clink/connectors/sql/sql_connector_params.hpp"

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 
 namespace clink::sql {
@@ -17,7 +19,7 @@ std::vector<std::string> with_session(std::vector<std::string> structural) {
 SqlConnectorParams::SqlConnectorParams(const OperatorSpecContext& ctx, std::string factory,
                                        std::vector<std::string> structural)
     : OpParams(ctx, std::move(factory), with_session(std::move(structural)), true) {
-  for (const auto& [key, value] : params_.items()) {
+  for (const auto& [key, value] : params_->items()) {
     if (is_known(key)) continue;
     if (value.is_string()) options_[key] = value.get<std::string>();
     else if (value.is_boolean()) options_[key] = value.get<bool>() ? "true" : "false";
@@ -26,9 +28,11 @@ SqlConnectorParams::SqlConnectorParams(const OperatorSpecContext& ctx, std::stri
   }
 }
 
+const nlohmann::json& SqlConnectorParams::raw(const std::string& key) const { return params_->at(key); }
+
 SchemaPtr SqlConnectorParams::schema(const char* key) const {
-  if (!params_.contains(key)) fail(std::string("missing required param '") + key + "'");
-  const auto& s = params_.at(key);
+  if (!params_->contains(key)) fail(std::string("missing required param '") + key + "'");
+  const auto& s = params_->at(key);
   if (!s.is_array()) fail(std::string("param '") + key + "' must be a list of {\"name\", \"type\"}");
   std::vector<RowField> fields;
   for (const auto& f : s) {
@@ -87,8 +91,8 @@ bool SqlConnectorParams::bool_option(const std::string& key, bool def) const {
 }
 
 std::string SqlConnectorParams::local_time_zone() const {
-  if (params_.contains("session") && params_["session"].is_object() && params_["session"].contains("table.local-time-zone"))
-    return params_["session"]["table.local-time-zone"].get<std::string>();
+  if (params_->contains("session") && (*params_)["session"].is_object() && (*params_)["session"].contains("table.local-time-zone"))
+    return (*params_)["session"]["table.local-time-zone"].get<std::string>();
   return "UTC";
 }
 

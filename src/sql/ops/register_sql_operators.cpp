@@ -1,5 +1,7 @@
 #include "clink/sql/ops/register_sql_operators.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/sql/common/column_key.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <new>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"

@@ -5,6 +5,8 @@
 // first too). Row kinds and event times follow their rows.
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/expression/expr_compiler.hpp"

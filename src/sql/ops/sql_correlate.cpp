@@ -11,6 +11,8 @@
 #include <memory>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/expression/expr_compiler.hpp"

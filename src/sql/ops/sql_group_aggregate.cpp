@@ -29,6 +29,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/node_hash_map.h>
+#include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"

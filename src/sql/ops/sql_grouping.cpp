@@ -1,5 +1,7 @@
 #include "clink/sql/ops/sql_grouping.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/sql/common/column_key.hpp"
 #include "clink/sql/ops/row_key.hpp"

@@ -8,6 +8,8 @@
 #include <memory>
 #include <numeric>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/common/column_serde.hpp"

@@ -11,6 +11,8 @@
 // Event time: late rows are dropped (numLateRecordsDropped), as the CEP operator does.
 #include <chrono>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/cep/cep_operator.hpp"
 #include "clink/sql/common/column_key.hpp"
 #include "clink/sql/expression/expr_compiler.hpp"

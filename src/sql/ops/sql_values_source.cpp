@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/connectors/sql/sql_source.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/runtime_context.hpp"

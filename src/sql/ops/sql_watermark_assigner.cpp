@@ -21,6 +21,8 @@
 // and re-emits its watermark first; rescaled, the minimum over the old subtasks.
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/expression/expr_compiler.hpp"

@@ -18,6 +18,8 @@
 #include <optional>
 #include <type_traits>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/common/time_zone.hpp"

@@ -10,6 +10,7 @@
 // equal one (RowTimeDeduplicateRecordsCombiner). A row whose window already fired is late:
 // dropped and counted in late_records_dropped.
 #include <absl/container/flat_hash_map.h>
+#include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"

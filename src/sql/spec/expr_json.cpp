@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 #include "clink/sql/common/decimal.hpp"
 #include "clink/sql/common/time_zone.hpp"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "clink/core/error.hpp"
 
 namespace clink::sql {
@@ -70,7 +72,7 @@ std::size_t SqlOpParams::column(const json& v, const Schema& schema, const std::
 std::vector<std::size_t> SqlOpParams::columns(const std::string& name, const Schema& schema) const {
   std::vector<std::size_t> out;
   if (!has(name)) return out;
-  const json& a = params_.at(name);
+  const json& a = params_->at(name);
   if (!a.is_array()) fail("param '" + name + "' must be an array of column indices, got " + a.dump());
   for (std::size_t k = 0; k < a.size(); ++k) out.push_back(column(a[k], schema, "param '" + name + "'[" + std::to_string(k) + "]"));
   return out;
@@ -88,12 +90,12 @@ SchemaPtr SqlOpParams::output_schema() const {
 
 SchemaPtr upstream_output_schema(const UpstreamSpec& up) {
   if (up.side_output == kDeadLetterTag) return dead_letter_schema();
-  if (!up.params.contains("schema"))
+  if (!up.params->contains("schema"))
     throw ClinkError("upstream op '" + up.op_id + "' (" + up.factory + ") declares no 'schema'");
-  SchemaPtr schema = schema_from_json(up.params.at("schema"), "op '" + up.op_id + "' param 'schema'");
-  if (!up.params.contains("projected") || !up.params.at("projected").is_array()) return schema;
+  SchemaPtr schema = schema_from_json(up.params->at("schema"), "op '" + up.op_id + "' param 'schema'");
+  if (!up.params->contains("projected") || !up.params->at("projected").is_array()) return schema;
   std::vector<RowField> fields;
-  for (const auto& i : up.params.at("projected")) {
+  for (const auto& i : up.params->at("projected")) {
     if (!i.is_number_integer() || i.get<std::int64_t>() < 0 || i.get<std::size_t>() >= schema->size())
       throw ClinkError("op '" + up.op_id + "' param 'projected': " + i.dump() + " is not a column index below " +
                        std::to_string(schema->size()));

@@ -1,5 +1,7 @@
 #include "clink/sql/spec/sql_window_spec.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "clink/sql/spec/sql_op_spec.hpp"
 
 namespace clink::sql {

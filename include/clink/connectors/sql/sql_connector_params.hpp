@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "clink/runtime/op_params.hpp"
 #include "clink/sql/common/types.hpp"
@@ -27,7 +27,7 @@ class SqlConnectorParams : public OpParams {
 
   // "schema": [{"name", "type"}]; required.
   SchemaPtr schema(const char* key = "schema") const;
-  const nlohmann::json& raw(const std::string& key) const { return params_.at(key); }
+  const nlohmann::json& raw(const std::string& key) const;
 
   // Table options (string values), after the caller checked them.
   const std::map<std::string, std::string>& options() const { return options_; }

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "clink/sql/common/column_batch.hpp"
 #include "clink/sql/common/types.hpp"

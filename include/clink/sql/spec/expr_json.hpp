@@ -15,7 +15,7 @@
 // the loader derives (a planner and a runtime that disagree fail at load, not on data).
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "clink/sql/common/types.hpp"
 #include "clink/sql/expression/expr.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "clink/core/output_tag.hpp"
 #include "clink/runtime/op_params.hpp"

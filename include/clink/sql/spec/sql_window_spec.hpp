@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "clink/sql/common/column_batch.hpp"
 #include "clink/sql/common/time_zone.hpp"

@@ -1,0 +1,17 @@
+#include "clink/operators/builtin_streams.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace clink {
+
+JsonValue count_node_params(CountEmit emit) {
+  return nlohmann::json{{"emit", emit == CountEmit::kEvery ? "every" : "final"}};
+}
+
+JsonValue watermark_assigner_node_params(std::int64_t out_of_orderness_ms) {
+  return nlohmann::json{{"out_of_orderness_ms", out_of_orderness_ms}};
+}
+
+JsonValue event_time_count_node_params(std::int64_t size_ms) { return nlohmann::json{{"size_ms", size_ms}}; }
+
+}  // namespace clink
