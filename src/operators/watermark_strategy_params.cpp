@@ -1,6 +1,6 @@
-#include <nlohmann/json.hpp>
+#include "clink/operators/watermark_strategy_params.hpp"
 
-#include "clink/operators/watermark_assigner_operator.hpp"
+#include <nlohmann/json.hpp>
 
 namespace clink {
 

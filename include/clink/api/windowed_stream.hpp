@@ -19,7 +19,7 @@
 #include <utility>
 
 #include "clink/api/data_stream.hpp"
-#include "clink/core/json_value.hpp"
+#include "clink/api/window_node_params.hpp"
 #include "clink/windows/time_window.hpp"
 #include "clink/windows/window_assigners.hpp"
 #include "clink/windows/window_evictor.hpp"
@@ -28,17 +28,6 @@
 #include "clink/windows/window_trigger.hpp"
 
 namespace clink {
-
-// What explain shows for a window operator (its node's params); out of line so that this
-// header needs no json.hpp.
-struct WindowNodeDescription {
-  std::string assigner;
-  std::string trigger;
-  std::int64_t allowed_lateness_ms = 0;
-  std::optional<std::string> evictor;
-  std::optional<std::string> late_data_side_output;
-};
-JsonValue window_node_params(const WindowNodeDescription& d);
 
 namespace window_detail {
 template <class P>

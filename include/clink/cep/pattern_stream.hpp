@@ -18,23 +18,12 @@
 #include <vector>
 
 #include "clink/api/data_stream.hpp"
-#include "clink/core/json_value.hpp"
+#include "clink/cep/cep_node_params.hpp"
 #include "clink/cep/cep_operator.hpp"
 #include "clink/cep/pattern.hpp"
 #include "clink/cep/pattern_process_function.hpp"
 
 namespace clink::cep {
-
-// What explain shows for a CEP operator (its node's params); out of line so that this
-// header needs no json.hpp.
-struct CepNodeDescription {
-  std::vector<std::string> steps;  // "<name> <quantifier>" per step
-  std::int64_t within_ms = 0;
-  std::string after_match_skip;
-  bool event_time = true;
-  bool keyed = false;
-};
-JsonValue cep_node_params(const CepNodeDescription& d);
 
 template <class T, class K>
 class PatternStream {

@@ -7,7 +7,7 @@
 
 #include "clink/api/data_stream.hpp"
 #include "clink/api/spec_types.hpp"
-#include "clink/core/json_value.hpp"
+#include "clink/operators/builtin_node_params.hpp"
 #include "clink/operators/count_operator.hpp"
 #include "clink/operators/event_time_count.hpp"
 #include "clink/operators/key_selectors.hpp"
@@ -15,12 +15,6 @@
 #include "clink/operators/watermark_assigner_operator.hpp"
 
 namespace clink {
-
-// The params each call records on its node; out of line so that this header needs no
-// json.hpp.
-JsonValue count_node_params(CountEmit emit);
-JsonValue watermark_assigner_node_params(std::int64_t out_of_orderness_ms);
-JsonValue event_time_count_node_params(std::int64_t size_ms);
 
 // Lines -> lower-case alphanumeric tokens ("tokenize").
 inline DataStream<std::string> tokenize(DataStream<std::string> lines, std::string name = "Tokenize") {
@@ -35,7 +29,7 @@ DataStream<WordCount> count(DataStream<In> in, CountEmit emit = CountEmit::kFina
   DataStream<In> keyed = in.key_by(KeyFn{}, KeyFn::kName).stream();
   auto out = keyed.template then<WordCount>("count", std::move(name),
                                             [emit] { return std::make_unique<CountOperator<In>>(emit); });
-  out.node().params = count_node_params(emit);
+  out.node().params = count_node_params(emit == CountEmit::kEvery);
   return out;
 }
 

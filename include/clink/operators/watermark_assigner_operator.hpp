@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "clink/core/error.hpp"
-#include "clink/core/json_value.hpp"
+#include "clink/operators/watermark_strategy_params.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/state/state_codec.hpp"
 #include "clink/time/watermark_strategy.hpp"
@@ -254,15 +254,6 @@ class WatermarkAssignerOperator final : public StreamOperator {
 
 // The spec params of a built-in strategy (what the "watermark_assigner" factory reads);
 // a timestamp assigner is code and has no spec form.
-// The type-independent part, built out of line so that this header needs no json.hpp.
-struct WatermarkStrategyDescription {
-  enum class Kind { kOther, kMonotonic, kBounded, kPartitionAware } kind = Kind::kOther;
-  std::int64_t out_of_orderness_ms = 0;  // kBounded, kPartitionAware
-  std::int64_t idleness_ms = 0;
-  WatermarkAlignment alignment;
-};
-JsonValue watermark_strategy_params(const WatermarkStrategyDescription& d);
-
 template <class T>
 JsonValue watermark_strategy_params(const WatermarkStrategy<T>& s) {
   using Kind = WatermarkStrategyDescription::Kind;

@@ -1,4 +1,4 @@
-#include "clink/api/windowed_stream.hpp"
+#include "clink/api/window_node_params.hpp"
 
 #include <nlohmann/json.hpp>
 

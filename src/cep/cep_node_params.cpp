@@ -1,4 +1,4 @@
-#include "clink/cep/pattern_stream.hpp"
+#include "clink/cep/cep_node_params.hpp"
 
 #include <nlohmann/json.hpp>
 
