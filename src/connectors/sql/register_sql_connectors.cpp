@@ -313,7 +313,8 @@ OperatorBuilder make_collect_sink(const OperatorSpecContext& ctx) {
   auto results = SqlCollectResults::get(name);
   results->configure(mode == "upsert" ? SqlCollectResults::Mode::kUpsert : SqlCollectResults::Mode::kRetract, key);
   TimeZonePtr zone = TimeZone::of(p.local_time_zone());
-  return [results, zone] { return std::make_unique<SqlCollectSinkOperator>(results, zone); };
+  std::shared_ptr<const TransactionalSink<ColumnBatch>> sink = std::make_shared<SqlCollectSink>(results, zone);
+  return [sink] { return std::make_unique<TwoPhaseCommitSinkOperator<ColumnBatch>>(sink); };
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "clink/checkpoint/operator_state.hpp"
 #include "clink/runtime/runtime_context.hpp"
 #include "clink/state/state_codec.hpp"
 #include "clink/sql/common/value_format.hpp"
@@ -137,7 +136,6 @@ void SqlCollectResults::clear() {
 // ---- sql_collect_sink ------------------------------------------------------------------
 
 namespace {
-constexpr const char* kPreCommittedState = "collect-pre-committed";
 
 std::string encode_transaction(const std::string& id, const std::vector<SqlCollectResults::Entry>& rows) {
   std::string item;
@@ -161,48 +159,46 @@ std::pair<std::string, std::vector<SqlCollectResults::Entry>> decode_transaction
   }
   return {std::move(id), std::move(rows)};
 }
-}  // namespace
-
-void SqlCollectSinkOperator::open(RuntimeContext& ctx) {
-  StreamOperator::open(ctx);
-  transactional_ = ctx.checkpointing_enabled();
-  // Pre-committed in the checkpoint we restored from, which completed: commit (once).
-  auto& restored = ctx.operator_state().list(kPreCommittedState);
-  for (const auto& item : restored) {
-    auto [id, rows] = decode_transaction(item);
+class CollectWriter final : public TransactionalSinkWriter<ColumnBatch> {
+ public:
+  CollectWriter(std::shared_ptr<SqlCollectResults> results, TimeZonePtr zone, int subtask)
+      : results_(std::move(results)), zone_(std::move(zone)), subtask_(subtask) {}
+  void open(RuntimeContext& ctx) override { transactional_ = ctx.checkpointing_enabled(); }
+  void begin_transaction(std::int64_t transaction_id) override {
+    id_ = std::to_string(subtask_) + ":" + std::to_string(transaction_id);
+  }
+  void write(const ColumnBatch& batch) override {
+    if (!transactional_) {
+      results_->add(batch, *zone_);
+      return;
+    }
+    auto rows = results_->entries(batch, *zone_);
+    open_.insert(open_.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+  }
+  std::string pre_commit() override {
+    std::string committable = open_.empty() ? std::string() : encode_transaction(id_, open_);
+    open_.clear();
+    return committable;
+  }
+  void commit(const std::string& committable) override {
+    if (committable.empty()) return;
+    auto [id, rows] = decode_transaction(committable);
     results_->commit(id, rows);
   }
-  restored.clear();
-}
 
-void SqlCollectSinkOperator::process_batch(int, BatchPtr batch) {
-  const auto& b = column_batch_cast(*batch);
-  if (!transactional_) {
-    results_->add(b, *zone_);
-    return;
-  }
-  auto rows = results_->entries(b, *zone_);
-  open_.insert(open_.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
-}
+ private:
+  std::shared_ptr<SqlCollectResults> results_;
+  TimeZonePtr zone_;
+  int subtask_;
+  bool transactional_ = false;
+  std::string id_;                               // "<subtask>:<transaction id>"
+  std::vector<SqlCollectResults::Entry> open_;  // the open transaction's rows
+};
 
-void SqlCollectSinkOperator::snapshot_state(std::int64_t checkpoint_id) {
-  if (!open_.empty()) {
-    pre_committed_.push_back(
-        {checkpoint_id, std::to_string(ctx().subtask_index()) + ":" + std::to_string(checkpoint_id), std::move(open_)});
-    open_.clear();
-  }
-  auto& list = ctx().operator_state().list(kPreCommittedState);
-  list.clear();
-  for (const auto& t : pre_committed_) list.push_back(encode_transaction(t.id, t.rows));
-}
+}  // namespace
 
-void SqlCollectSinkOperator::notify_checkpoint_complete(std::int64_t checkpoint_id) {
-  std::size_t done = 0;
-  while (done < pre_committed_.size() && pre_committed_[done].checkpoint_id <= checkpoint_id) {
-    results_->commit(pre_committed_[done].id, pre_committed_[done].rows);
-    ++done;
-  }
-  pre_committed_.erase(pre_committed_.begin(), pre_committed_.begin() + static_cast<std::ptrdiff_t>(done));
+std::unique_ptr<TransactionalSinkWriter<ColumnBatch>> SqlCollectSink::create_writer(int subtask, int) const {
+  return std::make_unique<CollectWriter>(results_, zone_, subtask);
 }
 
 }  // namespace clink::sql

@@ -27,14 +27,8 @@
 #include "clink/api/two_phase_commit_sink.hpp"
 #include "clink/connectors/sql/file_sink_policies.hpp"
 #include "clink/connectors/sql/sql_filesystem_source.hpp"
+#include "clink/connectors/sql/sql_transactional_batch.hpp"
 #include "clink/sql/common/column_batch.hpp"
-
-namespace clink {
-template <>
-struct TransactionalBatch<sql::ColumnBatch> {
-  using type = sql::ColumnBatch;
-};
-}  // namespace clink
 
 namespace clink::sql {
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "clink/connectors/sql/sql_transactional_batch.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/common/column_batch.hpp"
 #include "clink/sql/common/time_zone.hpp"
@@ -95,33 +96,21 @@ class SqlCollectResults {
   std::set<std::string> committed_;  // transaction ids
 };
 
-// Without checkpointing the rows reach the results as they arrive (at least once, as
-// Flink's collect sink without checkpoints). With checkpointing the sink is exactly once
-// (as Flink's collect with checkpoints): the rows since the last checkpoint are its
-// transaction, pre-committed into the checkpoint (operator state) and applied once the
-// checkpoint completed; a restored sink commits what its checkpoint pre-committed, once.
-class SqlCollectSinkOperator final : public StreamOperator {
+// sql_collect_sink on the two-phase-commit framework (TwoPhaseCommitSinkOperator). Without
+// checkpointing the rows reach the results as they arrive (at least once, as Flink's
+// collect sink without checkpoints). With checkpointing it is exactly once (as Flink's
+// collect with checkpoints): a transaction's rows are pre-committed into the checkpoint
+// and applied once it completed; a restored sink commits each transaction once (by id).
+class SqlCollectSink final : public TransactionalSink<ColumnBatch> {
  public:
-  SqlCollectSinkOperator(std::shared_ptr<SqlCollectResults> results, TimeZonePtr zone)
+  SqlCollectSink(std::shared_ptr<SqlCollectResults> results, TimeZonePtr zone)
       : results_(std::move(results)), zone_(std::move(zone)) {}
-  void open(RuntimeContext& ctx) override;
-  void process_batch(int, BatchPtr batch) override;
-  void process_watermark(Watermark) override {}
-  void snapshot_state(std::int64_t checkpoint_id) override;
-  void notify_checkpoint_complete(std::int64_t checkpoint_id) override;
+  std::unique_ptr<TransactionalSinkWriter<ColumnBatch>> create_writer(int subtask, int parallelism) const override;
+  std::string factory_name() const override { return "sql_collect_sink"; }
 
  private:
-  struct Transaction {
-    std::int64_t checkpoint_id = 0;
-    std::string id;  // "<subtask>:<checkpoint id>"
-    std::vector<SqlCollectResults::Entry> rows;
-  };
-
   std::shared_ptr<SqlCollectResults> results_;
   TimeZonePtr zone_;
-  bool transactional_ = false;
-  std::vector<SqlCollectResults::Entry> open_;  // rows since the last checkpoint
-  std::vector<Transaction> pre_committed_;      // oldest first
 };
 
 }  // namespace clink::sql
