@@ -88,14 +88,14 @@ TEST(ConnectorTable, SinkChangelogModes) {
   using K = ChangelogKind;
   // Insert-only input goes anywhere, as inserts.
   for (const char* sink : {"filesystem", "print", "blackhole", "collect"}) {
-    EXPECT_EQ(sink_changelog_kind(row(sink), K::kInsertOnly, true), K::kInsertOnly) << sink;
+    EXPECT_EQ(sink_changelog_kind(row(sink), {}, K::kInsertOnly, true), K::kInsertOnly) << sink;
   }
-  EXPECT_EQ(sink_changelog_kind(row("filesystem"), K::kRetract, false), std::nullopt);
-  EXPECT_EQ(sink_changelog_kind(row("filesystem"), K::kRetract, true), std::nullopt);
-  EXPECT_EQ(sink_changelog_kind(row("print"), K::kRetract, true), K::kRetract);
-  EXPECT_EQ(sink_changelog_kind(row("blackhole"), K::kRetract, false), K::kRetract);
-  EXPECT_EQ(sink_changelog_kind(row("collect"), K::kRetract, true), K::kUpsert);
-  EXPECT_EQ(sink_changelog_kind(row("collect"), K::kRetract, false), K::kRetract);
+  EXPECT_EQ(sink_changelog_kind(row("filesystem"), {}, K::kRetract, false), std::nullopt);
+  EXPECT_EQ(sink_changelog_kind(row("filesystem"), {}, K::kRetract, true), std::nullopt);
+  EXPECT_EQ(sink_changelog_kind(row("print"), {}, K::kRetract, true), K::kRetract);
+  EXPECT_EQ(sink_changelog_kind(row("blackhole"), {}, K::kRetract, false), K::kRetract);
+  EXPECT_EQ(sink_changelog_kind(row("collect"), {}, K::kRetract, true), K::kUpsert);
+  EXPECT_EQ(sink_changelog_kind(row("collect"), {}, K::kRetract, false), K::kRetract);
   // An upsert-only sink (upsert-kafka's shape) takes updates only by a key.
   ConnectorDescriptor upsert_only{.name = "upsert-only", .sink_factory = "x", .sink_changelog = {.upsert = true}};
   EXPECT_EQ(sink_changelog_kind(upsert_only, K::kRetract, true), K::kUpsert);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "clink/formats/record_format.hpp"
+
 namespace clink::sql {
 
 namespace {
@@ -42,6 +44,29 @@ void collect_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
 // The blackhole takes no options (Flink's has none); it discards whatever it is given.
 void blackhole_sink_params(const SinkParamsContext&, nlohmann::json& p) { p = nlohmann::json::object(); }
 
+// Kafka: a table in a changelog format (debezium-json, ...) reads and writes row kinds.
+bool kafka_changelog_format(const ConnectorOptions& o) {
+  auto f = find_option(o, "value.format");
+  if (!f) f = find_option(o, "format");
+  return f && record_format_is_changelog(*f);
+}
+
+// The upsert-kafka sink's key: the PRIMARY KEY's columns (by name, as the table declares them).
+void kafka_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
+  p["table"] = std::string(ctx.table);
+  p["primary_key"] = ctx.primary_key;
+}
+
+// Flink's KafkaDynamicSource.ReadableMetadata.
+const std::vector<std::pair<std::string, std::string>> kKafkaMetadata = {
+    {"topic", "STRING NOT NULL"},
+    {"partition", "INT NOT NULL"},
+    {"headers", "MAP<STRING, BYTES> NOT NULL"},
+    {"leader-epoch", "INT"},
+    {"offset", "BIGINT NOT NULL"},
+    {"timestamp", "TIMESTAMP_LTZ(3) NOT NULL"},
+    {"timestamp-type", "STRING NOT NULL"}};
+
 std::vector<ConnectorDescriptor> make_table() {
   std::vector<ConnectorDescriptor> t;
   // Files (json / csv), read once unless the path is monitored; partitioned writes.
@@ -62,6 +87,32 @@ std::vector<ConnectorDescriptor> make_table() {
                .bounded_when = "with 'number-of-rows'"});
   // Unbounded to the planner even with 'events.num' (which ends the generator).
   t.push_back({.name = "nexmark", .source_factory = "sql_nexmark_source", .projection_pushdown = true});
+  t.push_back({.name = "kafka",
+               .source_factory = "sql_kafka_source",
+               .bounded = [](const ConnectorOptions& o) {
+                 auto m = find_option(o, "scan.bounded.mode");
+                 return m && *m != "unbounded";
+               },
+               .bounded_when = "with 'scan.bounded.mode'",
+               .dead_letters = true,
+               .source_changelog_of = [](const ConnectorOptions& o) {
+                 return kafka_changelog_format(o) ? ChangelogKind::kRetract : ChangelogKind::kInsertOnly;
+               },
+               .readable_metadata = kKafkaMetadata,
+               .sink_factory = "sql_kafka_sink",
+               .sink_changelog_of = [](const ConnectorOptions& o) {
+                 return SinkChangelogModes{.retract = kafka_changelog_format(o)};
+               },
+               .sink_params = kafka_sink_params});
+  // A compacted topic as a table keyed by its PRIMARY KEY.
+  t.push_back({.name = "upsert-kafka",
+               .source_factory = "sql_upsert_kafka_source",
+               .dead_letters = true,
+               .source_changelog = ChangelogKind::kUpsert,
+               .readable_metadata = kKafkaMetadata,
+               .sink_factory = "sql_upsert_kafka_sink",
+               .sink_changelog = {.upsert = true},
+               .sink_params = kafka_sink_params});
   t.push_back({.name = "print", .sink_factory = "sql_print_sink", .sink_changelog = {.retract = true}});
   t.push_back({.name = "blackhole",
                .sink_factory = "sql_blackhole_sink",

@@ -25,11 +25,12 @@ void SqlSourceOperator::open(RuntimeContext& ctx) {
   }
 }
 
-void SqlSourceOperator::snapshot_state(std::int64_t) {
+void SqlSourceOperator::snapshot_state(std::int64_t checkpoint_id) {
   ctx().operator_state().list(kSplitState, Redistribution::kEvenSplit) = reader_->snapshot_splits();
   auto shared = reader_->snapshot_shared();
   if (!shared.empty() || ctx().operator_state().lists().count(kSharedState))
     ctx().operator_state().list(kSharedState, Redistribution::kUnion) = std::move(shared);
+  reader_->snapshot_taken(checkpoint_id);
 }
 
 SourceOperator::PollStatus SqlSourceOperator::poll_next() {

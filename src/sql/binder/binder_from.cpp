@@ -4,6 +4,7 @@
 
 #include "binder_internal.hpp"
 #include "clink/core/duration.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
 
@@ -119,35 +120,66 @@ Bound Binder::Impl::bind_view(const ViewDef& view, const std::string& qualifier,
 }
 
 Bound Binder::Impl::bind_table_def(const TableDef& def, const std::string& qualifier, SourcePosition pos) {
-  for (const auto& c : def.columns)
-    if (c.kind == CatalogColumn::Kind::kMetadata)
-      fail(pos, fmt::format("table `{}` declares the metadata column `{}`: the {} connector provides no metadata",
-                            def.name, c.name, def.connector()));
+  // The scan reads the physical columns, then the metadata ones (Flink's order); a
+  // projection puts them, and the computed columns, in the table's declared order.
   auto scan = std::make_shared<LogicalScan>();
   scan->table = def;
   scan->alias = qualifier;
   scan->schema = def.physical_schema();
+  const ConnectorDescriptor* connector = find_sql_connector(def.connector());
+  std::vector<std::size_t> metadata_at;  // per column: its scan index (physical or metadata)
+  bool reordered = false;
+  {
+    std::vector<RowField> fields = scan->schema.fields();
+    std::size_t physical = 0;
+    for (const auto& c : def.columns) {
+      if (c.kind == CatalogColumn::Kind::kPhysical) {
+        metadata_at.push_back(physical++);
+        continue;
+      }
+      if (c.kind != CatalogColumn::Kind::kMetadata) {
+        metadata_at.push_back(SIZE_MAX);
+        continue;
+      }
+      const std::string key = c.metadata_key.value_or(c.name);
+      const std::string* type = connector ? connector->metadata_type(key) : nullptr;
+      if (!type) {
+        std::string known;
+        if (connector)
+          for (const auto& [k, t] : connector->readable_metadata) known += (known.empty() ? "" : ", ") + k;
+        if (known.empty())
+          fail(pos, fmt::format("table `{}` declares the metadata column `{}`: the {} connector provides no metadata",
+                                def.name, c.name, def.connector()));
+        fail(pos, fmt::format("table `{}`: the {} connector has no metadata key '{}' (it has: {})", def.name,
+                              def.connector(), key, known));
+      }
+      LogicalType mt = parse_logical_type(*type);
+      if (!(mt.with_nullable(true) == c.type.with_nullable(true)))
+        fail(pos, fmt::format("table `{}`: the metadata column `{}` is declared {}, but metadata '{}' is {}", def.name,
+                              c.name, c.type.to_string(), key, mt.to_string()));
+      metadata_at.push_back(fields.size());
+      fields.push_back({c.name, c.type});
+      reordered = true;
+    }
+    scan->schema = Schema(std::move(fields));
+  }
   for (std::size_t i = 0; i < scan->schema.size(); ++i) scan->projected.push_back(i);
   scan->pos = pos;
   LogicalPtr plan = scan;
   Schema full = def.schema();
   bool computed = std::any_of(def.columns.begin(), def.columns.end(),
                               [](const auto& c) { return c.kind == CatalogColumn::Kind::kComputed; });
-  if (computed) {
+  if (computed || reordered) {
     Scope physical = Scope::of(scan->schema, "");
     ExprContext ctx;
     ctx.scope = &physical;
     ctx.clause = "computed column";
     std::vector<ExprPtr> exprs;
     std::vector<std::string> names;
-    std::size_t p = 0;
-    for (const auto& c : def.columns) {
-      if (c.kind == CatalogColumn::Kind::kPhysical) {
-        exprs.push_back(expr::column(p, c.type, c.name));
-        ++p;
-      } else {
-        exprs.push_back(bind_expr(*c.expr, ctx));
-      }
+    for (std::size_t i = 0; i < def.columns.size(); ++i) {
+      const auto& c = def.columns[i];
+      if (c.kind == CatalogColumn::Kind::kComputed) exprs.push_back(bind_expr(*c.expr, ctx));
+      else exprs.push_back(expr::column(metadata_at[i], scan->schema.type(metadata_at[i]), c.name));
       names.push_back(c.name);
     }
     plan = make_project(plan, std::move(exprs), std::move(names), pos);

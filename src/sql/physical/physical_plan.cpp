@@ -417,10 +417,26 @@ struct Compiler {
     p["schema"] = schema_to_json(s.table.physical_schema());
     if (d->projection_pushdown) p["projected"] = s.projected;
     if (d->partition_pushdown) add_partitions(s, filter, p);
+    // Metadata columns, which the scan's schema has after the physical ones.
+    json metadata = json::array();
+    for (const auto& c : s.table.columns)
+      if (c.kind == CatalogColumn::Kind::kMetadata)
+        metadata.push_back({{"key", c.metadata_key.value_or(c.name)}, {"name", c.name}, {"type", c.type.to_string()}});
+    if (!metadata.empty()) p["metadata"] = metadata;
+    const bool upsert = d->source_changelog_for(s.table.options) == ChangelogKind::kUpsert;
+    if (upsert) p["primary_key"] = s.table.primary_key;
     std::string id = add(d->source_factory, {}, p);
     if (d->dead_letters) {
       dead_letter_producers.push_back(id);
       dead_letter_sources.push_back(ops.size() - 1);
+    }
+    if (upsert) {
+      // Flink's ChangelogNormalize: the upserts, keyed by the primary key, into retractions.
+      std::vector<std::size_t> keys;
+      for (const auto& k : s.table.primary_key)
+        if (auto idx = s.schema.index_of(k)) keys.push_back(*idx);
+      json n = {{"keys", keys}, {"schema", schema_to_json(s.schema)}};
+      id = add("sql_changelog_normalize", {id}, n, &keys, false, &s.schema);
     }
     return id;
   }
@@ -491,7 +507,7 @@ struct Compiler {
                           .partition_columns = parts,
                           .primary_key = s.table.primary_key,
                           .overwrite = s.overwrite,
-                          .changelog = sink_changelog_kind(*d, input_kind, !s.table.primary_key.empty())
+                          .changelog = sink_changelog_kind(*d, s.table.options, input_kind, !s.table.primary_key.empty())
                                            .value_or(ChangelogKind::kRetract),
                           .pos = s.pos};
     json p = connector_params(s.table);

@@ -83,11 +83,16 @@ ChangelogMode PlanProperties::derive_changelog(const LogicalNode& node) {
   switch (node.kind) {
     case LogicalKind::kScan: {
       // What the connector emits: insert-only, or a CDC source's updates.
-      const ConnectorDescriptor* d = find_sql_connector(static_cast<const LogicalScan&>(node).table.connector());
+      const auto& table = static_cast<const LogicalScan&>(node).table;
+      const ConnectorDescriptor* d = find_sql_connector(table.connector());
       ChangelogMode m;
-      if (d && d->is_source() && d->source_changelog != ChangelogKind::kInsertOnly) {
-        m.kind = d->source_changelog;
-        m.producer = &node;
+      if (d && d->is_source()) {
+        // An upsert source reaches the plan normalised into a retract stream.
+        ChangelogKind k = d->source_changelog_for(table.options);
+        if (k != ChangelogKind::kInsertOnly) {
+          m.kind = ChangelogKind::kRetract;
+          m.producer = &node;
+        }
       }
       return m;
     }
@@ -210,8 +215,8 @@ void check_sink_changelog(const LogicalSink& sink, PlanProperties& props) {
   std::string connector = sink.table.connector();
   const bool has_key = !sink.table.primary_key.empty();
   if (const ConnectorDescriptor* d = find_sql_connector(connector); d && d->is_sink()) {
-    if (sink_changelog_kind(*d, mode.kind, has_key)) return;
-    if (d->sink_changelog.upsert)  // an upsert sink without a key to upsert by
+    if (sink_changelog_kind(*d, sink.table.options, mode.kind, has_key)) return;
+    if (d->sink_changelog_for(sink.table.options).upsert)  // an upsert sink without a key to upsert by
       throw TranslationError(sink.pos, fmt::format("INSERT INTO {}: the query produces updates ({}) but the {} sink "
                                                    "takes them only by a PRIMARY KEY, which the table does not declare",
                                                    sink.table.name, where(*mode.producer), connector));

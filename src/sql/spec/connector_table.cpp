@@ -57,11 +57,12 @@ bool sql_source_bounded(std::string_view connector, const ConnectorOptions& opti
   return d && d->is_source() && d->bounded_for(options);
 }
 
-std::optional<ChangelogKind> sink_changelog_kind(const ConnectorDescriptor& sink, ChangelogKind input,
-                                                 bool has_primary_key) {
+std::optional<ChangelogKind> sink_changelog_kind(const ConnectorDescriptor& sink, const ConnectorOptions& options,
+                                                 ChangelogKind input, bool has_primary_key) {
   if (input == ChangelogKind::kInsertOnly) return ChangelogKind::kInsertOnly;
-  if (sink.sink_changelog.upsert && has_primary_key) return ChangelogKind::kUpsert;
-  if (sink.sink_changelog.retract) return ChangelogKind::kRetract;
+  const SinkChangelogModes modes = sink.sink_changelog_for(options);
+  if (modes.upsert && has_primary_key) return ChangelogKind::kUpsert;
+  if (modes.retract) return ChangelogKind::kRetract;
   return std::nullopt;
 }
 

@@ -30,6 +30,10 @@ class SqlSourceReader {
   // monitoring filesystem source already took). Empty for most sources.
   virtual std::vector<std::string> snapshot_shared() const { return {}; }
   virtual void restore_shared(std::vector<std::string>) {}
+  // After snapshot_splits for checkpoint `checkpoint_id`; and when that checkpoint
+  // completed (a source that reports its progress back, as Kafka's committed offsets).
+  virtual void snapshot_taken(std::int64_t /*checkpoint_id*/) {}
+  virtual void notify_checkpoint_complete(std::int64_t /*checkpoint_id*/) {}
 };
 
 class SqlSource {
@@ -50,6 +54,9 @@ class SqlSourceOperator final : public SourceOperator {
   void snapshot_state(std::int64_t checkpoint_id) override;
   PollStatus poll_next() override;
   std::int64_t wait_hint_ms() const override { return reader_ ? reader_->wait_hint_ms() : 1; }
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    if (reader_) reader_->notify_checkpoint_complete(checkpoint_id);
+  }
   void close() override {
     if (reader_) reader_->close();
   }

@@ -69,16 +69,37 @@ struct ConnectorDescriptor {
   bool partition_pushdown = false;
   bool dead_letters = false;  // emits rejected records on the `dead-letter` side output
   ChangelogKind source_changelog = ChangelogKind::kInsertOnly;  // a CDC source: kRetract
+  // When set, a table's options decide instead (a changelog format such as debezium-json
+  // makes a kafka table a CDC source).
+  std::function<ChangelogKind(const ConnectorOptions&)> source_changelog_of;
+  // An upsert source (kUpsert: +I/+U/-D by the PRIMARY KEY, a -D without the old row)
+  // needs the planner to normalise it into a retract stream keyed by that key (Flink's
+  // ChangelogNormalize): source_changelog_for then says kRetract.
+  // The metadata columns it can read (METADATA [FROM 'key']): key and type each.
+  std::vector<std::pair<std::string, std::string>> readable_metadata;
 
   // ---- as a sink (sink_factory empty: not a sink)
   std::string sink_factory;  // e.g. "sql_print_sink"
   SinkChangelogModes sink_changelog;
+  std::function<SinkChangelogModes(const ConnectorOptions&)> sink_changelog_of;  // set: the options decide
   bool overwrite = false;  // INSERT OVERWRITE
   SinkParamsHook sink_params;  // null: the options alone
 
   bool is_source() const { return !source_factory.empty(); }
   bool is_sink() const { return !sink_factory.empty(); }
   bool bounded_for(const ConnectorOptions& options) const { return bounded && bounded(options); }
+  ChangelogKind source_changelog_for(const ConnectorOptions& options) const {
+    return source_changelog_of ? source_changelog_of(options) : source_changelog;
+  }
+  SinkChangelogModes sink_changelog_for(const ConnectorOptions& options) const {
+    return sink_changelog_of ? sink_changelog_of(options) : sink_changelog;
+  }
+  // The type of metadata `key`; null when the connector cannot read it.
+  const std::string* metadata_type(std::string_view key) const {
+    for (const auto& [k, t] : readable_metadata)
+      if (k == key) return &t;
+    return nullptr;
+  }
 };
 
 // Every SQL connector, one row each, in the order messages list bounded sources.
@@ -102,7 +123,7 @@ bool sql_source_bounded(std::string_view connector, const ConnectorOptions& opti
 // The mode an INSERT's sink receives an input of kind `input`: insert-only input stays
 // insert-only; updates go upsert by the primary key when the sink takes that and the table
 // declares one, else retract. Null when the sink does not accept the updates.
-std::optional<ChangelogKind> sink_changelog_kind(const ConnectorDescriptor& sink, ChangelogKind input,
-                                                 bool has_primary_key);
+std::optional<ChangelogKind> sink_changelog_kind(const ConnectorDescriptor& sink, const ConnectorOptions& options,
+                                                 ChangelogKind input, bool has_primary_key);
 
 }  // namespace clink::sql

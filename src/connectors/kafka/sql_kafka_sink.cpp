@@ -1,0 +1,274 @@
+#include "clink/connectors/kafka/sql_kafka_sink.hpp"
+
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "clink/connectors/kafka/kafka_transaction_admin.hpp"
+#include "clink/core/error.hpp"
+#include "clink/runtime/runtime_context.hpp"
+#include "kafka_client.hpp"
+
+namespace clink::sql {
+
+namespace {
+
+using kafka::KafkaHandle;
+using Delivery = KafkaSinkConfig::Delivery;
+
+constexpr int kFlushTimeoutMs = 60000;
+constexpr std::int64_t kCheckpointBits = (std::int64_t{1} << 40) - 1;
+
+// A pre-committed transaction as the checkpoint keeps it.
+struct Committable {
+  std::string transactional_id;
+  std::int64_t producer_id = -1;
+  std::int16_t producer_epoch = -1;
+};
+std::string encode(const Committable& c) {
+  return fmt::format("{}\t{}\t{}", c.producer_id, c.producer_epoch, c.transactional_id);
+}
+Committable decode(const std::string& s) {
+  std::istringstream in(s);
+  Committable c;
+  char tab = 0;
+  in >> c.producer_id >> c.producer_epoch;
+  in.get(tab);
+  std::getline(in, c.transactional_id);
+  if (c.transactional_id.empty()) throw ClinkError("kafka sink: malformed committable '" + s + "'");
+  return c;
+}
+
+class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
+ public:
+  KafkaSqlWriter(const KafkaSinkConfig& c, int subtask, int parallelism)
+      : c_(c), subtask_(subtask), parallelism_(parallelism) {}
+
+  void open(RuntimeContext&) override {
+    what_ = "kafka sink of table `" + c_.table + "`";
+    if (!c_.key_format.empty()) {
+      key_encoder_ = make_record_encoder(c_.key_format, c_.key_fields, c_.key_options);
+      key_cols_.resize(c_.key_columns.size());
+    }
+    value_encoder_ = make_record_encoder(c_.value_format, c_.value_fields, c_.value_options);
+    value_cols_.resize(c_.value_columns.size());
+    if (c_.delivery != Delivery::kExactlyOnce) producer_ = new_producer("");
+  }
+
+  void begin_transaction(std::int64_t transaction_id) override {
+    if (c_.delivery != Delivery::kExactlyOnce) return;
+    const std::int64_t checkpoint = transaction_id & kCheckpointBits;
+    if (first_transaction_) {
+      first_transaction_ = false;
+      abort_lingering(checkpoint);
+    }
+    std::string id = fmt::format("{}-{}-{}", c_.transactional_id_prefix, subtask_, checkpoint);
+    producer_ = new_producer(id);
+    transactional_id_ = id;
+    check(rd_kafka_init_transactions(producer_.get(), kFlushTimeoutMs), "initialise transactions");
+    check(rd_kafka_begin_transaction(producer_.get()), "begin a transaction");
+  }
+
+  void write(const ColumnBatch& batch) override {
+    for (std::size_t i = 0; i < c_.key_columns.size(); ++i) key_cols_[i] = &batch.column(c_.key_columns[i]);
+    for (std::size_t i = 0; i < c_.value_columns.size(); ++i) value_cols_[i] = &batch.column(c_.value_columns[i]);
+    for (std::size_t row = 0; row < batch.size(); ++row) {
+      const RowKind kind = batch.row_kind(row);
+      bool has_value = true;
+      value_.clear();
+      if (c_.upsert) {
+        if (kind == RowKind::kUpdateBefore) continue;  // the +U that follows replaces the row
+        has_value = kind != RowKind::kDelete;        // a delete is a tombstone
+        if (has_value) value_encoder_->encode(value_cols_, row, RowKind::kInsert, value_);
+      } else if (!value_encoder_->encode(value_cols_, row, kind, value_)) {
+        continue;
+      }
+      key_.clear();
+      if (key_encoder_) key_encoder_->encode(key_cols_, row, RowKind::kInsert, key_);
+      send(has_value, row);
+    }
+    rd_kafka_poll(producer_.get(), 0);  // serve delivery reports
+    throw_delivery_error();
+  }
+
+  std::string pre_commit() override {
+    if (c_.delivery == Delivery::kNone) return {};
+    flush();
+    if (c_.delivery != Delivery::kExactlyOnce) return {};
+    std::optional<kafka::KafkaTransactionState> state = admin().describe(transactional_id_);
+    if (!state || state->producer_id < 0)
+      throw ClinkError(what_ + ": the transaction coordinator does not know transaction '" + transactional_id_ + "'");
+    Committable c{transactional_id_, state->producer_id, state->producer_epoch};
+    prepared_.emplace(transactional_id_, std::move(producer_));
+    return encode(c);
+  }
+
+  void commit(const std::string& committable) override {
+    if (committable.empty()) return;
+    Committable c = decode(committable);
+    if (auto it = prepared_.find(c.transactional_id); it != prepared_.end()) {
+      KafkaHandle p = std::move(it->second);
+      prepared_.erase(it);
+      rd_kafka_error_t* e = rd_kafka_commit_transaction(p.get(), kFlushTimeoutMs);
+      if (e) {
+        std::string msg = rd_kafka_error_string(e);
+        rd_kafka_error_destroy(e);
+        throw ClinkError(what_ + ": cannot commit transaction '" + c.transactional_id + "': " + msg);
+      }
+      return;
+    }
+    // Pre-committed by an earlier attempt, whose producer is gone.
+    admin().commit(c.transactional_id, c.producer_id, c.producer_epoch);
+  }
+
+  void abort() override {
+    if (c_.delivery == Delivery::kExactlyOnce && producer_) {
+      if (rd_kafka_error_t* e = rd_kafka_abort_transaction(producer_.get(), kFlushTimeoutMs)) rd_kafka_error_destroy(e);
+    }
+  }
+
+  void close() override {
+    // Pre-committed transactions stay open: their checkpoint may still complete, and a
+    // restore commits them through the coordinator.
+    for (auto& [id, p] : prepared_) rd_kafka_purge(p.get(), RD_KAFKA_PURGE_F_QUEUE);
+    prepared_.clear();
+    if (producer_ && c_.delivery != Delivery::kExactlyOnce) rd_kafka_flush(producer_.get(), kFlushTimeoutMs);
+    producer_.reset();
+  }
+
+ private:
+  KafkaHandle new_producer(const std::string& transactional_id) {
+    auto props = c_.client;
+    // The Java client's partitioner (murmur2 of the key, random without a key), so a key
+    // lands in the same partition as when Flink writes it.
+    props.try_emplace("partitioner", "murmur2_random");
+    if (!transactional_id.empty()) props["transactional.id"] = transactional_id;
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    for (const auto& [k, v] : props)
+      if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(conf);
+        throw ClinkError(what_ + ": option 'properties." + k + "' = '" + v + "': " + err);
+      }
+    rd_kafka_conf_set_opaque(conf, this);
+    rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+      auto* self = static_cast<KafkaSqlWriter*>(opaque);
+      if (m->err && self->delivery_error_.empty())
+        self->delivery_error_ = fmt::format("{}: a record to partition {} was not delivered: {}", self->what_,
+                                            m->partition, kafka::kafka_error_text(m->err));
+    });
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    if (!rk) {
+      rd_kafka_conf_destroy(conf);
+      throw ClinkError(what_ + ": cannot create the Kafka producer: " + err);
+    }
+    KafkaHandle p(rk);
+    if (c_.partitioner == KafkaSinkConfig::Partitioner::kFixed && partitions_ == 0) partitions_ = partition_count(rk);
+    return p;
+  }
+
+  std::int32_t partition_count(rd_kafka_t* rk) {
+    const rd_kafka_metadata_t* md = nullptr;
+    rd_kafka_topic_t* t = rd_kafka_topic_new(rk, c_.topic.c_str(), nullptr);
+    rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 0, t, &md, kFlushTimeoutMs);
+    rd_kafka_topic_destroy(t);
+    if (err) throw ClinkError(what_ + ": cannot read topic '" + c_.topic + "': " + kafka::kafka_error_text(err));
+    std::int32_t n = md->topic_cnt == 1 && !md->topics[0].err ? md->topics[0].partition_cnt : 0;
+    rd_kafka_metadata_destroy(md);
+    if (n <= 0) throw ClinkError(what_ + ": topic '" + c_.topic + "' has no partitions");
+    return n;
+  }
+
+  void send(bool has_value, std::size_t) {
+    std::int32_t partition = RD_KAFKA_PARTITION_UA;
+    if (c_.partitioner == KafkaSinkConfig::Partitioner::kFixed) partition = subtask_ % partitions_;
+    for (;;) {
+      rd_kafka_resp_err_t err = rd_kafka_producev(
+          producer_.get(), RD_KAFKA_V_TOPIC(c_.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+          RD_KAFKA_V_KEY(key_encoder_ ? key_.data() : nullptr, key_encoder_ ? key_.size() : 0),
+          RD_KAFKA_V_VALUE(has_value ? value_.data() : nullptr, has_value ? value_.size() : 0), RD_KAFKA_V_END);
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
+      if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+        throw ClinkError(what_ + ": cannot send to topic '" + c_.topic + "': " + kafka::kafka_error_text(err));
+      rd_kafka_poll(producer_.get(), 10);  // the local queue is full: let deliveries drain
+      throw_delivery_error();
+    }
+  }
+
+  void flush() {
+    rd_kafka_resp_err_t err = rd_kafka_flush(producer_.get(), kFlushTimeoutMs);
+    if (err) throw ClinkError(what_ + ": flushing timed out: " + kafka::kafka_error_text(err));
+    throw_delivery_error();
+  }
+
+  void throw_delivery_error() {
+    if (!delivery_error_.empty()) throw ClinkError(delivery_error_);
+  }
+
+  void check(rd_kafka_error_t* e, std::string_view action) {
+    if (!e) return;
+    std::string msg = rd_kafka_error_string(e);
+    rd_kafka_error_destroy(e);
+    throw ClinkError(fmt::format("{}: cannot {} (transactional id '{}'): {}", what_, action, transactional_id_, msg));
+  }
+
+  // Transactions of this prefix that earlier attempts left open after `checkpoint` (the
+  // restored one, 0 for a fresh start) on the subtasks this one now stands for: abort
+  // them, or read_committed readers stall behind them until they time out. Earlier
+  // transactions are the restored checkpoint's: committed, or to commit.
+  void abort_lingering(std::int64_t checkpoint) {
+    const std::string prefix = c_.transactional_id_prefix + "-";
+    for (const std::string& id : admin().list_open(prefix)) {
+      // "<prefix>-<subtask>-<checkpoint>"
+      std::string rest = id.substr(prefix.size());
+      auto dash = rest.find('-');
+      if (dash == std::string::npos) continue;
+      int old_subtask = 0;
+      std::int64_t old_checkpoint = 0;
+      try {
+        old_subtask = std::stoi(rest.substr(0, dash));
+        old_checkpoint = std::stoll(rest.substr(dash + 1));
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (old_subtask % parallelism_ != subtask_ || old_checkpoint < checkpoint) continue;
+      admin().abort_lingering(id);
+    }
+  }
+
+  kafka::KafkaTransactionAdmin& admin() {
+    if (!admin_) {
+      auto it = c_.client.find("bootstrap.servers");
+      admin_ = std::make_unique<kafka::KafkaTransactionAdmin>(it == c_.client.end() ? "" : it->second);
+    }
+    return *admin_;
+  }
+
+  const KafkaSinkConfig& c_;
+  const int subtask_;
+  const int parallelism_;
+  std::string what_;
+  std::unique_ptr<RecordEncoder> key_encoder_;
+  std::unique_ptr<RecordEncoder> value_encoder_;
+  std::vector<const Column*> key_cols_;
+  std::vector<const Column*> value_cols_;
+  std::string key_;
+  std::string value_;
+  KafkaHandle producer_;
+  std::string transactional_id_;
+  std::map<std::string, KafkaHandle> prepared_;  // pre-committed, by transactional id
+  std::unique_ptr<kafka::KafkaTransactionAdmin> admin_;
+  std::string delivery_error_;
+  std::int32_t partitions_ = 0;
+  bool first_transaction_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<TransactionalSinkWriter<ColumnBatch>> KafkaSqlSink::create_writer(int subtask, int parallelism) const {
+  return std::make_unique<KafkaSqlWriter>(config_, subtask, parallelism);
+}
+
+}  // namespace clink::sql
