@@ -204,6 +204,13 @@ bool CsvRowDecoder::parse_field(std::size_t field, std::string_view text, Column
 }
 
 CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::vector<Column>& columns, std::string& reason) {
+  pointers_.clear();
+  for (auto& c : columns) pointers_.push_back(&c);
+  return decode(line, std::span<Column* const>(pointers_), reason);
+}
+
+CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::span<Column* const> columns,
+                                            std::string& reason) {
   if (line.empty()) return Result::kSkipped;
   if (options_.allow_comments && line.front() == '#') return Result::kSkipped;
   if (auto r = split(line, reason); r != Result::kRow) return r;
@@ -214,17 +221,17 @@ CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::vector<C
     return Result::kError;
   }
   start_sizes_.resize(columns.size());
-  for (std::size_t c = 0; c < columns.size(); ++c) start_sizes_[c] = columns[c].size();
+  for (std::size_t c = 0; c < columns.size(); ++c) start_sizes_[c] = columns[c]->size();
   for (std::size_t c = 0; c < projected_.size(); ++c) {
     std::size_t f = projected_[c];
     if (f >= fields_.size()) {
-      columns[c].append_null();  // short row under ignore-parse-errors
+      columns[c]->append_null();  // short row under ignore-parse-errors
       continue;
     }
     // Nested children are truncated with their parent if a later field fails.
-    if (!parse_field(f, fields_[f], columns[c], reason)) {
+    if (!parse_field(f, fields_[f], *columns[c], reason)) {
       error_offset_ = spans_[f].offset;
-      for (std::size_t k = 0; k < columns.size(); ++k) truncate_column(columns[k], start_sizes_[k]);
+      for (std::size_t k = 0; k < columns.size(); ++k) truncate_column(*columns[k], start_sizes_[k]);
       return Result::kError;
     }
   }

@@ -4,16 +4,15 @@
 #include <cstring>
 #include <limits>
 
-#include <simdjson.h>
-
 #include "clink/core/error.hpp"
 #include "clink/formats/json_codec.hpp"
 #include "clink/formats/json_escape.hpp"
 #include "clink/sql/common/decimal.hpp"
+#include "json_value_reader.hpp"
 
 namespace clink::sql {
 
-namespace od = simdjson::ondemand;
+using namespace json_detail;
 
 namespace {
 
@@ -21,16 +20,6 @@ bool parse_bool_option(const std::string& key, const std::string& value) {
   if (value == "true" || value == "TRUE" || value == "True") return true;
   if (value == "false" || value == "FALSE" || value == "False") return false;
   throw ClinkError("option '" + key + "' must be true or false, got '" + value + "'");
-}
-
-std::string describe(simdjson::error_code e) {
-  switch (e) {
-    case simdjson::EMPTY: return "empty line";
-    case simdjson::TRAILING_CONTENT: return "unexpected content after the JSON object";
-    case simdjson::UTF8_ERROR: return "invalid UTF-8";
-    case simdjson::INCORRECT_TYPE: return "unexpected JSON type";
-    default: return std::string("invalid JSON (") + simdjson::error_message(e) + ")";
-  }
 }
 
 bool fail(std::string& reason, std::string message) {
@@ -43,70 +32,35 @@ std::string_view trim_right(std::string_view s) {
   return s;
 }
 
-// How to decode one type: for ROW the fields by name, for ARRAY the element, for MAP
-// the value. Built once per decoder.
-struct TypePlan {
-  std::vector<std::string> names;
-  std::vector<TypePlan> children;
-  std::vector<std::uint8_t> seen;  // ROW: scratch, fields seen in the current object
-
-  explicit TypePlan(const LogicalType& t) {
-    switch (t.kind()) {
-      case TypeKind::kArray: children.emplace_back(t.element_type()); break;
-      case TypeKind::kMap:
-        children.emplace_back(t.key_type());
-        children.emplace_back(t.value_type());
-        break;
-      case TypeKind::kRow:
-        for (const auto& f : t.fields()) {
-          names.push_back(f.name);
-          children.emplace_back(f.type);
-        }
-        seen.resize(names.size());
-        break;
-      default: break;
-    }
-  }
-  explicit TypePlan(const Schema& s) {
-    for (const auto& f : s.fields()) {
-      names.push_back(f.name);
-      children.emplace_back(f.type);
-    }
-    seen.resize(names.size());
-  }
-  // The field named `key`, trying `hint` first (fields usually come in schema order).
-  std::size_t find(std::string_view key, std::size_t hint) const {
-    if (hint < names.size() && names[hint] == key) return hint;
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == key) return i;
-    return names.size();
-  }
-};
-
 }  // namespace
 
-JsonFormatOptions JsonFormatOptions::from(const std::map<std::string, std::string>& options) {
+JsonFormatOptions JsonFormatOptions::from(const std::map<std::string, std::string>& options, std::string_view format) {
   JsonFormatOptions o;
+  const std::string prefix = std::string(format) + ".";
   for (const auto& [key, value] : options) {
-    if (!key.starts_with("json.")) continue;
-    if (key == "json.fail-on-missing-field") o.fail_on_missing_field = parse_bool_option(key, value);
-    else if (key == "json.ignore-parse-errors") o.ignore_parse_errors = parse_bool_option(key, value);
-    else if (key == "json.encode.decimal-as-plain-number") o.encode_decimal_as_plain_number = parse_bool_option(key, value);
-    else if (key == "json.encode.ignore-null-fields") o.encode_ignore_null_fields = parse_bool_option(key, value);
-    else if (key == "json.map-null-key.literal") o.map_null_key_literal = value;
-    else if (key == "json.timestamp-format.standard") {
+    if (!key.starts_with(prefix)) continue;
+    const std::string_view name = std::string_view(key).substr(prefix.size());
+    if (name == "fail-on-missing-field" && format == "json") o.fail_on_missing_field = parse_bool_option(key, value);
+    else if (name == "ignore-parse-errors") o.ignore_parse_errors = parse_bool_option(key, value);
+    else if (name == "encode.decimal-as-plain-number") o.encode_decimal_as_plain_number = parse_bool_option(key, value);
+    else if (name == "encode.ignore-null-fields") o.encode_ignore_null_fields = parse_bool_option(key, value);
+    else if (name == "map-null-key.literal") o.map_null_key_literal = value;
+    else if (name == "timestamp-format.standard") {
       if (value == "SQL") o.timestamp_standard = TimestampStandard::kSql;
       else if (value == "ISO-8601") o.timestamp_standard = TimestampStandard::kIso8601;
-      else throw ClinkError("option 'json.timestamp-format.standard' must be SQL or ISO-8601, got '" + value + "'");
-    } else if (key == "json.map-null-key.mode") {
+      else throw ClinkError("option '" + key + "' must be SQL or ISO-8601, got '" + value + "'");
+    } else if (name == "map-null-key.mode") {
       if (value == "FAIL") o.map_null_key_mode = MapNullKeyMode::kFail;
       else if (value == "DROP") o.map_null_key_mode = MapNullKeyMode::kDrop;
       else if (value == "LITERAL") o.map_null_key_mode = MapNullKeyMode::kLiteral;
-      else throw ClinkError("option 'json.map-null-key.mode' must be FAIL, DROP or LITERAL, got '" + value + "'");
+      else throw ClinkError("option '" + key + "' must be FAIL, DROP or LITERAL, got '" + value + "'");
     } else {
       std::string known;
-      for (const auto& k : keys()) known += (known.empty() ? "" : ", ") + k;
-      throw ClinkError("unknown option '" + key + "' of format json (known: " + known + ")");
+      for (const auto& k : keys()) {
+        if (format != "json" && k == "json.fail-on-missing-field") continue;
+        known += (known.empty() ? "" : ", ") + std::string(format) + k.substr(4);
+      }
+      throw ClinkError("unknown option '" + key + "' of format " + std::string(format) + " (known: " + known + ")");
     }
   }
   if (o.fail_on_missing_field && o.ignore_parse_errors)
@@ -124,216 +78,268 @@ const std::vector<std::string>& JsonFormatOptions::keys() {
 
 // ---- decoding -------------------------------------------------------------------------
 
-struct JsonRowDecoder::Impl {
-  od::parser parser;
-  od::document doc;
-  std::string padded;
-  TypePlan plan;
-  std::vector<std::size_t> start_sizes;
-  const JsonFormatOptions& opts;
+namespace json_detail {
 
-  Impl(const Schema& schema, const JsonFormatOptions& o) : plan(schema), opts(o) {}
-
-  bool value_error(const Column& col, std::string_view text, std::string& reason) {
-    std::string shown(text.substr(0, 64));
-    return fail(reason, "'" + shown + (text.size() > 64 ? "...'" : "'") + " is not a valid " + col.type().to_string());
+std::string describe(simdjson::error_code e) {
+  switch (e) {
+    case simdjson::EMPTY: return "empty line";
+    case simdjson::TRAILING_CONTENT: return "unexpected content after the JSON object";
+    case simdjson::UTF8_ERROR: return "invalid UTF-8";
+    case simdjson::INCORRECT_TYPE: return "unexpected JSON type";
+    default: return std::string("invalid JSON (") + simdjson::error_message(e) + ")";
   }
+}
 
-  // Integers as Jackson: a JSON integer in range, a floating number truncated when in
-  // range (canConvertToInt/asInt), or a string parsed as Integer.parseInt.
-  bool decode_integer(od::value& v, od::json_type jt, Column& col, std::string& reason) {
-    if (jt == od::json_type::number) {
-      std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
-      switch (col.type().kind()) {
-        case TypeKind::kTinyInt: lo = -128, hi = 127; break;
-        case TypeKind::kSmallInt: lo = -32768, hi = 32767; break;
-        case TypeKind::kInt:
-        case TypeKind::kIntervalYearMonth: lo = INT32_MIN, hi = INT32_MAX; break;
-        default: break;
+TypePlan::TypePlan(const LogicalType& t) {
+  switch (t.kind()) {
+    case TypeKind::kArray: children.emplace_back(t.element_type()); break;
+    case TypeKind::kMap:
+      children.emplace_back(t.key_type());
+      children.emplace_back(t.value_type());
+      break;
+    case TypeKind::kRow:
+      for (const auto& f : t.fields()) {
+        names.push_back(f.name);
+        children.emplace_back(f.type);
       }
-      std::int64_t x = 0;
-      if (v.get_int64().get(x) != simdjson::SUCCESS) {
-        double d = 0;
-        std::string_view raw;
-        raw = v.raw_json_token();
-        if (v.get_double().get(d) || !(d >= static_cast<double>(lo) && d <= static_cast<double>(hi)))
-          return value_error(col, trim_right(raw), reason);
-        x = static_cast<std::int64_t>(d);
-      }
-      if (x < lo || x > hi) return value_error(col, std::to_string(x), reason);
-      switch (col.type().kind()) {
-        case TypeKind::kTinyInt: col.append<std::int8_t>(static_cast<std::int8_t>(x)); break;
-        case TypeKind::kSmallInt: col.append<std::int16_t>(static_cast<std::int16_t>(x)); break;
-        case TypeKind::kInt:
-        case TypeKind::kIntervalYearMonth: col.append<std::int32_t>(static_cast<std::int32_t>(x)); break;
-        default: col.append<std::int64_t>(x); break;
-      }
-      return true;
-    }
-    return decode_as_text(v, jt, col, reason);
+      seen.resize(names.size());
+      break;
+    default: break;
   }
+}
 
-  // The value's text (a string unescaped, anything else its JSON), parsed for the type.
-  bool decode_as_text(od::value& v, od::json_type jt, Column& col, std::string& reason) {
-    std::string_view text;
-    if (jt == od::json_type::string) {
-      if (auto e = v.get_string().get(text)) return fail(reason, describe(e));
-    } else if (jt == od::json_type::object || jt == od::json_type::array) {
-      return fail(reason, std::string("a JSON ") + (jt == od::json_type::object ? "object" : "array") +
-                              " is not a valid " + col.type().to_string());
-    } else {
-      text = trim_right(v.raw_json_token());
-    }
-    return append_text_value(col, text, opts.timestamp_standard, reason);
+TypePlan::TypePlan(const Schema& s) {
+  for (const auto& f : s.fields()) {
+    names.push_back(f.name);
+    children.emplace_back(f.type);
   }
+  seen.resize(names.size());
+}
 
-  bool decode_value(od::value v, Column& col, TypePlan& plan, std::string& reason) {
-    od::json_type jt;
-    if (auto e = v.type().get(jt)) return fail(reason, describe(e));
-    if (jt == od::json_type::null) {
-      bool is_null = false;
-      if (auto e = v.is_null().get(is_null)) return fail(reason, describe(e));
-      col.append_null();
-      return true;
-    }
+JsonValueReader::JsonValueReader(const Schema& schema, const JsonFormatOptions& options)
+    : plan_(schema), opts_(options) {}
+
+simdjson::error_code JsonValueReader::iterate(std::string_view text, std::size_t readable, od::document& doc) {
+  const char* data = text.data();
+  if (readable < text.size() + simdjson::SIMDJSON_PADDING) {
+    if (padded_.size() < text.size() + simdjson::SIMDJSON_PADDING) padded_.resize(text.size() + simdjson::SIMDJSON_PADDING);
+    if (!text.empty()) std::memcpy(padded_.data(), text.data(), text.size());
+    data = padded_.data();
+    readable = padded_.size();
+  }
+  return parser_.iterate(data, text.size(), readable).get(doc);
+}
+
+bool JsonValueReader::value_error(const Column& col, std::string_view text, std::string& reason) {
+  std::string shown(text.substr(0, 64));
+  return fail(reason, "'" + shown + (text.size() > 64 ? "...'" : "'") + " is not a valid " + col.type().to_string());
+}
+
+// Integers as Jackson: a JSON integer in range, a floating number truncated when in
+// range (canConvertToInt/asInt), or a string parsed as Integer.parseInt.
+bool JsonValueReader::decode_integer(od::value& v, od::json_type jt, Column& col, std::string& reason) {
+  if (jt == od::json_type::number) {
+    std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
     switch (col.type().kind()) {
-      case TypeKind::kBoolean:
-        if (jt == od::json_type::boolean) {
-          bool b = false;
-          if (auto e = v.get_bool().get(b)) return fail(reason, describe(e));
-          col.append<std::uint8_t>(b ? 1 : 0);
-          return true;
-        }
-        return decode_as_text(v, jt, col, reason);
-      case TypeKind::kTinyInt:
-      case TypeKind::kSmallInt:
+      case TypeKind::kTinyInt: lo = -128, hi = 127; break;
+      case TypeKind::kSmallInt: lo = -32768, hi = 32767; break;
       case TypeKind::kInt:
-      case TypeKind::kBigInt:
-      case TypeKind::kIntervalYearMonth:
-      case TypeKind::kIntervalDayTime: return decode_integer(v, jt, col, reason);
-      case TypeKind::kFloat:
-      case TypeKind::kDouble:
-        if (jt == od::json_type::number) {
-          double d = 0;
-          if (auto e = v.get_double().get(d)) return fail(reason, describe(e));
-          if (col.type().kind() == TypeKind::kFloat) col.append<float>(static_cast<float>(d));
-          else col.append<double>(d);
-          return true;
-        }
-        return decode_as_text(v, jt, col, reason);
-      case TypeKind::kDecimal: {
-        if (jt != od::json_type::number) return decode_as_text(v, jt, col, reason);
-        std::string_view raw = v.raw_json_token();  // exact: from the number's text, never through a double
-        // Not consumed: the object iteration skips it. Decimal128::parse validates it.
-        return append_text_value(col, trim_right(raw), opts.timestamp_standard, reason);
-      }
-      case TypeKind::kChar:
-      case TypeKind::kVarChar: {
-        std::string_view s;
-        simdjson::error_code e = simdjson::SUCCESS;
-        if (jt == od::json_type::string) {
-          e = v.get_string().get(s);
-        } else if (jt == od::json_type::object) {
-          od::object o;
-          e = v.get_object().get(o);
-          if (!e) e = o.raw_json().get(s);
-        } else if (jt == od::json_type::array) {
-          od::array a;
-          e = v.get_array().get(a);
-          if (!e) e = a.raw_json().get(s);
-        } else {
-          s = trim_right(v.raw_json_token());
-        }
-        if (e) return fail(reason, describe(e));
-        col.append_string(s);
-        return true;
-      }
-      case TypeKind::kArray: {
-        od::array arr;
-        if (v.get_array().get(arr) != simdjson::SUCCESS) return fail(reason, "expected a JSON array for " + col.type().to_string());
-        Column& elems = col.child(0);
-        for (auto item : arr) {
-          od::value ev;
-          if (auto e = std::move(item).get(ev)) return fail(reason, describe(e));
-          if (!decode_value(ev, elems, plan.children[0], reason)) return false;
-        }
-        finish_nested_value(col);
-        return true;
-      }
-      case TypeKind::kMap: {
-        od::object obj;
-        if (v.get_object().get(obj) != simdjson::SUCCESS) return fail(reason, "expected a JSON object for " + col.type().to_string());
-        for (auto item : obj) {
-          od::field f;
-          std::string_view key;
-          if (auto e = std::move(item).get(f)) return fail(reason, describe(e));
-          if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
-          if (!append_text_value(col.child(0), key, opts.timestamp_standard, reason)) return false;
-          if (!decode_value(f.value(), col.child(1), plan.children[1], reason)) return false;
-        }
-        finish_nested_value(col);
-        return true;
-      }
-      case TypeKind::kRow: {
-        od::object obj;
-        if (v.get_object().get(obj) != simdjson::SUCCESS) return fail(reason, "expected a JSON object for " + col.type().to_string());
-        if (!decode_object(obj, col.children(), plan, reason)) return false;
-        finish_nested_value(col);
-        return true;
-      }
-      default: return decode_as_text(v, jt, col, reason);
+      case TypeKind::kIntervalYearMonth: lo = INT32_MIN, hi = INT32_MAX; break;
+      default: break;
     }
-  }
-
-  // The fields of `obj` into `cols` (one per plan field); missing ones NULL or an error.
-  bool decode_object(od::object& obj, std::vector<Column>& cols, TypePlan& plan, std::string& reason) {
-    std::fill(plan.seen.begin(), plan.seen.end(), 0);
-    std::size_t hint = 0;
-    for (auto item : obj) {
-      od::field f;
-      std::string_view key;
-      if (auto e = std::move(item).get(f)) return fail(reason, describe(e));
-      if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
-      std::size_t i = plan.find(key, hint);
-      if (i == plan.names.size()) continue;  // not a column: on-demand skips its value
-      hint = i + 1;
-      Column& col = cols[i];
-      if (plan.seen[i]) truncate_column(col, col.size() - 1);  // repeated field: the last value wins
-      plan.seen[i] = 1;
-      if (!decode_value(f.value(), col, plan.children[i], reason)) {
-        reason = "field \"" + plan.names[i] + "\": " + reason;
-        return false;
-      }
+    std::int64_t x = 0;
+    if (v.get_int64().get(x) != simdjson::SUCCESS) {
+      double d = 0;
+      std::string_view raw;
+      raw = v.raw_json_token();
+      if (v.get_double().get(d) || !(d >= static_cast<double>(lo) && d <= static_cast<double>(hi)))
+        return value_error(col, trim_right(raw), reason);
+      x = static_cast<std::int64_t>(d);
     }
-    for (std::size_t i = 0; i < plan.names.size(); ++i) {
-      if (plan.seen[i]) continue;
-      if (opts.fail_on_missing_field) return fail(reason, "missing field \"" + plan.names[i] + "\"");
-      cols[i].append_null();
+    if (x < lo || x > hi) return value_error(col, std::to_string(x), reason);
+    switch (col.type().kind()) {
+      case TypeKind::kTinyInt: col.append<std::int8_t>(static_cast<std::int8_t>(x)); break;
+      case TypeKind::kSmallInt: col.append<std::int16_t>(static_cast<std::int16_t>(x)); break;
+      case TypeKind::kInt:
+      case TypeKind::kIntervalYearMonth: col.append<std::int32_t>(static_cast<std::int32_t>(x)); break;
+      default: col.append<std::int64_t>(x); break;
     }
     return true;
   }
+  return decode_as_text(v, jt, col, reason);
+}
 
-  bool decode(std::string_view text, std::size_t readable, std::vector<Column>& cols, std::string& reason) {
-    const char* data = text.data();
-    if (readable < text.size() + simdjson::SIMDJSON_PADDING) {
-      if (padded.size() < text.size() + simdjson::SIMDJSON_PADDING) padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
-      std::memcpy(padded.data(), text.data(), text.size());
-      data = padded.data();
-      readable = padded.size();
+// The value's text (a string unescaped, anything else its JSON), parsed for the type.
+bool JsonValueReader::decode_as_text(od::value& v, od::json_type jt, Column& col, std::string& reason) {
+  std::string_view text;
+  if (jt == od::json_type::string) {
+    if (auto e = v.get_string().get(text)) return fail(reason, describe(e));
+  } else if (jt == od::json_type::object || jt == od::json_type::array) {
+    return fail(reason, std::string("a JSON ") + (jt == od::json_type::object ? "object" : "array") +
+                            " is not a valid " + col.type().to_string());
+  } else {
+    text = trim_right(v.raw_json_token());
+  }
+  return append_text_value(col, text, opts_.timestamp_standard, reason);
+}
+
+bool JsonValueReader::decode_value(od::value v, Column& col, TypePlan& plan, std::string& reason) {
+  od::json_type jt;
+  if (auto e = v.type().get(jt)) return fail(reason, describe(e));
+  if (jt == od::json_type::null) {
+    bool is_null = false;
+    if (auto e = v.is_null().get(is_null)) return fail(reason, describe(e));
+    col.append_null();
+    return true;
+  }
+  switch (col.type().kind()) {
+    case TypeKind::kBoolean:
+      if (jt == od::json_type::boolean) {
+        bool b = false;
+        if (auto e = v.get_bool().get(b)) return fail(reason, describe(e));
+        col.append<std::uint8_t>(b ? 1 : 0);
+        return true;
+      }
+      return decode_as_text(v, jt, col, reason);
+    case TypeKind::kTinyInt:
+    case TypeKind::kSmallInt:
+    case TypeKind::kInt:
+    case TypeKind::kBigInt:
+    case TypeKind::kIntervalYearMonth:
+    case TypeKind::kIntervalDayTime: return decode_integer(v, jt, col, reason);
+    case TypeKind::kFloat:
+    case TypeKind::kDouble:
+      if (jt == od::json_type::number) {
+        double d = 0;
+        if (auto e = v.get_double().get(d)) return fail(reason, describe(e));
+        if (col.type().kind() == TypeKind::kFloat) col.append<float>(static_cast<float>(d));
+        else col.append<double>(d);
+        return true;
+      }
+      return decode_as_text(v, jt, col, reason);
+    case TypeKind::kDecimal: {
+      if (jt != od::json_type::number) return decode_as_text(v, jt, col, reason);
+      std::string_view raw = v.raw_json_token();  // exact: from the number's text, never through a double
+      // Not consumed: the object iteration skips it. Decimal128::parse validates it.
+      return append_text_value(col, trim_right(raw), opts_.timestamp_standard, reason);
     }
-    if (auto e = parser.iterate(data, text.size(), readable).get(doc)) return fail(reason, describe(e));
+    case TypeKind::kChar:
+    case TypeKind::kVarChar: {
+      std::string_view s;
+      simdjson::error_code e = simdjson::SUCCESS;
+      if (jt == od::json_type::string) {
+        e = v.get_string().get(s);
+      } else if (jt == od::json_type::object) {
+        od::object o;
+        e = v.get_object().get(o);
+        if (!e) e = o.raw_json().get(s);
+      } else if (jt == od::json_type::array) {
+        od::array a;
+        e = v.get_array().get(a);
+        if (!e) e = a.raw_json().get(s);
+      } else {
+        s = trim_right(v.raw_json_token());
+      }
+      if (e) return fail(reason, describe(e));
+      col.append_string(s);
+      return true;
+    }
+    case TypeKind::kArray: {
+      od::array arr;
+      if (v.get_array().get(arr) != simdjson::SUCCESS) return fail(reason, "expected a JSON array for " + col.type().to_string());
+      Column& elems = col.child(0);
+      for (auto item : arr) {
+        od::value ev;
+        if (auto e = std::move(item).get(ev)) return fail(reason, describe(e));
+        if (!decode_value(ev, elems, plan.children[0], reason)) return false;
+      }
+      finish_nested_value(col);
+      return true;
+    }
+    case TypeKind::kMap: {
+      od::object obj;
+      if (v.get_object().get(obj) != simdjson::SUCCESS) return fail(reason, "expected a JSON object for " + col.type().to_string());
+      for (auto item : obj) {
+        od::field f;
+        std::string_view key;
+        if (auto e = std::move(item).get(f)) return fail(reason, describe(e));
+        if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
+        if (!append_text_value(col.child(0), key, opts_.timestamp_standard, reason)) return false;
+        if (!decode_value(f.value(), col.child(1), plan.children[1], reason)) return false;
+      }
+      finish_nested_value(col);
+      return true;
+    }
+    case TypeKind::kRow: {
+      od::object obj;
+      if (v.get_object().get(obj) != simdjson::SUCCESS) return fail(reason, "expected a JSON object for " + col.type().to_string());
+      auto& children = col.children();
+      if (!decode_object(obj, [&](std::size_t i) -> Column& { return children[i]; }, plan, reason)) return false;
+      finish_nested_value(col);
+      return true;
+    }
+    default: return decode_as_text(v, jt, col, reason);
+  }
+}
+
+// The fields of `obj` into the columns col_at(i) (one per plan field); missing ones NULL
+// or an error.
+template <class ColAt>
+bool JsonValueReader::decode_object(od::object& obj, ColAt&& col_at, TypePlan& plan, std::string& reason) {
+  std::fill(plan.seen.begin(), plan.seen.end(), 0);
+  std::size_t hint = 0;
+  for (auto item : obj) {
+    od::field f;
+    std::string_view key;
+    if (auto e = std::move(item).get(f)) return fail(reason, describe(e));
+    if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
+    std::size_t i = plan.find(key, hint);
+    if (i == plan.names.size()) continue;  // not a column: on-demand skips its value
+    hint = i + 1;
+    Column& col = col_at(i);
+    if (plan.seen[i]) truncate_column(col, col.size() - 1);  // repeated field: the last value wins
+    plan.seen[i] = 1;
+    if (!decode_value(f.value(), col, plan.children[i], reason)) {
+      reason = "field \"" + plan.names[i] + "\": " + reason;
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < plan.names.size(); ++i) {
+    if (plan.seen[i]) continue;
+    if (opts_.fail_on_missing_field) return fail(reason, "missing field \"" + plan.names[i] + "\"");
+    col_at(i).append_null();
+  }
+  return true;
+}
+
+bool JsonValueReader::decode_row(od::object& obj, Column* const* cols, std::string& reason) {
+  return decode_object(obj, [cols](std::size_t i) -> Column& { return *cols[i]; }, plan_, reason);
+}
+
+}  // namespace json_detail
+
+struct JsonRowDecoder::Impl {
+  JsonValueReader reader;
+  od::document doc;
+  std::vector<std::size_t> start_sizes;
+  std::vector<Column*> pointers;  // scratch: the vector<Column> overload's columns
+
+  Impl(const Schema& schema, const JsonFormatOptions& o) : reader(schema, o) {}
+
+  bool decode(std::string_view text, std::size_t readable, std::span<Column* const> cols, std::string& reason) {
+    if (auto e = reader.iterate(text, readable, doc)) return fail(reason, describe(e));
     od::object obj;
     if (auto e = doc.get_object().get(obj))
       return fail(reason, e == simdjson::INCORRECT_TYPE ? "expected a JSON object" : describe(e));
     start_sizes.resize(cols.size());
-    for (std::size_t i = 0; i < cols.size(); ++i) start_sizes[i] = cols[i].size();
-    bool ok = decode_object(obj, cols, plan, reason);
+    for (std::size_t i = 0; i < cols.size(); ++i) start_sizes[i] = cols[i]->size();
+    bool ok = reader.decode_row(obj, cols.data(), reason);
     if (ok) {
       const char* loc = nullptr;
       if (doc.current_location().get(loc) == simdjson::SUCCESS) ok = fail(reason, describe(simdjson::TRAILING_CONTENT));
     }
     if (!ok)
-      for (std::size_t i = 0; i < cols.size(); ++i) truncate_column(cols[i], start_sizes[i]);
+      for (std::size_t i = 0; i < cols.size(); ++i) truncate_column(*cols[i], start_sizes[i]);
     return ok;
   }
 };
@@ -343,6 +349,14 @@ JsonRowDecoder::JsonRowDecoder(SchemaPtr schema, JsonFormatOptions options)
 JsonRowDecoder::~JsonRowDecoder() = default;
 
 bool JsonRowDecoder::decode(std::string_view text, std::size_t readable, std::vector<Column>& columns,
+                            std::string& reason) {
+  auto& p = impl_->pointers;
+  p.clear();
+  for (auto& c : columns) p.push_back(&c);
+  return impl_->decode(text, readable, p, reason);
+}
+
+bool JsonRowDecoder::decode(std::string_view text, std::size_t readable, std::span<Column* const> columns,
                             std::string& reason) {
   return impl_->decode(text, readable, columns, reason);
 }

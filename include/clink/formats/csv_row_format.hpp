@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,8 @@ class CsvRowDecoder {
   // line, or at the end of the file reports `reason` ("unterminated quoted field 2") at
   // error_offset() (the opening quote).
   Result decode(std::string_view record, std::vector<Column>& columns, std::string& reason);
+  // The same into chosen columns (one per projected field; e.g. columns of a larger batch).
+  Result decode(std::string_view record, std::span<Column* const> columns, std::string& reason);
   // Where in the record the last error was found: the byte offset of the field that does
   // not parse, of the first extra field, of the character after a closing quote, or the
   // record's end when fields are missing.
@@ -81,6 +84,7 @@ class CsvRowDecoder {
   std::string unquoted_;
   std::vector<std::pair<std::size_t, std::size_t>> unquoted_ranges_;  // field -> range in unquoted_
   std::vector<std::size_t> start_sizes_;
+  std::vector<Column*> pointers_;  // scratch: the vector<Column> overload's columns
 };
 
 class CsvRowEncoder {

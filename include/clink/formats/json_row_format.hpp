@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +39,9 @@ struct JsonFormatOptions {
   // Reads the "json.*" options (DDL spellings and values, as strings); throws ClinkError
   // naming the option and the value it rejects, and for both of fail-on-missing-field
   // and ignore-parse-errors set (as Flink). Keys without the "json." prefix are ignored.
-  static JsonFormatOptions from(const std::map<std::string, std::string>& options);
+  // `format`: another prefix for the same options, as the changelog formats spell them
+  // ("debezium-json.ignore-parse-errors"; those have no fail-on-missing-field).
+  static JsonFormatOptions from(const std::map<std::string, std::string>& options, std::string_view format = "json");
   // The option keys this format knows, with their "json." prefix.
   static const std::vector<std::string>& keys();
 };
@@ -57,6 +60,8 @@ class JsonRowDecoder {
   // returns false, sets `reason` ("field \"price\": 'x' is not a valid DOUBLE") and
   // leaves the columns as they were.
   bool decode(std::string_view text, std::size_t readable, std::vector<Column>& columns, std::string& reason);
+  // The same into chosen columns (one per schema field; e.g. columns of a larger batch).
+  bool decode(std::string_view text, std::size_t readable, std::span<Column* const> columns, std::string& reason);
 
   const JsonFormatOptions& options() const { return options_; }
 

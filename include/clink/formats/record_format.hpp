@@ -37,6 +37,15 @@ class RecordDecoder {
   // malformed message returns 0 and counts it in skipped().
   virtual int decode(std::string_view message, std::span<Column* const> columns, std::vector<RowKind>& kinds,
                      std::string& reason) = 0;
+  // A null message (Kafka's null value, unlike an empty one): the rows it stands for. No
+  // row for every format (a changelog format's tombstone; Flink's json, csv and avro
+  // deserializers return no row for null) except raw, whose null message is a row with a
+  // NULL field.
+  virtual int decode_null(std::span<Column* const> columns, std::vector<RowKind>& kinds) {
+    (void)columns;
+    (void)kinds;
+    return 0;
+  }
   // Malformed messages skipped under ignore-parse-errors so far.
   std::size_t skipped() const { return skipped_; }
 
@@ -52,6 +61,14 @@ class RecordEncoder {
   // (an insert-only format given -U / -D throws instead: the planner never lets that
   // happen). Throws ClinkError for a value the format cannot write.
   virtual bool encode(std::span<const Column* const> columns, std::size_t row, RowKind kind, std::string& out) = 0;
+  // Whether row `row` is a null message rather than bytes (raw: a NULL value, which Flink
+  // writes as Kafka's null value); encode() then appends nothing and returns true. A
+  // connector without null messages (a file) writes the empty message.
+  virtual bool is_null_message(std::span<const Column* const> columns, std::size_t row) const {
+    (void)columns;
+    (void)row;
+    return false;
+  }
 };
 
 // Whether `format` is known; whether its messages carry row kinds (debezium-json,
