@@ -58,6 +58,13 @@ class KafkaTransactionAdmin {
 
   // The coordinator's view of the id; nullopt when it does not know the id (never used,
   // or expired after transactional.id.expiration.ms).
+  //
+  // This is how the sink learns its committable at pre-commit, since librdkafka hides its
+  // producer id/epoch: after rd_kafka_flush the coordinator has the live producer's
+  // transaction as "Ongoing" with its id, epoch and every partition written (librdkafka
+  // adds a partition to the transaction before its first record there is acknowledged).
+  // A transaction that wrote nothing is not open at the coordinator ("Empty" or the
+  // previous transaction's Complete* state): there is nothing to commit, record nothing.
   std::optional<KafkaTransactionState> describe(const std::string& transactional_id);
 
   // Commits the transaction that producer (id, epoch) left open, whether or not that
@@ -74,7 +81,9 @@ class KafkaTransactionAdmin {
   // the epoch, so a zombie producer with the id can no longer write or commit, and aborts
   // the transaction it had open) and waits until that abort is complete. false when the
   // coordinator does not know the id (nothing to abort; the id is left unused), true
-  // otherwise.
+  // otherwise. A transaction in PrepareCommit is left to finish committing (the fence
+  // waits for it); an Ongoing one is aborted, so commit what a restored checkpoint needs
+  // committed before aborting the ids of the failed attempt.
   bool abort_lingering(const std::string& transactional_id);
 
  private:
