@@ -314,4 +314,48 @@ bool KafkaTransactionAdmin::abort_lingering(const std::string& transactional_id)
   });
 }
 
+std::vector<std::string> KafkaTransactionAdmin::list_open(const std::string& prefix,
+                                                        const std::vector<std::string>& brokers) {
+  std::vector<HostPort> targets = impl_->bootstrap;
+  if (!brokers.empty()) {
+    std::string joined;
+    for (const auto& b : brokers) joined += (joined.empty() ? "" : ",") + b;
+    targets = parse_bootstrap(joined);
+  }
+  std::vector<std::string> out;
+  for (const HostPort& hp : targets) {
+    auto ids = impl_->retrying("list the open Kafka transactions on " + hp.host + ":" + std::to_string(hp.port), "",
+                               [&](Clock::time_point deadline) {
+      wire::Connection& conn = impl_->connect(hp, deadline);
+      std::int16_t v = conn.pick_version(wire::kListTransactions, 0, 0);  // flexible from v0
+      wire::Writer w;
+      w.compact_array_length(1);  // state filters
+      w.compact_string("Ongoing");
+      w.compact_array_length(0);  // producer id filters
+      w.no_tagged_fields();
+      std::vector<std::uint8_t> body = conn.request(wire::kListTransactions, v, true, w.bytes(), deadline);
+      wire::Reader r(body);
+      r.i32();  // throttle time
+      std::int16_t error = r.i16();
+      for (std::int32_t n = r.compact_array_length(); n > 0; --n) r.compact_string();  // unknown state filters
+      std::vector<std::string> found;
+      for (std::int32_t n = r.compact_array_length(); n > 0; --n) {
+        std::string id = r.compact_string();
+        r.i64();              // producer id
+        r.compact_string();   // state
+        r.skip_tagged_fields();
+        if (id.starts_with(prefix)) found.push_back(std::move(id));
+      }
+      r.skip_tagged_fields();
+      if (coordinator_error(error)) throw RetriableError("ListTransactions: " + wire::error_name(error), false);
+      if (error != wire::kNone) throw ClinkError("Kafka ListTransactions: " + wire::error_name(error));
+      return found;
+    });
+    out.insert(out.end(), ids.begin(), ids.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace clink::kafka

@@ -23,6 +23,7 @@ inline constexpr std::int16_t kApiVersions = 18;
 inline constexpr std::int16_t kInitProducerId = 22;
 inline constexpr std::int16_t kEndTxn = 26;
 inline constexpr std::int16_t kDescribeTransactions = 65;
+inline constexpr std::int16_t kListTransactions = 66;
 
 // Error codes (org.apache.kafka.common.protocol.Errors) the admin reacts to.
 inline constexpr std::int16_t kNone = 0;

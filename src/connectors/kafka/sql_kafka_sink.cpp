@@ -99,6 +99,10 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
     std::optional<kafka::KafkaTransactionState> state = admin().describe(transactional_id_);
     if (!state || state->producer_id < 0)
       throw ClinkError(what_ + ": the transaction coordinator does not know transaction '" + transactional_id_ + "'");
+    if (!state->open()) {  // no record since the last checkpoint: nothing to commit
+      producer_.reset();
+      return {};
+    }
     Committable c{transactional_id_, state->producer_id, state->producer_epoch};
     prepared_.emplace(transactional_id_, std::move(producer_));
     return encode(c);
@@ -183,12 +187,15 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
   void send(bool has_value, std::size_t) {
     std::int32_t partition = RD_KAFKA_PARTITION_UA;
     if (c_.partitioner == KafkaSinkConfig::Partitioner::kFixed) partition = subtask_ % partitions_;
+    void* key = key_encoder_ ? key_.data() : nullptr;
+    const std::size_t key_len = key_encoder_ ? key_.size() : 0;
+    void* value = has_value ? value_.data() : nullptr;
+    const std::size_t value_len = has_value ? value_.size() : 0;
     for (;;) {
       rd_kafka_resp_err_t err = rd_kafka_producev(
           producer_.get(), RD_KAFKA_V_TOPIC(c_.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
-          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-          RD_KAFKA_V_KEY(key_encoder_ ? key_.data() : nullptr, key_encoder_ ? key_.size() : 0),
-          RD_KAFKA_V_VALUE(has_value ? value_.data() : nullptr, has_value ? value_.size() : 0), RD_KAFKA_V_END);
+          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_len), RD_KAFKA_V_VALUE(value, value_len),
+          RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
       if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
         throw ClinkError(what_ + ": cannot send to topic '" + c_.topic + "': " + kafka::kafka_error_text(err));
@@ -220,7 +227,7 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
   // transactions are the restored checkpoint's: committed, or to commit.
   void abort_lingering(std::int64_t checkpoint) {
     const std::string prefix = c_.transactional_id_prefix + "-";
-    for (const std::string& id : admin().list_open(prefix)) {
+    for (const std::string& id : admin().list_open(prefix, broker_addresses())) {
       // "<prefix>-<subtask>-<checkpoint>"
       std::string rest = id.substr(prefix.size());
       auto dash = rest.find('-');
@@ -236,6 +243,18 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
       if (old_subtask % parallelism_ != subtask_ || old_checkpoint < checkpoint) continue;
       admin().abort_lingering(id);
     }
+  }
+
+  // Every broker of the cluster (each coordinates a share of the transactional ids).
+  std::vector<std::string> broker_addresses() {
+    KafkaHandle probe = kafka::make_kafka_client(RD_KAFKA_PRODUCER, {{"bootstrap.servers", c_.client.at("bootstrap.servers")}}, what_);
+    const rd_kafka_metadata_t* md = nullptr;
+    rd_kafka_resp_err_t err = rd_kafka_metadata(probe.get(), 0, nullptr, &md, kFlushTimeoutMs);
+    if (err) throw ClinkError(what_ + ": cannot list the brokers: " + kafka::kafka_error_text(err));
+    std::vector<std::string> out;
+    for (int i = 0; i < md->broker_cnt; ++i) out.push_back(std::string(md->brokers[i].host) + ":" + std::to_string(md->brokers[i].port));
+    rd_kafka_metadata_destroy(md);
+    return out;
   }
 
   kafka::KafkaTransactionAdmin& admin() {

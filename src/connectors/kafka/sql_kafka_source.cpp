@@ -105,7 +105,6 @@ class KafkaSqlReader final : public SqlSourceReader {
     if (splits_.empty()) return c_.bounded.mode != Mode::kUnbounded ? Status::kEnd : Status::kNothingAvailable;
     value_ptrs_.clear();
     for (std::size_t i : c_.value_columns) value_ptrs_.push_back(&out.column(i));
-    dead_letters_.clear();
     const std::size_t want = std::min(msgs_.size(), std::max<std::size_t>(max_rows, 1));
     const ssize_t n = rd_kafka_consume_batch_queue(queue_, 0, msgs_.data(), want);
     bool finished = false;
@@ -392,12 +391,9 @@ class KafkaSqlReader final : public SqlSourceReader {
         col.append_string(timestamp_type_name(type));
         return;
       }
-      case KafkaMetadata::kLeaderEpoch: {
-        std::int32_t epoch = rd_kafka_message_leader_epoch(m);
-        if (epoch < 0) col.append_null();
-        else col.append<std::int32_t>(epoch);
+      case KafkaMetadata::kLeaderEpoch:
+        col.append_null();  // librdkafka 2.0 does not expose a record's leader epoch (2.1 does)
         return;
-      }
       case KafkaMetadata::kHeaders: {
         ValueList map;
         rd_kafka_headers_t* hdrs = nullptr;

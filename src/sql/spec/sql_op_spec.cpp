@@ -93,14 +93,27 @@ SchemaPtr upstream_output_schema(const UpstreamSpec& up) {
   if (!up.params->contains("schema"))
     throw ClinkError("upstream op '" + up.op_id + "' (" + up.factory + ") declares no 'schema'");
   SchemaPtr schema = schema_from_json(up.params->at("schema"), "op '" + up.op_id + "' param 'schema'");
-  if (!up.params->contains("projected") || !up.params->at("projected").is_array()) return schema;
+  const bool projected = up.params->contains("projected") && up.params->at("projected").is_array();
+  const bool metadata = up.params->contains("metadata") && up.params->at("metadata").is_array();
+  if (!projected && !metadata) return schema;
+  // A source's output: its physical columns (restricted to `projected`), then its
+  // metadata columns ({"key", "name", "type"} each).
   std::vector<RowField> fields;
-  for (const auto& i : up.params->at("projected")) {
-    if (!i.is_number_integer() || i.get<std::int64_t>() < 0 || i.get<std::size_t>() >= schema->size())
-      throw ClinkError("op '" + up.op_id + "' param 'projected': " + i.dump() + " is not a column index below " +
-                       std::to_string(schema->size()));
-    fields.push_back(schema->field(i.get<std::size_t>()));
-  }
+  if (!projected) fields = schema->fields();
+  else
+    for (const auto& i : up.params->at("projected")) {
+      if (!i.is_number_integer() || i.get<std::int64_t>() < 0 || i.get<std::size_t>() >= schema->size())
+        throw ClinkError("op '" + up.op_id + "' param 'projected': " + i.dump() + " is not a column index below " +
+                         std::to_string(schema->size()));
+      fields.push_back(schema->field(i.get<std::size_t>()));
+    }
+  if (metadata)
+    for (const auto& m : up.params->at("metadata")) {
+      if (!m.is_object() || !m.contains("name") || !m.contains("type"))
+        throw ClinkError("op '" + up.op_id + "' param 'metadata': each column needs a \"name\" and a \"type\", got " +
+                         m.dump());
+      fields.push_back({m["name"].get<std::string>(), parse_logical_type(m["type"].get<std::string>())});
+    }
   return make_schema(std::move(fields));
 }
 

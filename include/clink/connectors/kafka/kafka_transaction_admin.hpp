@@ -86,6 +86,12 @@ class KafkaTransactionAdmin {
   // committed before aborting the ids of the failed attempt.
   bool abort_lingering(const std::string& transactional_id);
 
+  // The ids starting with `prefix` that have a transaction open (Ongoing), from every
+  // broker in `brokers` ("host:port" each; each broker coordinates a share of the ids, so
+  // pass them all; empty: the bootstrap servers). How a restored sink finds what earlier
+  // attempts left open, without guessing ids (ListTransactions, KIP-664).
+  std::vector<std::string> list_open(const std::string& prefix, const std::vector<std::string>& brokers = {});
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
