@@ -129,6 +129,17 @@ TEST(AvroFormat, OptionAndSchemaErrors) {
             "Avro format doesn't support non-string as key type of map. The key type is: INT");
   EXPECT_EQ(error_of([] { make_record_encoder("avro", schema_of({{"i", "INTERVAL DAY TO SECOND(3)"}}), {}); }),
             "Unsupported to derive Schema for type: INTERVAL DAY(2) TO SECOND(3)");
+  ColumnBatch nulls(schema_of({{"r", "ROW<x INT NOT NULL>"}, {"m", "MAP<STRING, INT>"}}));
+  nulls.append_row({ValueList{{Value::null()}}, ValueList{}});
+  nulls.append_row({ValueList{{1}}, ValueList{{Value::null(), 1}}});
+  auto enc = make_record_encoder("avro", nulls.schema(), {});
+  std::vector<const Column*> cols = {&nulls.column(0), &nulls.column(1)};
+  std::string out;
+  EXPECT_EQ(error_of([&] { enc->encode(cols, 0, RowKind::kInsert, out); }),
+            "avro format cannot write field \"r.x\": NULL in a NOT NULL field");
+  EXPECT_EQ(error_of([&] { enc->encode(cols, 1, RowKind::kInsert, out); }),
+            "avro format cannot write field \"m\": NULL map key");
+  EXPECT_EQ(out, "");
   auto in = batch_of(schema_of({{"a", "INT"}}), {{1}}, {RowKind::kUpdateBefore});
   EXPECT_EQ(error_of([&] { encode("avro", in); }), "avro format is insert-only: it cannot write a -U row");
 }
