@@ -363,11 +363,11 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-void write_value(const AvroNode& n, const Column& col, std::size_t row, const std::string& path, std::string& out);
-
-void write_value(const AvroNode& n, const Column& col, std::size_t row, const std::string& path, std::string& out) {
+// A value the format cannot write; AvroError::path is completed on the way out (no
+// per-row path strings on the hot path).
+void write_value(const AvroNode& n, const Column& col, std::size_t row, std::string& out) {
   if (col.is_null(row)) {
-    if (!n.nullable) throw ClinkError("avro format: NULL in the NOT NULL field \"" + path + "\"");
+    if (!n.nullable) throw AvroError{{}, "NULL in a NOT NULL field"};
     write_long(0, out);
     return;
   }
@@ -397,7 +397,7 @@ void write_value(const AvroNode& n, const Column& col, std::size_t row, const st
       auto [b, e] = col.list_range(row);
       if (e > b) {
         write_long(static_cast<std::int64_t>(e - b), out);
-        for (auto i = b; i < e; ++i) write_value(n.children[0], col.child(0), i, path, out);
+        for (auto i = b; i < e; ++i) write_value(n.children[0], col.child(0), i, out);
       }
       write_long(0, out);
       return;
@@ -407,19 +407,25 @@ void write_value(const AvroNode& n, const Column& col, std::size_t row, const st
       if (e > b) {
         write_long(static_cast<std::int64_t>(e - b), out);
         for (auto i = b; i < e; ++i) {
-          if (col.child(0).is_null(i)) throw ClinkError("avro format: NULL map key in field \"" + path + "\"");
+          if (col.child(0).is_null(i)) throw AvroError{{}, "NULL map key"};
           write_bytes(col.child(0).string_at(i), out);
-          write_value(n.children[1], col.child(1), i, path, out);
+          write_value(n.children[1], col.child(1), i, out);
         }
       }
       write_long(0, out);
       return;
     }
     case TypeKind::kRow:
-      for (std::size_t i = 0; i < n.children.size(); ++i)
-        write_value(n.children[i], col.child(i), row, path + "." + n.names[i], out);
+      for (std::size_t i = 0; i < n.children.size(); ++i) {
+        try {
+          write_value(n.children[i], col.child(i), row, out);
+        } catch (AvroError& e) {
+          e.path = n.names[i] + (e.path.empty() ? "" : "." + e.path);
+          throw;
+        }
+      }
       return;
-    default: throw ClinkError("avro format: unsupported type in field \"" + path + "\"");
+    default: throw AvroError{{}, "unsupported type"};
   }
 }
 
@@ -431,12 +437,13 @@ class AvroEncoder final : public RecordEncoder {
     if (!is_accumulate(kind))
       throw ClinkError("avro format is insert-only: it cannot write a " + std::string(row_kind_short_string(kind)) + " row");
     const std::size_t start = out.size();
+    std::size_t i = 0;
     try {
-      for (std::size_t i = 0; i < plan_.children.size(); ++i)
-        write_value(plan_.children[i], *columns[i], row, plan_.names[i], out);
-    } catch (...) {
+      for (; i < plan_.children.size(); ++i) write_value(plan_.children[i], *columns[i], row, out);
+    } catch (const AvroError& e) {
       out.resize(start);
-      throw;
+      throw ClinkError("avro format cannot write field \"" + plan_.names[i] + (e.path.empty() ? "" : "." + e.path) +
+                       "\": " + e.what);
     }
     return true;
   }

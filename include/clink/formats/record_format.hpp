@@ -34,7 +34,11 @@ class RecordDecoder {
   // format's tombstone or schema-change message, a blank csv line), or -1 for a malformed
   // message, with `reason` set ("field \"price\": 'x' is not a valid DOUBLE") and the
   // columns and kinds left as they were. With the format's ignore-parse-errors set a
-  // malformed message returns 0 and counts it in skipped().
+  // malformed message returns 0 and counts it in skipped() (raw and avro have no such
+  // option, as Flink). An empty message is a message: raw decodes it to an empty string,
+  // the changelog formats to no row (a tombstone), json/avro fail it. The text formats
+  // copy the message into a reused padded buffer (simdjson): no allocation per message
+  // once the decoder's scratch has grown.
   virtual int decode(std::string_view message, std::span<Column* const> columns, std::vector<RowKind>& kinds,
                      std::string& reason) = 0;
   // A null message (Kafka's null value, unlike an empty one): the rows it stands for. No
