@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <regex>
 #include <string>
 #include <vector>
@@ -80,6 +82,196 @@ TEST_F(SqlKafka, MetadataColumns) {
   ASSERT_EQ(lines.size(), 2u) << r.out;
   EXPECT_EQ(lines[0], "+I[a, true, 0, 0, 2023-11-14T22:13:20.123Z, CreateTime, t1]");
   EXPECT_EQ(lines[1], "+I[b, true, 0, 1, null, CreateTime, null]");
+}
+
+TEST_F(SqlKafka, KeyAndValueFormatsWithPrefix) {
+  const std::string topic = unique_kafka_name("keyed");
+  create_kafka_topic(topic, 1);
+  produce_kafka(topic, {kafka_keyed(R"({"id":7})", R"({"name":"ann"})"), kafka_keyed(R"({"id":8})", R"({"name":"bob"})")});
+  auto r = run(bounded_source("users", "k_id INT, name STRING", topic,
+                              ", 'key.format' = 'json', 'key.fields' = 'k_id', 'key.fields-prefix' = 'k_', "
+                              "'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY'") +
+               print_sink("out", "k_id INT, name STRING") + "INSERT INTO out SELECT * FROM users;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.sorted_lines(), (std::vector<std::string>{"+I[7, ann]", "+I[8, bob]"}));
+}
+
+TEST_F(SqlKafka, StartupModes) {
+  const std::string topic = unique_kafka_name("startup");
+  create_kafka_topic(topic, 1);
+  std::vector<KafkaRecord> records;
+  for (int i = 0; i < 4; ++i) {
+    records.push_back(kafka_value("{\"n\":" + std::to_string(i) + "}"));
+    records.back().timestamp_ms = 1000 * (i + 1);
+  }
+  produce_kafka(topic, records);
+  auto read = [&](const std::string& options) {
+    std::string table = "CREATE TABLE src (n INT) WITH ('connector' = 'kafka', 'topic' = '" + topic +
+                        "', 'properties.bootstrap.servers' = '${B}', 'format' = 'json', "
+                        "'scan.bounded.mode' = 'latest-offset', " + options + ");\n";
+    return run(table + print_sink("out", "n INT") + "INSERT INTO out SELECT * FROM src;\n");
+  };
+  auto r = read("'scan.startup.mode' = 'specific-offsets', 'scan.startup.specific-offsets' = 'partition:0,offset:2'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), (std::vector<std::string>{"+I[2]", "+I[3]"}));
+  r = read("'scan.startup.mode' = 'timestamp', 'scan.startup.timestamp-millis' = '2500'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), (std::vector<std::string>{"+I[2]", "+I[3]"}));
+  r = read("'scan.startup.mode' = 'latest-offset'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), std::vector<std::string>{});
+  // group-offsets: a group without a committed offset fails unless auto.offset.reset says.
+  const std::string group = unique_kafka_name("group");
+  r = read("'scan.startup.mode' = 'group-offsets', 'properties.group.id' = '" + group + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("has no committed offset for group '" + group + "'"), std::string::npos) << r.err;
+  r = read("'scan.startup.mode' = 'group-offsets', 'properties.group.id' = '" + group +
+           "', 'properties.auto.offset.reset' = 'earliest'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines().size(), 4u);
+}
+
+TEST_F(SqlKafka, BoundedByTimestampAndSpecificOffsets) {
+  const std::string topic = unique_kafka_name("bounded");
+  create_kafka_topic(topic, 1);
+  std::vector<KafkaRecord> records;
+  for (int i = 0; i < 4; ++i) {
+    records.push_back(kafka_value("{\"n\":" + std::to_string(i) + "}"));
+    records.back().timestamp_ms = 1000 * (i + 1);
+  }
+  produce_kafka(topic, records);
+  auto read = [&](const std::string& options) {
+    std::string table = "CREATE TABLE src (n INT) WITH ('connector' = 'kafka', 'topic' = '" + topic +
+                        "', 'properties.bootstrap.servers' = '${B}', 'format' = 'json', "
+                        "'scan.startup.mode' = 'earliest-offset', " + options + ");\n";
+    return run(table + print_sink("out", "n INT") + "INSERT INTO out SELECT * FROM src;\n");
+  };
+  auto r = read("'scan.bounded.mode' = 'timestamp', 'scan.bounded.timestamp-millis' = '3000'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), (std::vector<std::string>{"+I[0]", "+I[1]"}));
+  r = read("'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = 'partition:0,offset:1'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), (std::vector<std::string>{"+I[0]"}));
+}
+
+TEST_F(SqlKafka, MalformedRecordFailsNamingItsPositionOrIsSkipped) {
+  const std::string topic = unique_kafka_name("bad");
+  create_kafka_topic(topic, 1);
+  produce_kafka(topic, {kafka_value(R"({"n":1})"), kafka_value("not json"), kafka_value(R"({"n":3})")});
+  auto r = run(bounded_source("src", "n INT", topic, ", 'format' = 'json'") + print_sink("out", "n INT") +
+               "INSERT INTO out SELECT * FROM src;\n");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("topic " + topic + " partition 0 offset 1: "), std::string::npos) << r.err;
+  r = run(bounded_source("src", "n INT", topic, ", 'format' = 'json', 'json.ignore-parse-errors' = 'true'") +
+          print_sink("out", "n INT") + "INSERT INTO out SELECT * FROM src;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), (std::vector<std::string>{"+I[1]", "+I[3]"}));
+}
+
+TEST_F(SqlKafka, OptionErrorsNameTheOption) {
+  auto r = run("CREATE TABLE src (n INT) WITH ('connector' = 'kafka', 'topic' = 't', 'format' = 'json');\n" +
+               print_sink("out", "n INT") + "INSERT INTO out SELECT * FROM src;\n");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("missing required option 'properties.bootstrap.servers'"), std::string::npos) << r.err;
+  r = run("CREATE TABLE src (n INT) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = "
+          "'${B}', 'format' = 'json', 'scan.startup.mode' = 'sometime');\n" +
+          print_sink("out", "n INT") + "INSERT INTO out SELECT * FROM src;\n");
+  EXPECT_NE(r.err.find("option 'scan.startup.mode' must be one of"), std::string::npos) << r.err;
+  r = run(bounded_source("src", "n INT", "t", ", 'format' = 'json', 'key.format' = 'json'") +
+          print_sink("out", "n INT") + "INSERT INTO out SELECT * FROM src;\n");
+  EXPECT_NE(r.err.find("requires the declaration of one or more of key fields"), std::string::npos) << r.err;
+  r = run(bounded_source("src", "n INT", unique_kafka_name("missing"), ", 'format' = 'json'") +
+          print_sink("out", "n INT") + "INSERT INTO out SELECT * FROM src;\n");
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+}
+
+// kafka -> kafka with each delivery guarantee: the records arrive, once each.
+TEST_F(SqlKafka, SinkDeliveryGuarantees) {
+  const std::string in = unique_kafka_name("in");
+  create_kafka_topic(in, 2);
+  std::vector<KafkaRecord> records;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 50; ++i) {
+    records.push_back(kafka_value("{\"n\":" + std::to_string(i) + "}", i % 2));
+    expected.push_back("{\"n\":" + std::to_string(i * 10) + "}");
+  }
+  produce_kafka(in, records);
+  std::sort(expected.begin(), expected.end());
+  for (const std::string guarantee : {"none", "at-least-once", "exactly-once"}) {
+    const std::string out = unique_kafka_name("out");
+    create_kafka_topic(out, 1);
+    auto r = run(bounded_source("src", "n INT", in, ", 'format' = 'json'") +
+                     "CREATE TABLE dst (n INT) WITH ('connector' = 'kafka', 'topic' = '" + out +
+                     "', 'properties.bootstrap.servers' = '${B}', 'format' = 'json', 'sink.delivery-guarantee' = '" +
+                     guarantee + "', 'sink.transactional-id-prefix' = '" + unique_kafka_name("tx") + "');\n" +
+                     "INSERT INTO dst SELECT n * 10 FROM src;\n",
+                 "--checkpoint-dir '" + (dir_ / guarantee).string() + "' --checkpoint-interval 50");
+    ASSERT_EQ(r.exit_code, 0) << guarantee << ": " << r.err;
+    auto got = values_of(consume_kafka(out));
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, expected) << guarantee;
+  }
+}
+
+TEST_F(SqlKafka, FixedPartitionerAndKeys) {
+  const std::string in = unique_kafka_name("in");
+  const std::string out = unique_kafka_name("out");
+  create_kafka_topic(in, 1);
+  create_kafka_topic(out, 3);
+  produce_kafka(in, {kafka_value(R"({"id":1,"v":"a"})"), kafka_value(R"({"id":2,"v":"b"})")});
+  auto r = run(bounded_source("src", "id INT, v STRING", in, ", 'format' = 'json'") +
+               "CREATE TABLE dst (id INT, v STRING) WITH ('connector' = 'kafka', 'topic' = '" + out +
+               "', 'properties.bootstrap.servers' = '${B}', 'key.format' = 'json', 'key.fields' = 'id', "
+               "'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY', 'sink.partitioner' = 'fixed');\n"
+               "INSERT INTO dst SELECT * FROM src;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto got = consume_kafka(out);
+  ASSERT_EQ(got.size(), 2u);
+  for (const auto& rec : got) EXPECT_EQ(rec.partition, 0) << "subtask 0 writes partition 0 under 'fixed'";
+  EXPECT_EQ(got[0].key, R"({"id":1})");
+  EXPECT_EQ(got[0].value, R"({"v":"a"})");
+  EXPECT_EQ(got[1].key, R"({"id":2})");
+}
+
+// GROUP BY into upsert-kafka: the topic's compacted view is the final counts; a tombstone
+// deletes; reading the topic back as an upsert-kafka table gives the normalised changelog.
+TEST_F(SqlKafka, UpsertKafkaRoundTrip) {
+  const std::string in = unique_kafka_name("clicks");
+  const std::string out = unique_kafka_name("counts");
+  create_kafka_topic(in, 1);
+  create_kafka_topic(out, 1);
+  produce_kafka(in, {kafka_value(R"({"user":"ann"})"), kafka_value(R"({"user":"bob"})"), kafka_value(R"({"user":"ann"})")});
+  const std::string upsert_table = "CREATE TABLE counts (`user` STRING, c BIGINT, PRIMARY KEY (`user`) NOT ENFORCED) "
+                                   "WITH ('connector' = 'upsert-kafka', 'topic' = '" + out +
+                                   "', 'properties.bootstrap.servers' = '${B}', 'key.format' = 'json', "
+                                   "'value.format' = 'json');\n";
+  auto r = run(bounded_source("clicks", "`user` STRING NOT NULL", in, ", 'format' = 'json'") + upsert_table +
+               "INSERT INTO counts SELECT `user`, COUNT(*) FROM clicks GROUP BY `user`;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> compacted;
+  for (const auto& rec : consume_kafka(out)) {
+    if (rec.has_value) compacted[rec.key] = rec.value;
+    else compacted.erase(rec.key);
+  }
+  EXPECT_EQ(compacted, (std::map<std::string, std::string>{{R"({"user":"ann"})", R"({"user":"ann","c":2})"},
+                                                           {R"({"user":"bob"})", R"({"user":"bob","c":1})"}}));
+  // A tombstone for bob, then the topic read back as a table: the changelog normalised
+  // (retractions of the rows it replaces), which materialises to ann's count alone.
+  KafkaRecord tomb = kafka_keyed(R"({"user":"bob"})", "");
+  tomb.has_value = false;
+  produce_kafka(out, {tomb});
+  r = run(upsert_table.substr(0, upsert_table.size() - 3) + ", 'scan.bounded.mode' = 'latest-offset');\n" +
+          print_sink("out", "`user` STRING, c BIGINT") + "INSERT INTO out SELECT * FROM counts;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::multiset<std::string> rows;
+  for (const auto& line : r.lines()) {
+    std::string row = line.substr(2);
+    if (line.starts_with("+I") || line.starts_with("+U")) rows.insert(row);
+    else if (auto it = rows.find(row); it != rows.end()) rows.erase(it);
+    else ADD_FAILURE() << "retracts a row not emitted: " << line << "\n" << r.out;
+  }
+  EXPECT_EQ(rows, (std::multiset<std::string>{"[ann, 2]"})) << r.out;
+  EXPECT_EQ(r.lines().back(), "-D[bob, 1]") << r.out;
 }
 
 }  // namespace

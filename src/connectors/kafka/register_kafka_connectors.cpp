@@ -233,10 +233,11 @@ std::shared_ptr<const SqlSource> kafka_source(const OperatorSpecContext& ctx, bo
   if (pattern) c.topic_pattern = *pattern;
   if (upsert) {
     c.startup.mode = KafkaOffsetSpec::Mode::kEarliest;  // upsert-kafka always reads the whole topic
+    if (p.option("scan.startup.mode")) p.fail("upsert-kafka always reads from the earliest offset: 'scan.startup.mode' is not supported");
   } else {
     c.startup = offset_spec(p, "startup", "group-offsets", c.topics);
-    c.bounded = offset_spec(p, "bounded", "unbounded", c.topics);
   }
+  c.bounded = offset_spec(p, "bounded", "unbounded", c.topics);
   if (auto interval = p.option("scan.topic-partition-discovery.interval")) {
     auto ms = parse_duration_ms(*interval);
     if (!ms) p.fail("option 'scan.topic-partition-discovery.interval' is not a duration: '" + *interval + "'");

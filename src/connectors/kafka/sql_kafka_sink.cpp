@@ -81,6 +81,8 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
         if (kind == RowKind::kUpdateBefore) continue;  // the +U that follows replaces the row
         has_value = kind != RowKind::kDelete;        // a delete is a tombstone
         if (has_value) value_encoder_->encode(value_cols_, row, RowKind::kInsert, value_);
+      } else if (value_encoder_->is_null_message(value_cols_, row)) {
+        has_value = false;  // raw's NULL: a record without value, as Flink
       } else if (!value_encoder_->encode(value_cols_, row, kind, value_)) {
         continue;
       }

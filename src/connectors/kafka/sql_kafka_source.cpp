@@ -108,10 +108,16 @@ class KafkaSqlReader final : public SqlSourceReader {
     const std::size_t want = std::min(msgs_.size(), std::max<std::size_t>(max_rows, 1));
     const ssize_t n = rd_kafka_consume_batch_queue(queue_, 0, msgs_.data(), want);
     bool finished = false;
-    for (ssize_t i = 0; i < n; ++i) {
-      rd_kafka_message_t* m = msgs_[static_cast<std::size_t>(i)];
-      finished |= handle(m, out);
-      rd_kafka_message_destroy(m);
+    ssize_t i = 0;
+    try {
+      for (; i < n; ++i) {
+        finished |= handle(msgs_[static_cast<std::size_t>(i)], out);
+        rd_kafka_message_destroy(msgs_[static_cast<std::size_t>(i)]);
+      }
+    } catch (...) {
+      // The client's destruction waits for every message it handed out.
+      for (; i < n; ++i) rd_kafka_message_destroy(msgs_[static_cast<std::size_t>(i)]);
+      throw;
     }
     if (!dead_letters_.empty()) dead_letters_.flush(*ctx_);
     if (finished) {
@@ -333,8 +339,8 @@ class KafkaSqlReader final : public SqlSourceReader {
       if (!m->key) {
         for (auto& col : key_scratch_) col.append_null();
       } else {
-        std::vector<RowKind> key_kinds;
-        int k = key_decoder_->decode({static_cast<const char*>(m->key), m->key_len}, key_ptrs_, key_kinds, reason_);
+        key_kinds_.clear();
+        int k = key_decoder_->decode({static_cast<const char*>(m->key), m->key_len}, key_ptrs_, key_kinds_, reason_);
         if (k != 1) {
           if (k < 0) reject(m, s, "key: " + reason_);
           return;
@@ -342,9 +348,14 @@ class KafkaSqlReader final : public SqlSourceReader {
       }
     }
     int rows = 0;
-    if (!m->payload) {
-      // A tombstone: upsert-kafka deletes the key's row; the plain kafka source has no row.
-      if (!c_.upsert) return;
+    if (m->payload) {
+      rows = value_decoder_->decode({static_cast<const char*>(m->payload), m->len}, value_ptrs_, kinds_, reason_);
+      if (rows < 0) {
+        reject(m, s, reason_);
+        return;
+      }
+    } else if (c_.upsert) {
+      // A tombstone deletes the key's row: the key's columns, the others NULL.
       for (std::size_t j = 0; j < value_ptrs_.size(); ++j) {
         if (value_key_[j] >= 0) value_ptrs_[j]->append_range(key_scratch_[static_cast<std::size_t>(value_key_[j])], 0, 1);
         else value_ptrs_[j]->append_null();
@@ -352,11 +363,7 @@ class KafkaSqlReader final : public SqlSourceReader {
       kinds_.push_back(RowKind::kDelete);
       rows = 1;
     } else {
-      rows = value_decoder_->decode({static_cast<const char*>(m->payload), m->len}, value_ptrs_, kinds_, reason_);
-      if (rows < 0) {
-        reject(m, s, reason_);
-        return;
-      }
+      rows = value_decoder_->decode_null(value_ptrs_, kinds_);  // raw: a NULL row; the others: none
     }
     if (rows == 0) return;
     const auto n = static_cast<std::size_t>(rows);
@@ -446,6 +453,7 @@ class KafkaSqlReader final : public SqlSourceReader {
   std::vector<Column*> key_ptrs_;
   std::vector<Column*> value_ptrs_;
   std::vector<RowKind> kinds_;
+  std::vector<RowKind> key_kinds_;
   std::string reason_;
   DeadLetterCollector dead_letters_;
   std::map<std::int64_t, std::vector<std::pair<KafkaTopicPartition, std::int64_t>>> pending_commits_;

@@ -51,6 +51,11 @@ bool kafka_changelog_format(const ConnectorOptions& o) {
   return f && record_format_is_changelog(*f);
 }
 
+bool kafka_bounded(const ConnectorOptions& o) {
+  auto m = find_option(o, "scan.bounded.mode");
+  return m && *m != "unbounded";
+}
+
 // The upsert-kafka sink's key: the PRIMARY KEY's columns (by name, as the table declares them).
 void kafka_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
   p["table"] = std::string(ctx.table);
@@ -89,10 +94,7 @@ std::vector<ConnectorDescriptor> make_table() {
   t.push_back({.name = "nexmark", .source_factory = "sql_nexmark_source", .projection_pushdown = true});
   t.push_back({.name = "kafka",
                .source_factory = "sql_kafka_source",
-               .bounded = [](const ConnectorOptions& o) {
-                 auto m = find_option(o, "scan.bounded.mode");
-                 return m && *m != "unbounded";
-               },
+               .bounded = kafka_bounded,
                .bounded_when = "with 'scan.bounded.mode'",
                .dead_letters = true,
                .source_changelog_of = [](const ConnectorOptions& o) {
@@ -107,6 +109,8 @@ std::vector<ConnectorDescriptor> make_table() {
   // A compacted topic as a table keyed by its PRIMARY KEY.
   t.push_back({.name = "upsert-kafka",
                .source_factory = "sql_upsert_kafka_source",
+               .bounded = kafka_bounded,
+               .bounded_when = "with 'scan.bounded.mode'",
                .dead_letters = true,
                .source_changelog = ChangelogKind::kUpsert,
                .readable_metadata = kKafkaMetadata,

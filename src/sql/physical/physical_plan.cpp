@@ -517,7 +517,7 @@ struct Compiler {
     p["schema"] = schema_to_json(s.input().schema);
     // An overwriting filesystem sink replaces the old files once, in one subtask (it
     // refuses to run at parallelism > 1): at any default parallelism it runs at 1.
-    return add(fmt::format("sql_{}_sink", connector), in, p, nullptr, s.overwrite, &s.input().schema);
+    return add(d->sink_factory, in, p, nullptr, s.overwrite, &s.input().schema);
   }
 
   void wire_dead_letters() {
