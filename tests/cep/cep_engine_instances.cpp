@@ -7,9 +7,9 @@
 #include "cep_test_support.hpp"
 
 namespace clink::cep {
-template struct CompiledNfa<testing::Event>;
-template class NfaCompiler<testing::Event>;
-template class SharedBuffer<testing::Event>;
-template class Nfa<testing::Event>;
-template class CepOperator<testing::Event, std::string, std::int64_t>;
+template struct CompiledNfa<test::Event>;
+template class NfaCompiler<test::Event>;
+template class SharedBuffer<test::Event>;
+template class Nfa<test::Event>;
+template class CepOperator<test::Event, std::string, std::int64_t>;
 }  // namespace clink::cep

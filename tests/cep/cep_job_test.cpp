@@ -5,10 +5,12 @@
 #include "cep_job_support.hpp"
 #include "clink/connectors/collect_sink.hpp"
 
-namespace clink::cep {
+namespace clink::test {
+
+using namespace clink::cep;
+
 namespace {
 
-using namespace testing;
 using Strings = std::vector<std::string>;
 
 Strings sorted_values(const std::shared_ptr<CollectSink<std::string>>& sink) { return sorted_copy(sink->values()); }
@@ -121,4 +123,4 @@ TEST(CepJob, MalformedPatternFailsAtJobConstruction) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

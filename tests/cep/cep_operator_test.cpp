@@ -11,11 +11,12 @@
 
 #include "../support/manual_clock.hpp"
 
-namespace clink::cep {
+namespace clink::test {
+
+using namespace clink::cep;
+
 namespace {
 
-using namespace testing;
-using clink::testing::ManualClock;
 using Strings = std::vector<std::string>;
 
 class CapturingOutput final : public Output {
@@ -253,4 +254,4 @@ TEST(CepOperator, KeysComingAndGoingWithoutCheckpointsKeepNoBacklog) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

@@ -14,12 +14,13 @@
 
 #include "../support/restore_harness.hpp"
 
-namespace clink::cep {
+namespace clink::test {
+
+using namespace clink::cep;
+
 namespace {
 
 namespace fs = std::filesystem;
-using namespace testing;
-using namespace testsupport;
 using Strings = std::vector<std::string>;
 
 // Six keys; per key k (ids k*100 + n): a@1 x@2 b@3 | b@5 a@4 (out of order) | c@8 b@6 are
@@ -133,4 +134,4 @@ TEST_P(CepRestore, InjectedFailureRestoresFromTheLatestCheckpoint) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

@@ -12,7 +12,7 @@
 #include "clink/cep/nfa.hpp"
 #include "clink/state/state_codec.hpp"
 
-namespace clink::cep::testing {
+namespace clink::test {
 
 struct Event {
   int id = 0;
@@ -29,7 +29,7 @@ inline Event ev(int id, std::string name, double price = 1.0, double volume = 0)
 inline Event kev(std::int64_t key, int id, std::string name) { return Event{id, std::move(name), 1.0, 0, key}; }
 
 // A Match<Event> as "name:id,id name:id" (names in map order).
-inline std::string render_match(const Match<Event>& m) {
+inline std::string render_match(const cep::Match<Event>& m) {
   std::string s;
   for (const auto& [name, events] : m) {
     if (!s.empty()) s += ' ';
@@ -44,7 +44,7 @@ inline auto named(std::string n) {
 }
 
 template <class T>
-std::string render(const MatchView<T>& m) {
+std::string render(const cep::MatchView<T>& m) {
   std::string s;
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (i) s += ' ';
@@ -62,7 +62,7 @@ struct Timeout {
 // Feeds (event, timestamp) pairs in order; collects matches and timeouts.
 class Harness {
  public:
-  explicit Harness(const Pattern<Event>& p) : nfa_(p), st_(nfa_.initial_state()) {}
+  explicit Harness(const cep::Pattern<Event>& p) : nfa_(p), st_(nfa_.initial_state()) {}
 
   std::vector<std::string> feed(const std::vector<std::pair<Event, EventTime>>& events) {
     for (const auto& [e, t] : events) {
@@ -77,18 +77,18 @@ class Harness {
     return std::exchange(sink_.matches, {});
   }
   std::vector<Timeout> timeouts() { return std::exchange(sink_.timeouts, {}); }
-  NfaKeyState<Event>& state() { return st_; }
-  const Nfa<Event>& nfa() const { return nfa_; }
+  cep::NfaKeyState<Event>& state() { return st_; }
+  const cep::Nfa<Event>& nfa() const { return nfa_; }
 
  private:
   struct Sink {
     std::vector<std::string> matches;
     std::vector<Timeout> timeouts;
-    void on_match(const MatchView<Event>& m) { matches.push_back(render(m)); }
-    void on_timeout(const MatchView<Event>& m, EventTime t) { timeouts.push_back({render(m), t}); }
+    void on_match(const cep::MatchView<Event>& m) { matches.push_back(render(m)); }
+    void on_timeout(const cep::MatchView<Event>& m, EventTime t) { timeouts.push_back({render(m), t}); }
   } sink_;
-  Nfa<Event> nfa_;
-  NfaKeyState<Event> st_;
+  cep::Nfa<Event> nfa_;
+  cep::NfaKeyState<Event> st_;
 };
 
 inline std::vector<std::string> sorted_copy(std::vector<std::string> v) {
@@ -103,19 +103,19 @@ inline std::vector<std::pair<Event, EventTime>> seq(std::vector<Event> events, E
   return out;
 }
 
-}  // namespace clink::cep::testing
+}  // namespace clink::test
 
 template <>
-struct clink::StateCodec<clink::cep::testing::Event> {
-  static void encode(const clink::cep::testing::Event& e, std::string& out) {
+struct clink::StateCodec<clink::test::Event> {
+  static void encode(const clink::test::Event& e, std::string& out) {
     StateCodec<int>::encode(e.id, out);
     StateCodec<std::string>::encode(e.name, out);
     StateCodec<double>::encode(e.price, out);
     StateCodec<double>::encode(e.volume, out);
     StateCodec<std::int64_t>::encode(e.key, out);
   }
-  static clink::cep::testing::Event decode(std::string_view& in) {
-    clink::cep::testing::Event e;
+  static clink::test::Event decode(std::string_view& in) {
+    clink::test::Event e;
     e.id = StateCodec<int>::decode(in);
     e.name = StateCodec<std::string>::decode(in);
     e.price = StateCodec<double>::decode(in);
@@ -128,8 +128,8 @@ struct clink::StateCodec<clink::cep::testing::Event> {
 // The CEP engine for the tests' Event is instantiated once, in cep_engine_instances.cpp:
 // eight test files run it, and each compiled and optimised its own copy.
 namespace clink::cep {
-extern template struct CompiledNfa<testing::Event>;
-extern template class NfaCompiler<testing::Event>;
-extern template class SharedBuffer<testing::Event>;
-extern template class Nfa<testing::Event>;
+extern template struct CompiledNfa<test::Event>;
+extern template class NfaCompiler<test::Event>;
+extern template class SharedBuffer<test::Event>;
+extern template class Nfa<test::Event>;
 }  // namespace clink::cep

@@ -8,10 +8,11 @@
 #include "cep_test_support.hpp"
 #include "clink/cep/match.hpp"
 
-namespace clink::cep {
-namespace {
+namespace clink::test {
 
-using namespace testing;
+using namespace clink::cep;
+
+namespace {
 
 class MatchTest : public ::testing::Test {
  protected:
@@ -79,4 +80,4 @@ TEST_F(MatchTest, ReassigningReusesTheObjectAndForgetsNamesNoLongerPresent) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

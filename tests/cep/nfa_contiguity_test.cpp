@@ -4,10 +4,12 @@
 
 #include "cep_test_support.hpp"
 
-namespace clink::cep {
+namespace clink::test {
+
+using namespace clink::cep;
+
 namespace {
 
-using namespace testing;
 using Strings = std::vector<std::string>;
 
 TEST(NfaContiguity, FollowedByAnyYieldsEveryPair) {
@@ -119,4 +121,4 @@ TEST(NfaContiguity, OrConditions) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

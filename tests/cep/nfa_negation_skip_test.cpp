@@ -5,10 +5,12 @@
 
 #include "cep_test_support.hpp"
 
-namespace clink::cep {
+namespace clink::test {
+
+using namespace clink::cep;
+
 namespace {
 
-using namespace testing;
 using Strings = std::vector<std::string>;
 using Skip = AfterMatchSkipStrategy;
 
@@ -159,4 +161,4 @@ TEST(NfaSkip, SkipToFirstPrunesBeforeTheNamedEvent) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

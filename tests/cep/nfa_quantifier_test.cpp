@@ -9,10 +9,12 @@
 
 #include "cep_test_support.hpp"
 
-namespace clink::cep {
+namespace clink::test {
+
+using namespace clink::cep;
+
 namespace {
 
-using namespace testing;
 using Strings = std::vector<std::string>;
 
 // Flink docs (consecutive / allowCombinations): "C D A1 A2 A3 D A4 B".
@@ -233,4 +235,4 @@ TEST(NfaQuantifier, BeginWithGroup) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

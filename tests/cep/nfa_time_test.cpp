@@ -4,10 +4,12 @@
 
 #include "cep_test_support.hpp"
 
-namespace clink::cep {
+namespace clink::test {
+
+using namespace clink::cep;
+
 namespace {
 
-using namespace testing;
 using Strings = std::vector<std::string>;
 
 Pattern<Event> start_middle_end(bool any) {
@@ -114,4 +116,4 @@ TEST(DeweyNumberTest, CompatibilityAndOrder) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

@@ -7,10 +7,12 @@
 
 #include "cep_test_support.hpp"
 
-namespace clink::cep {
+namespace clink::test {
+
+using namespace clink::cep;
+
 namespace {
 
-using namespace testing;
 using ::testing::HasSubstr;
 using P = Pattern<Event>;
 
@@ -118,4 +120,4 @@ TEST(PatternValidate, CompilerValidates) {
 }
 
 }  // namespace
-}  // namespace clink::cep
+}  // namespace clink::test

@@ -5,7 +5,7 @@
 
 #include "clink/core/error.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 TEST(CheckpointConfig, StorageIsADirectoryOrAFileUri) {
@@ -33,4 +33,4 @@ TEST(CheckpointConfig, RestartDelays) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

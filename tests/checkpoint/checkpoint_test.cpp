@@ -18,12 +18,11 @@
 #include "clink/state/shared_state_registry.hpp"
 #include "../support/checkpoint_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using namespace testsupport;
 using Out = SequenceOut;
 
 constexpr std::int64_t kKeys = kSequenceKeys;
@@ -412,4 +411,4 @@ TEST_P(Checkpoint, TimersSurviveFailureAndRestore) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

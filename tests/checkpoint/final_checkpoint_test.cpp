@@ -20,11 +20,10 @@
 #include "clink/core/error.hpp"
 #include "../support/checkpoint_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace testsupport;
 using Clock = std::chrono::steady_clock;
 
 // Reads ranges of numbers, one split per range ([next, end)); the first run gives range i
@@ -394,4 +393,4 @@ TEST_P(FinalCheckpoint, RestoreRejectsAFinishedOperatorFedByAnUnfinishedOne) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

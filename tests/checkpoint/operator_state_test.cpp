@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using Items = std::vector<std::string>;
@@ -51,4 +51,4 @@ TEST(OperatorState, WritesAndReadsBinaryItems) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

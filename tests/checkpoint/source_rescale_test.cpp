@@ -20,11 +20,10 @@
 
 #include "../support/checkpoint_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace testsupport;
 
 constexpr std::int64_t kKeys = 8;
 
@@ -180,4 +179,4 @@ TEST_P(SourceRescale, FileSourceRestoresAtAnotherSourceParallelismExactlyOnce) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

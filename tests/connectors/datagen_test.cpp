@@ -13,11 +13,10 @@
 #include "clink/connectors/collect_sink.hpp"
 #include "connector_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
-using test::read_all;
 
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
@@ -73,17 +72,17 @@ TEST(Datagen, EventTimeIsStartPlusRowTimesStep) {
   o.event_time_start_ms = 1000;
   o.event_time_step_ms = 10;
   auto src = DatagenSource<std::int64_t>::sequence(100, 103, o);
-  test::TestContext tc(1, 2);
+  TestContext tc(1, 2);
   auto reader = src->create_reader(1, 2);
   reader->open(tc.ctx);
-  auto recs = test::drain(*reader);
+  auto recs = drain(*reader);
   ASSERT_EQ(recs.size(), 2u);
   EXPECT_EQ(recs[0], (Record<std::int64_t>{101, 1010, kNoPartition}));
   EXPECT_EQ(recs[1], (Record<std::int64_t>{103, 1030, kNoPartition}));
 
   // Off by default.
   auto plain = DatagenSource<std::int64_t>::sequence(0, 0)->create_reader(0, 1);
-  auto r = test::drain(*plain);
+  auto r = drain(*plain);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].event_time, kNoEventTime);
 }
@@ -180,4 +179,4 @@ TEST(Datagen, RowsPerSecondLimitsTheWholeSource) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -23,16 +23,14 @@
 
 #include "../support/checkpoint_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using test::TempDir;
-using Out = testsupport::SequenceOut;
-using testsupport::Injector;
+using Out = SequenceOut;
 
-constexpr std::int64_t kKeys = testsupport::kSequenceKeys;
+constexpr std::int64_t kKeys = kSequenceKeys;
 
 ExecutionOptions checkpointing(const fs::path& dir, RestartStrategy restart = RestartStrategy::none()) {
   ExecutionOptions o;
@@ -74,7 +72,7 @@ struct DirContents {
   std::vector<std::string> all_lines(const fs::path& dir) const {
     auto all = lines();
     for (const auto& name : hidden)
-      for (auto& l : split_lines(test::read_file((dir / name).string()))) all.push_back(std::move(l));
+      for (auto& l : split_lines(read_file((dir / name).string()))) all.push_back(std::move(l));
     return all;
   }
 };
@@ -84,7 +82,7 @@ DirContents read_dir(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir)) {
     std::string name = e.path().filename().string();
     if (name.starts_with(".")) c.hidden.push_back(name);
-    else c.visible[name] = test::read_file(e.path().string());
+    else c.visible[name] = read_file(e.path().string());
   }
   return c;
 }
@@ -122,7 +120,7 @@ PartSnapshot snapshot_parts(const fs::path& dir) {
   for (const auto& [subtask, max] : max_part)
     for (std::int64_t n = 0; n <= max; ++n) {
       auto path = dir / ("part-" + std::to_string(subtask) + "-" + std::to_string(n) + ".txt");
-      if (fs::exists(path)) snap[{subtask, n}] = test::read_file(path.string());
+      if (fs::exists(path)) snap[{subtask, n}] = read_file(path.string());
     }
   return snap;
 }
@@ -132,7 +130,7 @@ PartSnapshot snapshot_parts(const fs::path& dir) {
 // comes from a completed checkpoint.
 TEST(FileSinkExactlyOnce, PartFilesAppearOnlyWhenTheirCheckpointCompletes) {
   TempDir dir;
-  const fs::path out = dir.path() / "out";
+  const fs::path out = dir.path / "out";
   StreamExecutionEnvironment env;
   env.set_parallelism(2);
   DatagenOptions opts;
@@ -142,7 +140,7 @@ TEST(FileSinkExactlyOnce, PartFilesAppearOnlyWhenTheirCheckpointCompletes) {
       .uid("numbers")
       .rebalance()
       .sink_to(std::make_shared<FileSink<std::int64_t>>(out.string() + "/"));
-  auto handle = execute_async(env.graph(), checkpointing(dir.path() / "chk"));
+  auto handle = execute_async(env.graph(), checkpointing(dir.path / "chk"));
   // What a reader saw, and the newest checkpoint completed by then.
   std::vector<std::pair<PartSnapshot, std::int64_t>> seen;
   while (handle.checkpoint_counts().completed < 10 && !handle.wait_for(std::chrono::milliseconds(3))) {
@@ -217,7 +215,7 @@ std::vector<std::string> expected_output(std::int64_t n) {
 void build_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std::shared_ptr<Injector> injector,
                const std::string& path, int parallelism) {
   env.set_parallelism(parallelism);
-  testsupport::checked_sequence(env, n, rate, std::move(injector))
+  checked_sequence(env, n, rate, std::move(injector))
       .map([](const Out& o) { return format_out(std::get<0>(o), std::get<1>(o), std::get<2>(o)); }, "Format")
       .uid("format")
       .sink_to(std::make_shared<FileSink<std::string>>(path), "Files");
@@ -226,13 +224,13 @@ void build_job(StreamExecutionEnvironment& env, std::int64_t n, double rate, std
 TEST(FileSinkExactlyOnce, CommittedPartFilesSurviveInjectedFailuresExactlyOnce) {
   for (int failures : {1, 3}) {
     TempDir dir;
-    const fs::path out = dir.path() / "out";
+    const fs::path out = dir.path / "out";
     StreamExecutionEnvironment env;
     auto injector = std::make_shared<Injector>();
     injector->at = 1234;
     injector->failures_left = failures;  // the same record fails `failures` attempts in a row
     build_job(env, 2000, 4000, injector, out.string() + "/", 2);
-    auto handle = execute_async(env.graph(), checkpointing(dir.path() / "chk", RestartStrategy::fixed_delay(5, 10)));
+    auto handle = execute_async(env.graph(), checkpointing(dir.path / "chk", RestartStrategy::fixed_delay(5, 10)));
     handle.wait();
     EXPECT_EQ(handle.status(), JobStatus::kFinished);
     EXPECT_EQ(handle.checkpoint_counts().restarts, failures);
@@ -248,8 +246,8 @@ TEST(FileSinkExactlyOnce, CommittedPartFilesSurviveInjectedFailuresExactlyOnce) 
 // committed once, and the staging files of the stopped runs are cleaned up.
 TEST(FileSinkExactlyOnce, RestoresAtOtherParallelismCommitEachRecordOnce) {
   TempDir dir;
-  const fs::path out = dir.path() / "out";
-  const fs::path chk = dir.path() / "chk";
+  const fs::path out = dir.path / "out";
+  const fs::path chk = dir.path / "chk";
   const std::int64_t n = 20000;  // at 6000 rows/s no part gets near the end
   std::optional<fs::path> from;
   std::size_t committed = 0;
@@ -291,7 +289,7 @@ struct ArmedFailure {
 
 TEST(FileSinkExactlyOnce, AFailedJobLeavesNoVisiblePartOfTheOpenTransaction) {
   TempDir dir;
-  const fs::path out = dir.path() / "out";
+  const fs::path out = dir.path / "out";
   auto failure = std::make_shared<ArmedFailure>();
   StreamExecutionEnvironment env;
   DatagenOptions opts;
@@ -317,7 +315,7 @@ TEST(FileSinkExactlyOnce, AFailedJobLeavesNoVisiblePartOfTheOpenTransaction) {
       })
       .uid("armed")
       .sink_to(std::make_shared<FileSink<std::int64_t>>(out.string() + "/"));
-  auto handle = execute_async(env.graph(), checkpointing(dir.path() / "chk"));
+  auto handle = execute_async(env.graph(), checkpointing(dir.path / "chk"));
   // Fail once some part file is committed.
   while (!handle.wait_for(std::chrono::milliseconds(5))) {
     std::error_code ec;
@@ -354,7 +352,7 @@ TEST(FileSinkExactlyOnce, SingleFileModeRejectsCheckpointing) {
   const std::string path = dir.file("out.txt");
   env.from_source<std::int64_t>(DatagenSource<std::int64_t>::sequence(0, 100'000, opts))
       .sink_to(std::make_shared<FileSink<std::int64_t>>(path));
-  auto handle = execute_async(env.graph(), checkpointing(dir.path() / "chk"));
+  auto handle = execute_async(env.graph(), checkpointing(dir.path / "chk"));
   EXPECT_THROW(handle.wait(), JobFailedError);
   EXPECT_THAT(handle.error(), HasSubstr("file sink '" + path +
                                         "' writes a single file; with checkpointing give a directory (a path ending "
@@ -364,4 +362,4 @@ TEST(FileSinkExactlyOnce, SingleFileModeRejectsCheckpointing) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -12,12 +12,10 @@
 #include "clink/connectors/file_source.hpp"
 #include "connector_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
-using test::read_file;
-using test::TempDir;
 
 template <class T>
 Batch<T> batch_of(std::vector<T> values) {
@@ -39,7 +37,7 @@ TEST(FileSink, WritesExactlyTheNamedFileAtParallelismOne) {
 TEST(FileSink, JsonLinesForEverySpecType) {
   TempDir dir;
   auto write = [&](auto sink, auto batch) {
-    test::TestContext tc;
+    TestContext tc;
     auto w = sink->create_writer(0, 1);
     w->open(tc.ctx);
     w->begin_transaction(1);
@@ -83,7 +81,7 @@ TEST(FileSink, PartFilesAtParallelismTwo) {
 TEST(FileSink, TrailingSlashOrExistingDirectoryMeansPartFiles) {
   TempDir dir;
   EXPECT_EQ(file_sink_target(dir.file("x/"), 0, 1, "txt", 0), dir.file("x/part-0-0.txt"));
-  EXPECT_EQ(file_sink_target(dir.path().string(), 0, 1, "txt", 0), dir.file("part-0-0.txt"));
+  EXPECT_EQ(file_sink_target(dir.path.string(), 0, 1, "txt", 0), dir.file("part-0-0.txt"));
   EXPECT_EQ(file_sink_target(dir.file("y.txt"), 0, 1, "txt", 0), dir.file("y.txt"));
   EXPECT_EQ(file_sink_target(dir.file("y.txt"), 3, 4, "jsonl", 0), dir.file("y.txt/part-3-0.jsonl"));
   EXPECT_EQ(file_sink_target(dir.file("y.txt"), 3, 4, "jsonl", 17), dir.file("y.txt/part-3-17.jsonl"));
@@ -91,13 +89,13 @@ TEST(FileSink, TrailingSlashOrExistingDirectoryMeansPartFiles) {
   EXPECT_TRUE(file_sink_single_file(dir.file("y.txt"), 1));
   EXPECT_FALSE(file_sink_single_file(dir.file("y.txt"), 2));
   EXPECT_FALSE(file_sink_single_file(dir.file("x/"), 1));
-  EXPECT_FALSE(file_sink_single_file(dir.path().string(), 1));
+  EXPECT_FALSE(file_sink_single_file(dir.path.string(), 1));
 }
 
 TEST(FileSink, NothingIsVisibleUntilCommitAndAbortLeavesNothing) {
   TempDir dir;
   FileSink<std::string> sink(dir.file("out.txt"));
-  test::TestContext tc;
+  TestContext tc;
   auto w = sink.create_writer(0, 1);
   w->open(tc.ctx);
   w->begin_transaction(1);
@@ -139,7 +137,7 @@ TEST(FileSink, AFailedJobLeavesNoFile) {
 TEST(FileSink, EachTransactionWithRecordsWritesOnePartFile) {
   TempDir dir;
   FileSink<std::int64_t> sink(dir.file("out/"));
-  test::TestContext tc(1, 2);
+  TestContext tc(1, 2);
   auto w = sink.create_writer(1, 2);
   w->open(tc.ctx);
   const std::int64_t first = (std::int64_t{1} << 40) + 1;  // the operator's first transaction of subtask 1
@@ -195,7 +193,7 @@ TEST(FileSink, AJobWithoutRecordsWritesNoPartFilesButTheSingleFile) {
 TEST(FileSink, CommitIsIdempotent) {
   TempDir dir;
   FileSink<std::string> sink(dir.file("out/"));
-  test::TestContext tc;
+  TestContext tc;
   auto w = sink.create_writer(0, 1);
   w->open(tc.ctx);
   w->begin_transaction(1);
@@ -209,7 +207,7 @@ TEST(FileSink, CommitIsIdempotent) {
 
   // A restored run commits again what its checkpoint pre-committed, though the file
   // was renamed already.
-  test::TestContext tc2;
+  TestContext tc2;
   auto restored = sink.create_writer(0, 1);
   restored->open(tc2.ctx);
   restored->commit(c);
@@ -243,7 +241,7 @@ TEST(FileSink, StagedFilePersistsAndCommitsByPath) {
 
 TEST(FileSink, ACheckpointInSingleFileModeFailsClearly) {
   TempDir dir;
-  test::TestContext tc;
+  TestContext tc;
   auto w = FileSink<std::string>(dir.file("one.txt")).create_writer(0, 1);
   w->open(tc.ctx);
   w->begin_transaction(1);
@@ -270,7 +268,7 @@ TEST(FileSink, RestoreRemovesStaleStagingFilesButKeepsPreCommittedOnes) {
   std::vector<OperatorStateStore> checkpoint;
   std::string c0, c1;
   {
-    test::TestContext tc0(0, 2), tc1(1, 2);
+    TestContext tc0(0, 2), tc1(1, 2);
     auto w0 = sink.create_writer(0, 2);
     auto w1 = sink.create_writer(1, 2);
     w0->open(tc0.ctx);
@@ -299,7 +297,7 @@ TEST(FileSink, RestoreRemovesStaleStagingFilesButKeepsPreCommittedOnes) {
                           "out/.part-3-0.txt.inprogress"));
 
   // Subtask 1 of 2 removes only its own stale files.
-  test::TestContext r1(1, 2);
+  TestContext r1(1, 2);
   r1.ctx.set_operator_state(OperatorStateStore::redistribute(checkpoint, 1, 2));
   r1.ctx.set_restored(true);
   auto w1 = sink.create_writer(1, 2);
@@ -311,7 +309,7 @@ TEST(FileSink, RestoreRemovesStaleStagingFilesButKeepsPreCommittedOnes) {
   w1->close();
 
   // Restored at parallelism 1, subtask 0 also cleans up after the subtasks that are gone.
-  test::TestContext r0(0, 1);
+  TestContext r0(0, 1);
   r0.ctx.set_operator_state(OperatorStateStore::redistribute(checkpoint, 0, 1));
   r0.ctx.set_restored(true);
   auto w0 = sink.create_writer(0, 1);
@@ -332,15 +330,15 @@ TEST(FileSink, JsonForATypeWithoutEncoderIsRejectedUpFront) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 // Whatever the sink writes as JSON lines, the source reads back exactly, across read
 // buffer boundaries and at parallelism 3 on both sides.
 TEST(FileSink, JsonLinesRoundTripThroughTheFileSource) {
-  test::TempDir dir;
+  TempDir dir;
   std::vector<Event> events;
   for (std::int64_t i = 0; i < 20000; ++i)
     events.push_back(Event{std::string(static_cast<std::size_t>(i % 17), 'k') + "\"\\\n\t" + std::to_string(i),
@@ -366,4 +364,4 @@ TEST(FileSink, JsonLinesRoundTripThroughTheFileSource) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -7,13 +7,11 @@
 #include "clink/connectors/collect_sink.hpp"
 #include "connector_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using test::read_all;
-using test::TempDir;
 
 TEST(FileSource, TextKeepsEmptyLinesAndStripsCrLf) {
   TempDir dir;
@@ -36,16 +34,16 @@ TEST(FileSource, DirectoryIsReadInSortedOrderSkippingHiddenFiles) {
   dir.write(".staging/x.txt", "staged\n");
   dir.write("_temporary/y.txt", "temporary\n");
   dir.write(".a.txt.inprogress", "partial\n");
-  EXPECT_THAT(list_input_files(dir.path().string()),
+  EXPECT_THAT(list_input_files(dir.path.string()),
               ElementsAre(dir.file("a.txt"), dir.file("b.txt"), dir.file("sub/c.txt")));
-  EXPECT_THAT(read_all<std::string>(*FileSource<std::string>::text(dir.path().string())),
+  EXPECT_THAT(read_all<std::string>(*FileSource<std::string>::text(dir.path.string())),
               ElementsAre("a1", "b1", "b2", "c1"));
 }
 
 TEST(FileSource, FilesAreAssignedRoundRobinInSortedOrder) {
   TempDir dir;
   for (int i = 0; i < 5; ++i) dir.write("f" + std::to_string(i), "line" + std::to_string(i) + "\n");
-  auto src = FileSource<std::string>::text(dir.path().string());
+  auto src = FileSource<std::string>::text(dir.path.string());
   EXPECT_THAT(read_all<std::string>(*src, 0, 2), ElementsAre("line0", "line2", "line4"));
   EXPECT_THAT(read_all<std::string>(*src, 1, 2), ElementsAre("line1", "line3"));
   // A single file: subtask 0 reads it, the others finish at once.
@@ -94,7 +92,7 @@ TEST(FileSource, JsonLinesDecodeExactValues) {
 TEST(FileSource, MissingPathIsAClearError) {
   TempDir dir;
   auto src = FileSource<std::string>::text(dir.file("nope.txt"));
-  test::TestContext tc;
+  TestContext tc;
   auto reader = src->create_reader(0, 1);
   try {
     reader->open(tc.ctx);
@@ -107,7 +105,7 @@ TEST(FileSource, MissingPathIsAClearError) {
 TEST(FileSource, MalformedLineFailsWithFileLineAndReason) {
   TempDir dir;
   auto path = dir.write("events.jsonl", "{\"key\":\"a\",\"value\":1}\n\n{\"key\":\"b\"}\n{\"key\":\"c\",\"value\":3}\n");
-  test::TestContext tc;
+  TestContext tc;
   auto reader = FileSource<Event>::json_lines(path)->create_reader(0, 1);
   reader->open(tc.ctx);
   Batch<Event> b;
@@ -147,7 +145,7 @@ TEST(FileSource, DeadLettersGoToTheSideOutputAndReadingContinues) {
   StreamExecutionEnvironment env;
   auto good = std::make_shared<CollectSink<Event>>();
   auto dead = std::make_shared<CollectSink<DeadLetter>>();
-  auto stream = env.from_source<Event>(FileSource<Event>::json_lines(dir.path().string(), options));
+  auto stream = env.from_source<Event>(FileSource<Event>::json_lines(dir.path.string(), options));
   stream.sink_to(good);
   stream.side_output(OutputTag<DeadLetter>("dead-letter")).sink_to(dead);
   auto handle = env.execute_async();
@@ -181,10 +179,10 @@ TEST(FileSource, DeadLettersWhenPolledDirectly) {
   auto path = dir.write("n.jsonl", "1\nx\n2\n\"3\"\n");
   FileSourceOptions options;
   options.on_error = OnError::kDeadLetter;
-  test::TestContext tc(0, 1, "numbers");
+  TestContext tc(0, 1, "numbers");
   auto reader = FileSource<std::int64_t>::json_lines(path, options)->create_reader(0, 1);
   reader->open(tc.ctx);
-  EXPECT_THAT(test::values_of(test::drain(*reader)), ElementsAre(1, 2));
+  EXPECT_THAT(values_of(drain(*reader)), ElementsAre(1, 2));
   auto letters = tc.output.side_values<DeadLetter>("dead-letter");
   ASSERT_EQ(letters.size(), 2u);
   EXPECT_EQ(letters[0].line, 2);
@@ -194,4 +192,4 @@ TEST(FileSource, DeadLettersWhenPolledDirectly) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

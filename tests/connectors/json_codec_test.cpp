@@ -5,7 +5,7 @@
 #include "clink/formats/line_decoder.hpp"
 #include "clink/formats/line_encoder.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 template <class T>
@@ -111,4 +111,4 @@ TEST(JsonCodec, LineEncoderWritesTextOrJsonLines) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -10,13 +10,11 @@
 #include "clink/runtime/operator_registry.hpp"
 #include "connector_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using nlohmann::json;
 using ::testing::ElementsAre;
-using test::read_file;
-using test::TempDir;
 
 const OperatorRegistry& registry() { return builtin_registry(); }
 
@@ -148,4 +146,4 @@ TEST(ConnectorRegistry, SpecBlackholeCountsEverything) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -17,7 +17,7 @@
 #include "clink/connectors/print_sink.hpp"
 #include "connector_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -25,7 +25,7 @@ using ::testing::ElementsAre;
 // Runs `fn` with file descriptor `fd` (1 or 2) redirected to a file; returns the
 // lines written, sorted (subtasks write concurrently).
 std::vector<std::string> captured_lines(int fd, const std::function<void()>& fn) {
-  test::TempDir dir;
+  TempDir dir;
   std::string path = dir.file("captured");
   std::fflush(nullptr);
   int saved = ::dup(fd);
@@ -37,7 +37,7 @@ std::vector<std::string> captured_lines(int fd, const std::function<void()>& fn)
   ::dup2(saved, fd);
   ::close(saved);
   std::vector<std::string> lines;
-  std::istringstream in(test::read_file(path));
+  std::istringstream in(read_file(path));
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::sort(lines.begin(), lines.end());
   return lines;
@@ -104,4 +104,4 @@ TEST(PrintSink, NoPrefixAtParallelismOneAndStderrTarget) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -14,11 +14,8 @@
 #include "clink/connectors/file_source.hpp"
 #include "connector_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using test::TempDir;
-using test::TestContext;
 
 // Opens `p` readers of `source`; each polls `polls` batches of `batch`, appending what
 // it read to `out`, then snapshots its splits into its own operator state store.
@@ -83,7 +80,7 @@ TEST(SourceSplits, ARestoredDatagenReaderReadsItsSplitsInRowOrder) {
 
 TEST(SourceSplits, RandomDatagenRowsDependOnlyOnSeedAndRow) {
   auto source = DatagenSource<std::int64_t>::random(5000, 42);
-  auto reference = sorted(test::read_all(*source, 0, 1));
+  auto reference = sorted(read_all(*source, 0, 1));
   std::vector<std::int64_t> got;
   auto st = run_and_snapshot(*source, 2, 3, 100, got);
   st = run_and_snapshot(*source, 5, 2, 100, got, &st);
@@ -138,4 +135,4 @@ TEST(SourceSplits, CollectionSourceHasOneSplit) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

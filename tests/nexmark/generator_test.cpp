@@ -15,12 +15,11 @@
 #include "clink/core/error.hpp"
 #include "nexmark_test_util.hpp"
 
-namespace clink::nexmark {
-namespace {
+namespace clink::test {
 
-using test::config_at;
-using test::java_checksum;
-using test::pipe_line;
+using namespace clink::nexmark;
+
+namespace {
 
 TEST(JavaRandom, MatchesJavaUtilRandom) {
   JavaRandom r(42);
@@ -104,7 +103,7 @@ TEST(NexmarkGenerator, ChecksumWithEveryKnobChangedEqualsNexmark) {
   NexmarkGenerator g(c);
   std::uint64_t sum = 0;
   for (std::int64_t n = 1000000; n < 1300000; ++n)
-    sum = sum * 31 + static_cast<std::uint64_t>(static_cast<std::int64_t>(test::java_string_hash(pipe_line(g.event(n)))));
+    sum = sum * 31 + static_cast<std::uint64_t>(static_cast<std::int64_t>(java_string_hash(pipe_line(g.event(n)))));
   EXPECT_EQ(static_cast<std::int64_t>(sum), -6996352384437951179LL);
 }
 
@@ -314,9 +313,9 @@ TEST(NexmarkGenerator, MaxEventsIsEventsNumOrNexmarksBound) {
 }
 
 }  // namespace
-}  // namespace clink::nexmark
+}  // namespace clink::test
 
-namespace clink::nexmark {
+namespace clink::test {
 namespace {
 
 // The exp2 fast path decides a price only when pow would round the same way.
@@ -340,4 +339,4 @@ TEST(NexmarkGenerator, PricesEqualPowOnTwoMillionDraws) {
 }
 
 }  // namespace
-}  // namespace clink::nexmark
+}  // namespace clink::test

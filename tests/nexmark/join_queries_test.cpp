@@ -23,14 +23,10 @@
 #include "clink/sql/handler/statement_runner.hpp"
 #include "nexmark_query_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using nexmark::NexmarkGenerator;
-using nexmark::test::row;
-using nexmark::test::sorted;
-using nexmark::test::str;
-using nexmark::test::timestamp_of;
 
 constexpr std::int64_t kEvents = 20000;
 constexpr std::int64_t kBaseTime = 1700000000000;  // 2023-11-14 22:13:20 UTC
@@ -210,4 +206,4 @@ TEST(NexmarkJoinQueries, Q20ExpandBidWithAuction) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

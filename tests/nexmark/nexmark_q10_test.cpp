@@ -13,7 +13,7 @@
 #include "clink/core/error.hpp"
 #include "nexmark_query_support.hpp"
 
-namespace clink::nexmark::test {
+namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -69,7 +69,7 @@ std::string q10_into(const fs::path& dir, const Sizing& s, const std::string& ex
 }
 
 TEST(NexmarkQ10, PartitionsByDayAndMinuteAndCommitsEveryPartitionAtTheEnd) {
-  testsupport::TempDir dir("nexmark-q10");
+  TempDir dir("nexmark-q10");
   Sizing s{.events = 3000, .base_time = kHalfSecondBeforeMidnight, .rate = 1000};
   auto expected = expected_partitions(s);
   ASSERT_EQ(expected.size(), 2u);
@@ -89,7 +89,7 @@ TEST(NexmarkQ10, PartitionsByDayAndMinuteAndCommitsEveryPartitionAtTheEnd) {
 }
 
 TEST(NexmarkQ10, PartFilesRollBySize) {
-  testsupport::TempDir dir("nexmark-q10-roll");
+  TempDir dir("nexmark-q10-roll");
   Sizing s{.events = 3000, .base_time = kHalfSecondBeforeMidnight, .rate = 1000};
   auto expected = expected_partitions(s);
   run_script(q10_into(dir.path, s, ",\n  'sink.rolling-policy.file-size' = '8kb'"), "nexmark_q10");
@@ -105,7 +105,7 @@ TEST(NexmarkQ10, PartFilesRollBySize) {
 }
 
 TEST(NexmarkQ10, SinkOptionErrorsNameTheOption) {
-  testsupport::TempDir dir("nexmark-q10-errors");
+  TempDir dir("nexmark-q10-errors");
   Sizing s{.events = 10, .base_time = kHalfSecondBeforeMidnight, .rate = 1000};
   auto error = [&](const std::string& sql) -> std::string {
     try {
@@ -141,4 +141,4 @@ TEST(FileSinkPolicies, PartitionTimeFromThePatternAndMemorySizes) {
 }
 
 }  // namespace
-}  // namespace clink::nexmark::test
+}  // namespace clink::test

@@ -16,7 +16,7 @@
 #include "clink/runtime/operator.hpp"
 #include "nexmark_query_support.hpp"
 
-namespace clink::nexmark::test {
+namespace clink::test {
 namespace {
 
 constexpr std::int64_t kStart = 1600000000000;  // a multiple of 10 s
@@ -98,4 +98,4 @@ TEST(NexmarkQ12, RunsToCompletionOnTheSystemClock) {
 }
 
 }  // namespace
-}  // namespace clink::nexmark::test
+}  // namespace clink::test

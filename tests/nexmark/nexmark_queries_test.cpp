@@ -12,7 +12,7 @@
 
 #include "nexmark_query_support.hpp"
 
-namespace clink::nexmark::test {
+namespace clink::test {
 namespace {
 
 std::vector<std::string> sorted(std::vector<std::string> v) {
@@ -121,4 +121,4 @@ TEST(NexmarkQueries, Q17AuctionStatisticsPerDay) {
 }
 
 }  // namespace
-}  // namespace clink::nexmark::test
+}  // namespace clink::test

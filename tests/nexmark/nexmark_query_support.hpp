@@ -28,7 +28,7 @@
 #include "clink/runtime/operator_registry.hpp"
 #include "clink/sql/handler/statement_runner.hpp"
 
-namespace clink::nexmark::test {
+namespace clink::test {
 
 inline std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (auto p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
@@ -65,14 +65,14 @@ inline std::string sized_script(const std::string& query, const Sizing& s) {
 
 // The events the sized script's generator table produces, from the generator directly.
 inline std::vector<NexmarkEvent> generator_events(const Sizing& s) {
-  auto options = parse_nexmark_options({{"events.num", std::to_string(s.events)},
+  auto options = nexmark::parse_nexmark_options({{"events.num", std::to_string(s.events)},
                                         {"events.base-time", std::to_string(s.base_time)},
                                         {"first-event.rate", std::to_string(s.rate)},
                                         {"next-event.rate", std::to_string(s.rate)},
                                         {"person.proportion", "1"},
                                         {"auction.proportion", "3"},
                                         {"bid.proportion", "46"}});
-  NexmarkGenerator g(options.generator);
+  nexmark::NexmarkGenerator g(options.generator);
   std::vector<NexmarkEvent> out;
   for (std::int64_t n = 0; n < s.events; ++n) out.push_back(g.event(n));
   return out;
@@ -160,4 +160,4 @@ inline std::vector<std::string> sorted(std::vector<std::string> v) {
 // 2020-09-13 23:59:59.500 UTC: at one event per millisecond the stream crosses midnight.
 inline constexpr std::int64_t kHalfSecondBeforeMidnight = 1600041599500;
 
-}  // namespace clink::nexmark::test
+}  // namespace clink::test

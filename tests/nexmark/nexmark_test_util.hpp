@@ -8,7 +8,7 @@
 
 #include "clink/connectors/nexmark/nexmark_generator.hpp"
 
-namespace clink::nexmark::test {
+namespace clink::test {
 
 inline void pipe_line_into(const NexmarkEvent& e, std::string& s) {
   s.clear();
@@ -62,7 +62,7 @@ inline std::int32_t java_string_hash(const std::string& s) {
 }
 
 // checksum = checksum * 31 + line.hashCode() over events [0, n), in Java's long arithmetic.
-inline std::int64_t java_checksum(const NexmarkGenerator& g, std::int64_t n) {
+inline std::int64_t java_checksum(const nexmark::NexmarkGenerator& g, std::int64_t n) {
   std::uint64_t sum = 0;
   NexmarkEvent e;
   std::string line;
@@ -74,10 +74,10 @@ inline std::int64_t java_checksum(const NexmarkGenerator& g, std::int64_t n) {
   return static_cast<std::int64_t>(sum);
 }
 
-inline GeneratorConfig config_at(std::int64_t base_time = 1600000000000) {
-  GeneratorConfig c;
+inline nexmark::GeneratorConfig config_at(std::int64_t base_time = 1600000000000) {
+  nexmark::GeneratorConfig c;
   c.base_time = base_time;
   return c;
 }
 
-}  // namespace clink::nexmark::test
+}  // namespace clink::test

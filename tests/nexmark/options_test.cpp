@@ -10,7 +10,10 @@
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/operator_registry.hpp"
 
-namespace clink::nexmark {
+namespace clink::test {
+
+using namespace clink::nexmark;
+
 namespace {
 
 std::string parse_error(const std::map<std::string, std::string>& options) {
@@ -175,4 +178,4 @@ TEST(NexmarkSpec, BuildsASourceFromNexmarkOptionNames) {
 }
 
 }  // namespace
-}  // namespace clink::nexmark
+}  // namespace clink::test

@@ -11,7 +11,7 @@
 #include "clink/sql/common/temporal.hpp"
 #include "nexmark_query_support.hpp"
 
-namespace clink::nexmark::test {
+namespace clink::test {
 namespace {
 
 const Sizing kSizing{20000, 1700000000000, 1000, true};
@@ -90,4 +90,4 @@ TEST(NexmarkRankQueries, Q9WinningBids) {
 }
 
 }  // namespace
-}  // namespace clink::nexmark::test
+}  // namespace clink::test

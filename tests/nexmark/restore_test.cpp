@@ -15,10 +15,8 @@
 #include "clink/connectors/nexmark/nexmark_generator.hpp"
 #include "clink/connectors/nexmark/nexmark_source.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using namespace testsupport;
 
 constexpr std::int64_t kEvents = 20000;
 
@@ -124,4 +122,4 @@ TEST_P(NexmarkRestore, SavepointAndRescaleKeepEveryEventOnce) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -15,13 +15,10 @@
 #include "clink/connectors/nexmark/nexmark_source.hpp"
 #include "clink/core/error.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using nexmark::NexmarkGenerator;
-using test::drain;
-using test::read_all;
-using test::TestContext;
 
 std::shared_ptr<NexmarkSource> fast_source(std::int64_t events, std::int64_t base_time = 0) {
   return NexmarkSource::from_options({{"events.num", std::to_string(events)},
@@ -174,4 +171,4 @@ TEST(NexmarkSource, BaseTimeDefaultsToWhenTheSourceIsMade) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

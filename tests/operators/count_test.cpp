@@ -6,10 +6,8 @@
 #include "clink/operators/builtin_streams.hpp"
 #include "test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using testing::collect;
 
 std::vector<std::string> words() { return {"b", "a", "c", "a", "b", "a", "dd", "c"}; }
 
@@ -89,4 +87,4 @@ TEST(Count, RecordsItsFactoryAndParamsForSpecs) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

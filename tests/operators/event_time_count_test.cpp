@@ -6,12 +6,8 @@
 #include "clink/operators/builtin_streams.hpp"
 #include "test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using testing::collect;
-using testing::scripted_source;
-using testing::ScriptStep;
 
 // Bucket arithmetic (floor at negative timestamps, saturation): tests/time/window_arithmetic_test.cpp.
 
@@ -65,7 +61,7 @@ TEST(EventTimeCount, FiresWhenTheWatermarkPassesTheBucketEnd) {
   auto src = scripted_source<Event>(env, {batch({{{"k", 1}, 100}}), batch({{{"k", 1}, 10000}}),
                                           batch({{{"k", 1}, 10001}})});
   auto counted = event_time_count(assign_watermarks(src, 0), 10000);
-  auto log = testing::probe(counted);
+  auto log = probe(counted);
   env.execute();
   // W 9999 = bucket 0's end - 1: fires there, before record 10001 arrives.
   EXPECT_EQ(log->get(), (std::vector<std::string>{"W99", "(k,0,1)@9999", "W9999", "W10000", "(k,10000,2)@19999",
@@ -129,4 +125,4 @@ TEST(EventTimeCount, RejectsANonPositiveSize) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -10,12 +10,10 @@
 #include "clink/runtime/operator_registry.hpp"
 #include "test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using nlohmann::json;
-using testing::Collected;
-using testing::CollectSink;
 
 // The built-in operators plus a test source of events ("test_events", params
 // {"events": [[key, value, ts], ...]}) and lines ("test_lines"), and sinks collecting
@@ -261,4 +259,4 @@ TEST(Registry, DataStreamJobSerialisesToTheSameSpec) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

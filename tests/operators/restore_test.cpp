@@ -23,11 +23,10 @@
 
 #include "../support/restore_harness.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace testsupport;
 using ::testing::HasSubstr;
 
 class OperatorRestore : public BackendTest {
@@ -160,7 +159,7 @@ TEST_P(OperatorRestore, CountFinalEmitsSortedByKeyPerSubtaskAfterARestore) {
                     .uid("injector");
   auto counted = count(events, CountEmit::kFinal);
   counted.uid("count");
-  auto out = testing::collect(counted);
+  auto out = collect(counted);
   run_to_end(env.graph(), dir.path, from, /*allow_non_restored=*/true);  // the first run's sink is gone
   EXPECT_EQ(sorted(out->values()), expected_final_counts(3000));
   for (int s = 0; s < 2; ++s) {
@@ -282,22 +281,21 @@ TEST_P(OperatorRestore, EventTimeCountRestoresFromSavepointsAtOtherParallelism) 
 // probe logging what the assigner emits.
 struct WatermarkJob {
   std::shared_ptr<ExactlyOnceCollectSink<WindowCount>> sink = std::make_shared<ExactlyOnceCollectSink<WindowCount>>();
-  std::shared_ptr<testing::SourceControl> control = std::make_shared<testing::SourceControl>();
-  std::shared_ptr<testing::ProbeLog> log;
+  std::shared_ptr<SourceControl> control = std::make_shared<SourceControl>();
+  std::shared_ptr<ProbeLog> log;
   std::string counter;
 
-  void build(StreamExecutionEnvironment& env, const std::vector<testing::ScriptStep<Event>>& steps) {
-    auto src = testing::scripted_source(env, steps, control).uid("source");
+  void build(StreamExecutionEnvironment& env, const std::vector<ScriptStep<Event>>& steps) {
+    auto src = scripted_source(env, steps, control).uid("source");
     auto timed = assign_watermarks(src, 0).uid("watermarks");
-    log = testing::probe(timed);
+    log = probe(timed);
     auto counted = event_time_count(timed, 10).uid("event-time-count");
     counter = counted.id();
     counted.sink_to(sink, "Sink");
   }
 };
 
-std::vector<testing::ScriptStep<Event>> late_record_script() {
-  using testing::ScriptStep;
+std::vector<ScriptStep<Event>> late_record_script() {
   return {
       ScriptStep<Event>{{{{"a", 1}, 5}, {{"b", 1}, 12}}},  // W11: fires (a,0)
       ScriptStep<Event>{{{{"a", 1}, 25}}},                 // W24: fires (b,10)
@@ -440,4 +438,4 @@ TEST_P(OperatorRestore, WatermarkAssignerRestoresAtOtherParallelism) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -13,7 +13,7 @@
 
 #include "../support/scripted_source.hpp"
 
-namespace clink::testing {
+namespace clink::test {
 
 // What a CollectSink saw: every record with the subtask that wrote it, in order.
 template <class T>
@@ -122,4 +122,4 @@ std::shared_ptr<ProbeLog> probe(DataStream<T> stream) {
   return log;
 }
 
-}  // namespace clink::testing
+}  // namespace clink::test

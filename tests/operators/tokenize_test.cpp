@@ -3,10 +3,8 @@
 #include "clink/operators/builtin_streams.hpp"
 #include "test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using testing::collect;
 
 std::vector<std::string> tokens_of(const std::string& line) {
   Batch<std::string> out;
@@ -52,4 +50,4 @@ TEST(Tokenize, SplitsLargeInputsIntoBatches) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -5,12 +5,8 @@
 #include "clink/operators/builtin_streams.hpp"
 #include "test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using testing::probe;
-using testing::scripted_source;
-using testing::ScriptStep;
 
 TEST(WatermarkAssigner, FormulaIsMaxSeenMinusBoundMinusOne) {
   EXPECT_EQ(bounded_out_of_orderness_watermark(kMinEventTime, 5), kMinEventTime);
@@ -78,4 +74,4 @@ TEST(WatermarkAssigner, RecordsItsFactoryAndParams) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -14,13 +14,11 @@
 #include "clink/core/error.hpp"
 #include "../support/scripted_source.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::ScriptedSource;
-using testing::scripted;
 
 template <class T>
 std::vector<T> sorted(std::vector<T> v) {
@@ -480,4 +478,4 @@ TEST(Executor, InvalidGraphsAreRejectedBeforeRunning) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

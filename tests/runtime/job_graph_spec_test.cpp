@@ -8,7 +8,7 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using nlohmann::json;
@@ -117,4 +117,4 @@ TEST(JobGraphSpec, ErrorsNameTheOpAndTheProblem) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

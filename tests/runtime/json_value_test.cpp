@@ -5,7 +5,7 @@
 
 #include "clink/core/json_value.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using nlohmann::json;
@@ -44,4 +44,4 @@ TEST(JsonValue, ConvertsWhereAJsonIsExpected) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -6,7 +6,7 @@
 
 #include "clink/core/event_time.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 // These literals pin the key encoding and hash: changing either breaks every
@@ -58,4 +58,4 @@ TEST(KeyGroup, RangesPartitionAllGroupsAndMatchAssignment) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 TEST(MultiInputAlignment, EmitsMinimumOverInputs) {
@@ -83,9 +83,9 @@ TEST(MultiInputAlignment, IdleAndClosedInputsTogether) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 CheckpointBarrier barrier(std::int64_t id) { return CheckpointBarrier{id, 0, false}; }
@@ -124,4 +124,4 @@ TEST(MultiInputAlignment, NewerBarrierAbandonsAnOlderAlignmentAndStaleOnesAreIgn
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -6,10 +6,8 @@
 
 #include "../support/manual_clock.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using testing::ManualClock;
 
 using Fired = std::vector<std::tuple<std::int64_t, std::string, std::string>>;
 
@@ -86,4 +84,4 @@ TEST(TimerService, ProcessingTimersFollowTheClock) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

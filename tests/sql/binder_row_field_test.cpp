@@ -6,8 +6,9 @@
 #include "expr_test_util.hpp"
 #include "plan_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-namespace T = clink::sql::testing;
 
 namespace {
 
@@ -24,24 +25,24 @@ TEST(RowField, EvaluatesOverABatchWithTheRowsNulls) {
   b.append_row({Value::null(), 20});                                 // a NULL row: every field NULL
   b.append_row({Value(ValueList{{Value::null(), Value("z")}}), 30});  // a NULL field in a row
   auto r = expr::column(0, row_type(), "r");
-  auto a = T::call("FIELD", {r, T::str("a")});
-  auto second = T::call("FIELD", {r, T::i32(2)});
+  auto a = call("FIELD", {r, str("a")});
+  auto second = call("FIELD", {r, i32(2)});
   EXPECT_EQ(a->type.to_string(), "INT");
   EXPECT_EQ(second->type.to_string(), "STRING");
-  EXPECT_EQ(T::eval_rows(a, b), (std::vector<std::string>{"1", "NULL", "NULL"}));
-  EXPECT_EQ(T::eval_rows(second, b), (std::vector<std::string>{"x", "NULL", "z"}));
+  EXPECT_EQ(eval_rows(a, b), (std::vector<std::string>{"1", "NULL", "NULL"}));
+  EXPECT_EQ(eval_rows(second, b), (std::vector<std::string>{"x", "NULL", "z"}));
   // Case-insensitive fallback, as for unquoted column names; errors name the field.
-  EXPECT_EQ(T::eval_rows(T::call("FIELD", {r, T::str("B")}), b), (std::vector<std::string>{"x", "NULL", "z"}));
-  EXPECT_THROW(T::call("FIELD", {r, T::str("c")}), SqlTypeError);
-  EXPECT_THROW(T::call("FIELD", {r, T::i32(3)}), SqlTypeError);
+  EXPECT_EQ(eval_rows(call("FIELD", {r, str("B")}), b), (std::vector<std::string>{"x", "NULL", "z"}));
+  EXPECT_THROW(call("FIELD", {r, str("c")}), SqlTypeError);
+  EXPECT_THROW(call("FIELD", {r, i32(3)}), SqlTypeError);
   // The job-spec form reloads to the same call (the operators load it this way).
   auto back = expr_from_json(expr_to_json(*a), *schema);
   EXPECT_EQ(expr_to_json(*back), expr_to_json(*a));
-  EXPECT_EQ(T::eval_rows(back, b), (std::vector<std::string>{"1", "NULL", "NULL"}));
+  EXPECT_EQ(eval_rows(back, b), (std::vector<std::string>{"1", "NULL", "NULL"}));
 }
 
 TEST(RowField, BinderResolvesTableColumnThenColumnField) {
-  T::PlanFixture f;
+  PlanFixture f;
   f.ddl("CREATE TABLE nested (r ROW<a INT, b STRING>, k INT) WITH ('connector' = 'datagen');"
         "CREATE TABLE r (a INT) WITH ('connector' = 'datagen')");
   EXPECT_GOLDEN(f.bound("SELECT r.a, nested.r.b, (r).b, r.a + k FROM nested"),
@@ -64,7 +65,7 @@ TEST(RowField, BinderResolvesTableColumnThenColumnField) {
 }
 
 TEST(RowField, NexmarkBidViewPlans) {
-  T::PlanFixture f;
+  PlanFixture f;
   f.ddl(R"(CREATE TABLE datagen (
     event_type int,
     person ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR,
@@ -99,3 +100,5 @@ TEST(RowField, NexmarkBidViewPlans) {
 FIELD(bid, 'auction'); FIELD(bid, 'price'); 
 )");
 }
+
+}  // namespace clink::test

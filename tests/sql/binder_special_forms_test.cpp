@@ -4,8 +4,9 @@
 #include "expr_test_util.hpp"
 #include "plan_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-namespace T = clink::sql::testing;
 
 namespace {
 
@@ -13,7 +14,7 @@ std::string eval_sql(const std::string& sql) {
   Catalog catalog;
   Binder binder(catalog, FunctionRegistry::builtins());
   ast::ExprPtr e = parse_expression(sql);
-  return T::eval(binder.bind_scalar(*e, Schema(std::vector<RowField>{})));
+  return eval(binder.bind_scalar(*e, Schema(std::vector<RowField>{})));
 }
 
 std::string bound_text(const std::string& sql) {
@@ -93,3 +94,5 @@ TEST(BinderSpecialForms, JsonClauses) {
   EXPECT_EQ(eval_sql("'{' IS NOT JSON"), "TRUE");
   EXPECT_EQ(eval_sql("'1' IS JSON SCALAR"), "TRUE");
 }
+
+}  // namespace clink::test

@@ -3,8 +3,9 @@
 // exact errors with positions.
 #include "plan_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -320,3 +321,5 @@ TEST(Binder, OutsideTheSubsetIsRejectedWithAPosition) {
   EXPECT_GOLDEN(f.error("SELECT r.x FROM nested"), R"(line 1, column 8: no field 'x' in ROW<`a` INT, `b` STRING>)");
   EXPECT_GOLDEN(f.error("SELECT * FROM Orders NATURAL JOIN Bid"), R"(line 1, column 15: NATURAL and USING joins are not supported (write the ON condition))");
 }
+
+}  // namespace clink::test

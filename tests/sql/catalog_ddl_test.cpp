@@ -4,8 +4,9 @@
 
 #include "plan_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -298,3 +299,5 @@ TEST(CatalogDdl, AnalyzeNeedsARunnerAndABoundedSource) {
   EXPECT_EQ(stats.row_count, 42);
   EXPECT_EQ(stats.columns.at("a").ndv, 6);
 }
+
+}  // namespace clink::test

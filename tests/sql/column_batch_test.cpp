@@ -7,17 +7,19 @@
 #include "clink/sql/common/temporal.hpp"
 #include "clink/sql/common/time_zone.hpp"
 
-using namespace clink::sql;
-using clink::kNoEventTime;
+namespace clink::test {
 
 // A typed DataStream key with the SQL key layout of one nullable BIGINT column: the typed
 // HashPartitioner keyed by it must route exactly as the SQL partitioner.
 struct NullableBigintKey {
   std::optional<std::int64_t> v;
 };
+
+}  // namespace clink::test
+
 template <>
-struct clink::KeyCodec<NullableBigintKey> {
-  static void encode(const NullableBigintKey& k, std::string& out) {
+struct clink::KeyCodec<clink::test::NullableBigintKey> {
+  static void encode(const clink::test::NullableBigintKey& k, std::string& out) {
     if (!k.v) {
       out += '\0';
       return;
@@ -26,6 +28,10 @@ struct clink::KeyCodec<NullableBigintKey> {
     KeyCodec<std::int64_t>::encode(*k.v, out);
   }
 };
+
+namespace clink::test {
+
+using namespace clink::sql;
 
 namespace {
 
@@ -258,3 +264,5 @@ TEST(ColumnKeyTest, PartitionerRoutesLikeTheTypedHashPartitioner) {
     EXPECT_FALSE(want.empty());
   }
 }
+
+}  // namespace clink::test

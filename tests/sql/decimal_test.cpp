@@ -2,6 +2,8 @@
 
 #include "clink/sql/common/decimal.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
 
 namespace {
@@ -90,3 +92,5 @@ TEST(DecimalTest, RescaleCastCompareAndConversions) {
   EXPECT_EQ(Decimal128::to_int64(dec("-12.9", 10, 1), 1), -12);
   EXPECT_EQ(Decimal128::to_int64(dec("12.9", 10, 1), 1), 12);
 }
+
+}  // namespace clink::test

@@ -4,8 +4,9 @@
 #include "clink/sql/function/cast.hpp"
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -127,3 +128,5 @@ TEST(CastTest, BinaryTimeAndIntervalText) {
   EXPECT_EQ(eval(expr::cast(dt, LogicalType::bigint())), "93784005");
   EXPECT_THROW(expr::cast(str("1"), LogicalType::interval_day_time()), SqlTypeError);
 }
+
+}  // namespace clink::test

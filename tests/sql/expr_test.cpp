@@ -2,8 +2,9 @@
 
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 TEST(ExprArithmeticTest, IntegersKeepFlinkTypesAndOverflowToNull) {
   // Over constants the value is known: NOT NULL when it is not NULL, nullable when the
@@ -202,3 +203,5 @@ TEST(ExprArithmeticTest, TemporalPlusMinusInterval) {
   EXPECT_THROW(call("-", {hour, ts}), SqlTypeError);
   EXPECT_THROW(call("+", {time, month}), SqlTypeError);
 }
+
+}  // namespace clink::test

@@ -5,8 +5,9 @@
 #include "clink/sql/function/aggregate.hpp"
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -383,3 +384,5 @@ TEST(AggregateTest, ArrayAggRespectsNullsAndMergesRetractionsLikeFlink) {
   array_agg->merge(c.p(), empty.p());
   EXPECT_EQ(value(*array_agg, c.p()), "NULL");
 }
+
+}  // namespace clink::test

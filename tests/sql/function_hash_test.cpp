@@ -2,8 +2,9 @@
 
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 TEST(HashFunctionTest, DigestsAsLowercaseHex) {
   EXPECT_EQ(eval_call("MD5", {str("")}), "d41d8cd98f00b204e9800998ecf8427e");
@@ -44,3 +45,5 @@ TEST(HashFunctionTest, ColumnOfRows) {
   EXPECT_EQ(eval_rows(call("MD5", {expr::column(0, LogicalType::string(), "s")}), b),
             (std::vector<std::string>{"d41d8cd98f00b204e9800998ecf8427e", "NULL", "900150983cd24fb0d6963f7d28e17f72"}));
 }
+
+}  // namespace clink::test

@@ -2,8 +2,9 @@
 
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 ExprPtr nstr() { return null_of(LogicalType::string()); }
@@ -146,3 +147,5 @@ TEST(JsonFunctionTest, ColumnWithPerRowPaths) {
   auto e = call("JSON_VALUE", {expr::column(0, LogicalType::string(), "j"), expr::column(1, LogicalType::string(), "p")});
   EXPECT_EQ(eval_rows(e, b), (std::vector<std::string>{"1", "5", "NULL", "NULL"}));
 }
+
+}  // namespace clink::test

@@ -3,8 +3,9 @@
 #include "clink/sql/function/function_udf.hpp"
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 TEST(MathFunctionTest, TranscendentalFunctions) {
   EXPECT_EQ(eval_call("POWER", {i32(2), i32(10)}), "1024.0");
@@ -90,3 +91,5 @@ TEST(FunctionRegistryTest, UserDefinedScalarFunctions) {
   EXPECT_EQ(expr::call(r, "add_tax", {i32(2)})->args[0]->type.to_string(), "DOUBLE NOT NULL");
   EXPECT_FALSE(FunctionRegistry::builtins().has_scalar("greet"));
 }
+
+}  // namespace clink::test

@@ -2,8 +2,9 @@
 
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 // Every NULL-propagating built-in: a NULL in any argument position gives NULL, and the
 // same call without NULLs gives a value.
@@ -50,3 +51,5 @@ TEST(FunctionNullTest, NullAwareFunctionsNeverReturnNull) {
   for (const char* f : {"IS TRUE", "IS FALSE", "IS NOT TRUE", "IS NOT FALSE"}) EXPECT_NE(eval_call(f, {nb}), "NULL") << f;
   EXPECT_EQ(call("IS NULL", {n})->type.to_string(), "BOOLEAN NOT NULL");
 }
+
+}  // namespace clink::test

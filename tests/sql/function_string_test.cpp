@@ -2,8 +2,9 @@
 
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 ExprPtr nstr() { return null_of(LogicalType::string()); }
@@ -101,3 +102,5 @@ TEST(StringFunctionTest, RegularExpressions) {
   EXPECT_EQ(eval_call("REGEXP_REPLACE", {str("a1b22"), str("[0-9]+"), str("$1\\")}), "a$1\\b$1\\");
   EXPECT_EQ(eval_call("REGEXP_REPLACE", {nstr(), str("x"), str("y")}), "NULL");
 }
+
+}  // namespace clink::test

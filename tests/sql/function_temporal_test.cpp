@@ -3,8 +3,9 @@
 #include "clink/sql/common/temporal.hpp"
 #include "expr_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -362,3 +363,5 @@ TEST(TemporalFunctionTest, ClockIsReadOncePerBatch) {
   const Column& second = c.evaluate(b);
   for (std::size_t r = 0; r < 3; ++r) EXPECT_EQ(cell(second, r, *s.time_zone), "1970-01-01 00:00:02.000");
 }
+
+}  // namespace clink::test

@@ -2,11 +2,11 @@
 // examples verbatim and the seed's option spellings.
 #include "parser_test_util.hpp"
 
-namespace clink::sql {
-namespace {
+namespace clink::test {
 
-using testing::dump;
-using testing::error_of;
+using namespace clink::sql;
+
+namespace {
 
 TEST(ParserDdl, FlinkDocsCreateTableWithMetadataColumn) {
   EXPECT_EQ(dump(R"(CREATE TABLE MyTable (
@@ -187,7 +187,7 @@ TEST(ParserDdl, CreateView) {
             "CREATE VIEW v AS WITH c AS (SELECT 1 AS one) SELECT * FROM c");
   EXPECT_EQ(dump("CREATE VIEW v AS VALUES (1), (2)"), "CREATE VIEW v AS VALUES (1), (2)");
   EXPECT_EQ(dump("CREATE OR REPLACE VIEW v AS SELECT 1"), "CREATE OR REPLACE VIEW v AS SELECT 1");
-  EXPECT_EQ(testing::error_of("CREATE OR REPLACE VIEW IF NOT EXISTS v AS SELECT 1"),
+  EXPECT_EQ(error_of("CREATE OR REPLACE VIEW IF NOT EXISTS v AS SELECT 1"),
             "ParseError: line 1, column 38: OR REPLACE and IF NOT EXISTS cannot be combined");
   auto script = parse("CREATE VIEW v (a) AS\n  SELECT x FROM t");
   const auto* v = script.statements.at(0).as<ast::CreateView>();
@@ -249,7 +249,7 @@ TEST(ParserDdl, Drop) {
 }
 
 TEST(ParserDdl, AlterTable) {
-  const testing::Case cases[] = {
+  const Case cases[] = {
       {"ALTER TABLE t ADD c INT", "ALTER TABLE t ADD (c INT)"},
       {"ALTER TABLE t ADD COLUMN c2 BIGINT NOT NULL", "ALTER TABLE t ADD (c2 BIGINT NOT NULL)"},
       {"ALTER TABLE t ADD (c INT COMMENT 'x', d AS c + 1, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)",
@@ -335,4 +335,4 @@ TEST(ParserDdl, DdlSyntaxErrors) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -2,11 +2,11 @@
 // shim rewrote earlier lines (backticks, types, intervals, table functions).
 #include "parser_test_util.hpp"
 
-namespace clink::sql {
-namespace {
+namespace clink::test {
 
-using testing::error_of;
-using testing::expr_error_of;
+using namespace clink::sql;
+
+namespace {
 
 TEST(ParserError, SyntaxErrorOnLineThreeOfAScript) {
   EXPECT_EQ(error_of("SELECT a FROM t;\nSELECT b FROM u;\nSELECT c FROM WHERE x = 1;"),
@@ -163,4 +163,4 @@ TEST(ParserError, ErrorTypesAndAccessors) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -1,11 +1,11 @@
 // Expressions: every construct prints back as canonical, fully parenthesised SQL.
 #include "parser_test_util.hpp"
 
-namespace clink::sql {
-namespace {
+namespace clink::test {
 
-using testing::Case;
-using testing::expr;
+using namespace clink::sql;
+
+namespace {
 
 void check_all(std::initializer_list<Case> cases) {
   for (const Case& c : cases) {
@@ -236,9 +236,9 @@ TEST(ParserExpression, JsonFunctions) {
   EXPECT_EQ(call->json->on_empty->kind, ast::JsonBehavior::Kind::Default);
   EXPECT_EQ(ast::to_string(call->json->on_empty->default_value), "-1");
   EXPECT_FALSE(call->json->on_error);
-  EXPECT_EQ(testing::expr_error_of("JSON_VALUE(j, '$.a' DEFAULT 1)"),
+  EXPECT_EQ(expr_error_of("JSON_VALUE(j, '$.a' DEFAULT 1)"),
             "ParseError: line 1, column 29: expected a DEFAULT value followed by ON EMPTY or ON ERROR but found '1'");
-  EXPECT_EQ(testing::expr_error_of("JSON_VALUE(j, '$.a' NULL ON EMPTY NULL ON EMPTY)"),
+  EXPECT_EQ(expr_error_of("JSON_VALUE(j, '$.a' NULL ON EMPTY NULL ON EMPTY)"),
             "ParseError: line 1, column 35: ON EMPTY is given twice");
 }
 
@@ -258,9 +258,9 @@ TEST(ParserExpression, JsonConstructors) {
   EXPECT_EQ(call->args.size(), 2u);
   EXPECT_EQ(call->json->on_null, "ABSENT");
   EXPECT_TRUE(call->json->key_value);
-  EXPECT_EQ(testing::expr_error_of("JSON_OBJECT('a' VALUE)"),
+  EXPECT_EQ(expr_error_of("JSON_OBJECT('a' VALUE)"),
             "ParseError: line 1, column 22: expected a value after VALUE in JSON_OBJECT but found ')'");
-  EXPECT_EQ(testing::expr_error_of("JSON_ARRAY(1, , 2)"),
+  EXPECT_EQ(expr_error_of("JSON_ARRAY(1, , 2)"),
             "ParseError: line 1, column 15: expected a value in JSON_ARRAY but found ','");
 }
 
@@ -393,4 +393,4 @@ TEST(ParserExpression, NodePositions) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -2,10 +2,11 @@
 // verbatim but for the ${NEXMARK_TABLE} template the runner substitutes.
 #include "parser_test_util.hpp"
 
-namespace clink::sql {
-namespace {
+namespace clink::test {
 
-using testing::dump;
+using namespace clink::sql;
+
+namespace {
 
 TEST(ParserNexmark, DatagenTable) {
   EXPECT_EQ(dump(R"sql(CREATE TABLE datagen (
@@ -253,4 +254,4 @@ ON mod(B.auction, 10000) = S.key;)sql"),
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

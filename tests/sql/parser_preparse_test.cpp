@@ -6,7 +6,11 @@
 
 #include "clink/sql/parser/parser.hpp"
 
-namespace clink::sql::preparse {
+namespace clink::test {
+
+using namespace clink::sql;
+using namespace clink::sql::preparse;
+
 namespace {
 
 std::vector<std::string> token_texts(std::string_view sql) {
@@ -121,4 +125,4 @@ TEST(ParserPreparse, RewriteForPostgres) {
 }
 
 }  // namespace
-}  // namespace clink::sql::preparse
+}  // namespace clink::test

@@ -2,11 +2,11 @@
 // documentation examples verbatim), group windows and GROUPING SETS.
 #include "parser_test_util.hpp"
 
-namespace clink::sql {
-namespace {
+namespace clink::test {
 
-using testing::Case;
-using testing::dump;
+using namespace clink::sql;
+
+namespace {
 
 void check_all(std::initializer_list<Case> cases) {
   for (const Case& c : cases) {
@@ -378,17 +378,17 @@ TEST(ParserQuery, LongNamesAreNotTruncated) {
 }
 
 TEST(ParserQuery, MisplacedHintsAreErrors) {
-  EXPECT_EQ(testing::error_of("SELECT * FROM t AS x /*+ OPTIONS('k'='v') */"),
+  EXPECT_EQ(error_of("SELECT * FROM t AS x /*+ OPTIONS('k'='v') */"),
             "TranslationError: line 1, column 22: a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
-  EXPECT_EQ(testing::error_of("SELECT a /*+ OPTIONS('k'='v') */ FROM t"),
+  EXPECT_EQ(error_of("SELECT a /*+ OPTIONS('k'='v') */ FROM t"),
             "TranslationError: line 1, column 10: a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
-  EXPECT_EQ(testing::error_of("CREATE TABLE t /*+ OPTIONS('k'='v') */ (a INT)"),
+  EXPECT_EQ(error_of("CREATE TABLE t /*+ OPTIONS('k'='v') */ (a INT)"),
             "TranslationError: line 1, column 16: a /*+ OPTIONS(...) */ hint is only supported directly after a table name");
-  EXPECT_EQ(testing::error_of("SELECT * FROM (SELECT 1) /*+ OPTIONS('k'='v') */"),
+  EXPECT_EQ(error_of("SELECT * FROM (SELECT 1) /*+ OPTIONS('k'='v') */"),
             "TranslationError: line 1, column 26: a /*+ ... */ hint is only supported after a table name");
-  EXPECT_EQ(testing::error_of("SELECT * FROM TABLE(TUMBLE(TABLE t /*+ OPTIONS('k'='v') */, DESCRIPTOR(ts), INTERVAL '1' HOUR))"),
+  EXPECT_EQ(error_of("SELECT * FROM TABLE(TUMBLE(TABLE t /*+ OPTIONS('k'='v') */, DESCRIPTOR(ts), INTERVAL '1' HOUR))"),
             "TranslationError: line 1, column 36: hints on the input of a window table function are not supported");
-  EXPECT_EQ(testing::error_of("SELECT user FROM t"),
+  EXPECT_EQ(error_of("SELECT user FROM t"),
             "TranslationError: line 1, column 8: USER is not supported (to name a column user, quote it: `user`)");
 }
 
@@ -451,4 +451,4 @@ TEST(ParserQuery, MatchRecognize) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

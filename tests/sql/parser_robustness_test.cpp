@@ -2,7 +2,10 @@
 // TranslationError: never a crash, a foreign exception or a silent success on garbage.
 #include "parser_test_util.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 const char* const kScripts[] = {
@@ -66,11 +69,11 @@ TEST(ParserRobustness, UnbalancedBracketsInsideRewrittenConstructs) {
   };
   for (const char* sql : inputs) {
     SCOPED_TRACE(sql);
-    std::string err = testing::error_of(sql);
+    std::string err = error_of(sql);
     EXPECT_TRUE(err.rfind("ParseError: line 1, column ", 0) == 0 || err.rfind("TranslationError: line 1, column ", 0) == 0)
         << err;
   }
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -1,12 +1,11 @@
 // Utility statements, INSERT, statement sets and how a script splits into statements.
 #include "parser_test_util.hpp"
 
-namespace clink::sql {
-namespace {
+namespace clink::test {
 
-using testing::Case;
-using testing::dump;
-using testing::error_of;
+using namespace clink::sql;
+
+namespace {
 
 void check_all(std::initializer_list<Case> cases) {
   for (const Case& c : cases) {
@@ -171,11 +170,11 @@ TEST(ParserStatement, ScriptSplitting) {
 TEST(ParserStatement, ParseQueryEntryPoint) {
   EXPECT_EQ(ast::to_string(*parse_query("-- q\nSELECT a FROM t;")), "SELECT a FROM t");
   EXPECT_EQ(ast::to_string(*parse_query("VALUES (1)")), "VALUES (1)");
-  EXPECT_EQ(testing::error_of_call([] { parse_query(""); }),
+  EXPECT_EQ(error_of_call([] { parse_query(""); }),
             "ParseError: line 1, column 1: expected a query but found end of input");
-  EXPECT_EQ(testing::error_of_call([] { parse_query("CREATE TABLE t (a INT)"); }),
+  EXPECT_EQ(error_of_call([] { parse_query("CREATE TABLE t (a INT)"); }),
             "ParseError: line 1, column 1: expected a query (SELECT, VALUES or WITH)");
-  EXPECT_EQ(testing::error_of_call([] { parse_query("SELECT 1; SELECT 2"); }),
+  EXPECT_EQ(error_of_call([] { parse_query("SELECT 1; SELECT 2"); }),
             "ParseError: line 1, column 1: expected one query");
 }
 
@@ -192,4 +191,4 @@ TEST(ParserStatement, UnsupportedStatements) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -7,16 +7,16 @@
 
 #include "clink/sql/parser/parser.hpp"
 
-namespace clink::sql::testing {
+namespace clink::test {
 
 // The canonical text of the single statement in `sql`.
 inline std::string dump(std::string_view sql) {
-  ast::Script s = parse(sql);
+  sql::ast::Script s = sql::parse(sql);
   if (s.statements.size() != 1) return "<" + std::to_string(s.statements.size()) + " statements>";
-  return ast::to_string(s.statements[0]);
+  return sql::ast::to_string(s.statements[0]);
 }
 
-inline std::string expr(std::string_view sql) { return ast::to_string(parse_expression(sql)); }
+inline std::string expr(std::string_view sql) { return sql::ast::to_string(sql::parse_expression(sql)); }
 
 // "ParseError: line L, column C: message" / "TranslationError: ..." / "no error".
 template <class F>
@@ -24,17 +24,17 @@ std::string error_of_call(F&& f) {
   try {
     f();
     return "no error";
-  } catch (const ParseError& e) {
+  } catch (const sql::ParseError& e) {
     return std::string("ParseError: ") + e.what();
-  } catch (const TranslationError& e) {
+  } catch (const sql::TranslationError& e) {
     return std::string("TranslationError: ") + e.what();
   }
 }
 inline std::string error_of(std::string_view sql) {
-  return error_of_call([&] { parse(sql); });
+  return error_of_call([&] { sql::parse(sql); });
 }
 inline std::string expr_error_of(std::string_view sql) {
-  return error_of_call([&] { parse_expression(sql); });
+  return error_of_call([&] { sql::parse_expression(sql); });
 }
 
 struct Case {
@@ -42,4 +42,4 @@ struct Case {
   const char* expected;
 };
 
-}  // namespace clink::sql::testing
+}  // namespace clink::test

@@ -1,7 +1,10 @@
 // Parser-level data types (type_syntax.hpp): every Flink spelling, in DDL and in CAST.
 #include "parser_test_util.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 // The type of column `c` in CREATE TABLE t (c <type>).
@@ -16,7 +19,7 @@ TypeName cast_type(const std::string& type) {
 }
 
 TEST(ParserType, CanonicalSpellings) {
-  const testing::Case cases[] = {
+  const Case cases[] = {
       {"BOOLEAN", "BOOLEAN"},
       {"TINYINT", "TINYINT"},
       {"SMALLINT", "SMALLINT"},
@@ -82,7 +85,7 @@ TEST(ParserType, CanonicalSpellings) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.sql);
     if (std::string(c.expected).empty()) {
-      EXPECT_NE(testing::error_of(std::string("CREATE TABLE t (c ") + c.sql + ")"), "no error");
+      EXPECT_NE(error_of(std::string("CREATE TABLE t (c ") + c.sql + ")"), "no error");
       continue;
     }
     EXPECT_EQ(to_string(column_type(c.sql)), c.expected);
@@ -143,26 +146,26 @@ TEST(ParserType, Positions) {
 }
 
 TEST(ParserType, TypesInsideQueriesAndFunctions) {
-  EXPECT_EQ(testing::dump("SELECT CAST(a AS MAP<STRING, INT>), TRY_CAST(b AS ROW<x INT>) FROM t"),
+  EXPECT_EQ(dump("SELECT CAST(a AS MAP<STRING, INT>), TRY_CAST(b AS ROW<x INT>) FROM t"),
             "SELECT CAST(a AS MAP<STRING, INT>), TRY_CAST(b AS ROW<x INT>) FROM t");
-  EXPECT_EQ(testing::dump("CREATE FUNCTION f(m MAP<STRING, INT>, a INT ARRAY) RETURNS ROW<k STRING> AS 'x' LANGUAGE JAVA"),
+  EXPECT_EQ(dump("CREATE FUNCTION f(m MAP<STRING, INT>, a INT ARRAY) RETURNS ROW<k STRING> AS 'x' LANGUAGE JAVA"),
             "CREATE FUNCTION f(m MAP<STRING, INT>, a ARRAY<INT>) RETURNS ROW<k STRING> AS 'x' LANGUAGE JAVA");
-  EXPECT_EQ(testing::dump("ALTER TABLE t MODIFY m MAP<STRING, BIGINT> NOT NULL"),
+  EXPECT_EQ(dump("ALTER TABLE t MODIFY m MAP<STRING, BIGINT> NOT NULL"),
             "ALTER TABLE t MODIFY (m MAP<STRING, BIGINT> NOT NULL)");
 }
 
 TEST(ParserType, Errors) {
-  EXPECT_EQ(testing::error_of("CREATE TABLE t (c MAP<STRING>)"), "ParseError: line 1, column 29: expected ',' but found '>'");
-  EXPECT_EQ(testing::error_of("CREATE TABLE t (c ARRAY<INT)"), "ParseError: line 1, column 28: expected '>' but found ')'");
-  EXPECT_EQ(testing::error_of("CREATE TABLE t (c ROW<INT>)"), "ParseError: line 1, column 26: expected a data type but found '>'");
-  EXPECT_EQ(testing::error_of("CREATE TABLE t (c VARCHAR(x))"),
+  EXPECT_EQ(error_of("CREATE TABLE t (c MAP<STRING>)"), "ParseError: line 1, column 29: expected ',' but found '>'");
+  EXPECT_EQ(error_of("CREATE TABLE t (c ARRAY<INT)"), "ParseError: line 1, column 28: expected '>' but found ')'");
+  EXPECT_EQ(error_of("CREATE TABLE t (c ROW<INT>)"), "ParseError: line 1, column 26: expected a data type but found '>'");
+  EXPECT_EQ(error_of("CREATE TABLE t (c VARCHAR(x))"),
             "ParseError: line 1, column 27: expected an integer type parameter but found 'x'");
-  EXPECT_EQ(testing::error_of("CREATE TABLE t (c TIMESTAMP(3) WITH TIME ZONE)"),
+  EXPECT_EQ(error_of("CREATE TABLE t (c TIMESTAMP(3) WITH TIME ZONE)"),
             "TranslationError: line 1, column 32: TIMESTAMP WITH TIME ZONE is not supported (use TIMESTAMP_LTZ / WITH "
             "LOCAL TIME ZONE)");
-  EXPECT_EQ(testing::error_of("CREATE TABLE t (c TEXT)"), "TranslationError: line 1, column 19: unknown data type 'TEXT'");
-  EXPECT_EQ(testing::error_of("CREATE TABLE t (c INTERVAL)"), "ParseError: line 1, column 27: expected an interval unit but found ')'");
+  EXPECT_EQ(error_of("CREATE TABLE t (c TEXT)"), "TranslationError: line 1, column 19: unknown data type 'TEXT'");
+  EXPECT_EQ(error_of("CREATE TABLE t (c INTERVAL)"), "ParseError: line 1, column 27: expected an interval unit but found ')'");
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

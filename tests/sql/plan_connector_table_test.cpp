@@ -6,7 +6,10 @@
 
 #include "plan_test_util.hpp"
 
-namespace clink::sql::testing {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 // An updating query (a GROUP BY) into a table of every sink connector: the rows that accept
@@ -98,4 +101,4 @@ TEST(PlanConnectorTable, UnknownAndWrongWayConnectorsKeepTheirMessages) {
 }
 
 }  // namespace
-}  // namespace clink::sql::testing
+}  // namespace clink::test

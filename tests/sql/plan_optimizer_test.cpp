@@ -4,8 +4,9 @@
 #include "clink/sql/planner/cardinality.hpp"
 #include "plan_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -48,3 +49,5 @@ TEST(PlanOptimizer, CardinalityUsesNdvForEqualityFilters) {
   auto g = parse_query("SELECT * FROM gen WHERE a = 1");
   EXPECT_DOUBLE_EQ(estimate_rows(*optimize(binder.bind_select(*g))), kDefaultRowCount * 0.15);
 }
+
+}  // namespace clink::test

@@ -3,8 +3,9 @@
 // deterministic conjuncts of the filter above it that reference partition columns only.
 #include "plan_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -46,3 +47,5 @@ TEST(PlanPartitionPruning, PartitionKeysWithoutAFilterAndNoneForAnUnpartitionedT
   EXPECT_FALSE(src.contains("partition_keys"));
   EXPECT_FALSE(src.contains("partition_filter"));
 }
+
+}  // namespace clink::test

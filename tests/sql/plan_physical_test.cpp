@@ -2,8 +2,9 @@
 // rejections, unsupported nodes, and the StatementRunner around it.
 #include "plan_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -185,3 +186,5 @@ TEST(PlanPhysical, GroupAggregateTakesTheStateTtl) {
   EXPECT_EQ(spec["ops"][3]["type"], "sql_group_aggregate");
   EXPECT_EQ(spec["ops"][3]["params"]["state_ttl_ms"], 90000);
 }
+
+}  // namespace clink::test

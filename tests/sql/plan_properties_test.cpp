@@ -6,7 +6,10 @@
 
 #include "plan_test_util.hpp"
 
-namespace clink::sql::testing {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 struct Plans : PlanFixture {
@@ -84,4 +87,4 @@ TEST(PlanProperties, AnErrorIsRaisedEachTime) {
 }
 
 }  // namespace
-}  // namespace clink::sql::testing
+}  // namespace clink::test

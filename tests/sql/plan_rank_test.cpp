@@ -3,8 +3,9 @@
 // keys (a global Top-N at parallelism 1), as docs/sql-runtime-contract.md fixes them.
 #include "plan_test_util.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
-using namespace clink::sql::testing;
 
 namespace {
 
@@ -83,3 +84,5 @@ TEST(PlanRank, OrderByLimitOnABoundedInputIsNotARank) {
   Tables f;
   EXPECT_GOLDEN(f.rank_line("SELECT product, amount FROM orders ORDER BY amount DESC LIMIT 3"), "no rank");
 }
+
+}  // namespace clink::test

@@ -16,7 +16,7 @@
 #include "clink/sql/physical/physical_plan.hpp"
 #include "clink/sql/planner/explain.hpp"
 
-namespace clink::sql::testing {
+namespace clink::test {
 
 // EXPECT_GOLDEN(actual, R"(expected)"): an exact comparison. With CLINK_RECORD_GOLDEN set,
 // the actual text is also appended to that file (a helper rewrites the literals after the
@@ -28,33 +28,33 @@ inline void expect_golden(const std::string& actual, const std::string& expected
   }
   EXPECT_EQ(actual, expected) << "at " << file << ":" << line;
 }
-#define EXPECT_GOLDEN(actual, expected) ::clink::sql::testing::expect_golden((actual), (expected), __FILE__, __LINE__)
+#define EXPECT_GOLDEN(actual, expected) ::clink::test::expect_golden((actual), (expected), __FILE__, __LINE__)
 
 struct PlanFixture {
-  Catalog catalog;
-  StatementRunner runner{catalog};
+  sql::Catalog catalog;
+  sql::StatementRunner runner{catalog};
 
   void ddl(const std::string& sql) { runner.run(sql); }
 
-  const ast::Statement& keep(const std::string& sql) {
-    scripts.push_back(parse(sql));
+  const sql::ast::Statement& keep(const std::string& sql) {
+    scripts.push_back(sql::parse(sql));
     return scripts.back().statements.at(0);
   }
 
   // The bound (unoptimised) plan of a query or INSERT.
   std::string bound(const std::string& sql) {
     const auto& st = keep(sql);
-    Binder binder(catalog, FunctionRegistry::builtins(), runner.session());
-    if (const auto* ins = st.as<ast::Insert>()) return to_string(*binder.bind_insert(*ins));
-    return to_string(*binder.bind_select(*std::get<ast::QueryStatement>(st.node).query));
+    sql::Binder binder(catalog, sql::FunctionRegistry::builtins(), runner.session());
+    if (const auto* ins = st.as<sql::ast::Insert>()) return sql::to_string(*binder.bind_insert(*ins));
+    return sql::to_string(*binder.bind_select(*std::get<sql::ast::QueryStatement>(st.node).query));
   }
   // The optimised plan.
   std::string optimized(const std::string& sql) {
     const auto& st = keep(sql);
-    Binder binder(catalog, FunctionRegistry::builtins(), runner.session());
-    LogicalPtr p = st.as<ast::Insert>() ? binder.bind_insert(*st.as<ast::Insert>())
-                                        : binder.bind_select(*std::get<ast::QueryStatement>(st.node).query);
-    return to_string(*optimize(p));
+    sql::Binder binder(catalog, sql::FunctionRegistry::builtins(), runner.session());
+    sql::LogicalPtr p = st.as<sql::ast::Insert>() ? binder.bind_insert(*st.as<sql::ast::Insert>())
+                                                  : binder.bind_select(*std::get<sql::ast::QueryStatement>(st.node).query);
+    return sql::to_string(*sql::optimize(p));
   }
   std::string explain(const std::string& sql) { return runner.run(sql).at(0).text; }
   nlohmann::json spec(const std::string& sql) { return runner.run(sql).at(0).spec; }
@@ -62,7 +62,7 @@ struct PlanFixture {
   std::string error(const std::string& sql) {
     try {
       runner.run(sql);
-    } catch (const SqlError& e) {
+    } catch (const sql::SqlError& e) {
       return e.what();
     } catch (const ClinkError& e) {
       return std::string("ClinkError: ") + e.what();
@@ -70,7 +70,7 @@ struct PlanFixture {
     return "";
   }
 
-  std::vector<ast::Script> scripts;
+  std::vector<sql::ast::Script> scripts;
 };
 
-}  // namespace clink::sql::testing
+}  // namespace clink::test

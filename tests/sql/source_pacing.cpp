@@ -6,7 +6,7 @@
 #include "clink/runtime/operator.hpp"
 #include "clink/runtime/runtime_context.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 namespace {
 
@@ -101,4 +101,4 @@ void pace_sources(JobGraph& graph, std::shared_ptr<SourcePacing> pacing) {
   }
 }
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

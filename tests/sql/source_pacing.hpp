@@ -14,7 +14,7 @@
 
 #include "clink/runtime/job_graph.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 struct SourcePacing {
   bool pace = false;         // wait for a completed checkpoint after each batch
@@ -27,4 +27,4 @@ struct SourcePacing {
 // Wraps every source node of `graph` (a node without inputs); its builders share `pacing`.
 void pace_sources(JobGraph& graph, std::shared_ptr<SourcePacing> pacing);
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -15,7 +15,7 @@
 #include "clink/sql/handler/statement_runner.hpp"
 #include "source_pacing.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 namespace fs = std::filesystem;
 
@@ -149,4 +149,4 @@ CaseOutput run_sql_case(const SqlTestCase& c, const fs::path& dir, const RunSett
   return out;
 }
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -9,7 +9,7 @@
 
 #include "sql_test_case.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 struct RunSettings {
   int parallelism = 1;  // > 1: SET 'parallelism.default' before the setup
@@ -48,4 +48,4 @@ struct CaseOutput {
 // directory beside it. Paths under `dir` in the output and the error print as ${dir}.
 CaseOutput run_sql_case(const SqlTestCase& c, const std::filesystem::path& dir, const RunSettings& settings = {});
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

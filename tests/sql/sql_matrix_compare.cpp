@@ -9,7 +9,7 @@
 
 #include "../support/changelog.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 namespace {
 
@@ -46,7 +46,7 @@ std::vector<std::string> comparable(const CaseOutput& run, bool ignore_subtasks)
   for (const auto& p : run.parts) {
     if (p.select) {
       out.push_back("-- SELECT (changelog applied)");
-      auto rows = testsupport::materialize(p.lines);
+      auto rows = materialize(p.lines);
       out.insert(out.end(), rows.begin(), rows.end());
     } else {
       out.push_back("-- text");
@@ -83,4 +83,4 @@ void expect_variant_matches(const SqlTestCase& c, const std::string& variant, st
   }
 }
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

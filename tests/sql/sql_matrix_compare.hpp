@@ -11,13 +11,13 @@
 #include "sql_case_run.hpp"
 #include "sql_test_case.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 // CLINK_SQLTEST_SEED when set, else a fresh random seed (printed by a failing test).
 std::uint64_t matrix_seed();
 
 // The run as the matrix compares it: per part a header, then its rows (a SELECT's
-// changelog applied: testsupport::materialize) or text lines; the error last.
+// changelog applied: materialize) or text lines; the error last.
 std::vector<std::string> comparable(const CaseOutput& run, bool ignore_subtasks);
 
 // Runs `c` plainly and as `variant` in `dir` and expects equal comparables (gtest
@@ -25,4 +25,4 @@ std::vector<std::string> comparable(const CaseOutput& run, bool ignore_subtasks)
 void expect_variant_matches(const SqlTestCase& c, const std::string& variant, std::uint64_t seed,
                             const std::filesystem::path& dir);
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -7,8 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-
-namespace clink::sqltest {
+namespace clink::test {
 
 namespace fs = std::filesystem;
 
@@ -183,4 +182,4 @@ bool runs_a_job(const SqlTestCase& c) {
   return false;
 }
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace clink::sqltest {
+namespace clink::test {
 
 struct SqlTestInput {
   std::string name;
@@ -41,4 +41,4 @@ std::vector<SqlTestCase> parse_sql_test_file(const std::filesystem::path& path);
 // (parsing every case with clink's parser would cost each test process ~0.1 s).
 bool runs_a_job(const SqlTestCase& c);
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

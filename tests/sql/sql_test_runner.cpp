@@ -25,10 +25,11 @@
 #include "sql_matrix_compare.hpp"
 #include "sql_test_case.hpp"
 
+namespace clink::test {
+
 namespace {
 
 namespace fs = std::filesystem;
-using clink::sqltest::SqlTestCase;
 
 fs::path case_dir(const SqlTestCase& c, const std::string& variant) {
   return fs::temp_directory_path() / ("clink_sqltest_" + std::to_string(::getpid()) + "_" + c.file + "_" +
@@ -39,7 +40,7 @@ class SqlCaseTest : public ::testing::Test {
  public:
   explicit SqlCaseTest(SqlTestCase c) : c_(std::move(c)) {}
   void TestBody() override {
-    auto run = clink::sqltest::run_sql_case(c_, case_dir(c_, ""));
+    auto run = run_sql_case(c_, case_dir(c_, ""));
     auto out = run.lines(c_.expect);
     SCOPED_TRACE(c_.file + ".test:" + std::to_string(c_.line) + " (" + c_.name + ")");
     // CLINK_SQLTEST_ACTUAL=<dir>: each case's actual output goes to <dir>/<file>.<line>.out
@@ -72,12 +73,12 @@ class SqlMatrixTest : public ::testing::Test {
  public:
   SqlMatrixTest(SqlTestCase c, std::string variant) : c_(std::move(c)), variant_(std::move(variant)) {}
   void TestBody() override {
-    const std::uint64_t seed = clink::sqltest::matrix_seed();
+    const std::uint64_t seed = matrix_seed();
     std::string where = c_.file + ".test:" + std::to_string(c_.line) + " (" + c_.name + "), variant " + variant_;
     if (variant_ == "restore")  // the seed picks the failure points
       where += ", seed " + std::to_string(seed) + " (rerun with CLINK_SQLTEST_SEED=" + std::to_string(seed) + ")";
     SCOPED_TRACE(where);
-    clink::sqltest::expect_variant_matches(c_, variant_, seed, case_dir(c_, variant_));
+    expect_variant_matches(c_, variant_, seed, case_dir(c_, variant_));
   }
 
  private:
@@ -92,20 +93,20 @@ std::string test_name(const std::string& s, int line) {
 }
 
 bool register_sql_tests() {
-  clink::sqltest::register_example_udafs();  // udaf.test calls them
-  clink::sqltest::register_example_udtfs();  // unnest.test calls them
+  register_example_udafs();  // udaf.test calls them
+  register_example_udtfs();  // unnest.test calls them
   fs::path root = fs::path(CLINK_SOURCE_DIR) / "tests" / "sql";
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(root))
     if (e.path().extension() == ".test") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
-    for (auto& c : clink::sqltest::parse_sql_test_file(f)) {
+    for (auto& c : parse_sql_test_file(f)) {
       std::string name = test_name(c.name, c.line);
       ::testing::RegisterTest(("SqlTest_" + c.file).c_str(), name.c_str(), nullptr, nullptr, f.c_str(), c.line,
                               [c]() -> ::testing::Test* { return new SqlCaseTest(c); });
-      if (!clink::sqltest::runs_a_job(c)) continue;
-      for (const auto& variant : clink::sqltest::matrix_variants()) {
+      if (!runs_a_job(c)) continue;
+      for (const auto& variant : matrix_variants()) {
         if (c.matrix_excluded.count(variant)) continue;
         ::testing::RegisterTest(("SqlMatrix_" + c.file).c_str(), (name + "_" + variant).c_str(), nullptr, nullptr,
                                 f.c_str(), c.line,
@@ -119,3 +120,5 @@ bool register_sql_tests() {
 const bool kRegistered = register_sql_tests();
 
 }  // namespace
+
+}  // namespace clink::test

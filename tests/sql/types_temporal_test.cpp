@@ -5,6 +5,8 @@
 #include "clink/sql/common/types.hpp"
 #include "clink/sql/function/date_format.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
 
 TEST(TemporalTest, CivilCalendarRoundTrips) {
@@ -111,3 +113,5 @@ TEST(DateFormatTest, JavaTimePatternLetters) {
   }
   EXPECT_THROW(DateFormatter("'abc"), SqlTypeError);
 }
+
+}  // namespace clink::test

@@ -3,6 +3,8 @@
 #include "clink/sql/common/row_kind.hpp"
 #include "clink/sql/common/types.hpp"
 
+namespace clink::test {
+
 using namespace clink::sql;
 
 TEST(LogicalTypeTest, PrintsFlinkSummaryStrings) {
@@ -142,3 +144,5 @@ TEST(RowKindTest, ShortStringsRoundTrip) {
   EXPECT_TRUE(is_retract(RowKind::kDelete));
   EXPECT_TRUE(is_accumulate(RowKind::kUpdateAfter));
 }
+
+}  // namespace clink::test

@@ -5,7 +5,10 @@
 
 #include "clink/connectors/sql/register_sql_connectors.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 const ConnectorDescriptor& row(const std::string& name) {
@@ -139,4 +142,4 @@ TEST(ConnectorTable, SinkParams) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

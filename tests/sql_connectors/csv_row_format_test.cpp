@@ -5,7 +5,10 @@
 #include "clink/formats/csv_row_format.hpp"
 #include "clink/sql/common/time_zone.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 SchemaPtr schema_of(std::vector<std::pair<std::string, std::string>> fields) {
@@ -139,4 +142,4 @@ TEST(CsvRowFormat, Encodes) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -8,7 +8,10 @@
 #include "clink/core/error.hpp"
 #include "clink/sql/common/time_zone.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 using ::testing::ElementsAre;
@@ -73,4 +76,4 @@ TEST(FilePartitions, PruneKeepsTheFilesThePredicateAccepts) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -13,12 +13,13 @@
 #include "clink/runtime/executor.hpp"
 #include "sql_job_support.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
-using namespace test;
 using ::testing::HasSubstr;
-using testsupport::TempDir;
 
 constexpr int kFiles = 16, kLinesPerFile = 2500;
 
@@ -90,7 +91,7 @@ JobGraph file_job(const fs::path& in, const fs::path& out, int p, std::shared_pt
   return g;
 }
 
-class SqlConnectorRestore : public testsupport::BackendTest {};
+class SqlConnectorRestore : public BackendTest {};
 
 TEST_P(SqlConnectorRestore, FileSourceToFileSinkIsExactlyOnceAcrossAFailure) {
   TempDir dir;
@@ -250,4 +251,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, SqlConnectorRestore, ::testing::Values("memor
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

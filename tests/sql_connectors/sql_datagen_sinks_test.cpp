@@ -12,10 +12,12 @@
 #include "clink/sql/common/temporal.hpp"
 #include "sql_job_support.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
-using namespace test;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -254,4 +256,4 @@ TEST(SqlBlackholeSink, TakesEveryRowKind) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -10,13 +10,14 @@
 #include "sql_job_support.hpp"
 #include "sql_reader_harness.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
-using namespace test;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testsupport::TempDir;
 
 FilesystemSourceConfig csv_config(const fs::path& path, CsvFormatOptions options = {}) {
   FilesystemSourceConfig c;
@@ -107,4 +108,4 @@ TEST(SqlFilesystemCsv, MalformedRecordsGoToTheDeadLettersWithLineAndColumn) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

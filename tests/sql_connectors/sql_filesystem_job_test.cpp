@@ -11,13 +11,14 @@
 #include "clink/sql/spec/expr_json.hpp"
 #include "sql_job_support.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
-using namespace test;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testsupport::TempDir;
 
 json people_schema() { return schema_json({{"id", "BIGINT"}, {"name", "STRING"}, {"score", "DECIMAL(5, 2)"}}); }
 
@@ -245,4 +246,4 @@ TEST(SqlFilesystemConnectors, ParamErrorsNameTheOptionAndValue) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

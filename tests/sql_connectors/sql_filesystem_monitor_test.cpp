@@ -13,14 +13,15 @@
 #include "sql_job_support.hpp"
 #include "sql_reader_harness.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
-using namespace test;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAreArray;
-using testsupport::TempDir;
 using Status = SqlSourceReader::Status;
 
 // A file appears whole: written under a hidden name, then renamed in.
@@ -171,7 +172,7 @@ void publish_files(const fs::path& in, int from, int to, int pause_ms) {
   }
 }
 
-class SqlFilesystemMonitorJob : public testsupport::BackendTest {};
+class SqlFilesystemMonitorJob : public BackendTest {};
 
 TEST_P(SqlFilesystemMonitorJob, FilesArrivingWhileTheJobRunsAreCommittedExactlyOnceAcrossAFailure) {
   TempDir dir;
@@ -238,4 +239,4 @@ TEST(SqlFilesystemMonitor, AnIntervalMustBeAPositiveDuration) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

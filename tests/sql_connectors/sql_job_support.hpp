@@ -21,7 +21,7 @@
 #include "clink/runtime/operator_registry.hpp"
 #include "clink/sql/common/column_batch.hpp"
 
-namespace clink::sql::test {
+namespace clink::test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -32,16 +32,16 @@ inline json schema_json(const std::vector<std::pair<std::string, std::string>>& 
   return s;
 }
 
-inline SchemaPtr schema_of(const std::vector<std::pair<std::string, std::string>>& fields) {
-  std::vector<RowField> f;
-  for (const auto& [n, t] : fields) f.push_back({n, parse_logical_type(t)});
-  return make_schema(std::move(f));
+inline sql::SchemaPtr schema_of(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::vector<sql::RowField> f;
+  for (const auto& [n, t] : fields) f.push_back({n, sql::parse_logical_type(t)});
+  return sql::make_schema(std::move(f));
 }
 
 // A node built by the registry's factory `factory` from `params`.
 inline JobNode registry_node(const std::string& id, const std::string& factory, json params, int parallelism = 1) {
   const auto& info = builtin_registry().get(factory);
-  std::vector<std::string> inputs(static_cast<std::size_t>(info.num_inputs), kSqlRowType);
+  std::vector<std::string> inputs(static_cast<std::size_t>(info.num_inputs), sql::kSqlRowType);
   OperatorSpecContext ctx{id, params, inputs};
   JobNode n;
   n.id = n.name = n.uid = id;
@@ -70,22 +70,22 @@ inline JobEdge rebalance(const std::string& from, const std::string& to) {
 // Emits the given batches, one per poll, then ends.
 class BatchesSource final : public SourceOperator {
  public:
-  explicit BatchesSource(std::vector<ColumnBatch> batches) : batches_(std::move(batches)) {}
+  explicit BatchesSource(std::vector<sql::ColumnBatch> batches) : batches_(std::move(batches)) {}
   PollStatus poll_next() override {
-    if (next_ < batches_.size()) output().emit(std::make_unique<ColumnBatch>(batches_[next_++]));
+    if (next_ < batches_.size()) output().emit(std::make_unique<sql::ColumnBatch>(batches_[next_++]));
     return next_ < batches_.size() ? PollStatus::kMore : PollStatus::kEnd;
   }
 
  private:
-  std::vector<ColumnBatch> batches_;
+  std::vector<sql::ColumnBatch> batches_;
   std::size_t next_ = 0;
 };
 
-inline JobNode batches_node(const std::string& id, std::vector<ColumnBatch> batches) {
+inline JobNode batches_node(const std::string& id, std::vector<sql::ColumnBatch> batches) {
   JobNode n;
   n.id = n.name = n.uid = id;
   n.factory = "test_batches";
-  n.out_type = kSqlRowType;
+  n.out_type = sql::kSqlRowType;
   n.num_inputs = 0;
   n.parallelism = 1;
   n.build = [batches] { return std::make_unique<BatchesSource>(batches); };
@@ -119,7 +119,7 @@ inline JobNode failing_node(const std::string& id, std::shared_ptr<FailOnce> f, 
   JobNode n;
   n.id = n.name = n.uid = id;
   n.factory = "test_failing";
-  n.out_type = kSqlRowType;
+  n.out_type = sql::kSqlRowType;
   n.parallelism = parallelism;
   n.build = [f] { return std::make_unique<FailingPassThrough>(f); };
   return n;
@@ -158,4 +158,4 @@ inline std::vector<std::string> committed_lines(const fs::path& dir) {
   return lines;
 }
 
-}  // namespace clink::sql::test
+}  // namespace clink::test

@@ -14,12 +14,13 @@
 #include "clink/runtime/executor.hpp"
 #include "sql_job_support.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
-using namespace test;
 using ::testing::HasSubstr;
-using testsupport::TempDir;
 
 const std::map<std::string, std::string> kOptions = {
     {"events.num", "300"}, {"max-emit-speed", "true"}, {"events.base-time", "1600000000000"}};
@@ -190,7 +191,7 @@ TEST(SqlNexmarkSource, SchemaAndOptionErrors) {
   EXPECT_THAT(make_error({{"evnts.num", "10"}}), HasSubstr("evnts.num"));
 }
 
-class SqlNexmarkRestore : public testsupport::BackendTest {};
+class SqlNexmarkRestore : public BackendTest {};
 
 // nexmark (paced) -> failing pass-through -> json sink: every event's row exactly once.
 TEST_P(SqlNexmarkRestore, ExactlyOnceAcrossAFailure) {
@@ -239,4 +240,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, SqlNexmarkRestore, ::testing::Values("memory"
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -15,12 +15,13 @@
 #include "clink/runtime/runtime_context.hpp"
 #include "sql_job_support.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 namespace fs = std::filesystem;
-using clink::testing::ManualClock;
-using testsupport::TempDir;
 
 struct DiscardOutput final : Output {
   void emit(BatchPtr) override {}
@@ -150,10 +151,10 @@ TEST_F(PartitionCommit, RollsByRolloverAndInactivityIntervalOnWrites) {
   };
   EXPECT_EQ(files("dt=a"), (std::vector<std::string>{"part-0-0-1.csv", "part-0-0.csv"}));
   EXPECT_EQ(files("dt=b"), (std::vector<std::string>{"part-0-0-1.csv", "part-0-0.csv"}));
-  EXPECT_EQ(test::slurp(dir_.path / "dt=a" / "part-0-0.csv"), "1\n2\n3\n");
-  EXPECT_EQ(test::slurp(dir_.path / "dt=a" / "part-0-0-1.csv"), "4\n");
-  EXPECT_EQ(test::slurp(dir_.path / "dt=b" / "part-0-0-1.csv"), "2\n");
+  EXPECT_EQ(slurp(dir_.path / "dt=a" / "part-0-0.csv"), "1\n2\n3\n");
+  EXPECT_EQ(slurp(dir_.path / "dt=a" / "part-0-0-1.csv"), "4\n");
+  EXPECT_EQ(slurp(dir_.path / "dt=b" / "part-0-0-1.csv"), "2\n");
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

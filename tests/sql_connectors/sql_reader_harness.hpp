@@ -11,13 +11,11 @@
 
 #include "../support/manual_clock.hpp"
 
-namespace clink::sql::test {
-
-using clink::testing::ManualClock;
+namespace clink::test {
 
 class ReaderHarness final : public Output {
  public:
-  explicit ReaderHarness(FilesystemSourceConfig config, int subtask = 0, int parallelism = 1,
+  explicit ReaderHarness(sql::FilesystemSourceConfig config, int subtask = 0, int parallelism = 1,
                          const ProcessingTimeClock& clock = SystemClock::instance())
       : source_(std::move(config)),
         ctx_("src", "src", subtask, parallelism, kDefaultMaxParallelism, this, std::make_shared<OperatorMetrics>(),
@@ -26,33 +24,33 @@ class ReaderHarness final : public Output {
     reader_->open(ctx_);
   }
   // One poll of at most `max_rows` records.
-  SqlSourceReader::Status poll_status(std::size_t max_rows) {
-    ColumnBatch b(source_.output_schema());
+  sql::SqlSourceReader::Status poll_status(std::size_t max_rows) {
+    sql::ColumnBatch b(source_.output_schema());
     auto status = reader_->poll(b, max_rows);
-    for (auto& l : format_rows(b, *TimeZone::utc())) rows.push_back(std::move(l));
+    for (auto& l : sql::format_rows(b, *sql::TimeZone::utc())) rows.push_back(std::move(l));
     return status;
   }
   // False at the end (or, for an unbounded source, when nothing is available).
-  bool poll(std::size_t max_rows) { return poll_status(max_rows) == SqlSourceReader::Status::kMore; }
+  bool poll(std::size_t max_rows) { return poll_status(max_rows) == sql::SqlSourceReader::Status::kMore; }
   void drain(std::size_t max_rows) {
     while (poll(max_rows)) {
     }
   }
-  SqlSourceReader& reader() { return *reader_; }
+  sql::SqlSourceReader& reader() { return *reader_; }
   OperatorMetrics& metrics() { return ctx_.metrics(); }
 
   void emit(BatchPtr) override {}
   void emit_watermark(Watermark) override {}
   void emit_side(const std::string&, BatchPtr b) override {
-    for (auto& l : format_rows(column_batch_cast(*b), *TimeZone::utc())) rows.push_back("DL" + l.substr(2));
+    for (auto& l : sql::format_rows(sql::column_batch_cast(*b), *sql::TimeZone::utc())) rows.push_back("DL" + l.substr(2));
   }
 
   std::vector<std::string> rows;
 
  private:
-  FilesystemSqlSource source_;
+  sql::FilesystemSqlSource source_;
   RuntimeContext ctx_;
-  std::unique_ptr<SqlSourceReader> reader_;
+  std::unique_ptr<sql::SqlSourceReader> reader_;
 };
 
-}  // namespace clink::sql::test
+}  // namespace clink::test

@@ -7,12 +7,13 @@
 #include "clink/runtime/executor.hpp"
 #include "sql_job_support.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
-using namespace test;
 using ::testing::HasSubstr;
-using testsupport::TempDir;
 
 json row_schema() { return schema_json({{"id", "BIGINT NOT NULL"}, {"name", "STRING"}}); }
 
@@ -44,7 +45,7 @@ JobGraph values_job(int n, const fs::path& out, std::shared_ptr<FailOnce> fail) 
   return g;
 }
 
-class SqlValuesSourceRestore : public testsupport::BackendTest {};
+class SqlValuesSourceRestore : public BackendTest {};
 
 TEST_P(SqlValuesSourceRestore, EveryRowExactlyOnceAcrossAFailure) {
   TempDir dir;
@@ -117,4 +118,4 @@ TEST(SqlValuesSource, ANullInANotNullColumnFailsTheJob) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

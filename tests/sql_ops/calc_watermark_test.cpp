@@ -7,7 +7,7 @@
 #include "clink/sql/spec/expr_json.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -221,4 +221,4 @@ TEST(SqlWatermarkAssigner, NullRowtimeFails) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -12,7 +12,7 @@
 #include "clink/sql/spec/expr_json.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -256,4 +256,4 @@ TEST(SqlCorrelate, UserTableFunctionMisuseIsAnError) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

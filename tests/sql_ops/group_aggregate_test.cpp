@@ -9,7 +9,7 @@
 
 #include "../support/example_udafs.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -207,4 +207,4 @@ TEST(SqlSort, DescendingDefaultsToNullsLast) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -9,7 +9,7 @@
 
 #include "../support/checkpoint_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -114,7 +114,7 @@ TEST_P(SqlGroupAggregateTtlRestore, TtlTimesSurviveSnapshotAndRestore) {
              json::array({{{"function", "COUNT"}, {"args", {1}}, {"distinct", true}},
                           {{"function", "SUM"}, {"args", {1}}}}),
              100);
-  testsupport::TempDir dir;
+  TempDir dir;
   StateBackendConfig backend;
   backend.kind = GetParam();
   ManualClock clock{1};
@@ -139,4 +139,4 @@ TEST_P(SqlGroupAggregateTtlRestore, TtlTimesSurviveSnapshotAndRestore) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -11,7 +11,7 @@
 #include "clink/registry/builtin_registry.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 // Two inputs, run like OpHarness (one operator on a RuntimeContext, output logged).
 class JoinHarness final : public Output {
@@ -60,4 +60,4 @@ class JoinHarness final : public Output {
   std::unique_ptr<RuntimeContext> ctx_;
 };
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -15,10 +15,8 @@
 
 #include "../support/print_form.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
-
-using namespace testsupport;
 
 json edge(const std::string& from, int input, const std::string& key) {
   return {{"from", from}, {"input", input}, {"partitioning", "hash"}, {"key", key}};
@@ -170,7 +168,7 @@ class SqlJoinRestore : public SqlRestoreHarness {
 INSTANTIATE_TEST_SUITE_P(Backends, SqlJoinRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
-std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
+std::string ts(int ms) { return print_timestamp_ms(ms); }
 
 TEST_P(SqlJoinRestore, LeftJoinWithARetractingAggregate) {
   std::vector<std::string> expected;
@@ -239,4 +237,4 @@ TEST_P(SqlJoinRestore, LeftTemporalJoin) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -13,7 +13,7 @@
 #include "clink/sql/common/column_key.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using sql::SideRowCodec;
@@ -125,4 +125,4 @@ TEST(JoinRowCodec, MalformedBytesFailClearly) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -9,7 +9,7 @@
 #include "join_harness.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -185,7 +185,7 @@ const char* T(int ms) {
   static std::string s[64];
   static int next = 0;
   std::string& out = s[next++ % 64];
-  out = clink::test::print_timestamp_ms(ms);
+  out = print_timestamp_ms(ms);
   return out.c_str();
 }
 
@@ -293,4 +293,4 @@ TEST(SqlWindowJoin, RightJoinIteratesRightRowsFirstAndFullPadsBothSides) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -8,7 +8,7 @@
 #include "clink/sql/common/column_key.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 SchemaPtr table_schema() {
@@ -60,4 +60,4 @@ TEST(SqlColumnsKeySelector, AKeyColumnBeyondTheProjectionIsAnError) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -11,10 +11,8 @@
 
 #include "../support/print_form.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
-
-using namespace testsupport;
 
 // The extended row of a condition / the measures: [t, k, v] (current / last row),
 // [rowtime, proctime, classifier], then per navigation [t, k, v].
@@ -43,7 +41,7 @@ class SqlMatchRestore : public SqlRestoreHarness {};
 INSTANTIATE_TEST_SUITE_P(Backends, SqlMatchRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
-std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
+std::string ts(int ms) { return print_timestamp_ms(ms); }
 
 // Per key the rising triples (1, 2, 4) at 15, (2, 4, 8) at 21, (4, 8, 16) at 29.
 std::vector<std::string> expected() {
@@ -64,4 +62,4 @@ TEST_P(SqlMatchRestore, RisingTriplesSkipToNextRow) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

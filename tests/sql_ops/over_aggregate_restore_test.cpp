@@ -10,10 +10,8 @@
 
 #include "../support/print_form.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
-
-using namespace testsupport;
 
 json over_op(bool rows, std::optional<std::int64_t> preceding) {
   SchemaPtr out = sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()},
@@ -38,7 +36,7 @@ class SqlOverRestore : public SqlRestoreHarness {
 INSTANTIATE_TEST_SUITE_P(Backends, SqlOverRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
-std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
+std::string ts(int ms) { return print_timestamp_ms(ms); }
 
 // Per key the rows (t, v) with the frame's SUM and COUNT.
 std::vector<std::string> expected(const std::vector<std::pair<std::int64_t, std::int64_t>>& sums_counts) {
@@ -92,4 +90,4 @@ TEST_P(SqlOverRestore, ListAccumulatorsInRowsFrame) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -11,7 +11,7 @@
 #include "../support/print_form.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -50,11 +50,11 @@ ColumnBatch event_rows(std::initializer_list<std::tuple<std::int64_t, const char
 }
 
 std::string p(const char* k, std::int64_t v, std::int64_t s) {
-  return "+I[" + clink::test::print_instant_ms(999000) + ", " + std::string(k) + ", " + std::to_string(v) + ", " +
+  return "+I[" + print_instant_ms(999000) + ", " + std::string(k) + ", " + std::to_string(v) + ", " +
          std::to_string(s) + "]";
 }
 std::string e(std::int64_t t, const char* k, std::int64_t v, std::int64_t s) {
-  return "+I[" + clink::test::print_timestamp_ms(t) + ", " + k + ", " + std::to_string(v) + ", " + std::to_string(s) + "]";
+  return "+I[" + print_timestamp_ms(t) + ", " + k + ", " + std::to_string(v) + ", " + std::to_string(s) + "]";
 }
 
 TEST(SqlOverAggregate, ProcTimeRangeEmitsOnceTheArrivalMillisecondPassed) {
@@ -182,4 +182,4 @@ TEST(SqlOverAggregate, RejectsUpdatesAndNullTimes) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

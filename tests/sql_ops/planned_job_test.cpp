@@ -16,7 +16,10 @@
 #include "clink/sql/catalog/catalog.hpp"
 #include "clink/sql/handler/statement_runner.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+
+using namespace clink::sql;
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -139,4 +142,4 @@ TEST_F(GlobalOpRestore, AGroupByWithoutKeys) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

@@ -19,11 +19,10 @@
 
 #include "../support/checkpoint_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace testsupport;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -294,4 +293,4 @@ TEST_P(SqlProctimeRestore, OpenWindowsAndTimersSurviveAStopWithSavepoint) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -6,7 +6,7 @@
 #include "sql_ops_test_support.hpp"
 #include "../support/print_form.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 SchemaPtr kv() {
@@ -19,7 +19,7 @@ SchemaPtr kv_rank() {
 Row r(std::int64_t t_ms, const char* k, std::int64_t v, RowKind kind = RowKind::kInsert) {
   return Row{{Value(t_ms * 1000), Value(k), Value(v)}, kind, t_ms};
 }
-std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
+std::string ts(int ms) { return print_timestamp_ms(ms); }
 
 json rank_params(const std::string& strategy, std::int64_t ttl) {
   return {{"input_schemas", json::array({schema_json(kv())})},
@@ -128,4 +128,4 @@ TEST(SqlRankOps, WindowTopNDropsLateRows) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -11,10 +11,8 @@
 
 #include "../support/print_form.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
-
-using namespace testsupport;
 
 const auto& kKeys = kRestoreKeys;
 
@@ -122,7 +120,7 @@ class SqlRankRestore : public SqlRestoreHarness {
 INSTANTIATE_TEST_SUITE_P(Backends, SqlRankRestore, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
-std::string ts(int ms) { return clink::test::print_timestamp_ms(ms); }
+std::string ts(int ms) { return print_timestamp_ms(ms); }
 std::string row(int t, int key, std::int64_t v) {
   return ts(t) + ", " + kKeys[key] + ", " + std::to_string(v * (key + 1));
 }
@@ -167,4 +165,4 @@ TEST_P(SqlRankRestore, WindowTopN) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -4,9 +4,7 @@
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 
-namespace clink::sqltest {
-
-using namespace testsupport;
+namespace clink::test {
 
 SchemaPtr kv_schema() {
   return sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()}});
@@ -19,9 +17,9 @@ ColumnBatch spread(std::int64_t v, std::int64_t t, bool scale_by_key) {
   return batch(kv_schema(), rows);
 }
 
-std::vector<ScriptStep> rising_steps(const std::vector<std::optional<EventTime>>& watermarks, bool scale_by_key) {
+std::vector<BatchStep> rising_steps(const std::vector<std::optional<EventTime>>& watermarks, bool scale_by_key) {
   const std::pair<std::int64_t, std::int64_t> rows[] = {{1, 1}, {12, 2}, {15, 4}, {21, 8}, {29, 16}};  // (t, v)
-  std::vector<ScriptStep> steps;
+  std::vector<BatchStep> steps;
   for (std::size_t i = 0; i < 5; ++i) steps.push_back({spread(rows[i].second, rows[i].first, scale_by_key), watermarks.at(i)});
   return steps;
 }
@@ -64,20 +62,20 @@ json keyed_op(const std::string& id, const std::string& type, const SchemaPtr& o
 }
 
 RestoreJob pipeline_job(const std::string& name, std::vector<json> ops, const std::string& last,
-                        std::vector<ScriptStep> steps, SinkView view) {
+                        std::vector<BatchStep> steps, SinkView view) {
   return {[name, ops = std::move(ops), last](const std::string& script, int p) {
             return restore_job_spec(name, script, ops, last, p);
           },
           std::move(steps), std::move(view)};
 }
 
-RestoreJob single_op_job(const std::string& name, const json& op, std::vector<ScriptStep> steps, SinkView view) {
+RestoreJob single_op_job(const std::string& name, const json& op, std::vector<BatchStep> steps, SinkView view) {
   return pipeline_job(name, {op}, op.at("id").get<std::string>(), std::move(steps), std::move(view));
 }
 
 std::vector<std::string> sorted_rows(std::vector<std::string> lines) { return sorted(std::move(lines)); }
 
-std::shared_ptr<Script> SqlRestoreHarness::fresh(const std::vector<ScriptStep>& steps) {
+std::shared_ptr<Script> SqlRestoreHarness::fresh(const std::vector<BatchStep>& steps) {
   auto s = std::make_shared<Script>();
   s->steps = steps;
   put_script(name_, s);
@@ -116,4 +114,4 @@ void SqlRestoreHarness::expect_restores(const RestoreJob& job, const RestorePlan
   EXPECT_EQ(job.view(with_failure(job, plan.failure_step, plan.failure_parallelism)), expected) << "injected failure";
 }
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

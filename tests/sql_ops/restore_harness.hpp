@@ -18,7 +18,7 @@
 #include "../support/changelog.hpp"
 #include "../support/restore_harness.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 inline constexpr const char* kRestoreKeys[] = {"a", "b", "c", "d", "e", "f"};
 
@@ -29,7 +29,7 @@ SchemaPtr kv_schema();
 ColumnBatch spread(std::int64_t v, std::int64_t t, bool scale_by_key = false);
 // Per key the rows (t, v) = (1, 1), (12, 2), (15, 4), (21, 8), (29, 16), step i followed
 // by `watermarks[i]` (five entries).
-std::vector<ScriptStep> rising_steps(const std::vector<std::optional<EventTime>>& watermarks, bool scale_by_key = false);
+std::vector<BatchStep> rising_steps(const std::vector<std::optional<EventTime>>& watermarks, bool scale_by_key = false);
 // The watermarks 5, 14, 16, 25 between the steps: each step's rows are on time.
 const std::vector<std::optional<EventTime>>& watermarks_between_steps();
 // The watermarks -, 5, 12, 16, -: each step's watermark stays behind its rows, so a
@@ -51,20 +51,19 @@ using SinkView = std::function<std::vector<std::string>(std::vector<std::string>
 // Insert-only results: the rows sorted (keys interleave in no fixed order across subtasks).
 std::vector<std::string> sorted_rows(std::vector<std::string> lines);
 // Updating results: the changelog applied (a lost or repeated retraction shows).
-using testsupport::materialize;
 
 // A job under test: its spec for a script name and parallelism, and what its script plays.
 struct RestoreJob {
   std::function<json(const std::string& script, int parallelism)> spec;
-  std::vector<ScriptStep> steps;
+  std::vector<BatchStep> steps;
   SinkView view = sorted_rows;
 };
 
 // The job `name`: restore_job_spec's pipeline of `ops`, the sink reading `last`.
 RestoreJob pipeline_job(const std::string& name, std::vector<json> ops, const std::string& last,
-                        std::vector<ScriptStep> steps, SinkView view = sorted_rows);
+                        std::vector<BatchStep> steps, SinkView view = sorted_rows);
 // The job `name` of the one op `op` between inj and the sink.
-RestoreJob single_op_job(const std::string& name, const json& op, std::vector<ScriptStep> steps,
+RestoreJob single_op_job(const std::string& name, const json& op, std::vector<BatchStep> steps,
                          SinkView view = sorted_rows);
 
 // Which runs must equal the expected rows.
@@ -76,10 +75,10 @@ struct RestorePlan {
   int failure_parallelism = 2;
 };
 
-class SqlRestoreHarness : public testsupport::RestoreHarness {
+class SqlRestoreHarness : public RestoreHarness {
  protected:
   // A new script of `steps` registered under this test's name.
-  std::shared_ptr<Script> fresh(const std::vector<ScriptStep>& steps);
+  std::shared_ptr<Script> fresh(const std::vector<BatchStep>& steps);
 
   // Each returns the run's sink lines as they arrived.
   std::vector<std::string> failure_free(const RestoreJob& job, int p);
@@ -94,7 +93,7 @@ class SqlRestoreHarness : public testsupport::RestoreHarness {
 
  private:
   // The job's graphs from its spec, held and failed by the script `s`.
-  testsupport::RestorableJob restorable(const RestoreJob& job, const std::shared_ptr<Script>& s) const;
+  RestorableJob restorable(const RestoreJob& job, const std::shared_ptr<Script>& s) const;
 };
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -9,7 +9,7 @@
 #include "clink/sql/spec/expr_json.hpp"
 #include "join_harness.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -132,4 +132,4 @@ TEST(SqlSemiAntiJoin, SpecErrorsNameTheProblem) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -12,7 +12,7 @@
 #include "clink/sql/handler/statement_runner.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -127,4 +127,4 @@ TEST(SetOperationsAll, ExceptAllRetractsAsTheRightArrivesAfterTheLeft) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -14,14 +14,13 @@
 #include "../support/example_udafs.hpp"
 #include "../support/print_form.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
-using namespace testsupport;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::vector<ScriptStep> tumbling_steps() {
+std::vector<BatchStep> tumbling_steps() {
   // Interrupted after step 3: [10,20) holds 2 + 4.
   return rising_steps(watermarks_between_steps());
 }
@@ -63,7 +62,7 @@ class SqlRestore : public SqlRestoreHarness {
   using SqlRestoreHarness::expect_restores;
   // A savepoint and the injected failure after step `at`; without `rescale` (an op pinned
   // to parallelism 1) the runs stay at parallelism 1.
-  void expect_restores(const std::vector<ScriptStep>& steps, const json& op, std::size_t at,
+  void expect_restores(const std::vector<BatchStep>& steps, const json& op, std::size_t at,
                        const std::vector<std::string>& expected, bool rescale = true) {
     RestorePlan plan{.savepoint_steps = {at}, .failure_step = at};
     if (!rescale) {
@@ -127,7 +126,7 @@ TEST_P(SqlRestore, GroupAggregateCountDistinct) {
       {{"k", LogicalType::string()}, {"dv", LogicalType::bigint().not_null()}, {"s", LogicalType::bigint()}}));
   op["params"]["aggregates"] = json::array(
       {{{"function", "COUNT"}, {"args", {2}}, {"distinct", true}}, {{"function", "SUM"}, {"args", {2}}}});
-  const std::vector<ScriptStep> steps = {{spread(1, 1), 5}, {spread(2, 12), 14}, {spread(1, 15), 16},
+  const std::vector<BatchStep> steps = {{spread(1, 1), 5}, {spread(2, 12), 14}, {spread(1, 15), 16},
                                          // -- interrupted here --
                                          {spread(2, 21), 25}, {spread(3, 29), std::nullopt}};
   std::vector<std::string> expected;
@@ -195,7 +194,7 @@ TEST_P(SqlRestore, GroupAggregateRetractingListAggregates) {
     for (const char* k : {"a", "b", "c", "d", "e", "f"}) rows.push_back(Row{{Value(t * 1000), Value(k), Value(v)}, kind, t});
     return batch(kv_schema(), rows);
   };
-  const std::vector<ScriptStep> steps = {{step(1, 1, RowKind::kInsert), 5}, {step(2, 12, RowKind::kInsert), 14},
+  const std::vector<BatchStep> steps = {{step(1, 1, RowKind::kInsert), 5}, {step(2, 12, RowKind::kInsert), 14},
                                          {step(1, 15, RowKind::kDelete), 16},
                                          // -- interrupted here --
                                          {step(4, 21, RowKind::kInsert), 25}, {step(1, 29, RowKind::kInsert), std::nullopt}};
@@ -220,7 +219,7 @@ TEST_P(SqlRestore, WindowAggregateHopWithListAggAndStddev) {
                            json::array({{{"function", "LISTAGG"}, {"args", {1}}}, {{"function", "STDDEV_POP"}, {"args", {2}}}}),
                            {{"ks", LogicalType::string()}, {"sd", LogicalType::bigint()}});
   std::vector<std::string> expected;
-  auto time = [](int ms) { return clink::test::print_timestamp_ms(ms); };
+  auto time = [](int ms) { return print_timestamp_ms(ms); };
   for (std::string key : {"a", "b", "c", "d", "e", "f"}) {
     for (auto [start, n, sd] : std::vector<std::tuple<int, int, int>>{
              {-5, 1, 0}, {0, 1, 0}, {5, 1, 0}, {10, 2, 1}, {15, 2, 2}, {20, 2, 4}, {25, 1, 0}}) {
@@ -243,7 +242,7 @@ TEST_P(SqlRestore, WindowAggregateTumbleWithUnmergeableAggregates) {
                                         {{"function", "concat_agg"}, {"args", {1}}}}),
                            {{"f", LogicalType::bigint()}, {"l", LogicalType::bigint()}, {"ks", LogicalType::string()}});
   std::vector<std::string> expected;
-  auto time = [](int ms) { return clink::test::print_timestamp_ms(ms); };
+  auto time = [](int ms) { return print_timestamp_ms(ms); };
   for (std::string key : {"a", "b", "c", "d", "e", "f"})
     for (auto [start, aggs] : std::vector<std::pair<int, std::string>>{
              {0, "1, 1, " + key}, {10, "2, 4, " + key + "," + key}, {20, "8, 16, " + key + "," + key}})
@@ -275,7 +274,7 @@ TEST_P(SqlRestore, WindowAggregateHopWithUnmergeableUdaf) {
                            json::array({{{"function", "concat_agg"}, {"args", {1}}}, {{"function", "tally"}}}),
                            {{"ks", LogicalType::string()}, {"n", LogicalType::bigint()}});
   std::vector<std::string> expected;
-  auto time = [](int ms) { return clink::test::print_timestamp_ms(ms); };
+  auto time = [](int ms) { return print_timestamp_ms(ms); };
   for (const char* k : {"a", "b", "c", "d", "e", "f"}) {
     std::string key = k;
     // Rows at 1, 12, 15, 21, 29; windows [s, s + 10) every 5.
@@ -395,4 +394,4 @@ TEST(SqlJobs, SpecErrorsNameTheOpAndTheProblem) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

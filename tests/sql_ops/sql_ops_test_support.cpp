@@ -6,7 +6,7 @@
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/sql/common/time_zone.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 namespace {
 std::mutex scripts_mu;
@@ -17,8 +17,8 @@ std::map<std::string, std::shared_ptr<Script>>& scripts() {
 
 // The scripted source playing the script's steps (copies of its batches), held by it.
 std::unique_ptr<StreamOperator> test_source(const std::shared_ptr<Script>& s) {
-  auto source = std::make_unique<testing::ScriptedSource<ColumnBatch>>(std::shared_ptr<testing::SourceControl>(s));
-  for (const ScriptStep& st : s->steps)
+  auto source = std::make_unique<ScriptedSource<ColumnBatch>>(std::shared_ptr<SourceControl>(s));
+  for (const BatchStep& st : s->steps)
     source->then([st](Output& out) {
       if (st.batch) out.emit(std::make_unique<ColumnBatch>(*st.batch));
       if (st.watermark) out.emit_watermark(Watermark::at(*st.watermark));
@@ -26,9 +26,9 @@ std::unique_ptr<StreamOperator> test_source(const std::shared_ptr<Script>& s) {
   return source;
 }
 
-class Injector final : public StreamOperator {
+class InjectorOperator final : public StreamOperator {
  public:
-  explicit Injector(std::shared_ptr<Script> s) : s_(std::move(s)) {}
+  explicit InjectorOperator(std::shared_ptr<Script> s) : s_(std::move(s)) {}
   void process_batch(int, BatchPtr b) override {
     s_->check();
     output().emit(std::move(b));
@@ -93,7 +93,7 @@ const OperatorRegistry& test_registry() {
                                 .out_type = [](const OperatorSpecContext&) { return std::string(sql::kSqlRowType); },
                                 .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
                                   auto s = script_param(ctx);
-                                  return [s] { return std::make_unique<Injector>(s); };
+                                  return [s] { return std::make_unique<InjectorOperator>(s); };
                                 }});
     reg.add(OperatorFactoryInfo{.name = "sql_test_sink",
                                 .description = "test: exactly-once collect of formatted rows",
@@ -108,4 +108,4 @@ const OperatorRegistry& test_registry() {
   return r;
 }
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -27,9 +27,7 @@
 #include "../support/manual_clock.hpp"
 #include "../support/restore_harness.hpp"
 
-namespace clink::sqltest {
-
-using clink::testing::ManualClock;
+namespace clink::test {
 
 using nlohmann::json;
 using sql::ColumnBatch;
@@ -124,16 +122,18 @@ class OpHarness final : public Output {
 
 // ---- jobs from specs ----
 
-struct ScriptStep {
+// One step of a SQL script: a batch, then optionally a watermark (tests/support's
+// ScriptStep<T> is the typed-record counterpart).
+struct BatchStep {
   std::optional<ColumnBatch> batch;
   std::optional<EventTime> watermark;
 };
 // What `sql_test_source` plays (tests/support's scripted source: pause_at / emitted hold
 // and follow it), when `sql_test_injector` fails (armed / failures_left) and what
 // `sql_test_sink` received.
-struct Script : testing::SourceControl, testsupport::ArmedFailure {
+struct Script : SourceControl, ArmedFailure {
   SchemaPtr schema;
-  std::vector<ScriptStep> steps;
+  std::vector<BatchStep> steps;
   std::shared_ptr<ExactlyOnceCollectSink<std::string>> sink = std::make_shared<ExactlyOnceCollectSink<std::string>>();
 };
 
@@ -144,4 +144,4 @@ void put_script(const std::string& name, std::shared_ptr<Script> s);
 // The builtin registry plus the test factories.
 const OperatorRegistry& test_registry();
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

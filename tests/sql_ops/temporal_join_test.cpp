@@ -11,7 +11,7 @@
 #include "join_harness.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -44,7 +44,7 @@ Row row(std::int64_t t, Value k, const char* v, RowKind kind = RowKind::kInsert)
 }
 ColumnBatch L(std::vector<Row> rows) { return batch(left_schema(), rows); }
 ColumnBatch R(std::vector<Row> rows) { return batch(right_schema(), rows); }
-std::string ts(std::int64_t ms) { return clink::test::print_timestamp_ms(ms); }
+std::string ts(std::int64_t ms) { return print_timestamp_ms(ms); }
 std::string joined(std::int64_t lt, const char* lv, std::int64_t rt, const char* rv) {
   return "+I[" + ts(lt) + ", 1, " + lv + ", " + ts(rt) + ", 1, " + rv + "]";
 }
@@ -120,4 +120,4 @@ TEST(SqlTemporalJoin, RejectsRightAndFullJoins) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

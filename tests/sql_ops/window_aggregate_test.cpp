@@ -9,7 +9,7 @@
 #include "clink/runtime/job_graph_spec.hpp"
 #include "sql_ops_test_support.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -310,4 +310,4 @@ TEST(SqlWindowAssign, HopRowsPerWindow) {
 }
 
 }  // namespace
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -11,15 +11,12 @@
 #include "clink/state/state_codec.hpp"
 #include "state_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
-using testing::BackendMaker;
-using testing::dump;
-using testing::Dump;
 
 class BackendTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -288,7 +285,7 @@ std::vector<std::pair<std::string, StateId>> ids_of(KeyedStateBackend& b) {
 }
 
 TEST_P(BackendTest, SnapshotThenRestoreGivesExactlyTheSameState) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   auto b = make_full();
   auto ids = fill(*b, 500);
   Dump before = dump(*b, ids);
@@ -319,7 +316,7 @@ TEST_P(BackendTest, SnapshotThenRestoreGivesExactlyTheSameState) {
 }
 
 TEST_P(BackendTest, SnapshotIsNotAffectedByLaterWrites) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   auto b = make_full();
   auto ids = fill(*b, 200);
   Dump at_snapshot = dump(*b, ids);
@@ -339,7 +336,7 @@ TEST_P(BackendTest, SnapshotIsNotAffectedByLaterWrites) {
 
 // 1 -> 2 -> 4 -> 2 subtasks: every key restored exactly once, by the subtask owning it.
 TEST_P(BackendTest, RestoreAtOtherParallelismsRedistributesKeyGroups) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   const std::int64_t n = 1000;
   auto one = maker.make_subtask(1, 0);
   Dump all = dump(*one, fill(*one, n));
@@ -371,7 +368,7 @@ TEST_P(BackendTest, RestoreAtOtherParallelismsRedistributesKeyGroups) {
 }
 
 TEST_P(BackendTest, RestoreIgnoresHandlesOfOtherKeyGroups) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   auto left = maker.make_subtask(2, 0);
   EXPECT_GT(dump(*left, fill(*left, 300)).size(), 300u);
   auto h = left->snapshot(1, ckpt.path / "chk-1");
@@ -381,7 +378,7 @@ TEST_P(BackendTest, RestoreIgnoresHandlesOfOtherKeyGroups) {
 }
 
 TEST_P(BackendTest, RestoringTtlStateWithoutTtlIsAnError) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   auto b = make_full();
   auto id = b->register_state("t", StateKind::kValue, 1000);
   b->set_current_key(key(1));
@@ -397,7 +394,7 @@ TEST_P(BackendTest, RestoringTtlStateWithoutTtlIsAnError) {
 }
 
 TEST_P(BackendTest, SnapshotsDropExpiredTtlEntries) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   auto b = make_full();
   auto v = b->register_state("v", StateKind::kValue, 100);
   auto l = b->register_state("l", StateKind::kList, 100);
@@ -442,7 +439,7 @@ TEST_P(BackendTest, SnapshotsDropExpiredTtlEntries) {
 }
 
 TEST_P(BackendTest, SavepointsRestoreIntoEitherBackend) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   auto b = make_full();
   Dump all = dump(*b, fill(*b, 300));
   auto sp = b->savepoint(5, ckpt.path / "sp-5");
@@ -478,4 +475,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, BackendTest, ::testing::Values("memory", "roc
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

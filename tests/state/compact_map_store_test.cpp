@@ -15,7 +15,7 @@
 #include "clink/state/state_codec.hpp"
 #include "state_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using state_internal::CompactMapStore;
@@ -143,7 +143,7 @@ TEST(CompactMapStore, CompactionKeepsEveryLiveEntryAndReleasesTheGarbage) {
 }
 
 TEST(CompactMapStore, MemoryBackendRefusesChangesInsideItsOwnIteration) {
-  testing::BackendMaker maker;
+  BackendMaker maker;
   maker.kind = "memory";
   auto b = maker.make({0, kDefaultMaxParallelism - 1});
   auto m = b->register_state("rows", StateKind::kMap);
@@ -178,7 +178,7 @@ std::size_t heap_in_use() {
 // layout (std::map of std::string pairs in a hash map of strings) cost 177 B a row on
 // top of the bytes for this shape; this one costs ~39 B.
 TEST(CompactMapStore, AJoinRowCostsLittleMoreThanItsBytes) {
-  testing::BackendMaker maker;
+  BackendMaker maker;
   maker.kind = "memory";
   constexpr int kRows = 200000;
   const std::size_t before = heap_in_use();
@@ -205,4 +205,4 @@ TEST(CompactMapStore, AJoinRowCostsLittleMoreThanItsBytes) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

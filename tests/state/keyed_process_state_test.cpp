@@ -8,13 +8,10 @@
 #include "clink/connectors/collect_sink.hpp"
 #include "clink/state/keyed_state.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using ::testing::UnorderedElementsAre;
-using testing::ScriptedSource;
-using testing::scripted;
-
 
 using Out = std::tuple<std::string, std::int64_t, std::vector<std::int64_t>, std::int64_t>;  // key, count, times, timer
 
@@ -68,4 +65,4 @@ TEST(KeyedProcessState, NonKeyedFunctionsHaveNoKeyedState) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

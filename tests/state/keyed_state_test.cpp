@@ -6,13 +6,12 @@
 
 #include "state_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
-using testing::BackendMaker;
 
 class KeyedStateTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -172,7 +171,7 @@ TEST_P(KeyedStateTest, StatesFollowTheBackendsNamespace) {
 }
 
 TEST_P(KeyedStateTest, TypedStateSurvivesSnapshotAndRestore) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   {
     KeyedStateStore store(*backend);
     auto& count = store.get_state(ValueStateDescriptor<std::int64_t>{"count"});
@@ -303,7 +302,7 @@ TEST_P(KeyedStateTest, TtlReducingStartsOverAfterExpiry) {
 }
 
 TEST_P(KeyedStateTest, TtlValuesSurviveRestoreWithTheirTimestamps) {
-  testing::TempDir ckpt;
+  TempDir ckpt;
   {
     KeyedStateStore store(*backend);
     auto& v = store.get_state(ValueStateDescriptor<std::int64_t>{"v", StateTtlConfig{100}});
@@ -330,4 +329,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, KeyedStateTest, ::testing::Values("memory", "
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

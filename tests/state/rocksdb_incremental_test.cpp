@@ -11,11 +11,8 @@
 #include "clink/state/shared_state_registry.hpp"
 #include "state_test_util.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using testing::BackendMaker;
-using testing::files_under;
 
 void put_counters(KeyedStateBackend& b, StateId id, std::int64_t from, std::int64_t to, std::int64_t value) {
   std::string k, v;
@@ -38,7 +35,7 @@ std::uint64_t new_bytes(const std::map<std::string, std::uint64_t>& before,
 }
 
 TEST(RocksDbIncremental, SecondCheckpointAfterOnePercentChangeWritesLittle) {
-  testing::TempDir root;  // the checkpoint root: chk-N/ and shared/
+  TempDir root;  // the checkpoint root: chk-N/ and shared/
   BackendMaker maker;
   maker.kind = "rocksdb";
   auto b = maker.make({0, 127});
@@ -83,7 +80,7 @@ TEST(RocksDbIncremental, SecondCheckpointAfterOnePercentChangeWritesLittle) {
 }
 
 TEST(RocksDbIncremental, ARestoredBackendReferencesTheRestoredCheckpointsFiles) {
-  testing::TempDir root;
+  TempDir root;
   BackendMaker maker;
   maker.kind = "rocksdb";
   auto b = maker.make({0, 127});
@@ -109,7 +106,7 @@ TEST(RocksDbIncremental, ARestoredBackendReferencesTheRestoredCheckpointsFiles) 
 }
 
 TEST(RocksDbIncremental, OnlyCompletedCheckpointsAreReused) {
-  testing::TempDir root;
+  TempDir root;
   BackendMaker maker;
   maker.kind = "rocksdb";
   auto b = maker.make({0, 127});
@@ -124,7 +121,7 @@ TEST(RocksDbIncremental, OnlyCompletedCheckpointsAreReused) {
 }
 
 TEST(RocksDbIncremental, RegistryDeletesSharedFilesNoCheckpointReferences) {
-  testing::TempDir root;
+  TempDir root;
   BackendMaker maker;
   maker.kind = "rocksdb";
   auto b = maker.make({0, 127});
@@ -168,7 +165,7 @@ TEST(RocksDbIncremental, RegistryDeletesSharedFilesNoCheckpointReferences) {
 }
 
 TEST(RocksDbIncremental, NonIncrementalCheckpointsAreSelfContained) {
-  testing::TempDir root;
+  TempDir root;
   BackendMaker maker;
   maker.kind = "rocksdb";
   maker.incremental = false;
@@ -187,7 +184,7 @@ TEST(RocksDbIncremental, NonIncrementalCheckpointsAreSelfContained) {
 }
 
 TEST(MemorySnapshot, Int64CountersCostUnder32BytesPerKey) {
-  testing::TempDir root;
+  TempDir root;
   BackendMaker maker;
   maker.kind = "memory";
   auto b = maker.make({0, 127});
@@ -196,7 +193,7 @@ TEST(MemorySnapshot, Int64CountersCostUnder32BytesPerKey) {
   put_counters(*b, id, 0, n, 0);
   auto h = b->snapshot(1, root.path / "chk-1");
   auto bytes = h.description->at("size").get<std::uint64_t>();
-  EXPECT_EQ(bytes, testing::dir_bytes(root.path));
+  EXPECT_EQ(bytes, dir_bytes(root.path));
   EXPECT_EQ(h.description->at("entries").get<std::uint64_t>(), static_cast<std::uint64_t>(n));
   double per_key = static_cast<double>(bytes) / static_cast<double>(n);
   EXPECT_LT(per_key, 16.0) << per_key;  // key 8 + value <= 3 + 3 length bytes + ns 1
@@ -204,4 +201,4 @@ TEST(MemorySnapshot, Int64CountersCostUnder32BytesPerKey) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -7,7 +7,7 @@
 
 #include "clink/state/state_ttl.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 TEST(StateCodec, VarintRoundTripsAndIsLeb128) {
@@ -90,4 +90,4 @@ TEST(StateTtl, ListFilterDropsOnlyExpiredElements) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

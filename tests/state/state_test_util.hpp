@@ -15,27 +15,11 @@
 #include "clink/state/keyed_state_backend.hpp"
 
 #include "../support/manual_clock.hpp"
+#include "../support/temp_dir.hpp"
 
-namespace clink::testing {
+namespace clink::test {
 
 namespace fs = std::filesystem;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("clink-state-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 // Builds backends of one kind, with working directories under one temporary directory.
 struct BackendMaker {
@@ -88,4 +72,4 @@ inline std::map<std::string, std::uint64_t> files_under(const fs::path& dir) {
   return out;
 }
 
-}  // namespace clink::testing
+}  // namespace clink::test

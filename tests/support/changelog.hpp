@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace clink::testsupport {
+namespace clink::test {
 
 // Lines "+I[...]", "-U[...]", "+U[...]", "-D[...]" applied in order: the remaining rows as
 // "+I[...]", sorted. A retraction of a row that is not there shows as "missing: <line>",
@@ -30,4 +30,4 @@ inline std::vector<std::string> materialize(const std::vector<std::string>& chan
   return out;
 }
 
-}  // namespace clink::testsupport
+}  // namespace clink::test

@@ -19,22 +19,9 @@
 #include "clink/state/keyed_state.hpp"
 #include "clink/runtime/executor.hpp"
 
-namespace clink::testsupport {
+#include "temp_dir.hpp"
 
-// A fresh directory under the system temp directory, removed with the object.
-struct TempDir {
-  std::filesystem::path path;
-  explicit TempDir(const std::string& prefix = "clink-test") {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() /
-           (prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
+namespace clink::test {
 
 template <class T>
 std::vector<T> sorted(std::vector<T> v) {
@@ -116,4 +103,4 @@ inline DataStream<SequenceOut> checked_sequence(StreamExecutionEnvironment& env,
       .uid("checker");
 }
 
-}  // namespace clink::testsupport
+}  // namespace clink::test

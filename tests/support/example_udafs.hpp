@@ -14,7 +14,7 @@
 
 #include "clink/sql/function/aggregate_udf.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 struct WeightedAvg {
   struct Acc {
@@ -88,4 +88,4 @@ inline bool register_example_udafs() {
   return done;
 }
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

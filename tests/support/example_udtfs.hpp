@@ -10,7 +10,7 @@
 
 #include "clink/sql/function/table_function.hpp"
 
-namespace clink::sqltest {
+namespace clink::test {
 
 inline bool register_example_udtfs() {
   static const bool done = [] {
@@ -52,4 +52,4 @@ inline bool register_example_udtfs() {
   return done;
 }
 
-}  // namespace clink::sqltest
+}  // namespace clink::test

@@ -6,7 +6,7 @@
 
 #include "clink/runtime/timer_service.hpp"
 
-namespace clink::testing {
+namespace clink::test {
 
 class ManualClock final : public ProcessingTimeClock {
  public:
@@ -18,4 +18,4 @@ class ManualClock final : public ProcessingTimeClock {
   std::atomic<std::int64_t> now;  // ms; `clock.now = t` and `clock.now += d` move it too
 };
 
-}  // namespace clink::testing
+}  // namespace clink::test

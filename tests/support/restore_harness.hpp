@@ -20,7 +20,7 @@
 #include "clink/runtime/executor.hpp"
 #include "scripted_source.hpp"
 
-namespace clink::testsupport {
+namespace clink::test {
 
 // Passes records until armed, then fails the next one (`failures_left` times in all).
 struct ArmedFailure {
@@ -41,7 +41,7 @@ struct ArmedFailure {
 // of its scripted source and the failure it injects.
 struct RestorableJob {
   std::function<JobGraph(int parallelism)> graph;
-  std::shared_ptr<testing::SourceControl> control;
+  std::shared_ptr<SourceControl> control;
   std::shared_ptr<ArmedFailure> failure;
 };
 
@@ -97,4 +97,4 @@ class RestoreHarness : public BackendTest {
   }
 };
 
-}  // namespace clink::testsupport
+}  // namespace clink::test

@@ -19,7 +19,7 @@
 #include "clink/runtime/operator.hpp"
 #include "clink/runtime/runtime_context.hpp"
 
-namespace clink::testing {
+namespace clink::test {
 
 struct SourceControl {
   std::atomic<std::size_t> pause_at{static_cast<std::size_t>(-1)};  // hold before this step
@@ -141,4 +141,4 @@ DataStream<T> scripted_source(StreamExecutionEnvironment& env, std::vector<Scrip
   return DataStream<T>(&env, env.add_node(std::move(n)));
 }
 
-}  // namespace clink::testing
+}  // namespace clink::test

@@ -15,7 +15,7 @@
 #include "clink/api/data_stream.hpp"
 #include "clink/core/format_value.hpp"
 
-namespace clink::testing {
+namespace clink::test {
 
 inline std::string ts_text(EventTime t) {
   if (t == kMaxEventTime) return "MAX";
@@ -74,4 +74,4 @@ std::shared_ptr<ProbeLog> probe(DataStream<T> stream, bool watermarks = true) {
   return log;
 }
 
-}  // namespace clink::testing
+}  // namespace clink::test

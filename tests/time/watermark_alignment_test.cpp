@@ -12,7 +12,7 @@
 #include "clink/connectors/datagen.hpp"
 #include "clink/time/watermark_strategy.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 TEST(AlignmentGroup, MinimumOverActiveMembers) {
@@ -104,4 +104,4 @@ TEST(WatermarkAlignment, AFastSourceWaitsForTheSlowOneWithinTheDrift) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -7,13 +7,8 @@
 #include "clink/operators/builtin_streams.hpp"
 #include "time_test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using testing::ManualClock;
-using testing::probe;
-using testing::scripted;
-using testing::ScriptedSource;
 
 Record<std::int64_t> rec(EventTime ts, PartitionId p = kNoPartition) { return Record<std::int64_t>{0, ts, p}; }
 
@@ -187,7 +182,7 @@ TEST(WatermarkAssignerStrategies, IdleMarkersMakeAlignmentIgnoreTheInputUntilItI
   StreamExecutionEnvironment env;
   env.set_clock(clock);
   ManualClock* c = &clock;
-  auto downstream = std::make_shared<testing::ProbeLog>();
+  auto downstream = std::make_shared<ProbeLog>();
   auto seen = [downstream](const std::string& line) { return [downstream, line] { return downstream->contains(line); }; };
   // A is busy; B sends one record, then goes silent (idle), then comes back.
   auto a = scripted<std::int64_t>(env, [c, seen](ScriptedSource<std::int64_t>& s) {
@@ -205,7 +200,7 @@ TEST(WatermarkAssignerStrategies, IdleMarkersMakeAlignmentIgnoreTheInputUntilItI
   auto wa = a.assign_timestamps_and_watermarks(MonotonicWatermarkStrategy<std::int64_t>());
   auto wb = b.assign_timestamps_and_watermarks(MonotonicWatermarkStrategy<std::int64_t>().with_idleness(1000));
   wa.union_with(wb).rebalance().template then<std::int64_t>("probe", "Probe", [downstream] {
-    return std::make_unique<testing::ProbeOperator<std::int64_t>>(downstream, true);
+    return std::make_unique<ProbeOperator<std::int64_t>>(downstream, true);
   });
   env.execute();
   auto lines = downstream->get();
@@ -244,4 +239,4 @@ TEST(WatermarkAssignerStrategies, SpecParamsDescribeTheStrategy) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
@@ -120,4 +120,4 @@ TEST(WindowArithmetic, Gcd) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

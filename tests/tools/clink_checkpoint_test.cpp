@@ -21,11 +21,12 @@
 
 #include "clink_runner.hpp"
 
+namespace clink::test {
+
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using namespace clink_test;
 
 // Every line of the committed part files under `dir` (in-progress files are hidden), sorted.
 std::vector<std::string> committed_lines(const fs::path& dir) {
@@ -293,3 +294,5 @@ TEST_P(ClinkCheckpoint, CheckpointIntervalNeedsACheckpointDirectory) {
 }
 
 }  // namespace
+
+}  // namespace clink::test

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace clink_test {
+namespace clink::test {
 
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -50,4 +50,4 @@ inline Result run_clink(const std::string& args, const std::filesystem::path& sc
   return r;
 }
 
-}  // namespace clink_test
+}  // namespace clink::test

@@ -17,6 +17,8 @@
 
 #include "clink_runner.hpp"
 
+namespace clink::test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -117,7 +119,7 @@ TEST(ClinkShellPty, LiveTableCtrlCHistoryAndQuit) {
     EXPECT_EQ(sh.wait_exit(), 0);
   }
   // libedit's history file: a header, then one statement per line with spaces as \040.
-  std::string history = clink_test::slurp(home / ".clink_history");
+  std::string history = slurp(home / ".clink_history");
   EXPECT_EQ(history.rfind("_HiStOrY_V2_\n", 0), 0u) << history;
   EXPECT_NE(history.find("\nSELECT\\040supplier_id,\\040COUNT(*)\\040AS\\040bids\\040FROM\\040Bid\\040GROUP\\040BY"
                          "\\040supplier_id;\n"),
@@ -127,3 +129,5 @@ TEST(ClinkShellPty, LiveTableCtrlCHistoryAndQuit) {
 }
 
 }  // namespace
+
+}  // namespace clink::test

@@ -8,10 +8,11 @@
 
 #include "clink_runner.hpp"
 
+namespace clink::test {
+
 namespace {
 
 namespace fs = std::filesystem;
-using clink_test::run_clink;
 
 class ClinkSqlTest : public ::testing::Test {
  protected:
@@ -206,3 +207,5 @@ TEST_F(ClinkSqlTest, ShellReportsAnUnfinishedStatement) {
 }
 
 }  // namespace
+
+}  // namespace clink::test

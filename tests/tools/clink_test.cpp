@@ -15,13 +15,12 @@
 
 #include "clink_runner.hpp"
 
+namespace clink::test {
+
 namespace {
 
 using ::testing::HasSubstr;
-using namespace clink_test;
 using ::testing::StartsWith;
-
-
 
 class Clink : public ::testing::Test {
  protected:
@@ -241,3 +240,5 @@ TEST_F(Clink, UsageErrorsExitTwo) {
 }
 
 }  // namespace
+
+}  // namespace clink::test

@@ -11,6 +11,8 @@
 
 #include "clink_runner.hpp"
 
+namespace clink::test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -38,11 +40,11 @@ class PlanGolden : public ::testing::Test {
   void TestBody() override {
     fs::path scratch = fs::temp_directory_path() / ("clink_plan_golden_" + std::to_string(::getpid()));
     fs::create_directories(scratch);
-    auto r = clink_test::run_clink("explain '" + script_ + "' --spec", scratch);
+    auto r = run_clink("explain '" + script_ + "' --spec", scratch);
     fs::remove_all(scratch);
     ASSERT_TRUE(fs::exists(kRoot / golden_)) << golden_ << " is missing: run scripts/update-plan-goldens";
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out, clink_test::slurp(kRoot / golden_))
+    EXPECT_EQ(r.out, slurp(kRoot / golden_))
         << script_ << " plans differently from " << golden_ << " (scripts/update-plan-goldens rewrites it)";
   }
 
@@ -64,3 +66,5 @@ const bool kRegistered = [] {
 }();
 
 }  // namespace
+
+}  // namespace clink::test

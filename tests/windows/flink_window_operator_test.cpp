@@ -7,9 +7,8 @@
 
 #include "window_test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-using namespace clink::testing;
 using V = std::vector<std::string>;
 
 class WindowPaths : public ::testing::TestWithParam<bool> {
@@ -453,4 +452,4 @@ TEST(FlinkWindowOperator, CleanupTimerWithEmptyListStateForTumblingWindows) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -13,7 +13,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 // The VmFlags of the mapping holding p, from /proc/self/smaps ("" if not found).
@@ -119,4 +119,4 @@ TEST(HugePagePool, SpansChunksAndKeepsContents) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 template <class K>
@@ -81,4 +81,4 @@ TEST(KeyOrder, StringKeysByLengthThenBytes) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -12,7 +12,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 // Every key hashes to one of a few positions: long runs, wrap-around, shifts.
@@ -127,4 +127,4 @@ TEST(LinearProbeMap, FindingAKeyNeverMovesEntries) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using Panes = std::vector<std::pair<std::int64_t, std::string>>;
@@ -93,4 +93,4 @@ TEST(SliceList, OutOfOrderPanesAreInsertedInPlace) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

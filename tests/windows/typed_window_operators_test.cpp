@@ -6,9 +6,8 @@
 #include "clink/windows/window_operators.hpp"
 #include "window_test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-using namespace clink::testing;
 using V = std::vector<std::string>;
 using In = std::pair<std::string, std::int64_t>;
 using Out = WindowResult<std::string, std::int64_t>;
@@ -73,4 +72,4 @@ TEST(TypedWindowOperators, EvictingTumbling) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

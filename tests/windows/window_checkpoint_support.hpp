@@ -16,7 +16,7 @@
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/windows/window_operator.hpp"
 
-namespace clink::window_testing {
+namespace clink::test {
 
 using P = std::pair<std::int64_t, std::int64_t>;  // key, value
 struct FirstOf {
@@ -242,4 +242,4 @@ class Harness {
   std::vector<std::size_t> marks_;
 };
 
-}  // namespace clink::window_testing
+}  // namespace clink::test

@@ -12,11 +12,8 @@
 
 #include "../support/checkpoint_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using namespace testsupport;
-using namespace window_testing;
 
 struct Count final : AggregateFunction<P, std::int64_t, std::int64_t> {
   std::int64_t create_accumulator() const override { return 0; }
@@ -164,4 +161,4 @@ TEST(WindowChangeLists, StayBoundedWithoutCheckpoints) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

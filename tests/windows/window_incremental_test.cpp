@@ -19,11 +19,8 @@
 #include "../support/checkpoint_support.hpp"
 #include "window_checkpoint_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-
-using namespace testsupport;
-using namespace window_testing;
 
 struct InvertibleSum final : AggregateFunction<P, std::int64_t, std::int64_t> {
   std::int64_t create_accumulator() const override { return 0; }
@@ -248,4 +245,4 @@ TEST_P(PaneCombinationRestore, InvertibleSum) { check<InvertibleSum>(); }
 TEST_P(PaneCombinationRestore, TwoStacksSequence) { check<Sequence>(); }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

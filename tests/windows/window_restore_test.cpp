@@ -19,14 +19,11 @@
 
 #include "../support/restore_harness.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace testsupport;
-using namespace clink::testing;
 using ::testing::HasSubstr;
-
 
 using Script = std::vector<ScriptStep<KV>>;
 
@@ -307,4 +304,4 @@ TEST(WindowCheckpoint, AnAccumulatorWithoutStateCodecFailsTheCheckpointNamingThe
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -8,9 +8,8 @@
 #include "clink/core/error.hpp"
 #include "window_test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
-using namespace clink::testing;
 using V = std::vector<std::string>;
 
 class Paths : public ::testing::TestWithParam<bool> {
@@ -569,4 +568,4 @@ TEST(SlicedPath, EqualsTheGenericPathOnRandomInputWithManyKeys) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

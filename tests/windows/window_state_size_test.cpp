@@ -10,7 +10,7 @@
 #include "clink/windows/window_operator.hpp"
 #include "window_test_support.hpp"
 
-namespace clink {
+namespace clink::test {
 namespace {
 
 using P = std::pair<std::int64_t, std::int64_t>;
@@ -77,4 +77,4 @@ TEST(WindowStateSize, CountKeyedByInt64BytesPerPane) {
 }
 
 }  // namespace
-}  // namespace clink
+}  // namespace clink::test

@@ -11,7 +11,7 @@
 #include "clink/api/windowed_stream.hpp"
 #include "clink/connectors/collect_sink.hpp"
 
-namespace clink::testing {
+namespace clink::test {
 
 using KV = std::pair<std::string, std::int64_t>;
 
@@ -75,4 +75,4 @@ inline DataStream<KV> source(StreamExecutionEnvironment& env, std::function<void
   return scripted<KV>(env, std::move(script));
 }
 
-}  // namespace clink::testing
+}  // namespace clink::test
