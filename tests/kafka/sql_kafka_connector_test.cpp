@@ -17,7 +17,7 @@ namespace clink::test {
 namespace {
 
 namespace fs = std::filesystem;
-using clink_test::Result;
+using clink::test::Result;
 
 class SqlKafka : public ::testing::Test {
  protected:
@@ -32,7 +32,7 @@ class SqlKafka : public ::testing::Test {
     sql = std::regex_replace(sql, std::regex("\\$\\{B\\}"), kafka_bootstrap());
     auto path = dir_ / "job.sql";
     std::ofstream(path) << sql;
-    return clink_test::run_clink("run '" + path.string() + "' " + args, dir_);
+    return run_clink("run '" + path.string() + "' " + args, dir_);
   }
 
   // A kafka table over `topic` read from the start to the end it has now.

@@ -5,10 +5,10 @@
 #include "clink/core/error.hpp"
 #include "record_format_harness.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+using namespace clink::sql;
 namespace {
 
-using namespace testing;
 using Rows = std::vector<std::string>;
 
 std::string bytes(std::initializer_list<int> b) {
@@ -25,19 +25,19 @@ std::string encode_row(const SchemaPtr& s, std::vector<Value> row, const FormatO
 TEST(AvroFormat, HandComputedBytes) {
   // INT 1 -> zigzag 2; STRING "a" -> length 1 (zigzag 2) then 'a'; a nullable field is the
   // union ["null", T]: index 0 for NULL, index 1 then the value.
-  auto s = schema_of({{"a", "INT NOT NULL"}, {"s", "STRING NOT NULL"}, {"n", "INT"}});
+  auto s = fields_of({{"a", "INT NOT NULL"}, {"s", "STRING NOT NULL"}, {"n", "INT"}});
   EXPECT_EQ(encode_row(s, {1, "a", Value::null()}), bytes({0x02, 0x02, 0x61, 0x00}));
   EXPECT_EQ(encode_row(s, {-1, "", 2}), bytes({0x01, 0x00, 0x02, 0x04}));
   EXPECT_EQ(encode_row(s, {64, "a", -64}), bytes({0x80, 0x01, 0x02, 0x61, 0x02, 0x7f}));
 
-  auto scalars = schema_of({{"b", "BOOLEAN NOT NULL"}, {"f", "FLOAT NOT NULL"}, {"d", "DOUBLE NOT NULL"},
+  auto scalars = fields_of({{"b", "BOOLEAN NOT NULL"}, {"f", "FLOAT NOT NULL"}, {"d", "DOUBLE NOT NULL"},
                             {"dt", "DATE NOT NULL"}, {"l", "BIGINT NOT NULL"}});
   EXPECT_EQ(encode_row(scalars, {true, 1.5, 1.0, 18367, std::int64_t{-9000000000}}),
             bytes({0x01, 0x00, 0x00, 0xc0, 0x3f, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0xfe, 0x9e, 0x02,  //
                    0xff, 0xe7, 0x88, 0x87, 0x43}));  // zigzag 17999999999
 
   // DECIMAL: bytes of the unscaled value, minimal big-endian two's complement.
-  auto dec = schema_of({{"d", "DECIMAL(10, 2) NOT NULL"}});
+  auto dec = fields_of({{"d", "DECIMAL(10, 2) NOT NULL"}});
   EXPECT_EQ(encode_row(dec, {Value::decimal(100)}), bytes({0x02, 0x64}));
   EXPECT_EQ(encode_row(dec, {Value::decimal(-128)}), bytes({0x02, 0x80}));
   EXPECT_EQ(encode_row(dec, {Value::decimal(128)}), bytes({0x04, 0x00, 0x80}));
@@ -46,16 +46,16 @@ TEST(AvroFormat, HandComputedBytes) {
   EXPECT_EQ(encode_row(dec, {Value::decimal(-129)}), bytes({0x04, 0xff, 0x7f}));
 
   // TIMESTAMP(3): epoch millis (microseconds floored); non-legacy TIMESTAMP(6): micros.
-  auto ts = schema_of({{"t", "TIMESTAMP(3) NOT NULL"}});
+  auto ts = fields_of({{"t", "TIMESTAMP(3) NOT NULL"}});
   EXPECT_EQ(encode_row(ts, {std::int64_t{1000}}), bytes({0x02}));
   EXPECT_EQ(encode_row(ts, {std::int64_t{-1}}), bytes({0x01}));
-  auto ts6 = schema_of({{"t", "TIMESTAMP(6) NOT NULL"}, {"z", "TIMESTAMP_LTZ(3) NOT NULL"}});
+  auto ts6 = fields_of({{"t", "TIMESTAMP(6) NOT NULL"}, {"z", "TIMESTAMP_LTZ(3) NOT NULL"}});
   EXPECT_EQ(encode_row(ts6, {std::int64_t{1}, std::int64_t{2000}}, {{"avro.timestamp_mapping.legacy", "false"}}),
             bytes({0x02, 0x04}));
 
   // ARRAY: one block (count, items) then 0; MAP: one block of (string key, value) then 0;
   // a nullable ROW: the union index, then its fields.
-  auto nested = schema_of({{"a", "ARRAY<INT NOT NULL> NOT NULL"}, {"e", "ARRAY<INT> NOT NULL"},
+  auto nested = fields_of({{"a", "ARRAY<INT NOT NULL> NOT NULL"}, {"e", "ARRAY<INT> NOT NULL"},
                            {"m", "MAP<STRING, INT NOT NULL> NOT NULL"}, {"r", "ROW<x INT NOT NULL>"}});
   EXPECT_EQ(encode_row(nested, {ValueList{{1, 2}}, ValueList{}, ValueList{{"k", 1}}, ValueList{{1}}}),
             bytes({0x04, 0x02, 0x04, 0x00, 0x00, 0x02, 0x02, 0x6b, 0x02, 0x00, 0x02, 0x02}));
@@ -70,12 +70,12 @@ TEST(AvroFormat, HandComputedBytes) {
 
 TEST(AvroFormat, ReadsMultiBlockArrays) {
   // Writers may split arrays and maps in blocks, a negative count followed by the block's byte size.
-  auto s = schema_of({{"a", "ARRAY<INT NOT NULL> NOT NULL"}});
+  auto s = fields_of({{"a", "ARRAY<INT NOT NULL> NOT NULL"}});
   EXPECT_EQ(decode("avro", s, {bytes({0x02, 0x02, 0x03, 0x02, 0x04, 0x06, 0x00})}), Rows{"+I[[1, 2, 3]]"});
 }
 
 TEST(AvroFormat, RoundTripEveryTypeAndNulls) {
-  auto s = schema_of({{"b", "BOOLEAN"}, {"t", "TINYINT"}, {"sm", "SMALLINT"}, {"i", "INT"}, {"l", "BIGINT"},
+  auto s = fields_of({{"b", "BOOLEAN"}, {"t", "TINYINT"}, {"sm", "SMALLINT"}, {"i", "INT"}, {"l", "BIGINT"},
                       {"f", "FLOAT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(38, 10)"}, {"c", "CHAR(3)"}, {"s", "STRING"},
                       {"bin", "BYTES"}, {"dt", "DATE"}, {"tm", "TIME(3)"}, {"ts", "TIMESTAMP(3)"},
                       {"ts6", "TIMESTAMP(6)"}, {"ltz", "TIMESTAMP_LTZ(6)"}, {"arr", "ARRAY<STRING>"},
@@ -94,7 +94,7 @@ TEST(AvroFormat, RoundTripEveryTypeAndNulls) {
 }
 
 TEST(AvroFormat, MalformedInputNamesTheField) {
-  auto s = schema_of({{"a", "INT"}, {"s", "STRING"}, {"r", "ROW<x INT, y STRING>"}, {"b", "BOOLEAN NOT NULL"}});
+  auto s = fields_of({{"a", "INT"}, {"s", "STRING"}, {"r", "ROW<x INT, y STRING>"}, {"b", "BOOLEAN NOT NULL"}});
   EXPECT_EQ(decode("avro", s,
                    {bytes({0x02, 0x02, 0x02, 0x0a, 0x61, 0x62}), bytes({0x04}), bytes({0x00, 0x00, 0x02, 0x02, 0x02, 0x02, 0x06, 0x61}),
                     bytes({0x00, 0x00, 0x00, 0x02}), bytes({0x00, 0x02, 0x01}), "",
@@ -105,11 +105,11 @@ TEST(AvroFormat, MalformedInputNamesTheField) {
                   "ERROR: field \"s\": negative length -1", "ERROR: field \"a\": truncated message",
                   "ERROR: field \"a\": invalid varint", "+I[null, null, null, true]"}));
   // A DECIMAL beyond its precision is NULL, as Flink's DecimalData.
-  EXPECT_EQ(decode("avro", schema_of({{"d", "DECIMAL(3, 2) NOT NULL"}}), {bytes({0x04, 0x03, 0xe8})}), Rows{"+I[null]"});
+  EXPECT_EQ(decode("avro", fields_of({{"d", "DECIMAL(3, 2) NOT NULL"}}), {bytes({0x04, 0x03, 0xe8})}), Rows{"+I[null]"});
 }
 
 TEST(AvroFormat, OptionAndSchemaErrors) {
-  auto s = schema_of({{"a", "INT"}});
+  auto s = fields_of({{"a", "INT"}});
   EXPECT_EQ(error_of([&] { make_record_decoder("avro", s, {{"avro.codec", "snappy"}}); }),
             "unknown option 'avro.codec' of format avro (known: avro.encoding, avro.timestamp_mapping.legacy, "
             "avro.fast-read)");
@@ -117,19 +117,19 @@ TEST(AvroFormat, OptionAndSchemaErrors) {
             "option 'avro.encoding': only 'binary' is supported, got 'json'");
   EXPECT_EQ(error_of([&] { make_record_encoder("avro", s, {{"avro.encoding", "binary"}, {"avro.fast-read", "true"}}); }),
             "no error");
-  EXPECT_EQ(error_of([] { make_record_decoder("avro", schema_of({{"t", "TIMESTAMP(6)"}}), {}); }),
+  EXPECT_EQ(error_of([] { make_record_decoder("avro", fields_of({{"t", "TIMESTAMP(6)"}}), {}); }),
             "Avro does not support TIMESTAMP type with precision: 6, it only supports precision less than 3.");
   EXPECT_EQ(error_of([] {
-              make_record_decoder("avro", schema_of({{"t", "TIMESTAMP(9)"}}), {{"avro.timestamp_mapping.legacy", "false"}});
+              make_record_decoder("avro", fields_of({{"t", "TIMESTAMP(9)"}}), {{"avro.timestamp_mapping.legacy", "false"}});
             }),
             "Avro does not support LOCAL TIMESTAMP type with precision: 9, it only supports precision less than 6.");
-  EXPECT_EQ(error_of([] { make_record_encoder("avro", schema_of({{"t", "TIMESTAMP_LTZ(3)"}}), {}); }),
+  EXPECT_EQ(error_of([] { make_record_encoder("avro", fields_of({{"t", "TIMESTAMP_LTZ(3)"}}), {}); }),
             "Unsupported to derive Schema for type: TIMESTAMP_LTZ(3)");
-  EXPECT_EQ(error_of([] { make_record_encoder("avro", schema_of({{"m", "MAP<INT, STRING>"}}), {}); }),
+  EXPECT_EQ(error_of([] { make_record_encoder("avro", fields_of({{"m", "MAP<INT, STRING>"}}), {}); }),
             "Avro format doesn't support non-string as key type of map. The key type is: INT");
-  EXPECT_EQ(error_of([] { make_record_encoder("avro", schema_of({{"i", "INTERVAL DAY TO SECOND(3)"}}), {}); }),
+  EXPECT_EQ(error_of([] { make_record_encoder("avro", fields_of({{"i", "INTERVAL DAY TO SECOND(3)"}}), {}); }),
             "Unsupported to derive Schema for type: INTERVAL DAY(2) TO SECOND(3)");
-  ColumnBatch nulls(schema_of({{"r", "ROW<x INT NOT NULL>"}, {"m", "MAP<STRING, INT>"}}));
+  ColumnBatch nulls(fields_of({{"r", "ROW<x INT NOT NULL>"}, {"m", "MAP<STRING, INT>"}}));
   nulls.append_row({ValueList{{Value::null()}}, ValueList{}});
   nulls.append_row({ValueList{{1}}, ValueList{{Value::null(), 1}}});
   auto enc = make_record_encoder("avro", nulls.schema(), {});
@@ -140,9 +140,9 @@ TEST(AvroFormat, OptionAndSchemaErrors) {
   EXPECT_EQ(error_of([&] { enc->encode(cols, 1, RowKind::kInsert, out); }),
             "avro format cannot write field \"m\": NULL map key");
   EXPECT_EQ(out, "");
-  auto in = batch_of(schema_of({{"a", "INT"}}), {{1}}, {RowKind::kUpdateBefore});
+  auto in = batch_of(fields_of({{"a", "INT"}}), {{1}}, {RowKind::kUpdateBefore});
   EXPECT_EQ(error_of([&] { encode("avro", in); }), "avro format is insert-only: it cannot write a -U row");
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

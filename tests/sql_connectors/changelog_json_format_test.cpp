@@ -9,10 +9,10 @@
 #include "clink/core/error.hpp"
 #include "record_format_harness.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+using namespace clink::sql;
 namespace {
 
-using namespace testing;
 using Rows = std::vector<std::string>;
 
 std::vector<std::string> lines_of(const std::string& name) {
@@ -23,7 +23,7 @@ std::vector<std::string> lines_of(const std::string& name) {
 }
 
 SchemaPtr products() {
-  return schema_of({{"id", "INT"}, {"name", "STRING"}, {"description", "STRING"}, {"weight", "DOUBLE"}});
+  return fields_of({{"id", "INT"}, {"name", "STRING"}, {"description", "STRING"}, {"weight", "DOUBLE"}});
 }
 
 // The rows Flink's Canal and Maxwell tests expect from their data files.
@@ -119,7 +119,7 @@ TEST(DebeziumJsonFormat, MalformedMessages) {
 }
 
 TEST(DebeziumJsonFormat, EncodesAsFlink) {
-  auto s = schema_of({{"id", "INT"}, {"name", "STRING"}});
+  auto s = fields_of({{"id", "INT"}, {"name", "STRING"}});
   auto in = batch_of(s, {{1, "a"}, {1, "a"}, {1, "b"}, {2, Value::null()}},
                      {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter, RowKind::kDelete});
   EXPECT_EQ(encode("debezium-json", in), (Rows{R"({"before":null,"after":{"id":1,"name":"a"},"op":"c"})",
@@ -135,7 +135,7 @@ TEST(DebeziumJsonFormat, EncodesAsFlink) {
 }
 
 TEST(DebeziumJsonFormat, RoundTripEveryType) {
-  auto s = schema_of({{"b", "BOOLEAN"}, {"i", "INT"}, {"l", "BIGINT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(10, 2)"},
+  auto s = fields_of({{"b", "BOOLEAN"}, {"i", "INT"}, {"l", "BIGINT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(10, 2)"},
                       {"s", "STRING"}, {"bin", "BYTES"}, {"dt", "DATE"}, {"ts", "TIMESTAMP(3)"},
                       {"ltz", "TIMESTAMP_LTZ(3)"}, {"arr", "ARRAY<STRING>"}, {"m", "MAP<STRING, INT>"},
                       {"r", "ROW<x INT, y ARRAY<INT>>"}});
@@ -176,7 +176,7 @@ TEST(DebeziumJsonFormat, OptionErrors) {
   EXPECT_EQ(error_of([&] { make_record_decoder("canal-json", s, {{"canal-json.table.include", "prod(ucts"}}); }),
             "option 'canal-json.table.include' is not a valid regular expression: 'prod(ucts'");
   // The map-null-key options reach the row encoder.
-  auto m = schema_of({{"m", "MAP<STRING, INT>"}});
+  auto m = fields_of({{"m", "MAP<STRING, INT>"}});
   ColumnBatch b(m);
   b.append_row({ValueList{{Value::null(), 1}}});
   EXPECT_EQ(encode("debezium-json", b,
@@ -229,7 +229,7 @@ TEST(CanalJsonFormat, MalformedMessages) {
 }
 
 TEST(CanalJsonFormat, EncodesAsFlink) {
-  auto s = schema_of({{"id", "INT"}, {"price", "DECIMAL(10, 2)"}});
+  auto s = fields_of({{"id", "INT"}, {"price", "DECIMAL(10, 2)"}});
   auto in = batch_of(s, {{1, Value::decimal(150)}, {1, Value::decimal(150)}, {1, Value::decimal(1)}, {2, Value::null()}},
                      {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter, RowKind::kDelete});
   EXPECT_EQ(encode("canal-json", in), (Rows{R"({"data":[{"id":1,"price":1.50}],"type":"INSERT"})",
@@ -270,7 +270,7 @@ TEST(MaxwellJsonFormat, MalformedMessages) {
 }
 
 TEST(MaxwellJsonFormat, EncodesAsFlink) {
-  auto s = schema_of({{"id", "INT"}, {"name", "STRING"}});
+  auto s = fields_of({{"id", "INT"}, {"name", "STRING"}});
   auto in = batch_of(s, {{1, "a"}, {1, "a"}, {1, "b"}, {2, "c"}},
                      {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter, RowKind::kDelete});
   EXPECT_EQ(encode("maxwell-json", in), (Rows{R"({"data":{"id":1,"name":"a"},"type":"insert"})",
@@ -280,4 +280,4 @@ TEST(MaxwellJsonFormat, EncodesAsFlink) {
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test

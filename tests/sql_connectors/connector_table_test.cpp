@@ -1,4 +1,5 @@
 // The SQL connector table's rows: their predicates, their hooks and their factories.
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 
 #include <gtest/gtest.h>
@@ -18,8 +19,7 @@ const ConnectorDescriptor& row(const std::string& name) {
 }
 
 TEST(ConnectorTable, EveryRowNamesRegisteredFactories) {
-  OperatorRegistry registry;
-  register_sql_connectors(registry);
+  const OperatorRegistry& registry = builtin_registry();
   std::vector<std::string> names;
   for (const auto& d : sql_connector_table()) {
     names.push_back(d.name);
@@ -33,13 +33,16 @@ TEST(ConnectorTable, EveryRowNamesRegisteredFactories) {
       EXPECT_EQ(registry.get(d.sink_factory).num_inputs, 1) << d.sink_factory;
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "print", "blackhole", "collect"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "kafka", "upsert-kafka", "print", "blackhole",
+                                               "collect"}));
 }
 
 TEST(ConnectorTable, LookupByName) {
   EXPECT_EQ(find_sql_connector("filesystem")->source_factory, "sql_filesystem_source");
   EXPECT_EQ(find_sql_connector("filesystem")->sink_factory, "sql_filesystem_sink");
-  EXPECT_EQ(find_sql_connector("kafka"), nullptr);
+  EXPECT_EQ(find_sql_connector("kafka")->sink_factory, "sql_kafka_sink");
+  EXPECT_EQ(find_sql_connector("upsert-kafka")->source_factory, "sql_upsert_kafka_source");
+  EXPECT_EQ(find_sql_connector("jdbc"), nullptr);
   EXPECT_EQ(find_sql_connector(""), nullptr);
   EXPECT_EQ(find_sql_connector("Print"), nullptr);  // names are case-sensitive, as Flink's identifiers
   EXPECT_FALSE(row("print").is_source());
@@ -72,19 +75,28 @@ TEST(ConnectorTable, Pushdowns) {
   EXPECT_FALSE(row("nexmark").partition_pushdown);
   EXPECT_TRUE(row("filesystem").dead_letters);
   EXPECT_FALSE(row("datagen").dead_letters);
+  const ConnectorOptions json = {{"format", "json"}};
+  const ConnectorOptions debezium = {{"value.format", "debezium-json"}};
   for (const auto& d : sql_connector_table()) {
-    if (d.is_source()) {
-      EXPECT_EQ(d.source_changelog, ChangelogKind::kInsertOnly) << d.name;
+    if (d.is_source() && d.name != "upsert-kafka") {
+      EXPECT_EQ(d.source_changelog_for(json), ChangelogKind::kInsertOnly) << d.name;
     }
   }
+  // A kafka table's format decides; upsert-kafka reads upserts.
+  EXPECT_EQ(row("kafka").source_changelog_for(debezium), ChangelogKind::kRetract);
+  EXPECT_EQ(row("upsert-kafka").source_changelog_for(json), ChangelogKind::kUpsert);
+  EXPECT_TRUE(row("kafka").metadata_type("offset"));
+  EXPECT_EQ(*row("kafka").metadata_type("timestamp"), "TIMESTAMP_LTZ(3) NOT NULL");
+  EXPECT_FALSE(row("filesystem").metadata_type("offset"));
 }
 
 TEST(ConnectorTable, MessagesListTheRows) {
-  EXPECT_EQ(sql_source_names(), "datagen, filesystem, nexmark");
-  EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, print");
+  EXPECT_EQ(sql_source_names(), "datagen, filesystem, kafka, nexmark, upsert-kafka");
+  EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, kafka, print, upsert-kafka");
   EXPECT_EQ(sql_overwrite_sinks_text(), "the filesystem sink");
   EXPECT_EQ(sql_bounded_sources_text(),
-            "filesystem without 'source.monitor-interval', datagen with 'number-of-rows'");
+            "filesystem without 'source.monitor-interval', datagen with 'number-of-rows', kafka with "
+            "'scan.bounded.mode', upsert-kafka with 'scan.bounded.mode'");
 }
 
 TEST(ConnectorTable, SinkChangelogModes) {
@@ -99,10 +111,11 @@ TEST(ConnectorTable, SinkChangelogModes) {
   EXPECT_EQ(sink_changelog_kind(row("blackhole"), {}, K::kRetract, false), K::kRetract);
   EXPECT_EQ(sink_changelog_kind(row("collect"), {}, K::kRetract, true), K::kUpsert);
   EXPECT_EQ(sink_changelog_kind(row("collect"), {}, K::kRetract, false), K::kRetract);
-  // An upsert-only sink (upsert-kafka's shape) takes updates only by a key.
-  ConnectorDescriptor upsert_only{.name = "upsert-only", .sink_factory = "x", .sink_changelog = {.upsert = true}};
-  EXPECT_EQ(sink_changelog_kind(upsert_only, K::kRetract, true), K::kUpsert);
-  EXPECT_EQ(sink_changelog_kind(upsert_only, K::kRetract, false), std::nullopt);
+  // upsert-kafka takes updates only by a key; kafka only in a changelog format.
+  EXPECT_EQ(sink_changelog_kind(row("upsert-kafka"), {}, K::kRetract, true), K::kUpsert);
+  EXPECT_EQ(sink_changelog_kind(row("upsert-kafka"), {}, K::kRetract, false), std::nullopt);
+  EXPECT_EQ(sink_changelog_kind(row("kafka"), {{"format", "json"}}, K::kRetract, true), std::nullopt);
+  EXPECT_EQ(sink_changelog_kind(row("kafka"), {{"format", "debezium-json"}}, K::kRetract, false), K::kRetract);
 }
 
 struct SinkCase {

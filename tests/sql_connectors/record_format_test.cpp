@@ -5,14 +5,14 @@
 #include "clink/core/error.hpp"
 #include "record_format_harness.hpp"
 
-namespace clink::sql {
+namespace clink::test {
+using namespace clink::sql;
 namespace {
 
-using namespace testing;
 using Rows = std::vector<std::string>;
 
 SchemaPtr every_type() {
-  return schema_of({{"b", "BOOLEAN"}, {"t", "TINYINT"}, {"sm", "SMALLINT"}, {"i", "INT"}, {"l", "BIGINT"},
+  return fields_of({{"b", "BOOLEAN"}, {"t", "TINYINT"}, {"sm", "SMALLINT"}, {"i", "INT"}, {"l", "BIGINT"},
                     {"f", "FLOAT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(10, 2)"}, {"s", "STRING"}, {"bin", "BYTES"},
                     {"dt", "DATE"}, {"tm", "TIME(3)"}, {"ts", "TIMESTAMP(3)"}, {"arr", "ARRAY<INT>"},
                     {"m", "MAP<STRING, BIGINT>"}, {"r", "ROW<x INT, y STRING>"}});
@@ -64,7 +64,7 @@ TEST(RecordFormatRegistry, NamesKindsAndKeys) {
                                       "debezium-json.map-null-key.literal",
                                       "debezium-json.encode.decimal-as-plain-number",
                                       "debezium-json.encode.ignore-null-fields"}));
-  EXPECT_EQ(error_of([] { make_record_decoder("protobuf", schema_of({{"a", "INT"}}), {}); }),
+  EXPECT_EQ(error_of([] { make_record_decoder("protobuf", fields_of({{"a", "INT"}}), {}); }),
             "unknown format 'protobuf' (known: avro, canal-json, csv, debezium-json, json, maxwell-json, raw)");
   EXPECT_EQ(error_of([] { record_format_keys("xml"); }),
             "unknown format 'xml' (known: avro, canal-json, csv, debezium-json, json, maxwell-json, raw)");
@@ -85,9 +85,9 @@ TEST(RecordFormatJson, RoundTripEveryTypeAndNulls) {
 
 TEST(RecordFormatJson, DecodesIntoColumnsOfALargerBatch) {
   // The decoder fills exactly the columns it is given: here fields 1 and 2 of a batch.
-  auto wide = schema_of({{"k", "STRING"}, {"a", "INT"}, {"b", "STRING"}});
+  auto wide = fields_of({{"k", "STRING"}, {"a", "INT"}, {"b", "STRING"}});
   ColumnBatch batch(wide);
-  auto dec = make_record_decoder("json", schema_of({{"a", "INT"}, {"b", "STRING"}}), {});
+  auto dec = make_record_decoder("json", fields_of({{"a", "INT"}, {"b", "STRING"}}), {});
   std::vector<Column*> cols = {&batch.column(1), &batch.column(2)};
   std::vector<RowKind> kinds;
   std::string reason;
@@ -98,7 +98,7 @@ TEST(RecordFormatJson, DecodesIntoColumnsOfALargerBatch) {
 }
 
 TEST(RecordFormatJson, MalformedMessagesLeaveTheColumns) {
-  auto s = schema_of({{"a", "INT"}, {"b", "DOUBLE"}});
+  auto s = fields_of({{"a", "INT"}, {"b", "DOUBLE"}});
   EXPECT_EQ(decode("json", s, {R"({"a":1,"b":"x"})", R"({"a":1)", "", "[1]", R"({"a":2,"b":2.5})"}),
             (Rows{"ERROR: field \"b\": 'x' is not a valid DOUBLE",
                   "ERROR: invalid JSON (JSON document ended early in the middle of an object or array.)",
@@ -106,7 +106,7 @@ TEST(RecordFormatJson, MalformedMessagesLeaveTheColumns) {
 }
 
 TEST(RecordFormatJson, IgnoreParseErrorsSkipsAndCounts) {
-  auto s = schema_of({{"a", "INT"}});
+  auto s = fields_of({{"a", "INT"}});
   std::size_t skipped = 0;
   EXPECT_EQ(decode("json", s, {R"({"a":"x"})", R"({"a":1})", "nope"}, {{"json.ignore-parse-errors", "true"}}, &skipped),
             Rows{"+I[1]"});
@@ -114,7 +114,7 @@ TEST(RecordFormatJson, IgnoreParseErrorsSkipsAndCounts) {
 }
 
 TEST(RecordFormatJson, OptionErrors) {
-  auto s = schema_of({{"a", "INT"}});
+  auto s = fields_of({{"a", "INT"}});
   EXPECT_EQ(error_of([&] { make_record_decoder("json", s, {{"json.ignore-parse-errors", "yes"}}); }),
             "option 'json.ignore-parse-errors' must be true or false, got 'yes'");
   EXPECT_EQ(error_of([&] { make_record_encoder("json", s, {{"json.timestamp-format.standard", "RFC"}}); }),
@@ -132,7 +132,7 @@ TEST(RecordFormatJson, OptionErrors) {
 }
 
 TEST(RecordFormatJson, InsertOnly) {
-  auto s = schema_of({{"a", "INT"}});
+  auto s = fields_of({{"a", "INT"}});
   auto in = batch_of(s, {{1}}, {RowKind::kDelete});
   EXPECT_EQ(error_of([&] { encode("json", in); }), "json format is insert-only: it cannot write a -D row");
 }
@@ -140,7 +140,7 @@ TEST(RecordFormatJson, InsertOnly) {
 // ---- csv ------------------------------------------------------------------------------
 
 TEST(RecordFormatCsv, RoundTripAndNoLineSeparator) {
-  auto s = schema_of({{"b", "BOOLEAN"}, {"i", "INT"}, {"l", "BIGINT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(10, 2)"},
+  auto s = fields_of({{"b", "BOOLEAN"}, {"i", "INT"}, {"l", "BIGINT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(10, 2)"},
                       {"s", "STRING"}, {"bin", "BYTES"}, {"dt", "DATE"}, {"ts", "TIMESTAMP(3)"},
                       {"arr", "ARRAY<INT>"}, {"r", "ROW<x INT, y STRING>"}});
   auto in = batch_of(s, {{true, 7, std::int64_t{9000000000}, -2.25, Value::decimal(1235), "a,\"b\"",
@@ -158,7 +158,7 @@ TEST(RecordFormatCsv, RoundTripAndNoLineSeparator) {
 }
 
 TEST(RecordFormatCsv, MalformedAndIgnoreParseErrors) {
-  auto s = schema_of({{"a", "INT"}, {"b", "STRING"}});
+  auto s = fields_of({{"a", "INT"}, {"b", "STRING"}});
   EXPECT_EQ(decode("csv", s, {"x,y", "1,y,z", "\"open,y", "2,w\n", ""}),
             (Rows{"ERROR: field 1 (a): 'x' is not a valid INT", "ERROR: row length mismatch: 2 fields expected but was 3",
                   "ERROR: unterminated quoted field 1", "+I[2, w]"}));
@@ -169,26 +169,26 @@ TEST(RecordFormatCsv, MalformedAndIgnoreParseErrors) {
   EXPECT_EQ(skipped, 1u);
   EXPECT_EQ(error_of([&] { make_record_decoder("csv", s, {{"csv.field-delimiter", "ab"}}); }),
             "option 'csv.field-delimiter' must be a single character, got 'ab'");
-  EXPECT_EQ(error_of([&] { make_record_encoder("csv", schema_of({{"m", "MAP<STRING, INT>"}}), {}); }),
+  EXPECT_EQ(error_of([&] { make_record_encoder("csv", fields_of({{"m", "MAP<STRING, INT>"}}), {}); }),
             "csv format does not support the type MAP<STRING, INT> of field `m`");
 }
 
 // ---- raw ------------------------------------------------------------------------------
 
 TEST(RecordFormatRaw, StringsAndBytesAreTheMessage) {
-  auto s = schema_of({{"v", "STRING"}});
+  auto s = fields_of({{"v", "STRING"}});
   EXPECT_EQ(decode("raw", s, {"hello, world", ""}), (Rows{"+I[hello, world]", "+I[]"}));
   auto in = batch_of(s, {{"h\xc3\xa9"}, {""}});
   EXPECT_EQ(encode("raw", in), (Rows{"h\xc3\xa9", ""}));
   expect_round_trip("raw", in);
-  auto b = schema_of({{"v", "BYTES"}});
+  auto b = fields_of({{"v", "BYTES"}});
   auto bin = batch_of(b, {{std::string("\x00\x01\xff", 3)}});
   EXPECT_EQ(encode("raw", bin), Rows{std::string("\x00\x01\xff", 3)});
   expect_round_trip("raw", bin);
 }
 
 TEST(RecordFormatRaw, NumbersInEitherByteOrder) {
-  auto s = schema_of({{"v", "INT"}});
+  auto s = fields_of({{"v", "INT"}});
   auto in = batch_of(s, {{0x01020304}, {-2}});
   EXPECT_EQ(encode("raw", in), (Rows{std::string("\x01\x02\x03\x04", 4), std::string("\xff\xff\xff\xfe", 4)}));
   EXPECT_EQ(encode("raw", in, {{"raw.endianness", "little-endian"}}),
@@ -196,7 +196,7 @@ TEST(RecordFormatRaw, NumbersInEitherByteOrder) {
   expect_round_trip("raw", in);
   expect_round_trip("raw", in, {{"raw.endianness", "little-endian"}});
   for (const char* t : {"BOOLEAN", "TINYINT", "SMALLINT", "BIGINT", "FLOAT", "DOUBLE"}) {
-    auto st = schema_of({{"v", t}});
+    auto st = fields_of({{"v", t}});
     std::vector<std::vector<Value>> rows;
     if (std::string(t) == "BOOLEAN") rows = {{true}, {false}};
     else if (std::string(t) == "FLOAT" || std::string(t) == "DOUBLE") rows = {{1.5}, {-0.25}};
@@ -204,21 +204,21 @@ TEST(RecordFormatRaw, NumbersInEitherByteOrder) {
     expect_round_trip("raw", batch_of(st, rows));
     expect_round_trip("raw", batch_of(st, rows), {{"raw.endianness", "little-endian"}});
   }
-  auto d = schema_of({{"v", "DOUBLE"}});
+  auto d = fields_of({{"v", "DOUBLE"}});
   EXPECT_EQ(encode("raw", batch_of(d, {{1.0}})), Rows{std::string("\x3f\xf0\0\0\0\0\0\0", 8)});
-  EXPECT_EQ(decode("raw", schema_of({{"v", "BOOLEAN"}}), {std::string("\x00", 1), "\x02"}),
+  EXPECT_EQ(decode("raw", fields_of({{"v", "BOOLEAN"}}), {std::string("\x00", 1), "\x02"}),
             (Rows{"+I[false]", "+I[true]"}));
 }
 
 TEST(RecordFormatRaw, WrongLengthFailsAsFlink) {
-  EXPECT_EQ(decode("raw", schema_of({{"v", "INT"}}), {"abc"}),
+  EXPECT_EQ(decode("raw", fields_of({{"v", "INT"}}), {"abc"}),
             Rows{"ERROR: Size of data received for deserializing INT type is not 4."});
-  EXPECT_EQ(decode("raw", schema_of({{"v", "BOOLEAN"}}), {""}),
+  EXPECT_EQ(decode("raw", fields_of({{"v", "BOOLEAN"}}), {""}),
             Rows{"ERROR: Size of data received for deserializing BOOLEAN type is not 1."});
 }
 
 TEST(RecordFormatRaw, NullMessages) {
-  auto s = schema_of({{"v", "STRING"}});
+  auto s = fields_of({{"v", "STRING"}});
   auto dec = make_record_decoder("raw", s, {});
   ColumnBatch batch(s);
   std::vector<Column*> cols = {&batch.column(0)};
@@ -239,7 +239,7 @@ TEST(RecordFormatRaw, NullMessages) {
 }
 
 TEST(RecordFormatRaw, OptionAndSchemaErrors) {
-  auto s = schema_of({{"v", "STRING"}});
+  auto s = fields_of({{"v", "STRING"}});
   EXPECT_EQ(error_of([&] { make_record_decoder("raw", s, {{"raw.charset", "ISO-8859-1"}}); }),
             "option 'raw.charset': only UTF-8 is supported, got 'ISO-8859-1'");
   EXPECT_EQ(error_of([&] { make_record_decoder("raw", s, {{"raw.charset", "utf-8"}}); }), "no error");
@@ -248,11 +248,11 @@ TEST(RecordFormatRaw, OptionAndSchemaErrors) {
             "'little-endian'.");
   EXPECT_EQ(error_of([&] { make_record_decoder("raw", s, {{"raw.size", "1"}}); }),
             "unknown option 'raw.size' of format raw (known: raw.charset, raw.endianness)");
-  EXPECT_EQ(error_of([] { make_record_decoder("raw", schema_of({{"a", "STRING"}, {"b", "STRING"}}), {}); }),
+  EXPECT_EQ(error_of([] { make_record_decoder("raw", fields_of({{"a", "STRING"}, {"b", "STRING"}}), {}); }),
             "The 'raw' format only supports single physical column. However current schema contains 2 columns.");
-  EXPECT_EQ(error_of([] { make_record_encoder("raw", schema_of({{"a", "DATE"}}), {}); }),
+  EXPECT_EQ(error_of([] { make_record_encoder("raw", fields_of({{"a", "DATE"}}), {}); }),
             "The 'raw' format doesn't supports 'DATE' as column type.");
 }
 
 }  // namespace
-}  // namespace clink::sql
+}  // namespace clink::test
