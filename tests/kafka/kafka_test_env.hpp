@@ -112,11 +112,16 @@ inline void produce_kafka(const std::string& topic, const std::vector<KafkaRecor
   for (const auto& r : records) {
     rd_kafka_headers_t* hdrs = rd_kafka_headers_new(r.headers.size());
     for (const auto& [k, v] : r.headers) rd_kafka_header_add(hdrs, k.data(), static_cast<ssize_t>(k.size()), v.data(), static_cast<ssize_t>(v.size()));
-    rd_kafka_resp_err_t e = rd_kafka_producev(
-        rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(r.partition), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-        RD_KAFKA_V_KEY(r.has_key ? const_cast<char*>(r.key.data()) : nullptr, r.has_key ? r.key.size() : 0),
-        RD_KAFKA_V_VALUE(r.has_value ? const_cast<char*>(r.value.data()) : nullptr, r.has_value ? r.value.size() : 0),
-        RD_KAFKA_V_TIMESTAMP(r.timestamp_ms), RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
+    rd_kafka_resp_err_t e;
+    while ((e = rd_kafka_producev(
+                rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(r.partition),
+                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                RD_KAFKA_V_KEY(r.has_key ? const_cast<char*>(r.key.data()) : nullptr, r.has_key ? r.key.size() : 0),
+                RD_KAFKA_V_VALUE(r.has_value ? const_cast<char*>(r.value.data()) : nullptr,
+                                 r.has_value ? r.value.size() : 0),
+                RD_KAFKA_V_TIMESTAMP(r.timestamp_ms), RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END)) ==
+           RD_KAFKA_RESP_ERR__QUEUE_FULL)
+      rd_kafka_poll(rk, 20);  // the local queue is full: let deliveries drain
     if (e) {
       rd_kafka_headers_destroy(hdrs);
       rd_kafka_destroy(rk);

@@ -170,7 +170,10 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
       throw ClinkError(what_ + ": cannot create the Kafka producer: " + err);
     }
     KafkaHandle p(rk);
-    if (c_.partitioner == KafkaSinkConfig::Partitioner::kFixed && partitions_ == 0) partitions_ = partition_count(rk);
+    // Learn the topic's partitions now: a fresh producer otherwise holds its first records
+    // until its periodic topic scan (a second), and every checkpoint starts a fresh one.
+    const std::int32_t n = partition_count(rk);
+    if (partitions_ == 0) partitions_ = n;
     return p;
   }
 

@@ -1,0 +1,256 @@
+// Exactly-once through Kafka under failure: SQL jobs kafka -> ... -> kafka run by the real
+// `clink` binary, SIGKILLed at random points and restarted from their latest checkpoint,
+// and rescaled through savepoints; what a read_committed reader sees afterwards must be
+// what a failure-free run writes, row for row (upsert-kafka: its compacted view, by key).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kafka_test_env.hpp"
+
+namespace clink::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kRecords = 200000;
+constexpr int kInputPartitions = 3;
+
+// The input every job reads: kRecords bids {"id", "k" (one of 7 keys), "ts" (ms)}, in
+// event-time order per partition, 4 ms apart.
+const std::string& input_topic() {
+  static const std::string topic = [] {
+    std::string t = unique_kafka_name("eo-input");
+    create_kafka_topic(t, kInputPartitions);
+    std::vector<KafkaRecord> records;
+    records.reserve(kRecords);
+    for (int i = 0; i < kRecords; ++i)
+      records.push_back(kafka_value("{\"id\":" + std::to_string(i) + ",\"k\":\"k" + std::to_string(i % 7) +
+                                        "\",\"ts\":" + std::to_string(1700000000000LL + 4LL * i) + "}",
+                                    i % kInputPartitions));
+    produce_kafka(t, records);
+    return t;
+  }();
+  return topic;
+}
+
+struct Job {
+  std::string name;
+  std::string sink_ddl;  // CREATE TABLE dst ... (${OUT}, ${TX})
+  std::string insert;
+  bool upsert = false;
+};
+
+std::vector<Job> jobs() {
+  const std::string eo = "'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '${TX}'";
+  return {
+      {"projection",
+       "CREATE TABLE dst (id BIGINT, k STRING) WITH ('connector' = 'kafka', 'topic' = '${OUT}', "
+       "'properties.bootstrap.servers' = '${B}', 'format' = 'json', " + eo + ");\n",
+       "INSERT INTO dst SELECT id, k FROM src WHERE MOD(id, 3) <> 1;\n"},
+      {"window",
+       "CREATE TABLE dst (k STRING, ws TIMESTAMP(3), c BIGINT) WITH ('connector' = 'kafka', 'topic' = '${OUT}', "
+       "'properties.bootstrap.servers' = '${B}', 'format' = 'json', " + eo + ");\n",
+       "INSERT INTO dst SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(rt), "
+       "INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end;\n"},
+      {"group_by_upsert",
+       "CREATE TABLE dst (k STRING, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+       "'connector' = 'upsert-kafka', 'topic' = '${OUT}', 'properties.bootstrap.servers' = '${B}', "
+       "'key.format' = 'json', 'value.format' = 'json', " + eo + ");\n",
+       "INSERT INTO dst SELECT k, COUNT(*), SUM(id) FROM src GROUP BY k;\n", true},
+  };
+}
+
+class KafkaExactlyOnce : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / unique_kafka_name("clink-kafka-eo");
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Writes the job's script for output topic `out` and returns its path.
+  fs::path script(const Job& job, const std::string& out) {
+    std::string sql =
+        "CREATE TABLE src (id BIGINT, k STRING NOT NULL, ts BIGINT, rt AS TO_TIMESTAMP_LTZ(ts, 3), "
+        "WATERMARK FOR rt AS rt - INTERVAL '1' SECOND) WITH ('connector' = 'kafka', 'topic' = '" + input_topic() +
+        "', 'properties.bootstrap.servers' = '${B}', 'scan.startup.mode' = 'earliest-offset', "
+        "'scan.bounded.mode' = 'latest-offset', 'format' = 'json');\n" + job.sink_ddl + job.insert;
+    sql = std::regex_replace(sql, std::regex("\\$\\{B\\}"), kafka_bootstrap());
+    sql = std::regex_replace(sql, std::regex("\\$\\{OUT\\}"), out);
+    sql = std::regex_replace(sql, std::regex("\\$\\{TX\\}"), out + "-tx");
+    fs::path p = dir_ / (out + ".sql");
+    std::ofstream(p) << sql;
+    return p;
+  }
+
+  // Starts `clink run <args>` in the background (stdout/stderr to files in dir_).
+  pid_t start(const std::vector<std::string>& args) {
+    std::vector<std::string> argv_s{CLINK_BINARY, "run"};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::string out = (dir_ / "run.out").string(), err = (dir_ / "run.err").string();
+    pid_t pid = ::fork();
+    if (pid == 0) {  // only async-signal-safe calls until exec
+      int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(126);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+
+  // Waits up to `ms` for the process: its exit code, or nullopt while it still runs.
+  static std::optional<int> wait_for(pid_t pid, int ms) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    int status = 0;
+    do {
+      if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return std::nullopt;
+  }
+
+  std::string errors() {
+    std::ifstream in(dir_ / "run.err");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  static bool has_checkpoint(const fs::path& dir) {
+    if (!fs::exists(dir)) return false;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().starts_with("chk-") && fs::exists(e.path() / "_metadata")) return true;
+    return false;
+  }
+
+  // What a read_committed reader of `topic` sees: every value (sorted), or for an upsert
+  // topic its compacted view "key -> value".
+  static std::vector<std::string> view(const std::string& topic, bool upsert) {
+    std::vector<std::string> out;
+    if (upsert) {
+      std::map<std::string, std::string> latest;
+      for (const auto& r : consume_kafka(topic)) {
+        if (r.has_value) latest[r.key] = r.value;
+        else latest.erase(r.key);
+      }
+      for (const auto& [k, v] : latest) out.push_back(k + " -> " + v);
+    } else {
+      out = values_of(consume_kafka(topic));
+      std::sort(out.begin(), out.end());
+    }
+    return out;
+  }
+
+  std::vector<std::string> failure_free(const Job& job) {
+    const std::string out = unique_kafka_name("eo-ref-" + job.name);
+    create_kafka_topic(out, 2);
+    pid_t pid = start({script(job, out).string(), "--checkpoint-dir", (dir_ / ("ref-" + job.name)).string(),
+                       "--checkpoint-interval", "100", "--state-backend", GetParam()});
+    auto code = wait_for(pid, 120000);
+    EXPECT_EQ(code, std::optional<int>(0)) << errors();
+    return view(out, job.upsert);
+  }
+
+  fs::path dir_;
+};
+
+// SIGKILL at >= 20 random points, each run restarted from the latest checkpoint (or from
+// scratch before the first), then run to the end.
+TEST_P(KafkaExactlyOnce, KilledAtRandomPointsAndRestarted) {
+  std::mt19937 rng(20261201);
+  for (const Job& job : jobs()) {
+    SCOPED_TRACE(job.name);
+    const std::vector<std::string> expected = failure_free(job);
+    ASSERT_FALSE(expected.empty());
+    const std::string out = unique_kafka_name("eo-" + job.name);
+    create_kafka_topic(out, 2);
+    const fs::path sql = script(job, out);
+    const fs::path checkpoints = dir_ / ("chk-" + job.name);
+    int kills = 0;
+    std::optional<int> code;
+    for (int attempt = 0; attempt < 200 && !code; ++attempt) {
+      std::vector<std::string> args{sql.string(), "--checkpoint-dir", checkpoints.string(), "--checkpoint-interval",
+                                    "50", "--state-backend", GetParam()};
+      if (has_checkpoint(checkpoints)) {
+        args.push_back("--from-checkpoint");
+        args.push_back(checkpoints.string());
+      }
+      pid_t pid = start(args);
+      if (kills < 20) {
+        code = wait_for(pid, std::uniform_int_distribution<int>(20, 400)(rng));
+        if (!code) {
+          ::kill(pid, SIGKILL);
+          int status = 0;
+          ::waitpid(pid, &status, 0);
+          ++kills;
+        }
+      } else {
+        code = wait_for(pid, 120000);
+      }
+    }
+    ASSERT_EQ(code, std::optional<int>(0)) << errors();
+    EXPECT_GE(kills, 20);
+    EXPECT_EQ(view(out, job.upsert), expected);
+  }
+}
+
+// Rescaled 1 -> 2 -> 4 -> 2 through savepoints (SIGTERM with --savepoint-on-stop).
+TEST_P(KafkaExactlyOnce, RescaledThroughSavepoints) {
+  for (const Job& job : jobs()) {
+    SCOPED_TRACE(job.name);
+    const std::vector<std::string> expected = failure_free(job);
+    const std::string out = unique_kafka_name("eo-rescale-" + job.name);
+    create_kafka_topic(out, 2);
+    const fs::path sql = script(job, out);
+    std::optional<int> code;
+    fs::path previous;
+    const int parallelism[] = {1, 2, 4, 2};
+    for (int step = 0; step < 4 && !code; ++step) {
+      fs::path savepoint = dir_ / ("sp-" + job.name + "-" + std::to_string(step));
+      std::vector<std::string> args{sql.string(), "-p", std::to_string(parallelism[step]), "--checkpoint-dir",
+                                    (dir_ / ("rc-" + job.name)).string(), "--checkpoint-interval", "50",
+                                    "--state-backend", GetParam(), "--savepoint-on-stop", savepoint.string()};
+      if (!previous.empty()) {
+        args.push_back("--from-savepoint");
+        args.push_back(previous.string());
+      }
+      pid_t pid = start(args);
+      if (step < 3) {
+        code = wait_for(pid, 150);
+        if (!code) {
+          ::kill(pid, SIGTERM);
+          auto stopped = wait_for(pid, 60000);
+          ASSERT_EQ(stopped, std::optional<int>(0)) << errors();
+          ASSERT_TRUE(fs::exists(savepoint)) << errors();
+          previous = savepoint;
+        }
+      } else {
+        code = wait_for(pid, 120000);
+      }
+    }
+    ASSERT_EQ(code, std::optional<int>(0)) << errors();
+    EXPECT_EQ(view(out, job.upsert), expected);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, KafkaExactlyOnce, ::testing::Values("memory", "rocksdb"));
+
+}  // namespace
+}  // namespace clink::test
