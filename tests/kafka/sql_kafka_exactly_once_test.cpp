@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kRecords = 200000;
+constexpr int kRecords = 600000;
 constexpr int kInputPartitions = 3;
 
 // The input every job reads: kRecords bids {"id", "k" (one of 7 keys), "ts" (ms)}, in
@@ -194,7 +194,7 @@ TEST_P(KafkaExactlyOnce, KilledAtRandomPointsAndRestarted) {
       }
       pid_t pid = start(args);
       if (kills < 20) {
-        code = wait_for(pid, std::uniform_int_distribution<int>(20, 400)(rng));
+        code = wait_for(pid, std::uniform_int_distribution<int>(10, 150)(rng));
         if (!code) {
           ::kill(pid, SIGKILL);
           int status = 0;

@@ -13,6 +13,8 @@
 #include "clink/connectors/sql/sql_connector_params.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/core/error.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 
 namespace clink::sql {
 
@@ -216,9 +218,31 @@ KafkaOffsetSpec offset_spec(const SqlConnectorParams& p, const std::string& what
   return s;
 }
 
+// "watermark": {"watermark", "rowtime" (expressions over the output row), "interval_ms",
+// "idle_timeout_ms"}: the planner pushed the table's WATERMARK into the source, which then
+// generates it per partition.
+std::shared_ptr<const SourceWatermarkSpec> source_watermarks(const SqlConnectorParams& p, const Schema& output) {
+  if (!p.has("watermark")) return nullptr;
+  const auto& w = p.raw("watermark");
+  auto spec = std::make_shared<SourceWatermarkSpec>();
+  try {
+    spec->watermark = expr_from_json(w.at("watermark"), output);
+    spec->rowtime = expr_from_json(w.at("rowtime"), output);
+    spec->interval_ms = w.value("interval_ms", std::int64_t{200});
+    spec->idle_timeout_ms = w.value("idle_timeout_ms", std::int64_t{0});
+  } catch (const std::exception& e) {
+    p.fail(std::string("param 'watermark': ") + e.what());
+  }
+  for (const ExprPtr* e : {&spec->watermark, &spec->rowtime})
+    if (!(*e)->type.is(TypeKind::kTimestamp) && !(*e)->type.is(TypeKind::kTimestampLtz))
+      p.fail("param 'watermark': " + (*e)->type.to_string() + " is not a TIMESTAMP");
+  spec->session.time_zone = TimeZone::of(p.local_time_zone());
+  return spec;
+}
+
 std::shared_ptr<const SqlSource> kafka_source(const OperatorSpecContext& ctx, bool upsert) {
   const char* factory = upsert ? "sql_upsert_kafka_source" : "sql_kafka_source";
-  SqlConnectorParams p(ctx, factory, {"schema", "metadata", "primary_key", "dead_letter", "table"});
+  SqlConnectorParams p(ctx, factory, {"schema", "metadata", "primary_key", "dead_letter", "table", "watermark"});
   check_kafka_options(p);
   KafkaSourceConfig c;
   c.upsert = upsert;
@@ -343,7 +367,10 @@ void register_kafka_connectors(OperatorRegistry& r) {
         .out_type = sql_row,
         .make = [upsert](const OperatorSpecContext& ctx) -> OperatorBuilder {
           std::shared_ptr<const SqlSource> s = kafka_source(ctx, upsert);
-          return [s] { return std::make_unique<SqlSourceOperator>(s); };
+          SqlConnectorParams p(ctx, upsert ? "sql_upsert_kafka_source" : "sql_kafka_source",
+                               {"schema", "metadata", "primary_key", "dead_letter", "table", "watermark"});
+          auto watermarks = source_watermarks(p, *s->output_schema());
+          return [s, watermarks] { return std::make_unique<SqlSourceOperator>(s, kDefaultBatchSize, watermarks); };
         },
         .side_outputs = {{kDeadLetterTag, kSqlRowType}}});
     r.add(OperatorFactoryInfo{.name = "sql_" + name + "_sink",

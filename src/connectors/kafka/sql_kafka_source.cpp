@@ -29,6 +29,7 @@ struct Split {
   KafkaTopicPartition tp;
   std::int64_t next = 0;
   std::int64_t stop = kNoStop;
+  std::uint64_t key = 0;  // identifies the split to the source's per-split watermarks
 };
 
 std::string encode_split(const Split& s) {
@@ -105,6 +106,7 @@ class KafkaSqlReader final : public SqlSourceReader {
     if (splits_.empty()) return c_.bounded.mode != Mode::kUnbounded ? Status::kEnd : Status::kNothingAvailable;
     value_ptrs_.clear();
     for (std::size_t i : c_.value_columns) value_ptrs_.push_back(&out.column(i));
+    row_splits_.clear();
     const std::size_t want = std::min(msgs_.size(), std::max<std::size_t>(max_rows, 1));
     const ssize_t n = rd_kafka_consume_batch_queue(queue_, 0, msgs_.data(), want);
     bool finished = false;
@@ -130,6 +132,13 @@ class KafkaSqlReader final : public SqlSourceReader {
 
   std::int64_t wait_hint_ms() const override { return 5; }
 
+  const std::vector<std::uint64_t>& row_splits() const override { return row_splits_; }
+  std::vector<std::uint64_t> held_splits() const override {
+    std::vector<std::uint64_t> out;
+    for (const auto& s : splits_) out.push_back(s.key);
+    return out;
+  }
+
   void close() override {
     if (queue_) rd_kafka_queue_destroy(queue_);
     queue_ = nullptr;
@@ -143,7 +152,10 @@ class KafkaSqlReader final : public SqlSourceReader {
     return out;
   }
   void restore_splits(std::vector<std::string> items) override {
-    for (const auto& item : items) splits_.push_back(decode_split(item));
+    for (const auto& item : items) {
+      splits_.push_back(decode_split(item));
+      splits_.back().key = split_key(splits_.back().tp);
+    }
     for (const auto& s : splits_) restored_known_.insert(s.tp);
     restored_ = true;
   }
@@ -218,7 +230,10 @@ class KafkaSqlReader final : public SqlSourceReader {
     resolve(fresh, initial ? c_.startup : KafkaOffsetSpec{.mode = Mode::kEarliest}, false);
     if (c_.bounded.mode != Mode::kUnbounded) resolve(fresh, c_.bounded, true);
     for (auto& s : fresh)
-      if (s.next < s.stop) splits_.push_back(std::move(s));
+      if (s.next < s.stop) {
+        s.key = split_key(s.tp);
+        splits_.push_back(std::move(s));
+      }
     assign();
   }
 
@@ -288,6 +303,11 @@ class KafkaSqlReader final : public SqlSourceReader {
         return;
       }
     }
+  }
+
+  std::uint64_t split_key(const KafkaTopicPartition& tp) {
+    auto [it, added] = topic_ids_.emplace(tp.topic, topic_ids_.size());
+    return (it->second << 32) | static_cast<std::uint32_t>(tp.partition);
   }
 
   void assign() {
@@ -379,6 +399,7 @@ class KafkaSqlReader final : public SqlSourceReader {
     }
     out.row_kinds().insert(out.row_kinds().end(), kinds_.begin(), kinds_.end());
     out.event_times().insert(out.event_times().end(), n, kNoEventTime);
+    row_splits_.insert(row_splits_.end(), n, s.key);
   }
 
   void append_metadata(KafkaMetadata k, rd_kafka_message_t* m, const Split& s, Column& col) {
@@ -454,6 +475,8 @@ class KafkaSqlReader final : public SqlSourceReader {
   std::vector<Column*> value_ptrs_;
   std::vector<RowKind> kinds_;
   std::vector<RowKind> key_kinds_;
+  std::vector<std::uint64_t> row_splits_;  // the split key of each row of the last poll
+  std::map<std::string, std::uint64_t> topic_ids_;
   std::string reason_;
   DeadLetterCollector dead_letters_;
   std::map<std::int64_t, std::vector<std::pair<KafkaTopicPartition, std::int64_t>>> pending_commits_;

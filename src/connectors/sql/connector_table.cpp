@@ -101,6 +101,7 @@ std::vector<ConnectorDescriptor> make_table() {
                  return kafka_changelog_format(o) ? ChangelogKind::kRetract : ChangelogKind::kInsertOnly;
                },
                .readable_metadata = kKafkaMetadata,
+               .watermark_pushdown = true,
                .sink_factory = "sql_kafka_sink",
                .sink_changelog_of = [](const ConnectorOptions& o) {
                  return SinkChangelogModes{.retract = kafka_changelog_format(o)};
@@ -114,6 +115,7 @@ std::vector<ConnectorDescriptor> make_table() {
                .dead_letters = true,
                .source_changelog = ChangelogKind::kUpsert,
                .readable_metadata = kKafkaMetadata,
+               .watermark_pushdown = true,
                .sink_factory = "sql_upsert_kafka_sink",
                .sink_changelog = {.upsert = true},
                .sink_params = kafka_sink_params});

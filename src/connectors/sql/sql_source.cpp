@@ -17,6 +17,7 @@ void SqlSourceOperator::open(RuntimeContext& ctx) {
   SourceOperator::open(ctx);
   reader_ = source_->create_reader(ctx.subtask_index(), ctx.parallelism());
   reader_->open(ctx);
+  if (watermark_spec_) watermarks_ = std::make_unique<SplitWatermarks>(watermark_spec_);
   if (ctx.is_restored()) {
     const auto& lists = ctx.operator_state().lists();
     if (auto shared = lists.find(kSharedState); shared != lists.end()) reader_->restore_shared(shared->second.items);
@@ -36,6 +37,14 @@ void SqlSourceOperator::snapshot_state(std::int64_t checkpoint_id) {
 SourceOperator::PollStatus SqlSourceOperator::poll_next() {
   auto batch = std::make_unique<ColumnBatch>(source_->output_schema(), batch_size_);
   PollStatus s = reader_->poll(*batch, batch_size_);
+  if (watermarks_) {
+    const std::int64_t now = ctx().timer_service().current_processing_time();
+    watermarks_->set_splits(reader_->held_splits(), now);
+    watermarks_->on_batch(*batch, reader_->row_splits(), now);
+    if (batch->size() > 0) output().emit(std::move(batch));
+    if (auto wm = watermarks_->poll(now)) output().emit_watermark(*wm);
+    return s;
+  }
   if (batch->size() > 0) output().emit(std::move(batch));
   return s;
 }

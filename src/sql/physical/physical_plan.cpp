@@ -117,6 +117,13 @@ struct Compiler {
       case LogicalKind::kJoin: return {join(static_cast<const LogicalJoin&>(n))};
       case LogicalKind::kWatermarkAssigner: {
         const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
+        if (json pushed = pushed_down_watermark(w); !pushed.is_null()) {
+          // The source generates the watermark per split: no assigner after it.
+          scan_watermark = std::move(pushed);
+          auto in = compile(n.input());
+          scan_watermark = nullptr;
+          return in;
+        }
         auto in = compile(n.input());
         json alignment = nullptr;
         if (!w.alignment_group.empty())
@@ -402,6 +409,28 @@ struct Compiler {
     return parts;
   }
 
+  // Watermark push-down: a WATERMARK right above a scan (or above the projection of its
+  // computed columns) of a connector that takes it, without alignment. The expressions
+  // are over the scan's row: the computed columns inlined.
+  json pushed_down_watermark(const LogicalWatermarkAssigner& w) const {
+    if (!w.alignment_group.empty()) return nullptr;
+    const LogicalNode* in = &w.input();
+    const LogicalProject* project = nullptr;
+    if (in->kind == LogicalKind::kProject) {
+      project = static_cast<const LogicalProject*>(in);
+      in = &in->input();
+    }
+    if (in->kind != LogicalKind::kScan) return nullptr;
+    const ConnectorDescriptor* d = find_sql_connector(static_cast<const LogicalScan&>(*in).table.connector());
+    if (!d || !d->watermark_pushdown) return nullptr;
+    ExprPtr watermark = project ? rewrite::substitute(w.watermark, project->exprs) : w.watermark;
+    ExprPtr rowtime = project ? project->exprs[w.rowtime]
+                              : expr::column(w.rowtime, w.schema.type(w.rowtime), w.schema.name(w.rowtime));
+    return {{"watermark", expr_to_json(*watermark)}, {"rowtime", expr_to_json(*rowtime)},
+            {"interval_ms", w.emit == "on-event" ? 0 : w.interval_ms}, {"idle_timeout_ms", w.idle_timeout_ms}};
+  }
+  json scan_watermark;  // set while compiling the scan a watermark was pushed into
+
   std::string scan(const LogicalScan& s, const ExprPtr& filter = nullptr) {
     std::string connector = s.table.connector();
     if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
@@ -423,6 +452,11 @@ struct Compiler {
       if (c.kind == CatalogColumn::Kind::kMetadata)
         metadata.push_back({{"key", c.metadata_key.value_or(c.name)}, {"name", c.name}, {"type", c.type.to_string()}});
     if (!metadata.empty()) p["metadata"] = metadata;
+    if (!scan_watermark.is_null()) {
+      p["watermark"] = scan_watermark;
+      json session = session_json();
+      if (!session.empty()) p["session"] = session;
+    }
     const bool upsert = d->source_changelog_for(s.table.options) == ChangelogKind::kUpsert;
     if (upsert) p["primary_key"] = s.table.primary_key;
     std::string id = add(d->source_factory, {}, p);

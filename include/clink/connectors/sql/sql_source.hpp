@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clink/runtime/operator.hpp"
+#include "clink/connectors/sql/source_watermarks.hpp"
 #include "clink/sql/common/column_batch.hpp"
 
 namespace clink::sql {
@@ -34,6 +35,13 @@ class SqlSourceReader {
   // completed (a source that reports its progress back, as Kafka's committed offsets).
   virtual void snapshot_taken(std::int64_t /*checkpoint_id*/) {}
   virtual void notify_checkpoint_complete(std::int64_t /*checkpoint_id*/) {}
+  // For watermarks per split (source_watermarks.hpp): the split each row of the last
+  // poll came from (empty: one split), and the splits the reader holds now.
+  virtual const std::vector<std::uint64_t>& row_splits() const {
+    static const std::vector<std::uint64_t> none;
+    return none;
+  }
+  virtual std::vector<std::uint64_t> held_splits() const { return {0}; }
 };
 
 class SqlSource {
@@ -47,8 +55,9 @@ class SqlSource {
 
 class SqlSourceOperator final : public SourceOperator {
  public:
-  explicit SqlSourceOperator(std::shared_ptr<const SqlSource> source, std::size_t batch_size = kDefaultBatchSize)
-      : source_(std::move(source)), batch_size_(batch_size) {}
+  explicit SqlSourceOperator(std::shared_ptr<const SqlSource> source, std::size_t batch_size = kDefaultBatchSize,
+                             std::shared_ptr<const SourceWatermarkSpec> watermarks = nullptr)
+      : source_(std::move(source)), batch_size_(batch_size), watermark_spec_(std::move(watermarks)) {}
 
   void open(RuntimeContext& ctx) override;
   void snapshot_state(std::int64_t checkpoint_id) override;
@@ -65,6 +74,8 @@ class SqlSourceOperator final : public SourceOperator {
   std::shared_ptr<const SqlSource> source_;
   std::size_t batch_size_;
   std::unique_ptr<SqlSourceReader> reader_;
+  std::shared_ptr<const SourceWatermarkSpec> watermark_spec_;  // null: watermarks come downstream
+  std::unique_ptr<SplitWatermarks> watermarks_;
 };
 
 }  // namespace clink::sql

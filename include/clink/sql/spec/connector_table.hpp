@@ -77,6 +77,10 @@ struct ConnectorDescriptor {
   // ChangelogNormalize): source_changelog_for then says kRetract.
   // The metadata columns it can read (METADATA [FROM 'key']): key and type each.
   std::vector<std::pair<std::string, std::string>> readable_metadata;
+  // Watermark push-down (Flink's SupportsWatermarkPushDown): the source takes the table's
+  // WATERMARK as a `watermark` param and generates it per split (a Kafka partition), so
+  // no assigner follows it.
+  bool watermark_pushdown = false;
 
   // ---- as a sink (sink_factory empty: not a sink)
   std::string sink_factory;  // e.g. "sql_print_sink"
