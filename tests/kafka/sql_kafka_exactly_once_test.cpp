@@ -2,22 +2,20 @@
 // `clink` binary, SIGKILLed at random points and restarted from their latest checkpoint,
 // and rescaled through savepoints; what a read_committed reader sees afterwards must be
 // what a failure-free run writes, row for row (upsert-kafka: its compacted view, by key).
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "clink_process.hpp"
 #include "kafka_test_env.hpp"
 
 namespace clink::test {
@@ -96,41 +94,9 @@ class KafkaExactlyOnce : public ::testing::TestWithParam<std::string> {
     return p;
   }
 
-  // Starts `clink run <args>` in the background (stdout/stderr to files in dir_).
-  pid_t start(const std::vector<std::string>& args) {
-    std::vector<std::string> argv_s{CLINK_BINARY, "run"};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::string out = (dir_ / "run.out").string(), err = (dir_ / "run.err").string();
-    pid_t pid = ::fork();
-    if (pid == 0) {  // only async-signal-safe calls until exec
-      int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(126);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    return pid;
-  }
-
-  // Waits up to `ms` for the process: its exit code, or nullopt while it still runs.
-  static std::optional<int> wait_for(pid_t pid, int ms) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    int status = 0;
-    do {
-      if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    } while (std::chrono::steady_clock::now() < deadline);
-    return std::nullopt;
-  }
-
-  std::string errors() {
-    std::ifstream in(dir_ / "run.err");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+  std::unique_ptr<ClinkProcess> start(std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    return std::make_unique<ClinkProcess>(args, dir_);
   }
 
   static bool has_checkpoint(const fs::path& dir) {
@@ -161,10 +127,9 @@ class KafkaExactlyOnce : public ::testing::TestWithParam<std::string> {
   std::vector<std::string> failure_free(const Job& job) {
     const std::string out = unique_kafka_name("eo-ref-" + job.name);
     create_kafka_topic(out, 2);
-    pid_t pid = start({script(job, out).string(), "--checkpoint-dir", (dir_ / ("ref-" + job.name)).string(),
-                       "--checkpoint-interval", "100", "--state-backend", GetParam()});
-    auto code = wait_for(pid, 120000);
-    EXPECT_EQ(code, std::optional<int>(0)) << errors();
+    auto run = start({script(job, out).string(), "--checkpoint-dir", (dir_ / ("ref-" + job.name)).string(),
+                      "--checkpoint-interval", "100", "--state-backend", GetParam()});
+    EXPECT_EQ(run->wait_for(120000), std::optional<int>(0)) << run->err();
     return view(out, job.upsert);
   }
 
@@ -192,20 +157,19 @@ TEST_P(KafkaExactlyOnce, KilledAtRandomPointsAndRestarted) {
         args.push_back("--from-checkpoint");
         args.push_back(checkpoints.string());
       }
-      pid_t pid = start(args);
+      auto run = start(args);
       if (kills < 20) {
-        code = wait_for(pid, std::uniform_int_distribution<int>(10, 150)(rng));
+        code = run->wait_for(std::uniform_int_distribution<int>(10, 150)(rng));
         if (!code) {
-          ::kill(pid, SIGKILL);
-          int status = 0;
-          ::waitpid(pid, &status, 0);
+          run->kill(SIGKILL);
           ++kills;
         }
       } else {
-        code = wait_for(pid, 120000);
+        code = run->wait_for(120000);
       }
+      if (code && *code != 0) ADD_FAILURE() << run->err();
     }
-    ASSERT_EQ(code, std::optional<int>(0)) << errors();
+    ASSERT_EQ(code, std::optional<int>(0));
     EXPECT_GE(kills, 20);
     EXPECT_EQ(view(out, job.upsert), expected);
   }
@@ -231,21 +195,21 @@ TEST_P(KafkaExactlyOnce, RescaledThroughSavepoints) {
         args.push_back("--from-savepoint");
         args.push_back(previous.string());
       }
-      pid_t pid = start(args);
+      auto run = start(args);
       if (step < 3) {
-        code = wait_for(pid, 150);
+        code = run->wait_for(150);
         if (!code) {
-          ::kill(pid, SIGTERM);
-          auto stopped = wait_for(pid, 60000);
-          ASSERT_EQ(stopped, std::optional<int>(0)) << errors();
-          ASSERT_TRUE(fs::exists(savepoint)) << errors();
+          run->kill(SIGTERM);
+          ASSERT_EQ(run->wait_for(60000), std::optional<int>(0)) << run->err();
+          ASSERT_TRUE(fs::exists(savepoint)) << run->err();
           previous = savepoint;
         }
       } else {
-        code = wait_for(pid, 120000);
+        code = run->wait_for(120000);
       }
+      if (code && *code != 0) ADD_FAILURE() << run->err();
     }
-    ASSERT_EQ(code, std::optional<int>(0)) << errors();
+    ASSERT_EQ(code, std::optional<int>(0));
     EXPECT_EQ(view(out, job.upsert), expected);
   }
 }

@@ -78,9 +78,9 @@ TEST(PlanConnectorTable, AnalyzeNeedsABoundedSource) {
       'source.monitor-interval' = '1 s');
     CREATE TABLE bids (a INT) WITH ('connector' = 'nexmark'))");
   EXPECT_GOLDEN(f.error("ANALYZE TABLE monitored COMPUTE STATISTICS"),
-                R"(line 1, column 1: ANALYZE TABLE monitored: the filesystem source is unbounded (ANALYZE runs bounded sources: filesystem without 'source.monitor-interval', datagen with 'number-of-rows'))");
+                R"(line 1, column 1: ANALYZE TABLE monitored: the filesystem source is unbounded (ANALYZE runs bounded sources: filesystem without 'source.monitor-interval', datagen with 'number-of-rows', kafka with 'scan.bounded.mode', upsert-kafka with 'scan.bounded.mode'))");
   EXPECT_GOLDEN(f.error("ANALYZE TABLE bids COMPUTE STATISTICS"),
-                R"(line 1, column 1: ANALYZE TABLE bids: the nexmark source is unbounded (ANALYZE runs bounded sources: filesystem without 'source.monitor-interval', datagen with 'number-of-rows'))");
+                R"(line 1, column 1: ANALYZE TABLE bids: the nexmark source is unbounded (ANALYZE runs bounded sources: filesystem without 'source.monitor-interval', datagen with 'number-of-rows', kafka with 'scan.bounded.mode', upsert-kafka with 'scan.bounded.mode'))");
 }
 
 TEST(PlanConnectorTable, UnknownAndWrongWayConnectorsKeepTheirMessages) {

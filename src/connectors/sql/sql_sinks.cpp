@@ -29,6 +29,7 @@ void SqlPrintSinkOperator::process_batch(int, BatchPtr batch) {
     buf_ += '\n';
   }
   std::fwrite(buf_.data(), 1, buf_.size(), out_);  // one write per batch keeps lines whole
+  std::fflush(out_);  // an unbounded job's rows show as they come, also when stdout is a file or pipe
 }
 
 namespace {
