@@ -49,6 +49,15 @@ const std::vector<std::string>& kafka_option_keys() {
   return keys;
 }
 
+// The seed's spelling of upsert-kafka: a kafka table with 'mode' = 'upsert' (and a PRIMARY KEY).
+bool seed_upsert(const SqlConnectorParams& p) { return p.option("mode") == std::optional<std::string>("upsert"); }
+
+void check_seed_mode(const SqlConnectorParams& p) {
+  auto mode = p.option("mode");
+  if (mode && *mode != "append" && *mode != "upsert" && *mode != "cdc")
+    p.fail("option 'mode' must be append, upsert or cdc, got '" + *mode + "'");
+}
+
 struct Formats {
   std::string key_format;
   FormatOptions key_options;
@@ -93,6 +102,8 @@ Formats read_formats(const SqlConnectorParams& p, const Schema& physical, const 
   if (format && value_format) p.fail("options 'format' and 'value.format' both set: use one");
   if (!format && !value_format) p.fail("missing required option 'value.format' (or 'format')");
   f.value_format = value_format ? *value_format : *format;
+  // The seed's 'mode' = 'cdc': the JSON messages are Debezium change events.
+  if (p.option("mode") == std::optional<std::string>("cdc") && f.value_format == "json") f.value_format = "debezium-json";
   if (!record_format_known(f.value_format))
     p.fail("unknown format '" + f.value_format + "' (formats: " + record_format_names() + ")");
   f.value_options = format_options(p, f.value_format, "value.", format.has_value());
@@ -104,7 +115,7 @@ Formats read_formats(const SqlConnectorParams& p, const Schema& physical, const 
              "columns should be read from or write to the Kafka message key.");
     if (p.option("key.fields")) p.fail("option 'key.fields' is not allowed for upsert-kafka: the PRIMARY KEY is the key");
     key_names = primary_key;
-    if (!p.option("key.format")) p.fail("missing required option 'key.format'");
+    if (!p.option("key.format") && !seed_upsert(p)) p.fail("missing required option 'key.format'");
   } else if (auto kf = p.option("key.fields")) {
     key_names = split(*kf, ';');
     if (!p.option("key.format"))
@@ -113,14 +124,14 @@ Formats read_formats(const SqlConnectorParams& p, const Schema& physical, const 
     p.fail("A key format 'key.format' requires the declaration of one or more of key fields using 'key.fields'.");
   }
   const std::string prefix = p.option_or("key.fields-prefix", "");
-  const std::string include = p.option_or("value.fields-include", upsert ? "ALL" : "ALL");
+  const std::string include = p.option_or("value.fields-include", "ALL");
   if (include != "ALL" && include != "EXCEPT_KEY")
     p.fail("option 'value.fields-include' must be ALL or EXCEPT_KEY, got '" + include + "'");
   if (!prefix.empty() && include != "EXCEPT_KEY")
     p.fail("A key prefix ('key.fields-prefix') is not allowed if the key and value fields overlap: set "
            "'value.fields-include' = 'EXCEPT_KEY'.");
   if (!key_names.empty()) {
-    f.key_format = *p.option("key.format");
+    f.key_format = p.option_or("key.format", f.value_format);  // the seed's upsert: the key as the value
     if (!record_format_known(f.key_format))
       p.fail("unknown key format '" + f.key_format + "' (formats: " + record_format_names() + ")");
     if (record_format_is_changelog(f.key_format))
@@ -244,6 +255,8 @@ std::shared_ptr<const SqlSource> kafka_source(const OperatorSpecContext& ctx, bo
   const char* factory = upsert ? "sql_upsert_kafka_source" : "sql_kafka_source";
   SqlConnectorParams p(ctx, factory, {"schema", "metadata", "primary_key", "dead_letter", "table", "watermark"});
   check_kafka_options(p);
+  check_seed_mode(p);
+  upsert = upsert || seed_upsert(p);
   KafkaSourceConfig c;
   c.upsert = upsert;
   c.table = p.has("table") ? p.raw("table").get<std::string>() : std::string(ctx.id);
@@ -310,8 +323,10 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
     const char* factory = upsert ? "sql_upsert_kafka_sink" : "sql_kafka_sink";
     SqlConnectorParams p(ctx, factory, {"schema", "input_schemas", "primary_key", "table"});
     check_kafka_options(p);
+    check_seed_mode(p);
+    const bool as_upsert = upsert || seed_upsert(p);
     KafkaSinkConfig c;
-    c.upsert = upsert;
+    c.upsert = as_upsert;
     c.table = p.has("table") ? p.raw("table").get<std::string>() : std::string(ctx.id);
     c.client = client_properties(p);
     auto topic = p.option("topic");
@@ -322,7 +337,7 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
     std::vector<std::string> pk;
     if (p.has("primary_key"))
       for (const auto& k : p.raw("primary_key")) pk.push_back(k.get<std::string>());
-    Formats f = read_formats(p, *c.input_schema, pk, upsert);
+    Formats f = read_formats(p, *c.input_schema, pk, as_upsert);
     c.key_format = f.key_format;
     c.key_options = f.key_options;
     c.key_columns = f.key_columns;
@@ -338,6 +353,8 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
     else if (guarantee == "exactly-once") c.delivery = KafkaSinkConfig::Delivery::kExactlyOnce;
     else p.fail("option 'sink.delivery-guarantee' must be none, at-least-once or exactly-once, got '" + guarantee + "'");
     c.transactional_id_prefix = p.option_or("sink.transactional-id-prefix", "");
+    // The seed's 'delivery_guarantee' needs no prefix: the table's name is one.
+    if (c.transactional_id_prefix.empty() && p.option("delivery_guarantee")) c.transactional_id_prefix = "clink-" + c.table;
     if (c.delivery == KafkaSinkConfig::Delivery::kExactlyOnce && c.transactional_id_prefix.empty())
       p.fail("'sink.transactional-id-prefix' must be specified when using DeliveryGuarantee.EXACTLY_ONCE.");
     std::string partitioner = p.option_or("sink.partitioner", "default");
@@ -345,6 +362,17 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
     else if (partitioner == "fixed") c.partitioner = KafkaSinkConfig::Partitioner::kFixed;
     else if (partitioner == "round-robin") c.partitioner = KafkaSinkConfig::Partitioner::kRoundRobin;
     else p.fail("option 'sink.partitioner' must be default, fixed or round-robin, got '" + partitioner + "'");
+    if (as_upsert) {
+      c.buffer_flush_max_rows = p.int_option("sink.buffer-flush.max-rows", 0, 0, INT32_MAX);
+      if (auto interval = p.option("sink.buffer-flush.interval")) {
+        auto ms = parse_duration_ms(*interval);
+        if (!ms || *ms < 0) p.fail("option 'sink.buffer-flush.interval' is not a duration: '" + *interval + "'");
+        c.buffer_flush_interval_ms = *ms;
+      }
+      if ((c.buffer_flush_max_rows > 0) != (c.buffer_flush_interval_ms > 0))
+        p.fail("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero "
+               "together to enable sink buffer flushing.");
+    }
     make_record_encoder(c.value_format, c.value_fields, c.value_options);
     if (!c.key_format.empty()) make_record_encoder(c.key_format, c.key_fields, c.key_options);
     std::shared_ptr<const TransactionalSink<ColumnBatch>> sink = std::make_shared<KafkaSqlSink>(std::move(c));

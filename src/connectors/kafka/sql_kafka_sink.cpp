@@ -1,6 +1,8 @@
 #include "clink/connectors/kafka/sql_kafka_sink.hpp"
 
+#include <chrono>
 #include <sstream>
+#include <unordered_map>
 #include <thread>
 
 #include <fmt/format.h>
@@ -88,13 +90,26 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
       }
       key_.clear();
       if (key_encoder_) key_encoder_->encode(key_cols_, row, RowKind::kInsert, key_);
-      send(has_value, row);
+      if (buffering()) {
+        // upsert-kafka's reduce buffer: only the last change of a key is written.
+        if (buffer_.empty()) buffer_started_ = std::chrono::steady_clock::now();
+        auto& slot = buffer_[key_];
+        slot.first = has_value;
+        slot.second.assign(value_);
+        continue;
+      }
+      send(key_, has_value, value_);
     }
+    if (buffering() && (buffer_.size() >= static_cast<std::size_t>(c_.buffer_flush_max_rows) ||
+                        std::chrono::steady_clock::now() - buffer_started_ >=
+                            std::chrono::milliseconds(c_.buffer_flush_interval_ms)))
+      flush_buffer();
     rd_kafka_poll(producer_.get(), 0);  // serve delivery reports
     throw_delivery_error();
   }
 
   std::string pre_commit() override {
+    flush_buffer();
     if (c_.delivery == Delivery::kNone) return {};
     flush();
     if (c_.delivery != Delivery::kExactlyOnce) return {};
@@ -189,13 +204,20 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
     return n;
   }
 
-  void send(bool has_value, std::size_t) {
+  bool buffering() const { return c_.upsert && c_.buffer_flush_max_rows > 0; }
+  void flush_buffer() {
+    for (auto& [key, v] : buffer_) send(key, v.first, v.second);
+    buffer_.clear();
+  }
+
+  void send(const std::string& key_bytes, bool has_value, const std::string& value_bytes) {
     std::int32_t partition = RD_KAFKA_PARTITION_UA;
     if (c_.partitioner == KafkaSinkConfig::Partitioner::kFixed) partition = subtask_ % partitions_;
-    void* key = key_encoder_ ? key_.data() : nullptr;
-    const std::size_t key_len = key_encoder_ ? key_.size() : 0;
-    void* value = has_value ? value_.data() : nullptr;
-    const std::size_t value_len = has_value ? value_.size() : 0;
+    // RD_KAFKA_MSG_F_COPY: librdkafka copies and never writes through these.
+    void* key = key_encoder_ ? const_cast<char*>(key_bytes.data()) : nullptr;
+    const std::size_t key_len = key_encoder_ ? key_bytes.size() : 0;
+    void* value = has_value ? const_cast<char*>(value_bytes.data()) : nullptr;
+    const std::size_t value_len = has_value ? value_bytes.size() : 0;
     for (;;) {
       rd_kafka_resp_err_t err = rd_kafka_producev(
           producer_.get(), RD_KAFKA_V_TOPIC(c_.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
@@ -285,6 +307,8 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
   std::map<std::string, KafkaHandle> prepared_;  // pre-committed, by transactional id
   std::unique_ptr<kafka::KafkaTransactionAdmin> admin_;
   std::string delivery_error_;
+  std::unordered_map<std::string, std::pair<bool, std::string>> buffer_;  // key -> (has value, value)
+  std::chrono::steady_clock::time_point buffer_started_{};
   std::int32_t partitions_ = 0;
   bool first_transaction_ = true;
 };

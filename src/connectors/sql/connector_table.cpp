@@ -44,12 +44,14 @@ void collect_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
 // The blackhole takes no options (Flink's has none); it discards whatever it is given.
 void blackhole_sink_params(const SinkParamsContext&, nlohmann::json& p) { p = nlohmann::json::object(); }
 
-// Kafka: a table in a changelog format (debezium-json, ...) reads and writes row kinds.
+// Kafka: a table in a changelog format (debezium-json, ...) reads and writes row kinds;
+// so does one with the seed's 'mode' = 'cdc', and 'mode' = 'upsert' makes it upsert-kafka.
 bool kafka_changelog_format(const ConnectorOptions& o) {
   auto f = find_option(o, "value.format");
   if (!f) f = find_option(o, "format");
-  return f && record_format_is_changelog(*f);
+  return (f && record_format_is_changelog(*f)) || find_option(o, "mode") == std::optional<std::string>("cdc");
 }
+bool kafka_seed_upsert(const ConnectorOptions& o) { return find_option(o, "mode") == std::optional<std::string>("upsert"); }
 
 bool kafka_bounded(const ConnectorOptions& o) {
   auto m = find_option(o, "scan.bounded.mode");
@@ -98,13 +100,14 @@ std::vector<ConnectorDescriptor> make_table() {
                .bounded_when = "with 'scan.bounded.mode'",
                .dead_letters = true,
                .source_changelog_of = [](const ConnectorOptions& o) {
+                 if (kafka_seed_upsert(o)) return ChangelogKind::kUpsert;
                  return kafka_changelog_format(o) ? ChangelogKind::kRetract : ChangelogKind::kInsertOnly;
                },
                .readable_metadata = kKafkaMetadata,
                .watermark_pushdown = true,
                .sink_factory = "sql_kafka_sink",
                .sink_changelog_of = [](const ConnectorOptions& o) {
-                 return SinkChangelogModes{.retract = kafka_changelog_format(o)};
+                 return SinkChangelogModes{.upsert = kafka_seed_upsert(o), .retract = kafka_changelog_format(o)};
                },
                .sink_params = kafka_sink_params});
   // A compacted topic as a table keyed by its PRIMARY KEY.

@@ -52,6 +52,11 @@ struct KafkaSinkConfig {
   std::string transactional_id_prefix;
   Partitioner partitioner = Partitioner::kDefault;
   bool upsert = false;
+  // upsert-kafka's sink.buffer-flush.max-rows / .interval (both > 0, or neither): the
+  // last change per key is kept and written when that many keys are buffered, when the
+  // interval has passed at a write, and at every checkpoint.
+  std::int64_t buffer_flush_max_rows = 0;
+  std::int64_t buffer_flush_interval_ms = 0;
   std::string table;  // for messages
 };
 
