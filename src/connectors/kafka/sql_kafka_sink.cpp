@@ -192,15 +192,28 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
     return p;
   }
 
+  // The topic's partition count; a topic the broker is still auto-creating is waited for
+  // (10 s at most, as a producer would wait for its metadata).
   std::int32_t partition_count(rd_kafka_t* rk) {
-    const rd_kafka_metadata_t* md = nullptr;
     rd_kafka_topic_t* t = rd_kafka_topic_new(rk, c_.topic.c_str(), nullptr);
-    rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 0, t, &md, kFlushTimeoutMs);
+    std::int32_t n = 0;
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (int attempt = 0; attempt < 100 && n <= 0; ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const rd_kafka_metadata_t* md = nullptr;
+      err = rd_kafka_metadata(rk, 0, t, &md, kFlushTimeoutMs);
+      if (err) break;
+      if (md->topic_cnt == 1) {
+        err = md->topics[0].err;
+        if (!err) n = md->topics[0].partition_cnt;
+      }
+      rd_kafka_metadata_destroy(md);
+      if (err && err != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && err != RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE) break;
+    }
     rd_kafka_topic_destroy(t);
-    if (err) throw ClinkError(what_ + ": cannot read topic '" + c_.topic + "': " + kafka::kafka_error_text(err));
-    std::int32_t n = md->topic_cnt == 1 && !md->topics[0].err ? md->topics[0].partition_cnt : 0;
-    rd_kafka_metadata_destroy(md);
-    if (n <= 0) throw ClinkError(what_ + ": topic '" + c_.topic + "' has no partitions");
+    if (n <= 0)
+      throw ClinkError(what_ + ": topic '" + c_.topic + "' " +
+                       (err ? "cannot be read: " + kafka::kafka_error_text(err) : std::string("has no partitions")));
     return n;
   }
 
