@@ -321,7 +321,7 @@ std::shared_ptr<const SqlSource> kafka_source(const OperatorSpecContext& ctx, bo
 std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upsert) {
   return [upsert](const OperatorSpecContext& ctx) -> OperatorBuilder {
     const char* factory = upsert ? "sql_upsert_kafka_sink" : "sql_kafka_sink";
-    SqlConnectorParams p(ctx, factory, {"schema", "input_schemas", "primary_key", "table"});
+    SqlConnectorParams p(ctx, factory, {"schema", "input_schemas", "primary_key", "table", "message_types"});
     check_kafka_options(p);
     check_seed_mode(p);
     const bool as_upsert = upsert || seed_upsert(p);
@@ -337,7 +337,17 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
     std::vector<std::string> pk;
     if (p.has("primary_key"))
       for (const auto& k : p.raw("primary_key")) pk.push_back(k.get<std::string>());
-    Formats f = read_formats(p, *c.input_schema, pk, as_upsert);
+    // The formats write the table's declared types (nullability: avro encodes it).
+    SchemaPtr declared = c.input_schema;
+    if (p.has("message_types")) {
+      std::vector<RowField> fields = c.input_schema->fields();
+      const auto& types = p.raw("message_types");
+      if (!types.is_array() || types.size() != fields.size())
+        p.fail("param 'message_types' must hold one type per column, got " + types.dump());
+      for (std::size_t i = 0; i < fields.size(); ++i) fields[i].type = parse_logical_type(types[i].get<std::string>());
+      declared = make_schema(std::move(fields));
+    }
+    Formats f = read_formats(p, *declared, pk, as_upsert);
     c.key_format = f.key_format;
     c.key_options = f.key_options;
     c.key_columns = f.key_columns;

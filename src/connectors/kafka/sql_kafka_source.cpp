@@ -123,6 +123,9 @@ class KafkaSqlReader final : public SqlSourceReader {
     }
     if (!dead_letters_.empty()) dead_letters_.flush(*ctx_);
     if (finished) {
+      // A finished split's end is still committed to the group with the next checkpoint.
+      for (const auto& s : splits_)
+        if (s.next >= s.stop) finished_offsets_.emplace_back(s.tp, s.stop);
       std::erase_if(splits_, [](const Split& s) { return s.next >= s.stop; });
       assign();
     }
@@ -177,6 +180,8 @@ class KafkaSqlReader final : public SqlSourceReader {
     if (!user_group_) return;
     auto& offsets = pending_commits_[checkpoint_id];
     for (const auto& s : splits_) offsets.emplace_back(s.tp, s.next);
+    offsets.insert(offsets.end(), finished_offsets_.begin(), finished_offsets_.end());
+    finished_offsets_.clear();
   }
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
     auto it = pending_commits_.find(checkpoint_id);
@@ -480,6 +485,7 @@ class KafkaSqlReader final : public SqlSourceReader {
   std::string reason_;
   DeadLetterCollector dead_letters_;
   std::map<std::int64_t, std::vector<std::pair<KafkaTopicPartition, std::int64_t>>> pending_commits_;
+  std::vector<std::pair<KafkaTopicPartition, std::int64_t>> finished_offsets_;  // not yet in a checkpoint
 };
 
 }  // namespace

@@ -59,9 +59,16 @@ bool kafka_bounded(const ConnectorOptions& o) {
 }
 
 // The upsert-kafka sink's key: the PRIMARY KEY's columns (by name, as the table declares them).
+// The messages hold the table's declared types (a format such as avro encodes
+// nullability), not the query's, which may be stricter.
 void kafka_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
   p["table"] = std::string(ctx.table);
   p["primary_key"] = ctx.primary_key;
+  if (ctx.table_schema && ctx.table_schema->size() == ctx.input.size()) {
+    nlohmann::json types = nlohmann::json::array();
+    for (std::size_t i = 0; i < ctx.input.size(); ++i) types.push_back(ctx.table_schema->type(i).to_string());
+    p["message_types"] = types;
+  }
 }
 
 // Flink's KafkaDynamicSource.ReadableMetadata.

@@ -460,6 +460,7 @@ struct Compiler {
     const bool upsert = d->source_changelog_for(s.table.options) == ChangelogKind::kUpsert;
     if (upsert) p["primary_key"] = s.table.primary_key;
     std::string id = add(d->source_factory, {}, p);
+    if (auto n = parallelism_option(s.table, "scan.parallelism", s.pos)) ops.back()["parallelism"] = *n;
     if (d->dead_letters) {
       dead_letter_producers.push_back(id);
       dead_letter_sources.push_back(ops.size() - 1);
@@ -535,9 +536,11 @@ struct Compiler {
     // check_sink_changelog accepted the input's mode, so the sink takes some mode of it.
     const ChangelogKind input_kind = props.changelog(s.input()).kind;
     const std::vector<std::string> parts = partition_columns(s.table);
+    const Schema declared = s.table.physical_schema();
     SinkParamsContext ctx{.table = s.table.name,
                           .options = s.table.options,
                           .input = s.input().schema,
+                          .table_schema = &declared,
                           .partition_columns = parts,
                           .primary_key = s.table.primary_key,
                           .overwrite = s.overwrite,
@@ -551,7 +554,29 @@ struct Compiler {
     p["schema"] = schema_to_json(s.input().schema);
     // An overwriting filesystem sink replaces the old files once, in one subtask (it
     // refuses to run at parallelism > 1): at any default parallelism it runs at 1.
-    return add(d->sink_factory, in, p, nullptr, s.overwrite, &s.input().schema);
+    // 'sink.parallelism' (Flink's): the sink's own parallelism; an upsert sink then gets
+    // its rows hashed by the primary key, so each key's changes stay in order.
+    const auto parallelism = parallelism_option(s.table, "sink.parallelism", s.pos);
+    std::vector<std::size_t> key;
+    if (parallelism && ctx.changelog == ChangelogKind::kUpsert)
+      for (const auto& k : s.table.primary_key)
+        if (auto idx = s.input().schema.index_of(k)) key.push_back(*idx);
+    std::string id = add(d->sink_factory, in, p, key.empty() ? nullptr : &key, s.overwrite, &s.input().schema);
+    if (parallelism) ops.back()["parallelism"] = *parallelism;
+    return id;
+  }
+
+  // 'scan.parallelism' / 'sink.parallelism': a positive integer, or none.
+  static std::optional<int> parallelism_option(const TableDef& t, const char* key, SourcePosition pos) {
+    auto v = t.option(key);
+    if (!v) return std::nullopt;
+    try {
+      std::size_t used = 0;
+      int n = std::stoi(*v, &used);
+      if (used == v->size() && n > 0) return n;
+    } catch (const std::exception&) {
+    }
+    fail(pos, fmt::format("table `{}`: option '{}' must be a positive integer, got '{}'", t.name, key, *v));
   }
 
   void wire_dead_letters() {
@@ -594,7 +619,8 @@ struct Compiler {
 
 bool is_planner_option(const std::string& key) {
   static const std::set<std::string> kKeys = {"connector", "event_time_column", "watermark_lag_ms", "idle_timeout_ms",
-                                              "allowed_lateness_ms", "late_records_to_dlq", "partition_by"};
+                                              "allowed_lateness_ms", "late_records_to_dlq", "partition_by",
+                                              "scan.parallelism", "sink.parallelism"};
   return kKeys.count(key) || key.rfind("scan.watermark.", 0) == 0 || key.rfind("statistics.", 0) == 0;
 }
 

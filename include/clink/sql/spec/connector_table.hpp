@@ -41,6 +41,7 @@ struct SinkParamsContext {
   std::string_view table;                             // the table's name
   const ConnectorOptions& options;                    // every WITH option (hints merged)
   const Schema& input;                                // the sink's input schema (its columns)
+  const Schema* table_schema = nullptr;               // the table's physical columns as declared
   const std::vector<std::string>& partition_columns;  // PARTITIONED BY (or the 'partition_by' option)
   const std::vector<std::string>& primary_key;        // column names; empty: none
   bool overwrite = false;                             // INSERT OVERWRITE
