@@ -98,8 +98,13 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
         slot.second.assign(value_);
         continue;
       }
-      send(key_, has_value, value_);
+      // Batched: one producer call per batch (librdkafka locks once, not per record).
+      outgoing_.push_back({arena_.size(), key_.size(), arena_.size() + key_.size(), has_value ? value_.size() : 0,
+                           has_value});
+      arena_ += key_;
+      if (has_value) arena_ += value_;
     }
+    send_outgoing();
     if (buffering() && (buffer_.size() >= static_cast<std::size_t>(c_.buffer_flush_max_rows) ||
                         std::chrono::steady_clock::now() - buffer_started_ >=
                             std::chrono::milliseconds(c_.buffer_flush_interval_ms)))
@@ -217,6 +222,61 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
     return n;
   }
 
+  // The records of a batch: key and value bytes in arena_.
+  struct Outgoing {
+    std::size_t key_at, key_len, value_at, value_len;
+    bool has_value;
+  };
+
+  void send_outgoing() {
+    if (outgoing_.empty()) return;
+    const std::int32_t partition =
+        c_.partitioner == KafkaSinkConfig::Partitioner::kFixed ? subtask_ % partitions_ : RD_KAFKA_PARTITION_UA;
+    messages_.assign(outgoing_.size(), rd_kafka_message_t{});
+    for (std::size_t i = 0; i < outgoing_.size(); ++i) {
+      const Outgoing& o = outgoing_[i];
+      rd_kafka_message_t& m = messages_[i];
+      m.partition = partition;
+      if (key_encoder_) {
+        m.key = arena_.data() + o.key_at;
+        m.key_len = o.key_len;
+      }
+      if (o.has_value) {
+        m.payload = arena_.data() + o.value_at;
+        m.len = o.value_len;
+      }
+    }
+    rd_kafka_topic_t* topic = rd_kafka_topic_new(producer_.get(), c_.topic.c_str(), nullptr);
+    std::size_t from = 0;
+    while (from < messages_.size()) {
+      const int n = static_cast<int>(messages_.size() - from);
+      const int queued = rd_kafka_produce_batch(topic, partition, RD_KAFKA_MSG_F_COPY, messages_.data() + from, n);
+      if (queued == n) break;
+      // The first refused record: a full local queue waits for deliveries, anything else fails.
+      std::size_t refused = from;
+      while (refused < messages_.size() && messages_[refused].err == RD_KAFKA_RESP_ERR_NO_ERROR) ++refused;
+      if (refused < messages_.size() && messages_[refused].err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+        const rd_kafka_resp_err_t err = messages_[refused].err;
+        rd_kafka_topic_destroy(topic);
+        throw ClinkError(what_ + ": cannot send to topic '" + c_.topic + "': " + kafka::kafka_error_text(err));
+      }
+      // Requeue the refused ones (produce_batch keeps going after a full queue).
+      std::size_t keep = refused;
+      for (std::size_t i = refused; i < messages_.size(); ++i)
+        if (messages_[i].err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+          messages_[keep] = messages_[i];
+          messages_[keep++].err = RD_KAFKA_RESP_ERR_NO_ERROR;
+        }
+      messages_.resize(keep);
+      from = refused;
+      rd_kafka_poll(producer_.get(), 10);
+      throw_delivery_error();
+    }
+    rd_kafka_topic_destroy(topic);
+    outgoing_.clear();
+    arena_.clear();
+  }
+
   bool buffering() const { return c_.upsert && c_.buffer_flush_max_rows > 0; }
   void flush_buffer() {
     for (auto& [key, v] : buffer_) send(key, v.first, v.second);
@@ -315,6 +375,9 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
   std::vector<const Column*> value_cols_;
   std::string key_;
   std::string value_;
+  std::string arena_;
+  std::vector<Outgoing> outgoing_;
+  std::vector<rd_kafka_message_t> messages_;
   KafkaHandle producer_;
   std::string transactional_id_;
   std::map<std::string, KafkaHandle> prepared_;  // pre-committed, by transactional id

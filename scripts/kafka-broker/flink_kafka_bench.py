@@ -1,0 +1,43 @@
+# Flink 2.3 (PyFlink mini-cluster, parallelism 1) on the same topic as `clink bench kafka`.
+import sys, time, resource
+from pyflink.table import EnvironmentSettings, TableEnvironment
+case, topic, out = sys.argv[1], sys.argv[2], sys.argv[3]
+t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+c = t.get_config()
+c.set("pipeline.jars", "file:///tmp/flinkjar/lib/flink-sql-connector-kafka-5.0.0-2.2.jar")
+c.set("parallelism.default", "1")
+c.set("execution.checkpointing.interval", "1 s")
+cols = "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, `dateTime` TIMESTAMP(3), extra STRING"
+t.execute_sql(f"""CREATE TABLE bids ({cols}) WITH ('connector' = 'kafka', 'topic' = '{topic}',
+  'properties.bootstrap.servers' = '127.0.0.1:19092', 'properties.group.id' = 'flink-bench',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json')""")
+if case == "source":
+    t.execute_sql(f"CREATE TABLE sink ({cols}) WITH ('connector' = 'blackhole')")
+    q = "INSERT INTO sink SELECT * FROM bids"
+else:
+    t.execute_sql(f"""CREATE TABLE sink ({cols}) WITH ('connector' = 'kafka', 'topic' = '{out}',
+      'properties.bootstrap.servers' = '127.0.0.1:19092', 'format' = 'json',
+      'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{out}',
+      'properties.transaction.timeout.ms' = '600000')""")
+    q = "INSERT INTO sink SELECT auction, bidder, price * 100, channel, url, `dateTime`, extra FROM bids WHERE auction % 10 <> 7"
+import os
+def java_cpu():
+    total = 0.0
+    me = os.getpid()
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit(): continue
+        try:
+            stat = open(f'/proc/{pid}/stat').read()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(')') + 2:].split()
+        if int(rest[1]) == me:  # ppid
+            total += (int(rest[11]) + int(rest[12])) / os.sysconf('SC_CLK_TCK')
+    return total
+cpu0 = java_cpu()
+start = time.time()
+t.execute_sql(q).wait()
+wall = time.time() - start
+cpu = java_cpu() - cpu0
+n = float(sys.argv[4])
+print(f"flink {case}: wall {wall:.3f} s, {n / wall:.0f} records/s, cpu {cpu:.2f} s, {n / cpu:.0f} records/s per core")
