@@ -1,26 +1,30 @@
-# Flink 2.3 (PyFlink mini-cluster, parallelism 1) on the same topic as `clink bench kafka`.
-import sys, time, resource
+# Flink 2.3 (PyFlink mini-cluster, parallelism 1) on the same topic and cases as
+# `clink bench kafka`, for the ratio in docs/kafka.md. Usage (in tests/flink's venv):
+#   FLINK_KAFKA_JAR=<flink-sql-connector-kafka-5.0.0-2.2.jar> python kafka_bench.py source|e2e TOPIC OUT_TOPIC RECORDS
+# The jar: mvn dependency:copy -Dartifact=org.apache.flink:flink-sql-connector-kafka:5.0.0-2.2 -DoutputDirectory=DIR
+# Prints wall time and records/s per core of the mini-cluster JVM's CPU time during the job.
+import os, sys, time
 from pyflink.table import EnvironmentSettings, TableEnvironment
 case, topic, out = sys.argv[1], sys.argv[2], sys.argv[3]
+bootstrap = os.environ.get("CLINK_KAFKA_BOOTSTRAP", "127.0.0.1:19092")
 t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 c = t.get_config()
-c.set("pipeline.jars", "file:///tmp/flinkjar/lib/flink-sql-connector-kafka-5.0.0-2.2.jar")
+c.set("pipeline.jars", "file://" + os.path.abspath(os.environ["FLINK_KAFKA_JAR"]))
 c.set("parallelism.default", "1")
 c.set("execution.checkpointing.interval", "1 s")
 cols = "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, `dateTime` TIMESTAMP(3), extra STRING"
 t.execute_sql(f"""CREATE TABLE bids ({cols}) WITH ('connector' = 'kafka', 'topic' = '{topic}',
-  'properties.bootstrap.servers' = '127.0.0.1:19092', 'properties.group.id' = 'flink-bench',
+  'properties.bootstrap.servers' = '{bootstrap}', 'properties.group.id' = 'flink-bench',
   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json')""")
 if case == "source":
     t.execute_sql(f"CREATE TABLE sink ({cols}) WITH ('connector' = 'blackhole')")
     q = "INSERT INTO sink SELECT * FROM bids"
 else:
     t.execute_sql(f"""CREATE TABLE sink ({cols}) WITH ('connector' = 'kafka', 'topic' = '{out}',
-      'properties.bootstrap.servers' = '127.0.0.1:19092', 'format' = 'json',
+      'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
       'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{out}',
       'properties.transaction.timeout.ms' = '600000')""")
     q = "INSERT INTO sink SELECT auction, bidder, price * 100, channel, url, `dateTime`, extra FROM bids WHERE auction % 10 <> 7"
-import os
 def java_cpu():
     total = 0.0
     me = os.getpid()
