@@ -251,7 +251,7 @@ std::shared_ptr<const SourceWatermarkSpec> source_watermarks(const SqlConnectorP
   return spec;
 }
 
-std::shared_ptr<const SqlSource> kafka_source(const OperatorSpecContext& ctx, bool upsert) {
+OperatorBuilder kafka_source(const OperatorSpecContext& ctx, bool upsert) {
   const char* factory = upsert ? "sql_upsert_kafka_source" : "sql_kafka_source";
   SqlConnectorParams p(ctx, factory, {"schema", "metadata", "primary_key", "dead_letter", "table", "watermark"});
   check_kafka_options(p);
@@ -259,7 +259,8 @@ std::shared_ptr<const SqlSource> kafka_source(const OperatorSpecContext& ctx, bo
   upsert = upsert || seed_upsert(p);
   KafkaSourceConfig c;
   c.upsert = upsert;
-  c.table = p.has("table") ? p.raw("table").get<std::string>() : std::string(ctx.id);
+  c.what = p.has("table") ? "kafka source of table `" + p.raw("table").get<std::string>() + "`"
+                          : "kafka source '" + std::string(ctx.id) + "'";
   c.client = client_properties(p);
   auto topic = p.option("topic");
   auto pattern = p.option("topic-pattern");
@@ -315,7 +316,9 @@ std::shared_ptr<const SqlSource> kafka_source(const OperatorSpecContext& ctx, bo
   // Validate the formats' options now, not in the first reader.
   make_record_decoder(c.value_format, c.value_fields, c.value_options);
   if (!c.key_format.empty()) make_record_decoder(c.key_format, c.key_fields, c.key_options);
-  return std::make_shared<KafkaSqlSource>(std::move(c));
+  std::shared_ptr<const SqlSource> source = std::make_shared<KafkaSqlSource>(std::move(c));
+  auto watermarks = source_watermarks(p, *source->output_schema());
+  return [source, watermarks] { return std::make_unique<SqlSourceOperator>(source, kDefaultBatchSize, watermarks); };
 }
 
 std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upsert) {
@@ -403,13 +406,7 @@ void register_kafka_connectors(OperatorRegistry& r) {
                                 "options; params: schema, metadata, dead_letter",
         .num_inputs = 0,
         .out_type = sql_row,
-        .make = [upsert](const OperatorSpecContext& ctx) -> OperatorBuilder {
-          std::shared_ptr<const SqlSource> s = kafka_source(ctx, upsert);
-          SqlConnectorParams p(ctx, upsert ? "sql_upsert_kafka_source" : "sql_kafka_source",
-                               {"schema", "metadata", "primary_key", "dead_letter", "table", "watermark"});
-          auto watermarks = source_watermarks(p, *s->output_schema());
-          return [s, watermarks] { return std::make_unique<SqlSourceOperator>(s, kDefaultBatchSize, watermarks); };
-        },
+        .make = [upsert](const OperatorSpecContext& ctx) { return kafka_source(ctx, upsert); },
         .side_outputs = {{kDeadLetterTag, kSqlRowType}}});
     r.add(OperatorFactoryInfo{.name = "sql_" + name + "_sink",
                               .description = upsert ? "SQL table sink writing upserts and tombstones keyed by the "

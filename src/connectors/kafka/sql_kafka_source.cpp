@@ -76,14 +76,14 @@ class KafkaSqlReader final : public SqlSourceReader {
     ctx_ = &ctx;
     auto props = c_.client;
     user_group_ = props.count("group.id") > 0;
-    if (!user_group_) props["group.id"] = "clink-" + c_.table;  // assign() needs one; never committed
+    if (!user_group_) props["group.id"] = "clink-reader";  // assign() needs one; never committed
     props["enable.auto.commit"] = "false";
     props["enable.auto.offset.store"] = "false";
     props.try_emplace("isolation.level", "read_uncommitted");  // the Java client's default, as Flink
     props.try_emplace("auto.offset.reset", "earliest");
     if (c_.bounded.mode != Mode::kUnbounded) props["enable.partition.eof"] = "true";
     props.erase("partition.discovery.interval.ms");
-    what_ = "kafka source of table `" + c_.table + "`";
+    what_ = c_.what;
     reset_strategy_ = c_.client.count("auto.offset.reset") ? c_.client.at("auto.offset.reset") : "none";
     consumer_ = kafka::make_kafka_client(RD_KAFKA_CONSUMER, props, what_);
     queue_ = rd_kafka_queue_get_consumer(consumer_.get());
@@ -160,7 +160,6 @@ class KafkaSqlReader final : public SqlSourceReader {
       splits_.back().key = split_key(splits_.back().tp);
     }
     for (const auto& s : splits_) restored_known_.insert(s.tp);
-    restored_ = true;
   }
   // The partitions taken so far: each reader writes those it took, subtask 0 also the
   // restored ones, so the union holds each about once.
@@ -174,7 +173,6 @@ class KafkaSqlReader final : public SqlSourceReader {
   }
   void restore_shared(std::vector<std::string> items) override {
     for (const auto& item : items) restored_known_.insert(decode_tp(item));
-    restored_ = true;
   }
   void snapshot_taken(std::int64_t checkpoint_id) override {
     if (!user_group_) return;
@@ -229,9 +227,10 @@ class KafkaSqlReader final : public SqlSourceReader {
       if (!assigned_) assign();
       return;
     }
-    // The first listing of a fresh job starts where scan.startup.mode says; partitions
-    // that appear later (or after a restore) start at their earliest offset, as Flink.
-    const bool initial = !discovered_ && !restored_;
+    // The first listing starts where scan.startup.mode says (also after a restore from a
+    // checkpoint taken before it); partitions that appear later start at their earliest
+    // offset, as Flink.
+    const bool initial = !discovered_ && restored_known_.empty();
     resolve(fresh, initial ? c_.startup : KafkaOffsetSpec{.mode = Mode::kEarliest}, false);
     if (c_.bounded.mode != Mode::kUnbounded) resolve(fresh, c_.bounded, true);
     for (auto& s : fresh)
@@ -469,7 +468,6 @@ class KafkaSqlReader final : public SqlSourceReader {
   std::set<KafkaTopicPartition> taken_;           // the partitions this reader took since
   bool discovered_ = false;
   bool assigned_ = false;
-  bool restored_ = false;
   std::vector<int> value_key_;           // per value column: its index among the key columns, or -1
   std::vector<std::size_t> key_only_;    // the key columns the value does not fill
   std::chrono::steady_clock::time_point next_discovery_{};

@@ -67,7 +67,7 @@ struct KafkaSourceConfig {
   std::vector<KafkaMetadata> metadata;  // the columns after the physical ones
   bool upsert = false;  // upsert-kafka: a record without value (tombstone) deletes its key
   bool dead_letter_wired = false;
-  std::string table;  // for messages
+  std::string what;  // the source in messages: "kafka source of table `orders`"
 };
 
 class KafkaSqlSource final : public SqlSource {
