@@ -432,6 +432,32 @@ TEST_F(SqlKafka, SinkParallelism) {
   EXPECT_NE(spec.out.find("\"parallelism\": 3"), std::string::npos) << spec.out;
 }
 
+// Writable metadata: a persisted `timestamp` and `headers` column becomes each record's
+// timestamp and headers; read back through the same table. Non-writable metadata must be
+// VIRTUAL to be declared on a table that is written.
+TEST_F(SqlKafka, WritesTimestampAndHeadersMetadata) {
+  const std::string topic = unique_kafka_name("meta-w");
+  create_kafka_topic(topic, 1);
+  const std::string table =
+      "CREATE TABLE t (id INT, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', hdrs MAP<STRING, BYTES> METADATA FROM "
+      "'headers', off BIGINT METADATA FROM 'offset' VIRTUAL) WITH ('connector' = 'kafka', 'topic' = '" + topic +
+      "', 'properties.bootstrap.servers' = '${B}', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset', "
+      "'scan.bounded.mode' = 'latest-offset');\n";
+  auto r = run(table + "INSERT INTO t SELECT 7, TO_TIMESTAMP_LTZ(1700000000123, 3), MAP['trace', CAST('t1' AS BYTES)];\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto records = consume_kafka(topic);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].value, R"({"id":7})") << "metadata columns are not in the value";
+  r = run(table + print_sink("out", "id INT, ts TIMESTAMP_LTZ(3), trace STRING, off BIGINT") +
+          "INSERT INTO out SELECT id, ts, CAST(hdrs['trace'] AS STRING), off FROM t;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), (std::vector<std::string>{"+I[7, 2023-11-14T22:13:20.123Z, t1, 0]"}));
+  r = run("CREATE TABLE w (id INT, off BIGINT METADATA FROM 'offset') WITH ('connector' = 'kafka', 'topic' = '" +
+          topic + "', 'properties.bootstrap.servers' = '${B}', 'format' = 'json');\n"
+          "INSERT INTO w SELECT 1, CAST(2 AS BIGINT);\n");
+  EXPECT_NE(r.err.find("the kafka connector cannot write metadata 'offset'"), std::string::npos) << r.err;
+}
+
 // Debezium change events (the Debezium tutorial's products) as a changelog source: a
 // GROUP BY over them retracts what an update or a delete changes.
 TEST_F(SqlKafka, DebeziumTopicFeedsAnAggregateWithRetractions) {

@@ -324,7 +324,7 @@ OperatorBuilder kafka_source(const OperatorSpecContext& ctx, bool upsert) {
 std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upsert) {
   return [upsert](const OperatorSpecContext& ctx) -> OperatorBuilder {
     const char* factory = upsert ? "sql_upsert_kafka_sink" : "sql_kafka_sink";
-    SqlConnectorParams p(ctx, factory, {"schema", "input_schemas", "primary_key", "table", "message_types"});
+    SqlConnectorParams p(ctx, factory, {"schema", "input_schemas", "primary_key", "table", "message_types", "metadata"});
     check_kafka_options(p);
     check_seed_mode(p);
     const bool as_upsert = upsert || seed_upsert(p);
@@ -350,7 +350,32 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
       for (std::size_t i = 0; i < fields.size(); ++i) fields[i].type = parse_logical_type(types[i].get<std::string>());
       declared = make_schema(std::move(fields));
     }
+    // Metadata columns are written as the record's timestamp / headers, not in a format:
+    // the formats see the other columns (their indices mapped back to the input's).
+    std::vector<std::size_t> physical_at;  // physical column -> input column
+    {
+      std::vector<bool> is_metadata(declared->size(), false);
+      if (p.has("metadata"))
+        for (const auto& m : p.raw("metadata")) {
+          const std::string key = m.at("key").get<std::string>(), name = m.at("name").get<std::string>();
+          auto idx = declared->index_of(name);
+          if (!idx) p.fail("param 'metadata': `" + name + "` is not an input column");
+          is_metadata[*idx] = true;
+          if (key == "timestamp") c.timestamp_column = *idx;
+          else if (key == "headers") c.headers_column = *idx;
+          else p.fail("the kafka sink cannot write metadata '" + key + "' (it writes: headers, timestamp)");
+        }
+      std::vector<RowField> fields;
+      for (std::size_t i = 0; i < declared->size(); ++i)
+        if (!is_metadata[i]) {
+          physical_at.push_back(i);
+          fields.push_back(declared->field(i));
+        }
+      declared = make_schema(std::move(fields));
+    }
     Formats f = read_formats(p, *declared, pk, as_upsert);
+    for (auto& i : f.key_columns) i = physical_at[i];
+    for (auto& i : f.value_columns) i = physical_at[i];
     c.key_format = f.key_format;
     c.key_options = f.key_options;
     c.key_columns = f.key_columns;

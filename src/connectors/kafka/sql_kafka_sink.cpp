@@ -98,6 +98,10 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
         slot.second.assign(value_);
         continue;
       }
+      if (c_.timestamp_column || c_.headers_column) {
+        send(key_, has_value, value_, &batch, row);  // per record: timestamp and headers
+        continue;
+      }
       // Batched: one producer call per batch (librdkafka locks once, not per record).
       outgoing_.push_back({arena_.size(), key_.size(), arena_.size() + key_.size(), has_value ? value_.size() : 0,
                            has_value});
@@ -283,7 +287,27 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
     buffer_.clear();
   }
 
-  void send(const std::string& key_bytes, bool has_value, const std::string& value_bytes) {
+  void send(const std::string& key_bytes, bool has_value, const std::string& value_bytes,
+            const ColumnBatch* batch = nullptr, std::size_t row = 0) {
+    std::int64_t timestamp_ms = 0;  // 0: the producer's clock
+    rd_kafka_headers_t* headers = nullptr;
+    if (batch && c_.timestamp_column) {
+      const Column& ts = batch->column(*c_.timestamp_column);
+      if (!ts.is_null(row)) timestamp_ms = ts.values<std::int64_t>()[row] / 1000;
+    }
+    if (batch && c_.headers_column && !batch->column(*c_.headers_column).is_null(row)) {
+      const ValueList map = batch->column(*c_.headers_column).value_at(row).as_list();
+      headers = rd_kafka_headers_new(map.items.size() / 2);
+      for (std::size_t i = 0; i + 1 < map.items.size(); i += 2) {
+        if (map.items[i].is_null()) continue;
+        const std::string& name = map.items[i].as_string();
+        if (map.items[i + 1].is_null()) rd_kafka_header_add(headers, name.data(), static_cast<ssize_t>(name.size()), nullptr, 0);
+        else {
+          const std::string& v = map.items[i + 1].as_string();
+          rd_kafka_header_add(headers, name.data(), static_cast<ssize_t>(name.size()), v.data(), static_cast<ssize_t>(v.size()));
+        }
+      }
+    }
     std::int32_t partition = RD_KAFKA_PARTITION_UA;
     if (c_.partitioner == KafkaSinkConfig::Partitioner::kFixed) partition = subtask_ % partitions_;
     // RD_KAFKA_MSG_F_COPY: librdkafka copies and never writes through these.
@@ -295,10 +319,12 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
       rd_kafka_resp_err_t err = rd_kafka_producev(
           producer_.get(), RD_KAFKA_V_TOPIC(c_.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_len), RD_KAFKA_V_VALUE(value, value_len),
-          RD_KAFKA_V_END);
-      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
-      if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+          RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_END);
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return;  // the message owns the headers now
+      if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+        if (headers) rd_kafka_headers_destroy(headers);
         throw ClinkError(what_ + ": cannot send to topic '" + c_.topic + "': " + kafka::kafka_error_text(err));
+      }
       rd_kafka_poll(producer_.get(), 10);  // the local queue is full: let deliveries drain
       throw_delivery_error();
     }

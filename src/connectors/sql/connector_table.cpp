@@ -81,6 +81,10 @@ const std::vector<std::pair<std::string, std::string>> kKafkaMetadata = {
     {"timestamp", "TIMESTAMP_LTZ(3) NOT NULL"},
     {"timestamp-type", "STRING NOT NULL"}};
 
+// Flink's KafkaDynamicSink.WritableMetadata.
+const std::vector<std::pair<std::string, std::string>> kKafkaWritableMetadata = {
+    {"headers", "MAP<STRING, BYTES> NOT NULL"}, {"timestamp", "TIMESTAMP_LTZ(3) NOT NULL"}};
+
 std::vector<ConnectorDescriptor> make_table() {
   std::vector<ConnectorDescriptor> t;
   // Files (json / csv), read once unless the path is monitored; partitioned writes.
@@ -116,6 +120,7 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_changelog_of = [](const ConnectorOptions& o) {
                  return SinkChangelogModes{.upsert = kafka_seed_upsert(o), .retract = kafka_changelog_format(o)};
                },
+               .writable_metadata = kKafkaWritableMetadata,
                .sink_params = kafka_sink_params});
   // A compacted topic as a table keyed by its PRIMARY KEY.
   t.push_back({.name = "upsert-kafka",
@@ -128,6 +133,7 @@ std::vector<ConnectorDescriptor> make_table() {
                .watermark_pushdown = true,
                .sink_factory = "sql_upsert_kafka_sink",
                .sink_changelog = {.upsert = true},
+               .writable_metadata = kKafkaWritableMetadata,
                .sink_params = kafka_sink_params});
   t.push_back({.name = "print", .sink_factory = "sql_print_sink", .sink_changelog = {.retract = true}});
   t.push_back({.name = "blackhole",

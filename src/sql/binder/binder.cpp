@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "binder_internal.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 #include "clink/sql/parser/parser.hpp"
 #include "clink/sql/planner/rank_plan.hpp"
 
@@ -342,6 +343,30 @@ Bound Binder::Impl::project_items(const std::vector<ast::SelectItem>& items, con
 
 // ------------------------------------------------------------------ INSERT
 
+namespace {
+
+// The columns an INSERT writes: physical, then persisted metadata ones the connector can write.
+Schema writable_schema(const TableDef& def, SourcePosition pos) {
+  const ConnectorDescriptor* connector = find_sql_connector(def.connector());
+  std::vector<RowField> fields;
+  for (const auto& c : def.columns) {
+    if (c.kind == CatalogColumn::Kind::kPhysical) {
+      fields.push_back({c.name, c.type});
+    } else if (c.kind == CatalogColumn::Kind::kMetadata && !c.is_virtual) {
+      const std::string key = c.metadata_key.value_or(c.name);
+      const std::string* type = connector ? connector->writable_metadata_type(key) : nullptr;
+      if (!type)
+        fail(pos, fmt::format("INSERT INTO {}: the {} connector cannot write metadata '{}' (column `{}`; declare it "
+                              "VIRTUAL to only read it)",
+                              def.name, def.connector(), key, c.name));
+      fields.push_back({c.name, c.type});
+    }
+  }
+  return Schema(std::move(fields));
+}
+
+}  // namespace
+
 LogicalPtr Binder::bind_insert(const ast::Insert& insert) {
   auto& self = *impl_;
   const std::string& name = insert.table.back();
@@ -353,8 +378,9 @@ LogicalPtr Binder::bind_insert(const ast::Insert& insert) {
     for (const auto& p : hint.options) sink_def.set_option(p.key, p.value);
   if (!insert.partition.empty()) fail(insert.pos, "INSERT ... PARTITION is not supported");
   Bound q = self.bind_query(*insert.query);
-  // The writable columns: physical ones (computed columns cannot be written).
-  Schema target = sink_def.physical_schema();
+  // The writable columns: physical ones and persisted (not VIRTUAL) metadata columns, in
+  // the table's order, as Flink; computed columns cannot be written.
+  Schema target = writable_schema(sink_def, insert.pos);
   std::vector<std::optional<std::size_t>> source_of(target.size());  // sink column -> query column
   if (insert.columns.empty()) {
     if (q.scope.columns.size() != target.size())

@@ -536,7 +536,12 @@ struct Compiler {
     // check_sink_changelog accepted the input's mode, so the sink takes some mode of it.
     const ChangelogKind input_kind = props.changelog(s.input()).kind;
     const std::vector<std::string> parts = partition_columns(s.table);
-    const Schema declared = s.table.physical_schema();
+    // The written columns as declared: physical and persisted metadata ones (the input's order).
+    std::vector<RowField> declared_fields;
+    for (const auto& c : s.table.columns)
+      if (c.kind == CatalogColumn::Kind::kPhysical || (c.kind == CatalogColumn::Kind::kMetadata && !c.is_virtual))
+        declared_fields.push_back({c.name, c.type});
+    const Schema declared(std::move(declared_fields));
     SinkParamsContext ctx{.table = s.table.name,
                           .options = s.table.options,
                           .input = s.input().schema,
@@ -552,6 +557,12 @@ struct Compiler {
     // A sink's schema is its input schema; the binder's final Calc already names the
     // columns as the table does (JSON fields, CSV headers).
     p["schema"] = schema_to_json(s.input().schema);
+    // Persisted metadata columns the sink writes (columns of its input, by name).
+    json written = json::array();
+    for (const auto& c : s.table.columns)
+      if (c.kind == CatalogColumn::Kind::kMetadata && !c.is_virtual)
+        written.push_back({{"key", c.metadata_key.value_or(c.name)}, {"name", c.name}});
+    if (!written.empty()) p["metadata"] = written;
     // An overwriting filesystem sink replaces the old files once, in one subtask (it
     // refuses to run at parallelism > 1): at any default parallelism it runs at 1.
     // 'sink.parallelism' (Flink's): the sink's own parallelism; an upsert sink then gets

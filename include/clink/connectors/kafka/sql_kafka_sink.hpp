@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ struct KafkaSinkConfig {
   // upsert-kafka's sink.buffer-flush.max-rows / .interval (both > 0, or neither): the
   // last change per key is kept and written when that many keys are buffered, when the
   // interval has passed at a write, and at every checkpoint.
+  // Writable metadata: input columns written as each record's timestamp (TIMESTAMP_LTZ)
+  // and headers (MAP<STRING, BYTES>); absent: the producer's time, no headers.
+  std::optional<std::size_t> timestamp_column;
+  std::optional<std::size_t> headers_column;
   std::int64_t buffer_flush_max_rows = 0;
   std::int64_t buffer_flush_interval_ms = 0;
   std::string table;  // for messages

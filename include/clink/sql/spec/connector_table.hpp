@@ -87,6 +87,9 @@ struct ConnectorDescriptor {
   std::string sink_factory;  // e.g. "sql_print_sink"
   SinkChangelogModes sink_changelog;
   std::function<SinkChangelogModes(const ConnectorOptions&)> sink_changelog_of;  // set: the options decide
+  // The metadata a sink can write (a METADATA column that is not VIRTUAL): key and type
+  // each. The sink gets them as its `metadata` param, columns of its input.
+  std::vector<std::pair<std::string, std::string>> writable_metadata;
   bool overwrite = false;  // INSERT OVERWRITE
   SinkParamsHook sink_params;  // null: the options alone
 
@@ -99,9 +102,12 @@ struct ConnectorDescriptor {
   SinkChangelogModes sink_changelog_for(const ConnectorOptions& options) const {
     return sink_changelog_of ? sink_changelog_of(options) : sink_changelog;
   }
-  // The type of metadata `key`; null when the connector cannot read it.
-  const std::string* metadata_type(std::string_view key) const {
-    for (const auto& [k, t] : readable_metadata)
+  // The type of metadata `key`; null when the connector cannot read (write) it.
+  const std::string* metadata_type(std::string_view key) const { return find_metadata(readable_metadata, key); }
+  const std::string* writable_metadata_type(std::string_view key) const { return find_metadata(writable_metadata, key); }
+  static const std::string* find_metadata(const std::vector<std::pair<std::string, std::string>>& list,
+                                          std::string_view key) {
+    for (const auto& [k, t] : list)
       if (k == key) return &t;
     return nullptr;
   }
