@@ -5,7 +5,7 @@
 namespace clink::kafka {
 
 KafkaHandle make_kafka_client(rd_kafka_type_t type, const std::map<std::string, std::string>& properties,
-                              std::string_view what) {
+                              std::string_view what, const std::function<void(rd_kafka_conf_t*)>& configure) {
   char err[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   for (const auto& [key, value] : properties) {
@@ -14,10 +14,12 @@ KafkaHandle make_kafka_client(rd_kafka_type_t type, const std::map<std::string, 
       throw ClinkError(std::string(what) + ": option 'properties." + key + "' = '" + value + "': " + err);
     }
   }
+  if (configure) configure(conf);
   rd_kafka_t* rk = rd_kafka_new(type, conf, err, sizeof err);  // owns conf on success
   if (!rk) {
     rd_kafka_conf_destroy(conf);
-    throw ClinkError(std::string(what) + ": cannot create the Kafka client: " + err);
+    throw ClinkError(std::string(what) + ": cannot create the Kafka " +
+                     (type == RD_KAFKA_PRODUCER ? "producer: " : "consumer: ") + err);
   }
   return KafkaHandle(rk);
 }

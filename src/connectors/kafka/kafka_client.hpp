@@ -4,6 +4,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,8 +28,9 @@ inline PartitionList new_partition_list(int capacity) {
 // A consumer or producer configured with `properties` (librdkafka's names, which are
 // Kafka's: bootstrap.servers, group.id, ...). `what` names the connector in errors
 // ("kafka source of topic 'orders'"). Throws ClinkError naming a property it rejects.
+// `configure` sets what properties cannot (callbacks, their opaque).
 KafkaHandle make_kafka_client(rd_kafka_type_t type, const std::map<std::string, std::string>& properties,
-                              std::string_view what);
+                              std::string_view what, const std::function<void(rd_kafka_conf_t*)>& configure = {});
 
 std::string kafka_error_text(rd_kafka_resp_err_t err);
 

@@ -174,26 +174,16 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
     // lands in the same partition as when Flink writes it.
     props.try_emplace("partitioner", "murmur2_random");
     if (!transactional_id.empty()) props["transactional.id"] = transactional_id;
-    char err[512];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    for (const auto& [k, v] : props)
-      if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-        rd_kafka_conf_destroy(conf);
-        throw ClinkError(what_ + ": option 'properties." + k + "' = '" + v + "': " + err);
-      }
-    rd_kafka_conf_set_opaque(conf, this);
-    rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
-      auto* self = static_cast<KafkaSqlWriter*>(opaque);
-      if (m->err && self->delivery_error_.empty())
-        self->delivery_error_ = fmt::format("{}: a record to partition {} was not delivered: {}", self->what_,
-                                            m->partition, kafka::kafka_error_text(m->err));
+    KafkaHandle p = kafka::make_kafka_client(RD_KAFKA_PRODUCER, props, what_, [this](rd_kafka_conf_t* conf) {
+      rd_kafka_conf_set_opaque(conf, this);
+      rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+        auto* self = static_cast<KafkaSqlWriter*>(opaque);
+        if (m->err && self->delivery_error_.empty())
+          self->delivery_error_ = fmt::format("{}: a record to partition {} was not delivered: {}", self->what_,
+                                              m->partition, kafka::kafka_error_text(m->err));
+      });
     });
-    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    if (!rk) {
-      rd_kafka_conf_destroy(conf);
-      throw ClinkError(what_ + ": cannot create the Kafka producer: " + err);
-    }
-    KafkaHandle p(rk);
+    rd_kafka_t* rk = p.get();
     // Learn the topic's partitions now: a fresh producer otherwise holds its first records
     // until its periodic topic scan (a second), and every checkpoint starts a fresh one.
     const std::int32_t n = partition_count(rk);
