@@ -58,16 +58,6 @@ void check_seed_mode(const SqlConnectorParams& p) {
     p.fail("option 'mode' must be append, upsert or cdc, got '" + *mode + "'");
 }
 
-struct Formats {
-  std::string key_format;
-  FormatOptions key_options;
-  std::vector<std::size_t> key_columns;
-  SchemaPtr key_fields;
-  std::string value_format;
-  FormatOptions value_options;
-  std::vector<std::size_t> value_columns;
-  SchemaPtr value_fields;
-};
 
 // A format's options from the table's: `<format>.x` (with 'format') or `value.<format>.x`
 // / `key.<format>.x`, each given to the format as `<format>.x`.
@@ -94,9 +84,9 @@ bool is_format_key(const SqlConnectorParams& p, const std::string& key) {
 // The key and value formats and the columns each holds, as Flink's KafkaConnectorOptionsUtil:
 // key.fields (or, for upsert-kafka, the primary key) go to the key; the value holds every
 // physical column (value.fields-include ALL) or those not in the key (EXCEPT_KEY).
-Formats read_formats(const SqlConnectorParams& p, const Schema& physical, const std::vector<std::string>& primary_key,
+KafkaMessageFormats read_formats(const SqlConnectorParams& p, const Schema& physical, const std::vector<std::string>& primary_key,
                      bool upsert) {
-  Formats f;
+  KafkaMessageFormats f;
   auto format = p.option("format");
   auto value_format = p.option("value.format");
   if (format && value_format) p.fail("options 'format' and 'value.format' both set: use one");
@@ -285,17 +275,9 @@ OperatorBuilder kafka_source(const OperatorSpecContext& ctx, bool upsert) {
   std::vector<std::string> pk;
   if (p.has("primary_key"))
     for (const auto& k : p.raw("primary_key")) pk.push_back(k.get<std::string>());
-  Formats f = read_formats(p, *physical, pk, upsert);
-  c.key_format = f.key_format;
-  c.key_options = f.key_options;
-  c.key_columns = f.key_columns;
-  c.key_fields = f.key_fields;
-  c.value_format = f.value_format;
-  c.value_options = f.value_options;
-  c.value_columns = f.value_columns;
-  c.value_fields = f.value_fields;
-  if (upsert && record_format_is_changelog(c.value_format))
-    p.fail("upsert-kafka's value format must be insert-only, got '" + c.value_format + "'");
+  c.formats = read_formats(p, *physical, pk, upsert);
+  if (upsert && record_format_is_changelog(c.formats.value_format))
+    p.fail("upsert-kafka's value format must be insert-only, got '" + c.formats.value_format + "'");
   std::vector<RowField> out = physical->fields();
   if (p.has("metadata")) {
     for (const auto& m : p.raw("metadata")) {
@@ -314,8 +296,8 @@ OperatorBuilder kafka_source(const OperatorSpecContext& ctx, bool upsert) {
   c.output_schema = make_schema(std::move(out));
   if (p.has("dead_letter")) c.dead_letter_wired = p.raw("dead_letter").get<bool>();
   // Validate the formats' options now, not in the first reader.
-  make_record_decoder(c.value_format, c.value_fields, c.value_options);
-  if (!c.key_format.empty()) make_record_decoder(c.key_format, c.key_fields, c.key_options);
+  make_record_decoder(c.formats.value_format, c.formats.value_fields, c.formats.value_options);
+  if (!c.formats.key_format.empty()) make_record_decoder(c.formats.key_format, c.formats.key_fields, c.formats.key_options);
   std::shared_ptr<const SqlSource> source = std::make_shared<KafkaSqlSource>(std::move(c));
   auto watermarks = source_watermarks(p, *source->output_schema());
   return [source, watermarks] { return std::make_unique<SqlSourceOperator>(source, kDefaultBatchSize, watermarks); };
@@ -373,17 +355,9 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
         }
       declared = make_schema(std::move(fields));
     }
-    Formats f = read_formats(p, *declared, pk, as_upsert);
-    for (auto& i : f.key_columns) i = physical_at[i];
-    for (auto& i : f.value_columns) i = physical_at[i];
-    c.key_format = f.key_format;
-    c.key_options = f.key_options;
-    c.key_columns = f.key_columns;
-    c.key_fields = f.key_fields;
-    c.value_format = f.value_format;
-    c.value_options = f.value_options;
-    c.value_columns = f.value_columns;
-    c.value_fields = f.value_fields;
+    c.formats = read_formats(p, *declared, pk, as_upsert);
+    for (auto& i : c.formats.key_columns) i = physical_at[i];
+    for (auto& i : c.formats.value_columns) i = physical_at[i];
     std::string guarantee = p.option_or("sink.delivery-guarantee", p.option_or("delivery_guarantee", "at-least-once"));
     std::replace(guarantee.begin(), guarantee.end(), '_', '-');
     if (guarantee == "none") c.delivery = KafkaSinkConfig::Delivery::kNone;
@@ -411,8 +385,8 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
         p.fail("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero "
                "together to enable sink buffer flushing.");
     }
-    make_record_encoder(c.value_format, c.value_fields, c.value_options);
-    if (!c.key_format.empty()) make_record_encoder(c.key_format, c.key_fields, c.key_options);
+    make_record_encoder(c.formats.value_format, c.formats.value_fields, c.formats.value_options);
+    if (!c.formats.key_format.empty()) make_record_encoder(c.formats.key_format, c.formats.key_fields, c.formats.key_options);
     std::shared_ptr<const TransactionalSink<ColumnBatch>> sink = std::make_shared<KafkaSqlSink>(std::move(c));
     return [sink] { return std::make_unique<TwoPhaseCommitSinkOperator<ColumnBatch>>(sink); };
   };

@@ -49,12 +49,12 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
 
   void open(RuntimeContext&) override {
     what_ = "kafka sink of table `" + c_.table + "`";
-    if (!c_.key_format.empty()) {
-      key_encoder_ = make_record_encoder(c_.key_format, c_.key_fields, c_.key_options);
-      key_cols_.resize(c_.key_columns.size());
+    if (!c_.formats.key_format.empty()) {
+      key_encoder_ = make_record_encoder(c_.formats.key_format, c_.formats.key_fields, c_.formats.key_options);
+      key_cols_.resize(c_.formats.key_columns.size());
     }
-    value_encoder_ = make_record_encoder(c_.value_format, c_.value_fields, c_.value_options);
-    value_cols_.resize(c_.value_columns.size());
+    value_encoder_ = make_record_encoder(c_.formats.value_format, c_.formats.value_fields, c_.formats.value_options);
+    value_cols_.resize(c_.formats.value_columns.size());
     if (c_.delivery != Delivery::kExactlyOnce) producer_ = new_producer("");
   }
 
@@ -73,8 +73,8 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
   }
 
   void write(const ColumnBatch& batch) override {
-    for (std::size_t i = 0; i < c_.key_columns.size(); ++i) key_cols_[i] = &batch.column(c_.key_columns[i]);
-    for (std::size_t i = 0; i < c_.value_columns.size(); ++i) value_cols_[i] = &batch.column(c_.value_columns[i]);
+    for (std::size_t i = 0; i < c_.formats.key_columns.size(); ++i) key_cols_[i] = &batch.column(c_.formats.key_columns[i]);
+    for (std::size_t i = 0; i < c_.formats.value_columns.size(); ++i) value_cols_[i] = &batch.column(c_.formats.value_columns[i]);
     for (std::size_t row = 0; row < batch.size(); ++row) {
       const RowKind kind = batch.row_kind(row);
       bool has_value = true;

@@ -64,11 +64,11 @@ class KafkaSqlReader final : public SqlSourceReader {
  public:
   KafkaSqlReader(const KafkaSourceConfig& c, int subtask, int parallelism)
       : c_(c), subtask_(subtask), parallelism_(parallelism) {
-    for (std::size_t j = 0; j < c_.value_columns.size(); ++j) {
-      auto it = std::find(c_.key_columns.begin(), c_.key_columns.end(), c_.value_columns[j]);
-      value_key_.push_back(it == c_.key_columns.end() ? -1 : static_cast<int>(it - c_.key_columns.begin()));
+    for (std::size_t j = 0; j < c_.formats.value_columns.size(); ++j) {
+      auto it = std::find(c_.formats.key_columns.begin(), c_.formats.key_columns.end(), c_.formats.value_columns[j]);
+      value_key_.push_back(it == c_.formats.key_columns.end() ? -1 : static_cast<int>(it - c_.formats.key_columns.begin()));
     }
-    for (std::size_t k = 0; k < c_.key_columns.size(); ++k)
+    for (std::size_t k = 0; k < c_.formats.key_columns.size(); ++k)
       if (std::find(value_key_.begin(), value_key_.end(), static_cast<int>(k)) == value_key_.end()) key_only_.push_back(k);
   }
 
@@ -87,12 +87,12 @@ class KafkaSqlReader final : public SqlSourceReader {
     reset_strategy_ = c_.client.count("auto.offset.reset") ? c_.client.at("auto.offset.reset") : "none";
     consumer_ = kafka::make_kafka_client(RD_KAFKA_CONSUMER, props, what_);
     queue_ = rd_kafka_queue_get_consumer(consumer_.get());
-    if (!c_.key_format.empty()) {
-      key_decoder_ = make_record_decoder(c_.key_format, c_.key_fields, c_.key_options);
-      for (const auto& f : c_.key_fields->fields()) key_scratch_.emplace_back(f.type);
+    if (!c_.formats.key_format.empty()) {
+      key_decoder_ = make_record_decoder(c_.formats.key_format, c_.formats.key_fields, c_.formats.key_options);
+      for (const auto& f : c_.formats.key_fields->fields()) key_scratch_.emplace_back(f.type);
       for (auto& col : key_scratch_) key_ptrs_.push_back(&col);
     }
-    value_decoder_ = make_record_decoder(c_.value_format, c_.value_fields, c_.value_options);
+    value_decoder_ = make_record_decoder(c_.formats.value_format, c_.formats.value_fields, c_.formats.value_options);
     msgs_.resize(1024);
   }
 
@@ -105,7 +105,7 @@ class KafkaSqlReader final : public SqlSourceReader {
     }
     if (splits_.empty()) return c_.bounded.mode != Mode::kUnbounded ? Status::kEnd : Status::kNothingAvailable;
     value_ptrs_.clear();
-    for (std::size_t i : c_.value_columns) value_ptrs_.push_back(&out.column(i));
+    for (std::size_t i : c_.formats.value_columns) value_ptrs_.push_back(&out.column(i));
     row_splits_.clear();
     const std::size_t want = std::min(msgs_.size(), std::max<std::size_t>(max_rows, 1));
     const ssize_t n = rd_kafka_consume_batch_queue(queue_, 0, msgs_.data(), want);
@@ -394,7 +394,7 @@ class KafkaSqlReader final : public SqlSourceReader {
     // The key's fields the value does not hold (a key field the value holds too, with
     // value.fields-include ALL, takes the value's, as Flink).
     for (std::size_t k : key_only_) {
-      Column& col = out.column(c_.key_columns[k]);
+      Column& col = out.column(c_.formats.key_columns[k]);
       for (std::size_t r = 0; r < n; ++r) col.append_range(key_scratch_[k], 0, 1);
     }
     for (std::size_t i = 0; i < c_.metadata.size(); ++i) {

@@ -26,6 +26,7 @@
 
 #include "clink/api/two_phase_commit_sink.hpp"
 #include "clink/connectors/sql/sql_transactional_batch.hpp"
+#include "clink/connectors/kafka/kafka_formats.hpp"
 #include "clink/formats/record_format.hpp"
 #include "clink/sql/common/column_batch.hpp"
 
@@ -41,14 +42,7 @@ struct KafkaSinkConfig {
   std::map<std::string, std::string> client;  // librdkafka properties (the table's properties.*)
   std::string topic;
   SchemaPtr input_schema;
-  std::string key_format;  // empty: records without key
-  FormatOptions key_options;
-  std::vector<std::size_t> key_columns;  // input columns the key holds
-  SchemaPtr key_fields;                  // their names without key.fields-prefix
-  std::string value_format;
-  FormatOptions value_options;
-  std::vector<std::size_t> value_columns;
-  SchemaPtr value_fields;
+  KafkaMessageFormats formats;
   Delivery delivery = Delivery::kAtLeastOnce;  // Flink's default
   std::string transactional_id_prefix;
   Partitioner partitioner = Partitioner::kDefault;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "clink/connectors/sql/sql_source.hpp"
+#include "clink/connectors/kafka/kafka_formats.hpp"
 #include "clink/formats/record_format.hpp"
 
 namespace clink::sql {
@@ -56,14 +57,7 @@ struct KafkaSourceConfig {
   std::int64_t discovery_interval_ms = 5 * 60 * 1000;  // <= 0: list the topics once
 
   SchemaPtr output_schema;  // the physical columns, then the metadata ones
-  std::string key_format;   // empty: no key fields
-  FormatOptions key_options;
-  std::vector<std::size_t> key_columns;  // output columns the key fills, in the key format's field order
-  SchemaPtr key_fields;                  // their names without key.fields-prefix
-  std::string value_format;
-  FormatOptions value_options;
-  std::vector<std::size_t> value_columns;
-  SchemaPtr value_fields;
+  KafkaMessageFormats formats;
   std::vector<KafkaMetadata> metadata;  // the columns after the physical ones
   bool upsert = false;  // upsert-kafka: a record without value (tombstone) deletes its key
   bool dead_letter_wired = false;
