@@ -149,10 +149,17 @@ bool JsonValueReader::decode_integer(od::value& v, od::json_type jt, Column& col
     }
     std::int64_t x = 0;
     if (v.get_int64().get(x) != simdjson::SUCCESS) {
+      std::string_view raw = v.raw_json_token();
+      // An integer beyond int64 is out of range, never rounded through a double into it.
+      od::number_type nt;
+      if (v.get_number_type().get(nt) == simdjson::SUCCESS && nt != od::number_type::floating_point_number)
+        return value_error(col, trim_right(raw), reason);
+      // A floating number in range truncates; 2^63 is the first double beyond int64 (the
+      // double nearest INT64_MAX is 2^63 itself, so `<= hi` would let it through).
+      constexpr double kTwo63 = 9223372036854775808.0;
       double d = 0;
-      std::string_view raw;
-      raw = v.raw_json_token();
-      if (v.get_double().get(d) || !(d >= static_cast<double>(lo) && d <= static_cast<double>(hi)))
+      if (v.get_double().get(d) || !(d >= static_cast<double>(lo) && d <= static_cast<double>(hi)) ||
+          !(d >= -kTwo63 && d < kTwo63))
         return value_error(col, trim_right(raw), reason);
       x = static_cast<std::int64_t>(d);
     }

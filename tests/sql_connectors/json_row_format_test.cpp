@@ -79,6 +79,31 @@ TEST(JsonRowFormat, ErrorsNameTheFieldAndLeaveNoPartialRow) {
                 "+I[2, 1.0, null]"}));
 }
 
+// Numbers just outside an integer type's range are decode errors, never wrapped or
+// saturated values (issue 16: 9223372036854775808 used to become INT64_MIN).
+TEST(JsonRowFormat, IntegersOutOfRangeAreErrors) {
+  auto l = schema_of({{"l", "BIGINT"}});
+  EXPECT_EQ(decode(l, {R"({"l":9223372036854775807})", R"({"l":-9223372036854775808})",
+                       R"({"l":9223372036854775808})", R"({"l":-9223372036854775809})",
+                       R"({"l":9223372036854775807.0})", R"({"l":18446744073709551615})", R"({"l":1e30})",
+                       R"({"l":-9223372036854775808.0})", R"({"l":12.9})"}),
+            (std::vector<std::string>{"+I[9223372036854775807]", "+I[-9223372036854775808]",
+                                      "ERROR: field \"l\": '9223372036854775808' is not a valid BIGINT",
+                                      "ERROR: field \"l\": '-9223372036854775809' is not a valid BIGINT",
+                                      "ERROR: field \"l\": '9223372036854775807.0' is not a valid BIGINT",
+                                      "ERROR: field \"l\": '18446744073709551615' is not a valid BIGINT",
+                                      "ERROR: field \"l\": '1e30' is not a valid BIGINT",
+                                      "+I[-9223372036854775808]", "+I[12]"}));
+  auto narrow = schema_of({{"t", "TINYINT"}, {"s", "SMALLINT"}, {"i", "INT"}});
+  EXPECT_EQ(decode(narrow, {R"({"t":127,"s":32767,"i":2147483647})", R"({"t":128})", R"({"s":-32769})",
+                            R"({"i":2147483648})", R"({"i":2147483647.5})"}),
+            (std::vector<std::string>{"+I[127, 32767, 2147483647]",
+                                      "ERROR: field \"t\": '128' is not a valid TINYINT",
+                                      "ERROR: field \"s\": '-32769' is not a valid SMALLINT",
+                                      "ERROR: field \"i\": '2147483648' is not a valid INT",
+                                      "ERROR: field \"i\": '2147483647.5' is not a valid INT"}));
+}
+
 TEST(JsonRowFormat, DecimalIsExactFromTheNumberText) {
   auto s = schema_of({{"d", "DECIMAL(38, 18)"}, {"e", "DECIMAL(5, 2)"}});
   EXPECT_EQ(decode(s, {R"({"d":12345678901234567890.123456789012345678,"e":"1.005"})", R"({"d":1e-18,"e":99999.99})"}),
