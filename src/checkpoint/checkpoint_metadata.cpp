@@ -111,16 +111,26 @@ CheckpointMetadata CheckpointMetadata::read(const std::filesystem::path& dir) {
   }
 }
 
+std::optional<std::int64_t> checkpoint_id_of(std::string_view name) {
+  if (!name.starts_with("chk-") || name.size() == 4 || name.size() > 4 + 18) return std::nullopt;
+  std::int64_t id = 0;
+  for (char c : name.substr(4)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    id = id * 10 + (c - '0');
+  }
+  return id;
+}
+
 std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& directory) {
   std::optional<std::filesystem::path> best;
   std::int64_t best_id = -1;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
     auto name = entry.path().filename().string();
-    if (name.rfind("chk-", 0) != 0 || !std::filesystem::exists(entry.path() / kMetadataFile)) continue;
-    std::int64_t id = std::stoll(name.substr(4));
-    if (id > best_id) {
-      best_id = id;
+    auto id = checkpoint_id_of(name);
+    if (!id || !std::filesystem::exists(entry.path() / kMetadataFile)) continue;
+    if (*id > best_id) {
+      best_id = *id;
       best = entry.path();
     }
   }

@@ -120,6 +120,12 @@ JsonValueReader::JsonValueReader(const Schema& schema, const JsonFormatOptions& 
     : plan_(schema), opts_(options) {}
 
 simdjson::error_code JsonValueReader::iterate(std::string_view text, std::size_t readable, od::document& doc) {
+  // A UTF-8 byte order mark before the document is skipped, as Jackson's byte-source
+  // bootstrapper does (a file saved "with BOM" broke its first line).
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    text.remove_prefix(3);
+    readable -= 3;
+  }
   const char* data = text.data();
   if (readable < text.size() + simdjson::SIMDJSON_PADDING) {
     if (padded_.size() < text.size() + simdjson::SIMDJSON_PADDING) padded_.resize(text.size() + simdjson::SIMDJSON_PADDING);

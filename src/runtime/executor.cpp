@@ -543,9 +543,10 @@ void JobRun::sweep_checkpoint_dirs() {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(options_.checkpoints.directory, ec)) {
     auto name = entry.path().filename().string();
-    if (name.rfind("chk-", 0) != 0) continue;
+    auto parsed = checkpoint_id_of(name);  // only directories named as clink names them
+    if (!parsed) continue;
     // Only this job's own checkpoints: a restored-from checkpoint stays the user's.
-    std::int64_t id = std::strtoll(name.c_str() + 4, nullptr, 10);
+    const std::int64_t id = *parsed;
     if (id < first_own_checkpoint_id_) continue;
     if (pending_ && pending_->id == id) continue;
     if (std::any_of(retained_.begin(), retained_.end(), [&](const auto& r) { return r.second == entry.path(); }))

@@ -104,6 +104,12 @@ TEST(JsonRowFormat, IntegersOutOfRangeAreErrors) {
                                       "ERROR: field \"i\": '2147483647.5' is not a valid INT"}));
 }
 
+// A UTF-8 byte order mark before the object is skipped, as Jackson does (issue 16, item 8).
+TEST(JsonRowFormat, ByteOrderMarkIsSkipped) {
+  auto s = schema_of({{"a", "INT"}});
+  EXPECT_EQ(decode(s, {"\xEF\xBB\xBF{\"a\":1}", "{\"a\":2}"}), (std::vector<std::string>{"+I[1]", "+I[2]"}));
+}
+
 TEST(JsonRowFormat, DecimalIsExactFromTheNumberText) {
   auto s = schema_of({{"d", "DECIMAL(38, 18)"}, {"e", "DECIMAL(5, 2)"}});
   EXPECT_EQ(decode(s, {R"({"d":12345678901234567890.123456789012345678,"e":"1.005"})", R"({"d":1e-18,"e":99999.99})"}),

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct CheckpointMetadata {
 };
 
 inline constexpr const char* kMetadataFile = "_metadata";
+
+// The id of a checkpoint directory's name ("chk-42" -> 42); nullopt for any other name
+// ("chk-abc", "chk-5x", "chk-"), which clink never made and so never reads or removes.
+std::optional<std::int64_t> checkpoint_id_of(std::string_view directory_name);
 
 // The newest completed checkpoint under a checkpoint directory, if any.
 std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& directory);
