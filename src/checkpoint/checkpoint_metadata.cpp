@@ -1,5 +1,7 @@
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 
+#include "clink/core/durable_file.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -89,14 +91,9 @@ CheckpointMetadata CheckpointMetadata::from_json(const json& j) {
 }
 
 void CheckpointMetadata::write(const std::filesystem::path& dir) const {
-  auto tmp = dir / (std::string(kMetadataFile) + ".inprogress");
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << to_json().dump(1);
-    f.flush();
-    if (!f) throw ClinkError("cannot write checkpoint metadata in " + dir.string());
-  }
-  std::filesystem::rename(tmp, dir / kMetadataFile);  // atomic: the checkpoint exists now
+  // Atomic and durable: once `_metadata` exists the checkpoint is complete, also after a
+  // power loss.
+  write_file_durably(dir / kMetadataFile, to_json().dump(1));
 }
 
 CheckpointMetadata CheckpointMetadata::read(const std::filesystem::path& dir) {
@@ -128,7 +125,8 @@ std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::pa
   for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
     auto name = entry.path().filename().string();
     auto id = checkpoint_id_of(name);
-    if (!id || !std::filesystem::exists(entry.path() / kMetadataFile)) continue;
+    // A symlinked chk-<n> is not one clink wrote: it is not followed.
+    if (!id || entry.is_symlink() || !std::filesystem::exists(entry.path() / kMetadataFile)) continue;
     if (*id > best_id) {
       best_id = *id;
       best = entry.path();

@@ -281,6 +281,26 @@ SELECT product, amount FROM orders WHERE (amount > 3)
   std::filesystem::remove_all(dir);
 }
 
+// A table name is never a path: `../../x` is written as a file inside the catalog
+// directory (issue 16, item 8), reloads under its name, and DROP removes that file.
+TEST(CatalogDdl, ObjectNamesAreNotPaths) {
+  std::string dir = scratch_dir("names");
+  {
+    PlanFixture f;
+    f.catalog.set_persistence_dir(dir);
+    f.ddl("CREATE TABLE `../../x` (a INT) WITH ('connector' = 'datagen')");
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir + "/tables/%2E.%2F..%2Fx.json"));
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir).parent_path() / "x.json"));
+  PlanFixture g;
+  g.catalog.load_from_dir(dir);
+  EXPECT_NE(g.catalog.table("../../x"), nullptr);
+  g.catalog.set_persistence_dir(dir);
+  g.ddl("DROP TABLE `../../x`");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/tables/%2E.%2F..%2Fx.json"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CatalogDdl, AnalyzeNeedsARunnerAndABoundedSource) {
   PlanFixture f;
   f.ddl(kOrders);

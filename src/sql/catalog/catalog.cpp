@@ -1,6 +1,9 @@
 #include "clink/sql/catalog/catalog.hpp"
 
+#include "clink/core/durable_file.hpp"
+
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -238,6 +241,30 @@ std::vector<std::string> Catalog::views_referencing(std::string_view name) const
 
 // ------------------------------------------------------------------ persistence
 
+namespace {
+
+// An object's file: its name with every byte outside [A-Za-z0-9_-] (and a leading '.')
+// as %XX, so a name such as `../../x` stays a file inside the catalog directory. Loading
+// reads the name from the file's content, so the file name only has to be unique.
+std::string catalog_file_name(const std::string& name) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    const bool keep = std::isalnum(c) || c == '_' || c == '-' || (c == '.' && i > 0);
+    if (keep) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out + ".json";
+}
+
+}  // namespace
+
 void Catalog::set_persistence_dir(std::string dir) {
   dir_ = std::move(dir);
   for (auto kind : {ObjectKind::kTable, ObjectKind::kView, ObjectKind::kFunction})
@@ -269,19 +296,14 @@ void Catalog::persist(ObjectKind kind, const std::string& name) const {
   }
   fs::path dir = fs::path(dir_) / kind_dir(kind);
   fs::create_directories(dir);
-  fs::path tmp = dir / (name + ".json.tmp");
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << "\n";
-    if (!out) throw ClinkError(fmt::format("cannot write catalog file {}", tmp.string()));
-  }
-  fs::rename(tmp, dir / (name + ".json"));  // atomic: a crash leaves the old file or the new one
+  // Atomic and durable: a crash leaves the old file or the new one.
+  write_file_durably(dir / catalog_file_name(name), j.dump(2) + "\n");
 }
 
 void Catalog::unpersist(ObjectKind kind, const std::string& name) const {
   if (dir_.empty()) return;
   std::error_code ec;
-  fs::remove(fs::path(dir_) / kind_dir(kind) / (name + ".json"), ec);
+  fs::remove(fs::path(dir_) / kind_dir(kind) / catalog_file_name(name), ec);
 }
 
 void Catalog::load_from_dir(const std::string& dir) {
