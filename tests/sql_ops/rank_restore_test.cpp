@@ -82,6 +82,17 @@ std::vector<json> dedup_ops(bool keep_last) {
            {"inputs", json::array({edge("inj", "sql_columns:1")})}}};
 }
 
+// upsert-kafka's normaliser keyed by k: each step's row of a key replaces the last one.
+std::vector<json> normalize_ops() {
+  return {{{"id", "normalize"},
+           {"type", "sql_changelog_normalize"},
+           {"params",
+            {{"input_schemas", json::array({schema_json(kv_schema())})},
+             {"schema", schema_json(kv_schema())},
+             {"keys", {1}}}},
+           {"inputs", json::array({edge("inj", "sql_columns:1")})}}};
+}
+
 // TUMBLE(10 ms), then the highest value per key and window with its rank.
 std::vector<json> window_topn_ops() {
   std::vector<sql::RowField> windowed = kv_schema()->fields();
@@ -145,6 +156,15 @@ TEST_P(SqlRankRestore, RowTimeDeduplicateKeepLast) {
   std::vector<std::string> expected;
   for (int k = 0; k < 6; ++k) expected.push_back("+I[" + row(29, k, 16) + "]");
   expect_restores(dedup_ops(true), "dedup", sorted(expected), materialize);
+}
+
+// sql_changelog_normalize (behind an upsert source): its keyed state, the last row per
+// key, survives savepoints, rescaling and failures; every -U retracts the row emitted
+// before, so the applied changelog is each key's last row.
+TEST_P(SqlRankRestore, ChangelogNormalizeKeepsTheLastRowPerKey) {
+  std::vector<std::string> expected;
+  for (int k = 0; k < 6; ++k) expected.push_back("+I[" + row(29, k, 16) + "]");
+  expect_restores(normalize_ops(), "normalize", sorted(expected), materialize);
 }
 
 TEST_P(SqlRankRestore, RowTimeDeduplicateKeepFirstIsInsertOnly) {
