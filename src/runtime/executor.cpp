@@ -190,6 +190,7 @@ class JobRun final : public detail::JobControl {
     std::map<std::size_t, detail::TaskSnapshot> acks;  // finished tasks: finished_snapshot()
     std::set<std::size_t> after_end;                   // tasks that snapshotted after their end of input
     std::optional<std::filesystem::path> savepoint_dir;
+    bool created_dir = false;  // trigger() made the directory (it did not exist)
     bool stops_sources = false;
     CheckpointBarrier barrier;
     std::int64_t max_alignment_ns = 0;
@@ -414,7 +415,7 @@ void JobRun::coordinate() {
 // no barrier either: it snapshots at its own end (task_ended).
 void JobRun::trigger(Pending p) {
   auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
-  std::filesystem::create_directories(dir);
+  p.created_dir = std::filesystem::create_directories(dir);
   p.barrier = CheckpointBarrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value(), p.stops_sources};
   pending_ = std::move(p);
   for (std::size_t t = 0; t < tasks_.size(); ++t) {
@@ -442,6 +443,13 @@ std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::c
   if (!cv_.wait_until(lock, deadline, [&] { return !pending_ || done_; }) || done_)
     throw ClinkError("savepoint: the job is not running");
   if (std::filesystem::exists(dir / kMetadataFile)) throw ClinkError("savepoint: " + dir.string() + " already holds one");
+  // Never into a directory that holds other files: a failed savepoint removes what it
+  // wrote, and must not take the user's files with it.
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec))
+    throw ClinkError("savepoint: " + dir.string() + " is not empty (choose a new or an empty directory)");
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw ClinkError("savepoint: " + dir.string() + " exists and is not a directory");
   Pending p;
   p.id = next_checkpoint_id_++;
   p.started = std::chrono::steady_clock::now();
@@ -567,9 +575,17 @@ void JobRun::abort_pending(const std::string& why) {
   stats.path = checkpoint_dir(pending_->id).string();
   history_.push_back(stats);
   ++counts_.failed;
+  // Failed checkpoints are cleaned up. A savepoint's directory was new or empty (see
+  // savepoint()): only what was written into it goes, not a directory the user made.
   std::error_code ec;
-  std::filesystem::remove_all(pending_->savepoint_dir ? *pending_->savepoint_dir : checkpoint_dir(pending_->id),
-                              ec);  // failed checkpoints are cleaned up
+  if (!pending_->savepoint_dir) {
+    std::filesystem::remove_all(checkpoint_dir(pending_->id), ec);
+  } else if (pending_->created_dir) {
+    std::filesystem::remove_all(*pending_->savepoint_dir, ec);
+  } else {
+    for (const auto& entry : std::filesystem::directory_iterator(*pending_->savepoint_dir, ec))
+      std::filesystem::remove_all(entry.path(), ec);
+  }
   pending_.reset();
   cv_.notify_all();
   last_checkpoint_end_ = std::chrono::steady_clock::now();

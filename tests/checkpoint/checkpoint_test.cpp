@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -171,6 +172,30 @@ TEST_P(Checkpoint, StopWithSavepointThenRestoreInANewRunHasNoGapAndNoRepeat) {
   restore.restore = RestoreSettings{dir.path / "sp-1"};
   execute_async(env.graph(), restore).wait();
   EXPECT_EQ(sorted(sink->values()), expected_output(n));
+}
+
+// A savepoint never goes into a directory holding other files, so its failure path (which
+// removes what it wrote) cannot take the user's files (issue 16, item 2).
+TEST_P(Checkpoint, SavepointRefusesANonEmptyDirectoryAndLeavesItAlone) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path / "mine");
+  std::ofstream(dir.path / "mine" / "notes.txt") << "keep me";
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  StreamExecutionEnvironment env;
+  build_job(env, 6000, 6000, std::make_shared<Injector>(), sink, 1);
+  auto handle = execute_async(env.graph(), checkpointing(dir.path, 0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  try {
+    handle.stop_with_savepoint(dir.path / "mine");
+    ADD_FAILURE() << "a savepoint into a non-empty directory must be refused";
+  } catch (const ClinkError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not empty"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir.path / "mine" / "notes.txt"));
+  // An empty directory the user made is fine.
+  std::filesystem::create_directories(dir.path / "empty");
+  auto path = handle.stop_with_savepoint(dir.path / "empty");
+  EXPECT_TRUE(CheckpointMetadata::read(path).is_savepoint);
 }
 
 // An exactly-once sink whose subtask 0 commits slowly: the window between a savepoint's
