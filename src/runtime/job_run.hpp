@@ -1,0 +1,257 @@
+#pragma once
+// One run of a job (private to the runtime): its tasks, the attempts and restarts
+// (executor.cpp), and the checkpoint coordinator - triggering, completing, aborting,
+// savepoints and the checkpoint directory (job_run_checkpoints.cpp).
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "clink/checkpoint/operator_state.hpp"
+#include "clink/checkpoint/timer_snapshot.hpp"
+#include "clink/core/error.hpp"
+#include "clink/runtime/executor.hpp"
+#include "clink/state/keyed_state_backend.hpp"
+#include "clink/state/shared_state_registry.hpp"
+#include "finished_operators.hpp"
+#include "task.hpp"
+
+namespace clink {
+
+class JobRun final : public detail::JobControl {
+ public:
+  JobRun(const JobGraph& graph, ExecutionOptions options) : graph_(graph), options_(std::move(options)) {}
+
+  ~JobRun() override {
+    cancel();
+    if (supervisor_.joinable()) supervisor_.join();
+    tasks_.clear();  // closes the backends before their working directory goes
+    if (!own_working_dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(own_working_dir_, ec);
+    }
+  }
+
+  // Builds the first attempt (so a bad graph or restore throws here), then runs.
+  void start() {
+    graph_.validate();
+    std::optional<std::filesystem::path> restore;
+    if (options_.restore) restore = options_.restore->path;
+    build(restore);
+    status_ = JobStatus::kRunning;
+    supervisor_ = std::thread([this] { supervise(); });
+  }
+
+  bool cancelled() const override { return stopping_.load(std::memory_order_relaxed); }
+
+  void fail(const std::string& message) override {
+    {
+      std::lock_guard lock(mu_);
+      if (attempt_failed_ || user_cancelled_) return;
+      attempt_failed_ = true;
+      attempt_error_ = message;
+    }
+    stop_attempt();
+  }
+
+  void cancel() {
+    {
+      std::lock_guard lock(mu_);
+      if (done_) return;
+      user_cancelled_ = true;
+    }
+    stop_attempt();
+    cv_.notify_all();
+  }
+
+  bool wait_for(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return done_; });
+  }
+  void wait() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return done_; });
+  }
+
+  JobStatus status() const {
+    std::lock_guard lock(mu_);
+    return status_;
+  }
+  std::string error() const {
+    std::lock_guard lock(mu_);
+    return error_;
+  }
+  const MetricRegistry& metrics() const { return metrics_; }
+  std::vector<CheckpointStats> history() const {
+    std::lock_guard lock(mu_);
+    return history_;
+  }
+  CheckpointCounts counts() const {
+    std::lock_guard lock(mu_);
+    return counts_;
+  }
+
+  // ---- checkpoint coordination (called from task threads) ----
+  void acknowledge_checkpoint(std::size_t task, std::int64_t id, detail::TaskSnapshot snapshot,
+                              std::int64_t alignment_ns) override {
+    std::lock_guard lock(mu_);
+    if (!pending_ || pending_->id != id) {
+      // Aborted meanwhile: delete what this late snapshot uploaded to shared/.
+      std::vector<KeyedStateHandle> uploaded;
+      for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
+      shared_.discard_unregistered(uploaded);
+      return;
+    }
+    if (phases_[task] == Phase::kEnded) pending_->after_end.insert(task);
+    pending_->acks[task] = std::move(snapshot);
+    pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
+    if (pending_->acks.size() == tasks_.size()) complete_pending();
+  }
+  void checkpoint_committed(std::size_t, std::int64_t id) override {
+    std::lock_guard lock(mu_);
+    ++commits_done_[id];
+    cv_.notify_all();
+  }
+  // Waits until every task it notified ran notify_checkpoint_complete(id) (its sinks committed).
+  bool wait_committed(std::int64_t id, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return commits_done_[id] >= commits_expected_[id] || done_; });
+  }
+  void task_ended(std::size_t task) override {
+    std::lock_guard lock(mu_);
+    phases_[task] = Phase::kEnded;
+    // No barrier reaches it any more: a pending checkpoint it has not snapshotted for
+    // takes its state after the end (consistent: its inputs all ended, all they sent is in).
+    if (pending_ && !pending_->acks.count(task)) tasks_[task]->trigger_checkpoint(pending_->barrier);
+    cv_.notify_all();  // the coordinator may owe it its final checkpoint now
+  }
+  void task_finished(std::size_t task) override {
+    std::lock_guard lock(mu_);
+    phases_[task] = Phase::kFinished;
+    if (pending_ && !pending_->acks.count(task)) {
+      pending_->acks[task] = finished_snapshot(task);
+      if (pending_->acks.size() == tasks_.size()) complete_pending();
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  struct Pending {
+    std::int64_t id = 0;
+    std::chrono::steady_clock::time_point started;
+    std::map<std::size_t, detail::TaskSnapshot> acks;  // finished tasks: finished_snapshot()
+    std::set<std::size_t> after_end;                   // tasks that snapshotted after their end of input
+    std::optional<std::filesystem::path> savepoint_dir;
+    bool created_dir = false;  // trigger() made the directory (it did not exist)
+    bool stops_sources = false;
+    CheckpointBarrier barrier;
+    std::int64_t max_alignment_ns = 0;
+  };
+  // Where each task of the attempt is (FLIP-147): running; ended (its end of input
+  // done, waiting for a checkpoint taken after it); covered (such a checkpoint
+  // completed: it exits once it committed); finished (exited).
+  enum class Phase { kRunning, kEnded, kCovered, kFinished };
+  detail::TaskSnapshot finished_snapshot(std::size_t task) const { return detail::finished_snapshot(*tasks_[task]); }
+
+ public:
+  std::filesystem::path checkpoint_directory(std::int64_t id) const override {
+    std::lock_guard lock(mu_);
+    if (pending_ && pending_->id == id && pending_->savepoint_dir) return *pending_->savepoint_dir;
+    return checkpoint_dir(id);
+  }
+  std::filesystem::path savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout,
+                                  bool stops_sources = false);
+  void suspend_checkpoints(bool suspended);
+  void resume_sources();
+  bool checkpoint_pending(std::int64_t id) const override {
+    std::lock_guard lock(mu_);
+    return pending_ && pending_->id == id;
+  }
+
+ private:
+  void trigger(Pending p);  // under mu_
+
+  void supervise();
+  void run_attempt();
+  void coordinate();
+  void build(const std::optional<std::filesystem::path>& restore_from);
+  void complete_pending();                      // under mu_
+  void sweep_checkpoint_dirs();                 // under mu_
+  void abort_pending(const std::string& why);  // under mu_
+  std::filesystem::path checkpoint_dir(std::int64_t id) const {
+    return options_.checkpoints.directory / ("chk-" + std::to_string(id));
+  }
+
+  // Live state of backends that were given no working directory: a private
+  // temporary directory, removed with the job.
+  std::filesystem::path default_working_dir() {
+    if (own_working_dir_.empty()) {
+      static std::atomic<int> counter{0};
+      own_working_dir_ = std::filesystem::temp_directory_path() /
+                         ("clink-state-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    }
+    return own_working_dir_;
+  }
+
+  void stop_attempt() {
+    stopping_.store(true);
+    std::lock_guard lock(tasks_mu_);
+    for (auto& t : tasks_)
+      if (t->gate) t->gate->cancel();
+    cv_.notify_all();
+  }
+
+  JobGraph graph_;
+  ExecutionOptions options_;
+  MetricRegistry metrics_;
+  std::thread supervisor_;
+
+  std::mutex tasks_mu_;  // guards tasks_ against stop_attempt() during a rebuild
+  std::vector<std::unique_ptr<detail::Task>> tasks_;
+  std::atomic<bool> stopping_{false};
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t running_ = 0;
+  bool done_ = false;
+  bool user_cancelled_ = false;
+  bool attempt_failed_ = false;
+  std::string attempt_error_;
+  JobStatus status_ = JobStatus::kCreated;
+  std::string error_;
+
+  std::int64_t next_checkpoint_id_ = 1;
+  std::int64_t first_own_checkpoint_id_ = 1;
+  std::optional<Pending> pending_;
+  std::vector<Phase> phases_;  // by task, this attempt
+  // Set by stop-with-savepoint: a periodic checkpoint completing between the savepoint
+  // and the stop would commit output past the savepoint, which a job resumed from the
+  // savepoint then writes again (duplicates). Flink's stop-with-savepoint is the last
+  // checkpoint of a job for the same reason.
+  bool checkpoints_suspended_ = false;
+  std::chrono::steady_clock::time_point last_checkpoint_end_{};
+  std::optional<std::filesystem::path> last_completed_;
+  std::vector<std::pair<std::int64_t, std::filesystem::path>> retained_;
+  SharedStateRegistry shared_;
+  std::filesystem::path own_working_dir_;
+  std::map<std::int64_t, std::size_t> commits_done_;      // checkpoint id -> tasks that ran its commit
+  std::map<std::int64_t, std::size_t> commits_expected_;  // checkpoint id -> tasks notified of it
+  std::vector<CheckpointStats> history_;
+  CheckpointCounts counts_;
+  std::vector<std::string> restart_causes_;
+
+ public:
+  std::vector<std::string> restart_causes() const {
+    std::lock_guard lock(mu_);
+    return restart_causes_;
+  }
+};
+
+}  // namespace clink

@@ -1,0 +1,224 @@
+// The checkpoint coordinator of a job run: triggering checkpoints and savepoints,
+// completing them (metadata, retention, commits), aborting them, and keeping the
+// checkpoint directory to what the run owns.
+#include "job_run.hpp"
+
+namespace clink {
+
+void JobRun::coordinate() {
+  const CheckpointConfig& cfg = options_.checkpoints;
+  auto last_trigger = std::chrono::steady_clock::now();
+  std::unique_lock lock(mu_);
+  while (!stopping_.load()) {
+    cv_.wait_for(lock, std::chrono::milliseconds(std::min<std::int64_t>(cfg.interval_ms, 50)));
+    if (stopping_.load()) break;
+    auto now = std::chrono::steady_clock::now();
+    if (pending_) {
+      if (now - pending_->started > std::chrono::milliseconds(cfg.timeout_ms))
+        abort_pending("checkpoint " + std::to_string(pending_->id) + " expired after " +
+                      std::to_string(cfg.timeout_ms) + " ms");
+      continue;
+    }
+    // Checkpoints go on while some tasks have finished (FLIP-147). Once every source
+    // ended, a task waiting for its final checkpoint gets one at once, not an interval
+    // later: a bounded job ends about one checkpoint after its input.
+    bool live = false, sources_running = false, awaiting_final = false;
+    for (std::size_t t = 0; t < tasks_.size(); ++t) {
+      live |= phases_[t] == Phase::kRunning || phases_[t] == Phase::kEnded;
+      sources_running |= !tasks_[t]->gate && phases_[t] == Phase::kRunning;
+      awaiting_final |= phases_[t] == Phase::kEnded;
+    }
+    bool due = now - last_trigger >= std::chrono::milliseconds(cfg.interval_ms) || (awaiting_final && !sources_running);
+    if (checkpoints_suspended_ || !live || !due || now - last_checkpoint_end_ < std::chrono::milliseconds(cfg.min_pause_ms))
+      continue;
+    last_trigger = now;
+    Pending p;
+    p.id = next_checkpoint_id_++;
+    p.started = now;
+    trigger(std::move(p));
+  }
+}
+
+// Flink's checkpoint plan: running sources inject the barrier; tasks whose end of
+// input passed snapshot through their mailbox (their inputs ended, so no barrier comes);
+// finished tasks are recorded as finished. A running task whose inputs all ended gets
+// no barrier either: it snapshots at its own end (task_ended).
+void JobRun::trigger(Pending p) {
+  auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
+  p.created_dir = std::filesystem::create_directories(dir);
+  p.barrier = CheckpointBarrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value(), p.stops_sources};
+  pending_ = std::move(p);
+  for (std::size_t t = 0; t < tasks_.size(); ++t) {
+    if (phases_[t] == Phase::kFinished) pending_->acks[t] = finished_snapshot(t);
+    else if (phases_[t] != Phase::kRunning || !tasks_[t]->gate) tasks_[t]->trigger_checkpoint(pending_->barrier);
+  }
+  if (pending_->acks.size() == tasks_.size()) complete_pending();
+}
+
+void JobRun::suspend_checkpoints(bool suspended) {
+  std::lock_guard lock(mu_);
+  checkpoints_suspended_ = suspended;
+}
+
+void JobRun::resume_sources() {
+  std::lock_guard lock(tasks_mu_);
+  for (auto& t : tasks_)
+    if (!t->gate) t->resume_after_failed_stop();
+}
+
+std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout,
+                                        bool stops_sources) {
+  std::unique_lock lock(mu_);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (!cv_.wait_until(lock, deadline, [&] { return !pending_ || done_; }) || done_)
+    throw ClinkError("savepoint: the job is not running");
+  if (std::filesystem::exists(dir / kMetadataFile)) throw ClinkError("savepoint: " + dir.string() + " already holds one");
+  // Never into a directory that holds other files: a failed savepoint removes what it
+  // wrote, and must not take the user's files with it.
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec))
+    throw ClinkError("savepoint: " + dir.string() + " is not empty (choose a new or an empty directory)");
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw ClinkError("savepoint: " + dir.string() + " exists and is not a directory");
+  Pending p;
+  p.id = next_checkpoint_id_++;
+  p.started = std::chrono::steady_clock::now();
+  p.savepoint_dir = dir;
+  p.stops_sources = stops_sources;
+  std::int64_t id = p.id;
+  trigger(std::move(p));
+  auto finished = [&] {
+    return std::any_of(history_.begin(), history_.end(), [&](const CheckpointStats& s) { return s.id == id; });
+  };
+  if (!cv_.wait_until(lock, deadline, finished)) {
+    if (pending_ && pending_->id == id) abort_pending("savepoint timed out");
+    throw ClinkError("savepoint " + dir.string() + " timed out");
+  }
+  for (const auto& s : history_)
+    if (s.id == id && s.status == CheckpointStats::Status::kFailed)
+      throw ClinkError("savepoint " + dir.string() + " failed: " + s.failure);
+  return dir;
+}
+
+static std::int64_t directory_size(const std::filesystem::path& dir) {
+  std::int64_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); it != std::filesystem::end(it); ++it)
+    if (it->is_regular_file(ec)) total += static_cast<std::int64_t>(it->file_size(ec));
+  return total;
+}
+
+void JobRun::complete_pending() {
+  Pending p = std::move(*pending_);
+  pending_.reset();
+  CheckpointMetadata meta;
+  meta.is_savepoint = p.savepoint_dir.has_value();
+  meta.checkpoint_id = p.id;
+  meta.timestamp_ms = options_.clock->now_ms();
+  meta.job_name = graph_.name;
+  for (const auto& n : graph_.nodes) {
+    auto& op = meta.operators[n.uid];
+    op.parallelism = graph_.parallelism_of(n);
+    op.max_parallelism = graph_.max_parallelism_of(n);
+  }
+  for (auto& [task, snapshot] : p.acks)
+    for (auto& [uid, state] : snapshot) meta.operators[uid].subtasks.push_back(std::move(state));
+  for (auto& [uid, op] : meta.operators)
+    std::sort(op.subtasks.begin(), op.subtasks.end(),
+              [](const OperatorSubtaskState& a, const OperatorSubtaskState& b) { return a.subtask < b.subtask; });
+  auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
+  CheckpointStats stats;
+  stats.id = p.id;
+  stats.path = dir.string();
+  try {
+    meta.write(dir);
+  } catch (const std::exception& e) {
+    stats.status = CheckpointStats::Status::kFailed;
+    stats.failure = e.what();
+    history_.push_back(stats);
+    ++counts_.failed;
+    cv_.notify_all();
+    return;
+  }
+  auto now = std::chrono::steady_clock::now();
+  stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started).count();
+  stats.size_bytes = directory_size(dir);
+  stats.alignment_ms = p.max_alignment_ns / 1'000'000;
+  history_.push_back(stats);
+  last_checkpoint_end_ = now;
+  // Tasks that snapshotted after their end of input exit once they committed this.
+  for (std::size_t t : p.after_end)
+    if (phases_[t] == Phase::kEnded) phases_[t] = Phase::kCovered;
+  std::size_t notified = 0;
+  for (std::size_t t = 0; t < tasks_.size(); ++t)
+    if (phases_[t] != Phase::kFinished) {
+      tasks_[t]->notify_checkpoint_complete(p.id);
+      ++notified;
+    }
+  commits_expected_[p.id] = notified;
+  cv_.notify_all();
+  if (p.savepoint_dir) return;  // savepoints belong to the user: not retained, not used for failover
+  ++counts_.completed;
+  counts_.last_completed_id = p.id;
+  last_completed_ = dir;
+  // Keep the newest `retained` checkpoints. (Shared files of incremental snapshots are
+  // released by the backends when they learn of newer completed checkpoints.)
+  std::vector<KeyedStateHandle> handles;
+  for (const auto& [uid, op] : meta.operators)
+    for (const auto& st : op.subtasks) handles.insert(handles.end(), st.keyed.begin(), st.keyed.end());
+  shared_.register_checkpoint(p.id, handles);
+  retained_.emplace_back(p.id, dir);
+  while (static_cast<int>(retained_.size()) > std::max(1, options_.checkpoints.retained)) {
+    shared_.release_checkpoint(retained_.front().first);  // deletes shared files nobody uses now
+    retained_.erase(retained_.begin());
+  }
+  sweep_checkpoint_dirs();
+}
+
+// Removes every chk-<n> directory that is neither retained nor pending: older
+// completed ones, and aborted ones a slow task may have written into after the abort.
+void JobRun::sweep_checkpoint_dirs() {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.checkpoints.directory, ec)) {
+    auto name = entry.path().filename().string();
+    auto parsed = checkpoint_id_of(name);  // only directories named as clink names them
+    if (!parsed) continue;
+    // Only this job's own checkpoints: a restored-from checkpoint stays the user's.
+    const std::int64_t id = *parsed;
+    if (id < first_own_checkpoint_id_) continue;
+    if (pending_ && pending_->id == id) continue;
+    if (std::any_of(retained_.begin(), retained_.end(), [&](const auto& r) { return r.second == entry.path(); }))
+      continue;
+    std::filesystem::remove_all(entry.path(), ec);
+  }
+}
+
+void JobRun::abort_pending(const std::string& why) {
+  std::vector<KeyedStateHandle> uploaded;  // new shared files of the aborted checkpoint
+  for (const auto& [task, snapshot] : pending_->acks)
+    for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
+  shared_.discard_unregistered(uploaded);
+  CheckpointStats stats;
+  stats.id = pending_->id;
+  stats.status = CheckpointStats::Status::kFailed;
+  stats.failure = why;
+  stats.path = checkpoint_dir(pending_->id).string();
+  history_.push_back(stats);
+  ++counts_.failed;
+  // Failed checkpoints are cleaned up. A savepoint's directory was new or empty (see
+  // savepoint()): only what was written into it goes, not a directory the user made.
+  std::error_code ec;
+  if (!pending_->savepoint_dir) {
+    std::filesystem::remove_all(checkpoint_dir(pending_->id), ec);
+  } else if (pending_->created_dir) {
+    std::filesystem::remove_all(*pending_->savepoint_dir, ec);
+  } else {
+    for (const auto& entry : std::filesystem::directory_iterator(*pending_->savepoint_dir, ec))
+      std::filesystem::remove_all(entry.path(), ec);
+  }
+  pending_.reset();
+  cv_.notify_all();
+  last_checkpoint_end_ = std::chrono::steady_clock::now();
+}
+
+}  // namespace clink
