@@ -136,11 +136,7 @@ class KafkaSqlReader final : public SqlSourceReader {
   std::int64_t wait_hint_ms() const override { return 5; }
 
   const std::vector<std::uint64_t>& row_splits() const override { return row_splits_; }
-  std::vector<std::uint64_t> held_splits() const override {
-    std::vector<std::uint64_t> out;
-    for (const auto& s : splits_) out.push_back(s.key);
-    return out;
-  }
+  const std::vector<std::uint64_t>& held_splits() const override { return held_keys_; }
 
   void close() override {
     if (queue_) rd_kafka_queue_destroy(queue_);
@@ -315,6 +311,8 @@ class KafkaSqlReader final : public SqlSourceReader {
   }
 
   void assign() {
+    held_keys_.clear();
+    for (const auto& s : splits_) held_keys_.push_back(s.key);
     PartitionList list = kafka::new_partition_list(static_cast<int>(splits_.size()));
     for (const auto& s : splits_)
       rd_kafka_topic_partition_list_add(list.get(), s.tp.topic.c_str(), s.tp.partition)->offset = s.next;
@@ -479,6 +477,7 @@ class KafkaSqlReader final : public SqlSourceReader {
   std::vector<RowKind> kinds_;
   std::vector<RowKind> key_kinds_;
   std::vector<std::uint64_t> row_splits_;  // the split key of each row of the last poll
+  std::vector<std::uint64_t> held_keys_;   // the split keys of splits_ as last assigned
   std::map<std::string, std::uint64_t> topic_ids_;
   std::string reason_;
   DeadLetterCollector dead_letters_;

@@ -19,6 +19,10 @@ SplitWatermarks::SplitWatermarks(std::shared_ptr<const SourceWatermarkSpec> spec
 SplitWatermarks::~SplitWatermarks() = default;
 
 void SplitWatermarks::set_splits(const std::vector<std::uint64_t>& splits, std::int64_t now_ms) {
+  // Called every poll: nothing to do (and nothing allocated) while the splits stay.
+  if (splits.size() == splits_.size() &&
+      std::all_of(splits.begin(), splits.end(), [&](std::uint64_t s) { return splits_.count(s) > 0; }))
+    return;
   std::map<std::uint64_t, Split> next;
   for (std::uint64_t s : splits) {
     auto it = splits_.find(s);

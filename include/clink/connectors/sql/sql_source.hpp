@@ -41,7 +41,10 @@ class SqlSourceReader {
     static const std::vector<std::uint64_t> none;
     return none;
   }
-  virtual std::vector<std::uint64_t> held_splits() const { return {0}; }
+  virtual const std::vector<std::uint64_t>& held_splits() const {
+    static const std::vector<std::uint64_t> one{0};
+    return one;
+  }
 };
 
 class SqlSource {
