@@ -51,7 +51,10 @@ int run_sql_script(const RunOptions& opts) {
       report(path, describe_error(e, st.pos));
       return kExitError;
     }
-    if (stop_requested().load()) return kExitError;
+    // A stop before the next job: without --savepoint-on-stop the script ends here; with
+    // it the next job starts from its restore point and is stopped with a savepoint at
+    // once, so a stop always leaves a savepoint to resume from.
+    if (stop_requested().load() && opts.savepoint_on_stop.empty()) return kExitError;
   }
   std::fflush(stdout);
   return kExitOk;
