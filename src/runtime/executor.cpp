@@ -93,6 +93,7 @@ void JobRun::supervise() {
   // Under the mutex: a waiter between its predicate check and its sleep would otherwise
   // miss the notification and wait forever (seen as a rare hang of JobHandle::wait()).
   std::lock_guard lock(mu_);
+  directory_lock_.release();  // before waiters wake: a restore may follow at once
   done_ = true;
   cv_.notify_all();
 }

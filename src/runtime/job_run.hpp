@@ -20,6 +20,7 @@
 #include "clink/runtime/executor.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/shared_state_registry.hpp"
+#include "directory_lock.hpp"
 #include "finished_operators.hpp"
 #include "task.hpp"
 
@@ -44,6 +45,8 @@ class JobRun final : public detail::JobControl {
     graph_.validate();
     std::optional<std::filesystem::path> restore;
     if (options_.restore) restore = options_.restore->path;
+    if (!options_.checkpoints.directory.empty())
+      directory_lock_ = detail::DirectoryLock(options_.checkpoints.directory, "checkpoint directory");
     build(restore);
     status_ = JobStatus::kRunning;
     supervisor_ = std::thread([this] { supervise(); });
@@ -241,6 +244,7 @@ class JobRun final : public detail::JobControl {
   std::vector<std::pair<std::int64_t, std::filesystem::path>> retained_;
   SharedStateRegistry shared_;
   std::filesystem::path own_working_dir_;
+  detail::DirectoryLock directory_lock_;  // the checkpoint directory's, until the job ends
   std::map<std::int64_t, std::size_t> commits_done_;      // checkpoint id -> tasks that ran its commit
   std::map<std::int64_t, std::size_t> commits_expected_;  // checkpoint id -> tasks notified of it
   std::vector<CheckpointStats> history_;

@@ -174,6 +174,31 @@ TEST_P(Checkpoint, StopWithSavepointThenRestoreInANewRunHasNoGapAndNoRepeat) {
   EXPECT_EQ(sorted(sink->values()), expected_output(n));
 }
 
+// Two jobs never share a checkpoint directory (issue 16, item 5): the second fails to
+// start, naming the directory; the first is untouched and, once it ended, the directory
+// is free for a restore.
+TEST_P(Checkpoint, ACheckpointDirectoryInUseRefusesASecondJob) {
+  TempDir dir;
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  StreamExecutionEnvironment env;
+  build_job(env, 4000, 4000, std::make_shared<Injector>(), sink, 2);
+  auto first = execute_async(env.graph(), checkpointing(dir.path));
+  StreamExecutionEnvironment other;
+  build_job(other, 100, 0, std::make_shared<Injector>(), std::make_shared<ExactlyOnceCollectSink<Out>>(), 1);
+  try {
+    execute_async(other.graph(), checkpointing(dir.path));
+    FAIL() << "a second job started on a checkpoint directory in use";
+  } catch (const ClinkError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the checkpoint directory " + dir.path.string() +
+                                    " is in use by another running job (process "));
+  }
+  first.wait();
+  EXPECT_EQ(sorted(sink->values()), expected_output(4000));
+  StreamExecutionEnvironment again;
+  build_job(again, 100, 0, std::make_shared<Injector>(), std::make_shared<ExactlyOnceCollectSink<Out>>(), 1);
+  execute_async(again.graph(), checkpointing(dir.path)).wait();
+}
+
 // A savepoint never goes into a directory holding other files, so its failure path (which
 // removes what it wrote) cannot take the user's files (issue 16, item 2).
 TEST_P(Checkpoint, SavepointRefusesANonEmptyDirectoryAndLeavesItAlone) {
