@@ -144,7 +144,14 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_params = kafka_sink_params});
   // A database table (PostgreSQL), as Flink's JdbcDynamicTableSink#getChangelogMode: inserts,
   // and updates and deletes by the PRIMARY KEY (-U dropped); without a key, inserts only.
+  // jdbc: a bounded scan (projected columns and the filter PostgreSQL can take go into
+  // its query), and a sink that upserts by the PRIMARY KEY.
   t.push_back({.name = "jdbc",
+               .source_factory = "sql_jdbc_source",
+               .bounded = [](const ConnectorOptions&) { return true; },
+               .bounded_when = "always",
+               .projection_pushdown = true,
+               .filter_pushdown = true,
                .sink_factory = "sql_jdbc_sink",
                .sink_changelog = {.upsert = true},
                .sink_params = jdbc_sink_params});
