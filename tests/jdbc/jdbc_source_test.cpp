@@ -172,7 +172,6 @@ TEST(JdbcSourceRestore, ASplitRestoredMidwayEmitsEachRowOnce) {
     JdbcSourceConfig c;
     c.connection.url = postgres_url();
     c.table_name = t;
-    c.table = "src";
     c.table_schema = make_schema({{"id", LogicalType::int_type()}, {"v", LogicalType::string()}});
     c.projected = {0};
     c.partition_column = "id";

@@ -80,8 +80,8 @@ class JdbcReader final : public SqlSourceReader {
         throw ClinkError("sql_jdbc_source: a checkpointed split '" + s + "' is not '<split> <rows emitted>'");
       }
       if (p.split >= source_.num_splits())
-        throw ClinkError("sql_jdbc_source: the checkpoint has split " + std::to_string(p.split) + " of table " +
-                         source_.config().table + " but the table is read in " +
+        throw ClinkError("sql_jdbc_source: the checkpoint has split " + std::to_string(p.split) + " of table '" +
+                         source_.config().table_name + "' but the table is read in " +
                          std::to_string(source_.num_splits()) +
                          " splits now: the scan.partition.* options must stay as they were");
       splits_.push_back(p);
@@ -118,14 +118,14 @@ class JdbcReader final : public SqlSourceReader {
     const std::string quoted = quote_pg_table_name(c().table_name);
     auto info = describe_pg_table(*conn_, quoted);
     if (!info)
-      throw ClinkError("jdbc source of table " + c().table + ": table '" + c().table_name + "' does not exist in " +
+      throw ClinkError("jdbc source: table '" + c().table_name + "' does not exist in " +
                        conn_->describe());
     for (std::size_t i : c().projected) {
       std::string name = c().table_schema->name(i);
       std::string folded = name;
       std::transform(folded.begin(), folded.end(), folded.begin(), [](unsigned char ch) { return std::tolower(ch); });
       if (!info->column(folded))
-        throw ClinkError("jdbc source of table " + c().table + ": table '" + c().table_name + "' has no column '" +
+        throw ClinkError("jdbc source: table '" + c().table_name + "' has no column '" +
                          folded + "' (its columns: " + info->column_names() + ")");
     }
     order_by_.clear();
@@ -173,7 +173,7 @@ class JdbcReader final : public SqlSourceReader {
         try {
           append_pg_text_value(column, pending_.value(r, static_cast<int>(col)));
         } catch (const PgValueError& e) {
-          throw ClinkError("jdbc source of table " + c().table + ", column " + out.schema()->name(col) + ", row " +
+          throw ClinkError("jdbc source: table '" + c().table_name + "', column " + out.schema()->name(col) + ", row " +
                            std::to_string(splits_.front().emitted + static_cast<std::int64_t>(rows) + 1) +
                            " of split " + std::to_string(splits_.front().split) + ": " + e.what());
         }

@@ -57,7 +57,6 @@ std::shared_ptr<const SqlSource> make_jdbc_source(const OperatorSpecContext& ctx
   JdbcSourceConfig c;
   c.connection = table.connection;
   c.table_name = table.table_name;
-  c.table = std::string(ctx.id);
   c.table_schema = p.schema();
   const std::size_t n = c.table_schema->size();
   if (p.has("projected")) {

@@ -34,7 +34,6 @@ namespace clink::sql {
 struct JdbcSourceConfig {
   PgConnectOptions connection;
   std::string table_name;  // the 'table-name' option as written
-  std::string table;       // the SQL table, for messages
   SchemaPtr table_schema;  // the physical columns
   std::vector<std::size_t> projected;  // output columns: indices into table_schema
   std::string where;  // the pushed-down filter as PostgreSQL SQL over the table's columns; empty: none
