@@ -446,6 +446,7 @@ struct Compiler {
     p["schema"] = schema_to_json(s.table.physical_schema());
     if (d->projection_pushdown) p["projected"] = s.projected;
     if (d->partition_pushdown) add_partitions(s, filter, p);
+    if (d->filter_pushdown && filter) add_filter(filter, p);
     // Metadata columns, which the scan's schema has after the physical ones.
     json metadata = json::array();
     for (const auto& c : s.table.columns)
@@ -504,6 +505,17 @@ struct Compiler {
       json session_params = session_json();
       if (!session_params.empty()) p["session"] = session_params;
     }
+  }
+
+  // Filter pushdown: the deterministic conjuncts of the filter above the scan.
+  void add_filter(const ExprPtr& filter, json& p) {
+    std::vector<ExprPtr> pushed;
+    for (const auto& c : rewrite::conjuncts(filter))
+      if (rewrite::is_deterministic(c)) pushed.push_back(c);
+    if (pushed.empty()) return;
+    p["filter"] = expr_to_json(*rewrite::conjunction(pushed));
+    json session_params = session_json();
+    if (!session_params.empty()) p["session"] = session_params;
   }
 
   // VALUES: a bounded source at parallelism 1 (Flink's Values node is single too).

@@ -68,6 +68,10 @@ struct ConnectorDescriptor {
   // Partition pushdown: takes `partition_keys` (PARTITIONED BY) and a `partition_filter`
   // (the conjuncts of the filter right above the scan on partition columns only).
   bool partition_pushdown = false;
+  // Filter pushdown (Flink's SupportsFilterPushDown): takes the deterministic conjuncts of
+  // the filter right above the scan as a `filter` param (over its output columns). The
+  // filter stays above the scan as well, so a source may apply any part of it, or none.
+  bool filter_pushdown = false;
   bool dead_letters = false;  // emits rejected records on the `dead-letter` side output
   ChangelogKind source_changelog = ChangelogKind::kInsertOnly;  // a CDC source: kRetract
   // When set, a table's options decide instead (a changelog format such as debezium-json
