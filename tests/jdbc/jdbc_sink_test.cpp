@@ -3,6 +3,7 @@
 // of input), retries over a terminated backend and a restarted server, and its errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -63,6 +64,33 @@ TEST(JdbcSinkTest, UpsertKeepsEachKeysLastChangeAndDeletes) {
   h.push({{Kind::kInsert, {"b", 1, 21}}, {Kind::kUpdateBefore, {"a", 1, 11}}, {Kind::kDelete, {"c", 2, Value::null()}}});
   h.finish();
   EXPECT_EQ(table_rows(t), (std::vector<std::string>{"a|1|11", "b|1|21", "old|1|70"}));
+}
+
+// Flushes of many keys go through the staging table (COPY, INSERT ... SELECT, DELETE USING).
+TEST(JdbcSinkTest, ManyKeysUpsertAndDeleteThroughTheStagingTable) {
+  const std::string t = unique_pg_table("staging");
+  pg_exec("CREATE TABLE " + t + " (k bigint PRIMARY KEY, v text)");
+  pg_exec("INSERT INTO " + t + " SELECT g, 'old' FROM generate_series(1000, 1099) g");
+  JdbcSinkHarness h(t, "k BIGINT NOT NULL, v STRING", {"k"}, {{"sink.buffer-flush.max-rows", "0"}});
+  h.open();
+  std::vector<std::pair<Kind, std::vector<Value>>> rows;
+  for (int k = 0; k < 300; ++k) rows.push_back({Kind::kInsert, {k, "v" + std::to_string(k)}});
+  for (int k = 0; k < 300; k += 2) rows.push_back({Kind::kUpdateAfter, {k, "u\t" + std::to_string(k)}});
+  for (int k = 1000; k < 1100; k += 3) rows.push_back({Kind::kDelete, {k, "old"}});
+  for (int k = 0; k < 300; k += 10) rows.push_back({Kind::kDelete, {k, Value::null()}});
+  h.push(rows);
+  h.checkpoint();
+  std::vector<std::string> expected;
+  for (int k = 0; k < 300; ++k)
+    if (k % 10 != 0) expected.push_back(std::to_string(k) + "|" + (k % 2 ? "v" : "u\t") + std::to_string(k));
+  for (int k = 1000; k < 1100; ++k)
+    if ((k - 1000) % 3 != 0) expected.push_back(std::to_string(k) + "|old");
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(table_rows(t), expected);
+  // The staging table is per session and emptied at commit: the next flush starts clean.
+  h.push({{Kind::kDelete, {1, "x"}}});
+  h.finish();
+  EXPECT_EQ(pg_query_value("SELECT count(*) FROM " + t), std::to_string(expected.size() - 1));
 }
 
 TEST(JdbcSinkTest, AKeyOnlyTableIgnoresRepeatedInserts) {
