@@ -63,6 +63,22 @@ TEST_F(SqlJdbcSink, AppendsAnInsertOnlyQuery) {
   EXPECT_EQ(pg_query_value("SELECT sum(id) FROM " + t), "250500");
 }
 
+// A filter over an aggregate: a key's row is written while its count passes and deleted
+// once it stops passing (the -U whose +U the filter removed deletes it, as in Flink's JDBC
+// sink; FLINK-9528). Keys 0..6 end with 14 rows each (> 10), so none may remain; key 100
+// was never in the query.
+TEST_F(SqlJdbcSink, AFilteredUpdateDeletesTheRowThatNoLongerQualifies) {
+  const std::string t = unique_pg_table("sql_filtered");
+  pg_exec("CREATE TABLE " + t + " (k bigint PRIMARY KEY, c bigint)");
+  pg_exec("INSERT INTO " + t + " VALUES (100, 0)");
+  Result r = run(numbers(98) + "CREATE TABLE small (k BIGINT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH "
+                 "('connector' = 'jdbc', 'url' = '${URL}', 'table-name' = '" + t + "');\n"
+                 "INSERT INTO small SELECT k, c FROM (SELECT COALESCE(MOD(id, 7), 0) AS k, COUNT(*) AS c FROM nums "
+                 "GROUP BY COALESCE(MOD(id, 7), 0)) WHERE c <= 10;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(pg_query_rows("SELECT * FROM " + t), (std::vector<std::string>{"100|0"}));
+}
+
 TEST_F(SqlJdbcSink, UpsertsAGroupByByItsPrimaryKey) {
   const std::string t = unique_pg_table("sql_upsert");
   pg_exec("CREATE TABLE " + t + " (k bigint PRIMARY KEY, c bigint, s bigint)");

@@ -120,11 +120,13 @@ void JdbcSinkOperator::on_processing_time_timer(const Timer&) {
 }
 
 void JdbcSinkOperator::buffer_rows(const ColumnBatch& in) {
-  // -U carries nothing an upsert needs (the +U after it replaces the row): dropped, as
-  // the changelog Flink gives a JDBC sink holds none.
+  // Upsert mode takes -U as a delete of its key, as Flink's JDBC sink does
+  // (TableBufferReducedStatementExecutor): the +U that usually follows it replaces it in
+  // the buffer, and a -U whose +U a filter removed ("WHERE cnt < 10" over an aggregate,
+  // FLINK-9528) deletes the row that no longer qualifies. Append mode gets no -U.
   gather_.clear();
   for (std::size_t r = 0; r < in.size(); ++r)
-    if (in.row_kind(r) != RowKind::kUpdateBefore) gather_.push_back(static_cast<std::uint32_t>(r));
+    if (keys_ || in.row_kind(r) != RowKind::kUpdateBefore) gather_.push_back(static_cast<std::uint32_t>(r));
   if (gather_.empty()) return;
   const auto base = static_cast<std::uint32_t>(buffer_.size());
   if (gather_.size() == in.size()) {
@@ -164,7 +166,7 @@ void JdbcSinkOperator::build_statements() {
   gather_.clear();
   for (const auto& [key, row] : keys_->last) gather_.push_back(row);
   std::sort(gather_.begin(), gather_.end());
-  for (auto r : gather_) (buffer_.row_kind(r) == RowKind::kDelete ? deletes_ : upserts_).push_back(r);
+  for (auto r : gather_) (is_retract(buffer_.row_kind(r)) ? deletes_ : upserts_).push_back(r);
   staging_ = gather_.size() >= config_->staging_min_rows;
   if (staging_) {
     statements_->append_staging_rows(buffer_, upserts_.data(), upserts_.size(), false, sql_);

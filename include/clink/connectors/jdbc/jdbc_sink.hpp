@@ -6,7 +6,8 @@
 // buffered and written with COPY (or multi-row INSERTs). At least once, as Flink: rows
 // written after the last checkpoint are written again when the job restores from it.
 // Upsert mode (a PRIMARY KEY): +I/+U become INSERT ... ON CONFLICT (key) DO UPDATE, -D a
-// DELETE by the key, -U is dropped; a buffer keeps only each key's last change (Flink's
+// DELETE by the key, and so does -U (as Flink's sink: a -U whose +U a filter removed
+// deletes the row); a buffer keeps only each key's last change (Flink's
 // TableBufferReducedStatementExecutor), written in key-arrival order. Writes are
 // idempotent, so replaying after a restore leaves the table as a failure-free run does
 // ("effectively exactly-once", as Flink documents).
