@@ -135,6 +135,17 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_changelog = {.upsert = true},
                .writable_metadata = kKafkaWritableMetadata,
                .sink_params = kafka_sink_params});
+  // A PostgreSQL table's snapshot, then its changes (Flink CDC's postgres-cdc): a retract
+  // changelog (REPLICA IDENTITY FULL gives the old rows), or with 'changelog-mode' =
+  // 'upsert' (or the seed's 'mode' = 'upsert') upserts normalised by the PRIMARY KEY.
+  t.push_back({.name = "postgres-cdc",
+               .source_factory = "sql_postgres_cdc_source",
+               .source_changelog_of = [](const ConnectorOptions& o) {
+                 const bool upsert = find_option(o, "changelog-mode") == std::optional<std::string>("upsert") ||
+                                     find_option(o, "mode") == std::optional<std::string>("upsert");
+                 return upsert ? ChangelogKind::kUpsert : ChangelogKind::kRetract;
+               },
+               .single_reader = true});
   t.push_back({.name = "print", .sink_factory = "sql_print_sink", .sink_changelog = {.retract = true}});
   t.push_back({.name = "blackhole",
                .sink_factory = "sql_blackhole_sink",
