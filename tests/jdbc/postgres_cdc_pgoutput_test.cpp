@@ -83,7 +83,9 @@ TEST(PostgresCdcPgoutput, BeginCommitAndRelation) {
 
 TEST(PostgresCdcPgoutput, InsertUpdateDeleteTuples) {
   PgoutputMessage m;
-  decode_pgoutput(Bytes().c('I').u32(7).c('N').u16(3).text("1").c('n').text("").s, m);
+  // The cells are views into the message's bytes: keep them alive while reading.
+  const std::string insert = Bytes().c('I').u32(7).c('N').u16(3).text("1").c('n').text("").s;
+  decode_pgoutput(insert, m);
   ASSERT_EQ(m.kind, PgoutputMessage::Kind::kInsert);
   EXPECT_EQ(m.relation_oid, 7u);
   ASSERT_EQ(m.new_tuple.size(), 3u);
@@ -94,7 +96,8 @@ TEST(PostgresCdcPgoutput, InsertUpdateDeleteTuples) {
   EXPECT_EQ(m.new_tuple[2].value, "");
 
   // REPLICA IDENTITY FULL: the old row, then the new one with an unchanged TOASTed value.
-  decode_pgoutput(Bytes().c('U').u32(7).c('O').u16(2).text("1").text("big").c('N').u16(2).text("2").c('u').s, m);
+  const std::string full = Bytes().c('U').u32(7).c('O').u16(2).text("1").text("big").c('N').u16(2).text("2").c('u').s;
+  decode_pgoutput(full, m);
   ASSERT_EQ(m.kind, PgoutputMessage::Kind::kUpdate);
   EXPECT_EQ(m.old_kind, 'O');
   EXPECT_EQ(m.old_tuple[1].value, "big");
@@ -102,11 +105,13 @@ TEST(PostgresCdcPgoutput, InsertUpdateDeleteTuples) {
   EXPECT_EQ(m.new_tuple[1].kind, 'u');
 
   // The default identity, key unchanged: no old tuple at all.
-  decode_pgoutput(Bytes().c('U').u32(7).c('N').u16(1).text("x").s, m);
+  const std::string plain = Bytes().c('U').u32(7).c('N').u16(1).text("x").s;
+  decode_pgoutput(plain, m);
   EXPECT_EQ(m.old_kind, 0);
   EXPECT_EQ(m.new_tuple[0].value, "x");
 
-  decode_pgoutput(Bytes().c('D').u32(7).c('K').u16(2).text("5").c('n').s, m);
+  const std::string del = Bytes().c('D').u32(7).c('K').u16(2).text("5").c('n').s;
+  decode_pgoutput(del, m);
   ASSERT_EQ(m.kind, PgoutputMessage::Kind::kDelete);
   EXPECT_EQ(m.old_kind, 'K');
   EXPECT_EQ(m.old_tuple[0].value, "5");

@@ -60,6 +60,10 @@ OperatorBuilder postgres_cdc_source(const OperatorSpecContext& ctx) {
   c.schema_pattern = required("schema-name");
   c.table_pattern = required("table-name");
   c.slot_name = required("slot.name");
+  if (c.slot_name.empty() || c.slot_name.size() > 63 ||
+      c.slot_name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+    p.fail("option 'slot.name' = '" + c.slot_name +
+           "': a replication slot name has lower-case letters, digits and underscores only (at most 63)");
   c.publication = p.option_or("debezium.publication.name", "dbz_publication");
   // decoderbufs (Flink CDC's default) and wal2json are server plugins Debian's
   // PostgreSQL does not ship; pgoutput is built in, and it is what clink decodes.
