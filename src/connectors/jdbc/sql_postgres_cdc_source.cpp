@@ -91,7 +91,7 @@ class PostgresCdcReader final : public SqlSourceReader {
     if (active_) restored_ = PostgresCdcPosition::decode(splits[0]);
   }
   void snapshot_taken(std::int64_t checkpoint_id) override {
-    if (active_ && started_) pending_flush_[checkpoint_id] = lsn_;
+    if (active_ && (started_ || restored_)) pending_flush_[checkpoint_id] = position().lsn;
   }
   // The slot's confirmed_flush_lsn follows completed checkpoints, `lsn_commit_delay`
   // checkpoints late (Flink CDC's PostgresSourceReader): a restore from any of the last
@@ -134,7 +134,7 @@ class PostgresCdcReader final : public SqlSourceReader {
         // Outside a transaction the server has sent every transaction that committed
         // before wal_end: a restore may start there (keeps the slot moving while the
         // captured tables are quiet).
-        if (!in_txn_) lsn_ = std::max(lsn_, msg_.wal_end);
+        if (!in_txn_ && skip_left_ == 0) lsn_ = std::max(lsn_, msg_.wal_end);
         if (msg_.reply_requested) send_status(false);
         continue;
       }
@@ -147,12 +147,19 @@ class PostgresCdcReader final : public SqlSourceReader {
 
  private:
   PostgresCdcPosition position() const {
+    // Not started yet after a restore: still the restored position (a checkpoint before
+    // the first poll must not turn into a fresh start).
+    if (!started_ && restored_) return *restored_;
     PostgresCdcPosition p;
     p.started = started_;
     p.lsn = lsn_;
     if (in_txn_ && txn_changes_ > 0) {
       p.txn_commit_lsn = txn_commit_;
       p.txn_changes = txn_changes_;
+    } else if (skip_left_ > 0) {
+      // Restored inside a transaction the stream has not sent again yet.
+      p.txn_commit_lsn = skip_commit_;
+      p.txn_changes = skip_left_;
     }
     return p;
   }
