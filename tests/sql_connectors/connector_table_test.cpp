@@ -91,7 +91,7 @@ TEST(ConnectorTable, Pushdowns) {
 }
 
 TEST(ConnectorTable, MessagesListTheRows) {
-  EXPECT_EQ(sql_source_names(), "datagen, filesystem, kafka, nexmark, upsert-kafka");
+  EXPECT_EQ(sql_source_names(), "datagen, filesystem, kafka, nexmark, postgres-cdc, upsert-kafka");
   EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, kafka, print, upsert-kafka");
   EXPECT_EQ(sql_overwrite_sinks_text(), "the filesystem sink");
   EXPECT_EQ(sql_bounded_sources_text(),
