@@ -116,7 +116,10 @@ TEST_F(PostgresCdc, LatestOffsetReadsOnlyNewChanges) {
   const std::string s = slot("s");
   auto& run = start(script(copy_job(pg_cdc_options(t, s, ", 'scan.startup.mode' = 'latest-offset'"))));
   ASSERT_TRUE(eventually([&] {
-    return pg_query_value("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + s + "' AND active") == "1";
+    // Streaming (START_REPLICATION ran), not just creating the slot: a change committed
+    // while the slot is still being created falls before its consistent point.
+    return pg_query_value("SELECT count(*) FROM pg_replication_slots s JOIN pg_stat_replication r ON r.pid = "
+                          "s.active_pid WHERE s.slot_name = '" + s + "' AND r.state = 'streaming'") == "1";
   }, 30000)) << run.err();
   pg_exec("INSERT INTO " + t + " VALUES (2, 'new', 2); UPDATE " + t + " SET qty = 10 WHERE id = 1");
   ASSERT_TRUE(printed(run, 3)) << run.err();
