@@ -101,7 +101,7 @@ TEST(PlanConnectorTable, UnknownAndWrongWayConnectorsKeepTheirMessages) {
     CREATE TABLE k (a INT) WITH ('connector' = 'jdbc');
     CREATE TABLE p (a INT) WITH ('connector' = 'print'))");
   EXPECT_GOLDEN(f.error("INSERT INTO p SELECT a FROM k"),
-                R"(line 1, column 29: table `k`: unknown connector 'jdbc' (sources: datagen, filesystem, kafka, nexmark, upsert-kafka))");
+                R"(line 1, column 29: table `k`: unknown connector 'jdbc' (sources: datagen, filesystem, kafka, nexmark, postgres-cdc, upsert-kafka))");
   EXPECT_GOLDEN(f.error("INSERT INTO k SELECT a FROM src"),
                 R"(line 1, column 1: INSERT INTO k: unknown connector 'jdbc' (sinks: blackhole, collect, filesystem, kafka, print, upsert-kafka))");
   EXPECT_GOLDEN(f.error("INSERT INTO p SELECT a FROM p"),

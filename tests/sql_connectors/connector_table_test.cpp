@@ -33,8 +33,8 @@ TEST(ConnectorTable, EveryRowNamesRegisteredFactories) {
       EXPECT_EQ(registry.get(d.sink_factory).num_inputs, 1) << d.sink_factory;
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "kafka", "upsert-kafka", "print", "blackhole",
-                                               "collect"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "kafka", "upsert-kafka", "postgres-cdc",
+                                               "print", "blackhole", "collect"}));
 }
 
 TEST(ConnectorTable, LookupByName) {
@@ -78,20 +78,27 @@ TEST(ConnectorTable, Pushdowns) {
   const ConnectorOptions json = {{"format", "json"}};
   const ConnectorOptions debezium = {{"value.format", "debezium-json"}};
   for (const auto& d : sql_connector_table()) {
-    if (d.is_source() && d.name != "upsert-kafka") {
+    if (d.is_source() && d.name != "upsert-kafka" && d.name != "postgres-cdc") {
       EXPECT_EQ(d.source_changelog_for(json), ChangelogKind::kInsertOnly) << d.name;
     }
   }
   // A kafka table's format decides; upsert-kafka reads upserts.
   EXPECT_EQ(row("kafka").source_changelog_for(debezium), ChangelogKind::kRetract);
   EXPECT_EQ(row("upsert-kafka").source_changelog_for(json), ChangelogKind::kUpsert);
+  // postgres-cdc: a retract changelog, or upserts with changelog-mode upsert (the seed's mode too);
+  // one reader (one replication slot).
+  EXPECT_EQ(row("postgres-cdc").source_changelog_for({}), ChangelogKind::kRetract);
+  EXPECT_EQ(row("postgres-cdc").source_changelog_for({{"changelog-mode", "upsert"}}), ChangelogKind::kUpsert);
+  EXPECT_EQ(row("postgres-cdc").source_changelog_for({{"mode", "upsert"}}), ChangelogKind::kUpsert);
+  EXPECT_TRUE(row("postgres-cdc").single_reader);
+  EXPECT_FALSE(row("kafka").single_reader);
   EXPECT_TRUE(row("kafka").metadata_type("offset"));
   EXPECT_EQ(*row("kafka").metadata_type("timestamp"), "TIMESTAMP_LTZ(3) NOT NULL");
   EXPECT_FALSE(row("filesystem").metadata_type("offset"));
 }
 
 TEST(ConnectorTable, MessagesListTheRows) {
-  EXPECT_EQ(sql_source_names(), "datagen, filesystem, kafka, nexmark, upsert-kafka");
+  EXPECT_EQ(sql_source_names(), "datagen, filesystem, kafka, nexmark, postgres-cdc, upsert-kafka");
   EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, kafka, print, upsert-kafka");
   EXPECT_EQ(sql_overwrite_sinks_text(), "the filesystem sink");
   EXPECT_EQ(sql_bounded_sources_text(),

@@ -142,10 +142,10 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_changelog = {.upsert = true},
                .writable_metadata = kKafkaWritableMetadata,
                .sink_params = kafka_sink_params});
-  // A database table (PostgreSQL), as Flink's JdbcDynamicTableSink#getChangelogMode: inserts,
-  // and updates and deletes by the PRIMARY KEY (-U dropped); without a key, inserts only.
-  // jdbc: a bounded scan (projected columns and the filter PostgreSQL can take go into
-  // its query), and a sink that upserts by the PRIMARY KEY.
+  // A database table (PostgreSQL): a bounded scan (projected columns and the filter
+  // PostgreSQL can take go into its query); a sink as Flink's JdbcDynamicTableSink#
+  // getChangelogMode: inserts, and updates and deletes by the PRIMARY KEY (-U deletes, as
+  // -D; the +U after it replaces it); without a key, inserts only.
   t.push_back({.name = "jdbc",
                .source_factory = "sql_jdbc_source",
                .bounded = [](const ConnectorOptions&) { return true; },
@@ -155,6 +155,17 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_factory = "sql_jdbc_sink",
                .sink_changelog = {.upsert = true},
                .sink_params = jdbc_sink_params});
+  // A PostgreSQL table's snapshot, then its changes (Flink CDC's postgres-cdc): a retract
+  // changelog (REPLICA IDENTITY FULL gives the old rows), or with 'changelog-mode' =
+  // 'upsert' (or the seed's 'mode' = 'upsert') upserts normalised by the PRIMARY KEY.
+  t.push_back({.name = "postgres-cdc",
+               .source_factory = "sql_postgres_cdc_source",
+               .source_changelog_of = [](const ConnectorOptions& o) {
+                 const bool upsert = find_option(o, "changelog-mode") == std::optional<std::string>("upsert") ||
+                                     find_option(o, "mode") == std::optional<std::string>("upsert");
+                 return upsert ? ChangelogKind::kUpsert : ChangelogKind::kRetract;
+               },
+               .single_reader = true});
   t.push_back({.name = "print", .sink_factory = "sql_print_sink", .sink_changelog = {.retract = true}});
   t.push_back({.name = "blackhole",
                .sink_factory = "sql_blackhole_sink",

@@ -460,7 +460,7 @@ struct Compiler {
     }
     const bool upsert = d->source_changelog_for(s.table.options) == ChangelogKind::kUpsert;
     if (upsert) p["primary_key"] = s.table.primary_key;
-    std::string id = add(d->source_factory, {}, p);
+    std::string id = add(d->source_factory, {}, p, nullptr, d->single_reader);
     if (auto n = parallelism_option(s.table, "scan.parallelism", s.pos)) ops.back()["parallelism"] = *n;
     if (d->dead_letters) {
       dead_letter_producers.push_back(id);

@@ -86,6 +86,9 @@ struct ConnectorDescriptor {
   // WATERMARK as a `watermark` param and generates it per split (a Kafka partition), so
   // no assigner follows it.
   bool watermark_pushdown = false;
+  // The source reads at parallelism 1 whatever the job's (one replication slot: the
+  // CDC sources), as a VALUES scan; forward ops after it stay at 1 too.
+  bool single_reader = false;
 
   // ---- as a sink (sink_factory empty: not a sink)
   std::string sink_factory;  // e.g. "sql_print_sink"
