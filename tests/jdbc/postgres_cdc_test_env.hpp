@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "../kafka/clink_process.hpp"
+#include "../support/clink_process.hpp"
 #include "pg_test_env.hpp"
 
 namespace clink::test {
