@@ -305,7 +305,7 @@ TEST(CatalogDdl, AnalyzeNeedsARunnerAndABoundedSource) {
   PlanFixture f;
   f.ddl(kOrders);
   f.ddl("CREATE TABLE files (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = '/x', 'format' = 'csv')");
-  EXPECT_GOLDEN(f.error("ANALYZE TABLE orders COMPUTE STATISTICS"), R"(line 1, column 1: ANALYZE TABLE orders: the datagen source is unbounded (ANALYZE runs bounded sources: filesystem without 'source.monitor-interval', datagen with 'number-of-rows', kafka with 'scan.bounded.mode', upsert-kafka with 'scan.bounded.mode'))");
+  EXPECT_GOLDEN(f.error("ANALYZE TABLE orders COMPUTE STATISTICS"), R"(line 1, column 1: ANALYZE TABLE orders: the datagen source is unbounded (ANALYZE runs bounded sources: filesystem without 'source.monitor-interval', datagen with 'number-of-rows', kafka with 'scan.bounded.mode', upsert-kafka with 'scan.bounded.mode', jdbc always))");
   EXPECT_GOLDEN(f.error("ANALYZE TABLE files COMPUTE STATISTICS FOR ALL COLUMNS"), R"(line 1, column 1: ANALYZE TABLE files: no job runner is available here to read the source; declare 'statistics.row-count' (and 'statistics.columns.<col>.ndv') in the table options)");
   f.runner.set_analyzer([](const TableDef& t, const std::vector<std::string>& cols) {
     TableStatistics s;
