@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "clink/connectors/sql/lookup_source.hpp"
 #include "clink/formats/record_format.hpp"
 
 namespace clink::sql {
@@ -140,6 +141,9 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_factory = "sql_blackhole_sink",
                .sink_changelog = {.retract = true},
                .sink_params = blackhole_sink_params});
+  // The seed's enrichment table: lookups served by the function registered under its
+  // 'lookup_function' option (connectors/sql/lookup_source.hpp).
+  t.push_back({.name = "lookup", .lookup_factory = kLookupFunctionSource});
   t.push_back({.name = "collect",
                .sink_factory = "sql_collect_sink",
                .sink_changelog = {.upsert = true, .retract = true},
