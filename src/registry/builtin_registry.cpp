@@ -1,5 +1,6 @@
 #include "clink/registry/builtin_registry.hpp"
 
+#include "clink/connectors/jdbc/register_jdbc_connectors.hpp"
 #include "clink/connectors/kafka/register_kafka_connectors.hpp"
 #include "clink/connectors/nexmark/nexmark_spec.hpp"
 #include "clink/connectors/register_connectors.hpp"
@@ -16,6 +17,7 @@ const OperatorRegistry& builtin_registry() {
     register_nexmark_connector(r);
     sql::register_sql_connectors(r);
     sql::register_kafka_connectors(r);
+    sql::register_jdbc_connectors(r);
     register_builtin_operators(r);
     sql::register_sql_operators(r);
     return r;

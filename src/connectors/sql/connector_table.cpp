@@ -72,6 +72,13 @@ void kafka_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
   }
 }
 
+// jdbc: the sink upserts by the PRIMARY KEY whenever the table declares one (Flink's
+// JdbcOutputFormatBuilder picks the upsert executor by the key, not by the input's mode).
+void jdbc_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
+  p["table"] = std::string(ctx.table);
+  p["primary_key"] = ctx.primary_key;
+}
+
 // Flink's KafkaDynamicSource.ReadableMetadata.
 const std::vector<std::pair<std::string, std::string>> kKafkaMetadata = {
     {"topic", "STRING NOT NULL"},
@@ -136,6 +143,12 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_changelog = {.upsert = true},
                .writable_metadata = kKafkaWritableMetadata,
                .sink_params = kafka_sink_params});
+  // A database table (PostgreSQL), as Flink's JdbcDynamicTableSink#getChangelogMode: inserts,
+  // and updates and deletes by the PRIMARY KEY (-U dropped); without a key, inserts only.
+  t.push_back({.name = "jdbc",
+               .sink_factory = "sql_jdbc_sink",
+               .sink_changelog = {.upsert = true},
+               .sink_params = jdbc_sink_params});
   t.push_back({.name = "print", .sink_factory = "sql_print_sink", .sink_changelog = {.retract = true}});
   t.push_back({.name = "blackhole",
                .sink_factory = "sql_blackhole_sink",
