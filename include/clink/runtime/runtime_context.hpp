@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -57,6 +58,18 @@ class RuntimeContext {
   bool checkpointing_enabled() const { return checkpointing_; }
   void set_checkpointing_enabled(bool on) { checkpointing_ = on; }
 
+  // Flink's mailbox: runs `action` on this operator's task thread between elements (and
+  // wakes the task to do so). An operator's helper thread (an asynchronous lookup) hands
+  // its results back through it; call from any thread. False when the operator runs
+  // without a task (an operator test drives it by hand): the caller then polls.
+  using Mailbox = std::function<void(std::function<void()>)>;
+  bool post_to_task(std::function<void()> action) const {
+    if (!mailbox_) return false;
+    mailbox_(std::move(action));
+    return true;
+  }
+  void set_task_mailbox(Mailbox mailbox) { mailbox_ = std::move(mailbox); }
+
  private:
   std::string operator_id_;
   std::string operator_name_;
@@ -70,6 +83,7 @@ class RuntimeContext {
   OperatorStateStore operator_state_;
   bool restored_ = false;
   bool checkpointing_ = false;
+  Mailbox mailbox_;
 };
 
 }  // namespace clink

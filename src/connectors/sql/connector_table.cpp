@@ -148,7 +148,8 @@ std::vector<ConnectorDescriptor> make_table() {
   t.push_back({.name = "jdbc",
                .sink_factory = "sql_jdbc_sink",
                .sink_changelog = {.upsert = true},
-               .sink_params = jdbc_sink_params});
+               .sink_params = jdbc_sink_params,
+               .lookup_factory = "jdbc"});
   t.push_back({.name = "print", .sink_factory = "sql_print_sink", .sink_changelog = {.retract = true}});
   t.push_back({.name = "blackhole",
                .sink_factory = "sql_blackhole_sink",

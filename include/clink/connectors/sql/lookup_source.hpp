@@ -20,7 +20,8 @@ namespace clink::sql {
 
 struct LookupSourceContext {
   std::string table;                     // the table's name, for messages
-  std::string where;                     // the op ("sql_lookup_join 'lookup_join_3'"), for messages
+  std::string op_id;                     // the lookup join op's id
+  std::string where;                     // the op ("op 'lookup_join_3' (sql_lookup_join)"), for messages
   ConnectorOptions options;              // the table's WITH options
   SchemaPtr table_schema;                // the table's physical columns
   std::vector<std::size_t> columns;      // the columns to fetch (indices into table_schema)
@@ -43,6 +44,8 @@ class LookupSource {
   virtual void close() {}
 };
 
+// Makes a source (not connected yet: open() connects). Throws ClinkError naming the table
+// and the option for bad options; the op calls it once when the job is built, to check.
 using LookupSourceFactory = std::function<std::unique_ptr<LookupSource>(const LookupSourceContext&)>;
 
 // The lookup sources of this process by name: the connectors' (the rows' lookup_factory)
