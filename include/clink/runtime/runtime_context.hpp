@@ -69,6 +69,10 @@ class RuntimeContext {
     return true;
   }
   void set_task_mailbox(Mailbox mailbox) { mailbox_ = std::move(mailbox); }
+  // Whether the job is being cancelled (a failure elsewhere, a stop): an operator that
+  // blocks its task waiting for a helper thread gives up then (throws TaskCancelled).
+  bool cancelled() const { return cancelled_ && cancelled_(); }
+  void set_cancelled_check(std::function<bool()> check) { cancelled_ = std::move(check); }
 
  private:
   std::string operator_id_;
@@ -84,6 +88,7 @@ class RuntimeContext {
   bool restored_ = false;
   bool checkpointing_ = false;
   Mailbox mailbox_;
+  std::function<bool()> cancelled_;
 };
 
 }  // namespace clink

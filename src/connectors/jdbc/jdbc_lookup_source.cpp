@@ -1,7 +1,10 @@
 // The jdbc connector's batched lookups (jdbc_lookup_source.hpp).
 #include "clink/connectors/jdbc/jdbc_lookup_source.hpp"
 
+#include <mutex>
+
 #include <fmt/format.h>
+#include <libpq-fe.h>
 #include <nlohmann/json.hpp>
 
 #include "clink/connectors/jdbc/jdbc_options.hpp"
@@ -67,17 +70,39 @@ class JdbcLookupSource final : public LookupSource {
 
   // After a failure: drop the connection when it broke (Flink reconnects only then).
   void reset() override {
-    if (conn_ && !conn_->ok()) conn_.reset();
+    if (conn_ && !conn_->ok()) drop();
   }
 
-  void close() override { conn_.reset(); }
+  // From the op's thread while a lookup may block (a lock on the table): libpq's cancel
+  // request, which is safe from another thread.
+  void cancel() override {
+    std::lock_guard lock(cancel_mu_);
+    if (!cancel_) return;
+    char err[256];
+    PQcancel(cancel_, err, sizeof err);
+  }
+
+  void close() override { drop(); }
+
+  ~JdbcLookupSource() override { drop(); }
 
  private:
   static constexpr const char* kStatement = "clink_lookup";
 
   void connect() {
-    conn_ = std::make_unique<PgConnection>(table_.connection);
-    conn_->prepare(kStatement, sql_, static_cast<int>(ctx_.key_columns.size()));
+    drop();
+    auto conn = std::make_unique<PgConnection>(table_.connection);
+    conn->prepare(kStatement, sql_, static_cast<int>(ctx_.key_columns.size()));
+    std::lock_guard lock(cancel_mu_);
+    cancel_ = PQgetCancel(conn->raw());
+    conn_ = std::move(conn);
+  }
+
+  void drop() {
+    std::lock_guard lock(cancel_mu_);
+    if (cancel_) PQfreeCancel(cancel_);
+    cancel_ = nullptr;
+    conn_.reset();
   }
 
   std::string select_statement() const {
@@ -106,6 +131,8 @@ class JdbcLookupSource final : public LookupSource {
   std::vector<std::string> params_;
   std::vector<const char*> values_;
   std::string scratch_;
+  std::mutex cancel_mu_;
+  PGcancel* cancel_ = nullptr;  // for the open connection
 };
 
 }  // namespace

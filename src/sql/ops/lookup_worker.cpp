@@ -19,6 +19,7 @@ LookupWorker::~LookupWorker() {
     stop_ = true;
   }
   work_cv_.notify_all();
+  source_->cancel();  // a lookup under way (a blocked query) returns
   if (thread_.joinable()) thread_.join();
   try {
     if (opened_) source_->close();
@@ -71,6 +72,10 @@ LookupResponse LookupWorker::answer(LookupRequest& request) {
       last = e.what();
     }
     if (attempt == max_retries_) break;
+    {
+      std::lock_guard lock(mu_);
+      if (stop_) break;  // cancelled on purpose: no retry
+    }
     ++retries_;
     try {
       if (opened_) source_->reset();

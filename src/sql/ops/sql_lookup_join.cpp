@@ -239,6 +239,7 @@ class SqlLookupJoinOperator final : public StreamOperator {
 
   // Blocks (the task's input waits, as Flink's full queue) until `n` more rows fit.
   void wait_for_room(std::size_t n) {
+    drain();  // answered rows (cache hits) leave first
     while (in_flight_rows_ + n > static_cast<std::size_t>(cfg_->async.capacity) && !queue_.empty()) {
       await_response();
       poll();
@@ -246,6 +247,7 @@ class SqlLookupJoinOperator final : public StreamOperator {
   }
 
   void await_response() {
+    if (ctx().cancelled()) throw TaskCancelled();
     check_timeout();
     worker_->wait(std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
   }

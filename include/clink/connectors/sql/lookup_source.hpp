@@ -41,6 +41,9 @@ class LookupSource {
   virtual void lookup(const ColumnBatch& keys, ColumnBatch& out) = 0;
   // After a failed lookup: drop a broken connection so that the next lookup reconnects.
   virtual void reset() {}
+  // Called from another thread while lookup() may be running (the job is stopping):
+  // make it return soon (a database source cancels its query). Default: nothing.
+  virtual void cancel() {}
   virtual void close() {}
 };
 
