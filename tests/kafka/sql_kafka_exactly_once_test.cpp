@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "clink_process.hpp"
+#include "../support/clink_process.hpp"
 #include "kafka_test_env.hpp"
 
 namespace clink::test {

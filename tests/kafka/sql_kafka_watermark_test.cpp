@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "../tools/clink_runner.hpp"
-#include "clink_process.hpp"
+#include "../support/clink_process.hpp"
 #include "kafka_test_env.hpp"
 
 namespace clink::test {

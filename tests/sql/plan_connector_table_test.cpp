@@ -24,15 +24,16 @@ TEST(PlanConnectorTable, UpdatingQueryIntoEachSink) {
       {"filesystem", ", 'path' = '/out', 'format' = 'csv'"},
       {"kafka", ", 'topic' = 't', 'properties.bootstrap.servers' = 'b:1', 'format' = 'json'"},
       {"upsert-kafka", ", 'topic' = 't', 'properties.bootstrap.servers' = 'b:1', 'key.format' = 'json', "
-                       "'value.format' = 'json'"}};
+                       "'value.format' = 'json'"},
+      {"jdbc", ", 'url' = 'jdbc:postgresql://h/db', 'table-name' = 't'"}};
   int checked = 0;
   for (const auto& d : sql_connector_table()) {
     if (!d.is_sink()) continue;
     std::string table = "out_" + d.name;
     std::replace(table.begin(), table.end(), '-', '_');
     auto it = options.find(d.name);
-    // upsert-kafka takes updates by its PRIMARY KEY; kafka in json (not a changelog format) only inserts.
-    const std::string key = d.name == "upsert-kafka" ? ", PRIMARY KEY (k) NOT ENFORCED" : "";
+    // upsert-kafka and jdbc take updates by a PRIMARY KEY; kafka in json (not a changelog format) only inserts.
+    const std::string key = d.name == "upsert-kafka" || d.name == "jdbc" ? ", PRIMARY KEY (k) NOT ENFORCED" : "";
     f.ddl(fmt::format("CREATE TABLE {} (k STRING, n BIGINT{}) WITH ('connector' = '{}'{})", table, key, d.name,
                       it == options.end() ? "" : it->second));
     const std::string error = f.error(fmt::format("INSERT INTO {}\nSELECT k, COUNT(*) FROM src GROUP BY k", table));
@@ -46,7 +47,7 @@ TEST(PlanConnectorTable, UpdatingQueryIntoEachSink) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 6);
+  EXPECT_EQ(checked, 7);
 }
 
 TEST(PlanConnectorTable, InsertOnlySinkRejectsUpdatesWithTodaysMessage) {
@@ -98,12 +99,12 @@ TEST(PlanConnectorTable, AnalyzeNeedsABoundedSource) {
 TEST(PlanConnectorTable, UnknownAndWrongWayConnectorsKeepTheirMessages) {
   PlanFixture f;
   f.ddl(R"(CREATE TABLE src (a INT) WITH ('connector' = 'datagen');
-    CREATE TABLE k (a INT) WITH ('connector' = 'jdbc');
+    CREATE TABLE k (a INT) WITH ('connector' = 'mongodb');
     CREATE TABLE p (a INT) WITH ('connector' = 'print'))");
   EXPECT_GOLDEN(f.error("INSERT INTO p SELECT a FROM k"),
-                R"(line 1, column 29: table `k`: unknown connector 'jdbc' (sources: datagen, filesystem, kafka, nexmark, upsert-kafka))");
+                R"(line 1, column 29: table `k`: unknown connector 'mongodb' (sources: datagen, filesystem, kafka, nexmark, upsert-kafka))");
   EXPECT_GOLDEN(f.error("INSERT INTO k SELECT a FROM src"),
-                R"(line 1, column 1: INSERT INTO k: unknown connector 'jdbc' (sinks: blackhole, collect, filesystem, kafka, print, upsert-kafka))");
+                R"(line 1, column 1: INSERT INTO k: unknown connector 'mongodb' (sinks: blackhole, collect, filesystem, jdbc, kafka, print, upsert-kafka))");
   EXPECT_GOLDEN(f.error("INSERT INTO p SELECT a FROM p"),
                 R"(line 1, column 29: table `p`: the print connector can only be written to)");
   EXPECT_GOLDEN(f.error("INSERT INTO src SELECT a FROM src"),

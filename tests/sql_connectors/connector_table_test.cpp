@@ -33,8 +33,8 @@ TEST(ConnectorTable, EveryRowNamesRegisteredFactories) {
       EXPECT_EQ(registry.get(d.sink_factory).num_inputs, 1) << d.sink_factory;
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "kafka", "upsert-kafka", "print", "blackhole",
-                                               "collect"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "kafka", "upsert-kafka", "jdbc", "print",
+                                               "blackhole", "collect"}));
 }
 
 TEST(ConnectorTable, LookupByName) {
@@ -42,7 +42,8 @@ TEST(ConnectorTable, LookupByName) {
   EXPECT_EQ(find_sql_connector("filesystem")->sink_factory, "sql_filesystem_sink");
   EXPECT_EQ(find_sql_connector("kafka")->sink_factory, "sql_kafka_sink");
   EXPECT_EQ(find_sql_connector("upsert-kafka")->source_factory, "sql_upsert_kafka_source");
-  EXPECT_EQ(find_sql_connector("jdbc"), nullptr);
+  EXPECT_EQ(find_sql_connector("jdbc")->sink_factory, "sql_jdbc_sink");
+  EXPECT_EQ(find_sql_connector("mongodb"), nullptr);
   EXPECT_EQ(find_sql_connector(""), nullptr);
   EXPECT_EQ(find_sql_connector("Print"), nullptr);  // names are case-sensitive, as Flink's identifiers
   EXPECT_FALSE(row("print").is_source());
@@ -92,7 +93,7 @@ TEST(ConnectorTable, Pushdowns) {
 
 TEST(ConnectorTable, MessagesListTheRows) {
   EXPECT_EQ(sql_source_names(), "datagen, filesystem, kafka, nexmark, upsert-kafka");
-  EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, kafka, print, upsert-kafka");
+  EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, jdbc, kafka, print, upsert-kafka");
   EXPECT_EQ(sql_overwrite_sinks_text(), "the filesystem sink");
   EXPECT_EQ(sql_bounded_sources_text(),
             "filesystem without 'source.monitor-interval', datagen with 'number-of-rows', kafka with "

@@ -18,6 +18,7 @@ void add_explain_command(CLI::App& app, int& exit_code);
 void add_sql_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_bench_kafka_command(CLI::App& bench, int& exit_code);  // a subcommand of `bench`
+void add_bench_jdbc_command(CLI::App& bench, int& exit_code);   // a subcommand of `bench`
 void add_version_command(CLI::App& app, int& exit_code);
 
 // Exit codes.

@@ -58,6 +58,7 @@ void JdbcSinkOperator::close() { conn_.reset(); }
 void JdbcSinkOperator::connect_with_retries() {
   for (int attempt = 0;; ++attempt) {
     try {
+      staging_ready_ = false;  // a new session has no temporary table
       if (conn_) conn_->reconnect();
       else conn_ = std::make_unique<PgConnection>(config_->connection);
       return;
@@ -164,6 +165,12 @@ void JdbcSinkOperator::build_statements() {
   for (const auto& [key, row] : keys_->last) gather_.push_back(row);
   std::sort(gather_.begin(), gather_.end());
   for (auto r : gather_) (buffer_.row_kind(r) == RowKind::kDelete ? deletes_ : upserts_).push_back(r);
+  staging_ = gather_.size() >= config_->staging_min_rows;
+  if (staging_) {
+    statements_->append_staging_rows(buffer_, upserts_.data(), upserts_.size(), false, sql_);
+    statements_->append_staging_rows(buffer_, deletes_.data(), deletes_.size(), true, sql_);
+    return;
+  }
   for (std::size_t i = 0; i < upserts_.size(); i += chunk)
     statements_->append_insert(buffer_, upserts_.data() + i, std::min(chunk, upserts_.size() - i), true, sql_);
   for (std::size_t i = 0; i < deletes_.size(); i += chunk)
@@ -187,8 +194,19 @@ void JdbcSinkOperator::write_with_retries() {
     try {
       if (!conn_ || !conn_->ok()) connect_with_retries();
       // Several statements in one simple query run as one transaction: all or nothing.
-      if (copy) conn_->copy_in(statements_->copy_statement(), sql_);
-      else conn_->exec(sql_);
+      if (copy) {
+        conn_->copy_in(statements_->copy_statement(), sql_);
+      } else if (keys_ && staging_) {
+        if (!staging_ready_) {
+          conn_->exec(statements_->staging_create());
+          staging_ready_ = true;
+        }
+        conn_->exec("BEGIN");
+        conn_->copy_in(statements_->staging_copy(), sql_);
+        conn_->exec(statements_->staging_merge());
+      } else {
+        conn_->exec(sql_);
+      }
       return;
     } catch (const PgError& e) {
       if (!retriable(e)) fail_naming_row(e);
@@ -210,6 +228,7 @@ void JdbcSinkOperator::write_with_retries() {
 void JdbcSinkOperator::fail_naming_row(const PgError& error) {
   std::string one;
   try {
+    conn_->exec("ROLLBACK");  // a staging flush's transaction (none: a warning, ignored)
     conn_->exec("BEGIN");
     auto try_row = [&](std::uint32_t r, bool del) {
       one.clear();

@@ -25,6 +25,25 @@ JdbcStatements::JdbcStatements(std::string quoted_table, std::vector<std::string
   // and a table of key columns only has nothing to update.
   conflict_tail_ = " ON CONFLICT (" + keys + ") DO " + (sets.empty() ? "NOTHING" : "UPDATE SET " + sets);
   delete_head_ = "DELETE FROM " + table_ + " WHERE " + (key_.size() == 1 ? keys : "(" + keys + ")") + " IN (";
+  staging_create_ = "CREATE TEMP TABLE IF NOT EXISTS clink_staging ON COMMIT DELETE ROWS AS SELECT " + cols +
+                    ", false AS clink_delete FROM " + table_ + " WITH NO DATA";
+  staging_copy_ = "COPY clink_staging (" + cols + ", clink_delete) FROM STDIN";
+  std::string match;
+  for (auto k : key_) match += (match.empty() ? "" : " AND ") + table_ + "." + columns_[k] + " = s." + columns_[k];
+  staging_merge_ = "INSERT INTO " + table_ + " (" + cols + ") SELECT " + cols +
+                   " FROM clink_staging WHERE NOT clink_delete" + conflict_tail_ + ";\nDELETE FROM " + table_ +
+                   " USING clink_staging s WHERE s.clink_delete AND " + match + ";\nCOMMIT";
+}
+
+void JdbcStatements::append_staging_rows(const ColumnBatch& batch, const std::uint32_t* rows, std::size_t n,
+                                         bool deleted, std::string& out) const {
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      append_pg_copy_field(batch.column(c), rows[i], out);
+      out += '\t';
+    }
+    out += deleted ? "t\n" : "f\n";
+  }
 }
 
 void JdbcStatements::append_insert(const ColumnBatch& batch, const std::uint32_t* rows, std::size_t n, bool upsert,

@@ -26,6 +26,16 @@ class JdbcStatements {
   const std::string& copy_statement() const { return copy_; }
   void append_copy_rows(const ColumnBatch& batch, const std::uint32_t* rows, std::size_t n, std::string& out) const;
 
+  // Upserts of many rows go through a staging table (a session's temporary table, emptied
+  // at each commit): COPY the changes in, then one INSERT ... SELECT ... ON CONFLICT and
+  // one DELETE ... USING, which parse no literals (several times faster than VALUES).
+  const std::string& staging_create() const { return staging_create_; }
+  const std::string& staging_copy() const { return staging_copy_; }
+  const std::string& staging_merge() const { return staging_merge_; }  // ends with COMMIT
+  // COPY rows of the staging table: the row, then whether it is a delete.
+  void append_staging_rows(const ColumnBatch& batch, const std::uint32_t* rows, std::size_t n, bool deleted,
+                           std::string& out) const;
+
  private:
   std::string table_;
   std::vector<std::string> columns_;
@@ -34,6 +44,7 @@ class JdbcStatements {
   std::string conflict_tail_;   // ON CONFLICT (k) DO UPDATE SET ...
   std::string delete_head_;     // DELETE FROM t WHERE k IN (
   std::string copy_;
+  std::string staging_create_, staging_copy_, staging_merge_;
 };
 
 }  // namespace clink::sql

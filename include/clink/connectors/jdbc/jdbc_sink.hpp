@@ -46,6 +46,9 @@ struct JdbcSinkConfig {
   AppendMethod append_method = AppendMethod::kCopy;
   // Rows per INSERT statement (a flush of more sends several in its one round trip).
   std::size_t rows_per_statement = 1000;
+  // Upsert flushes of at least this many keys go through a staging table (COPY, then
+  // INSERT ... SELECT ... ON CONFLICT): three round trips, but no literals to parse.
+  std::size_t staging_min_rows = 64;
 
   bool upsert() const { return !key_columns.empty(); }
 };
@@ -91,6 +94,8 @@ class JdbcSinkOperator final : public StreamOperator {
   std::vector<std::uint32_t> upserts_, deletes_, gather_;
   std::string sql_;   // the flush's statements (or COPY data)
   bool timer_armed_ = false;
+  bool staging_ = false;        // this flush goes through the staging table
+  bool staging_ready_ = false;  // the connection has the staging table
   std::int64_t rows_written_ = 0;
   std::int64_t flushes_ = 0;
 };
