@@ -34,10 +34,17 @@ std::optional<Bound> Binder::Impl::bind_lookup_join(const ast::Join& j, const as
     for (const auto& scope : ctes) cte = cte || scope.count(name) > 0;
   const TableDef* def = cte || catalog.view(name) ? nullptr : catalog.table(name);
   const ConnectorDescriptor* connector = def ? find_sql_connector(def->connector()) : nullptr;
-  if (!connector || !connector->is_lookup())
-    fail(as_of.pos, fmt::format("Processing-time temporal join is not supported yet. (`{}` is not a lookup table: a "
-                                "lookup join reads a table whose connector serves lookups: {})",
-                                qualified_text(dim.name), sql_lookup_names()));
+  if (!connector || !connector->is_lookup()) {
+    // Flink takes it for a processing-time temporal join of a versioned table: without a
+    // primary key it says so first.
+    const std::string hint = fmt::format(" (`{}` is not a lookup table: a lookup join reads a table whose connector "
+                                         "serves lookups: {})",
+                                         qualified_text(dim.name), sql_lookup_names());
+    if (def && def->primary_key.empty())
+      fail(j.right->pos, "Temporal Table Join requires primary key in versioned table, but no primary key can be "
+                         "found." + hint);
+    fail(as_of.pos, "Processing-time temporal join is not supported yet." + hint);
+  }
   if (j.type != ast::Join::Type::Inner && j.type != ast::Join::Type::Left)
     fail(j.right->pos, fmt::format("Temporal table join currently only supports INNER JOIN and LEFT JOIN, but was {}.",
                                    j.type == ast::Join::Type::Right  ? "RIGHT JOIN"

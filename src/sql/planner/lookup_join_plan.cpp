@@ -35,17 +35,18 @@ ExprPtr strip_casts(ExprPtr e) {
 
 // `value` (over the input) as a key of a column of type `column`: the same type, a
 // narrower integer (widened exactly), or a string: the key bytes of both sides then agree.
-// Null when looking up by it could match wrongly (a wider integer, another family).
-ExprPtr key_value(ExprPtr value, const LogicalType& column) {
-  value = strip_casts(std::move(value));
-  const LogicalType& t = value->type;
-  if (t.with_nullable(true) == column.with_nullable(true)) return value;
-  if (is_string(t) && is_string(column)) return value;
-  if (is_integer(t) && is_integer(column) && integer_width(t) <= integer_width(column))
-    return expr::cast(value, column.with_nullable(t.nullable()));
-  if (t.is(TypeKind::kNull)) return expr::cast(value, column.with_nullable(true));
-  if (t.kind() == column.kind() && !is_integer(t) && !t.is(TypeKind::kDecimal)) return expr::cast(value, column.with_nullable(t.nullable()));
-  return nullptr;
+// Implicit casts the `=` put on it are looked through. Null when looking up by it could
+// match wrongly (a wider integer, another family).
+ExprPtr key_value(const ExprPtr& value, const LogicalType& column) {
+  for (ExprPtr v = value;; v = v->args[0]) {
+    const LogicalType& t = v->type;
+    if (t.with_nullable(true) == column.with_nullable(true)) return v;
+    if (is_string(t) && is_string(column)) return v;
+    if (is_integer(t) && is_integer(column) && integer_width(t) <= integer_width(column))
+      return expr::cast(v, column.with_nullable(t.nullable()));
+    if (t.is(TypeKind::kNull)) return expr::cast(v, column.with_nullable(true));
+    if (v->kind != ExprKind::kCast) return nullptr;
+  }
 }
 
 }  // namespace
@@ -128,7 +129,11 @@ std::string describe_lookup_join(const LogicalLookupJoin& j) {
   const Schema fetched = lookup_fetched_schema(j);
   std::vector<std::string> keys, names;
   for (const auto& k : a.keys) keys.push_back(fetched.name(k.column) + "=" + expr_text(k.value, in));
-  for (const auto& f : j.schema.fields()) names.push_back(f.name);
+  // Flink's select: the output's names, or, when it projects or filters the table (a calc
+  // on the temporal table), the input's then the table's own column names.
+  const bool calc = a.dim_filter || j.columns.size() < j.table.physical_schema().size();
+  for (std::size_t i = 0; i < j.schema.size(); ++i)
+    names.push_back(calc && i >= j.input_columns() ? fetched.name(i - j.input_columns()) : j.schema.name(i));
   auto joined = [](const std::vector<std::string>& v) {
     std::string s;
     for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
@@ -143,8 +148,9 @@ std::string describe_lookup_join(const LogicalLookupJoin& j) {
     if (a.residual) cond += expr_text(a.residual, j.schema);
     text += fmt::format(", joinCondition=[{}]", cond);
   }
-  text += fmt::format(", select=[{}], async=[{}])", joined(names), j.async.describe());
-  return text;
+  text += fmt::format(", select=[{}]", joined(names));
+  if (j.async.configured) text += fmt::format(", async=[{}]", j.async.describe());
+  return text + ")";
 }
 
 }  // namespace clink::sql

@@ -53,6 +53,8 @@ std::string AsyncLookupOptions::describe() const {
 
 AsyncLookupOptions async_lookup_options(const SessionConfig& session) {
   AsyncLookupOptions o;
+  for (const char* key : {kAsyncLookupBufferCapacity, kAsyncLookupTimeout, kAsyncLookupOutputMode})
+    o.configured = o.configured || session.count(key) > 0;
   if (auto it = session.find(kAsyncLookupBufferCapacity); it != session.end())
     o.capacity = positive_integer(kAsyncLookupBufferCapacity, it->second, 1);
   if (auto it = session.find(kAsyncLookupTimeout); it != session.end()) {

@@ -40,6 +40,9 @@ struct AsyncLookupOptions {
   std::int64_t capacity = 100;         // rows in flight (Flink's default)
   bool ordered = true;                 // ORDERED (default) or ALLOW_UNORDERED
   std::int64_t timeout_ms = 180'000;   // 3 min
+  // The session set one of the keys: EXPLAIN shows them (Flink shows async=[...] only for
+  // an asynchronous lookup; its jdbc lookups are synchronous, clink's always asynchronous).
+  bool configured = false;
   // Flink's EXPLAIN text: "ORDERED, 180000ms, 100".
   std::string describe() const;
 };
