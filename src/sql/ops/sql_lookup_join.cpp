@@ -104,6 +104,16 @@ void gather_or_null(Column& dst, const Column& src, const std::uint32_t* idx, st
   }
 }
 
+// Rows [start, start + n) of `in` (contiguous copies, no index vector).
+ColumnBatch slice(const ColumnBatch& in, std::size_t start, std::size_t n) {
+  ColumnBatch out(in.schema(), n);
+  for (std::size_t c = 0; c < in.num_columns(); ++c) out.column(c).append_range(in.column(c), start, start + n);
+  auto first = static_cast<std::ptrdiff_t>(start), last = static_cast<std::ptrdiff_t>(start + n);
+  out.row_kinds().assign(in.row_kinds().begin() + first, in.row_kinds().begin() + last);
+  out.event_times().assign(in.event_times().begin() + first, in.event_times().begin() + last);
+  return out;
+}
+
 bool is_true(const Column& c, std::size_t r) { return !c.is_null(r) && c.values<std::uint8_t>()[r] != 0; }
 
 class SqlLookupJoinOperator final : public StreamOperator {
@@ -155,13 +165,10 @@ class SqlLookupJoinOperator final : public StreamOperator {
       wait_for_room(in.size());
       enqueue(std::move(in));
     } else {
-      std::vector<std::uint32_t> idx;
       for (std::size_t start = 0; start < in.size(); start += cap) {
         const std::size_t n = std::min(cap, in.size() - start);
-        idx.resize(n);
-        for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint32_t>(start + i);
         wait_for_room(n);
-        enqueue(in.gather(idx.data(), n));
+        enqueue(slice(in, start, n));
       }
     }
     drain();
@@ -425,6 +432,10 @@ class SqlLookupJoinOperator final : public StreamOperator {
   void emit_entry(const RowsEntry& e) {
     const ColumnBatch& in = e.rows;
     in_flight_rows_ -= in.size();
+    if (!condition_) {
+      emit_matches(e);
+      return;
+    }
     // The candidates: each input row with each of its table rows.
     cand_in_.clear();
     ColumnBatch dim(cfg_->row_schema, in.size());
@@ -461,6 +472,40 @@ class SqlLookupJoinOperator final : public StreamOperator {
     }
     if (out_in_.empty()) return;
     output().emit(std::make_unique<ColumnBatch>(join_rows(in, out_in_, dim, &out_cand_)));
+  }
+
+  // Without a remaining condition every match is an output row: the table's columns are
+  // copied once, straight from the looked-up rows.
+  void emit_matches(const RowsEntry& e) {
+    const ColumnBatch& in = e.rows;
+    out_in_.clear();
+    for (std::size_t r = 0; r < in.size(); ++r) {
+      const std::uint32_t n = e.results[r].count;
+      if (n > 0) out_in_.insert(out_in_.end(), n, static_cast<std::uint32_t>(r));
+      else if (cfg_->left_outer) out_in_.push_back(static_cast<std::uint32_t>(r));
+    }
+    const std::size_t n = out_in_.size();
+    if (n == 0) return;
+    auto out = std::make_unique<ColumnBatch>(cfg_->out_schema, n);
+    const std::size_t nl = in.num_columns();
+    for (std::size_t c = 0; c < nl; ++c) out->column(c).append_gather(in.column(c), out_in_.data(), n);
+    for (std::size_t c = 0; c < cfg_->row_schema->size(); ++c) {
+      Column& dst = out->column(nl + c);
+      for (std::size_t r = 0; r < in.size(); ++r) {
+        const LookupRows& m = e.results[r];
+        if (m.count > 0) dst.append_range(m.batch->column(c), m.begin, m.begin + m.count);
+        else if (cfg_->left_outer) dst.append_null();
+      }
+    }
+    auto& kinds = out->row_kinds();
+    auto& times = out->event_times();
+    kinds.resize(n);
+    times.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      kinds[k] = in.row_kind(out_in_[k]);
+      times[k] = in.event_times()[out_in_[k]];
+    }
+    output().emit(std::move(out));
   }
 
   // Input rows `in_idx` next to table rows (`dim_idx`: dim's rows, kNone NULLs; null: in order).
