@@ -313,14 +313,13 @@ class SqlLookupJoinOperator final : public StreamOperator {
       return;
     }
     // Unordered: the rows already answered form an entry of their own, free to go out now.
-    std::vector<std::uint32_t> done, done_pos(n, kNone);
+    std::vector<std::uint32_t> done;
     std::size_t m = 0;
     for (std::uint32_t r = 0; r < n; ++r) {
       if (m < miss_rows_.size() && miss_rows_[m] == r) {
         ++m;
         continue;
       }
-      done_pos[r] = static_cast<std::uint32_t>(done.size());
       done.push_back(r);
     }
     std::vector<LookupRows> done_results;
