@@ -63,10 +63,10 @@ TEST(LookupJoinOptions, ExpireAfterWriteKeepsTheCachedVersionUntilItExpires) {
   const std::string t = make_dim("lookup_ttl_write");
   auto rows = run_steps("lookup-ttl-write",
                         left_join_sql(t, ", 'lookup.cache' = 'PARTIAL', "
-                                         "'lookup.partial-cache.expire-after-write' = '600 ms'"),
+                                         "'lookup.partial-cache.expire-after-write' = '1500 ms'"),
                         {{{1, 1}}, {{2, 1}}, {{3, 1}}}, [&](std::size_t step) {
                           if (step == 1) pg_exec("UPDATE " + t + " SET name = 'uno' WHERE id = 1");
-                          if (step == 2) std::this_thread::sleep_for(700ms);  // the entry expires
+                          if (step == 2) std::this_thread::sleep_for(1600ms);  // the entry expires
                         });
   EXPECT_EQ(rows, (std::vector<std::string>{"+I[1, one]", "+I[2, one]", "+I[3, uno]"}));
 }
@@ -75,12 +75,12 @@ TEST(LookupJoinOptions, ExpireAfterAccessKeepsAnEntryWhileItIsRead) {
   const std::string t = make_dim("lookup_ttl_access");
   auto rows = run_steps("lookup-ttl-access",
                         left_join_sql(t, ", 'lookup.cache' = 'PARTIAL', "
-                                         "'lookup.partial-cache.expire-after-access' = '800 ms'"),
+                                         "'lookup.partial-cache.expire-after-access' = '2 s'"),
                         {{{1, 1}}, {{2, 1}}, {{3, 1}}, {{4, 1}}, {{5, 1}}}, [&](std::size_t step) {
                           if (step == 1) pg_exec("UPDATE " + t + " SET name = 'uno' WHERE id = 1");
-                          // read every 400 ms: 1.2 s after the write, still cached
-                          if (step == 2 || step == 3) std::this_thread::sleep_for(400ms);
-                          if (step == 4) std::this_thread::sleep_for(900ms);  // not read for longer: expired
+                          // read every second: 3 s after the write, still cached
+                          if (step == 2 || step == 3) std::this_thread::sleep_for(1000ms);
+                          if (step == 4) std::this_thread::sleep_for(2200ms);  // not read for longer: expired
                         });
   EXPECT_EQ(rows, (std::vector<std::string>{"+I[1, one]", "+I[2, one]", "+I[3, one]", "+I[4, one]", "+I[5, uno]"}));
 }
@@ -158,8 +158,9 @@ TEST(LookupJoinOptions, OrderedOutputKeepsInputOrderUnorderedDoesNot) {
     PgConnection locker = pg_connect();
     locker.exec("BEGIN; LOCK TABLE " + t + " IN ACCESS EXCLUSIVE MODE");
     job.release(2);
-    std::this_thread::sleep_for(500ms);
     const bool ordered = std::string(mode) == "ORDERED";
+    if (ordered) std::this_thread::sleep_for(500ms);
+    else job.rows(2);  // the cached row comes out while the other waits
     const std::vector<std::string> while_locked =
         ordered ? std::vector<std::string>{"+I[1, one]"} : std::vector<std::string>{"+I[1, one]", "+I[3, one]"};
     EXPECT_EQ(job.rows_now(), while_locked) << mode;
@@ -185,8 +186,12 @@ TEST(LookupJoinOptions, BufferCapacityBoundsTheRowsInFlight) {
     PgConnection locker = pg_connect();
     locker.exec("BEGIN; LOCK TABLE " + t + " IN ACCESS EXCLUSIVE MODE");
     job.release(static_cast<std::size_t>(-1));
-    std::this_thread::sleep_for(500ms);
-    auto taken = script(std::string("lookup-capacity-") + std::to_string(capacity))->emitted.load();
+    auto control = script(std::string("lookup-capacity-") + std::to_string(capacity));
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (capacity > 2 && control->emitted.load() < 4 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(5ms);
+    std::this_thread::sleep_for(300ms);
+    auto taken = control->emitted.load();
     // capacity 2: the source is stuck emitting step 1 (its third row waits for room);
     // capacity 100: every step was taken.
     EXPECT_EQ(taken, capacity == 2 ? 1u : 4u) << "capacity " << capacity;

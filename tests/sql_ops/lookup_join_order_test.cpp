@@ -83,9 +83,15 @@ ColumnBatch rows(std::int64_t id, std::int32_t k, EventTime t) {
   return batch(probe_schema(), {Row{{Value(id), Value(k)}, RowKind::kInsert, t}});
 }
 
-// Gives the op's lookup thread time to answer, then lets the op take what it answered
-// (an empty batch: the op polls on every call, as its task's mailbox would make it).
-void settle(OpHarness& h) {
+// Lets the op take what its lookup thread answered (an empty batch: the op polls on every
+// call, as its task's mailbox would make it) until it emitted `n` lines (or 10 s passed),
+// then a little longer (nothing more may come).
+void settle(OpHarness& h, std::size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (h.lines.size() < n && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    h.push(ColumnBatch(probe_schema()));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   h.push(ColumnBatch(probe_schema()));
 }
@@ -94,17 +100,18 @@ void settle(OpHarness& h) {
 // watermark 5 and row 3 (key 1, cached).
 std::vector<std::string> run(const std::string& mode, std::vector<std::string>& while_held, std::vector<EventTime>& times) {
   gate().open = false;
+  const bool ordered = mode == "ORDERED";
   OpHarness h(kSqlLookupJoin, params(mode));
   h.push(rows(0, 1, 1));
-  settle(h);
+  settle(h, 1);
   h.push(rows(1, 100, 2));
   h.push(rows(2, 1, 3));
   h.watermark(5);
   h.push(rows(3, 1, 6));
-  settle(h);
+  settle(h, ordered ? 1 : 2);
   while_held = h.lines;
   gate().release();
-  settle(h);
+  settle(h, 5);
   h.finish();
   times = h.times;
   return h.lines;

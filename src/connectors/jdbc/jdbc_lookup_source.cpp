@@ -92,9 +92,17 @@ class JdbcLookupSource final : public LookupSource {
   void connect() {
     drop();
     auto conn = std::make_unique<PgConnection>(table_.connection);
-    conn->prepare(kStatement, sql_, static_cast<int>(ctx_.key_columns.size()));
-    std::lock_guard lock(cancel_mu_);
-    cancel_ = PQgetCancel(conn->raw());
+    {
+      // Cancellable from here on: preparing reads the table, which a lock can hold up.
+      std::lock_guard lock(cancel_mu_);
+      cancel_ = PQgetCancel(conn->raw());
+    }
+    try {
+      conn->prepare(kStatement, sql_, static_cast<int>(ctx_.key_columns.size()));
+    } catch (...) {
+      drop();
+      throw;
+    }
     conn_ = std::move(conn);
   }
 
