@@ -210,6 +210,8 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
                                                      *options_.clock);
         RuntimeContext& ctx = *host->ctx;
         ctx.set_checkpointing_enabled(options_.checkpoints.enabled());
+        ctx.set_task_mailbox([t = task.get()](std::function<void()> action) { t->post(std::move(action)); });
+        ctx.set_cancelled_check([this] { return cancelled(); });
         // Operators whose every input is hash-partitioned are keyed: they get a backend.
         auto ins = graph_.inputs_of(n.id);
         bool keyed = !ins.empty() && std::all_of(ins.begin(), ins.end(), [](const JobEdge* e) {

@@ -299,7 +299,11 @@ void Task::run_source() {
       auto wait_start = Clock::now();
       auto hint = std::clamp<std::int64_t>(source.wait_hint_ms(), 0, 50);
       auto until = std::min(Clock::now() + std::chrono::milliseconds(hint), next_wakeup());
-      std::this_thread::sleep_until(until);
+      {
+        // A post to the mailbox (an operator's asynchronous result) ends the wait early.
+        std::unique_lock lock(mailbox_mu_);
+        mailbox_cv_.wait_until(lock, until, [&] { return mailbox_pending_.load(std::memory_order_acquire); });
+      }
       time_->idle_ns.fetch_add(ns_since(wait_start), std::memory_order_relaxed);
     }
   }

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -57,6 +58,22 @@ class RuntimeContext {
   bool checkpointing_enabled() const { return checkpointing_; }
   void set_checkpointing_enabled(bool on) { checkpointing_ = on; }
 
+  // Flink's mailbox: runs `action` on this operator's task thread between elements (and
+  // wakes the task to do so). An operator's helper thread (an asynchronous lookup) hands
+  // its results back through it; call from any thread. False when the operator runs
+  // without a task (an operator test drives it by hand): the caller then polls.
+  using Mailbox = std::function<void(std::function<void()>)>;
+  bool post_to_task(std::function<void()> action) const {
+    if (!mailbox_) return false;
+    mailbox_(std::move(action));
+    return true;
+  }
+  void set_task_mailbox(Mailbox mailbox) { mailbox_ = std::move(mailbox); }
+  // Whether the job is being cancelled (a failure elsewhere, a stop): an operator that
+  // blocks its task waiting for a helper thread gives up then (throws TaskCancelled).
+  bool cancelled() const { return cancelled_ && cancelled_(); }
+  void set_cancelled_check(std::function<bool()> check) { cancelled_ = std::move(check); }
+
  private:
   std::string operator_id_;
   std::string operator_name_;
@@ -70,6 +87,8 @@ class RuntimeContext {
   OperatorStateStore operator_state_;
   bool restored_ = false;
   bool checkpointing_ = false;
+  Mailbox mailbox_;
+  std::function<bool()> cancelled_;
 };
 
 }  // namespace clink

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "clink/connectors/jdbc/jdbc_lookup_source.hpp"
 #include "clink/connectors/jdbc/jdbc_options.hpp"
 #include "clink/connectors/jdbc/jdbc_sink.hpp"
 #include "clink/connectors/jdbc/jdbc_source.hpp"
@@ -131,6 +132,8 @@ void register_jdbc_connectors(OperatorRegistry& r) {
                               std::shared_ptr<const SqlSource> s = make_jdbc_source(ctx);
                               return [s] { return std::make_unique<SqlSourceOperator>(s); };
                             }});
+  // Lookups (the jdbc row's lookup_factory): the sql_lookup_join op makes the source.
+  LookupSourceRegistry::process().add("jdbc", make_jdbc_lookup_source);
   r.add(OperatorFactoryInfo{.name = "sql_jdbc_sink",
                             .description = "SQL table sink writing a PostgreSQL table (Flink's jdbc options): COPY "
                                            "in append mode, INSERT ... ON CONFLICT / DELETE by the PRIMARY KEY in "

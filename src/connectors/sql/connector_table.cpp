@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "clink/connectors/sql/lookup_source.hpp"
 #include "clink/formats/record_format.hpp"
 
 namespace clink::sql {
@@ -154,7 +155,8 @@ std::vector<ConnectorDescriptor> make_table() {
                .filter_pushdown = true,
                .sink_factory = "sql_jdbc_sink",
                .sink_changelog = {.upsert = true},
-               .sink_params = jdbc_sink_params});
+               .sink_params = jdbc_sink_params,
+               .lookup_factory = "jdbc"});
   // A PostgreSQL table's snapshot, then its changes (Flink CDC's postgres-cdc): a retract
   // changelog (REPLICA IDENTITY FULL gives the old rows), or with 'changelog-mode' =
   // 'upsert' (or the seed's 'mode' = 'upsert') upserts normalised by the PRIMARY KEY.
@@ -171,6 +173,9 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_factory = "sql_blackhole_sink",
                .sink_changelog = {.retract = true},
                .sink_params = blackhole_sink_params});
+  // The seed's enrichment table: lookups served by the function registered under its
+  // 'lookup_function' option (connectors/sql/lookup_source.hpp).
+  t.push_back({.name = "lookup", .lookup_factory = kLookupFunctionSource});
   t.push_back({.name = "collect",
                .sink_factory = "sql_collect_sink",
                .sink_changelog = {.upsert = true, .retract = true},

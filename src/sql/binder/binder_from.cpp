@@ -233,6 +233,8 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
   Bound left = bind_table_ref(*j.left);
   const auto* versioned = std::get_if<ast::NamedTable>(&j.right->node);
   if (versioned && !versioned->system_time) versioned = nullptr;
+  if (versioned)
+    if (auto lookup = bind_lookup_join(j, ref, left, *versioned)) return std::move(*lookup);
   temporal_right = versioned;
   Bound right;
   try {

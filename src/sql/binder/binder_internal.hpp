@@ -149,6 +149,11 @@ struct Binder::Impl {
   // __TEMPORAL_JOIN_CONDITION marker to the join's condition.
   void bind_temporal_join(LogicalJoin& join, const Bound& left, const Bound& right, const ast::Join& j,
                           const ast::NamedTable& versioned);
+  // Processing-time lookup joins (binder_lookup.cpp): nullopt when the AS OF is not the
+  // left's processing-time attribute (an event-time temporal join); fails when the right
+  // table cannot be looked up.
+  std::optional<Bound> bind_lookup_join(const ast::Join& j, const ast::TableRef& ref, const Bound& left,
+                                        const ast::NamedTable& dim);
   Bound project_items(const std::vector<ast::SelectItem>& items, const Bound& in, const AggContext* agg,
                       SourcePosition pos);
   Bound distinct(const Bound& in, SourcePosition pos);

@@ -95,9 +95,7 @@ void Binder::Impl::bind_temporal_join(LogicalJoin& join, const Bound& left, cons
   ctx.scope = &left.scope;
   ctx.clause = "FOR SYSTEM_TIME AS OF";
   ExprPtr t = bind_expr(as_of, ctx);
-  if (t->kind == ExprKind::kColumnRef && is_proctime_attribute(*left.plan, t->column_index))
-    fail(as_of.pos, "Processing-time temporal join is not supported yet. (clink runs event-time temporal joins "
-                    "against versioned tables; lookup joins are not supported either)");
+  // (A processing-time AS OF is a lookup join, or rejected, in bind_lookup_join.)
   if (t->kind != ExprKind::kColumnRef || !is_time_attribute(*left.plan, t->column_index))
     fail(as_of.pos, "Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' left table's time attribute "
                     "field");

@@ -46,6 +46,7 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_semi_anti_join(r);
   register_sql_interval_join(r);
   register_sql_temporal_join(r);
+  register_sql_lookup_join(r);
   register_sql_window_join(r);
   register_sql_values_source(r);
   register_sql_rank(r);

@@ -18,6 +18,7 @@ void register_sql_join(OperatorRegistry& r);
 void register_sql_semi_anti_join(OperatorRegistry& r);
 void register_sql_interval_join(OperatorRegistry& r);
 void register_sql_temporal_join(OperatorRegistry& r);
+void register_sql_lookup_join(OperatorRegistry& r);
 void register_sql_window_join(OperatorRegistry& r);
 void register_sql_values_source(OperatorRegistry& r);
 void register_sql_rank(OperatorRegistry& r);

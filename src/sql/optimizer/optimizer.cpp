@@ -9,6 +9,7 @@
 #include "clink/sql/optimizer/join_reorder.hpp"
 #include "clink/sql/planner/changelog_mode.hpp"
 #include "clink/sql/planner/join_analysis.hpp"
+#include "clink/sql/planner/lookup_join_plan.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
@@ -91,6 +92,14 @@ LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session)
       for (auto& a : c->args) a = fold_constants(a, session);
       return c;
     }
+    case LogicalKind::kLookupJoin: {
+      auto j = std::static_pointer_cast<LogicalLookupJoin>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
+      if (j->condition) {
+        j->condition = fold_constants(j->condition, session);
+        if (is_true(j->condition)) j->condition = nullptr;
+      }
+      return j;
+    }
     case LogicalKind::kWatermarkAssigner: {
       auto w = std::static_pointer_cast<LogicalWatermarkAssigner>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
       w->watermark = fold_constants(w->watermark, session);
@@ -154,6 +163,30 @@ LogicalPtr push_join(const LogicalNode& join_node, std::vector<ExprPtr> conds, S
   return keep_above(above, nj, pos);
 }
 
+// A lookup join (Flink's rules before StreamPhysicalLookupJoin): conjuncts on the input's
+// columns go below it (the probe side; a LEFT join keeps each input row's columns as they
+// are), and so do an INNER join's ON conjuncts on the input; an INNER join takes the WHERE
+// conjuncts that read the table into its condition (then a filter on the fetched rows or
+// the join condition); a LEFT join's stay above.
+LogicalPtr push_lookup_join(const LogicalNode& node, std::vector<ExprPtr> conds, SourcePosition pos) {
+  const auto& j = static_cast<const LogicalLookupJoin&>(node);
+  const std::size_t nl = j.input_columns(), n = j.schema.size();
+  std::vector<ExprPtr> below, above, join_cond;
+  for (const auto& c : conds) {
+    if (only_columns_in(c, 0, nl) && is_deterministic(c)) below.push_back(c);
+    else if (!j.left_outer) join_cond.push_back(c);
+    else above.push_back(c);
+  }
+  for (const auto& c : conjuncts(j.condition)) {
+    if (!j.left_outer && only_columns_in(c, 0, nl) && is_deterministic(c) && !only_columns_in(c, nl, n)) below.push_back(c);
+    else join_cond.push_back(c);
+  }
+  auto nj = std::static_pointer_cast<LogicalLookupJoin>(
+      std::const_pointer_cast<LogicalNode>(with_inputs(j, {push_filter(below, j.inputs[0], pos)})));
+  nj->condition = conjunction(join_cond);
+  return keep_above(above, nj, pos);
+}
+
 LogicalPtr push_filter(std::vector<ExprPtr> conds, const LogicalPtr& input_raw, SourcePosition pos) {
   const LogicalPtr& input = input_raw;
   if (conds.empty()) return push_down_predicates(input);
@@ -178,6 +211,7 @@ LogicalPtr push_filter(std::vector<ExprPtr> conds, const LogicalPtr& input_raw, 
       return keep_above(stay, np, pos);
     }
     case LogicalKind::kJoin: return push_join(*input, std::move(conds), pos);
+    case LogicalKind::kLookupJoin: return push_lookup_join(*input, std::move(conds), pos);
     case LogicalKind::kUnion: {
       std::vector<LogicalPtr> inputs;
       for (const auto& i : input->inputs) inputs.push_back(push_filter(conds, i, pos));
@@ -220,6 +254,7 @@ LogicalPtr push_down_predicates(const LogicalPtr& plan) {
   if (plan->kind == LogicalKind::kFilter)
     return push_filter(conjuncts(static_cast<const LogicalFilter&>(*plan).condition), plan->inputs[0], plan->pos);
   if (plan->kind == LogicalKind::kJoin) return push_join(*plan, {}, plan->pos);
+  if (plan->kind == LogicalKind::kLookupJoin) return push_lookup_join(*plan, {}, plan->pos);
   std::vector<LogicalPtr> inputs;
   for (const auto& i : plan->inputs) inputs.push_back(push_down_predicates(i));
   return with_inputs(*plan, inputs);
@@ -384,6 +419,33 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       for (std::size_t i = 0; i < n_in; ++i) m[i] = in.map[i];
       for (std::size_t i = n_in; i < n_out; ++i) m[i] = new_n_in + (i - n_in);
       return {nc, m};
+    }
+    case LogicalKind::kLookupJoin: {
+      // The input's required columns and what the condition reads pass through; the table's
+      // columns are fetched only when required or read by the condition (its keys among them),
+      // so the source reads fewer columns (Flink's projection push-down into the lookup).
+      const auto& j = static_cast<const LogicalLookupJoin&>(*node);
+      const std::size_t nl = j.input_columns();
+      std::set<std::size_t> all = req;
+      collect_columns(j.condition, all);
+      std::set<std::size_t> in_req, dim_req;
+      for (auto c : all) (c < nl ? in_req : dim_req).insert(c < nl ? c : c - nl);
+      if (in_req.empty() && nl > 0) in_req.insert(0);  // rows must flow
+      if (dim_req.empty() && !j.columns.empty()) dim_req.insert(0);
+      Pruned in = prune(j.inputs[0], in_req);
+      auto nj = std::make_shared<LogicalLookupJoin>(j);
+      nj->inputs = {in.plan};
+      nj->columns.clear();
+      const std::size_t new_nl = in.plan->schema.size();
+      Mapping m(n_out);
+      for (std::size_t i = 0; i < nl; ++i) m[i] = in.map[i];
+      for (auto d : dim_req) {
+        m[nl + d] = new_nl + nj->columns.size();
+        nj->columns.push_back(j.columns[d]);
+      }
+      if (nj->condition) nj->condition = remap_columns(nj->condition, via(m));
+      nj->schema = lookup_join_schema(in.plan->schema, *nj);
+      return {nj, m};
     }
     case LogicalKind::kMatch: {
       // The conditions and measures read whole rows (the extended row): keep every input column.

@@ -9,9 +9,11 @@
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/sql/optimizer/optimizer.hpp"
+#include "clink/sql/planner/lookup_join_plan.hpp"
 #include "clink/sql/planner/plan_properties.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 #include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/lookup_join_spec.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"
 
 namespace clink::sql {
@@ -194,6 +196,7 @@ struct Compiler {
                   {"join_type", c.left_outer ? "LEFT" : "INNER"}};
         return {add("sql_correlate", in, p, nullptr, false, &n.input().schema)};
       }
+      case LogicalKind::kLookupJoin: return {lookup_join(static_cast<const LogicalLookupJoin&>(n))};
       case LogicalKind::kMatch: {
         const auto& m = static_cast<const LogicalMatch&>(n);
         auto in = compile(n.input());
@@ -363,6 +366,35 @@ struct Compiler {
     ops.push_back(std::move(op));
     if (single) single_ops.insert(id);
     return id;
+  }
+
+  // A lookup join: row-local (each input row looks its rows up), so a forward edge at the
+  // input's parallelism, as Flink's LookupJoin without the 'shuffle' hint.
+  std::string lookup_join(const LogicalLookupJoin& j) {
+    const ConnectorDescriptor* d = find_sql_connector(j.table.connector());
+    if (!d || !d->is_lookup()) fail(j.pos, fmt::format("table `{}` cannot be looked up", j.table.name));
+    const LookupJoinAnalysis a = analyze_lookup_join(j);
+    auto in = compile(j.input());
+    json keys = json::array();
+    for (const auto& k : a.keys) keys.push_back({{"column", k.column}, {"value", expr_to_json(*k.value)}});
+    json options = json::object();
+    for (const auto& [k, v] : j.table.options)
+      if (k != "connector") options[k] = v;
+    json p = {{"schema", schema_to_json(j.schema)},
+              {"join_type", j.left_outer ? "left" : "inner"},
+              {"table", j.table.name},
+              {"lookup", d->lookup_factory},
+              {"options", options},
+              {"dim_schema", schema_to_json(j.table.physical_schema())},
+              {"dim_columns", j.columns},
+              {"keys", keys},
+              {"pre_filter", a.pre_filter ? expr_to_json(*a.pre_filter) : json(nullptr)},
+              {"dim_filter", a.dim_filter ? expr_to_json(*a.dim_filter) : json(nullptr)},
+              {"condition", a.residual ? expr_to_json(*a.residual) : json(nullptr)},
+              {"async", {{"capacity", j.async.capacity},
+                         {"output_mode", j.async.ordered ? "ORDERED" : "ALLOW_UNORDERED"},
+                         {"timeout_ms", j.async.timeout_ms}}}};
+    return add(kSqlLookupJoin, in, p, nullptr, false, &j.input().schema);
   }
 
   std::string calc(const LogicalNode& n) {

@@ -59,6 +59,7 @@ std::optional<double> estimate_ndv(const LogicalNode& node, std::size_t col) {
     case LogicalKind::kWindowTvf:
     case LogicalKind::kOverAggregate:
     case LogicalKind::kCorrelate:
+    case LogicalKind::kLookupJoin:
       if (col < node.input().schema.size()) return estimate_ndv(node.input(), col);
       return std::nullopt;
     default: return std::nullopt;
@@ -124,6 +125,8 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kWindowTvf: return estimate_rows(node.input());
     // Flink's correlate estimate: no statistics on a collection's size, so the input's rows.
     case LogicalKind::kCorrelate: return estimate_rows(node.input());
+    // A lookup join: about one row of the table per input row (a lookup by its key).
+    case LogicalKind::kLookupJoin: return estimate_rows(node.input());
     case LogicalKind::kFilter:
       return estimate_rows(node.input()) *
              estimate_selectivity(static_cast<const LogicalFilter&>(node).condition, node.input());

@@ -7,6 +7,7 @@
 #include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/planner/correlate_plan.hpp"
 #include "clink/sql/planner/join_analysis.hpp"
+#include "clink/sql/planner/lookup_join_plan.hpp"
 #include "clink/sql/planner/plan_properties.hpp"
 #include "clink/sql/planner/rank_plan.hpp"
 
@@ -263,6 +264,7 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
     case LogicalKind::kOverAggregate: n = copy_as<LogicalOverAggregate>(node); break;
     case LogicalKind::kCorrelate: n = copy_as<LogicalCorrelate>(node); break;
     case LogicalKind::kMatch: n = copy_as<LogicalMatch>(node); break;
+    case LogicalKind::kLookupJoin: n = copy_as<LogicalLookupJoin>(node); break;
     case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
   }
   n->inputs = std::move(inputs);
@@ -421,6 +423,7 @@ std::string node_description(const LogicalNode& node, PlanProperties& props) {
                          join_names(keys), in.name(m.order_column), join_names(measures),
                          kSkip[static_cast<int>(m.skip)], m.skip_variable, pattern_text, join_names(define));
     }
+    case LogicalKind::kLookupJoin: return describe_lookup_join(static_cast<const LogicalLookupJoin&>(node));
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);
       return fmt::format("Sink(table=[{}], fields=[{}])", s.table.name, column_names(node.input().schema));
@@ -468,6 +471,7 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
     }
     case LogicalKind::kOverAggregate:  // input columns pass through with their time attributes
     case LogicalKind::kCorrelate:
+    case LogicalKind::kLookupJoin:
       return col < n.input().schema.size() && is_time_attribute(n.input(), col);
     case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).rowtime_output == col;
     case LogicalKind::kUnion:
@@ -506,6 +510,7 @@ bool is_proctime_attribute(const LogicalNode& n, std::size_t col) {
     }
     case LogicalKind::kOverAggregate:
     case LogicalKind::kCorrelate:
+    case LogicalKind::kLookupJoin:
       return col < n.input().schema.size() && is_proctime_attribute(n.input(), col);
     case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).proctime_output == col;
     case LogicalKind::kUnion:

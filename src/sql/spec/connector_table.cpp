@@ -34,6 +34,7 @@ const ConnectorDescriptor* find_sql_connector(std::string_view name) {
 
 std::string sql_source_names() { return sorted_names(&ConnectorDescriptor::is_source); }
 std::string sql_sink_names() { return sorted_names(&ConnectorDescriptor::is_sink); }
+std::string sql_lookup_names() { return sorted_names(&ConnectorDescriptor::is_lookup); }
 
 std::string sql_overwrite_sinks_text() {
   std::vector<std::string> names;

@@ -16,6 +16,7 @@
 #include "clink/sql/common/sql_error.hpp"
 #include "clink/sql/common/types.hpp"
 #include "clink/sql/expression/expr.hpp"
+#include "clink/sql/spec/lookup_join_spec.hpp"
 #include "clink/sql/spec/plan_structs.hpp"
 
 namespace clink::sql {
@@ -37,6 +38,7 @@ enum class LogicalKind {
   kOverAggregate,    // agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)
   kCorrelate,        // a table function per input row (UNNEST, LATERAL TABLE): Flink's Correlate
   kMatch,            // MATCH_RECOGNIZE (the CEP engine over rows)
+  kLookupJoin,       // JOIN t FOR SYSTEM_TIME AS OF o.proc_time: rows of a lookup table per input row
   kSink,
 };
 
@@ -244,6 +246,25 @@ struct LogicalMatch : LogicalNode {
   std::vector<std::string> measure_texts;
   std::optional<std::size_t> rowtime_output;   // the output column that is MATCH_ROWTIME()
   std::optional<std::size_t> proctime_output;  // the output column that is MATCH_PROCTIME()
+};
+
+// Flink's LookupJoin: `FROM o [LEFT] JOIN t FOR SYSTEM_TIME AS OF o.proc_time AS d ON
+// o.k = d.id [AND ...]` over a table whose connector serves lookups. Per input row, the
+// table's rows whose key columns equal the row's values, fetched when the row arrives
+// (processing time); INNER drops a row without any, LEFT emits it once with NULLs. One
+// input (the probe side); the table is not a scan. Output = input columns ++ the table's
+// fetched physical columns (nullable for LEFT). The ON condition (and, INNER, WHERE
+// conjuncts pushed into it) indexes the output row; lookup_join_plan.hpp splits it into
+// the lookup keys, a filter on the fetched rows and the rest.
+struct LogicalLookupJoin : LogicalNode {
+  LogicalLookupJoin() : LogicalNode(LogicalKind::kLookupJoin) {}
+  TableDef table;                    // options merged with hints
+  std::string alias;                 // the name the query used
+  std::vector<std::size_t> columns;  // the physical columns fetched (into table.physical_schema()), increasing
+  bool left_outer = false;
+  ExprPtr condition;                 // over the output row; null: TRUE
+  AsyncLookupOptions async;          // the session's table.exec.async-lookup.* settings
+  std::size_t input_columns() const { return input().schema.size(); }
 };
 
 struct LogicalSink : LogicalNode {

@@ -100,7 +100,14 @@ struct ConnectorDescriptor {
   bool overwrite = false;  // INSERT OVERWRITE
   SinkParamsHook sink_params;  // null: the options alone
 
+  // ---- as a lookup table (Flink's LookupTableSource; lookup_factory empty: none)
+  // The LookupSource factory (connectors/sql/lookup_source.hpp) the `sql_lookup_join`
+  // op builds to fetch a processing-time lookup join's dimension rows
+  // (`JOIN t FOR SYSTEM_TIME AS OF o.proc_time`), e.g. "jdbc".
+  std::string lookup_factory;
+
   bool is_source() const { return !source_factory.empty(); }
+  bool is_lookup() const { return !lookup_factory.empty(); }
   bool is_sink() const { return !sink_factory.empty(); }
   bool bounded_for(const ConnectorOptions& options) const { return bounded && bounded(options); }
   ChangelogKind source_changelog_for(const ConnectorOptions& options) const {
@@ -134,6 +141,8 @@ std::string sql_source_names();
 std::string sql_sink_names();
 std::string sql_overwrite_sinks_text();
 std::string sql_bounded_sources_text();
+// The connectors a lookup join can read ("jdbc, lookup"), for messages.
+std::string sql_lookup_names();
 
 // Whether a scan of a `connector` table with these options ends (false: unknown connector).
 bool sql_source_bounded(std::string_view connector, const ConnectorOptions& options);
