@@ -23,7 +23,7 @@ TEST(ConnectorTable, EveryRowNamesRegisteredFactories) {
   std::vector<std::string> names;
   for (const auto& d : sql_connector_table()) {
     names.push_back(d.name);
-    EXPECT_TRUE(d.is_source() || d.is_sink()) << d.name;
+    EXPECT_TRUE(d.is_source() || d.is_sink() || d.is_lookup()) << d.name;
     if (d.is_source()) {
       EXPECT_TRUE(registry.contains(d.source_factory)) << d.source_factory;
       EXPECT_EQ(registry.get(d.source_factory).num_inputs, 0) << d.source_factory;
@@ -34,7 +34,7 @@ TEST(ConnectorTable, EveryRowNamesRegisteredFactories) {
     }
   }
   EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "kafka", "upsert-kafka", "jdbc",
-                                               "postgres-cdc", "print", "blackhole", "collect"}));
+                                               "postgres-cdc", "print", "blackhole", "lookup", "collect"}));
 }
 
 TEST(ConnectorTable, LookupByName) {
