@@ -16,6 +16,7 @@ const OperatorRegistry& builtin_registry() {
     register_nexmark_connector(r);
     sql::register_sql_connectors(r);
     sql::register_kafka_connectors(r);
+    register_kafka_stream_connectors(r);
     register_builtin_operators(r);
     sql::register_sql_operators(r);
     return r;

@@ -37,6 +37,49 @@ class SourceReader {
   // record polled from it, and read nothing else. Not called on a fresh run, nor when
   // the checkpoint holds no splits of this source (a source new to the job).
   virtual void restore_splits(std::vector<std::string> /*splits*/) {}
+  // State every subtask gets whole on restore (union redistribution), before its splits:
+  // what a source without a split enumerator needs all readers to know (the Kafka
+  // partitions some reader already took). Empty for most sources.
+  virtual std::vector<std::string> snapshot_shared() const { return {}; }
+  virtual void restore_shared(std::vector<std::string> /*items*/) {}
+  // After the snapshot for checkpoint `checkpoint_id`; and when that checkpoint
+  // completed (a source that reports its progress back, as Kafka's committed offsets).
+  virtual void snapshot_taken(std::int64_t /*checkpoint_id*/) {}
+  virtual void notify_checkpoint_complete(std::int64_t /*checkpoint_id*/) {}
+};
+
+// The operator state of a FLIP-27 source, typed (ReaderSourceOperator) or SQL
+// (SqlSourceOperator) alike: its splits, dealt over the readers on restore (even split),
+// and its shared items, which every reader gets whole (union).
+struct SourceSplitState {
+  static constexpr const char* kSplits = "source-splits";
+  static constexpr const char* kShared = "source-shared";
+  static constexpr const char* kOldPosition = "source-position";  // checkpoints of older clinks
+
+  // What a restored run's checkpoint holds for this reader. Each list is there on every
+  // subtask iff the checkpoint holds that state of this source (not for a source new to
+  // the job); this subtask's share of the splits may be empty (more readers than splits).
+  struct Restored {
+    std::optional<std::vector<std::string>> shared;
+    std::optional<std::vector<std::string>> splits;
+  };
+  static Restored restored(RuntimeContext& ctx) {
+    Restored r;
+    if (!ctx.is_restored()) return r;
+    const auto& lists = ctx.operator_state().lists();
+    if (lists.count(kOldPosition))
+      throw ClinkError("source '" + ctx.operator_id() + "' cannot restore reader positions of an older clink's " +
+                       "checkpoint (sources now checkpoint splits; take the checkpoint again)");
+    if (auto it = lists.find(kShared); it != lists.end()) r.shared = it->second.items;
+    if (auto it = lists.find(kSplits); it != lists.end()) r.splits = it->second.items;
+    return r;
+  }
+  static void snapshot(RuntimeContext& ctx, std::vector<std::string> splits, std::vector<std::string> shared) {
+    ctx.operator_state().list(kSplits, Redistribution::kEvenSplit) = std::move(splits);
+    // Written once some reader had shared state, so a restore sees every reader's.
+    if (!shared.empty() || ctx.operator_state().lists().count(kShared))
+      ctx.operator_state().list(kShared, Redistribution::kUnion) = std::move(shared);
+  }
 };
 
 // A source: makes one reader per subtask. Sources with a natural parallelism (one
@@ -61,23 +104,20 @@ class ReaderSourceOperator final : public SourceOperator {
     SourceOperator::open(ctx);
     reader_ = source_->create_reader(ctx.subtask_index(), ctx.parallelism());
     reader_->open(ctx);
-    if (ctx.is_restored()) {
-      const auto& lists = ctx.operator_state().lists();
-      if (lists.count(kOldPositionState))
-        throw ClinkError("source '" + ctx.operator_id() + "' cannot restore reader positions of an older clink's " +
-                         "checkpoint (sources now checkpoint splits; take the checkpoint again)");
-      // The list exists on every subtask iff the checkpoint holds this source's splits;
-      // this subtask's share may be empty (more readers than splits): it reads nothing.
-      auto it = lists.find(kSplitState);
-      if (it != lists.end()) reader_->restore_splits(it->second.items);
-    }
+    auto restored = SourceSplitState::restored(ctx);
+    if (restored.shared) reader_->restore_shared(std::move(*restored.shared));
+    if (restored.splits) reader_->restore_splits(std::move(*restored.splits));
   }
-  void snapshot_state(std::int64_t) override {
+  void snapshot_state(std::int64_t checkpoint_id) override {
     auto splits = reader_->snapshot_splits();
     if (!splits)
       throw ClinkError("source '" + ctx().operator_id() + "' (" + source_->factory_name() +
                        ") does not support checkpoints");
-    ctx().operator_state().list(kSplitState, Redistribution::kEvenSplit) = std::move(*splits);
+    SourceSplitState::snapshot(ctx(), std::move(*splits), reader_->snapshot_shared());
+    reader_->snapshot_taken(checkpoint_id);
+  }
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    if (reader_) reader_->notify_checkpoint_complete(checkpoint_id);
   }
   PollStatus poll_next() override {
     auto batch = std::make_unique<Batch<T>>();
@@ -92,8 +132,6 @@ class ReaderSourceOperator final : public SourceOperator {
   }
 
  private:
-  static constexpr const char* kSplitState = "source-splits";
-  static constexpr const char* kOldPositionState = "source-position";
   std::shared_ptr<const Source<T>> source_;
   std::size_t batch_size_;
   std::unique_ptr<SourceReader<T>> reader_;
