@@ -103,6 +103,29 @@ TEST_F(KafkaSpec, ParamErrorsNameTheOpAndParam) {
             std::string::npos);
 }
 
+// Watermarks per partition in the source: a partition read ahead does not make the other's
+// records late (the windows are Flink's for these events).
+TEST_F(KafkaSpec, WatermarksPerPartitionInTheSource) {
+  const std::string topic = unique_kafka_name("spec-wm");
+  create_kafka_topic(topic, 2);
+  std::vector<KafkaRecord> records;
+  for (auto [partition, ts] : std::vector<std::pair<int, long long>>{{0, 1000}, {0, 12000}, {0, 25000}, {1, 2000},
+                                                                     {1, 9000}, {1, 14000}}) {
+    records.push_back(kafka_value(R"({"key":"k","value":1})", partition));
+    records.back().timestamp_ms = ts;
+  }
+  produce_kafka(topic, records);
+  auto r = run(R"({"name": "windows", "ops": [
+    {"id": "events", "type": "kafka_source", "params": {"bootstrap_servers": "${B}", "topics": ")" + topic +
+               R"(", "bounded": "latest", "format": "json", "type": "event",
+               "watermarks": {"strategy": "bounded", "out_of_orderness_ms": 0}}},
+    {"id": "count", "type": "event_time_count", "params": {"size_ms": 10000},
+     "inputs": [{"from": "events", "partitioning": "hash", "key": "event.key"}]},
+    {"id": "print", "type": "print", "inputs": [{"from": "count"}]}]})");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines(), (std::vector<std::string>{"(k,0,3)", "(k,10000,2)", "(k,20000,1)"}));
+}
+
 // The examples reading and writing Kafka: the spec (examples/kafka_word_count.json, its
 // broker and topics overridden) and the C++ program (examples/kafka_word_count.cpp).
 class KafkaExamples : public KafkaSpec {

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "clink/api/split_watermarks.hpp"
 #include "clink/core/error.hpp"
-
 #include "clink/core/record.hpp"
 #include "clink/runtime/operator.hpp"
 
@@ -46,6 +46,13 @@ class SourceReader {
   // completed (a source that reports its progress back, as Kafka's committed offsets).
   virtual void snapshot_taken(std::int64_t /*checkpoint_id*/) {}
   virtual void notify_checkpoint_complete(std::int64_t /*checkpoint_id*/) {}
+  // For watermarks per split (split_watermarks.hpp): the splits the reader holds now, as
+  // record_split(Record::partition) of their records. Default: one split, records
+  // without partition.
+  virtual const std::vector<std::uint64_t>& held_splits() const {
+    static const std::vector<std::uint64_t> one{record_split(kNoPartition)};
+    return one;
+  }
 };
 
 // The operator state of a FLIP-27 source, typed (ReaderSourceOperator) or SQL
@@ -93,17 +100,20 @@ class Source {
   virtual std::string factory_name() const = 0;
 };
 
-// Adapts a SourceReader to the runtime's SourceOperator.
+// Adapts a SourceReader to the runtime's SourceOperator. With a watermark strategy the
+// source stamps event times and emits watermarks itself, per split (split_watermarks.hpp).
 template <class T>
 class ReaderSourceOperator final : public SourceOperator {
  public:
-  ReaderSourceOperator(std::shared_ptr<const Source<T>> source, std::size_t batch_size = kDefaultBatchSize)
-      : source_(std::move(source)), batch_size_(batch_size) {}
+  ReaderSourceOperator(std::shared_ptr<const Source<T>> source, std::size_t batch_size = kDefaultBatchSize,
+                       std::shared_ptr<const WatermarkStrategy<T>> watermarks = nullptr)
+      : source_(std::move(source)), batch_size_(batch_size), watermark_strategy_(std::move(watermarks)) {}
 
   void open(RuntimeContext& ctx) override {
     SourceOperator::open(ctx);
     reader_ = source_->create_reader(ctx.subtask_index(), ctx.parallelism());
     reader_->open(ctx);
+    if (watermark_strategy_) watermarks_ = std::make_unique<SplitWatermarkStrategies<T>>(*watermark_strategy_);
     auto restored = SourceSplitState::restored(ctx);
     if (restored.shared) reader_->restore_shared(std::move(*restored.shared));
     if (restored.splits) reader_->restore_splits(std::move(*restored.splits));
@@ -123,6 +133,14 @@ class ReaderSourceOperator final : public SourceOperator {
     auto batch = std::make_unique<Batch<T>>();
     batch->records.reserve(batch_size_);
     PollStatus s = reader_->poll(*batch, batch_size_);
+    if (watermarks_) {
+      const std::int64_t now = ctx().timer_service().current_processing_time();
+      watermarks_->set_splits(reader_->held_splits(), now);
+      watermarks_->on_batch(*batch, now);
+      if (!batch->records.empty()) output().emit(std::move(batch));
+      if (auto wm = watermarks_->poll(now)) output().emit_watermark(*wm);
+      return s;
+    }
     if (!batch->records.empty()) output().emit(std::move(batch));
     return s;
   }
@@ -135,6 +153,8 @@ class ReaderSourceOperator final : public SourceOperator {
   std::shared_ptr<const Source<T>> source_;
   std::size_t batch_size_;
   std::unique_ptr<SourceReader<T>> reader_;
+  std::shared_ptr<const WatermarkStrategy<T>> watermark_strategy_;  // null: watermarks come downstream
+  std::unique_ptr<SplitWatermarkStrategies<T>> watermarks_;
 };
 
 // The record types most jobs and tests use are instantiated once, in

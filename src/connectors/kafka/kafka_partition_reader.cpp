@@ -323,7 +323,11 @@ struct KafkaPartitionReader::Impl {
 
   void assign() {
     held_keys_.clear();
-    for (const auto& s : splits_) held_keys_.push_back(s.key);
+    held_partitions_.clear();
+    for (const auto& s : splits_) {
+      held_keys_.push_back(s.key);
+      held_partitions_.push_back(s.tp);
+    }
     PartitionList list = new_partition_list(static_cast<int>(splits_.size()));
     for (const auto& s : splits_)
       rd_kafka_topic_partition_list_add(list.get(), s.tp.topic.c_str(), s.tp.partition)->offset = s.next;
@@ -394,6 +398,7 @@ struct KafkaPartitionReader::Impl {
   bool assigned_ = false;
   std::chrono::steady_clock::time_point next_discovery_{};
   std::vector<std::uint64_t> held_keys_;  // the split keys of splits_ as last assigned
+  std::vector<KafkaTopicPartition> held_partitions_;  // their partitions
   std::map<std::string, std::uint64_t> topic_ids_;
   std::map<std::int64_t, std::vector<std::pair<KafkaTopicPartition, std::int64_t>>> pending_commits_;
   std::vector<std::pair<KafkaTopicPartition, std::int64_t>> finished_offsets_;  // not yet in a checkpoint
@@ -415,6 +420,9 @@ void KafkaPartitionReader::notify_checkpoint_complete(std::int64_t checkpoint_id
   impl_->notify_checkpoint_complete(checkpoint_id);
 }
 const std::vector<std::uint64_t>& KafkaPartitionReader::held_splits() const { return impl_->held_keys_; }
+const std::vector<KafkaTopicPartition>& KafkaPartitionReader::held_partitions() const {
+  return impl_->held_partitions_;
+}
 const std::string& KafkaPartitionReader::what() const { return impl_->c_.what; }
 
 }  // namespace clink::kafka

@@ -13,6 +13,7 @@
 #include "clink/connectors/kafka/kafka_source.hpp"
 #include "clink/connectors/kafka/register_kafka_connectors.hpp"
 #include "clink/runtime/op_params.hpp"
+#include "clink/time/watermark_strategy.hpp"
 
 namespace clink {
 
@@ -44,7 +45,8 @@ std::map<std::string, std::string> client_properties(const OpParams& p) {
 OpParams source_params(const OperatorSpecContext& ctx) {
   return OpParams(ctx, "kafka_source",
                   {"bootstrap_servers", "topics", "topic_pattern", "group_id", "starting_offsets",
-                   "starting_offsets_timestamp_ms", "bounded", "bounded_timestamp_ms", "properties", "format", "type"});
+                   "starting_offsets_timestamp_ms", "bounded", "bounded_timestamp_ms", "properties", "format", "type",
+                   "watermarks"});
 }
 
 // text reads strings; json reads the named type (required: the values do not say).
@@ -68,6 +70,31 @@ KafkaOffsetSpec offsets(const OpParams& p, const std::string& name, const std::s
   }
   auto reset = client.find("auto.offset.reset");
   return OffsetsInitializer::committed_offsets(reset == client.end() ? "none" : reset->second);
+}
+
+// "watermarks": {"strategy": "bounded" | "monotonic", "out_of_orderness_ms", "idleness_ms"}:
+// the strategy each partition gets in the source (Flink's fromSource(source, strategy, ..)).
+template <class T>
+std::shared_ptr<const WatermarkStrategy<T>> source_watermarks(const OpParams& p) {
+  if (!p.has("watermarks")) return nullptr;
+  const auto& w = p.params().at("watermarks");
+  if (!w.is_object()) p.fail("param 'watermarks' must be an object, got " + w.dump());
+  for (const auto& [k, v] : w.items())
+    if (k != "strategy" && k != "out_of_orderness_ms" && k != "idleness_ms")
+      p.fail("param 'watermarks': unknown key '" + k + "' (known: strategy, out_of_orderness_ms, idleness_ms)");
+  auto number = [&](const char* key) -> std::int64_t {
+    if (!w.contains(key)) return 0;
+    if (!w.at(key).is_number_integer() || w.at(key).get<std::int64_t>() < 0)
+      p.fail(std::string("param 'watermarks': '") + key + "' must be an integer >= 0, got " + w.at(key).dump());
+    return w.at(key).get<std::int64_t>();
+  };
+  const std::string kind = w.value("strategy", "bounded");
+  std::unique_ptr<WatermarkStrategy<T>> s;
+  if (kind == "bounded") s = std::make_unique<BoundedOutOfOrdernessStrategy<T>>(number("out_of_orderness_ms"));
+  else if (kind == "monotonic" && !w.contains("out_of_orderness_ms")) s = std::make_unique<MonotonicWatermarkStrategy<T>>();
+  else p.fail("param 'watermarks': 'strategy' must be bounded or monotonic (without out_of_orderness_ms), got " + w.dump());
+  if (number("idleness_ms") > 0) s->with_idleness(number("idleness_ms"));
+  return s;
 }
 
 OperatorBuilder make_kafka_source(const OperatorSpecContext& ctx) {
@@ -112,7 +139,10 @@ OperatorBuilder make_kafka_source(const OperatorSpecContext& ctx) {
       } catch (const ClinkError& e) {
         p.fail(e.what());
       }
-      return [source] { return std::make_unique<ReaderSourceOperator<T>>(source); };
+      std::shared_ptr<const WatermarkStrategy<T>> watermarks = source_watermarks<T>(p);
+      return [source, watermarks] {
+        return std::make_unique<ReaderSourceOperator<T>>(source, kDefaultBatchSize, watermarks);
+      };
     } else {
       p.fail("cannot read " + type_name<T>() + " records");
     }
@@ -163,7 +193,8 @@ void register_kafka_stream_connectors(OperatorRegistry& r) {
           "(a list or 'a;b') or topic_pattern, group_id, starting_offsets earliest (default) | latest | committed | "
           "timestamp (+ starting_offsets_timestamp_ms), bounded (the same; absent: unbounded), properties (client "
           "properties), format text (the value as a string) or json (+ type int64|string|event|...); records carry "
-          "the Kafka timestamp as event time",
+          "the Kafka timestamp as event time; watermarks {strategy bounded|monotonic, out_of_orderness_ms, "
+          "idleness_ms}: generated per partition in the source, the minimum emitted",
       .num_inputs = 0,
       .out_type = [](const OperatorSpecContext& ctx) { return source_type(source_params(ctx)); },
       .make = make_kafka_source});

@@ -87,6 +87,8 @@ class KafkaPartitionReader {
 
   // The splits held now (KafkaMessage::split of each), for per-split watermarks.
   const std::vector<std::uint64_t>& held_splits() const;
+  // Their partitions, in the same order (they change only when the splits do).
+  const std::vector<KafkaTopicPartition>& held_partitions() const;
   const std::string& what() const;
 
  private:

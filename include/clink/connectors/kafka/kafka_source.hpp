@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -235,6 +236,13 @@ class KafkaSource<T>::Reader final : public SourceReader<T> {
 
   Status poll(Batch<T>& out, std::size_t max_records) override {
     const Status status = partitions_.poll(max_records);
+    // The held partitions as their records' splits, worked out again only when the
+    // reader's assignment changed.
+    if (partitions_.held_splits() != held_keys_) {
+      held_keys_ = partitions_.held_splits();
+      held_.clear();
+      for (const auto& tp : partitions_.held_partitions()) held_.push_back(record_split(partition_id(tp.topic, tp.partition)));
+    }
     const auto messages = partitions_.records();
     std::size_t i = 0;
     try {
@@ -246,7 +254,7 @@ class KafkaSource<T>::Reader final : public SourceReader<T> {
           continue;
         }
         r.event_time = m.timestamp_ms >= 0 ? m.timestamp_ms : kNoEventTime;
-        r.partition = partition_id(m);
+        r.partition = partition_id(m.topic, m.partition);
       }
     } catch (const std::exception& e) {
       throw ClinkError(partitions_.what() + ": cannot deserialize the record at " + messages[i].position() + ": " +
@@ -257,6 +265,8 @@ class KafkaSource<T>::Reader final : public SourceReader<T> {
 
   std::int64_t wait_hint_ms() const override { return 5; }
   void close() override { partitions_.close(); }
+
+  const std::vector<std::uint64_t>& held_splits() const override { return held_; }
 
   std::optional<std::vector<std::string>> snapshot_splits() const override { return partitions_.snapshot_splits(); }
   void restore_splits(std::vector<std::string> splits) override { partitions_.restore_splits(splits); }
@@ -270,23 +280,25 @@ class KafkaSource<T>::Reader final : public SourceReader<T> {
  private:
   // The partition number when one topic is read; else the topic's hash in the high bits,
   // stable across runs, so a restored partition-aware watermark strategy finds its own.
-  PartitionId partition_id(const KafkaMessage& m) {
-    if (single_topic_) return m.partition;
-    if (m.topic != last_topic_) {
-      last_topic_.assign(m.topic);
+  PartitionId partition_id(std::string_view topic, std::int32_t partition) {
+    if (single_topic_) return partition;
+    if (topic != last_topic_) {
+      last_topic_.assign(topic);
       std::uint32_t h = 0;
-      for (unsigned char c : m.topic) h = 31 * h + c;
+      for (unsigned char c : topic) h = 31 * h + c;
       topic_bits_ = static_cast<PartitionId>((h & 0x7FF) << 20);
     }
-    return topic_bits_ | (m.partition & 0xFFFFF);
+    return topic_bits_ | (partition & 0xFFFFF);
   }
 
   const KafkaSource& source_;
   kafka::KafkaPartitionReader partitions_;
   const bool single_topic_;
   typename KafkaRecordDeserializationSchema<T>::Deserializer deserialize_;
-  std::string last_topic_;
+  std::string last_topic_;  // partition_id's cache: the last topic and its bits
   PartitionId topic_bits_ = 0;
+  std::vector<std::uint64_t> held_keys_;  // the shared reader's held splits when held_ was worked out
+  std::vector<std::uint64_t> held_;       // record_split of each held partition
 };
 
 }  // namespace clink
