@@ -158,7 +158,7 @@ OperatorBuilder make_kafka_sink(const OperatorSpecContext& ctx) {
   auto client = client_properties(p);
   const std::string topic = require_string(p, "topic");
   const LineFormat format = parse_line_format(p.get_choice("format", "text", {"text", "json"}));
-  const std::string guarantee = p.get_choice("delivery_guarantee", "at-least-once", {"none", "at-least-once", "exactly-once"});
+  const std::string guarantee = p.get_choice("delivery_guarantee", "none", {"none", "at-least-once", "exactly-once"});
   const std::string partitioner = p.get_choice("partitioner", "default", {"default", "fixed", "round-robin"});
   return dispatch_spec_type(p.input_type(0, kJsonTypes), [&]<class T>() -> OperatorBuilder {
     std::shared_ptr<const TransactionalSink<T>> sink;
@@ -201,8 +201,8 @@ void register_kafka_stream_connectors(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
       .name = "kafka_sink",
       .description =
-          "sink writing a Kafka topic (Flink's KafkaSink): bootstrap_servers, topic, delivery_guarantee none | "
-          "at-least-once (default) | exactly-once (Kafka transactions per checkpoint; needs "
+          "sink writing a Kafka topic (Flink's KafkaSink): bootstrap_servers, topic, delivery_guarantee none "
+          "(default, as Flink's) | at-least-once | exactly-once (Kafka transactions per checkpoint; needs "
           "transactional_id_prefix), partitioner default | fixed | round-robin, properties, format text | json; "
           "each record's value, without key, its event time as the record's timestamp",
       .num_inputs = 1,

@@ -165,7 +165,7 @@ class KafkaSink<T>::Builder {
     schema_ = std::move(schema);
     return *this;
   }
-  // at-least-once by default, as Flink.
+  // kNone by default, as Flink's KafkaSink (the SQL sink's default is at-least-once).
   Builder& set_delivery_guarantee(DeliveryGuarantee guarantee) {
     config_.delivery = guarantee;
     return *this;
@@ -208,7 +208,7 @@ class KafkaSink<T>::Builder {
   }
 
  private:
-  kafka::KafkaWriterConfig config_;
+  kafka::KafkaWriterConfig config_{.delivery = DeliveryGuarantee::kNone};
   KafkaRecordSerializationSchema<T> schema_;
 };
 
