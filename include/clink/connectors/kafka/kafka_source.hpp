@@ -278,8 +278,9 @@ class KafkaSource<T>::Reader final : public SourceReader<T> {
   }
 
  private:
-  // The partition number when one topic is read; else the topic's hash in the high bits,
-  // stable across runs, so a restored partition-aware watermark strategy finds its own.
+  // The partition number when one topic is read; else 11 bits of the topic's hash above
+  // the partition's 20, stable across runs (two topics whose bits collide share their
+  // partitions' ids, and so their per-split watermarks, on a reader holding both).
   PartitionId partition_id(std::string_view topic, std::int32_t partition) {
     if (single_topic_) return partition;
     if (topic != last_topic_) {
