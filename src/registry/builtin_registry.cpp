@@ -20,6 +20,7 @@ const OperatorRegistry& builtin_registry() {
     sql::register_kafka_connectors(r);
     sql::register_jdbc_connectors(r);
     sql::register_postgres_cdc_connector(r);
+    register_kafka_stream_connectors(r);
     register_builtin_operators(r);
     sql::register_sql_operators(r);
     return r;

@@ -171,6 +171,15 @@ inline std::vector<KafkaRecord> consume_kafka(const std::string& topic, bool rea
       if (m->key) r.key.assign(static_cast<const char*>(m->key), m->key_len);
       r.has_value = m->payload != nullptr;
       if (m->payload) r.value.assign(static_cast<const char*>(m->payload), m->len);
+      r.timestamp_ms = rd_kafka_message_timestamp(m, nullptr);
+      rd_kafka_headers_t* hdrs = nullptr;
+      if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        const char* name;
+        const void* v;
+        size_t size;
+        for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &v, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+          r.headers.emplace_back(name, v ? std::string(static_cast<const char*>(v), size) : std::string());
+      }
       out.push_back(std::move(r));
     }
     rd_kafka_message_destroy(m);

@@ -41,6 +41,11 @@ class StreamExecutionEnvironment {
 
   template <class T>
   DataStream<T> from_source(std::shared_ptr<const Source<T>> source, std::string name = "Source");
+  // Flink's fromSource(source, watermarkStrategy, name): the source applies the strategy
+  // to each of its splits (a Kafka partition) and emits their minimum (split_watermarks.hpp).
+  template <class T>
+  DataStream<T> from_source(std::shared_ptr<const Source<T>> source, const WatermarkStrategy<T>& watermarks,
+                            std::string name = "Source");
   template <class T>
   DataStream<T> from_collection(std::vector<T> values, std::string name = "Collection") {
     return from_source<T>(CollectionSource<T>::of(std::move(values)), std::move(name));
@@ -81,6 +86,18 @@ DataStream<T> StreamExecutionEnvironment::from_source(std::shared_ptr<const Sour
     n.parallelism = source->max_parallelism();
   n.build = [source] { return std::make_unique<ReaderSourceOperator<T>>(source); };
   return DataStream<T>(this, add_node(std::move(n)));
+}
+
+template <class T>
+DataStream<T> StreamExecutionEnvironment::from_source(std::shared_ptr<const Source<T>> source,
+                                                      const WatermarkStrategy<T>& watermarks, std::string name) {
+  DataStream<T> s = from_source(source, std::move(name));
+  std::shared_ptr<const WatermarkStrategy<T>> strategy = watermarks.clone();
+  SplitWatermarkStrategies<T> check(*strategy);  // fail now, not in every subtask
+  s.node().build = [source, strategy] {
+    return std::make_unique<ReaderSourceOperator<T>>(source, kDefaultBatchSize, strategy);
+  };
+  return s;
 }
 
 }  // namespace clink

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "clink/api/split_watermarks.hpp"
 #include "clink/core/error.hpp"
-
 #include "clink/core/record.hpp"
 #include "clink/runtime/operator.hpp"
 
@@ -37,6 +37,56 @@ class SourceReader {
   // record polled from it, and read nothing else. Not called on a fresh run, nor when
   // the checkpoint holds no splits of this source (a source new to the job).
   virtual void restore_splits(std::vector<std::string> /*splits*/) {}
+  // State every subtask gets whole on restore (union redistribution), before its splits:
+  // what a source without a split enumerator needs all readers to know (the Kafka
+  // partitions some reader already took). Empty for most sources.
+  virtual std::vector<std::string> snapshot_shared() const { return {}; }
+  virtual void restore_shared(std::vector<std::string> /*items*/) {}
+  // After the snapshot for checkpoint `checkpoint_id`; and when that checkpoint
+  // completed (a source that reports its progress back, as Kafka's committed offsets).
+  virtual void snapshot_taken(std::int64_t /*checkpoint_id*/) {}
+  virtual void notify_checkpoint_complete(std::int64_t /*checkpoint_id*/) {}
+  // For watermarks per split (split_watermarks.hpp): the splits the reader holds now, as
+  // record_split(Record::partition) of their records. Default: one split, records
+  // without partition.
+  virtual const std::vector<std::uint64_t>& held_splits() const {
+    static const std::vector<std::uint64_t> one{record_split(kNoPartition)};
+    return one;
+  }
+};
+
+// The operator state of a FLIP-27 source, typed (ReaderSourceOperator) or SQL
+// (SqlSourceOperator) alike: its splits, dealt over the readers on restore (even split),
+// and its shared items, which every reader gets whole (union).
+struct SourceSplitState {
+  static constexpr const char* kSplits = "source-splits";
+  static constexpr const char* kShared = "source-shared";
+  static constexpr const char* kOldPosition = "source-position";  // checkpoints of older clinks
+
+  // What a restored run's checkpoint holds for this reader. Each list is there on every
+  // subtask iff the checkpoint holds that state of this source (not for a source new to
+  // the job); this subtask's share of the splits may be empty (more readers than splits).
+  struct Restored {
+    std::optional<std::vector<std::string>> shared;
+    std::optional<std::vector<std::string>> splits;
+  };
+  static Restored restored(RuntimeContext& ctx) {
+    Restored r;
+    if (!ctx.is_restored()) return r;
+    const auto& lists = ctx.operator_state().lists();
+    if (lists.count(kOldPosition))
+      throw ClinkError("source '" + ctx.operator_id() + "' cannot restore reader positions of an older clink's " +
+                       "checkpoint (sources now checkpoint splits; take the checkpoint again)");
+    if (auto it = lists.find(kShared); it != lists.end()) r.shared = it->second.items;
+    if (auto it = lists.find(kSplits); it != lists.end()) r.splits = it->second.items;
+    return r;
+  }
+  static void snapshot(RuntimeContext& ctx, std::vector<std::string> splits, std::vector<std::string> shared) {
+    ctx.operator_state().list(kSplits, Redistribution::kEvenSplit) = std::move(splits);
+    // Written once some reader had shared state, so a restore sees every reader's.
+    if (!shared.empty() || ctx.operator_state().lists().count(kShared))
+      ctx.operator_state().list(kShared, Redistribution::kUnion) = std::move(shared);
+  }
 };
 
 // A source: makes one reader per subtask. Sources with a natural parallelism (one
@@ -50,39 +100,47 @@ class Source {
   virtual std::string factory_name() const = 0;
 };
 
-// Adapts a SourceReader to the runtime's SourceOperator.
+// Adapts a SourceReader to the runtime's SourceOperator. With a watermark strategy the
+// source stamps event times and emits watermarks itself, per split (split_watermarks.hpp).
 template <class T>
 class ReaderSourceOperator final : public SourceOperator {
  public:
-  ReaderSourceOperator(std::shared_ptr<const Source<T>> source, std::size_t batch_size = kDefaultBatchSize)
-      : source_(std::move(source)), batch_size_(batch_size) {}
+  ReaderSourceOperator(std::shared_ptr<const Source<T>> source, std::size_t batch_size = kDefaultBatchSize,
+                       std::shared_ptr<const WatermarkStrategy<T>> watermarks = nullptr)
+      : source_(std::move(source)), batch_size_(batch_size), watermark_strategy_(std::move(watermarks)) {}
 
   void open(RuntimeContext& ctx) override {
     SourceOperator::open(ctx);
     reader_ = source_->create_reader(ctx.subtask_index(), ctx.parallelism());
     reader_->open(ctx);
-    if (ctx.is_restored()) {
-      const auto& lists = ctx.operator_state().lists();
-      if (lists.count(kOldPositionState))
-        throw ClinkError("source '" + ctx.operator_id() + "' cannot restore reader positions of an older clink's " +
-                         "checkpoint (sources now checkpoint splits; take the checkpoint again)");
-      // The list exists on every subtask iff the checkpoint holds this source's splits;
-      // this subtask's share may be empty (more readers than splits): it reads nothing.
-      auto it = lists.find(kSplitState);
-      if (it != lists.end()) reader_->restore_splits(it->second.items);
-    }
+    if (watermark_strategy_) watermarks_ = std::make_unique<SplitWatermarkStrategies<T>>(*watermark_strategy_);
+    auto restored = SourceSplitState::restored(ctx);
+    if (restored.shared) reader_->restore_shared(std::move(*restored.shared));
+    if (restored.splits) reader_->restore_splits(std::move(*restored.splits));
   }
-  void snapshot_state(std::int64_t) override {
+  void snapshot_state(std::int64_t checkpoint_id) override {
     auto splits = reader_->snapshot_splits();
     if (!splits)
       throw ClinkError("source '" + ctx().operator_id() + "' (" + source_->factory_name() +
                        ") does not support checkpoints");
-    ctx().operator_state().list(kSplitState, Redistribution::kEvenSplit) = std::move(*splits);
+    SourceSplitState::snapshot(ctx(), std::move(*splits), reader_->snapshot_shared());
+    reader_->snapshot_taken(checkpoint_id);
+  }
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    if (reader_) reader_->notify_checkpoint_complete(checkpoint_id);
   }
   PollStatus poll_next() override {
     auto batch = std::make_unique<Batch<T>>();
     batch->records.reserve(batch_size_);
     PollStatus s = reader_->poll(*batch, batch_size_);
+    if (watermarks_) {
+      const std::int64_t now = ctx().timer_service().current_processing_time();
+      watermarks_->set_splits(reader_->held_splits(), now);
+      watermarks_->on_batch(*batch, now);
+      if (!batch->records.empty()) output().emit(std::move(batch));
+      if (auto wm = watermarks_->poll(now)) output().emit_watermark(*wm);
+      return s;
+    }
     if (!batch->records.empty()) output().emit(std::move(batch));
     return s;
   }
@@ -92,11 +150,11 @@ class ReaderSourceOperator final : public SourceOperator {
   }
 
  private:
-  static constexpr const char* kSplitState = "source-splits";
-  static constexpr const char* kOldPositionState = "source-position";
   std::shared_ptr<const Source<T>> source_;
   std::size_t batch_size_;
   std::unique_ptr<SourceReader<T>> reader_;
+  std::shared_ptr<const WatermarkStrategy<T>> watermark_strategy_;  // null: watermarks come downstream
+  std::unique_ptr<SplitWatermarkStrategies<T>> watermarks_;
 };
 
 // The record types most jobs and tests use are instantiated once, in

@@ -249,27 +249,27 @@ OperatorBuilder kafka_source(const OperatorSpecContext& ctx, bool upsert) {
   upsert = upsert || seed_upsert(p);
   KafkaSourceConfig c;
   c.upsert = upsert;
-  c.what = p.has("table") ? "kafka source of table `" + p.raw("table").get<std::string>() + "`"
-                          : "kafka source '" + std::string(ctx.id) + "'";
-  c.client = client_properties(p);
+  c.reader.what = p.has("table") ? "kafka source of table `" + p.raw("table").get<std::string>() + "`"
+                                 : "kafka source '" + std::string(ctx.id) + "'";
+  c.reader.client = client_properties(p);
   auto topic = p.option("topic");
   auto pattern = p.option("topic-pattern");
   if (topic && pattern) p.fail("options 'topic' and 'topic-pattern' both set: use one");
   if (!topic && !pattern) p.fail("missing required option 'topic' (or 'topic-pattern')");
   if (upsert && pattern) p.fail("upsert-kafka reads one topic: 'topic-pattern' is not supported");
-  if (topic) c.topics = split(*topic, ';');
-  if (pattern) c.topic_pattern = *pattern;
+  if (topic) c.reader.topics = split(*topic, ';');
+  if (pattern) c.reader.topic_pattern = *pattern;
   if (upsert) {
-    c.startup.mode = KafkaOffsetSpec::Mode::kEarliest;  // upsert-kafka always reads the whole topic
+    c.reader.startup.mode = KafkaOffsetSpec::Mode::kEarliest;  // upsert-kafka always reads the whole topic
     if (p.option("scan.startup.mode")) p.fail("upsert-kafka always reads from the earliest offset: 'scan.startup.mode' is not supported");
   } else {
-    c.startup = offset_spec(p, "startup", "group-offsets", c.topics);
+    c.reader.startup = offset_spec(p, "startup", "group-offsets", c.reader.topics);
   }
-  c.bounded = offset_spec(p, "bounded", "unbounded", c.topics);
+  c.reader.bounded = offset_spec(p, "bounded", "unbounded", c.reader.topics);
   if (auto interval = p.option("scan.topic-partition-discovery.interval")) {
     auto ms = parse_duration_ms(*interval);
     if (!ms) p.fail("option 'scan.topic-partition-discovery.interval' is not a duration: '" + *interval + "'");
-    c.discovery_interval_ms = *ms;
+    c.reader.discovery_interval_ms = *ms;
   }
   SchemaPtr physical = p.schema();
   std::vector<std::string> pk;
@@ -312,12 +312,13 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
     const bool as_upsert = upsert || seed_upsert(p);
     KafkaSinkConfig c;
     c.upsert = as_upsert;
-    c.table = p.has("table") ? p.raw("table").get<std::string>() : std::string(ctx.id);
-    c.client = client_properties(p);
+    const std::string table = p.has("table") ? p.raw("table").get<std::string>() : std::string(ctx.id);
+    c.writer.what = "kafka sink of table `" + table + "`";
+    c.writer.client = client_properties(p);
     auto topic = p.option("topic");
     if (!topic || topic->find(';') != std::string::npos || p.option("topic-pattern"))
       p.fail("the kafka sink writes one topic: set 'topic' to a single name");
-    c.topic = *topic;
+    c.writer.topic = *topic;
     c.input_schema = p.schema();
     std::vector<std::string> pk;
     if (p.has("primary_key"))
@@ -360,19 +361,19 @@ std::function<OperatorBuilder(const OperatorSpecContext&)> kafka_sink(bool upser
     for (auto& i : c.formats.value_columns) i = physical_at[i];
     std::string guarantee = p.option_or("sink.delivery-guarantee", p.option_or("delivery_guarantee", "at-least-once"));
     std::replace(guarantee.begin(), guarantee.end(), '_', '-');
-    if (guarantee == "none") c.delivery = KafkaSinkConfig::Delivery::kNone;
-    else if (guarantee == "at-least-once") c.delivery = KafkaSinkConfig::Delivery::kAtLeastOnce;
-    else if (guarantee == "exactly-once") c.delivery = KafkaSinkConfig::Delivery::kExactlyOnce;
+    if (guarantee == "none") c.writer.delivery = KafkaSinkConfig::Delivery::kNone;
+    else if (guarantee == "at-least-once") c.writer.delivery = KafkaSinkConfig::Delivery::kAtLeastOnce;
+    else if (guarantee == "exactly-once") c.writer.delivery = KafkaSinkConfig::Delivery::kExactlyOnce;
     else p.fail("option 'sink.delivery-guarantee' must be none, at-least-once or exactly-once, got '" + guarantee + "'");
-    c.transactional_id_prefix = p.option_or("sink.transactional-id-prefix", "");
+    c.writer.transactional_id_prefix = p.option_or("sink.transactional-id-prefix", "");
     // The seed's 'delivery_guarantee' needs no prefix: the table's name is one.
-    if (c.transactional_id_prefix.empty() && p.option("delivery_guarantee")) c.transactional_id_prefix = "clink-" + c.table;
-    if (c.delivery == KafkaSinkConfig::Delivery::kExactlyOnce && c.transactional_id_prefix.empty())
+    if (c.writer.transactional_id_prefix.empty() && p.option("delivery_guarantee")) c.writer.transactional_id_prefix = "clink-" + table;
+    if (c.writer.delivery == KafkaSinkConfig::Delivery::kExactlyOnce && c.writer.transactional_id_prefix.empty())
       p.fail("'sink.transactional-id-prefix' must be specified when using DeliveryGuarantee.EXACTLY_ONCE.");
     std::string partitioner = p.option_or("sink.partitioner", "default");
-    if (partitioner == "default") c.partitioner = KafkaSinkConfig::Partitioner::kDefault;
-    else if (partitioner == "fixed") c.partitioner = KafkaSinkConfig::Partitioner::kFixed;
-    else if (partitioner == "round-robin") c.partitioner = KafkaSinkConfig::Partitioner::kRoundRobin;
+    if (partitioner == "default") c.writer.partitioner = KafkaSinkConfig::Partitioner::kDefault;
+    else if (partitioner == "fixed") c.writer.partitioner = KafkaSinkConfig::Partitioner::kFixed;
+    else if (partitioner == "round-robin") c.writer.partitioner = KafkaSinkConfig::Partitioner::kRoundRobin;
     else p.fail("option 'sink.partitioner' must be default, fixed or round-robin, got '" + partitioner + "'");
     if (as_upsert) {
       c.buffer_flush_max_rows = p.int_option("sink.buffer-flush.max-rows", 0, 0, INT32_MAX);

@@ -1,5 +1,6 @@
 #include "clink/connectors/sql/sql_source.hpp"
 
+#include "clink/api/source.hpp"
 #include "clink/checkpoint/operator_state.hpp"
 #include "clink/connectors/dead_letter.hpp"
 #include "clink/connectors/sql/sql_dead_letters.hpp"
@@ -8,29 +9,18 @@
 
 namespace clink::sql {
 
-namespace {
-constexpr const char* kSplitState = "source-splits";  // as ReaderSourceOperator
-constexpr const char* kSharedState = "source-shared";
-}
-
 void SqlSourceOperator::open(RuntimeContext& ctx) {
   SourceOperator::open(ctx);
   reader_ = source_->create_reader(ctx.subtask_index(), ctx.parallelism());
   reader_->open(ctx);
   if (watermark_spec_) watermarks_ = std::make_unique<SplitWatermarks>(watermark_spec_);
-  if (ctx.is_restored()) {
-    const auto& lists = ctx.operator_state().lists();
-    if (auto shared = lists.find(kSharedState); shared != lists.end()) reader_->restore_shared(shared->second.items);
-    auto it = lists.find(kSplitState);
-    if (it != lists.end()) reader_->restore_splits(it->second.items);
-  }
+  auto restored = SourceSplitState::restored(ctx);
+  if (restored.shared) reader_->restore_shared(std::move(*restored.shared));
+  if (restored.splits) reader_->restore_splits(std::move(*restored.splits));
 }
 
 void SqlSourceOperator::snapshot_state(std::int64_t checkpoint_id) {
-  ctx().operator_state().list(kSplitState, Redistribution::kEvenSplit) = reader_->snapshot_splits();
-  auto shared = reader_->snapshot_shared();
-  if (!shared.empty() || ctx().operator_state().lists().count(kSharedState))
-    ctx().operator_state().list(kSharedState, Redistribution::kUnion) = std::move(shared);
+  SourceSplitState::snapshot(ctx(), reader_->snapshot_splits(), reader_->snapshot_shared());
   reader_->snapshot_taken(checkpoint_id);
 }
 

@@ -1,16 +1,12 @@
 #pragma once
 // Watermarks generated in a SQL source, per split (Flink's watermark push-down with
 // split-level watermarks, e.g. per Kafka partition): each split's watermark is the max of
-// the table's WATERMARK expression over that split's rows; the source emits the minimum
-// over its splits, so one partition read ahead of another never makes the other's rows
-// late. Flink's rules:
-//  - a split that has not produced a row yet holds the watermark back (at its start);
-//  - with idle_timeout_ms, a split without rows for that long is left out of the minimum
-//    (all splits idle: the source is idle) until its next row; the emitted watermark never
-//    goes back, so a split that comes back behind it is clamped;
-//  - emitted every interval_ms when it advanced (0: after every batch, 'on-event'); a
-//    watermark <= 0 is never emitted (as the WATERMARK assigner);
-//  - every row's event time is its rowtime (a NULL rowtime fails the job).
+// the table's WATERMARK expression over that split's rows, combined over the splits by
+// the SplitWatermarkCombiner the typed sources use too (time/split_watermark_combiner.hpp:
+// the minimum over the splits, a split without rows holds it back, idle splits are left
+// out and never make it regress); emitted every interval_ms when it advanced (0: after
+// every batch, 'on-event'); a watermark <= 0 is never emitted (as the WATERMARK
+// assigner); every row's event time is its rowtime (a NULL rowtime fails the job).
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -23,6 +19,7 @@
 #include "clink/sql/common/column_batch.hpp"
 #include "clink/sql/expression/expr.hpp"
 #include "clink/sql/function/function_registry.hpp"
+#include "clink/time/split_watermark_combiner.hpp"
 
 namespace clink::sql {
 
@@ -50,18 +47,10 @@ class SplitWatermarks {
   std::optional<Watermark> poll(std::int64_t now_ms);
 
  private:
-  struct Split {
-    EventTime max = kMinEventTime;
-    std::int64_t last_active_ms = 0;
-  };
   std::shared_ptr<const SourceWatermarkSpec> spec_;
   std::unique_ptr<CompiledExpr> watermark_;
   std::unique_ptr<CompiledExpr> rowtime_;
-  std::map<std::uint64_t, Split> splits_;
-  EventTime emitted_ = 0;
-  bool idle_ = false;
-  bool dirty_ = false;
-  std::int64_t last_emit_ms_ = 0;
+  SplitWatermarkCombiner combiner_;
 };
 
 }  // namespace clink::sql
