@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "clink_process.hpp"
+#include "../support/clink_process.hpp"
 #include "kafka_test_env.hpp"
 
 namespace clink::test {

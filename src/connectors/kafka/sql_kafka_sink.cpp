@@ -35,8 +35,11 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
       bool has_value = true;
       value_.clear();
       if (c_.upsert) {
-        if (kind == RowKind::kUpdateBefore) continue;  // the +U that follows replaces the row
-        has_value = kind != RowKind::kDelete;        // a delete is a tombstone
+        // -U and -D are tombstones, as Flink's upsert-kafka writes them; a -U followed by
+        // its key's +U is left out (the +U replaces the row), so a tombstone goes out for a
+        // -U only when a filter removed its +U (WHERE cnt < 10 over an aggregate).
+        if (kind == RowKind::kUpdateBefore && followed_by_its_update(batch, row)) continue;
+        has_value = is_accumulate(kind);
         if (has_value) value_encoder_->encode(value_cols_, row, RowKind::kInsert, value_);
       } else if (value_encoder_->is_null_message(value_cols_, row)) {
         has_value = false;  // raw's NULL: a record without value, as Flink
@@ -82,6 +85,16 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
     return has_value ? std::optional<std::string_view>(bytes) : std::nullopt;
   }
 
+  // Whether row + 1 is the +U of row's key (a -U).
+  bool followed_by_its_update(const ColumnBatch& batch, std::size_t row) {
+    if (row + 1 >= batch.size() || batch.row_kind(row + 1) != RowKind::kUpdateAfter) return false;
+    key_.clear();
+    next_key_.clear();
+    key_encoder_->encode(key_cols_, row, RowKind::kInsert, key_);
+    key_encoder_->encode(key_cols_, row + 1, RowKind::kInsert, next_key_);
+    return key_ == next_key_;
+  }
+
   bool buffering() const { return c_.upsert && c_.buffer_flush_max_rows > 0; }
   void flush_buffer() {
     for (auto& [k, v] : buffer_) records_.add(key(k), value(v.first, v.second));
@@ -115,7 +128,7 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
   std::unique_ptr<RecordEncoder> value_encoder_;
   std::vector<const Column*> key_cols_;
   std::vector<const Column*> value_cols_;
-  std::string key_;
+  std::string key_, next_key_;
   std::string value_;
   std::vector<kafka::KafkaHeader> headers_;
   std::unordered_map<std::string, std::pair<bool, std::string>> buffer_;  // key -> (has value, value)

@@ -4,7 +4,9 @@
 // recovery) plus encoding rows with the key and value formats.
 //
 // upsert-kafka writes each +I / +U as the row keyed by the PRIMARY KEY and each -D as a
-// tombstone (the key, no value); -U is dropped, the +U after it replaces the row.
+// tombstone (the key, no value), and so each -U, as Flink's; a -U directly followed by its
+// key's +U is left out (the +U replaces the row), so a -U whose +U a filter removed still
+// deletes the row that no longer qualifies.
 #include <cstdint>
 #include <memory>
 #include <optional>
