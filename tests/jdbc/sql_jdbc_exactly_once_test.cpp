@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../support/clink_process.hpp"
+#include "../support/kill_restart.hpp"
 #include "pg_test_env.hpp"
 
 namespace clink::test {
@@ -121,13 +122,6 @@ class JdbcExactlyOnce : public ::testing::TestWithParam<std::string> {
     return std::make_unique<ClinkProcess>(args, dir_);
   }
 
-  static bool has_checkpoint(const fs::path& dir) {
-    if (!fs::exists(dir)) return false;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename().string().starts_with("chk-") && fs::exists(e.path() / "_metadata")) return true;
-    return false;
-  }
-
   fs::path dir_;
 };
 
@@ -153,29 +147,14 @@ TEST_P(JdbcExactlyOnce, KilledAtRandomPointsAndRestarted) {
     pg_exec(fill(job.table_ddl, t));
     const fs::path sql = script(job, t);
     const fs::path checkpoints = dir_ / ("chk-" + job.name);
-    int kills = 0;
-    std::optional<int> code;
-    for (int attempt = 0; attempt < 200 && !code; ++attempt) {
-      std::vector<std::string> args{sql.string(), "--checkpoint-dir", checkpoints.string(), "--checkpoint-interval",
-                                    "50", "--state-backend", GetParam()};
-      if (has_checkpoint(checkpoints)) {
-        args.push_back("--from-checkpoint");
-        args.push_back(checkpoints.string());
-      }
-      auto run = start(args);
-      if (kills < 12) {
-        code = run->wait_for(std::uniform_int_distribution<int>(30, 250)(rng));
-        if (!code) {
-          run->kill(SIGKILL);
-          ++kills;
-        }
-      } else {
-        code = run->wait_for(120000);
-      }
-      if (code && *code != 0) ADD_FAILURE() << run->err();
-    }
-    ASSERT_EQ(code, std::optional<int>(0));
-    EXPECT_GE(kills, 12);
+    const auto r = run_killed_and_restarted(
+        [&](std::vector<std::string> args) { return start(std::move(args)); },
+        {sql.string(), "--checkpoint-dir", checkpoints.string(), "--checkpoint-interval", "50", "--state-backend",
+         GetParam()},
+        checkpoints, rng, {.kills = 12, .min_ms = 30, .max_ms = 250});
+    ASSERT_EQ(r.exit_code, std::optional<int>(0)) << r.error;
+    EXPECT_GE(r.kills, 12);
+    EXPECT_GE(r.restored, 4) << "later runs restore the checkpoints of earlier ones";
     EXPECT_EQ(pg_query_rows("SELECT * FROM " + t), job.expected);
   }
 }

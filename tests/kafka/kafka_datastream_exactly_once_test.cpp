@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../support/clink_process.hpp"
+#include "../support/kill_restart.hpp"
 #include "kafka_test_env.hpp"
 
 namespace clink::test {
@@ -75,17 +76,6 @@ class KafkaDataStreamExactlyOnce : public ::testing::TestWithParam<std::string> 
     return std::make_unique<ClinkProcess>(args, dir_);
   }
 
-  // The number of the newest complete checkpoint in `dir`, -1 when there is none.
-  static int newest_checkpoint(const fs::path& dir) {
-    int newest = -1;
-    if (!fs::exists(dir)) return newest;
-    for (const auto& e : fs::directory_iterator(dir)) {
-      const std::string name = e.path().filename().string();
-      if (name.starts_with("chk-") && fs::exists(e.path() / "_metadata")) newest = std::max(newest, std::stoi(name.substr(4)));
-    }
-    return newest;
-  }
-
   // Every value a read_committed reader of `topic` sees, sorted.
   static std::vector<std::string> view(const std::string& topic) {
     std::vector<std::string> out = values_of(consume_kafka(topic));
@@ -114,37 +104,14 @@ TEST_P(KafkaDataStreamExactlyOnce, KilledAtRandomPointsAndRestarted) {
   create_kafka_topic(out, 2);
   const fs::path job = spec(out);
   const fs::path checkpoints = dir_ / "chk";
-  int kills = 0, resumed = 0;
-  std::optional<int> code;
-  for (int attempt = 0; attempt < 200 && !code; ++attempt) {
-    std::vector<std::string> args{job.string(), "--checkpoint-dir", checkpoints.string(), "--checkpoint-interval", "50",
-                                  "--state-backend", GetParam()};
-    const int restored = newest_checkpoint(checkpoints);
-    if (restored >= 0) {
-      ++resumed;
-      args.push_back("--from-checkpoint");
-      args.push_back(checkpoints.string());
-    }
-    auto run = start(args);
-    if (kills < 20) {
-      // Every other kill comes after the run's own first checkpoint (a slow start, as
-      // RocksDB's, would otherwise see every kill before any checkpoint).
-      if (kills % 2 == 1)
-        for (int waited = 0; waited < 30000 && !code && newest_checkpoint(checkpoints) <= restored; waited += 5)
-          code = run->wait_for(5);
-      if (!code) code = run->wait_for(std::uniform_int_distribution<int>(10, 150)(rng));
-      if (!code) {
-        run->kill(SIGKILL);
-        ++kills;
-      }
-    } else {
-      code = run->wait_for(120000);
-    }
-    if (code && *code != 0) ADD_FAILURE() << run->err();
-  }
-  ASSERT_EQ(code, std::optional<int>(0));
-  EXPECT_GE(kills, 20);
-  EXPECT_GE(resumed, 10) << "runs restore the checkpoints of earlier ones";
+  const auto r = run_killed_and_restarted(
+      [&](std::vector<std::string> args) { return start(std::move(args)); },
+      {job.string(), "--checkpoint-dir", checkpoints.string(), "--checkpoint-interval", "50", "--state-backend",
+       GetParam()},
+      checkpoints, rng, {.kills = 20});
+  ASSERT_EQ(r.exit_code, std::optional<int>(0)) << r.error;
+  EXPECT_GE(r.kills, 20);
+  EXPECT_GE(r.restored, 6) << "runs restore the checkpoints of earlier ones";
   EXPECT_EQ(view(out), expected);
 }
 

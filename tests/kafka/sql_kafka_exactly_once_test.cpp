@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../support/clink_process.hpp"
+#include "../support/kill_restart.hpp"
 #include "kafka_test_env.hpp"
 
 namespace clink::test {
@@ -99,13 +100,6 @@ class KafkaExactlyOnce : public ::testing::TestWithParam<std::string> {
     return std::make_unique<ClinkProcess>(args, dir_);
   }
 
-  static bool has_checkpoint(const fs::path& dir) {
-    if (!fs::exists(dir)) return false;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename().string().starts_with("chk-") && fs::exists(e.path() / "_metadata")) return true;
-    return false;
-  }
-
   // What a read_committed reader of `topic` sees: every value (sorted), or for an upsert
   // topic its compacted view "key -> value".
   static std::vector<std::string> view(const std::string& topic, bool upsert) {
@@ -137,7 +131,7 @@ class KafkaExactlyOnce : public ::testing::TestWithParam<std::string> {
 };
 
 // SIGKILL at >= 20 random points, each run restarted from the latest checkpoint (or from
-// scratch before the first), then run to the end.
+// scratch before the first), then run to the end (tests/support/kill_restart.hpp).
 TEST_P(KafkaExactlyOnce, KilledAtRandomPointsAndRestarted) {
   std::mt19937 rng(20261201);
   for (const Job& job : jobs()) {
@@ -148,29 +142,14 @@ TEST_P(KafkaExactlyOnce, KilledAtRandomPointsAndRestarted) {
     create_kafka_topic(out, 2);
     const fs::path sql = script(job, out);
     const fs::path checkpoints = dir_ / ("chk-" + job.name);
-    int kills = 0;
-    std::optional<int> code;
-    for (int attempt = 0; attempt < 200 && !code; ++attempt) {
-      std::vector<std::string> args{sql.string(), "--checkpoint-dir", checkpoints.string(), "--checkpoint-interval",
-                                    "50", "--state-backend", GetParam()};
-      if (has_checkpoint(checkpoints)) {
-        args.push_back("--from-checkpoint");
-        args.push_back(checkpoints.string());
-      }
-      auto run = start(args);
-      if (kills < 20) {
-        code = run->wait_for(std::uniform_int_distribution<int>(10, 150)(rng));
-        if (!code) {
-          run->kill(SIGKILL);
-          ++kills;
-        }
-      } else {
-        code = run->wait_for(120000);
-      }
-      if (code && *code != 0) ADD_FAILURE() << run->err();
-    }
-    ASSERT_EQ(code, std::optional<int>(0));
-    EXPECT_GE(kills, 20);
+    const auto r = run_killed_and_restarted(
+        [&](std::vector<std::string> args) { return start(std::move(args)); },
+        {sql.string(), "--checkpoint-dir", checkpoints.string(), "--checkpoint-interval", "50", "--state-backend",
+         GetParam()},
+        checkpoints, rng, {.kills = 20});
+    ASSERT_EQ(r.exit_code, std::optional<int>(0)) << r.error;
+    EXPECT_GE(r.kills, 20);
+    EXPECT_GE(r.restored, 5) << "later runs restore the checkpoints of earlier ones";
     EXPECT_EQ(view(out, job.upsert), expected);
   }
 }
@@ -203,7 +182,7 @@ TEST_P(KafkaExactlyOnce, RescaledThroughSavepoints) {
         // take a while to get there). A job that ends by itself before the stop takes
         // effect exits 0 with no savepoint: it is done.
         code = run->wait_for(20);
-        while (!code && !has_checkpoint(checkpoints)) code = run->wait_for(10);
+        while (!code && newest_checkpoint(checkpoints) < 0) code = run->wait_for(10);
         if (!code) {
           run->kill(SIGTERM);
           code = run->wait_for(60000);
