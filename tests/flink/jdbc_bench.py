@@ -8,6 +8,7 @@
 # Prints wall time and rows/s, and rows/s per core of the mini-cluster JVM's CPU time.
 import glob, os, subprocess, sys, time
 from pyflink.table import EnvironmentSettings, TableEnvironment
+from jvm_cpu import children_cpu_seconds
 rows = int(sys.argv[1])
 port = os.environ.get("PG_PORT", "15432")
 subprocess.run(["psql", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-q", "-c",
@@ -24,24 +25,11 @@ t.execute_sql(f"""CREATE TABLE nums (id BIGINT NOT NULL) WITH ('connector' = 'da
   'rows-per-second' = '1000000000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '{rows}')""")
 t.execute_sql(f"""CREATE TABLE totals (id BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH (
   'connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:{port}/postgres?user=postgres', 'table-name' = 'bench_flink')""")
-def java_cpu():
-    total = 0.0
-    me = os.getpid()
-    for pid in os.listdir('/proc'):
-        if not pid.isdigit(): continue
-        try:
-            stat = open(f'/proc/{pid}/stat').read()
-        except OSError:
-            continue
-        rest = stat[stat.rfind(')') + 2:].split()
-        if int(rest[1]) == me:  # ppid
-            total += (int(rest[11]) + int(rest[12])) / os.sysconf('SC_CLK_TCK')
-    return total
-cpu0 = java_cpu()
+cpu0 = children_cpu_seconds()
 start = time.time()
 t.execute_sql("INSERT INTO totals SELECT id, COUNT(*), SUM(id) FROM nums GROUP BY id").wait()
 wall = time.time() - start
-cpu = java_cpu() - cpu0
+cpu = children_cpu_seconds() - cpu0
 n = subprocess.run(["psql", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-tA", "-c", "SELECT count(*) FROM bench_flink"],
                    check=True, capture_output=True, text=True).stdout.strip()
 print(f"flink sql-upsert: {n} rows in the table, wall {wall:.3f} s, {rows / wall:.0f} rows/s, cpu {cpu:.2f} s, "

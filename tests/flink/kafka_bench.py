@@ -5,6 +5,7 @@
 # Prints wall time and records/s per core of the mini-cluster JVM's CPU time during the job.
 import os, sys, time
 from pyflink.table import EnvironmentSettings, TableEnvironment
+from jvm_cpu import children_cpu_seconds
 case, topic, out = sys.argv[1], sys.argv[2], sys.argv[3]
 bootstrap = os.environ.get("CLINK_KAFKA_BOOTSTRAP", "127.0.0.1:19092")
 t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
@@ -25,23 +26,10 @@ else:
       'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{out}',
       'properties.transaction.timeout.ms' = '600000')""")
     q = "INSERT INTO sink SELECT auction, bidder, price * 100, channel, url, `dateTime`, extra FROM bids WHERE auction % 10 <> 7"
-def java_cpu():
-    total = 0.0
-    me = os.getpid()
-    for pid in os.listdir('/proc'):
-        if not pid.isdigit(): continue
-        try:
-            stat = open(f'/proc/{pid}/stat').read()
-        except OSError:
-            continue
-        rest = stat[stat.rfind(')') + 2:].split()
-        if int(rest[1]) == me:  # ppid
-            total += (int(rest[11]) + int(rest[12])) / os.sysconf('SC_CLK_TCK')
-    return total
-cpu0 = java_cpu()
+cpu0 = children_cpu_seconds()
 start = time.time()
 t.execute_sql(q).wait()
 wall = time.time() - start
-cpu = java_cpu() - cpu0
+cpu = children_cpu_seconds() - cpu0
 n = float(sys.argv[4])
 print(f"flink {case}: wall {wall:.3f} s, {n / wall:.0f} records/s, cpu {cpu:.2f} s, {n / cpu:.0f} records/s per core")
