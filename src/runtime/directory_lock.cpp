@@ -8,13 +8,12 @@
 #include <cstring>
 
 #include "clink/core/error.hpp"
+#include "clink/core/private_directory.hpp"
 
 namespace clink::detail {
 
 DirectoryLock::DirectoryLock(const std::filesystem::path& dir, const std::string& what) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw ClinkError("cannot create the " + what + " " + dir.string() + ": " + ec.message());
+  create_private_directories(dir);
   const std::filesystem::path file = dir / ".lock";
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd_ < 0) throw ClinkError("cannot open " + file.string() + ": " + std::strerror(errno));

@@ -3,6 +3,8 @@
 // checkpoint directory to what the run owns.
 #include "job_run.hpp"
 
+#include "clink/core/private_directory.hpp"
+
 namespace clink {
 
 void JobRun::coordinate() {
@@ -45,7 +47,7 @@ void JobRun::coordinate() {
 // no barrier either: it snapshots at its own end (task_ended).
 void JobRun::trigger(Pending p) {
   auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
-  p.created_dir = std::filesystem::create_directories(dir);
+  p.created_dir = create_private_directories(dir);
   p.barrier = CheckpointBarrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value(), p.stops_sources};
   pending_ = std::move(p);
   for (std::size_t t = 0; t < tasks_.size(); ++t) {

@@ -28,6 +28,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "clink/core/error.hpp"
+#include "clink/core/private_directory.hpp"
 
 namespace clink::state_internal {
 namespace {
@@ -49,7 +50,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
         incremental_(config.incremental) {
     fs::path base = config.working_dir.empty() ? fs::temp_directory_path() / "clink-rocksdb" : config.working_dir;
     db_path_ = fs::absolute(base / (stem_ + "-" + instance_));
-    fs::create_directories(db_path_);
+    create_private_directories(db_path_);
     write_options_.disableWAL = true;
     open_db();
   }
@@ -262,7 +263,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
       return;
     }
     // Rescaling (or another format): copy our key groups' entries over.
-    fs::create_directories(db_path_);
+    create_private_directories(db_path_);
     open_db();
     std::vector<int> index;
     rocksdb::WriteBatch batch;

@@ -199,6 +199,37 @@ TEST_P(Checkpoint, ACheckpointDirectoryInUseRefusesASecondJob) {
   execute_async(again.graph(), checkpointing(dir.path)).wait();
 }
 
+// Checkpoints and savepoints hold the job's state: the directories clink creates for them
+// are its user's alone (0700; issue 16, item 8). A directory the user made keeps its mode.
+TEST_P(Checkpoint, CheckpointAndSavepointDirectoriesAreCreatedPrivate) {
+  TempDir dir;
+  const fs::path checkpoints = dir.path / "made" / "checkpoints";
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  StreamExecutionEnvironment env;
+  build_job(env, 4000, 8000, std::make_shared<Injector>(), sink, 2);
+  auto handle = execute_async(env.graph(), checkpointing(checkpoints));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const fs::path savepoint = handle.stop_with_savepoint(dir.path / "sp");
+  const auto others = fs::perms::group_all | fs::perms::others_all;
+  for (const fs::path& p : {dir.path / "made", checkpoints, savepoint})
+    EXPECT_EQ(fs::status(p).permissions() & others, fs::perms::none) << p;
+  bool any_checkpoint = false;
+  for (const auto& e : fs::directory_iterator(checkpoints))
+    if (e.path().filename().string().starts_with("chk-")) {
+      any_checkpoint = true;
+      EXPECT_EQ(fs::status(e.path()).permissions() & others, fs::perms::none) << e.path();
+    }
+  EXPECT_TRUE(any_checkpoint);
+  // The user's own directory keeps its mode.
+  const fs::path mine = dir.path / "mine";
+  fs::create_directories(mine);
+  fs::permissions(mine, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+  StreamExecutionEnvironment again;
+  build_job(again, 100, 0, std::make_shared<Injector>(), std::make_shared<ExactlyOnceCollectSink<Out>>(), 1);
+  execute_async(again.graph(), checkpointing(mine)).wait();
+  EXPECT_EQ(fs::status(mine).permissions() & others, fs::perms::group_read | fs::perms::group_exec);
+}
+
 // A savepoint never goes into a directory holding other files, so its failure path (which
 // removes what it wrote) cannot take the user's files (issue 16, item 2).
 TEST_P(Checkpoint, SavepointRefusesANonEmptyDirectoryAndLeavesItAlone) {
