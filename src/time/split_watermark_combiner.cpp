@@ -24,13 +24,26 @@ std::optional<Watermark> SplitWatermarkCombiner::poll(std::int64_t now_ms) {
   if (!dirty_ && timeout <= 0) return std::nullopt;
   if (interval_ms_ > 0 && now_ms - last_emit_ms_ < interval_ms_) return std::nullopt;
   EventTime combined = kMaxEventTime;
+  EventTime just_idle = kMaxEventTime;  // over the splits with records that went idle now
   bool any_active = false;
-  for (const auto& [id, s] : splits_) {
-    if (timeout > 0 && now_ms - s.last_active_ms >= timeout) continue;  // idle
+  for (auto& [id, s] : splits_) {
+    const bool was_idle = s.idle;
+    s.idle = timeout > 0 && now_ms - s.last_active_ms >= timeout;
+    if (s.idle) {
+      if (!was_idle && s.watermark > kMinEventTime) just_idle = std::min(just_idle, s.watermark);
+      continue;
+    }
     any_active = true;
     combined = std::min(combined, s.watermark);
   }
   dirty_ = false;
+  if (!any_active && just_idle != kMaxEventTime && just_idle > emitted_) {
+    emitted_ = just_idle;  // the source goes idle at the next poll
+    idle_ = false;
+    dirty_ = true;
+    last_emit_ms_ = now_ms;
+    return Watermark::at(emitted_);
+  }
   if (!any_active) {
     if (idle_ || (splits_.empty() && timeout <= 0)) return std::nullopt;
     idle_ = true;

@@ -37,6 +37,19 @@ TEST(SplitWatermarkCombiner, AnIdleSplitIsLeftOutAndOneComingBackIsClamped) {
   EXPECT_EQ(c.poll(350), Watermark::at(7000));
 }
 
+// A split with records and one without going idle in the same poll (records read as the
+// splits were taken): the watermark still advances to the busy split's before the source
+// is idle, as with Flink's idleness timers (a CI failure of the typed idle test).
+TEST(SplitWatermarkCombiner, SplitsGoingIdleTogetherStillAdvanceTheWatermarkFirst) {
+  SplitWatermarkCombiner c(300, 0, kMinEventTime);
+  c.set_splits({1, 2}, 0);
+  c.advance(1, 15000, 0);
+  EXPECT_EQ(c.poll(0), std::nullopt) << "split 2 has no record yet";
+  EXPECT_EQ(c.poll(300), Watermark::at(15000)) << "both idle now; split 1's records count first";
+  EXPECT_EQ(c.poll(301), Watermark::idle_marker(15000));
+  EXPECT_EQ(c.poll(400), std::nullopt);
+}
+
 TEST(SplitWatermarkCombiner, EmitsAtItsIntervalAndNeverAtOrBelowTheFloor) {
   SplitWatermarkCombiner c(0, 200, 0);
   c.set_splits({0}, 0);

@@ -8,7 +8,11 @@
 //  - a split that has not produced a record yet holds the watermark back (at its start);
 //  - with an idle timeout, a split without records for that long is left out of the
 //    minimum (all splits idle: the source is idle) until its next record; the emitted
-//    watermark never goes back, so a split that comes back behind it is clamped;
+//    watermark never goes back, so a split that comes back behind it is clamped. When
+//    every split goes idle in one poll, the watermark first advances to those of them
+//    that had records: Flink's idleness timers start at the first check that saw no
+//    record, so a split with records goes idle at least a check after one without, and
+//    its watermark is emitted before the source is idle;
 //  - emitted every interval_ms when it advanced (0: at every poll), never at or below
 //    `floor` (the SQL WATERMARK assigner's 0; kMinEventTime for typed strategies).
 #include <cstdint>
@@ -43,6 +47,7 @@ class SplitWatermarkCombiner {
   struct Split {
     EventTime watermark = kMinEventTime;
     std::int64_t last_active_ms = 0;
+    bool idle = false;  // at the last poll
   };
   Split& split_at(std::uint64_t split) {
     if (!cached_ || split != cached_key_) {
