@@ -146,7 +146,7 @@ TEST_P(KafkaExactlyOnce, KilledAtRandomPointsAndRestarted) {
         [&](std::vector<std::string> args) { return start(std::move(args)); },
         {sql.string(), "--checkpoint-dir", checkpoints.string(), "--checkpoint-interval", "50", "--state-backend",
          GetParam()},
-        checkpoints, rng, {.kills = 20});
+        checkpoints, rng, {.kills = 20, .min_ms = 10, .max_ms = 100});
     ASSERT_EQ(r.exit_code, std::optional<int>(0)) << r.error;
     EXPECT_GE(r.kills, 20);
     EXPECT_GE(r.restored, 5) << "later runs restore the checkpoints of earlier ones";

@@ -67,11 +67,15 @@ inline KillRestartResult run_killed_and_restarted(
     }
     auto run = start(run_args);
     if (r.kills < kills) {
-      if (r.kills % o.own_checkpoint_every == o.own_checkpoint_every - 1)  // its own checkpoint first
+      if (r.kills % o.own_checkpoint_every == o.own_checkpoint_every - 1) {
+        // Killed as soon as it completed a checkpoint of its own: the next run restores
+        // it, and the job moves on no more than it must (it has to last for every kill).
         for (int waited = 0; waited < 30000 && !r.exit_code && newest_checkpoint(checkpoints) <= restored_from;
-             waited += 5)
-          r.exit_code = run->wait_for(5);
-      if (!r.exit_code) r.exit_code = run->wait_for(std::uniform_int_distribution<int>(min_ms, max_ms)(rng));
+             waited += 2)
+          r.exit_code = run->wait_for(2);
+      } else {
+        r.exit_code = run->wait_for(std::uniform_int_distribution<int>(min_ms, max_ms)(rng));
+      }
       if (!r.exit_code) {
         run->kill(SIGKILL);
         ++r.kills;
