@@ -59,16 +59,7 @@ std::shared_ptr<const SqlSource> make_jdbc_source(const OperatorSpecContext& ctx
   c.connection = table.connection;
   c.table_name = table.table_name;
   c.table_schema = p.schema();
-  const std::size_t n = c.table_schema->size();
-  if (p.has("projected")) {
-    for (const auto& x : p.raw("projected")) {
-      if (!x.is_number_unsigned() || x.get<std::size_t>() >= n)
-        p.fail("param 'projected': " + x.dump() + " is not a column index below " + std::to_string(n));
-      c.projected.push_back(x.get<std::size_t>());
-    }
-  } else {
-    for (std::size_t i = 0; i < n; ++i) c.projected.push_back(i);
-  }
+  c.projected = p.projected(c.table_schema->size());
   // scan.partition.*: all or none (Flink's checkAllOrNone), lower <= upper.
   const char* keys[] = {"scan.partition.column", "scan.partition.num", "scan.partition.lower-bound",
                         "scan.partition.upper-bound"};

@@ -43,19 +43,6 @@ SchemaPtr sink_schema(const SqlConnectorParams& p, const OperatorSpecContext& ct
   return schema;
 }
 
-std::vector<std::size_t> index_list(const SqlConnectorParams& p, const std::string& key, std::size_t bound) {
-  std::vector<std::size_t> out;
-  if (!p.has(key)) return out;
-  const auto& v = p.raw(key);
-  if (!v.is_array()) p.fail("param '" + key + "' must be a list of column indices, got " + v.dump());
-  for (const auto& x : v) {
-    if (!x.is_number_integer() || x.get<std::int64_t>() < 0 || x.get<std::size_t>() >= bound)
-      p.fail("param '" + key + "': " + x.dump() + " is not a column index below " + std::to_string(bound));
-    out.push_back(x.get<std::size_t>());
-  }
-  return out;
-}
-
 RowFormat row_format(const SqlConnectorParams& p) {
   auto f = p.option("format");
   if (!f) p.fail("missing required option 'format' (json or csv)");
@@ -110,15 +97,13 @@ std::shared_ptr<FilesystemSqlSource> filesystem_source(const OperatorSpecContext
       p.fail("option 'source.monitor-interval' must be a positive duration ('10 s', '1 min'), got '" + *interval + "'");
     c.monitor_interval_ms = *ms;
   }
-  if (p.has("projected")) c.projected = index_list(p, "projected", c.table_schema->size());
-  else
-    for (std::size_t i = 0; i < c.table_schema->size(); ++i) c.projected.push_back(i);
+  c.projected = p.projected(c.table_schema->size());
   if (p.has("dead_letter")) {
     if (!p.raw("dead_letter").is_boolean()) p.fail("param 'dead_letter' must be true or false");
     c.dead_letter_wired = p.raw("dead_letter").get<bool>();
   }
   read_format_options(p, c.format, c.json, c.csv);
-  c.partitions.keys = index_list(p, "partition_keys", c.table_schema->size());
+  c.partitions.keys = p.indices("partition_keys", c.table_schema->size());
   c.partitions.default_name = default_partition_name(p);
   if (p.has("partition_filter") && !p.raw("partition_filter").is_null()) {
     if (c.partitions.keys.empty()) p.fail("param 'partition_filter' needs 'partition_keys'");
@@ -212,10 +197,7 @@ std::shared_ptr<DatagenSqlSource> datagen_source(const OperatorSpecContext& ctx)
 std::shared_ptr<NexmarkSqlSource> nexmark_source(const OperatorSpecContext& ctx) {
   SqlConnectorParams p(ctx, "sql_nexmark_source", {"schema", "projected"});
   SchemaPtr schema = p.has("schema") ? p.schema() : nexmark_table_schema();
-  std::vector<std::size_t> projected;
-  if (p.has("projected")) projected = index_list(p, "projected", schema->size());
-  else
-    for (std::size_t i = 0; i < schema->size(); ++i) projected.push_back(i);
+  const std::vector<std::size_t> projected = p.projected(schema->size());
   try {
     // Nexmark's own option parser checks the names and values (unknown ones are errors).
     return std::make_shared<NexmarkSqlSource>(p.options(), schema, projected);
@@ -245,7 +227,7 @@ OperatorBuilder make_filesystem_sink(const OperatorSpecContext& ctx) {
   if (c.path.rfind("file://", 0) == 0) c.path.erase(0, 7);
   else if (auto scheme = c.path.find("://"); scheme != std::string::npos)
     p.fail("option 'path' = '" + *path + "': only local paths (or file:// URIs) are supported");
-  c.partition_by = index_list(p, "partition_by", c.schema->size());
+  c.partition_by = p.indices("partition_by", c.schema->size());
   try {
     c.rolling = parse_rolling_policy(p.options());
     c.commit = parse_partition_commit_policy(p.options(), !c.partition_by.empty());
@@ -308,7 +290,7 @@ OperatorBuilder make_collect_sink(const OperatorSpecContext& ctx) {
   std::string name = p.raw("name").get<std::string>();
   std::string mode = p.has("mode") && p.raw("mode").is_string() ? p.raw("mode").get<std::string>() : "retract";
   if (mode != "retract" && mode != "upsert") p.fail("param 'mode' must be retract or upsert, got '" + mode + "'");
-  auto key = index_list(p, "primary_key", schema->size());
+  auto key = p.indices("primary_key", schema->size());
   if (mode == "upsert" && key.empty()) p.fail("mode upsert needs param 'primary_key'");
   auto results = SqlCollectResults::get(name);
   results->configure(mode == "upsert" ? SqlCollectResults::Mode::kUpsert : SqlCollectResults::Mode::kRetract, key);

@@ -96,4 +96,24 @@ std::string SqlConnectorParams::local_time_zone() const {
   return "UTC";
 }
 
+std::vector<std::size_t> SqlConnectorParams::indices(const std::string& key, std::size_t bound) const {
+  std::vector<std::size_t> out;
+  if (!has(key)) return out;
+  const auto& v = raw(key);
+  if (!v.is_array()) fail("param '" + key + "' must be a list of column indices, got " + v.dump());
+  for (const auto& x : v) {
+    if (!x.is_number_integer() || x.get<std::int64_t>() < 0 || x.get<std::size_t>() >= bound)
+      fail("param '" + key + "': " + x.dump() + " is not a column index below " + std::to_string(bound));
+    out.push_back(x.get<std::size_t>());
+  }
+  return out;
+}
+
+std::vector<std::size_t> SqlConnectorParams::projected(std::size_t columns) const {
+  if (has("projected")) return indices("projected", columns);
+  std::vector<std::size_t> all(columns);
+  for (std::size_t i = 0; i < columns; ++i) all[i] = i;
+  return all;
+}
+
 }  // namespace clink::sql

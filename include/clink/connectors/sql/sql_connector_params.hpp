@@ -27,6 +27,10 @@ class SqlConnectorParams : public OpParams {
 
   // "schema": [{"name", "type"}]; required.
   SchemaPtr schema(const char* key = "schema") const;
+  // A list of column indices below `bound` (empty when absent).
+  std::vector<std::size_t> indices(const std::string& key, std::size_t bound) const;
+  // The source's "projected" columns (projection pushdown); all `columns` when absent.
+  std::vector<std::size_t> projected(std::size_t columns) const;
   const nlohmann::json& raw(const std::string& key) const;
 
   // Table options (string values), after the caller checked them.
