@@ -284,14 +284,12 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
           case Partitioning::kBroadcast: part = make_broadcast_partitioner(down); break;
           case Partitioning::kHash: part = e.hash_partitioner(s, down, max_par); break;
         }
-        std::vector<InputGate*> gates;
-        std::vector<std::size_t> channels;
-        for (int d = 0; d < down; ++d) {
-          gates.push_back(tasks_by_chain[to.chain][static_cast<std::size_t>(d)]->gate.get());
-          channels.push_back(channel_of.at({&e, s}));
-        }
+        std::vector<std::unique_ptr<ChannelWriter>> writers;
+        for (int d = 0; d < down; ++d)
+          writers.push_back(make_local_channel_writer(*tasks_by_chain[to.chain][static_cast<std::size_t>(d)]->gate,
+                                                      channel_of.at({&e, s})));
         auto* task = tasks_by_chain[from.chain][static_cast<std::size_t>(s)];
-        target = std::make_unique<detail::NetworkTarget>(std::move(part), std::move(gates), std::move(channels),
+        target = std::make_unique<detail::NetworkTarget>(std::move(part), std::move(writers),
                                                          task->time_metrics().get());
       }
       if (e.side_output.empty()) src.output.main.push_back(std::move(target));

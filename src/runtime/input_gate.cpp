@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/channel_writer.hpp"
 
 namespace clink {
 
@@ -84,6 +85,24 @@ void InputGate::cancel() {
 std::size_t InputGate::high_water_mark() const {
   std::lock_guard lock(mu_);
   return high_water_;
+}
+
+namespace {
+
+class LocalChannelWriter final : public ChannelWriter {
+ public:
+  LocalChannelWriter(InputGate& gate, std::size_t channel) : gate_(gate), channel_(channel) {}
+  std::int64_t push(StreamElement element) override { return gate_.push(channel_, std::move(element)); }
+
+ private:
+  InputGate& gate_;
+  std::size_t channel_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChannelWriter> make_local_channel_writer(InputGate& gate, std::size_t channel) {
+  return std::make_unique<LocalChannelWriter>(gate, channel);
 }
 
 }  // namespace clink

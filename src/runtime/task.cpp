@@ -75,24 +75,21 @@ void NetworkTarget::push(BatchPtr batch) {
   partitioner_->partition(std::move(batch), scratch_);
   for (std::size_t i = 0; i < scratch_.size(); ++i) {
     if (!scratch_[i]) continue;
-    time_->backpressured_ns.fetch_add(gates_[i]->push(channels_[i], std::move(scratch_[i])),
-                                      std::memory_order_relaxed);
+    time_->backpressured_ns.fetch_add(writers_[i]->push(std::move(scratch_[i])), std::memory_order_relaxed);
     scratch_[i] = nullptr;
   }
 }
 
 void NetworkTarget::push_watermark(Watermark wm) {
-  for (std::size_t i = 0; i < gates_.size(); ++i)
-    time_->backpressured_ns.fetch_add(gates_[i]->push(channels_[i], wm), std::memory_order_relaxed);
+  for (auto& w : writers_) time_->backpressured_ns.fetch_add(w->push(wm), std::memory_order_relaxed);
 }
 
 void NetworkTarget::push_barrier(const CheckpointBarrier& barrier) {
-  for (std::size_t i = 0; i < gates_.size(); ++i)
-    time_->backpressured_ns.fetch_add(gates_[i]->push(channels_[i], barrier), std::memory_order_relaxed);
+  for (auto& w : writers_) time_->backpressured_ns.fetch_add(w->push(barrier), std::memory_order_relaxed);
 }
 
 void NetworkTarget::push_end() {
-  for (std::size_t i = 0; i < gates_.size(); ++i) gates_[i]->push(channels_[i], EndOfInput{});
+  for (auto& w : writers_) w->push(EndOfInput{});
 }
 
 // ---- task ----

@@ -15,6 +15,7 @@
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/core/error.hpp"
 #include "clink/metrics/metric_registry.hpp"
+#include "clink/runtime/channel_writer.hpp"
 #include "clink/runtime/input_gate.hpp"
 #include "clink/runtime/job_graph.hpp"
 #include "clink/runtime/operator.hpp"
@@ -95,13 +96,10 @@ class ChainedTarget final : public Target {
 
 class NetworkTarget final : public Target {
  public:
-  NetworkTarget(std::unique_ptr<Partitioner> partitioner, std::vector<InputGate*> gates,
-                std::vector<std::size_t> channels, TaskTimeMetrics* time)
-      : partitioner_(std::move(partitioner)),
-        gates_(std::move(gates)),
-        channels_(std::move(channels)),
-        scratch_(gates_.size()),
-        time_(time) {}
+  // writers[d]: the channel to downstream subtask d.
+  NetworkTarget(std::unique_ptr<Partitioner> partitioner, std::vector<std::unique_ptr<ChannelWriter>> writers,
+                TaskTimeMetrics* time)
+      : partitioner_(std::move(partitioner)), writers_(std::move(writers)), scratch_(writers_.size()), time_(time) {}
   void push(BatchPtr batch) override;
   void push_watermark(Watermark wm) override;
   void push_end() override;
@@ -109,8 +107,7 @@ class NetworkTarget final : public Target {
 
  private:
   std::unique_ptr<Partitioner> partitioner_;
-  std::vector<InputGate*> gates_;
-  std::vector<std::size_t> channels_;  // our channel index at each target's gate
+  std::vector<std::unique_ptr<ChannelWriter>> writers_;
   std::vector<BatchPtr> scratch_;
   TaskTimeMetrics* time_;
 };
