@@ -18,6 +18,7 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/input_gate.hpp"
 #include "clink/sql/common/column_batch.hpp"
+#include "../../src/cluster/shuffle/wire.hpp"
 
 namespace clink::test {
 namespace {
@@ -434,6 +435,116 @@ TEST(ShuffleTest, UnregisteringAnAttemptClosesItsChannels) {
         << e.what();
   }
   EXPECT_TRUE(failures.get().size() == 1u);  // only the late one: the closed channel was ours
+}
+
+// A client speaking the framing by hand, to break the protocol on purpose.
+class RawClient {
+ public:
+  explicit RawClient(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (::connect(fd_.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) throw std::runtime_error("connect");
+  }
+  void send(const std::string& bytes) { ASSERT_TRUE(cluster::wire::send_all_blocking(fd_.get(), bytes)); }
+  void send_hello(std::int64_t attempt, std::int32_t task, std::uint32_t channel) {
+    std::string f;
+    auto at = cluster::wire::begin_frame(f, cluster::wire::FrameKind::kHello);
+    f.append(cluster::wire::kMagic, 4);
+    cluster::wire::put<std::uint16_t>(f, cluster::wire::kVersion);
+    cluster::wire::put<std::uint32_t>(f, static_cast<std::uint32_t>(kJob.size()));
+    f += kJob;
+    cluster::wire::put<std::int64_t>(f, attempt);
+    cluster::wire::put<std::int32_t>(f, task);
+    cluster::wire::put<std::uint32_t>(f, channel);
+    cluster::wire::end_frame(f, at);
+    send(f);
+  }
+  void send_watermark(std::int64_t ts) {
+    std::string f;
+    auto at = cluster::wire::begin_frame(f, cluster::wire::FrameKind::kWatermark);
+    cluster::wire::put<std::int64_t>(f, ts);
+    f.push_back(0);
+    cluster::wire::end_frame(f, at);
+    send(f);
+  }
+  // The next frame from the server (kind, payload); kind 0 at the end of the stream.
+  std::pair<int, std::string> next() {
+    cluster::wire::FrameKind kind;
+    std::string_view payload;
+    while (!in_.next(kind, payload))
+      if (in_.fill(fd_.get()) == cluster::wire::FrameReader::Fill::kEof) return {0, ""};
+    return {static_cast<int>(kind), std::string(payload)};
+  }
+
+ private:
+  cluster::wire::Fd fd_;
+  cluster::wire::FrameReader in_;
+};
+
+TEST(ShuffleTest, ASenderThatExceedsItsCreditsIsCutOff) {
+  Failures failures;
+  ShuffleServer server("127.0.0.1", 0, failures.options());
+  InputGate gate({0}, 2);
+  server.register_gate(kJob, 1, 0, &gate);
+  RawClient client(server.port());
+  client.send_hello(1, 0, 0);
+  auto credit = client.next();
+  ASSERT_EQ(credit.first, static_cast<int>(cluster::wire::FrameKind::kCredit));
+  std::uint32_t granted;
+  std::memcpy(&granted, credit.second.data(), 4);
+  EXPECT_EQ(granted, 2u);  // the gate's capacity
+  for (int i = 0; i < 3; ++i) client.send_watermark(i);
+  auto error = client.next();
+  EXPECT_EQ(error.first, static_cast<int>(cluster::wire::FrameKind::kError));
+  EXPECT_EQ(error.second, "the sender sent a watermark without a credit");
+  EXPECT_EQ(client.next().first, 0);  // and closed
+  auto seen = failures.get();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].message, "channel 0 of task 0 (job " + kJob + ", attempt 1) from " + seen[0].peer +
+                                 ": the sender sent a watermark without a credit");
+  EXPECT_EQ(gate.high_water_mark(), 2u);  // the two granted ones only
+  EXPECT_EQ(std::get<Watermark>(pop(gate).element), Watermark::at(0));
+  EXPECT_EQ(std::get<Watermark>(pop(gate).element), Watermark::at(1));
+  EXPECT_FALSE(gate.pop(Clock::now() + 50ms));
+}
+
+TEST(ShuffleTest, AConnectionThatIsNotAShuffleChannelIsRefused) {
+  Failures failures;
+  ShuffleServer server("127.0.0.1", 0, failures.options());
+  RawClient client(server.port());
+  client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto error = client.next();
+  EXPECT_EQ(error.first, static_cast<int>(cluster::wire::FrameKind::kError));
+  auto seen = failures.get();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(error.second, "the connection from " + seen[0].peer + " is not a clink shuffle channel (no handshake)");
+  EXPECT_EQ(seen[0].message, error.second);
+  EXPECT_EQ(seen[0].task, -1);
+}
+
+TEST(ShuffleTest, AReceivingTaskCancelledClosesItsChannelsAndTheSenderFails) {
+  Failures failures;
+  ShuffleServer server("127.0.0.1", 0, failures.options());
+  InputGate gate({0}, 1);
+  server.register_gate(kJob, 1, 0, &gate);
+  auto writer = connect(server, 1, 0, 0);
+  writer->push(int_batch(0, 1));
+  ASSERT_EQ(records_of<std::int64_t>(pop(gate).element).size(), 1u);
+  gate.cancel();  // the reader sees it when it pushes the next element, and closes the channel
+  const std::string where = "127.0.0.1:" + std::to_string(server.port()) + " (job " + kJob + ", attempt 1, task 0, channel 0)";
+  try {
+    // Either a send fails or, once the credits are used, the closed socket shows.
+    for (int i = 0; i < 5; ++i) {
+      writer->push(Watermark::at(i));
+      std::this_thread::sleep_for(20ms);
+    }
+    FAIL() << "the sender did not see the closed channel";
+  } catch (const ClinkError& e) {
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(failures.get().empty());
 }
 
 }  // namespace
