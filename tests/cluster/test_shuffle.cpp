@@ -93,9 +93,10 @@ sql::SchemaPtr bid_schema() {
 
 TEST(ShuffleTest, EveryElementKindRoundTripsInOrder) {
   Failures failures;
+  // Declared before the server: it must outlive the server's connection threads.
+  InputGate gate({0}, 64);
   ShuffleServer server("127.0.0.1", 0, failures.options());
   ASSERT_GT(server.port(), 0);
-  InputGate gate({0}, 64);
   server.register_gate(kJob, 1, 3, &gate);
   auto writer = connect(server, 1, 3, 0);
 
@@ -173,8 +174,9 @@ TEST(ShuffleTest, EveryElementKindRoundTripsInOrder) {
 
 TEST(ShuffleTest, SlowConsumerBlocksTheSenderAndTheGateNeverExceedsItsCapacity) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   constexpr int kBatches = 200;
   std::atomic<std::int64_t> blocked_ns{0};
@@ -200,8 +202,9 @@ TEST(ShuffleTest, SlowConsumerBlocksTheSenderAndTheGateNeverExceedsItsCapacity) 
 
 TEST(ShuffleTest, CancelUnblocksASenderWaitingForCredits) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 1);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   std::atomic<bool> cancelled{false};
   auto writer = connect(server, 1, 0, 0, [&] { return cancelled.load(); });
@@ -223,8 +226,9 @@ TEST(ShuffleTest, CancelUnblocksASenderWaitingForCredits) {
 
 TEST(ShuffleTest, AReceiverRegisteredLateStillGetsEverything) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 4);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   std::atomic<std::int64_t> blocked_ns{0};
   std::thread sender([&] {
     auto writer = connect(server, 2, 5, 0);
@@ -249,8 +253,9 @@ TEST(ShuffleTest, AReceiverRegisteredLateStillGetsEverything) {
 
 TEST(ShuffleTest, TwoChannelsOnOneGateKeepEachChannelsOrder) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0, 0}, 3);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 1, &gate);
   auto send = [&](std::uint32_t channel) {
     auto writer = connect(server, 1, 1, channel);
@@ -358,8 +363,9 @@ TEST(ShuffleTest, AChannelWhoseGateNeverComesIsRefusedWithAnError) {
 
 TEST(ShuffleTest, AChannelIndexOutsideTheGateAndASecondConnectionAreRefused) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0, 0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   auto out_of_range = connect(server, 1, 0, 2);
   EXPECT_THROW(
@@ -394,8 +400,9 @@ struct UnregisteredBatch final : BatchBase {
 
 TEST(ShuffleTest, ABatchTypeWithoutACodecFailsNamingTheType) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   auto writer = connect(server, 1, 0, 0);
   try {
@@ -485,8 +492,9 @@ class RawClient {
 
 TEST(ShuffleTest, ASenderThatExceedsItsCreditsIsCutOff) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   RawClient client(server.port());
   client.send_hello(1, 0, 0);
@@ -526,8 +534,9 @@ TEST(ShuffleTest, AConnectionThatIsNotAShuffleChannelIsRefused) {
 
 TEST(ShuffleTest, AReceivingTaskCancelledClosesItsChannelsAndTheSenderFails) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 1);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   auto writer = connect(server, 1, 0, 0);
   writer->push(int_batch(0, 1));
