@@ -172,6 +172,41 @@ TEST(ShuffleTest, EveryElementKindRoundTripsInOrder) {
   EXPECT_EQ(server.open_connections(), 0u);
 }
 
+TEST(ShuffleTest, NestedAndParameterisedSqlTypesKeepTheirSchemaAndValues) {
+  using sql::LogicalType;
+  using sql::Value;
+  using sql::ValueList;
+  auto schema = sql::make_schema({{"id", LogicalType::bigint().not_null()},
+                                  {"amount", LogicalType::decimal(10, 2)},
+                                  {"at", LogicalType::timestamp_ltz(3)},
+                                  {"tags", LogicalType::array(LogicalType::int_type())},
+                                  {"attrs", LogicalType::map(LogicalType::string(), LogicalType::bigint())},
+                                  {"who", LogicalType::row({{"name", LogicalType::varchar(20)}, {"age", LogicalType::int_type()}})},
+                                  {"raw", LogicalType::bytes()}});
+  auto batch = std::make_unique<sql::ColumnBatch>(schema);
+  batch->append_row({7, Value::decimal(12345), 1600000000123, ValueList{{1, 2, Value::null()}},
+                     ValueList{{"a", 1, "b", Value::null()}}, ValueList{{"ann", 42}}, std::string("\x00\xff", 2)});
+  batch->append_row({8, Value::null(), Value::null(), ValueList{}, Value::null(), ValueList{{Value::null(), 1}}, Value::null()});
+  const auto rows = sql::format_rows(*batch);
+  ASSERT_EQ(rows.size(), 2u);
+
+  InputGate gate({0}, 4);
+  ShuffleServer server("127.0.0.1", 0);
+  server.register_gate(kJob, 1, 0, &gate);
+  auto writer = connect(server, 1, 0, 0);
+  writer->push(std::move(batch));
+  writer->push(EndOfInput{});
+  auto b = std::move(std::get<BatchPtr>(pop(gate).element));
+  const auto& cb = sql::column_batch_cast(*b);
+  EXPECT_EQ(*cb.schema(), *schema);
+  EXPECT_EQ(cb.schema()->to_string(), schema->to_string());
+  EXPECT_EQ(sql::format_rows(cb), rows);
+  EXPECT_EQ(cb.row_values(0), (std::vector<Value>{7, Value::decimal(12345), 1600000000123, ValueList{{1, 2, Value::null()}},
+                                                  ValueList{{"a", 1, "b", Value::null()}}, ValueList{{"ann", 42}},
+                                                  std::string("\x00\xff", 2)}));
+  EXPECT_TRUE(std::holds_alternative<EndOfInput>(pop(gate).element));
+}
+
 TEST(ShuffleTest, SlowConsumerBlocksTheSenderAndTheGateNeverExceedsItsCapacity) {
   Failures failures;
   // Declared before the server: it must outlive the server's connection threads.
