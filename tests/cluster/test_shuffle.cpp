@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -233,6 +234,56 @@ TEST(ShuffleTest, SlowConsumerBlocksTheSenderAndTheGateNeverExceedsItsCapacity) 
   EXPECT_GT(blocked_ns.load(), 0);
   EXPECT_EQ(gate.high_water_mark(), 2u);  // filled to its capacity, never past it
   EXPECT_TRUE(failures.get().empty());
+}
+
+// Barrier alignment over the network: the consumer blocks each channel at its barrier
+// until every channel has delivered that barrier, at several capacities (credits go back
+// in messages of max(1, capacity / 4)). Nothing may deadlock or exceed the capacity.
+TEST(ShuffleTest, AlignedBarriersAcrossChannelsNeverDeadlockAtAnyCapacity) {
+  for (std::size_t capacity : {1u, 2u, 3u, 8u, 13u}) {
+    SCOPED_TRACE("capacity " + std::to_string(capacity));
+    constexpr std::uint32_t kChannels = 3;
+    constexpr int kRounds = 20, kBatchesPerRound = 15;
+    InputGate gate(std::vector<int>(kChannels, 0), capacity);
+    Failures failures;
+    ShuffleServer server("127.0.0.1", 0, failures.options());
+    server.register_gate(kJob, 1, 0, &gate);
+    std::vector<std::thread> senders;
+    for (std::uint32_t c = 0; c < kChannels; ++c)
+      senders.emplace_back([&, c] {
+        auto writer = connect(server, 1, 0, c);
+        for (int round = 1; round <= kRounds; ++round) {
+          // Uneven rounds, so one channel runs ahead of the others.
+          for (int i = 0; i < kBatchesPerRound + static_cast<int>(c) * 3; ++i) writer->push(int_batch(i, 2));
+          writer->push(CheckpointBarrier{round, 0, false, false});
+        }
+        writer->push(EndOfInput{});
+      });
+    std::vector<int> barriers(kChannels, 0);
+    std::vector<std::int64_t> records(kChannels, 0);
+    std::uint32_t ended = 0;
+    while (ended < kChannels) {
+      auto p = pop(gate);
+      if (auto* b = std::get_if<CheckpointBarrier>(&p.element)) {
+        ASSERT_EQ(b->checkpoint_id, barriers[p.channel] + 1);
+        barriers[p.channel] = static_cast<int>(b->checkpoint_id);
+        gate.set_blocked(p.channel, true);
+        if (std::all_of(barriers.begin(), barriers.end(), [&](int x) { return x == b->checkpoint_id; }))
+          for (std::uint32_t c = 0; c < kChannels; ++c) gate.set_blocked(c, false);
+      } else if (std::holds_alternative<EndOfInput>(p.element)) {
+        ++ended;
+      } else {
+        records[p.channel] += static_cast<std::int64_t>(std::get<BatchPtr>(p.element)->size());
+      }
+    }
+    for (auto& t : senders) t.join();
+    for (std::uint32_t c = 0; c < kChannels; ++c) {
+      EXPECT_EQ(barriers[c], kRounds);
+      EXPECT_EQ(records[c], kRounds * (kBatchesPerRound + static_cast<int>(c) * 3) * 2);
+    }
+    EXPECT_EQ(gate.high_water_mark(), capacity);
+    EXPECT_TRUE(failures.get().empty());
+  }
 }
 
 TEST(ShuffleTest, CancelUnblocksASenderWaitingForCredits) {
