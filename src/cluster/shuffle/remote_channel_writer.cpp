@@ -94,6 +94,10 @@ class RemoteChannelWriter final : public ChannelWriter {
     } catch (const ClinkError& e) {
       failure_ = e.what();
       throw;
+    } catch (const TaskCancelled&) {
+      // Part of a frame may be out: the stream cannot go on.
+      failure_ = "shuffle: the channel to " + where_ + " was cancelled";
+      throw;
     }
   }
 

@@ -31,7 +31,8 @@ struct ChannelConnectOptions {
 // naming host:port and the channel; throws TaskCancelled as soon as `cancelled()` says
 // so (here and in push). The returned writer's push() throws ClinkError when the
 // receiver rejects the channel (its message), closes it, or a batch type has no codec
-// (register_batch_codec); the built-in codecs are registered by this call.
+// (register_batch_codec); the built-in codecs are registered by this call. `cancelled`
+// is called while the writer lives (its destructor too) and must stay callable.
 std::unique_ptr<ChannelWriter> connect_channel(const std::string& host, int port, const std::string& job_id,
                                                std::int64_t attempt, std::int32_t task, std::uint32_t channel,
                                                std::function<bool()> cancelled, ChannelConnectOptions options = {});
