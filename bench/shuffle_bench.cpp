@@ -19,6 +19,7 @@
 #include "clink/cluster/shuffle/remote_channel_writer.hpp"
 #include "clink/cluster/shuffle/shuffle_server.hpp"
 #include "clink/connectors/nexmark/nexmark_generator.hpp"
+#include "clink/runtime/channel_writer.hpp"
 #include "clink/runtime/input_gate.hpp"
 #include "clink/sql/common/column_batch.hpp"
 #include "clink/sql/common/column_serde.hpp"
@@ -141,6 +142,27 @@ int main(int argc, char** argv) {
   }
   const double clone_cpu = self_cpu() - clone_before;
 
+  // For comparison: the same batches through an in-process channel (what co-located
+  // subtasks use), producer and consumer threads in this process.
+  double local_cpu = 0, local_wall = 0;
+  {
+    InputGate local_gate({0}, capacity);
+    auto local_writer = make_local_channel_writer(local_gate, 0);
+    const double before = self_cpu();
+    const auto local_start = Clock::now();
+    std::thread producer([&] {
+      for (std::int64_t i = 0; i < batches; ++i) local_writer->push(pool[static_cast<std::size_t>(i) % pool.size()]->clone());
+      local_writer->push(EndOfInput{});
+    });
+    for (;;) {
+      auto p = local_gate.pop(Clock::now() + std::chrono::seconds(60));
+      if (!p || std::holds_alternative<EndOfInput>(p->element)) break;
+    }
+    producer.join();
+    local_wall = std::chrono::duration<double>(Clock::now() - local_start).count();
+    local_cpu = self_cpu() - before;
+  }
+
   const double records = static_cast<double>(received_rows);
   const double bytes = bytes_per_batch * static_cast<double>(batches);
   std::printf("shuffle_bench: %lld batches x %zu rows, %d channel(s), gate capacity %zu, %.0f bytes/batch encoded\n",
@@ -150,6 +172,9 @@ int main(int argc, char** argv) {
               sender_cpu, sender_sys, clone_cpu, records / (sender_cpu - clone_cpu) / 1e6, bytes / (sender_cpu - clone_cpu) / 1e6);
   std::printf("  receiver CPU %.3f s (kernel %.3f s; reader threads decoding + consumer popping and freeing): %.2f M records, %.1f MB per CPU-s\n",
               receiver_cpu, receiver_sys, records / receiver_cpu / 1e6, bytes / receiver_cpu / 1e6);
+  std::printf("  in-process channel, same batches: wall %.3f s, CPU %.3f s (cloning included); the shuffle's CPU over both sides "
+              "is %.3f s more\n",
+              local_wall, local_cpu, sender_cpu + receiver_cpu - local_cpu);
   if (received_rows != batches * static_cast<std::int64_t>(rows) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::fprintf(stderr, "lost records: %lld of %lld (sender status %d)\n", static_cast<long long>(received_rows),
                  static_cast<long long>(batches * static_cast<std::int64_t>(rows)), status);
