@@ -376,6 +376,22 @@ TEST(ShuffleTest, TwoChannelsOnOneGateKeepEachChannelsOrder) {
   EXPECT_TRUE(failures.get().empty());
 }
 
+TEST(ShuffleTest, ALazyWriterConnectsOnItsFirstPush) {
+  Failures failures;
+  InputGate gate({0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
+  server.register_gate(kJob, 1, 0, &gate);
+  auto writer = cluster::connect_channel_lazily("127.0.0.1", server.port(), kJob, 1, 0, 0, {});
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(server.open_connections(), 0u);
+  writer->push(int_batch(5, 2));
+  writer->push(EndOfInput{});
+  EXPECT_EQ(records_of<std::int64_t>(pop(gate).element), (std::vector<Record<std::int64_t>>{{5, 1005}, {6, 1006}}));
+  EXPECT_TRUE(std::holds_alternative<EndOfInput>(pop(gate).element));
+  writer.reset();
+  EXPECT_TRUE(failures.get().empty());
+}
+
 TEST(ShuffleTest, ConnectingToADeadServerFailsNamingHostAndPortAfterTheDeadline) {
   int port;
   {

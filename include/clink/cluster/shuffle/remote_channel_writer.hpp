@@ -37,4 +37,10 @@ std::unique_ptr<ChannelWriter> connect_channel(const std::string& host, int port
                                                std::int64_t attempt, std::int32_t task, std::uint32_t channel,
                                                std::function<bool()> cancelled, ChannelConnectOptions options = {});
 
+// The same, connecting on the first push (in the pushing task's thread, which then
+// also sees its cancel), so a deploy need not wait for every connection.
+std::unique_ptr<ChannelWriter> connect_channel_lazily(std::string host, int port, std::string job_id,
+                                                      std::int64_t attempt, std::int32_t task, std::uint32_t channel,
+                                                      std::function<bool()> cancelled, ChannelConnectOptions options = {});
+
 }  // namespace clink::cluster
