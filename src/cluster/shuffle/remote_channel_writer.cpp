@@ -331,6 +331,10 @@ std::unique_ptr<ChannelWriter> connect_channel(const std::string& host, int port
         if (fd) {
           ::freeaddrinfo(found);
           wire::set_no_delay(fd.get());
+          if (options.send_buffer_bytes > 0) {
+            int bytes = options.send_buffer_bytes;
+            ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+          }
           auto writer = std::make_unique<RemoteChannelWriter>(std::move(fd), where, std::move(cancelled), options);
           writer->send_hello(job_id, attempt, task, channel);
           return writer;
