@@ -47,8 +47,9 @@ class ClusterRuntime {
   // control plane.
   JobHandle launch(const std::string& job_id, const JobGraph& graph, ExecutionOptions options);
 
+  class Impl;  // src/cluster/coordinator: also what each job's deployer talks to
+
  private:
-  class Impl;
   std::unique_ptr<Impl> impl_;
 };
 
