@@ -18,8 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clink/cluster/coordinator/cluster_runtime.hpp"
-#include "clink/cluster/worker/worker.hpp"
+#include "../support/local_cluster.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/sql/catalog/catalog.hpp"
@@ -86,36 +85,6 @@ std::string script(long long rows, long long rows_per_second) {
          "END;\n";
 }
 
-// A coordinator's runtime and workers, all in this process.
-struct Cluster {
-  cluster::ClusterRuntime runtime;
-  std::vector<std::unique_ptr<cluster::Worker>> workers;
-
-  explicit Cluster(int workers_n, int slots = 2) : runtime(config()) {
-    for (int i = 0; i < workers_n; ++i) add_worker(slots, "w" + std::to_string(i));
-    wait_for_workers(workers_n);
-  }
-  static cluster::ClusterRuntimeConfig config() {
-    cluster::ClusterRuntimeConfig c;
-    c.heartbeat_interval = 200ms;
-    c.heartbeat_timeout = 2000ms;
-    c.slot_request_timeout = 20s;
-    return c;
-  }
-  void add_worker(int slots, const std::string& id) {
-    cluster::WorkerConfig c;
-    const std::string address = "127.0.0.1:" + std::to_string(runtime.rpc_port());
-    c.coordinator = [address] { return address; };
-    c.slots = slots;
-    c.worker_id = id;
-    workers.push_back(std::make_unique<cluster::Worker>(c, builtin_registry()));
-  }
-  void wait_for_workers(std::size_t n) {
-    for (int i = 0; i < 500 && runtime.workers().size() != n; ++i) std::this_thread::sleep_for(10ms);
-    ASSERT_EQ(runtime.workers().size(), n);
-  }
-};
-
 struct Outputs {
   std::vector<std::string> win, cep;
 };
@@ -131,34 +100,34 @@ TEST(ClusterRuntime, SqlAndCepJobsOnThreeWorkersGiveTheEmbeddedOutput) {
   ASSERT_EQ(expected.win.size(), 7801u);  // 600 windows x 13 keys, and one window of the last row
   ASSERT_EQ(expected.cep.size(), 1089u);
 
-  Cluster cluster(3);
+  LocalCluster cluster(3);
   auto spec = plan(script(60000, 10'000'000), dir / "cluster");
   JobGraph graph = from_spec(spec, builtin_registry());
-  JobHandle job = cluster.runtime.launch("0123456789abcdef0123456789abcdef", graph, {});
+  JobHandle job = cluster.runtime().launch("0123456789abcdef0123456789abcdef", graph, {});
   ASSERT_TRUE(job.wait_for(60s));
   job.wait();
   EXPECT_EQ(committed_lines(dir / "cluster" / "win"), expected.win);
   EXPECT_EQ(committed_lines(dir / "cluster" / "cep"), expected.cep);
   // Every worker ran a share: 4 subtasks spread over 3 workers of 2 slots each.
-  for (const auto& w : cluster.runtime.workers()) EXPECT_EQ(w.free_slots, 2) << w.id;
+  for (const auto& w : cluster.runtime().workers()) EXPECT_EQ(w.free_slots, 2) << w.id;
 }
 
 TEST(ClusterRuntime, ALostWorkerRestartsTheJobFromItsLatestCheckpointExactlyOnce) {
   fs::path dir = fresh_dir("failover");
   Outputs expected = run_embedded(plan(script(40000, 10'000'000), dir / "embedded"), dir / "embedded");
 
-  Cluster cluster(3);
+  LocalCluster cluster(3);
   auto spec = plan(script(40000, 20'000), dir / "cluster");  // about 2 s of input
   JobGraph graph = from_spec(spec, builtin_registry());
   ExecutionOptions o;
   o.checkpoints.interval_ms = 100;
   o.checkpoints.directory = dir / "checkpoints";
   o.restart = RestartStrategy::fixed_delay(3, 100);
-  JobHandle job = cluster.runtime.launch("00000000000000000000000000000001", graph, o);
+  JobHandle job = cluster.runtime().launch("00000000000000000000000000000001", graph, o);
   for (int i = 0; i < 1000 && job.checkpoint_counts().completed < 2; ++i) std::this_thread::sleep_for(10ms);
   ASSERT_GE(job.checkpoint_counts().completed, 2);
   // Lose worker w1 (its stream ends), and bring a new one for its slots.
-  cluster.workers[1].reset();
+  cluster.workers()[1].reset();
   cluster.add_worker(2, "w3");
   ASSERT_TRUE(job.wait_for(60s));
   job.wait();
@@ -173,13 +142,13 @@ TEST(ClusterRuntime, ASavepointOfTheClusterResumesEmbeddedAtAnotherParallelism) 
   fs::path dir = fresh_dir("savepoint");
   Outputs expected = run_embedded(plan(script(40000, 10'000'000), dir / "embedded"), dir / "embedded");
 
-  Cluster cluster(2);
+  LocalCluster cluster(2);
   auto spec = plan(script(40000, 20'000), dir / "out");
   JobGraph graph = from_spec(spec, builtin_registry());
   ExecutionOptions o;
   o.checkpoints.interval_ms = 100;
   o.checkpoints.directory = dir / "checkpoints";
-  JobHandle job = cluster.runtime.launch("00000000000000000000000000000002", graph, o);
+  JobHandle job = cluster.runtime().launch("00000000000000000000000000000002", graph, o);
   for (int i = 0; i < 1000 && job.checkpoint_counts().completed < 2; ++i) std::this_thread::sleep_for(10ms);
   fs::path savepoint = job.stop_with_savepoint(dir / "savepoint");
   ASSERT_EQ(job.status(), JobStatus::kCanceled);

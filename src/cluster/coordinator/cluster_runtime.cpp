@@ -196,7 +196,9 @@ class ClusterDeployer final : public TaskDeployer {
     std::size_t task = static_cast<std::size_t>(e.task());
     {
       std::lock_guard lock(mu_);
-      if (e.attempt() != attempt_ || task >= exited_.size() || exited_[task]) return;
+      if (e.attempt() != attempt_ || task >= exited_.size()) return;
+      // A failure is the attempt's (it names its operator), whichever task reports it.
+      if (exited_[task] && e.kind() != proto::TaskEvent::FAILED) return;
       if (e.kind() == proto::TaskEvent::EXITED) {
         exited_[task] = true;
         if (--remaining_ == 0) cv_.notify_all();

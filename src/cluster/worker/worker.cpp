@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -81,6 +82,8 @@ class AttemptHost final : public TaskEvents {
     });
   }
 
+  bool cancelled() const { return cancelled_.load(); }
+
   void cancel() {
     std::lock_guard lock(mu_);
     cancelled_ = true;
@@ -120,6 +123,7 @@ class AttemptHost final : public TaskEvents {
   }
 
   // ---- TaskEvents: to the coordinator ----
+  // The attempt's failure (the message names the operator): task 0 stands for it.
   void fail(const std::string& message) override { send_event(0, TaskEvent::FAILED, 0, message); }
   void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot, std::int64_t alignment_ns) override {
     nlohmann::json states = nlohmann::json::array();
@@ -189,7 +193,17 @@ class Worker::Impl {
  public:
   Impl(WorkerConfig config, const OperatorRegistry& registry) : config_(std::move(config)), registry_(registry) {
     if (config_.worker_id.empty()) config_.worker_id = config_.host + ":" + std::to_string(::getpid());
-    shuffle_ = std::make_unique<ShuffleServer>(config_.host, config_.data_port);
+    ShuffleServerOptions so;
+    // A channel of an attempt being cancelled breaks as its sender leaves: no news.
+    so.on_channel_failure = [this](const ChannelFailure& f) {
+      {
+        std::lock_guard lock(mu_);
+        auto it = jobs_.find(f.job_id);
+        if (it == jobs_.end() || it->second->attempt() != f.attempt || it->second->cancelled()) return;
+      }
+      std::fprintf(stderr, "clink worker %s: %s\n", config_.worker_id.c_str(), f.message.c_str());
+    };
+    shuffle_ = std::make_unique<ShuffleServer>(config_.host, config_.data_port, std::move(so));
     proto::Register reg;
     reg.set_worker_id(config_.worker_id);
     reg.set_host(config_.host);
