@@ -63,7 +63,8 @@ class LocalDeployer final : public TaskDeployer {
 
 JobRun::JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer)
     : graph_(graph), options_(std::move(options)), layout_(TaskLayout::of(graph_)) {
-  deployer_ = make_deployer ? make_deployer(*this) : std::make_unique<LocalDeployer>(graph_, options_, *this, metrics_);
+  deployer_ = make_deployer ? make_deployer(*this, metrics_)
+                            : std::make_unique<LocalDeployer>(graph_, options_, *this, metrics_);
 }
 
 void JobRun::supervise() {
@@ -218,8 +219,7 @@ std::filesystem::path JobHandle::stop_with_savepoint(const std::filesystem::path
   return path;
 }
 
-JobHandle execute_deployed(const JobGraph& graph, ExecutionOptions options,
-                           const std::function<std::unique_ptr<TaskDeployer>(TaskEvents&)>& make_deployer) {
+JobHandle execute_deployed(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer) {
   auto run = std::make_shared<JobRun>(graph, std::move(options), make_deployer);
   run->start();
   return JobHandle(std::move(run));

@@ -28,7 +28,6 @@ namespace clink {
 
 class JobRun final : public TaskEvents {
  public:
-  using DeployerFactory = std::function<std::unique_ptr<TaskDeployer>(TaskEvents&)>;
   // Without a deployer factory, the tasks run in this process.
   JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer = {});
 

@@ -108,8 +108,20 @@ TEST(ClusterRuntime, SqlAndCepJobsOnThreeWorkersGiveTheEmbeddedOutput) {
   job.wait();
   EXPECT_EQ(committed_lines(dir / "cluster" / "win"), expected.win);
   EXPECT_EQ(committed_lines(dir / "cluster" / "cep"), expected.cep);
-  // Every worker ran a share: 4 subtasks spread over 3 workers of 2 slots each.
+  // The job released its slots.
   for (const auto& w : cluster.runtime().workers()) EXPECT_EQ(w.free_slots, 2) << w.id;
+  // The workers' heartbeats bring their operators' counters into the job's registry.
+  std::int64_t sources = 0;  // one scan per INSERT of the statement set
+  for (const auto& node : graph.nodes) sources += node.num_inputs == 0;
+  ASSERT_EQ(sources, 2);
+  auto source_rows = [&] {
+    std::int64_t n = 0;
+    for (const auto& node : graph.nodes)
+      if (node.num_inputs == 0) n += job.metrics().total(node.id).records_out;
+    return n;
+  };
+  for (int i = 0; i < 300 && source_rows() != 2 * 60000; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(source_rows(), 2 * 60000);
 }
 
 TEST(ClusterRuntime, ALostWorkerRestartsTheJobFromItsLatestCheckpointExactlyOnce) {

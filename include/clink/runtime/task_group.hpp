@@ -135,9 +135,10 @@ class TaskDeployer {
 };
 
 // Runs `graph` with its tasks deployed by the deployer `make_deployer` returns; that
-// deployer reports its tasks' events to the TaskEvents it is given. Checkpoints,
-// savepoints and restarts are the embedded runtime's.
-JobHandle execute_deployed(const JobGraph& graph, ExecutionOptions options,
-                           const std::function<std::unique_ptr<TaskDeployer>(TaskEvents&)>& make_deployer);
+// deployer reports its tasks' events to the TaskEvents it is given, and their metrics
+// into the job's MetricRegistry. Checkpoints, savepoints and restarts are the embedded
+// runtime's.
+using DeployerFactory = std::function<std::unique_ptr<TaskDeployer>(TaskEvents&, MetricRegistry&)>;
+JobHandle execute_deployed(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer);
 
 }  // namespace clink

@@ -71,13 +71,14 @@ class ClusterRuntime::Impl {
 class ClusterDeployer final : public TaskDeployer {
  public:
   ClusterDeployer(ClusterRuntime::Impl& cluster, std::string job_id, const JobGraph& graph,
-                  const ExecutionOptions& options, TaskEvents& events)
+                  const ExecutionOptions& options, TaskEvents& events, MetricRegistry& metrics)
       : cluster_(cluster),
         job_id_(std::move(job_id)),
         spec_(to_spec(graph).dump()),
         layout_(TaskLayout::of(graph)),
         options_(options),
-        events_(events) {
+        events_(events),
+        metrics_(metrics) {
     cluster_.attach(job_id_, this);
   }
   ~ClusterDeployer() override {
@@ -226,6 +227,26 @@ class ClusterDeployer final : public TaskDeployer {
                                    a.alignment_ns());
   }
 
+  // A worker's latest counters of this job's operator subtasks (rows as
+  // AttemptHost::metrics() writes them), into the job's registry.
+  void on_metrics(const nlohmann::json& rows) {
+    std::lock_guard lock(mu_);
+    for (const auto& r : rows) {
+      auto key = std::make_pair(r.at(0).get<std::string>(), r.at(1).get<int>());
+      auto& m = remote_metrics_[key];
+      if (!m) m = metrics_.operator_metrics(key.first, key.second, std::make_shared<TaskTimeMetrics>());
+      m->records_in.store(r.at(2).get<std::int64_t>());
+      m->records_out.store(r.at(3).get<std::int64_t>());
+      m->batches_in.store(r.at(4).get<std::int64_t>());
+      m->batches_out.store(r.at(5).get<std::int64_t>());
+      m->late_records_dropped.store(r.at(6).get<std::int64_t>());
+      m->dead_letters.store(r.at(7).get<std::int64_t>());
+      m->task_time->busy_ns.store(r.at(8).get<std::int64_t>());
+      m->task_time->backpressured_ns.store(r.at(9).get<std::int64_t>());
+      m->task_time->idle_ns.store(r.at(10).get<std::int64_t>());
+    }
+  }
+
   // The worker's tasks of this attempt are gone: the attempt fails (and restarts per
   // the restart strategy, from the latest checkpoint).
   void worker_lost(const std::string& worker_id, const std::string& reason) {
@@ -262,6 +283,8 @@ class ClusterDeployer final : public TaskDeployer {
   TaskLayout layout_;
   ExecutionOptions options_;
   TaskEvents& events_;
+  MetricRegistry& metrics_;
+  std::map<std::pair<std::string, int>, std::shared_ptr<OperatorMetrics>> remote_metrics_;  // under mu_
   std::mutex mu_;
   std::condition_variable cv_;
   std::int64_t attempt_ = -1;
@@ -296,6 +319,17 @@ void ClusterRuntime::Impl::on_message(const std::string& worker_id, const proto:
   std::unique_lock lock(mu_);
   auto w = workers_.find(worker_id);
   if (w != workers_.end()) w->second.info.last_heartbeat_ms = now_ms();
+  if (m.has_heartbeat()) {
+    if (m.heartbeat().metrics_json().empty()) return;
+    // Delivered under mu_: deployers detach under it, and storing counters is quick.
+    nlohmann::json jobs = nlohmann::json::parse(m.heartbeat().metrics_json(), nullptr, false);
+    if (!jobs.is_object()) return;
+    for (const auto& [job, rows] : jobs.items()) {
+      auto it = deployers_.find(job);
+      if (it != deployers_.end()) it->second->on_metrics(rows);
+    }
+    return;
+  }
   const std::string* job = m.has_task_event() ? &m.task_event().job_id()
                            : m.has_checkpoint_ack() ? &m.checkpoint_ack().job_id()
                                                     : nullptr;
@@ -384,8 +418,8 @@ std::vector<WorkerInfo> ClusterRuntime::workers() const { return impl_->workers(
 
 JobHandle ClusterRuntime::launch(const std::string& job_id, const JobGraph& graph, ExecutionOptions options) {
   Impl* impl = impl_.get();
-  return execute_deployed(graph, options, [&, impl](TaskEvents& events) {
-    return std::make_unique<ClusterDeployer>(*impl, job_id, graph, options, events);
+  return execute_deployed(graph, options, [&, impl](TaskEvents& events, MetricRegistry& metrics) {
+    return std::make_unique<ClusterDeployer>(*impl, job_id, graph, options, events, metrics);
   });
 }
 

@@ -51,6 +51,15 @@ class AttemptHost final : public TaskEvents {
 
   const std::string& job_id() const { return job_id_; }
   std::int64_t attempt() const { return attempt_; }
+  // [[operator id, subtask, records in, records out, batches in, batches out, late records
+  // dropped, dead letters, busy ns, backpressured ns, idle ns], ...]
+  nlohmann::json metrics() const {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& m : metrics_.snapshot())
+      rows.push_back({m.operator_id, m.subtask, m.records_in, m.records_out, m.batches_in, m.batches_out,
+                      m.late_records_dropped, m.dead_letters, m.busy_ns, m.backpressured_ns, m.idle_ns});
+    return rows;
+  }
 
   // Builds the tasks and starts them, off the control plane's thread (opening state
   // backends and connecting channels takes a while).
@@ -214,6 +223,7 @@ class Worker::Impl {
     ControlClientCallbacks callbacks;
     callbacks.on_message = [this](const CoordinatorMessage& m) { on_message(m); };
     callbacks.on_disconnected = [this](const std::string&) { cancel_all(); };
+    callbacks.metrics_json = [this] { return metrics_json(); };
     control_ = std::make_unique<ControlClient>(std::move(reg), std::move(options), std::move(callbacks));
     control_->connect(config_.coordinator());
   }
@@ -233,6 +243,14 @@ class Worker::Impl {
   const std::string& id() const { return config_.worker_id; }
 
  private:
+  // Each job's operator metrics, for the coordinator's REST API ({job id: rows}).
+  std::string metrics_json() {
+    nlohmann::json jobs = nlohmann::json::object();
+    std::lock_guard lock(mu_);
+    for (const auto& [job, host] : jobs_) jobs[job] = host->metrics();
+    return jobs.dump();
+  }
+
   void on_message(const CoordinatorMessage& m) {
     switch (m.kind_case()) {
       case CoordinatorMessage::kDeploy: {
