@@ -32,18 +32,23 @@ using proto::WorkerMessage;
 // report, sent to the coordinator.
 class AttemptHost final : public TaskEvents {
  public:
-  AttemptHost(const proto::Deploy& d, const OperatorRegistry& registry, ControlClient& control, ShuffleServer& shuffle)
-      : job_id_(d.job_id()), attempt_(d.attempt()), control_(control), shuffle_(shuffle) {
+  // `done` is called (on a task's thread) once every local task exited.
+  AttemptHost(const proto::Deploy& d, const OperatorRegistry& registry, ControlClient& control, ShuffleServer& shuffle,
+              std::function<void()> done)
+      : job_id_(d.job_id()), attempt_(d.attempt()), control_(control), shuffle_(shuffle), done_(std::move(done)) {
     graph_ = from_spec(nlohmann::json::parse(d.spec_json()), registry);
     DeployOptions o = parse_deploy_options(d.options_json());
     options_.checkpoints = o.checkpoints;
     restore_ = o.restore;
     for (const auto& loc : d.tasks()) locations_.push_back({loc.host(), loc.data_port()});
     for (int t : d.local_tasks()) local_.push_back(static_cast<std::size_t>(t));
+    running_ = local_.size();
   }
 
   ~AttemptHost() override {
-    cancel();
+    // An attempt whose tasks all exited closes its channels gracefully (a cancelled one
+    // resets them: the receivers see an aborted channel, not an end).
+    if (running_ > 0) cancel();
     if (starter_.joinable()) starter_.join();
     group_.reset();
     shuffle_.unregister_attempt(job_id_, attempt_);
@@ -73,7 +78,12 @@ class AttemptHost final : public TaskEvents {
           return connect_channel(host, port, job_id_, attempt_, static_cast<int>(task), static_cast<std::uint32_t>(channel),
                                  [this] { return cancelled_.load(); });
         };
-        wiring.exited = [this](std::size_t task) { send_event(task, TaskEvent::EXITED); };
+        wiring.exited = [this](std::size_t task) {
+          const bool last = --running_ == 0;
+          if (last) send_metrics();  // the final counters, before the coordinator hears the end
+          send_event(task, TaskEvent::EXITED);
+          if (last) done_();
+        };
         auto group = std::make_unique<TaskGroup>(graph_, options_, restore_, *this, metrics_, std::move(wiring));
         for (std::size_t t : local_)
           if (InputGate* gate = group->gate(t)) shuffle_.register_gate(job_id_, attempt_, static_cast<int>(t), gate);
@@ -87,6 +97,7 @@ class AttemptHost final : public TaskEvents {
       } catch (const std::exception& e) {
         fail(std::string("deploying on worker failed: ") + e.what());
         for (std::size_t t : local_) send_event(t, TaskEvent::EXITED);
+        done_();
       }
     });
   }
@@ -168,6 +179,14 @@ class AttemptHost final : public TaskEvents {
     if (group_) fn(*group_);
   }
 
+  void send_metrics() {
+    WorkerMessage m;
+    nlohmann::json jobs = nlohmann::json::object();
+    jobs[job_id_] = metrics();
+    m.mutable_heartbeat()->set_metrics_json(jobs.dump());
+    control_.send(m);
+  }
+
   void send_event(std::size_t task, TaskEvent::Kind kind, std::int64_t checkpoint_id = 0, const std::string& message = {}) {
     WorkerMessage m;
     auto* e = m.mutable_task_event();
@@ -194,6 +213,8 @@ class AttemptHost final : public TaskEvents {
   mutable std::condition_variable dirs_cv_;
   std::map<std::int64_t, std::filesystem::path> dirs_;
   std::atomic<bool> cancelled_{false};
+  std::function<void()> done_;
+  std::atomic<std::size_t> running_{0};  // local tasks that have not exited
   std::unique_ptr<TaskGroup> group_;
   std::thread starter_;
 };
@@ -257,7 +278,8 @@ class Worker::Impl {
         const auto& d = m.deploy();
         std::unique_ptr<AttemptHost> host;
         try {
-          host = std::make_unique<AttemptHost>(d, registry_, *control_, *shuffle_);
+          host = std::make_unique<AttemptHost>(d, registry_, *control_, *shuffle_,
+                                               [this, job = d.job_id(), attempt = d.attempt()] { retire(job, attempt, false); });
         } catch (const std::exception& e) {
           report_deploy_failure(d, e.what());
           return;
@@ -269,16 +291,9 @@ class Worker::Impl {
         slot->start();
         return;
       }
-      case CoordinatorMessage::kCancelAttempt: {
-        const auto& c = m.cancel_attempt();
-        std::lock_guard lock(mu_);
-        auto it = jobs_.find(c.job_id());
-        if (it != jobs_.end() && it->second->attempt() == c.attempt()) {
-          retire(std::move(it->second));
-          jobs_.erase(it);
-        }
+      case CoordinatorMessage::kCancelAttempt:
+        retire(m.cancel_attempt().job_id(), m.cancel_attempt().attempt(), true);
         return;
-      }
       default: break;
     }
     std::string job;
@@ -314,10 +329,20 @@ class Worker::Impl {
     jobs_.clear();
   }
 
+  // The attempt is over here (cancelled, or every task of it exited): its tasks stop,
+  // its connections close and its gates go.
+  void retire(const std::string& job_id, std::int64_t attempt, bool cancel) {
+    std::lock_guard lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || it->second->attempt() != attempt) return;
+    retire(std::move(it->second), cancel);
+    jobs_.erase(it);
+  }
+
   // Cancels an attempt and destroys it on a thread of its own (its tasks may take a
   // moment to leave).
-  void retire(std::unique_ptr<AttemptHost> host) {  // under mu_
-    host->cancel();
+  void retire(std::unique_ptr<AttemptHost> host, bool cancel = true) {  // under mu_
+    if (cancel) host->cancel();
     retiring_.emplace_back([h = std::shared_ptr<AttemptHost>(std::move(host))]() mutable { h.reset(); });
   }
   void retire_all() {
