@@ -135,7 +135,12 @@ void JobRun::complete_pending() {
   stats.path = dir.string();
   try {
     meta.write(dir);
+    if (!p.savepoint_dir && options_.on_checkpoint_completed) options_.on_checkpoint_completed(p.id, dir);
   } catch (const std::exception& e) {
+    if (!p.savepoint_dir) {  // not a checkpoint to restore from
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
     stats.status = CheckpointStats::Status::kFailed;
     stats.failure = e.what();
     history_.push_back(stats);
