@@ -229,6 +229,12 @@ TEST(ClusterConfig, NestedMapsAndDottedKeysAreTheSameKey) {
   // Mixed at any depth, as Flink's loader flattens it.
   auto mixed = ClusterConfig::parse("a:\n  b.c:\n    d: 1\na.b.c.e: 2\n");
   EXPECT_EQ(mixed.entries(), (std::map<std::string, std::string>{{"a.b.c.d", "1"}, {"a.b.c.e", "2"}}));
+  // One key spelled both ways: the later wins (Flink 2.3 does the same); a key twice in
+  // one map is an error, as Flink's YAML reader has it.
+  EXPECT_EQ(ClusterConfig::parse("rest.port: 1\nrest:\n  port: 2\n").rest_port(), 2);
+  EXPECT_EQ(ClusterConfig::parse("rest:\n  port: 2\nrest.port: 1\n").rest_port(), 1);
+  EXPECT_EQ(error_of([] { ClusterConfig::parse("rest:\n  port: 1\n  port: 2\n"); }),
+            "config.yaml:3: duplicate key 'rest.port'");
 }
 
 TEST(ClusterConfig, DefaultsAreFlinks) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -68,14 +69,21 @@ std::string loopback_if_localhost(std::string address) {
 void flatten(const YAML::Node& node, const std::string& key, const std::string& source,
              std::map<std::string, std::string>& out) {
   switch (node.Type()) {
-    case YAML::NodeType::Map:
+    case YAML::NodeType::Map: {
+      // A key twice in one map is an error (as Flink's YAML reader says); the same key
+      // spelled nested and dotted is not: the later one wins, as in Flink.
+      std::set<std::string> names;
       for (const auto& entry : node) {
         if (!entry.first.IsScalar())
           throw ClinkError(source + ": a key under '" + key + "' is not a plain name");
         const std::string name = entry.first.Scalar();
-        flatten(entry.second, key.empty() ? name : key + "." + name, source, out);
+        const std::string full = key.empty() ? name : key + "." + name;
+        if (!names.insert(name).second)
+          throw ClinkError(source + ":" + std::to_string(entry.first.Mark().line + 1) + ": duplicate key '" + full + "'");
+        flatten(entry.second, full, source, out);
       }
       return;
+    }
     case YAML::NodeType::Scalar:
       out[key] = node.Scalar();
       return;
