@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -143,6 +144,51 @@ TEST(RestartTracker, FailureRateAsFlink) {
   EXPECT_EQ(one.describe(),
             "FailureRateRestartBackoffTimeStrategy(FailureRateRestartBackoffTimeStrategy(failuresIntervalMS=60000,"
             "backoffTimeMS=1000,maxFailuresPerInterval=1)");
+}
+
+TEST(RestartTracker, MatchesFlinksClassesOnRandomTimelines) {
+  // 400 random strategies and failure timelines, decided by Flink 2.3's own classes
+  // (tests/cluster/oracle/FlinkRestartTimelines.java wrote the file).
+  std::ifstream in(std::filesystem::path(CLINK_SOURCE_DIR) / "tests/cluster/data/flink_restart_timelines.txt");
+  int cases = 0, merged = 0, failed = 0;
+  for (std::string line; std::getline(in, line); ++cases) {
+    const auto bar1 = line.find(" | "), bar2 = line.find(" | ", bar1 + 3);
+    std::istringstream spec(line.substr(0, bar1)), times(line.substr(bar1 + 3, bar2 - bar1 - 3));
+    const std::string expected = line.substr(bar2 + 3);
+    std::string kind;
+    spec >> kind;
+    RestartStrategy strategy;
+    if (kind == "fixed") {
+      int attempts;
+      std::int64_t delay;
+      spec >> attempts >> delay;
+      strategy = RestartStrategy::fixed_delay(attempts, delay);
+    } else if (kind == "rate") {
+      int max;
+      std::int64_t interval, delay;
+      spec >> max >> interval >> delay;
+      strategy = RestartStrategy::failure_rate(max, interval, delay);
+    } else {
+      std::int64_t initial, max, reset;
+      double multiplier;
+      int attempts;
+      spec >> initial >> max >> multiplier >> reset >> attempts;
+      strategy = RestartStrategy::exponential_delay(initial, max, multiplier, reset, 0.0, attempts);
+    }
+    RestartTracker tracker(strategy);
+    std::string decisions;
+    for (std::int64_t t; times >> t;) {
+      auto delay = tracker.on_failure(RestartTracker::Clock::time_point(milliseconds(t)));
+      decisions += (decisions.empty() ? "" : " ") + (delay ? std::to_string(delay->count()) : std::string("FAIL")) +
+                   (tracker.new_attempt() ? "" : "m");
+      merged += tracker.new_attempt() ? 0 : 1;
+      failed += delay ? 0 : 1;
+    }
+    EXPECT_EQ(decisions, expected) << line;
+  }
+  EXPECT_EQ(cases, 400);
+  EXPECT_GT(merged, 100);  // the timelines do exercise merging and giving up
+  EXPECT_GT(failed, 100);
 }
 
 TEST(RestartTracker, InvalidSettingsNameTheKey) {
@@ -280,13 +326,24 @@ TEST(ClusterConfig, DefaultsAreFlinks) {
   EXPECT_FALSE(c.restore_settings());
 }
 
-TEST(ClusterConfig, ReadsFlinksOwnShippedConfig) {
-  // The config.yaml that Flink 2.3 ships (in the test venv's pyflink/conf).
+// The config.yaml that Flink ships, in the test venv (tests/flink/setup: CLINK_FLINK_VENV,
+// by default ~/.cache/clink/flink-venv).
+std::optional<std::filesystem::path> flinks_shipped_config() {
+  const char* venv = std::getenv("CLINK_FLINK_VENV");
   const char* home = std::getenv("HOME");
-  std::filesystem::path conf =
-      std::filesystem::path(home ? home : "/root") /
-      ".cache/clink/flink-venv/lib/python3.11/site-packages/pyflink/conf/config.yaml";
-  if (!std::filesystem::exists(conf)) GTEST_SKIP() << "Flink's venv is not installed: " << conf;
+  std::filesystem::path root = venv ? venv : std::filesystem::path(home ? home : "/root") / ".cache/clink/flink-venv";
+  std::error_code ec;
+  for (const auto& python : std::filesystem::directory_iterator(root / "lib", ec)) {
+    auto conf = python.path() / "site-packages/pyflink/conf/config.yaml";
+    if (std::filesystem::exists(conf)) return conf;
+  }
+  return std::nullopt;
+}
+
+TEST(ClusterConfig, ReadsFlinksOwnShippedConfig) {
+  auto shipped = flinks_shipped_config();
+  if (!shipped) GTEST_SKIP() << "Flink's venv is not installed (tests/flink/setup)";
+  const std::filesystem::path conf = *shipped;
   ClusterConfig c = ClusterConfig::load(conf.parent_path());  // a directory means its config.yaml
   EXPECT_EQ(c.source(), conf.string());
   EXPECT_EQ(c.rest_address(), "127.0.0.1");  // "localhost"
