@@ -300,7 +300,7 @@ TEST(ClusterConfig, DefaultsAreFlinks) {
   auto ha = c.high_availability();
   EXPECT_FALSE(ha.enabled());
   EXPECT_EQ(ha.cluster_id, "/default");
-  EXPECT_EQ(ha.zookeeper_root, "/flink");
+  EXPECT_EQ(ha.zookeeper_root, "/clink");  // not Flink's /flink (docs/cluster.md)
   EXPECT_EQ(ha.session_timeout, milliseconds(60000));
   EXPECT_EQ(ha.connection_timeout, milliseconds(15000));
   EXPECT_FALSE(c.savepoint_dir());

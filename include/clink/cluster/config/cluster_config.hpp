@@ -21,7 +21,9 @@ struct HighAvailabilityConfig {
   std::string zookeeper_quorum;  // high-availability.zookeeper.quorum: "host:2181,host2:2181"
   std::string storage_dir;       // high-availability.storageDir: job graphs, checkpoint pointers' payloads
   std::string cluster_id = "/default";   // high-availability.cluster-id
-  std::string zookeeper_root = "/flink";  // high-availability.zookeeper.path.root
+  // high-availability.zookeeper.path.root: /clink, not Flink's /flink: clink's znodes
+  // are not what a Flink JobManager reads, so the two must not meet in one ZooKeeper.
+  std::string zookeeper_root = "/clink";
   std::chrono::milliseconds session_timeout{60'000};     // high-availability.zookeeper.client.session-timeout
   std::chrono::milliseconds connection_timeout{15'000};  // high-availability.zookeeper.client.connection-timeout
   bool enabled() const { return type == "zookeeper"; }
