@@ -291,8 +291,9 @@ TEST(ClusterConfig, DefaultsAreFlinks) {
   EXPECT_EQ(c.rest_bind_port(), 8081);
   EXPECT_EQ(c.rpc_address(), "127.0.0.1");
   EXPECT_EQ(c.rpc_port(), 6123);
+  EXPECT_EQ(c.rpc_bind_address(), "127.0.0.1");
   EXPECT_EQ(c.task_slots(), 1);
-  EXPECT_EQ(c.taskmanager_host(), "");
+  EXPECT_EQ(c.taskmanager_host(), "127.0.0.1");
   EXPECT_EQ(c.data_port(), 0);
   EXPECT_EQ(c.default_parallelism(), 1);
   EXPECT_EQ(c.heartbeat_interval(), milliseconds(10000));
@@ -638,8 +639,12 @@ TEST(DeployManifests, KubernetesObjectsAgreeWithTheirConfig) {
             (std::vector<std::string>{"coordinator", "--config", "/etc/clink/config.yaml"}));
   EXPECT_EQ(strings(worker["containers"][0]["args"]),
             (std::vector<std::string>{"worker", "--coordinator", "clink-coordinator:" + std::to_string(config.rest_port()),
-                                      "--slots", std::to_string(config.task_slots()), "--config",
-                                      "/etc/clink/config.yaml", "-D", "taskmanager.host=$(POD_IP)"}));
+                                      "--slots", std::to_string(config.task_slots()), "--host", "$(POD_IP)",
+                                      "--data-port", std::to_string(config.data_port())}));
+  EXPECT_EQ(worker["containers"][0]["env"][0]["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>(), "status.podIP");
+  // Workers reach the control plane at the address the coordinator publishes: the Service.
+  EXPECT_EQ(config.rpc_address(), "clink-coordinator");
+  EXPECT_EQ(config.rpc_bind_address(), "0.0.0.0");
   EXPECT_EQ(worker["containers"][0]["ports"][0]["containerPort"].as<int>(), config.data_port());
 
   // The commented ZooKeeper block is a valid HA configuration once uncommented, with its

@@ -221,9 +221,15 @@ std::string ClusterConfig::rpc_address() const {
   auto v = get("jobmanager.rpc.address");
   return v ? loopback_if_localhost(*v) : rest_address();
 }
+std::string ClusterConfig::rpc_bind_address() const {
+  auto v = get("jobmanager.bind-host");
+  return v ? loopback_if_localhost(*v) : rpc_address();
+}
 int ClusterConfig::rpc_port() const { return get_port("jobmanager.rpc.port", 6123); }
 int ClusterConfig::task_slots() const { return get_positive_int("taskmanager.numberOfTaskSlots", 1); }
-std::string ClusterConfig::taskmanager_host() const { return get_string("taskmanager.host", ""); }
+std::string ClusterConfig::taskmanager_host() const {
+  return loopback_if_localhost(get_string("taskmanager.host", "127.0.0.1"));
+}
 int ClusterConfig::data_port() const { return get_port("taskmanager.data.port", 0); }
 int ClusterConfig::default_parallelism() const { return get_positive_int("parallelism.default", 1); }
 

@@ -71,9 +71,12 @@ class ClusterConfig {
   std::string rest_bind_address() const;  // rest.bind-address [rest_address()]
   int rest_bind_port() const;             // rest.bind-port, else rest.port [8081]
   std::string rpc_address() const;        // jobmanager.rpc.address [rest_address()]
+  // jobmanager.bind-host [rpc_address()]: where the control plane listens when the
+  // advertised address is not this host's own (a Kubernetes Service name: 0.0.0.0).
+  std::string rpc_bind_address() const;
   int rpc_port() const;                   // jobmanager.rpc.port [6123]
   int task_slots() const;                 // taskmanager.numberOfTaskSlots [1]
-  std::string taskmanager_host() const;   // taskmanager.host [none: the worker's own address]
+  std::string taskmanager_host() const;   // taskmanager.host [127.0.0.1] (Flink: detected)
   int data_port() const;                  // taskmanager.data.port [0: any free port]
   int default_parallelism() const;        // parallelism.default [1]
   std::chrono::milliseconds heartbeat_interval() const;  // heartbeat.interval [10 s]
