@@ -2,6 +2,8 @@
 
 #include "job_run.hpp"
 
+#include "clink/checkpoint/restart_tracker.hpp"
+
 namespace clink {
 
 const char* job_status_name(JobStatus s) {
@@ -68,7 +70,7 @@ JobRun::JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFa
 }
 
 void JobRun::supervise() {
-  int restarts = 0;
+  RestartTracker restarts(options_.restart);
   for (;;) {
     run_attempt();
     std::unique_lock lock(mu_);
@@ -80,17 +82,16 @@ void JobRun::supervise() {
       status_ = JobStatus::kFinished;
       break;
     }
-    const RestartStrategy& rs = options_.restart;
-    if (rs.kind == RestartStrategy::Kind::kNone || restarts >= rs.max_attempts) {
+    // One failure per attempt: the first failing task stops the others.
+    auto delay = restarts.on_failure(RestartTracker::Clock::now());
+    if (!delay) {
       status_ = JobStatus::kFailed;
       error_ = attempt_error_;
       break;
     }
-    ++restarts;
     ++counts_.restarts;
     restart_causes_.push_back(attempt_error_);
-    auto delay = std::chrono::milliseconds(rs.delay_for(restarts));
-    if (cv_.wait_for(lock, delay, [&] { return user_cancelled_; })) {
+    if (cv_.wait_for(lock, *delay, [&] { return user_cancelled_; })) {
       status_ = JobStatus::kCanceled;
       break;
     }
