@@ -1,6 +1,7 @@
 // The control plane over real loopback gRPC: a ControlServer (the coordinator's end) and
 // ControlClients (the workers' ends), in this process or in a child process (this binary
 // run as ControlChild.DISABLED_Worker) that the tests kill -9 or SIGSTOP.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,6 +11,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -24,6 +27,7 @@
 #include "cluster/control/control.grpc.pb.h"
 #include "cluster/control/control_client.hpp"
 #include "cluster/control/control_server.hpp"
+#include "../support/temp_dir.hpp"
 
 extern char** environ;
 
@@ -40,8 +44,22 @@ using cluster::ControlServerOptions;
 namespace proto = cluster::proto;
 using Clock = std::chrono::steady_clock;
 
+int64_t us_between(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(end - start).count();
+}
+
 int64_t ms_since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// Polls `done` every 5 ms for up to `timeout` (for states no callback reports).
+bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (!done()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
 }
 
 bool same(const google::protobuf::Message& a, const google::protobuf::Message& b) {
@@ -159,26 +177,30 @@ proto::WorkerMessage task_event(const std::string& job, int task, proto::TaskEve
   return m;
 }
 
-// This binary run again as a worker (ControlChild.DISABLED_Worker), killed at the end.
-class WorkerProcess {
+// This binary run again as a child process, in the mode `test` (ControlChild.DISABLED_*)
+// with `env` added; its output goes to <dir>/child.out. Killed at the end.
+class ChildProcess {
  public:
-  WorkerProcess(const std::string& target, const std::string& worker_id) {
-    std::vector<std::string> args{"/proc/self/exe", "--gtest_filter=ControlChild.DISABLED_Worker",
+  ChildProcess(const std::string& test, const std::vector<std::string>& env_add, const TempDir& dir) {
+    std::vector<std::string> args{"/proc/self/exe", "--gtest_filter=ControlChild.DISABLED_" + test,
                                   "--gtest_also_run_disabled_tests"};
-    std::vector<std::string> env{"CLINK_CONTROL_CHILD_TARGET=" + target, "CLINK_CONTROL_CHILD_ID=" + worker_id};
+    std::vector<std::string> env = env_add;
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
     std::vector<char*> argv, envp;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     for (auto& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
+    int out = ::open(dir.file("child.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_ = ::fork();
     if (pid_ == 0) {  // only async-signal-safe calls until exec (the parent has threads)
+      if (out < 0 || ::dup2(out, 1) < 0 || ::dup2(out, 2) < 0) ::_exit(126);
       ::execve(argv[0], argv.data(), envp.data());
       ::_exit(127);
     }
+    ::close(out);
   }
-  ~WorkerProcess() {
+  ~ChildProcess() {
     if (!reaped_) {
       signal(SIGKILL);
       reap();
@@ -196,6 +218,12 @@ class WorkerProcess {
   bool reaped_ = false;
 };
 
+// A worker process registered at `target` as `worker_id`.
+struct WorkerProcess : ChildProcess {
+  WorkerProcess(const std::string& target, const std::string& worker_id, const TempDir& dir)
+      : ChildProcess("Worker", {"CLINK_CONTROL_CHILD_TARGET=" + target, "CLINK_CONTROL_CHILD_ID=" + worker_id}, dir) {}
+};
+
 TEST(ControlChild, DISABLED_Worker) {
   const char* target = std::getenv("CLINK_CONTROL_CHILD_TARGET");
   const char* id = std::getenv("CLINK_CONTROL_CHILD_ID");
@@ -205,6 +233,34 @@ TEST(ControlChild, DISABLED_Worker) {
   client.connect(target);
   while (true) std::this_thread::sleep_for(1s);  // until the test kills it
 }
+
+// A coordinator (heartbeat interval 50 ms, timeout 500 ms) that writes its port to the
+// file CLINK_CONTROL_CHILD_PORT_FILE.
+TEST(ControlChild, DISABLED_Coordinator) {
+  const char* port_file = std::getenv("CLINK_CONTROL_CHILD_PORT_FILE");
+  if (!port_file) GTEST_SKIP() << "runs only as the child of a ControlPlane test";
+  ControlServer server(server_options(50ms, 500ms), {});
+  std::string tmp = std::string(port_file) + ".tmp";
+  std::ofstream(tmp) << server.port();
+  std::filesystem::rename(tmp, port_file);  // whole or not at all
+  while (true) std::this_thread::sleep_for(1s);
+}
+
+// A coordinator process; address() once it listens.
+struct CoordinatorProcess : ChildProcess {
+  CoordinatorProcess(const TempDir& dir)
+      : ChildProcess("Coordinator", {"CLINK_CONTROL_CHILD_PORT_FILE=" + dir.file("port")}, dir), dir_(dir) {}
+  std::string address() {
+    for (int i = 0; i < 3000; ++i) {
+      std::ifstream in(dir_.file("port"));
+      int port = 0;
+      if (in >> port) return "127.0.0.1:" + std::to_string(port);
+      std::this_thread::sleep_for(10ms);
+    }
+    return "";
+  }
+  const TempDir& dir_;
+};
 
 TEST(ControlPlane, RegisterAndMessagesBothWaysInOrder) {
   ServerLog slog;
@@ -325,7 +381,8 @@ TEST(ControlPlane, KilledWorkerIsLostWhenItsStreamEnds) {
   ServerLog slog;
   // A heartbeat timeout far longer than the test: only the stream's end can tell.
   ControlServer server(server_options(1000ms, 60000ms), slog.callbacks());
-  WorkerProcess child(server.address(), "worker-killed");
+  TempDir dir("clink-control");
+  WorkerProcess child(server.address(), "worker-killed", dir);
   ASSERT_TRUE(slog.wait([&] { return !slog.registered.empty(); }, 30s));
   EXPECT_EQ(slog.registered[0].worker_id(), "worker-killed");
   ASSERT_TRUE(slog.wait([&] { return slog.heartbeats["worker-killed"] >= 1; }));
@@ -333,9 +390,9 @@ TEST(ControlPlane, KilledWorkerIsLostWhenItsStreamEnds) {
   auto killed_at = Clock::now();
   child.signal(SIGKILL);
   ASSERT_TRUE(slog.wait([&] { return !slog.lost.empty(); }, 10s));
-  int64_t detection_ms = std::chrono::duration_cast<std::chrono::milliseconds>(slog.lost_at - killed_at).count();
-  std::cout << "kill -9 of a worker detected (stream end) after " << detection_ms << " ms\n";
-  EXPECT_LT(detection_ms, 2000);
+  int64_t detection_us = us_between(killed_at, slog.lost_at);
+  std::cout << "kill -9 of a worker detected by the coordinator (stream end) after " << detection_us << " us\n";
+  EXPECT_LT(detection_us, 2000000);
   EXPECT_EQ(slog.lost[0].first, "worker-killed");
   EXPECT_EQ(slog.lost[0].second.rfind("the control stream of worker worker-killed from ipv4:127.0.0.1:", 0), 0u)
       << slog.lost[0].second;
@@ -345,7 +402,8 @@ TEST(ControlPlane, KilledWorkerIsLostWhenItsStreamEnds) {
 TEST(ControlPlane, StoppedWorkerIsLostAfterHeartbeatTimeout) {
   ServerLog slog;
   ControlServer server(server_options(50ms, 500ms), slog.callbacks());
-  WorkerProcess child(server.address(), "worker-stopped");
+  TempDir dir("clink-control");
+  WorkerProcess child(server.address(), "worker-stopped", dir);
   ASSERT_TRUE(slog.wait([&] { return slog.heartbeats["worker-stopped"] >= 3; }, 30s));
   auto stopped_at = Clock::now();
   child.signal(SIGSTOP);  // its socket stays open: only the missing heartbeats tell
@@ -364,6 +422,85 @@ TEST(ControlPlane, StoppedWorkerIsLostAfterHeartbeatTimeout) {
   EXPECT_TRUE(server.workers().empty());
   child.signal(SIGKILL);
   child.reap();
+}
+
+TEST(ControlPlane, WorkerNoticesAKilledCoordinator) {
+  TempDir dir("clink-control");
+  CoordinatorProcess coordinator(dir);
+  std::string address = coordinator.address();
+  ASSERT_FALSE(address.empty()) << "the coordinator process wrote no port";
+  ClientLog clog;
+  ControlClientOptions options;
+  options.initial_backoff = 50ms;
+  ControlClient client(registration("worker-k"), options, clog.callbacks());
+  client.connect(address);
+  ASSERT_TRUE(client.wait_connected(30s)) << client.last_error();
+  auto killed_at = Clock::now();
+  coordinator.signal(SIGKILL);
+  ASSERT_TRUE(clog.wait([&] { return !clog.disconnected.empty(); }));
+  int64_t detection_us = us_between(killed_at, Clock::now());
+  std::cout << "kill -9 of the coordinator detected by a worker (stream end) after " << detection_us << " us\n";
+  EXPECT_LT(detection_us, 2000000);
+  EXPECT_EQ(clog.disconnected[0].rfind("control stream to coordinator " + address + ": the stream ended (", 0), 0u)
+      << clog.disconnected[0];
+  coordinator.reap();
+  // It keeps trying the same address (no resolver), refused each time.
+  ASSERT_TRUE(eventually([&] { return client.last_error().find(": could not connect and send Register (") != std::string::npos; }, 5s))
+      << client.last_error();
+  EXPECT_NE(client.last_error().find("Connection refused"), std::string::npos) << client.last_error();
+  EXPECT_FALSE(client.connected());
+}
+
+TEST(ControlPlane, WorkerNoticesAStoppedCoordinatorAfterHeartbeatTimeout) {
+  TempDir dir("clink-control");
+  CoordinatorProcess coordinator(dir);  // heartbeat interval 50 ms, timeout 500 ms
+  std::string address = coordinator.address();
+  ASSERT_FALSE(address.empty()) << "the coordinator process wrote no port";
+  ClientLog clog;
+  ControlClientOptions options;
+  options.initial_backoff = 50ms;
+  options.max_backoff = 100ms;
+  options.connect_timeout = 300ms;
+  ControlClient client(registration("worker-s"), options, clog.callbacks());
+  client.connect(address);
+  ASSERT_TRUE(client.wait_connected(30s)) << client.last_error();
+  std::this_thread::sleep_for(200ms);  // a few heartbeats answered
+  auto stopped_at = Clock::now();
+  coordinator.signal(SIGSTOP);  // its sockets stay open: only the missing answers tell
+  ASSERT_TRUE(clog.wait([&] { return !clog.disconnected.empty(); }));
+  int64_t detection_ms = ms_since(stopped_at);
+  std::cout << "SIGSTOP of the coordinator detected by a worker (heartbeat.timeout 500 ms) after " << detection_ms
+            << " ms\n";
+  EXPECT_GE(detection_ms, 500 - 50 - 10);
+  EXPECT_LT(detection_ms, 500 + 50 + 400);
+  EXPECT_EQ(clog.disconnected[0], "control stream to coordinator " + address +
+                                      ": no answer from the coordinator for " +
+                                      clog.disconnected[0].substr(clog.disconnected[0].find(" for ") + 5));
+  EXPECT_NE(clog.disconnected[0].find(" ms (heartbeat.timeout 500 ms)"), std::string::npos) << clog.disconnected[0];
+  // Reconnecting to the stopped process: the kernel accepts the connection, nobody answers.
+  ASSERT_TRUE(
+      eventually([&] { return client.last_error().find("not registered within 300 ms") != std::string::npos; }, 5s))
+      << client.last_error();
+  coordinator.signal(SIGKILL);
+  coordinator.reap();
+}
+
+TEST(ControlPlane, StreamWithoutRegisterIsEndedAfterHeartbeatTimeout) {
+  ServerLog slog;
+  ControlServer server(server_options(50ms, 300ms), slog.callbacks());
+  auto stub = proto::Coordinator::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto start = Clock::now();
+  auto stream = stub->Connect(&context);
+  proto::CoordinatorMessage answer;
+  EXPECT_FALSE(stream->Read(&answer));
+  int64_t ended_ms = ms_since(start);
+  grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_GE(ended_ms, 300);
+  EXPECT_LT(ended_ms, 300 + 1000);
+  std::lock_guard lock(slog.mu);
+  EXPECT_TRUE(slog.registered.empty());
 }
 
 TEST(ControlPlane, ReconnectsToTheNextServerTheResolverGives) {

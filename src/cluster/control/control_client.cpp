@@ -130,7 +130,7 @@ class ControlClient::Impl {
     proto::CoordinatorMessage message;
     std::string reason;
     if (!stream->Write(registration_message_)) {
-      reason = "could not send Register";
+      reason = "could not connect and send Register";
     } else if (!stream->Read(&message)) {
       reason = "no answer to Register";
     } else if (!message.has_registered()) {

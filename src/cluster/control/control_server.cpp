@@ -110,6 +110,10 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     }
     cv_.notify_all();
     for (auto& [id, session] : sessions) session->end("the coordinator at " + address_ + " shut down");
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [context, since] : unregistered_) context->TryCancel();
+    }
     // Calls still arriving are refused by Connect (stopping_); the deadline cancels any
     // call that started in between.
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
@@ -119,8 +123,19 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
 
   grpc::Status Connect(grpc::ServerContext* context, ServerStream* stream) override {
     proto::WorkerMessage message;
-    if (!stream->Read(&message))
-      return grpc::Status(grpc::StatusCode::CANCELLED, "control stream from " + context->peer() + " ended before Register");
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the coordinator at " + address_ + " is shutting down");
+      unregistered_[context] = steady_ms();  // the watchdog ends it if Register does not come
+    }
+    bool read = stream->Read(&message);
+    {
+      std::lock_guard lock(mu_);
+      unregistered_.erase(context);
+    }
+    if (!read)
+      return grpc::Status(grpc::StatusCode::CANCELLED, "control stream from " + context->peer() +
+                                                           " ended before Register (or sent none within heartbeat.timeout)");
     if (!message.has_register_())
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           "the first message on the control stream must be Register, got " +
@@ -203,6 +218,8 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     while (!stopping_) {
       cv_.wait_for(lock, tick);
       int64_t now = steady_ms();
+      for (auto& [context, since] : unregistered_)
+        if (now - since > timeout) context->TryCancel();
       for (auto& [id, session] : sessions_) {
         int64_t silent = now - session->last_message_ms.load();
         if (silent > timeout)
@@ -220,6 +237,7 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;  // registered workers by id
+  std::map<grpc::ServerContext*, int64_t> unregistered_;      // streams waiting for Register, since
   bool stopping_ = false;
   std::thread watchdog_;
 };
