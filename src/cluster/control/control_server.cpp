@@ -31,15 +31,21 @@ struct Session {
   std::atomic<int64_t> last_message_ms{0};
   std::mutex mu;
   std::string end_reason;  // set by whoever ends the stream from this side
+  bool finished = false;   // Connect is returning: `context` is about to go
 
-  // Ends the stream from this side: the reading thread's Read returns false.
+  // Ends the stream from this side (the reading thread's Read returns false). Safe from
+  // any thread at any time: shutdown() and disconnect() call it outside the server's
+  // lock, when the stream may be ending by itself.
   void end(const std::string& reason) {
-    {
-      std::lock_guard lock(mu);
-      if (end_reason.empty()) end_reason = reason;
-    }
+    std::lock_guard lock(mu);
+    if (end_reason.empty()) end_reason = reason;  // before anything can end the reading
     queue.close();
-    context->TryCancel();
+    if (!finished) context->TryCancel();
+  }
+  // Called by Connect before it returns: no TryCancel on the context after this.
+  void finish() {
+    std::lock_guard lock(mu);
+    finished = true;
   }
   std::string reason() {
     std::lock_guard lock(mu);
@@ -198,6 +204,7 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
         lost = true;
       }
     }
+    session->finish();
     if (lost && callbacks_.on_lost) callbacks_.on_lost(id, reason);
     return grpc::Status(grpc::StatusCode::CANCELLED, reason);
   }
