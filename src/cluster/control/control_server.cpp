@@ -18,7 +18,9 @@
 #include "write_queue.hpp"
 
 namespace clink::cluster {
-namespace {
+// Not an anonymous namespace: this file is compiled inside one unity translation unit
+// (CMakeLists.txt), where GCC rejects classes of external linkage using one.
+namespace control_server_internal {
 
 using ServerStream = grpc::ServerReaderWriter<proto::CoordinatorMessage, proto::WorkerMessage>;
 
@@ -53,7 +55,9 @@ struct Session {
   }
 };
 
-}  // namespace
+}  // namespace control_server_internal
+using control_server_internal::ServerStream;
+using control_server_internal::Session;
 
 class ControlServer::Impl final : public proto::Coordinator::Service {
  public:
