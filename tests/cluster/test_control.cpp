@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -552,6 +553,47 @@ TEST(ControlPlane, ReconnectsToTheNextServerTheResolverGives) {
   EXPECT_TRUE(same(log_b.messages[0].second, event));
   std::lock_guard lock(log_a.mu);
   EXPECT_TRUE(log_a.lost.empty());  // a server shutting down reports no loss
+}
+
+TEST(ControlPlane, DisconnectedWorkerReconnectsWithoutBeingLost) {
+  ServerLog slog;
+  ControlServer server(server_options(50ms, 5000ms), slog.callbacks());
+  ControlClientOptions options;
+  options.initial_backoff = 20ms;
+  ClientLog clog;
+  ControlClient client(registration("worker-d"), options, clog.callbacks());
+  client.connect(server.address());
+  ASSERT_TRUE(slog.wait([&] { return slog.registered.size() == 1; }));
+  ASSERT_TRUE(clog.wait([&] { return clog.connected.size() == 1; }));  // it got Registered
+  server.disconnect("worker-d");
+  EXPECT_FALSE(server.send("worker-d", proto::CoordinatorMessage()));  // gone at once
+  EXPECT_TRUE(server.workers().empty());
+  ASSERT_TRUE(clog.wait([&] { return clog.disconnected.size() == 1; }));
+  EXPECT_EQ(clog.disconnected[0].rfind("control stream to coordinator " + server.address() + ": the stream ended (", 0),
+            0u)
+      << clog.disconnected[0];
+  ASSERT_TRUE(slog.wait([&] { return slog.registered.size() == 2; }));
+  ASSERT_TRUE(clog.wait([&] { return clog.connected.size() == 2; }));
+  EXPECT_EQ(server.workers(), std::vector<std::string>{"worker-d"});
+  std::lock_guard lock(slog.mu);
+  EXPECT_TRUE(slog.lost.empty());
+}
+
+TEST(ControlPlane, ResolverWithoutLeaderKeepsAsking) {
+  ServerLog slog;
+  ControlServer server(server_options(50ms, 5000ms), slog.callbacks());
+  std::atomic<int> asked{0};
+  ControlClientOptions options;
+  options.initial_backoff = 10ms;
+  options.max_backoff = 20ms;
+  options.resolver = [&] { return ++asked < 5 ? std::string() : server.address(); };
+  ClientLog clog;
+  ControlClient client(registration("worker-n"), options, clog.callbacks());
+  client.connect("127.0.0.1:1");  // not used: the resolver decides
+  ASSERT_TRUE(client.wait_connected(10s)) << client.last_error();
+  EXPECT_EQ(asked.load(), 5);
+  EXPECT_EQ(client.last_error(), "no coordinator address (the resolver knows no leader now)");
+  EXPECT_EQ(client.target(), server.address());
 }
 
 TEST(ControlPlane, ConcurrentSendsArriveIntact) {

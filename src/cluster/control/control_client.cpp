@@ -85,12 +85,10 @@ class ControlClient::Impl {
         if (stopping_) return;
         target = first_target_;
       }
-      if (options_.resolver) {
-        std::string resolved = options_.resolver();
-        if (!resolved.empty()) target = resolved;
-      }
+      if (options_.resolver) target = options_.resolver();
       bool registered = false;
-      std::string reason = run_stream(target, registered);
+      std::string reason = target.empty() ? "no coordinator address (the resolver knows no leader now)"
+                                          : run_stream(target, registered);
       {
         std::lock_guard lock(mu_);
         if (stopping_) return;

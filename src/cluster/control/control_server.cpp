@@ -34,6 +34,10 @@ struct Session {
   std::mutex mu;
   std::string end_reason;  // set by whoever ends the stream from this side
   bool finished = false;   // Connect is returning: `context` is about to go
+  // Held around each callback about this session, so that its on_lost comes after its
+  // last on_message (a stream replaced by a new one may still be delivering).
+  std::mutex callback_mu;
+  bool lost_reported = false;  // under callback_mu: nothing more is delivered
 
   // Ends the stream from this side (the reading thread's Read returns false). Safe from
   // any thread at any time: shutdown() and disconnect() call it outside the server's
@@ -177,7 +181,7 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
       std::string reason = "worker " + id + " registered again from " + session->peer + " (its stream from " +
                            replaced->peer + " is replaced)";
       replaced->end(reason);
-      if (callbacks_.on_lost) callbacks_.on_lost(id, reason);
+      report_lost(*replaced, reason);
     }
     std::thread writer([session, stream] {
       session->queue.drain([&](const proto::CoordinatorMessage& m) { return stream->Write(m); });
@@ -192,6 +196,8 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
         reply.mutable_heartbeat()->set_time_ms(message.heartbeat().time_ms());
         session->queue.push(reply);
       }
+      std::lock_guard callback_lock(session->callback_mu);
+      if (session->lost_reported) continue;  // replaced: what it still sends no longer counts
       if (callbacks_.on_message) callbacks_.on_message(id, message);
     }
     std::string reason = session->reason();
@@ -209,7 +215,7 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
       }
     }
     session->finish();
-    if (lost && callbacks_.on_lost) callbacks_.on_lost(id, reason);
+    if (lost) report_lost(*session, reason);
     return grpc::Status(grpc::StatusCode::CANCELLED, reason);
   }
 
@@ -218,6 +224,14 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     std::lock_guard lock(mu_);
     auto it = sessions_.find(worker_id);
     return it == sessions_.end() ? nullptr : it->second;
+  }
+
+  // Once per session, after its last on_message.
+  void report_lost(Session& session, const std::string& reason) {
+    std::lock_guard callback_lock(session.callback_mu);
+    if (session.lost_reported) return;
+    session.lost_reported = true;
+    if (callbacks_.on_lost) callbacks_.on_lost(session.worker_id, reason);
   }
 
   // Ends each stream whose worker sent nothing for heartbeat_timeout; checks at a tenth
