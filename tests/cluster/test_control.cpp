@@ -425,6 +425,24 @@ TEST(ControlPlane, StoppedWorkerIsLostAfterHeartbeatTimeout) {
   child.reap();
 }
 
+TEST(ControlPlane, ShutsDownWhileWritingToAStoppedWorker) {
+  ServerLog slog;
+  auto server = std::make_unique<ControlServer>(server_options(50ms, 60000ms), slog.callbacks());
+  TempDir dir("clink-control");
+  WorkerProcess child(server->address(), "worker-hung", dir);
+  ASSERT_TRUE(slog.wait([&] { return slog.heartbeats["worker-hung"] >= 1; }, 30s));
+  child.signal(SIGSTOP);
+  proto::CoordinatorMessage deploy;
+  deploy.mutable_deploy()->set_spec_json(std::string(1 << 20, 's'));
+  for (int i = 0; i < 32; ++i) ASSERT_TRUE(server->send("worker-hung", deploy));  // more than the socket takes
+  std::this_thread::sleep_for(200ms);  // the writer is blocked on the full stream
+  auto start = Clock::now();
+  server.reset();
+  EXPECT_LT(ms_since(start), 1000);
+  std::lock_guard lock(slog.mu);
+  EXPECT_TRUE(slog.lost.empty());
+}
+
 TEST(ControlPlane, WorkerNoticesAKilledCoordinator) {
   TempDir dir("clink-control");
   CoordinatorProcess coordinator(dir);
@@ -468,6 +486,9 @@ TEST(ControlPlane, WorkerNoticesAStoppedCoordinatorAfterHeartbeatTimeout) {
   std::this_thread::sleep_for(200ms);  // a few heartbeats answered
   auto stopped_at = Clock::now();
   coordinator.signal(SIGSTOP);  // its sockets stay open: only the missing answers tell
+  proto::WorkerMessage ack;
+  ack.mutable_checkpoint_ack()->set_snapshot_json(std::string(1 << 20, 'a'));
+  for (int i = 0; i < 32; ++i) ASSERT_TRUE(client.send(ack));  // more than the socket takes
   ASSERT_TRUE(clog.wait([&] { return !clog.disconnected.empty(); }));
   int64_t detection_ms = ms_since(stopped_at);
   std::cout << "SIGSTOP of the coordinator detected by a worker (heartbeat.timeout 500 ms) after " << detection_ms
@@ -482,6 +503,9 @@ TEST(ControlPlane, WorkerNoticesAStoppedCoordinatorAfterHeartbeatTimeout) {
   ASSERT_TRUE(
       eventually([&] { return client.last_error().find("not registered within 300 ms") != std::string::npos; }, 5s))
       << client.last_error();
+  auto stop_at = Clock::now();
+  client.stop();  // in the middle of an attempt on the hung coordinator: no hang
+  EXPECT_LT(ms_since(stop_at), 1000);
   coordinator.signal(SIGKILL);
   coordinator.reap();
 }

@@ -111,6 +111,9 @@ class ControlClient::Impl {
     args.SetMaxSendMessageSize(kMaxControlMessageBytes);
     // A channel of its own per attempt: no connection shared with an earlier, broken one.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    // A fixed 64 KiB receive window (see the server's options): a coordinator writing to
+    // this worker while it hangs blocks on HTTP/2 flow control, which cancels end.
+    args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
     auto stub = proto::Coordinator::NewStub(channel);
     grpc::ClientContext context;

@@ -74,6 +74,11 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     // Without this gRPC sets SO_REUSEPORT and a second coordinator on a taken port would
     // share it silently instead of failing.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    // The receive window stays at HTTP/2's 64 KiB instead of growing with the measured
+    // bandwidth-delay product: a worker writing to a hung coordinator then blocks on
+    // HTTP/2 flow control, which cancelling the stream ends, never on a full TCP buffer,
+    // which only the kernel's timeout ends (control messages need no large window).
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     builder.SetMaxReceiveMessageSize(kMaxControlMessageBytes);
     builder.SetMaxSendMessageSize(kMaxControlMessageBytes);
     builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port_);
@@ -203,8 +208,6 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     std::string reason = session->reason();
     if (reason.empty()) reason = "the control stream of worker " + id + " from " + session->peer + " ended";
     session->queue.close();
-    writer.join();
-
     bool lost = false;
     {
       std::lock_guard lock(mu_);
@@ -214,8 +217,9 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
         lost = true;
       }
     }
+    if (lost) report_lost(*session, reason);  // not after the writer: it may wait for the network
+    writer.join();
     session->finish();
-    if (lost) report_lost(*session, reason);
     return grpc::Status(grpc::StatusCode::CANCELLED, reason);
   }
 
