@@ -675,6 +675,42 @@ TEST(ControlPlane, ConcurrentSendsArriveIntact) {
   }
 }
 
+TEST(ControlPlane, LargeMessagesBothWays) {
+  constexpr int kMessages = 32, kBytes = 1 << 20;  // a big JobGraphSpec, a big snapshot description
+  ServerLog slog;
+  ControlServer server(server_options(100ms, 10000ms), slog.callbacks());
+  ClientLog clog;
+  ControlClient client(registration("worker-big"), {}, clog.callbacks());
+  client.connect(server.address());
+  ASSERT_TRUE(client.wait_connected(10s)) << client.last_error();
+  auto start = Clock::now();
+  for (int i = 0; i < kMessages; ++i) {
+    proto::CoordinatorMessage deploy;
+    deploy.mutable_deploy()->set_attempt(i);
+    deploy.mutable_deploy()->set_spec_json(std::string(kBytes, static_cast<char>('a' + i % 26)));
+    ASSERT_TRUE(server.send("worker-big", deploy));
+  }
+  ASSERT_TRUE(clog.wait([&] { return clog.messages.size() == kMessages; }, 30s));
+  int64_t down_us = us_between(start, Clock::now());
+  start = Clock::now();
+  for (int i = 0; i < kMessages; ++i) {
+    proto::WorkerMessage ack;
+    ack.mutable_checkpoint_ack()->set_checkpoint_id(i);
+    ack.mutable_checkpoint_ack()->set_snapshot_json(std::string(kBytes, static_cast<char>('a' + i % 26)));
+    ASSERT_TRUE(client.send(ack));
+  }
+  ASSERT_TRUE(slog.wait([&] { return slog.messages.size() == kMessages; }, 30s));
+  int64_t up_us = us_between(start, Clock::now());
+  std::cout << "32 x 1 MiB: coordinator -> worker " << (kMessages * 1e6 / down_us) << " MiB/s, worker -> coordinator "
+            << (kMessages * 1e6 / up_us) << " MiB/s\n";
+  for (int i = 0; i < kMessages; ++i) {
+    EXPECT_EQ(clog.messages[i].deploy().attempt(), i);
+    EXPECT_EQ(clog.messages[i].deploy().spec_json(), std::string(kBytes, static_cast<char>('a' + i % 26)));
+    EXPECT_EQ(slog.messages[i].second.checkpoint_ack().checkpoint_id(), i);
+    EXPECT_EQ(slog.messages[i].second.checkpoint_ack().snapshot_json(), std::string(kBytes, static_cast<char>('a' + i % 26)));
+  }
+}
+
 TEST(ControlPlane, ShutsDownWithLiveStreams) {
   ServerLog slog;
   auto server = std::make_unique<ControlServer>(server_options(50ms, 5000ms), slog.callbacks());
