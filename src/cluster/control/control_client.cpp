@@ -37,7 +37,7 @@ class ControlClient::Impl {
 
   bool wait_connected(std::chrono::milliseconds timeout) {
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return connected_ || stopping_; }) && connected_;
+    return cv_.wait_for(lock, timeout, [&] { return (connected_ && announced_) || stopping_; }) && connected_;
   }
   bool connected() const {
     std::lock_guard lock(mu_);
@@ -155,6 +155,11 @@ class ControlClient::Impl {
         context.TryCancel();  // a failed write ends the reading too
       });
       if (callbacks_.on_connected) callbacks_.on_connected(target, answer);
+      {
+        std::lock_guard lock(mu_);
+        announced_ = true;
+      }
+      cv_.notify_all();
       while (stream->Read(&message)) {
         {
           std::lock_guard lock(mu_);
@@ -168,6 +173,7 @@ class ControlClient::Impl {
     {
       std::lock_guard lock(mu_);
       connected_ = false;
+      announced_ = false;
       queue_.reset();
     }
     queue->close();
@@ -232,7 +238,8 @@ class ControlClient::Impl {
   std::condition_variable cv_;
   bool started_ = false;
   bool stopping_ = false;
-  bool connected_ = false;
+  bool connected_ = false;  // registered: send() queues
+  bool announced_ = false;  // and on_connected returned
   std::string first_target_;
   std::string target_;
   std::string last_error_;

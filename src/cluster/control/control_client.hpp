@@ -50,7 +50,7 @@ class ControlClient {
   // background, and keeps connected until stop(): returns at once (wait_connected()
   // waits for the registration). Once only.
   void connect(const std::string& target);
-  // Waits until registered (true) or `timeout` passed (false).
+  // Waits until registered and on_connected returned (true), or `timeout` passed (false).
   bool wait_connected(std::chrono::milliseconds timeout);
   bool connected() const;
   std::string target() const;  // of the current (or last) stream
