@@ -56,9 +56,10 @@ class ControlClient {
   std::string target() const;  // of the current (or last) stream
   std::string last_error() const;  // why the last stream or attempt ended ("" if none did)
 
-  // Writes `message` on the stream (thread-safe: one write at a time); false if not
-  // registered now (a message sent while reconnecting is not kept: the owner resends
-  // what it must after on_connected).
+  // Queues `message` for the stream's writer thread and returns at once (thread-safe;
+  // the messages of one thread arrive in order); false if not registered now (a message
+  // sent while reconnecting is not kept: the owner resends what it must after
+  // on_connected). A queued message is lost if the stream breaks before it is written.
   bool send(const proto::WorkerMessage& message);
 
   // Ends the stream and the threads; no on_disconnected. Idempotent.
