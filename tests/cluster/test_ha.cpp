@@ -101,14 +101,16 @@ size_t regular_files_under(const std::filesystem::path& dir, const std::string& 
 
 enum class Kind { ZooKeeper, StandaloneMemory, StandaloneDirectory };
 
-std::string kind_name(const testing::TestParamInfo<Kind>& info) {
-  switch (info.param) {
+std::string kind_text(Kind kind) {
+  switch (kind) {
     case Kind::ZooKeeper: return "ZooKeeper";
     case Kind::StandaloneMemory: return "StandaloneMemory";
     case Kind::StandaloneDirectory: return "StandaloneDirectory";
   }
   return "?";
 }
+std::string kind_name(const testing::TestParamInfo<Kind>& info) { return kind_text(info.param); }
+void PrintTo(Kind kind, std::ostream* os) { *os << kind_text(kind); }
 
 class HaStoreTest : public testing::TestWithParam<Kind> {
  protected:
@@ -446,7 +448,7 @@ size_t count_prefix(const std::vector<std::string>& lines, const std::string& pr
 
 // ---------------------------------------------------------------- ZooKeeper election
 
-// The sorted children of a znode, read with the plain C client.
+// The latch nodes under a znode, read with the plain C client.
 struct ZooKeeperChildren {
   std::vector<std::string> names;
   ZooKeeperChildren(zhandle_t* zh, const std::string& path) {
@@ -454,7 +456,8 @@ struct ZooKeeperChildren {
     if (zoo_get_children(zh, path.c_str(), 0, &v) != ZOK) return;
     names.assign(v.data, v.data + v.count);
     deallocate_String_vector(&v);
-    std::sort(names.begin(), names.end());
+    // Latch nodes sort by their sequence number, the last 10 digits.
+    std::sort(names.begin(), names.end(), [](auto& a, auto& b) { return a.substr(a.size() - 10) < b.substr(b.size() - 10); });
   }
 };
 

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <deque>
 #include <future>
+#include <optional>
+#include <utility>
 #include <random>
 #include <thread>
 
@@ -124,6 +126,7 @@ class ZooKeeperHaServices final : public HaServices {
         return;
       }
       address_ = std::move(address);
+      latch_prefix_ = "_c_" + random_session_id() + "-latch-";
       on_granted_ = std::move(granted);
       on_revoked_ = std::move(revoked);
       contending_ = true;
@@ -199,7 +202,14 @@ class ZooKeeperHaServices final : public HaServices {
       std::function<void()> task;
       {
         std::unique_lock lock(queue_mutex_);
-        queue_cv_.wait(lock, [&] { return !queue_.empty(); });
+        auto ready = [&] { return !queue_.empty(); };
+        if (reconnect_at_) queue_cv_.wait_until(lock, *reconnect_at_, ready);
+        else queue_cv_.wait(lock, ready);
+        if (queue_.empty()) {
+          lock.unlock();
+          replace_session();  // a retry is due
+          continue;
+        }
         task = std::move(queue_.front());
         queue_.pop_front();
       }
@@ -223,6 +233,7 @@ class ZooKeeperHaServices final : public HaServices {
       } else if (state == ZkState::Expired) {
         revoke();
         my_latch_.clear();
+        watched_.clear();
         replace_session();
       }
       return;
@@ -231,24 +242,31 @@ class ZooKeeperHaServices final : public HaServices {
     if (!watched_.empty() && path == watched_) check_leadership();
   }
 
+  // A new session after the old one expired. When ZooKeeper does not answer, the event
+  // loop tries again later (reconnect_at_), so stop() and the destructor are not stuck
+  // behind an endless retry.
   void replace_session() {
-    for (int attempt = 0; !quit_ && !stopped_; ++attempt) {
-      try {
-        auto fresh = connect();
-        fresh->ensure_path(latch_dir_);
-        fresh->ensure_path(base_ + "/leader/coordinator");
-        {
-          std::lock_guard lock(session_mutex_);
-          session_ = std::move(fresh);
-        }
-        session_changed_.notify_all();
-        check_leadership();
-        refresh_leader();
-        return;
-      } catch (const std::exception&) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1000, 100 * (attempt + 1))));
+    reconnect_at_.reset();
+    if (quit_) return;
+    std::shared_ptr<ZkSession> old;
+    try {
+      auto fresh = connect();
+      fresh->ensure_path(latch_dir_);
+      fresh->ensure_path(base_ + "/leader/coordinator");
+      {
+        std::lock_guard lock(session_mutex_);
+        old = std::exchange(session_, std::move(fresh));
       }
+      reconnect_failures_ = 0;
+    } catch (const std::exception&) {
+      ++reconnect_failures_;
+      reconnect_at_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::min(2000, 100 * reconnect_failures_));
+      return;
     }
+    session_changed_.notify_all();
+    old.reset();  // closes the expired handle, outside the lock
+    check_leadership();
+    refresh_leader();
   }
 
   std::shared_ptr<ZkSession> current() {
@@ -262,15 +280,28 @@ class ZooKeeperHaServices final : public HaServices {
     if (!contending_) return;
     auto s = current();
     for (int round = 0; round < 100; ++round) {
-      if (my_latch_.empty()) {
-        std::string created;
-        int rc = s->create(latch_dir_ + "/n_", address_, ZkMode::EphemeralSequential, &created);
-        if (rc != 0) throw ClinkError(s->error("create a latch node in", latch_dir_, rc));
-        my_latch_ = created;
-      }
       std::vector<std::string> names;
       int rc = s->children(latch_dir_, false, &names);
       if (rc != 0) throw ClinkError(s->error("list", latch_dir_, rc));
+      if (my_latch_.empty()) {
+        // A node of ours whose creation answer was lost (connection loss) would block
+        // everyone behind it until our session ends: find it by our prefix first
+        // (Curator's protected mode, which Flink's latch uses).
+        auto ours = std::find_if(names.begin(), names.end(), [&](auto& n) { return n.starts_with(latch_prefix_); });
+        if (ours != names.end()) {
+          my_latch_ = latch_dir_ + "/" + *ours;
+        } else {
+          std::string created;
+          rc = s->create(latch_dir_ + "/" + latch_prefix_, address_, ZkMode::EphemeralSequential, &created);
+          if (rc != 0) throw ClinkError(s->error("create a latch node in", latch_dir_, rc));
+          my_latch_ = created;
+          continue;  // list again, with our node
+        }
+      }
+      // Lowest sequence number first (the names' last 10 digits).
+      std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) {
+        return x.substr(x.size() - std::min<size_t>(10, x.size())) < y.substr(y.size() - std::min<size_t>(10, y.size()));
+      });
       std::string mine = my_latch_.substr(latch_dir_.size() + 1);
       auto it = std::find(names.begin(), names.end(), mine);
       if (it == names.end()) {  // deleted under us (cleanup): contend again
@@ -293,6 +324,7 @@ class ZooKeeperHaServices final : public HaServices {
 
   void become_leader(ZkSession& s) {
     if (leading()) return;
+    s.ensure_path(base_ + "/leader/coordinator");
     std::string grant_id = random_session_id();
     nlohmann::json info = {{"address", address_}, {"session_id", grant_id}};
     std::vector<ZkOp> ops{{ZkOp::Kind::Check, my_latch_, "", -1}};
@@ -365,10 +397,12 @@ class ZooKeeperHaServices final : public HaServices {
   std::deque<std::function<void()>> queue_;
   std::thread thread_;
   bool quit_ = false;  // event thread only
+  std::optional<std::chrono::steady_clock::time_point> reconnect_at_;  // event thread only
+  int reconnect_failures_ = 0;
 
   // Election state: event thread only.
   bool contending_ = false, stopped_ = false;
-  std::string address_, my_latch_, watched_;
+  std::string address_, latch_prefix_, my_latch_, watched_;
   LeaderElection::OnGranted on_granted_;
   LeaderElection::OnRevoked on_revoked_;
   // The latch node of the current grant (empty: not leading) and the grant's id; read by
