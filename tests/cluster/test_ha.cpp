@@ -470,7 +470,7 @@ TEST(ZooKeeperElectionTest, OneLeaderAmongTwoAndAQuickHandoverOnResign) {
   auto worker = make_ha_services(zookeeper_config(cluster, storage));
   std::vector<std::optional<LeaderInfo>> seen;
   std::mutex seen_mutex;
-  worker->leader_retriever().subscribe([&](const std::optional<LeaderInfo>& l) {
+  int subscription = worker->leader_retriever().subscribe([&](const std::optional<LeaderInfo>& l) {
     std::lock_guard lock(seen_mutex);
     seen.push_back(l);
   });
@@ -502,6 +502,7 @@ TEST(ZooKeeperElectionTest, OneLeaderAmongTwoAndAQuickHandoverOnResign) {
   EXPECT_LT(granted_ms, 1000.0);
   std::cout << "[ha timing] resign handover: follower granted after " << granted_ms << " ms, retriever saw it after "
             << retrieved_ms << " ms\n";
+  worker->leader_retriever().unsubscribe(subscription);
   std::lock_guard lock(seen_mutex);
   ASSERT_GE(seen.size(), 2u);
   EXPECT_EQ(seen.back(), next);

@@ -36,6 +36,7 @@ int LeaderRetriever::subscribe(Listener listener) {
 }
 
 void LeaderRetriever::unsubscribe(int id) {
+  std::lock_guard calling(calling_);  // waits for a listener call in progress
   std::lock_guard lock(mutex_);
   listeners_.erase(id);
 }
@@ -52,6 +53,8 @@ std::optional<LeaderInfo> LeaderRetriever::wait_for_leader(std::chrono::millisec
 }
 
 void LeaderRetriever::publish(std::optional<LeaderInfo> leader) {
+  // Called on the single event thread, so listeners see the changes in order.
+  std::lock_guard calling(calling_);
   std::vector<Listener> to_call;
   {
     std::lock_guard lock(mutex_);
@@ -60,7 +63,6 @@ void LeaderRetriever::publish(std::optional<LeaderInfo> leader) {
     for (auto& [id, l] : listeners_) to_call.push_back(l);
   }
   changed_.notify_all();
-  // Called on the single event thread, so listeners see the changes in order.
   for (auto& l : to_call) l(leader);
 }
 

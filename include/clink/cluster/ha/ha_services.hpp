@@ -84,6 +84,7 @@ class LeaderRetriever {
   // `listener` runs with the current value at once (on the caller's thread), then on every
   // change (on the services' event thread). Returns an id for unsubscribe.
   int subscribe(Listener listener);
+  // After it returns the listener is not called again (it may be called from a listener).
   void unsubscribe(int id);
   // Blocks until `accept(current leader)` holds or `timeout` passes; the leader then (which
   // may be nullopt).
@@ -97,6 +98,7 @@ class LeaderRetriever {
   void publish(std::optional<LeaderInfo> leader);
 
  private:
+  std::recursive_mutex calling_;  // held while listeners run
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::optional<LeaderInfo> current_;
