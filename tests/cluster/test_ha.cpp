@@ -35,7 +35,10 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kSessionTimeout = 1000ms;
+// Short, so that a crashed leader is replaced quickly; CLINK_HA_TEST_SESSION_TIMEOUT_MS
+// overrides it to measure failover at other settings.
+const std::chrono::milliseconds kSessionTimeout{
+    std::getenv("CLINK_HA_TEST_SESSION_TIMEOUT_MS") ? std::atoi(std::getenv("CLINK_HA_TEST_SESSION_TIMEOUT_MS")) : 1000};
 
 std::string zookeeper_quorum() {
   const char* q = std::getenv("CLINK_ZOOKEEPER_QUORUM");
@@ -613,6 +616,77 @@ TEST(ZooKeeperElectionTest, LeaderWithoutItsLatchNodeCannotWrite) {
   EXPECT_EQ(b->job_graphs().get("job"), "from A");
   b->job_graphs().put("job", "from B");
   EXPECT_EQ(a->job_graphs().get("job"), "from B");
+}
+
+// A ZooKeeper server of this test's own (scripts/zookeeper), for tests that freeze it:
+// freezing the fixture's server would disturb the tests running beside them.
+class PrivateZooKeeper {
+ public:
+  explicit PrivateZooKeeper(int port) : port_(port) {
+    std::string script = std::string(CLINK_SOURCE_DIR) + "/scripts/zookeeper";
+    std::string cmd = script + " stop " + std::to_string(port) + " 2>/dev/null; " + script + " start " +
+                      std::to_string(port) + " >/dev/null 2>&1 && " + script + " status " + std::to_string(port);
+    FILE* p = ::popen(cmd.c_str(), "r");
+    char buf[512] = {};
+    std::string out;
+    while (p && std::fgets(buf, sizeof buf, p)) out += buf;
+    if (p) ::pclose(p);
+    auto at = out.find("running pid=");
+    if (at == std::string::npos) throw std::runtime_error("scripts/zookeeper start " + std::to_string(port) + ": " + out);
+    pid_ = std::stoi(out.substr(at + 12));
+  }
+  ~PrivateZooKeeper() {
+    ::kill(pid_, SIGCONT);
+    std::string cmd = std::string(CLINK_SOURCE_DIR) + "/scripts/zookeeper stop " + std::to_string(port_) + " 2>/dev/null";
+    [[maybe_unused]] int rc = std::system(cmd.c_str());
+  }
+  std::string quorum() const { return "127.0.0.1:" + std::to_string(port_); }
+  void signal(int sig) { ::kill(pid_, sig); }
+
+ private:
+  int port_;
+  pid_t pid_ = 0;
+};
+
+// Flink's default revokes leadership as soon as the connection is lost (SUSPENDED), since
+// a leader that cannot reach ZooKeeper cannot know whether it was replaced; reconnecting
+// within the session timeout grants it again. tolerate-suspended-connections keeps it.
+TEST(ZooKeeperElectionTest, LostConnectionRevokesUnlessToleratedAndAReconnectGrantsAgain) {
+  PrivateZooKeeper zk(12291);
+  auto storage = fresh_dir("suspend");
+  auto config = [&](bool tolerate) {
+    auto c = zookeeper_config(unique_cluster_id("suspend"), storage);
+    c.quorum = zk.quorum();
+    // The client notices silence after 2/3 of it; the server expires the session after
+    // all of it: the third between is the time to come back within the session.
+    c.session_timeout = 9000ms;
+    c.tolerate_suspended_connections = tolerate;
+    return c;
+  };
+  std::atomic<int> strict_granted{0}, strict_revoked{0}, tolerant_granted{0}, tolerant_revoked{0};
+  auto strict = make_ha_services(config(false));
+  auto tolerant = make_ha_services(config(true));
+  strict->leader_election().run("strict", [&](const std::string&) { ++strict_granted; }, [&] { ++strict_revoked; });
+  tolerant->leader_election().run("tolerant", [&](const std::string&) { ++tolerant_granted; }, [&] { ++tolerant_revoked; });
+  ASSERT_TRUE(eventually([&] { return strict_granted == 1 && tolerant_granted == 1; }));
+  auto first_session = strict->leader_election().leader_session();
+
+  auto t0 = Clock::now();
+  zk.signal(SIGSTOP);  // the server stops answering; the sessions live on (9 s)
+  ASSERT_TRUE(eventually([&] { return strict_revoked == 1; }, 9s));
+  double revoked_ms = ms_since(t0);
+  EXPECT_THROW(strict->job_graphs().put("j", "x"), NotLeaderError);
+  zk.signal(SIGCONT);  // back before the sessions expire
+  ASSERT_TRUE(eventually([&] { return strict_granted == 2; }, 5s));
+  double regranted_ms = ms_since(t0);
+  std::cout << "[ha timing] connection lost (session timeout 9000 ms): revoked after " << revoked_ms
+            << " ms; server back, granted again after " << regranted_ms << " ms\n";
+  EXPECT_NE(strict->leader_election().leader_session(), first_session);  // a new grant
+  strict->job_graphs().put("j", "x");
+  EXPECT_EQ(tolerant_revoked, 0);
+  EXPECT_EQ(tolerant_granted, 1);
+  EXPECT_TRUE(tolerant->leader_election().has_leadership());
+  tolerant->job_graphs().put("j", "y");
 }
 
 }  // namespace

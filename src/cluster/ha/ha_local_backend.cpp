@@ -51,8 +51,12 @@ class LocalHaBackend final : public HaStateBackend {
     return out;
   }
 
-  void commit(const std::vector<HaOp>& ops) override {
+  void require_leader() override {
     if (!is_leader_()) throw NotLeaderError("HA store (" + describe() + "): this coordinator is not the leader");
+  }
+
+  void commit(const std::vector<HaOp>& ops) override {
+    require_leader();
     std::lock_guard lock(mutex_);
     Tree next = tree_;
     for (auto& op : ops) apply(next, op);

@@ -46,6 +46,10 @@ class HaStateBackend {
   // or Delete of a missing one throws ClinkError naming the path; a version mismatch
   // throws HaVersionConflict.
   virtual void commit(const std::vector<HaOp>& ops) = 0;
+  // Throws NotLeaderError unless this process believes it leads: writes call it before
+  // they read anything, so a process that lost its connection fails fast, not after a
+  // read timed out. (commit still checks on ZooKeeper's side.)
+  virtual void require_leader() = 0;
   // Deletes `path` and everything below it, unfenced (cleanup of a finished cluster).
   virtual void remove_tree(const std::string& path) = 0;
   // Where the store is, for messages ("zookeeper 127.0.0.1:2181 /clink/default").

@@ -135,6 +135,7 @@ std::optional<std::string> upsert(HaStateBackend& backend, const std::string& pa
 // discards the file the node pointed to before.
 void put_blob(HaStateBackend& backend, BlobFiles& files, std::string_view kind, const std::string& path,
               const std::string& key, std::string_view blob) {
+  backend.require_leader();
   std::string data = files.store(kind, key, blob);
   std::optional<std::string> old;
   try {
@@ -147,6 +148,7 @@ void put_blob(HaStateBackend& backend, BlobFiles& files, std::string_view kind, 
 }
 
 bool remove_blob(HaStateBackend& backend, BlobFiles& files, const std::string& path) {
+  backend.require_leader();
   auto old = backend.get(path);
   if (!old) return false;
   backend.commit({HaOp{HaOp::Kind::Delete, path, "", old->version}});
@@ -275,6 +277,7 @@ void CheckpointPointerStore::add_completed(std::string_view job_id, const Comple
   if (checkpoint.checkpoint_id <= 0)
     throw ClinkError("HA store: checkpoint id " + std::to_string(checkpoint.checkpoint_id) + " of job " +
                      std::string(job_id) + " is not positive");
+  backend_->require_leader();
   auto dir = job_path(job_id) + "/checkpoints";
   auto existing = backend_->children(dir);
   std::vector<HaOp> ops;
@@ -312,6 +315,7 @@ std::int64_t CheckpointPointerStore::next_checkpoint_id(std::string_view job_id)
 }
 
 std::int64_t CheckpointPointerStore::get_and_increment(std::string_view job_id) {
+  backend_->require_leader();
   auto path = job_path(job_id) + "/checkpoint_id_counter";
   for (int attempt = 0;; ++attempt) {
     auto node = backend_->get(path);
@@ -330,10 +334,12 @@ std::int64_t CheckpointPointerStore::get_and_increment(std::string_view job_id) 
 }
 
 void CheckpointPointerStore::set_next_checkpoint_id(std::string_view job_id, std::int64_t next_id) {
+  backend_->require_leader();
   upsert(*backend_, job_path(job_id) + "/checkpoint_id_counter", std::to_string(next_id));
 }
 
 void CheckpointPointerStore::remove_job(std::string_view job_id) {
+  backend_->require_leader();
   auto root = job_path(job_id);
   // Deepest first: a node with children cannot be deleted.
   std::vector<HaOp> ops;

@@ -67,6 +67,7 @@ class ZkBackend final : public HaStateBackend {
   std::optional<HaNode> get(const std::string& path) override;
   std::vector<std::string> children(const std::string& path) override;
   void commit(const std::vector<HaOp>& ops) override;
+  void require_leader() override;
   void remove_tree(const std::string& path) override;
   std::string describe() const override;
 
@@ -466,6 +467,10 @@ void ZkBackend::commit(const std::vector<HaOp>& ops) {
   std::string where = failed > 0 ? zops[static_cast<std::size_t>(failed)].path : describe();
   if (ZkSession::is_bad_version(rc)) throw HaVersionConflict(s->error("write", where, rc));
   throw ClinkError(s->error("write", where, rc));
+}
+
+void ZkBackend::require_leader() {
+  if (!services_.leading()) throw NotLeaderError(describe() + ": this coordinator is not the leader; write refused");
 }
 
 void ZkBackend::remove_tree(const std::string& path) { services_.session()->remove_tree(services_.node_path(path)); }
