@@ -652,7 +652,9 @@ class PrivateZooKeeper {
 // a leader that cannot reach ZooKeeper cannot know whether it was replaced; reconnecting
 // within the session timeout grants it again. tolerate-suspended-connections keeps it.
 TEST(ZooKeeperElectionTest, LostConnectionRevokesUnlessToleratedAndAReconnectGrantsAgain) {
-  PrivateZooKeeper zk(12291);
+  // The fixture's port + 10 (12291 by default): a port no other test uses.
+  auto fixture = zookeeper_quorum();
+  PrivateZooKeeper zk(std::stoi(fixture.substr(fixture.rfind(':') + 1)) + 10);
   auto storage = fresh_dir("suspend");
   auto config = [&](bool tolerate) {
     auto c = zookeeper_config(unique_cluster_id("suspend"), storage);
