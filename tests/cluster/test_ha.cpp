@@ -63,6 +63,16 @@ std::filesystem::path fresh_dir(const std::string& name) {
   return dir;
 }
 
+// Removes this process's temp dirs when the tests are done.
+class TempDirCleanup : public testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("clink-ha-test-" + std::to_string(::getpid())), ec);
+  }
+};
+[[maybe_unused]] testing::Environment* const kTempDirCleanup = testing::AddGlobalTestEnvironment(new TempDirCleanup);
+
 HaConfig zookeeper_config(const std::string& cluster_id, const std::filesystem::path& storage) {
   return HaConfig::from_options({{"high-availability.type", "zookeeper"},
                                  {"high-availability.zookeeper.quorum", zookeeper_quorum()},

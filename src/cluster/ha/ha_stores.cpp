@@ -156,6 +156,21 @@ bool remove_blob(HaStateBackend& backend, BlobFiles& files, const std::string& p
   return true;
 }
 
+// The blob of `path`. A file replaced (and deleted) by the leader between reading the node
+// and opening the file is read again through the node's new data.
+std::optional<std::string> get_blob(HaStateBackend& backend, const BlobFiles& files, const std::string& path) {
+  for (int attempt = 0;; ++attempt) {
+    auto node = backend.get(path);
+    if (!node) return std::nullopt;
+    try {
+      return files.load(node->data);
+    } catch (const ClinkError&) {
+      auto again = backend.get(path);
+      if (attempt >= 3 || !again || again->data == node->data) throw;
+    }
+  }
+}
+
 std::vector<std::string> decoded_children(HaStateBackend& backend, const std::string& path) {
   std::vector<std::string> out;
   for (auto& c : backend.children(path)) out.push_back(decode_node_name(c));
@@ -215,9 +230,7 @@ void JobGraphStore::put(std::string_view job_id, std::string_view blob) {
 }
 
 std::optional<std::string> JobGraphStore::get(std::string_view job_id) const {
-  auto node = backend_->get("jobgraphs/" + checked_name("job id", job_id));
-  if (!node) return std::nullopt;
-  return files_->load(node->data);
+  return get_blob(*backend_, *files_, "jobgraphs/" + checked_name("job id", job_id));
 }
 
 bool JobGraphStore::remove(std::string_view job_id) {
@@ -237,9 +250,7 @@ void CatalogStore::put(std::string_view name, std::string_view blob) {
 }
 
 std::optional<std::string> CatalogStore::get(std::string_view name) const {
-  auto node = backend_->get("catalog/" + checked_name("catalog object name", name));
-  if (!node) return std::nullopt;
-  return files_->load(node->data);
+  return get_blob(*backend_, *files_, "catalog/" + checked_name("catalog object name", name));
 }
 
 bool CatalogStore::remove(std::string_view name) {

@@ -84,15 +84,20 @@ class ZooKeeperHaServices final : public HaServices {
         info_path_(base_ + "/leader/coordinator/connection_info"),
         election_(*this),
         backend_(std::make_shared<ZkBackend>(*this)),
-        files_(std::make_shared<BlobFiles>(std::filesystem::path(config.storage_dir) / encode_node_name(config.root) /
-                                               encode_node_name(config.cluster_id),
+        // Flink's HA storage path: <storageDir>/<cluster-id>.
+        files_(std::make_shared<BlobFiles>(std::filesystem::path(config.storage_dir) / config.cluster_id.substr(1),
                                            config.max_inline_bytes)),
         job_graphs_(backend_, files_),
         checkpoints_(backend_),
         catalog_(backend_, files_) {
     session_ = connect();
-    session_->ensure_path(latch_dir_);
-    session_->ensure_path(base_ + "/leader/coordinator");
+    try {
+      session_->ensure_path(latch_dir_);
+      session_->ensure_path(base_ + "/leader/coordinator");
+    } catch (...) {
+      session_.reset();  // while the queue its watcher posts to still exists
+      throw;
+    }
     thread_ = std::thread([this] { event_loop(); });
     post([this] { refresh_leader(); });
   }
