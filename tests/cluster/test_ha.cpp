@@ -158,7 +158,7 @@ TEST_P(HaStoreTest, JobGraphsRoundTripAndSurviveANewClient) {
     EXPECT_EQ(ha->job_graphs().get("00000000000000000000000000000002"), large);
     EXPECT_EQ(ha->job_graphs().get("00000000000000000000000000000003"), std::nullopt);
     if (persistent()) {
-      EXPECT_EQ(regular_files_under(storage_, "jobgraphs"), 1u);
+      EXPECT_EQ(regular_files_under(storage_, "execution-plans"), 1u);
     }
   }
   if (!persistent()) return;
@@ -171,10 +171,10 @@ TEST_P(HaStoreTest, JobGraphsRoundTripAndSurviveANewClient) {
   // Replacing a large blob drops the old file; removing drops the last.
   ha->job_graphs().put("00000000000000000000000000000002", std::string(6000, 'y'));
   EXPECT_EQ(ha->job_graphs().get("00000000000000000000000000000002"), std::string(6000, 'y'));
-  EXPECT_EQ(regular_files_under(storage_, "jobgraphs"), 1u);
+  EXPECT_EQ(regular_files_under(storage_, "execution-plans"), 1u);
   EXPECT_TRUE(ha->job_graphs().remove("00000000000000000000000000000002"));
   EXPECT_FALSE(ha->job_graphs().remove("00000000000000000000000000000002"));
-  EXPECT_EQ(regular_files_under(storage_, "jobgraphs"), 0u);
+  EXPECT_EQ(regular_files_under(storage_, "execution-plans"), 0u);
   EXPECT_EQ(ha->job_graphs().job_ids(), (std::vector<std::string>{"00000000000000000000000000000001"}));
   ha->cleanup_all_data();
   EXPECT_EQ(ha->job_graphs().job_ids(), std::vector<std::string>{});

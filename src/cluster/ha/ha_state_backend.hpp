@@ -1,6 +1,6 @@
 #pragma once
 // The storage under the HA stores: a tree of small nodes addressed by relative paths
-// ("jobgraphs/<id>"), with versions and atomic, fenced multi-node writes. ZooKeeper's
+// ("execution-plans/<id>"), with versions and atomic, fenced multi-node writes. ZooKeeper's
 // znodes in HA mode; memory or a directory of files in standalone mode. The stores
 // (ha_stores.cpp) are written once against this.
 #include <cstdint>

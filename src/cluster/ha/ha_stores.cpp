@@ -226,18 +226,18 @@ JobGraphStore::JobGraphStore(std::shared_ptr<HaStateBackend> backend, std::share
 
 void JobGraphStore::put(std::string_view job_id, std::string_view blob) {
   auto name = checked_name("job id", job_id);
-  put_blob(*backend_, *files_, "jobgraphs", "jobgraphs/" + name, std::string(job_id), blob);
+  put_blob(*backend_, *files_, "execution-plans", "execution-plans/" + name, std::string(job_id), blob);
 }
 
 std::optional<std::string> JobGraphStore::get(std::string_view job_id) const {
-  return get_blob(*backend_, *files_, "jobgraphs/" + checked_name("job id", job_id));
+  return get_blob(*backend_, *files_, "execution-plans/" + checked_name("job id", job_id));
 }
 
 bool JobGraphStore::remove(std::string_view job_id) {
-  return remove_blob(*backend_, *files_, "jobgraphs/" + checked_name("job id", job_id));
+  return remove_blob(*backend_, *files_, "execution-plans/" + checked_name("job id", job_id));
 }
 
-std::vector<std::string> JobGraphStore::job_ids() const { return decoded_children(*backend_, "jobgraphs"); }
+std::vector<std::string> JobGraphStore::job_ids() const { return decoded_children(*backend_, "execution-plans"); }
 
 // ---- CatalogStore
 

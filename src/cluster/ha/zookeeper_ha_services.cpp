@@ -117,7 +117,7 @@ class ZooKeeperHaServices final : public HaServices {
   CatalogStore& catalog() override { return catalog_; }
 
   void cleanup_all_data() override {
-    for (const char* top : {"jobgraphs", "jobs", "catalog"}) backend_->remove_tree(top);
+    for (const char* top : {"execution-plans", "jobs", "catalog"}) backend_->remove_tree(top);
     files_->remove_all();
   }
 

@@ -6,10 +6,11 @@
 // Two implementations of one interface (make_ha_services):
 //   - ZooKeeper (high-availability.type: zookeeper): leader election with ephemeral
 //     sequential znodes, state pointers in znodes, large blobs in files under
-//     high-availability.storageDir. Layout under <root><cluster-id> (Flink 2's):
-//       leader/latch/n_<seq>                    one ephemeral node per contender
+//     high-availability.storageDir. Layout under <root><cluster-id> (Flink 2.3's, whose
+//     job graphs are "execution plans"; the catalog is clink's own):
+//       leader/latch/_c_<id>-latch-<seq>        one ephemeral node per contender
 //       leader/coordinator/connection_info      the leader's address (ephemeral)
-//       jobgraphs/<job id>                      job record (inline or a storageDir path)
+//       execution-plans/<job id>                job record (inline or a storageDir path)
 //       jobs/<job id>/checkpoints/<id, 19 digits>  latest completed checkpoint pointer
 //       jobs/<job id>/checkpoint_id_counter     the next checkpoint id
 //       catalog/<name>                          catalog object definitions (clink's own)
@@ -109,7 +110,8 @@ class LeaderRetriever {
 class HaStateBackend;  // src/cluster/ha: znodes or files, fenced writes
 class BlobFiles;       // src/cluster/ha: large blobs in storageDir
 
-// Job records: job id -> the coordinator's blob (its spec and options).
+// Job records (Flink 2.3's execution plans): job id -> the coordinator's blob (its spec
+// and options).
 class JobGraphStore {
  public:
   JobGraphStore(std::shared_ptr<HaStateBackend> backend, std::shared_ptr<BlobFiles> files);
