@@ -271,12 +271,14 @@ TEST(HaConfigTest, ReadsFlinksKeys) {
                               {"high-availability.cluster-id", "cluster_one"},
                               {"high-availability.storageDir", "file:///var/ha"},
                               {"high-availability.zookeeper.client.session-timeout", "5 s"},
+                              {"high-availability.zookeeper.client.connection-timeout", "1 min"},
                               {"high-availability.zookeeper.client.tolerate-suspended-connections", "true"}});
   EXPECT_EQ(c.type, HaType::ZooKeeper);
   EXPECT_EQ(c.quorum, "zk1:2181,zk2:2181");
   EXPECT_EQ(c.cluster_path(), "/flink/cluster_one");
   EXPECT_EQ(c.storage_dir, "/var/ha");
   EXPECT_EQ(c.session_timeout, 5000ms);
+  EXPECT_EQ(c.connection_timeout, 60000ms);
   EXPECT_TRUE(c.tolerate_suspended_connections);
 }
 
