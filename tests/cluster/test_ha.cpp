@@ -24,11 +24,14 @@
 #include <mutex>
 #include <thread>
 
+#include "clink/cluster/config/cluster_config.hpp"
 #include "clink/cluster/ha/ha_services.hpp"
 
 extern char** environ;
 
 namespace clink::test {
+
+using namespace clink::cluster;
 
 namespace {
 
@@ -73,13 +76,19 @@ class TempDirCleanup : public testing::Environment {
 };
 [[maybe_unused]] testing::Environment* const kTempDirCleanup = testing::AddGlobalTestEnvironment(new TempDirCleanup);
 
+// The HA settings a config.yaml with these keys gives.
+HaConfig ha_config(const std::map<std::string, std::string>& keys) {
+  ClusterConfig config;
+  for (auto& [k, v] : keys) config.set(k, v);
+  return HaConfig::from(config);
+}
+
 HaConfig zookeeper_config(const std::string& cluster_id, const std::filesystem::path& storage) {
-  return HaConfig::from_options({{"high-availability.type", "zookeeper"},
-                                 {"high-availability.zookeeper.quorum", zookeeper_quorum()},
-                                 {"high-availability.cluster-id", cluster_id},
-                                 {"high-availability.storageDir", "file://" + storage.string()},
-                                 {"high-availability.zookeeper.client.session-timeout",
-                                  std::to_string(kSessionTimeout.count())}});
+  return ha_config({{"high-availability.type", "zookeeper"},
+                    {"high-availability.zookeeper.quorum", zookeeper_quorum()},
+                    {"high-availability.cluster-id", cluster_id},
+                    {"high-availability.storageDir", "file://" + storage.string()},
+                    {"high-availability.zookeeper.client.session-timeout", std::to_string(kSessionTimeout.count())}});
 }
 
 double ms_since(Clock::time_point t0) {
@@ -261,18 +270,18 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, HaStoreTest,
 // ---------------------------------------------------------------- configuration
 
 TEST(HaConfigTest, ReadsFlinksKeys) {
-  auto c = HaConfig::from_options({});
+  auto c = ha_config({});
   EXPECT_EQ(c.type, HaType::None);
   EXPECT_EQ(c.cluster_path(), "/clink/default");
   EXPECT_EQ(c.session_timeout, 60000ms);
-  c = HaConfig::from_options({{"high-availability.type", "ZOOKEEPER"},
-                              {"high-availability.zookeeper.quorum", "zk1:2181,zk2:2181"},
-                              {"high-availability.zookeeper.path.root", "flink/"},
-                              {"high-availability.cluster-id", "cluster_one"},
-                              {"high-availability.storageDir", "file:///var/ha"},
-                              {"high-availability.zookeeper.client.session-timeout", "5 s"},
-                              {"high-availability.zookeeper.client.connection-timeout", "1 min"},
-                              {"high-availability.zookeeper.client.tolerate-suspended-connections", "true"}});
+  c = ha_config({{"high-availability.type", "ZOOKEEPER"},
+                 {"high-availability.zookeeper.quorum", "zk1:2181,zk2:2181"},
+                 {"high-availability.zookeeper.path.root", "flink/"},
+                 {"high-availability.cluster-id", "cluster_one"},
+                 {"high-availability.storageDir", "file:///var/ha"},
+                 {"high-availability.zookeeper.client.session-timeout", "5 s"},
+                 {"high-availability.zookeeper.client.connection-timeout", "1 min"},
+                 {"high-availability.zookeeper.client.tolerate-suspended-connections", "true"}});
   EXPECT_EQ(c.type, HaType::ZooKeeper);
   EXPECT_EQ(c.quorum, "zk1:2181,zk2:2181");
   EXPECT_EQ(c.cluster_path(), "/flink/cluster_one");
@@ -280,27 +289,37 @@ TEST(HaConfigTest, ReadsFlinksKeys) {
   EXPECT_EQ(c.session_timeout, 5000ms);
   EXPECT_EQ(c.connection_timeout, 60000ms);
   EXPECT_TRUE(c.tolerate_suspended_connections);
+  // Flink's deprecated keys, through ClusterConfig's fallbacks.
+  c = ha_config({{"high-availability", "zookeeper"},
+                 {"recovery.zookeeper.quorum", "zk:2181"},
+                 {"high-availability.zookeeper.storageDir", "/old/ha"}});
+  EXPECT_EQ(c.type, HaType::ZooKeeper);
+  EXPECT_EQ(c.quorum, "zk:2181");
+  EXPECT_EQ(c.storage_dir, "/old/ha");
 }
 
 TEST(HaConfigTest, ErrorsNameTheKey) {
   auto message = [](std::map<std::string, std::string> options) {
     try {
-      HaConfig::from_options(options);
+      ha_config(options);
     } catch (const ClinkError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
   };
   EXPECT_EQ(message({{"high-availability.type", "kubernetes"}}),
-            "high-availability.type: 'kubernetes' is not supported (NONE or zookeeper)");
+            "high-availability.type: 'kubernetes' is not supported (none or zookeeper)");
   EXPECT_EQ(message({{"high-availability.type", "zookeeper"}, {"high-availability.storageDir", "/x"}}),
-            "high-availability.zookeeper.quorum must be set when high-availability.type is zookeeper");
+            "high-availability.type is zookeeper but high-availability.zookeeper.quorum is not set");
   EXPECT_EQ(message({{"high-availability.type", "zookeeper"}, {"high-availability.zookeeper.quorum", "h:1"}}),
-            "high-availability.storageDir must be set when high-availability.type is zookeeper");
+            "high-availability.type is zookeeper but high-availability.storageDir is not set");
   EXPECT_EQ(message({{"high-availability.storageDir", "s3://bucket/ha"}}),
             "high-availability.storageDir: 's3://bucket/ha': only local paths (file:// or /path) are supported");
   EXPECT_EQ(message({{"high-availability.zookeeper.client.session-timeout", "soon"}}),
-            "high-availability.zookeeper.client.session-timeout: 'soon' is not a positive duration (e.g. 60000, 60 s)");
+            "high-availability.zookeeper.client.session-timeout: 'soon' is not a duration: it does not start with a "
+            "number and is not ISO-8601 (like '10 s', '1 min', '500 ms')");
+  EXPECT_EQ(message({{"high-availability.cluster-id", "/a//b"}}),
+            "high-availability.cluster-id: '/a//b' has an empty path element");
 }
 
 TEST(HaConfigTest, UnreachableQuorumIsNamed) {

@@ -4,9 +4,9 @@
 
 #include "clink/cluster/ha/ha_services.hpp"
 
-namespace clink {
+namespace clink::cluster {
 
 std::unique_ptr<HaServices> make_standalone_ha_services(const HaConfig& config);
 std::unique_ptr<HaServices> make_zookeeper_ha_services(const HaConfig& config);
 
-}  // namespace clink
+}  // namespace clink::cluster

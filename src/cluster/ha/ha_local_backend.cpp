@@ -10,7 +10,7 @@
 #include "clink/core/durable_file.hpp"
 #include "ha_state_backend.hpp"
 
-namespace clink {
+namespace clink::cluster {
 
 namespace {
 
@@ -144,4 +144,4 @@ std::shared_ptr<HaStateBackend> make_directory_ha_backend(std::filesystem::path 
   return std::make_shared<LocalHaBackend>(dir / "ha-state", std::move(is_leader));
 }
 
-}  // namespace clink
+}  // namespace clink::cluster

@@ -14,7 +14,7 @@
 
 #include "clink/core/error.hpp"
 
-namespace clink {
+namespace clink::cluster {
 
 struct HaNode {
   std::string data;
@@ -85,4 +85,4 @@ std::shared_ptr<HaStateBackend> make_memory_ha_backend(std::function<bool()> is_
 std::shared_ptr<HaStateBackend> make_directory_ha_backend(std::filesystem::path dir,
                                                           std::function<bool()> is_leader);
 
-}  // namespace clink
+}  // namespace clink::cluster

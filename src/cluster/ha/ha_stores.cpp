@@ -13,7 +13,7 @@
 #include "clink/core/durable_file.hpp"
 #include "ha_state_backend.hpp"
 
-namespace clink {
+namespace clink::cluster {
 
 // ---- LeaderRetriever
 
@@ -361,4 +361,4 @@ void CheckpointPointerStore::remove_job(std::string_view job_id) {
   if (!ops.empty()) backend_->commit(ops);
 }
 
-}  // namespace clink
+}  // namespace clink::cluster

@@ -9,7 +9,7 @@
 #include "ha_implementations.hpp"
 #include "ha_state_backend.hpp"
 
-namespace clink {
+namespace clink::cluster {
 
 namespace {
 
@@ -116,4 +116,4 @@ std::unique_ptr<HaServices> make_standalone_ha_services(const HaConfig& config) 
   return std::make_unique<StandaloneHaServices>(config);
 }
 
-}  // namespace clink
+}  // namespace clink::cluster

@@ -8,7 +8,7 @@
 
 #include "clink/core/error.hpp"
 
-namespace clink {
+namespace clink::cluster {
 
 namespace {
 
@@ -205,4 +205,4 @@ bool ZkSession::is_node_exists(int rc) { return rc == ZNODEEXISTS; }
 bool ZkSession::is_bad_version(int rc) { return rc == ZBADVERSION; }
 bool ZkSession::is_session_lost(int rc) { return rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE || rc == ZCLOSING; }
 
-}  // namespace clink
+}  // namespace clink::cluster

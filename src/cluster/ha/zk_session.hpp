@@ -15,7 +15,7 @@
 
 struct _zhandle;
 
-namespace clink {
+namespace clink::cluster {
 
 enum class ZkMode { Persistent, Ephemeral, EphemeralSequential };
 
@@ -91,4 +91,4 @@ class ZkSession {
   ZkState state_ = ZkState::Connecting;
 };
 
-}  // namespace clink
+}  // namespace clink::cluster

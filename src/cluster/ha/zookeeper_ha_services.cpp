@@ -28,7 +28,7 @@
 #include "ha_state_backend.hpp"
 #include "zk_session.hpp"
 
-namespace clink {
+namespace clink::cluster {
 
 namespace {
 
@@ -488,4 +488,4 @@ std::unique_ptr<HaServices> make_zookeeper_ha_services(const HaConfig& config) {
   return std::make_unique<ZooKeeperHaServices>(config);
 }
 
-}  // namespace clink
+}  // namespace clink::cluster

@@ -1,13 +1,15 @@
 #pragma once
-// The high-availability settings of a cluster, read from Flink's keys:
+// The high-availability settings the HA services run with, from the cluster's config
+// (ClusterConfig reads Flink's high-availability.* keys with Flink's defaults and
+// deprecated fallback keys):
 //
 //   high-availability.type                               NONE (default) | zookeeper
 //   high-availability.zookeeper.quorum                   host:port[,host:port...] (required for zookeeper)
 //   high-availability.zookeeper.path.root                default /clink (Flink: /flink; see below)
 //   high-availability.cluster-id                         default /default
 //   high-availability.storageDir                         file:///dir or /dir (required for zookeeper)
-//   high-availability.zookeeper.client.session-timeout   default 60000 ms (Flink's)
-//   high-availability.zookeeper.client.connection-timeout default 15000 ms (Flink's)
+//   high-availability.zookeeper.client.session-timeout   default 60 s (Flink's)
+//   high-availability.zookeeper.client.connection-timeout default 15 s (Flink's)
 //   high-availability.zookeeper.client.tolerate-suspended-connections  default false (Flink's)
 //
 // The root differs from Flink's /flink on purpose: what clink keeps under it is not what a
@@ -15,10 +17,12 @@
 // Flink cluster sharing one ZooKeeper with the default cluster id must not meet there.
 #include <chrono>
 #include <cstddef>
-#include <map>
 #include <string>
 
-namespace clink {
+namespace clink::cluster {
+
+class ClusterConfig;
+struct HighAvailabilityConfig;
 
 enum class HaType { None, ZooKeeper };
 
@@ -42,9 +46,11 @@ struct HaConfig {
   // The cluster's znode: root + cluster id, e.g. "/clink/default".
   std::string cluster_path() const { return root + cluster_id; }
 
-  // Reads the keys above (unknown keys are ignored: the map is the whole config). Throws
-  // ClinkError naming the key when a value is invalid or a required one is missing.
-  static HaConfig from_options(const std::map<std::string, std::string>& options);
+  // From the cluster's config: ClusterConfig::high_availability() plus
+  // tolerate-suspended-connections. Throws ClinkError naming the key when a value is
+  // invalid or a required one is missing.
+  static HaConfig from(const ClusterConfig& config);
+  static HaConfig from(const HighAvailabilityConfig& ha);
 };
 
-}  // namespace clink
+}  // namespace clink::cluster

@@ -42,7 +42,7 @@
 #include "clink/cluster/ha/ha_config.hpp"
 #include "clink/core/error.hpp"
 
-namespace clink {
+namespace clink::cluster {
 
 // A write by a process that does not (or no longer) hold leadership.
 class NotLeaderError : public ClinkError {
@@ -185,4 +185,4 @@ class HaServices {
 // ClinkError naming the quorum when it cannot) or standalone.
 std::unique_ptr<HaServices> make_ha_services(const HaConfig& config);
 
-}  // namespace clink
+}  // namespace clink::cluster
