@@ -336,6 +336,13 @@ TEST(HaConfigTest, UnreachableQuorumIsNamed) {
   }
 }
 
+TEST(CoordinatorAddressTest, RoundTripsAsJson) {
+  CoordinatorAddress a{"10.0.0.5:6123", "http://10.0.0.5:8081"};
+  EXPECT_EQ(a.encode(), R"({"rest":"http://10.0.0.5:8081","rpc":"10.0.0.5:6123"})");
+  EXPECT_EQ(CoordinatorAddress::decode(a.encode()), a);
+  EXPECT_EQ(CoordinatorAddress::decode("10.0.0.5:6123"), std::nullopt);
+}
+
 // ---------------------------------------------------------------- standalone election
 
 TEST(StandaloneElectionTest, GrantsAtOnceAndPublishesTheAddress) {
@@ -508,15 +515,17 @@ TEST(ZooKeeperElectionTest, OneLeaderAmongTwoAndAQuickHandoverOnResign) {
     std::lock_guard lock(seen_mutex);
     seen.push_back(l);
   });
-  a->leader_election().run("A", nullptr, [&] { ++revoked_a; });
-  b->leader_election().run("B", nullptr, [&] { ++revoked_b; });
+  const std::string address_a = CoordinatorAddress{"127.0.0.1:6123", "http://127.0.0.1:8081"}.encode();
+  const std::string address_b = CoordinatorAddress{"127.0.0.1:6124", "http://127.0.0.1:8082"}.encode();
+  a->leader_election().run(address_a, nullptr, [&] { ++revoked_a; });
+  b->leader_election().run(address_b, nullptr, [&] { ++revoked_b; });
   ASSERT_TRUE(eventually([&] { return a->leader_election().has_leadership() || b->leader_election().has_leadership(); }));
   std::this_thread::sleep_for(300ms);
   ASSERT_NE(a->leader_election().has_leadership(), b->leader_election().has_leadership()) << "exactly one leader";
   bool a_leads = a->leader_election().has_leadership();
   auto& leader = a_leads ? a : b;
   auto& follower = a_leads ? b : a;
-  const std::string leader_address = a_leads ? "A" : "B", follower_address = a_leads ? "B" : "A";
+  const std::string leader_address = a_leads ? address_a : address_b, follower_address = a_leads ? address_b : address_a;
   auto info = worker->leader_retriever().wait_for_leader(5s);
   ASSERT_TRUE(info);
   EXPECT_EQ(info->address, leader_address);
@@ -532,6 +541,8 @@ TEST(ZooKeeperElectionTest, OneLeaderAmongTwoAndAQuickHandoverOnResign) {
   double retrieved_ms = ms_since(t0);
   ASSERT_TRUE(next && next->address == follower_address);
   EXPECT_EQ(next->session_id, follower->leader_election().leader_session().value());
+  // What a worker's control client reconnects to.
+  EXPECT_EQ(CoordinatorAddress::decode(next->address)->rpc, a_leads ? "127.0.0.1:6124" : "127.0.0.1:6123");
   EXPECT_EQ(a_leads ? revoked_a.load() : revoked_b.load(), 1);
   EXPECT_LT(granted_ms, 1000.0);
   std::cout << "[ha timing] resign handover: follower granted after " << granted_ms << " ms, retriever saw it after "

@@ -59,6 +59,18 @@ struct LeaderInfo {
   bool operator==(const LeaderInfo&) const = default;
 };
 
+// What a coordinator publishes as its leader address: its control-plane (gRPC) and REST
+// endpoints, as JSON {"rpc":"host:6123","rest":"http://host:8081"}. Workers reconnect to
+// `rpc` (ControlClientOptions::resolver), clients call `rest`.
+struct CoordinatorAddress {
+  std::string rpc;
+  std::string rest;
+  std::string encode() const;
+  // nullopt when `address` is not such a JSON object.
+  static std::optional<CoordinatorAddress> decode(std::string_view address);
+  bool operator==(const CoordinatorAddress&) const = default;
+};
+
 class LeaderElection {
  public:
   using OnGranted = std::function<void(const std::string& session_id)>;
