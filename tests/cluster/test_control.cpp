@@ -1,15 +1,19 @@
 // The control plane over real loopback gRPC: a ControlServer (the coordinator's end) and
 // ControlClients (the workers' ends), in this process or in a child process (this binary
 // run as ControlChild.DISABLED_Worker) that the tests kill -9 or SIGSTOP.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -24,8 +28,8 @@
 #include "cluster/control/control.grpc.pb.h"
 #include "cluster/control/control_client.hpp"
 #include "cluster/control/control_server.hpp"
-
-extern char** environ;
+#include "../support/temp_dir.hpp"
+#include "control_test_support.hpp"
 
 namespace clink::test {
 namespace {
@@ -40,95 +44,27 @@ using cluster::ControlServerOptions;
 namespace proto = cluster::proto;
 using Clock = std::chrono::steady_clock;
 
+int64_t us_between(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(end - start).count();
+}
+
 int64_t ms_since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// Polls `done` every 5 ms for up to `timeout` (for states no callback reports).
+bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (!done()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
 }
 
 bool same(const google::protobuf::Message& a, const google::protobuf::Message& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
-
-// What a ControlServer reported, in order, with the time of each report.
-struct ServerLog {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<proto::Register> registered;
-  std::vector<std::pair<std::string, proto::WorkerMessage>> messages;  // without heartbeats
-  std::map<std::string, int> heartbeats;
-  std::vector<std::string> heartbeat_metrics;
-  std::vector<std::pair<std::string, std::string>> lost;  // worker id, reason
-  Clock::time_point lost_at;
-
-  ControlServerCallbacks callbacks() {
-    return {
-        .on_registered =
-            [this](const proto::Register& r) {
-              std::lock_guard lock(mu);
-              registered.push_back(r);
-              cv.notify_all();
-            },
-        .on_message =
-            [this](const std::string& id, const proto::WorkerMessage& m) {
-              std::lock_guard lock(mu);
-              if (m.has_heartbeat()) {
-                ++heartbeats[id];
-                heartbeat_metrics.push_back(m.heartbeat().metrics_json());
-              } else {
-                messages.emplace_back(id, m);
-              }
-              cv.notify_all();
-            },
-        .on_lost =
-            [this](const std::string& id, const std::string& reason) {
-              std::lock_guard lock(mu);
-              lost.emplace_back(id, reason);
-              lost_at = Clock::now();
-              cv.notify_all();
-            },
-    };
-  }
-  bool wait(const std::function<bool()>& done, std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock lock(mu);
-    return cv.wait_for(lock, timeout, done);
-  }
-};
-
-// What a ControlClient reported.
-struct ClientLog {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<std::pair<std::string, proto::Registered>> connected;  // target, answer
-  std::vector<proto::CoordinatorMessage> messages;
-  std::vector<std::string> disconnected;
-
-  ControlClientCallbacks callbacks(std::string metrics = "") {
-    return {
-        .on_connected =
-            [this](const std::string& target, const proto::Registered& r) {
-              std::lock_guard lock(mu);
-              connected.emplace_back(target, r);
-              cv.notify_all();
-            },
-        .on_message =
-            [this](const proto::CoordinatorMessage& m) {
-              std::lock_guard lock(mu);
-              messages.push_back(m);
-              cv.notify_all();
-            },
-        .on_disconnected =
-            [this](const std::string& reason) {
-              std::lock_guard lock(mu);
-              disconnected.push_back(reason);
-              cv.notify_all();
-            },
-        .metrics_json = [metrics] { return metrics; },
-    };
-  }
-  bool wait(const std::function<bool()>& done, std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock lock(mu);
-    return cv.wait_for(lock, timeout, done);
-  }
-};
 
 proto::Register registration(const std::string& worker_id, int data_port = 7001, int slots = 4) {
   proto::Register r;
@@ -159,41 +95,10 @@ proto::WorkerMessage task_event(const std::string& job, int task, proto::TaskEve
   return m;
 }
 
-// This binary run again as a worker (ControlChild.DISABLED_Worker), killed at the end.
-class WorkerProcess {
- public:
-  WorkerProcess(const std::string& target, const std::string& worker_id) {
-    std::vector<std::string> args{"/proc/self/exe", "--gtest_filter=ControlChild.DISABLED_Worker",
-                                  "--gtest_also_run_disabled_tests"};
-    std::vector<std::string> env{"CLINK_CONTROL_CHILD_TARGET=" + target, "CLINK_CONTROL_CHILD_ID=" + worker_id};
-    for (char** e = environ; *e; ++e) env.emplace_back(*e);
-    std::vector<char*> argv, envp;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {  // only async-signal-safe calls until exec (the parent has threads)
-      ::execve(argv[0], argv.data(), envp.data());
-      ::_exit(127);
-    }
-  }
-  ~WorkerProcess() {
-    if (!reaped_) {
-      signal(SIGKILL);
-      reap();
-    }
-  }
-  void signal(int sig) { ::kill(pid_, sig); }
-  void reap() {
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    reaped_ = true;
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool reaped_ = false;
+// A worker process registered at `target` as `worker_id`.
+struct WorkerProcess : ChildProcess {
+  WorkerProcess(const std::string& target, const std::string& worker_id, const TempDir& dir)
+      : ChildProcess("Worker", {"CLINK_CONTROL_CHILD_TARGET=" + target, "CLINK_CONTROL_CHILD_ID=" + worker_id}, dir) {}
 };
 
 TEST(ControlChild, DISABLED_Worker) {
@@ -205,6 +110,34 @@ TEST(ControlChild, DISABLED_Worker) {
   client.connect(target);
   while (true) std::this_thread::sleep_for(1s);  // until the test kills it
 }
+
+// A coordinator (heartbeat interval 50 ms, timeout 500 ms) that writes its port to the
+// file CLINK_CONTROL_CHILD_PORT_FILE.
+TEST(ControlChild, DISABLED_Coordinator) {
+  const char* port_file = std::getenv("CLINK_CONTROL_CHILD_PORT_FILE");
+  if (!port_file) GTEST_SKIP() << "runs only as the child of a ControlPlane test";
+  ControlServer server(server_options(50ms, 500ms), {});
+  std::string tmp = std::string(port_file) + ".tmp";
+  std::ofstream(tmp) << server.port();
+  std::filesystem::rename(tmp, port_file);  // whole or not at all
+  while (true) std::this_thread::sleep_for(1s);
+}
+
+// A coordinator process; address() once it listens.
+struct CoordinatorProcess : ChildProcess {
+  CoordinatorProcess(const TempDir& dir)
+      : ChildProcess("Coordinator", {"CLINK_CONTROL_CHILD_PORT_FILE=" + dir.file("port")}, dir), dir_(dir) {}
+  std::string address() {
+    for (int i = 0; i < 3000; ++i) {
+      std::ifstream in(dir_.file("port"));
+      int port = 0;
+      if (in >> port) return "127.0.0.1:" + std::to_string(port);
+      std::this_thread::sleep_for(10ms);
+    }
+    return "";
+  }
+  const TempDir& dir_;
+};
 
 TEST(ControlPlane, RegisterAndMessagesBothWaysInOrder) {
   ServerLog slog;
@@ -325,7 +258,8 @@ TEST(ControlPlane, KilledWorkerIsLostWhenItsStreamEnds) {
   ServerLog slog;
   // A heartbeat timeout far longer than the test: only the stream's end can tell.
   ControlServer server(server_options(1000ms, 60000ms), slog.callbacks());
-  WorkerProcess child(server.address(), "worker-killed");
+  TempDir dir("clink-control");
+  WorkerProcess child(server.address(), "worker-killed", dir);
   ASSERT_TRUE(slog.wait([&] { return !slog.registered.empty(); }, 30s));
   EXPECT_EQ(slog.registered[0].worker_id(), "worker-killed");
   ASSERT_TRUE(slog.wait([&] { return slog.heartbeats["worker-killed"] >= 1; }));
@@ -333,9 +267,9 @@ TEST(ControlPlane, KilledWorkerIsLostWhenItsStreamEnds) {
   auto killed_at = Clock::now();
   child.signal(SIGKILL);
   ASSERT_TRUE(slog.wait([&] { return !slog.lost.empty(); }, 10s));
-  int64_t detection_ms = std::chrono::duration_cast<std::chrono::milliseconds>(slog.lost_at - killed_at).count();
-  std::cout << "kill -9 of a worker detected (stream end) after " << detection_ms << " ms\n";
-  EXPECT_LT(detection_ms, 2000);
+  int64_t detection_us = us_between(killed_at, slog.lost_at);
+  std::cout << "kill -9 of a worker detected by the coordinator (stream end) after " << detection_us << " us\n";
+  EXPECT_LT(detection_us, 2000000);
   EXPECT_EQ(slog.lost[0].first, "worker-killed");
   EXPECT_EQ(slog.lost[0].second.rfind("the control stream of worker worker-killed from ipv4:127.0.0.1:", 0), 0u)
       << slog.lost[0].second;
@@ -345,7 +279,8 @@ TEST(ControlPlane, KilledWorkerIsLostWhenItsStreamEnds) {
 TEST(ControlPlane, StoppedWorkerIsLostAfterHeartbeatTimeout) {
   ServerLog slog;
   ControlServer server(server_options(50ms, 500ms), slog.callbacks());
-  WorkerProcess child(server.address(), "worker-stopped");
+  TempDir dir("clink-control");
+  WorkerProcess child(server.address(), "worker-stopped", dir);
   ASSERT_TRUE(slog.wait([&] { return slog.heartbeats["worker-stopped"] >= 3; }, 30s));
   auto stopped_at = Clock::now();
   child.signal(SIGSTOP);  // its socket stays open: only the missing heartbeats tell
@@ -364,6 +299,109 @@ TEST(ControlPlane, StoppedWorkerIsLostAfterHeartbeatTimeout) {
   EXPECT_TRUE(server.workers().empty());
   child.signal(SIGKILL);
   child.reap();
+}
+
+TEST(ControlPlane, ShutsDownWhileWritingToAStoppedWorker) {
+  ServerLog slog;
+  auto server = std::make_unique<ControlServer>(server_options(50ms, 60000ms), slog.callbacks());
+  TempDir dir("clink-control");
+  WorkerProcess child(server->address(), "worker-hung", dir);
+  ASSERT_TRUE(slog.wait([&] { return slog.heartbeats["worker-hung"] >= 1; }, 30s));
+  child.signal(SIGSTOP);
+  proto::CoordinatorMessage deploy;
+  deploy.mutable_deploy()->set_spec_json(std::string(1 << 20, 's'));
+  for (int i = 0; i < 32; ++i) ASSERT_TRUE(server->send("worker-hung", deploy));  // more than the socket takes
+  std::this_thread::sleep_for(200ms);  // the writer is blocked on the full stream
+  auto start = Clock::now();
+  server.reset();
+  EXPECT_LT(ms_since(start), 1000);
+  std::lock_guard lock(slog.mu);
+  EXPECT_TRUE(slog.lost.empty());
+}
+
+TEST(ControlPlane, WorkerNoticesAKilledCoordinator) {
+  TempDir dir("clink-control");
+  CoordinatorProcess coordinator(dir);
+  std::string address = coordinator.address();
+  ASSERT_FALSE(address.empty()) << "the coordinator process wrote no port";
+  ClientLog clog;
+  ControlClientOptions options;
+  options.initial_backoff = 50ms;
+  ControlClient client(registration("worker-k"), options, clog.callbacks());
+  client.connect(address);
+  ASSERT_TRUE(client.wait_connected(30s)) << client.last_error();
+  auto killed_at = Clock::now();
+  coordinator.signal(SIGKILL);
+  ASSERT_TRUE(clog.wait([&] { return !clog.disconnected.empty(); }));
+  int64_t detection_us = us_between(killed_at, Clock::now());
+  std::cout << "kill -9 of the coordinator detected by a worker (stream end) after " << detection_us << " us\n";
+  EXPECT_LT(detection_us, 2000000);
+  EXPECT_EQ(clog.disconnected[0].rfind("control stream to coordinator " + address + ": the stream ended (", 0), 0u)
+      << clog.disconnected[0];
+  coordinator.reap();
+  // It keeps trying the same address (no resolver), refused each time.
+  ASSERT_TRUE(eventually([&] { return client.last_error().find(": could not connect and send Register (") != std::string::npos; }, 5s))
+      << client.last_error();
+  EXPECT_NE(client.last_error().find("Connection refused"), std::string::npos) << client.last_error();
+  EXPECT_FALSE(client.connected());
+}
+
+TEST(ControlPlane, WorkerNoticesAStoppedCoordinatorAfterHeartbeatTimeout) {
+  TempDir dir("clink-control");
+  CoordinatorProcess coordinator(dir);  // heartbeat interval 50 ms, timeout 500 ms
+  std::string address = coordinator.address();
+  ASSERT_FALSE(address.empty()) << "the coordinator process wrote no port";
+  ClientLog clog;
+  ControlClientOptions options;
+  options.initial_backoff = 50ms;
+  options.max_backoff = 100ms;
+  options.connect_timeout = 300ms;
+  ControlClient client(registration("worker-s"), options, clog.callbacks());
+  client.connect(address);
+  ASSERT_TRUE(client.wait_connected(30s)) << client.last_error();
+  std::this_thread::sleep_for(200ms);  // a few heartbeats answered
+  auto stopped_at = Clock::now();
+  coordinator.signal(SIGSTOP);  // its sockets stay open: only the missing answers tell
+  proto::WorkerMessage ack;
+  ack.mutable_checkpoint_ack()->set_snapshot_json(std::string(1 << 20, 'a'));
+  for (int i = 0; i < 32; ++i) ASSERT_TRUE(client.send(ack));  // more than the socket takes
+  ASSERT_TRUE(clog.wait([&] { return !clog.disconnected.empty(); }));
+  int64_t detection_ms = ms_since(stopped_at);
+  std::cout << "SIGSTOP of the coordinator detected by a worker (heartbeat.timeout 500 ms) after " << detection_ms
+            << " ms\n";
+  EXPECT_GE(detection_ms, 500 - 50 - 10);
+  EXPECT_LT(detection_ms, 500 + 50 + 400);
+  EXPECT_EQ(clog.disconnected[0], "control stream to coordinator " + address +
+                                      ": no answer from the coordinator for " +
+                                      clog.disconnected[0].substr(clog.disconnected[0].find(" for ") + 5));
+  EXPECT_NE(clog.disconnected[0].find(" ms (heartbeat.timeout 500 ms)"), std::string::npos) << clog.disconnected[0];
+  // Reconnecting to the stopped process: the kernel accepts the connection, nobody answers.
+  ASSERT_TRUE(
+      eventually([&] { return client.last_error().find("not registered within 300 ms") != std::string::npos; }, 5s))
+      << client.last_error();
+  auto stop_at = Clock::now();
+  client.stop();  // in the middle of an attempt on the hung coordinator: no hang
+  EXPECT_LT(ms_since(stop_at), 1000);
+  coordinator.signal(SIGKILL);
+  coordinator.reap();
+}
+
+TEST(ControlPlane, StreamWithoutRegisterIsEndedAfterHeartbeatTimeout) {
+  ServerLog slog;
+  ControlServer server(server_options(50ms, 300ms), slog.callbacks());
+  auto stub = proto::Coordinator::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto start = Clock::now();
+  auto stream = stub->Connect(&context);
+  proto::CoordinatorMessage answer;
+  EXPECT_FALSE(stream->Read(&answer));
+  int64_t ended_ms = ms_since(start);
+  grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_GE(ended_ms, 300);
+  EXPECT_LT(ended_ms, 300 + 1000);
+  std::lock_guard lock(slog.mu);
+  EXPECT_TRUE(slog.registered.empty());
 }
 
 TEST(ControlPlane, ReconnectsToTheNextServerTheResolverGives) {
@@ -415,6 +453,47 @@ TEST(ControlPlane, ReconnectsToTheNextServerTheResolverGives) {
   EXPECT_TRUE(same(log_b.messages[0].second, event));
   std::lock_guard lock(log_a.mu);
   EXPECT_TRUE(log_a.lost.empty());  // a server shutting down reports no loss
+}
+
+TEST(ControlPlane, DisconnectedWorkerReconnectsWithoutBeingLost) {
+  ServerLog slog;
+  ControlServer server(server_options(50ms, 5000ms), slog.callbacks());
+  ControlClientOptions options;
+  options.initial_backoff = 20ms;
+  ClientLog clog;
+  ControlClient client(registration("worker-d"), options, clog.callbacks());
+  client.connect(server.address());
+  ASSERT_TRUE(slog.wait([&] { return slog.registered.size() == 1; }));
+  ASSERT_TRUE(clog.wait([&] { return clog.connected.size() == 1; }));  // it got Registered
+  server.disconnect("worker-d");
+  EXPECT_FALSE(server.send("worker-d", proto::CoordinatorMessage()));  // gone at once
+  EXPECT_TRUE(server.workers().empty());
+  ASSERT_TRUE(clog.wait([&] { return clog.disconnected.size() == 1; }));
+  EXPECT_EQ(clog.disconnected[0].rfind("control stream to coordinator " + server.address() + ": the stream ended (", 0),
+            0u)
+      << clog.disconnected[0];
+  ASSERT_TRUE(slog.wait([&] { return slog.registered.size() == 2; }));
+  ASSERT_TRUE(clog.wait([&] { return clog.connected.size() == 2; }));
+  EXPECT_EQ(server.workers(), std::vector<std::string>{"worker-d"});
+  std::lock_guard lock(slog.mu);
+  EXPECT_TRUE(slog.lost.empty());
+}
+
+TEST(ControlPlane, ResolverWithoutLeaderKeepsAsking) {
+  ServerLog slog;
+  ControlServer server(server_options(50ms, 5000ms), slog.callbacks());
+  std::atomic<int> asked{0};
+  ControlClientOptions options;
+  options.initial_backoff = 10ms;
+  options.max_backoff = 20ms;
+  options.resolver = [&] { return ++asked < 5 ? std::string() : server.address(); };
+  ClientLog clog;
+  ControlClient client(registration("worker-n"), options, clog.callbacks());
+  client.connect("127.0.0.1:1");  // not used: the resolver decides
+  ASSERT_TRUE(client.wait_connected(10s)) << client.last_error();
+  EXPECT_EQ(asked.load(), 5);
+  EXPECT_EQ(client.last_error(), "no coordinator address (the resolver knows no leader now)");
+  EXPECT_EQ(client.target(), server.address());
 }
 
 TEST(ControlPlane, ConcurrentSendsArriveIntact) {
@@ -469,6 +548,42 @@ TEST(ControlPlane, ConcurrentSendsArriveIntact) {
   for (int t = 0; t < kThreads; ++t) {
     EXPECT_EQ(next_up[t], kPerThread);
     EXPECT_EQ(next_down[t], kPerThread);
+  }
+}
+
+TEST(ControlPlane, LargeMessagesBothWays) {
+  constexpr int kMessages = 32, kBytes = 1 << 20;  // a big JobGraphSpec, a big snapshot description
+  ServerLog slog;
+  ControlServer server(server_options(100ms, 10000ms), slog.callbacks());
+  ClientLog clog;
+  ControlClient client(registration("worker-big"), {}, clog.callbacks());
+  client.connect(server.address());
+  ASSERT_TRUE(client.wait_connected(10s)) << client.last_error();
+  auto start = Clock::now();
+  for (int i = 0; i < kMessages; ++i) {
+    proto::CoordinatorMessage deploy;
+    deploy.mutable_deploy()->set_attempt(i);
+    deploy.mutable_deploy()->set_spec_json(std::string(kBytes, static_cast<char>('a' + i % 26)));
+    ASSERT_TRUE(server.send("worker-big", deploy));
+  }
+  ASSERT_TRUE(clog.wait([&] { return clog.messages.size() == kMessages; }, 30s));
+  int64_t down_us = us_between(start, Clock::now());
+  start = Clock::now();
+  for (int i = 0; i < kMessages; ++i) {
+    proto::WorkerMessage ack;
+    ack.mutable_checkpoint_ack()->set_checkpoint_id(i);
+    ack.mutable_checkpoint_ack()->set_snapshot_json(std::string(kBytes, static_cast<char>('a' + i % 26)));
+    ASSERT_TRUE(client.send(ack));
+  }
+  ASSERT_TRUE(slog.wait([&] { return slog.messages.size() == kMessages; }, 30s));
+  int64_t up_us = us_between(start, Clock::now());
+  std::cout << "32 x 1 MiB: coordinator -> worker " << (kMessages * 1e6 / down_us) << " MiB/s, worker -> coordinator "
+            << (kMessages * 1e6 / up_us) << " MiB/s\n";
+  for (int i = 0; i < kMessages; ++i) {
+    EXPECT_EQ(clog.messages[i].deploy().attempt(), i);
+    EXPECT_EQ(clog.messages[i].deploy().spec_json(), std::string(kBytes, static_cast<char>('a' + i % 26)));
+    EXPECT_EQ(slog.messages[i].second.checkpoint_ack().checkpoint_id(), i);
+    EXPECT_EQ(slog.messages[i].second.checkpoint_ack().snapshot_json(), std::string(kBytes, static_cast<char>('a' + i % 26)));
   }
 }
 

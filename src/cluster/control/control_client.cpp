@@ -37,7 +37,7 @@ class ControlClient::Impl {
 
   bool wait_connected(std::chrono::milliseconds timeout) {
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return connected_ || stopping_; }) && connected_;
+    return cv_.wait_for(lock, timeout, [&] { return (connected_ && announced_) || stopping_; }) && connected_;
   }
   bool connected() const {
     std::lock_guard lock(mu_);
@@ -85,12 +85,10 @@ class ControlClient::Impl {
         if (stopping_) return;
         target = first_target_;
       }
-      if (options_.resolver) {
-        std::string resolved = options_.resolver();
-        if (!resolved.empty()) target = resolved;
-      }
+      if (options_.resolver) target = options_.resolver();
       bool registered = false;
-      std::string reason = run_stream(target, registered);
+      std::string reason = target.empty() ? "no coordinator address (the resolver knows no leader now)"
+                                          : run_stream(target, registered);
       {
         std::lock_guard lock(mu_);
         if (stopping_) return;
@@ -113,6 +111,9 @@ class ControlClient::Impl {
     args.SetMaxSendMessageSize(kMaxControlMessageBytes);
     // A channel of its own per attempt: no connection shared with an earlier, broken one.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    // A fixed 64 KiB receive window (see the server's options): a coordinator writing to
+    // this worker while it hangs blocks on HTTP/2 flow control, which cancels end.
+    args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
     auto stub = proto::Coordinator::NewStub(channel);
     grpc::ClientContext context;
@@ -130,7 +131,7 @@ class ControlClient::Impl {
     proto::CoordinatorMessage message;
     std::string reason;
     if (!stream->Write(registration_message_)) {
-      reason = "could not send Register";
+      reason = "could not connect and send Register";
     } else if (!stream->Read(&message)) {
       reason = "no answer to Register";
     } else if (!message.has_registered()) {
@@ -154,6 +155,11 @@ class ControlClient::Impl {
         context.TryCancel();  // a failed write ends the reading too
       });
       if (callbacks_.on_connected) callbacks_.on_connected(target, answer);
+      {
+        std::lock_guard lock(mu_);
+        announced_ = true;
+      }
+      cv_.notify_all();
       while (stream->Read(&message)) {
         {
           std::lock_guard lock(mu_);
@@ -167,6 +173,7 @@ class ControlClient::Impl {
     {
       std::lock_guard lock(mu_);
       connected_ = false;
+      announced_ = false;
       queue_.reset();
     }
     queue->close();
@@ -231,7 +238,8 @@ class ControlClient::Impl {
   std::condition_variable cv_;
   bool started_ = false;
   bool stopping_ = false;
-  bool connected_ = false;
+  bool connected_ = false;  // registered: send() queues
+  bool announced_ = false;  // and on_connected returned
   std::string first_target_;
   std::string target_;
   std::string last_error_;

@@ -13,8 +13,9 @@
 namespace clink::cluster {
 
 struct ControlClientOptions {
-  // Where to connect after the stream broke (called before each reconnection attempt);
-  // empty: the target given to connect(). Under HA it returns the current leader.
+  // Where to connect ("host:port"), asked before each attempt (the first one too); unset:
+  // always the target given to connect(). Under HA it returns the current leader, or ""
+  // while there is none (the attempt is skipped: wait the backoff, ask again).
   std::function<std::string()> resolver;
   // The wait before reconnecting: doubles after each failed attempt up to the maximum,
   // back to the initial one once registered.
@@ -45,18 +46,20 @@ class ControlClient {
   ControlClient(const ControlClient&) = delete;
   ControlClient& operator=(const ControlClient&) = delete;
 
-  // Starts connecting to `target` ("host:port") in the background, and keeps connected
-  // until stop(): returns at once (wait_connected() waits for the registration).
+  // Starts connecting to `target` ("host:port"; with a resolver, to what it gives) in the
+  // background, and keeps connected until stop(): returns at once (wait_connected()
+  // waits for the registration). Once only.
   void connect(const std::string& target);
-  // Waits until registered (true) or `timeout` passed (false).
+  // Waits until registered and on_connected returned (true), or `timeout` passed (false).
   bool wait_connected(std::chrono::milliseconds timeout);
   bool connected() const;
   std::string target() const;  // of the current (or last) stream
   std::string last_error() const;  // why the last stream or attempt ended ("" if none did)
 
-  // Writes `message` on the stream (thread-safe: one write at a time); false if not
-  // registered now (a message sent while reconnecting is not kept: the owner resends
-  // what it must after on_connected).
+  // Queues `message` for the stream's writer thread and returns at once (thread-safe;
+  // the messages of one thread arrive in order); false if not registered now (a message
+  // sent while reconnecting is not kept: the owner resends what it must after
+  // on_connected). A queued message is lost if the stream breaks before it is written.
   bool send(const proto::WorkerMessage& message);
 
   // Ends the stream and the threads; no on_disconnected. Idempotent.

@@ -18,7 +18,9 @@
 #include "write_queue.hpp"
 
 namespace clink::cluster {
-namespace {
+// Not an anonymous namespace: this file is compiled inside one unity translation unit
+// (CMakeLists.txt), where GCC rejects classes of external linkage using one.
+namespace control_server_internal {
 
 using ServerStream = grpc::ServerReaderWriter<proto::CoordinatorMessage, proto::WorkerMessage>;
 
@@ -31,15 +33,25 @@ struct Session {
   std::atomic<int64_t> last_message_ms{0};
   std::mutex mu;
   std::string end_reason;  // set by whoever ends the stream from this side
+  bool finished = false;   // Connect is returning: `context` is about to go
+  // Held around each callback about this session, so that its on_lost comes after its
+  // last on_message (a stream replaced by a new one may still be delivering).
+  std::mutex callback_mu;
+  bool lost_reported = false;  // under callback_mu: nothing more is delivered
 
-  // Ends the stream from this side: the reading thread's Read returns false.
+  // Ends the stream from this side (the reading thread's Read returns false). Safe from
+  // any thread at any time: shutdown() and disconnect() call it outside the server's
+  // lock, when the stream may be ending by itself.
   void end(const std::string& reason) {
-    {
-      std::lock_guard lock(mu);
-      if (end_reason.empty()) end_reason = reason;
-    }
+    std::lock_guard lock(mu);
+    if (end_reason.empty()) end_reason = reason;  // before anything can end the reading
     queue.close();
-    context->TryCancel();
+    if (!finished) context->TryCancel();
+  }
+  // Called by Connect before it returns: no TryCancel on the context after this.
+  void finish() {
+    std::lock_guard lock(mu);
+    finished = true;
   }
   std::string reason() {
     std::lock_guard lock(mu);
@@ -47,7 +59,9 @@ struct Session {
   }
 };
 
-}  // namespace
+}  // namespace control_server_internal
+using control_server_internal::ServerStream;
+using control_server_internal::Session;
 
 class ControlServer::Impl final : public proto::Coordinator::Service {
  public:
@@ -60,6 +74,11 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     // Without this gRPC sets SO_REUSEPORT and a second coordinator on a taken port would
     // share it silently instead of failing.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    // The receive window stays at HTTP/2's 64 KiB instead of growing with the measured
+    // bandwidth-delay product: a worker writing to a hung coordinator then blocks on
+    // HTTP/2 flow control, which cancelling the stream ends, never on a full TCP buffer,
+    // which only the kernel's timeout ends (control messages need no large window).
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     builder.SetMaxReceiveMessageSize(kMaxControlMessageBytes);
     builder.SetMaxSendMessageSize(kMaxControlMessageBytes);
     builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port_);
@@ -110,6 +129,10 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     }
     cv_.notify_all();
     for (auto& [id, session] : sessions) session->end("the coordinator at " + address_ + " shut down");
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [context, since] : unregistered_) context->TryCancel();
+    }
     // Calls still arriving are refused by Connect (stopping_); the deadline cancels any
     // call that started in between.
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
@@ -119,8 +142,19 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
 
   grpc::Status Connect(grpc::ServerContext* context, ServerStream* stream) override {
     proto::WorkerMessage message;
-    if (!stream->Read(&message))
-      return grpc::Status(grpc::StatusCode::CANCELLED, "control stream from " + context->peer() + " ended before Register");
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the coordinator at " + address_ + " is shutting down");
+      unregistered_[context] = steady_ms();  // the watchdog ends it if Register does not come
+    }
+    bool read = stream->Read(&message);
+    {
+      std::lock_guard lock(mu_);
+      unregistered_.erase(context);
+    }
+    if (!read)
+      return grpc::Status(grpc::StatusCode::CANCELLED, "control stream from " + context->peer() +
+                                                           " ended before Register (or sent none within heartbeat.timeout)");
     if (!message.has_register_())
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           "the first message on the control stream must be Register, got " +
@@ -152,7 +186,7 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
       std::string reason = "worker " + id + " registered again from " + session->peer + " (its stream from " +
                            replaced->peer + " is replaced)";
       replaced->end(reason);
-      if (callbacks_.on_lost) callbacks_.on_lost(id, reason);
+      report_lost(*replaced, reason);
     }
     std::thread writer([session, stream] {
       session->queue.drain([&](const proto::CoordinatorMessage& m) { return stream->Write(m); });
@@ -167,13 +201,13 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
         reply.mutable_heartbeat()->set_time_ms(message.heartbeat().time_ms());
         session->queue.push(reply);
       }
+      std::lock_guard callback_lock(session->callback_mu);
+      if (session->lost_reported) continue;  // replaced: what it still sends no longer counts
       if (callbacks_.on_message) callbacks_.on_message(id, message);
     }
     std::string reason = session->reason();
     if (reason.empty()) reason = "the control stream of worker " + id + " from " + session->peer + " ended";
     session->queue.close();
-    writer.join();
-
     bool lost = false;
     {
       std::lock_guard lock(mu_);
@@ -183,7 +217,9 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
         lost = true;
       }
     }
-    if (lost && callbacks_.on_lost) callbacks_.on_lost(id, reason);
+    if (lost) report_lost(*session, reason);  // not after the writer: it may wait for the network
+    writer.join();
+    session->finish();
     return grpc::Status(grpc::StatusCode::CANCELLED, reason);
   }
 
@@ -192,6 +228,14 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     std::lock_guard lock(mu_);
     auto it = sessions_.find(worker_id);
     return it == sessions_.end() ? nullptr : it->second;
+  }
+
+  // Once per session, after its last on_message.
+  void report_lost(Session& session, const std::string& reason) {
+    std::lock_guard callback_lock(session.callback_mu);
+    if (session.lost_reported) return;
+    session.lost_reported = true;
+    if (callbacks_.on_lost) callbacks_.on_lost(session.worker_id, reason);
   }
 
   // Ends each stream whose worker sent nothing for heartbeat_timeout; checks at a tenth
@@ -203,6 +247,8 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
     while (!stopping_) {
       cv_.wait_for(lock, tick);
       int64_t now = steady_ms();
+      for (auto& [context, since] : unregistered_)
+        if (now - since > timeout) context->TryCancel();
       for (auto& [id, session] : sessions_) {
         int64_t silent = now - session->last_message_ms.load();
         if (silent > timeout)
@@ -220,6 +266,7 @@ class ControlServer::Impl final : public proto::Coordinator::Service {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;  // registered workers by id
+  std::map<grpc::ServerContext*, int64_t> unregistered_;      // streams waiting for Register, since
   bool stopping_ = false;
   std::thread watchdog_;
 };

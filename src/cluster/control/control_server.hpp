@@ -28,9 +28,10 @@ struct ControlServerOptions {
 struct ControlServerCallbacks {
   std::function<void(const proto::Register&)> on_registered;
   std::function<void(const std::string& worker_id, const proto::WorkerMessage&)> on_message;
-  // Once per registered session: its stream ended (the worker exited or was killed, the
-  // network broke), no message came for heartbeat_timeout, or the same worker_id
-  // registered again on a new stream. Not called for disconnect() nor at shutdown.
+  // Once per registered session, after its last on_message: its stream ended (the worker
+  // exited or was killed, the network broke), no message came for heartbeat_timeout, or
+  // the same worker_id registered again on a new stream (then before the new stream's
+  // on_registered). Not called for disconnect() nor at shutdown.
   std::function<void(const std::string& worker_id, const std::string& reason)> on_lost;
 };
 
@@ -49,12 +50,14 @@ class ControlServer {
   // stream sends in queue order, so messages from one thread arrive in order); false if
   // no registered worker has this id (never registered, lost or disconnected).
   bool send(const std::string& worker_id, const proto::CoordinatorMessage& message);
-  // Ends the worker's stream (the worker sees it broken and reconnects); no on_lost.
+  // Ends the worker's stream (the worker sees it broken and reconnects); no on_lost (an
+  // on_message already under way still completes).
   void disconnect(const std::string& worker_id);
   // The ids of the registered workers.
   std::vector<std::string> workers() const;
 
-  // Ends every stream and stops serving; waits for the server's threads. Idempotent.
+  // Ends every stream and stops serving; waits for the server's threads, so no callback
+  // runs once it returns. Idempotent.
   void shutdown();
 
  private:
