@@ -235,7 +235,9 @@ bool DispatchedJob::terminal() const {
 }
 
 std::int64_t DispatchedJob::end_time_ms() const {
+  bool ended = terminal();
   std::lock_guard lock(mu_);
+  if (end_time_ms_ < 0 && ended) end_time_ms_ = now_ms();
   return end_time_ms_;
 }
 
@@ -300,8 +302,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   threads_.emplace_back([job] {
     while (!job->handle.wait_for(std::chrono::milliseconds(200))) {
     }
-    std::lock_guard jl(job->mu_);
-    job->end_time_ms_ = now_ms();
+    job->end_time_ms();  // records it
   });
   return id;
 }

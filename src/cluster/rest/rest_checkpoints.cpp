@@ -1,6 +1,7 @@
 // Flink's checkpoint statistics (/jobs/:jobid/checkpoints, /config, /details/:id) from a
 // job's checkpoint history.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -11,11 +12,6 @@
 
 namespace clink::cluster::rest {
 namespace {
-
-void require_checkpointing(const DispatchedJob& job) {
-  if (!job.options.checkpoints.enabled())
-    throw NotFoundError(fmt::format("Checkpointing is not enabled for job {}", job.id));
-}
 
 bool is_savepoint(const DispatchedJob& job, const CheckpointStats& s) {
   std::filesystem::path p(s.path);
@@ -122,8 +118,9 @@ json summary(std::vector<std::int64_t> values) {
 
 }  // namespace
 
+// Every job has statistics, as every Flink streaming job has a checkpoint coordinator:
+// without periodic checkpoints they list its savepoints.
 json checkpoint_statistics(const DispatchedJob& job) {
-  require_checkpointing(job);
   auto history = job.handle.checkpoint_history();
   std::reverse(history.begin(), history.end());  // newest first
   std::int64_t completed = 0, failed = 0;
@@ -184,7 +181,6 @@ json checkpoint_statistics(const DispatchedJob& job) {
 }
 
 json checkpoint_details(const DispatchedJob& job, std::int64_t checkpoint_id) {
-  require_checkpointing(job);
   for (const auto& s : job.handle.checkpoint_history())
     if (s.id == checkpoint_id) return checkpoint_entry(job, s, true);
   throw NotFoundError(fmt::format("Could not find checkpointing statistics for checkpoint {} of job {}", checkpoint_id,
@@ -192,10 +188,11 @@ json checkpoint_details(const DispatchedJob& job, std::int64_t checkpoint_id) {
 }
 
 json checkpoint_config(const DispatchedJob& job) {
-  require_checkpointing(job);
   const auto& cp = job.options.checkpoints;
+  // Without periodic checkpoints Flink reports the interval as Long.MAX_VALUE.
+  std::int64_t interval = cp.enabled() ? cp.interval_ms : std::numeric_limits<std::int64_t>::max();
   return json{{"mode", cp.mode == CheckpointingMode::kExactlyOnce ? "exactly_once" : "at_least_once"},
-              {"interval", cp.interval_ms},
+              {"interval", interval},
               {"timeout", cp.timeout_ms},
               {"min_pause", cp.min_pause_ms},
               {"max_concurrent", 1},

@@ -96,7 +96,7 @@ class DispatchedJob {
 
   DispatchedJob(JobGraph g, JobHandle h) : graph(std::move(g)), handle(std::move(h)) {}
   JobStatus status() const;
-  // -1 while running.
+  // -1 while running; the first time it was seen ended after that.
   std::int64_t end_time_ms() const;
   bool terminal() const;
   std::vector<JobException> exceptions() const;
@@ -106,7 +106,7 @@ class DispatchedJob {
  private:
   friend class Dispatcher;
   mutable std::mutex mu_;
-  std::int64_t end_time_ms_ = -1;
+  mutable std::int64_t end_time_ms_ = -1;  // set when the end is first seen
   bool stopped_ = false;  // ended by a stop with savepoint: FINISHED, as in Flink
   std::map<std::string, SavepointOperation> operations_;
   mutable std::vector<std::int64_t> restart_times_ms_;  // when each restart cause was first seen
