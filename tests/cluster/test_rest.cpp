@@ -296,15 +296,25 @@ TEST_F(RestApi, SavepointTriggerAndPoll) {
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(c.post("/jobs/" + job + "/savepoints", "{}").status, 400) << "no directory given and none configured";
 
+  // A savepoint that fails while the job runs: COMPLETED with a failure cause.
+  auto file = dir_ / "a-file";
+  std::ofstream(file) << "not a directory\n";
+  auto doomed = c.post("/jobs/" + job + "/savepoints", R"({"target-directory": ")" + file.string() + R"("})");
+  ASSERT_EQ(doomed.status, 202);
+  auto failed = poll(doomed.body["request-id"]);
+  EXPECT_EQ(failed["status"]["id"], "COMPLETED");
+  EXPECT_EQ(failed["operation"]["failure-cause"]["class"], "clink.SavepointFailure");
+  EXPECT_THAT(failed["operation"]["failure-cause"]["stack-trace"].get<std::string>(),
+              HasSubstr("savepoint of job " + job + " into " + file.string() + ": "));
+  EXPECT_EQ(c.get("/jobs/" + job).body["state"], "RUNNING");
+
   auto cancel = c.patch("/v1/jobs/" + job + "?mode=cancel");
   EXPECT_EQ(cancel.status, 202);
   EXPECT_EQ(cancel.body, json::object());
   EXPECT_EQ(c.wait_for_state(job, "CANCELED"), "CANCELED");
   auto late = c.post("/jobs/" + job + "/savepoints", R"({"target-directory": ")" + target.string() + R"("})");
-  ASSERT_EQ(late.status, 202);
-  auto failed = poll(late.body["request-id"]);
-  EXPECT_EQ(failed["status"]["id"], "COMPLETED");
-  EXPECT_THAT(failed["operation"]["failure-cause"]["stack-trace"].get<std::string>(), HasSubstr("the job is not running"));
+  EXPECT_EQ(late.status, 400);
+  EXPECT_EQ(late.body["errors"][0], "job " + job + " is CANCELED: a savepoint needs a running job");
 }
 
 // Checkpoint statistics of a checkpointing job, Flink's shapes.

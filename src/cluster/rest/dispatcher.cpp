@@ -299,7 +299,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   job->start_time_ms = start;
   jobs_.push_back(job);
   // Records when the job ended (the handle knows that it did, not when).
-  threads_.emplace_back([job] {
+  spawn([job] {
     while (!job->handle.wait_for(std::chrono::milliseconds(200))) {
     }
     job->end_time_ms();  // records it
@@ -335,6 +335,11 @@ std::string Dispatcher::trigger_stop(const std::string& id, const std::string& t
 
 std::string Dispatcher::start_operation(const std::shared_ptr<DispatchedJob>& job, const std::string& target_dir,
                                         bool stop, bool finished) {
+  // Refused at once rather than failed later: Flink's client cannot read a failure
+  // cause that is not a serialized Java exception, and would wait for its timeout.
+  if (job->terminal())
+    throw BadRequestError(fmt::format("job {} is {}: a savepoint needs a running job", job->id,
+                                      job_status_name(job->status())));
   std::string dir = target_dir.empty() ? options_.default_savepoint_dir : target_dir;
   if (dir.empty())
     throw BadRequestError(fmt::format(
@@ -352,7 +357,8 @@ std::string Dispatcher::start_operation(const std::shared_ptr<DispatchedJob>& jo
     job->operations_[trigger] = SavepointOperation{};
   }
   std::lock_guard lock(mu_);
-  threads_.emplace_back([job, trigger, path, stop, finished] {
+  if (shut_down_) throw ClinkError("the coordinator is shutting down");
+  spawn([job, trigger, path, stop, finished] {
     SavepointOperation result;
     try {
       std::error_code ec;
@@ -382,8 +388,25 @@ std::string Dispatcher::start_operation(const std::shared_ptr<DispatchedJob>& jo
   return trigger;
 }
 
+void Dispatcher::spawn(std::function<void()> fn) {
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    if (it->done->load()) {
+      it->thread.join();
+      it = threads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  threads_.push_back(Worker{std::thread([fn = std::move(fn), done] {
+                              fn();
+                              done->store(true);
+                            }),
+                            done});
+}
+
 void Dispatcher::shutdown() {
-  std::vector<std::thread> threads;
+  std::vector<Worker> threads;
   {
     std::lock_guard lock(mu_);
     shut_down_ = true;
@@ -391,7 +414,7 @@ void Dispatcher::shutdown() {
     threads.swap(threads_);
   }
   for (auto& t : threads)
-    if (t.joinable()) t.join();
+    if (t.thread.joinable()) t.thread.join();
 }
 
 std::vector<TaskManagerInfo> Dispatcher::task_managers() const { return options_.cluster->task_managers(); }

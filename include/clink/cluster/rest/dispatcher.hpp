@@ -5,6 +5,7 @@
 // The REST server (rest_server.hpp) reads and drives it; how a job runs is the
 // `launcher` given in DispatcherOptions (in-process by default: a session cluster whose
 // jobs run inside the coordinator; the cluster runtime swaps in one running on workers).
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -183,7 +184,15 @@ class Dispatcher {
   DispatcherOptions options_;
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<DispatchedJob>> jobs_;  // submission order
-  std::vector<std::thread> threads_;                  // watchers and operations
+  // Starts `fn` on a thread of its own (a job's watcher, a savepoint operation); joins
+  // those that ended first, so a long-lived coordinator keeps no dead threads. Call
+  // with mu_ held.
+  void spawn(std::function<void()> fn);
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<Worker> threads_;
   bool shut_down_ = false;
 };
 
