@@ -385,6 +385,35 @@ TEST_F(RestApi, StopWithSavepointThenResumeEmbedded) {
   EXPECT_EQ(committed_lines(dir_ / "out"), running_counts(n, 4));
 }
 
+// A job that fails after a restart: both failures in its exception history, newest
+// first; FAILED in the overviews.
+TEST_F(RestApi, AFailingJobsExceptionHistory) {
+  auto& c = start();
+  auto input = dir_ / "bad.jsonl";
+  std::ofstream(input) << "not json\n";
+  auto spec = dir_ / "bad.json";
+  std::ofstream(spec) << R"({"name": "bad_input", "ops": [
+    {"id": "read", "type": "file_source", "params": {"path": ")" << input.string() << R"(", "format": "json", "type": "int64"}},
+    {"id": "sink", "type": "blackhole", "inputs": [{"from": "read"}]}]})";
+  auto ids = submit(spec.string(), "--restart-attempts 1 --restart-delay 100");
+  ASSERT_EQ(ids.size(), 1u);
+  const std::string job = ids[0];
+  ASSERT_EQ(c.wait_for_state(job, "FAILED"), "FAILED");
+  const std::string cause = "read (1/1) failed: malformed JSON in " + input.string() + " line 1: expected an integer";
+  auto history = c.get("/jobs/" + job + "/exceptions").body["exceptionHistory"];
+  EXPECT_EQ(history["truncated"], false);
+  ASSERT_EQ(history["entries"].size(), 2u) << history.dump();
+  std::int64_t end = c.get("/jobs/" + job).body["end-time"];
+  for (const auto& e : history["entries"]) {
+    EXPECT_EQ(e["exceptionName"], "clink.JobFailure");
+    EXPECT_EQ(e["stacktrace"], cause);
+    EXPECT_LE(e["timestamp"].get<std::int64_t>(), end);
+  }
+  EXPECT_EQ(history["entries"][0]["timestamp"], end) << "the final failure first";
+  EXPECT_EQ(c.get("/overview").body["jobs-failed"], 1);
+  EXPECT_EQ(c.get("/jobs/overview").body["jobs"][0]["tasks"]["failed"], 1);
+}
+
 // `clink savepoint JOB DIR` prints the path; the job keeps running.
 TEST_F(RestApi, ClinkSavepointCommand) {
   auto& c = start();

@@ -246,7 +246,9 @@ std::vector<JobException> DispatchedJob::exceptions() const {
   auto causes = handle.restart_causes();
   std::lock_guard lock(mu_);
   auto& times = restart_times_ms_;
-  while (times.size() < causes.size()) times.push_back(now_ms());  // first seen now
+  // A restart's time is when it was first seen (the job's watcher looks every 200 ms),
+  // never after the job's end.
+  while (times.size() < causes.size()) times.push_back(end_time_ms_ > 0 ? std::min(now_ms(), end_time_ms_) : now_ms());
   for (std::size_t i = 0; i < causes.size(); ++i) out.push_back({causes[i], times[i]});
   if (handle.status() == JobStatus::kFailed) out.push_back({handle.error(), end_time_ms_ > 0 ? end_time_ms_ : now_ms()});
   std::reverse(out.begin(), out.end());  // newest first, as Flink's exception history
@@ -287,9 +289,18 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   }
   std::string id = random_hex_id();
   std::int64_t start = now_ms();
-  std::lock_guard lock(mu_);
-  if (shut_down_) throw ClinkError("the coordinator is shutting down");
+  {
+    std::lock_guard lock(mu_);
+    if (shut_down_) throw ClinkError("the coordinator is shutting down");
+  }
+  // Launched outside the lock: a cluster launcher deploys to workers, and the REST
+  // API keeps answering meanwhile.
   JobHandle handle = options_.launcher(graph, options.execution);
+  std::lock_guard lock(mu_);
+  if (shut_down_) {
+    handle.cancel();
+    throw ClinkError("the coordinator is shutting down");
+  }
   auto job = std::make_shared<DispatchedJob>(std::move(graph), std::move(handle));
   job->id = id;
   job->name = job->graph.name;
@@ -298,10 +309,9 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   job->options = options.execution;
   job->start_time_ms = start;
   jobs_.push_back(job);
-  // Records when the job ended (the handle knows that it did, not when).
+  // Records when the job restarted and ended (the handle knows that it did, not when).
   spawn([job] {
-    while (!job->handle.wait_for(std::chrono::milliseconds(200))) {
-    }
+    while (!job->handle.wait_for(std::chrono::milliseconds(200))) job->exceptions();  // records restarts' times
     job->end_time_ms();  // records it
   });
   return id;
