@@ -83,6 +83,7 @@ void JobRun::supervise() {
     lock.unlock();
     try {
       build(from);
+      begin_attempt();
     } catch (const std::exception& e) {
       lock.lock();
       status_ = JobStatus::kFailed;
@@ -98,13 +99,17 @@ void JobRun::supervise() {
   cv_.notify_all();
 }
 
+void JobRun::begin_attempt() {
+  std::lock_guard lock(mu_);
+  running_ = tasks_.size();
+  phases_.assign(tasks_.size(), Phase::kRunning);
+  pending_.reset();
+}
+
+// The attempt's bookkeeping was set by begin_attempt() before it, so a checkpoint or
+// savepoint triggered between the build and these threads finds every task (a savepoint
+// asked for right after execute_async() returned once indexed an empty phases_).
 void JobRun::run_attempt() {
-  {
-    std::lock_guard lock(mu_);
-    running_ = tasks_.size();
-    phases_.assign(tasks_.size(), Phase::kRunning);
-    pending_.reset();
-  }
   std::vector<std::thread> threads;
   for (auto& task : tasks_) {
     threads.emplace_back([this, t = task.get()] {

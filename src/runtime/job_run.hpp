@@ -48,6 +48,7 @@ class JobRun final : public detail::JobControl {
     if (!options_.checkpoints.directory.empty())
       directory_lock_ = detail::DirectoryLock(options_.checkpoints.directory, "checkpoint directory");
     build(restore);
+    begin_attempt();  // before start() returns: a savepoint may be triggered at once
     status_ = JobStatus::kRunning;
     supervisor_ = std::thread([this] { supervise(); });
   }
@@ -182,6 +183,8 @@ class JobRun final : public detail::JobControl {
   void trigger(Pending p);  // under mu_
 
   void supervise();
+  // Every task running, nothing pending: the state an attempt's checkpoints start from.
+  void begin_attempt();
   void run_attempt();
   void coordinate();
   void build(const std::optional<std::filesystem::path>& restore_from);

@@ -57,6 +57,7 @@ inline CommandResult run_clink(const std::string& args, const fs::path& scratch)
 struct Rest {
   int status = 0;
   nlohmann::ordered_json body;
+  std::string error;  // the transport error when status is 0
 };
 
 class CoordinatorProcess {
@@ -149,6 +150,7 @@ class CoordinatorProcess {
   static Rest parse(const cluster::RestResponse& r) {
     Rest out;
     out.status = r.status;
+    out.error = r.error;
     out.body = nlohmann::ordered_json::parse(r.body, nullptr, /*allow_exceptions=*/false);
     if (out.body.is_discarded()) out.body = nullptr;
     return out;

@@ -223,7 +223,7 @@ TEST_F(RestApi, ASqlScriptSubmittedListedAndCancelled) {
 
   auto list = clink("list --coordinator " + c.address());
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  static const std::regex line(R"(\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d : )" + job + R"( : insert-into_snk \(RUNNING\))");
+  const std::regex line(R"(\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d : )" + job + R"( : insert-into_snk \(RUNNING\))");
   std::istringstream in(list.out);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(std::regex_match(l, line) ? "<job line>" : l);
@@ -270,7 +270,7 @@ TEST_F(RestApi, SavepointTriggerAndPoll) {
   for (int i = 0; i < 2; ++i) {
     auto t = c.post("/v1/jobs/" + job + "/savepoints",
                     R"({"target-directory": ")" + target.string() + R"(", "cancel-job": false, "formatType": "CANONICAL", "triggerId": null})");
-    ASSERT_EQ(t.status, 202);
+    ASSERT_EQ(t.status, 202) << t.error;
     std::string trigger = t.body["request-id"];
     EXPECT_TRUE(is_hex32(trigger));
     auto r = poll(trigger);
@@ -364,7 +364,7 @@ TEST_F(RestApi, CheckpointStatisticsConfigAndDetails) {
 TEST_F(RestApi, StopWithSavepointThenResumeEmbedded) {
   auto& c = start();
   const int n = 20000;
-  std::string spec = write_counts_spec(dir_, n, 4000);  // about 5 s unless stopped
+  std::string spec = write_counts_spec(dir_, n, 2000);  // about 10 s unless stopped
   auto ids = submit(spec, "--checkpoint-dir " + (dir_ / "ck").string());
   ASSERT_EQ(ids.size(), 1u);
   const std::string job = ids[0];

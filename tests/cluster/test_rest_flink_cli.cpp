@@ -83,8 +83,9 @@ TEST_F(FlinkCli, ListSavepointStopAndCancelAgainstAClinkCoordinator) {
   ASSERT_TRUE(c.running());
   const std::string m = "-m " + c.address();
 
-  // Job A: counts into an exactly-once file sink (about 30 s unless stopped); job B: SQL.
-  const int n = 60000;
+  // Job A: counts into an exactly-once file sink (about 60 s unless stopped: each JVM
+  // start of Flink's CLI takes seconds); job B: SQL.
+  const int n = 120000;
   std::string spec = write_counts_spec(dir_, n, 2000);
   std::string a = submit(spec, "--checkpoint-dir " + (dir_ / "ck").string());
   ASSERT_EQ(c.wait_for_state(a, "RUNNING"), "RUNNING");
