@@ -53,6 +53,40 @@ inline CommandResult run_clink(const std::string& args, const fs::path& scratch)
   return run_command(std::string("cd '") + CLINK_SOURCE_DIR + "' && '" + CLINK_BINARY + "' " + args, scratch);
 }
 
+// Starts `clink <args>` in the background from the source directory, its output into
+// <scratch>/bg.out and bg.err; returns its pid.
+inline pid_t spawn_clink(const std::vector<std::string>& args, const fs::path& scratch) {
+  std::vector<std::string> argv_s{CLINK_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::string out = (scratch / "bg.out").string(), err = (scratch / "bg.err").string();
+  pid_t pid = ::fork();
+  if (pid == 0) {  // only async-signal-safe calls until exec
+    if (::chdir(CLINK_SOURCE_DIR) != 0) ::_exit(126);
+    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(126);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits (at most 60 s, then SIGKILL) for a background process; its exit code, or -1.
+inline int wait_exit(pid_t pid) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return -1;
+}
+
 // A REST answer: the status and the body parsed (null when it is not JSON).
 struct Rest {
   int status = 0;

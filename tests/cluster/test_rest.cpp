@@ -380,9 +380,52 @@ TEST_F(RestApi, StopWithSavepointThenResumeEmbedded) {
   EXPECT_GT(first.size(), 0u);
   EXPECT_LT(first.size(), static_cast<std::size_t>(n)) << "stopped before the end";
 
-  auto resumed = clink("run " + spec + " --from-savepoint " + path + " --set events.rows_per_second=0");
+  // At another parallelism: the counts' key groups move.
+  auto resumed = clink("run " + spec + " -p 3 --from-savepoint " + path + " --set events.rows_per_second=0");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(committed_lines(dir_ / "out"), running_counts(n, 4));
+}
+
+// The reverse: an embedded run stopped with a savepoint (SIGTERM, --savepoint-on-stop)
+// resumes on the coordinator at another parallelism, with no gap and no repeat; the
+// job's checkpoint statistics name what it restored.
+TEST_F(RestApi, EmbeddedSavepointResumedOnTheCoordinator) {
+  auto& c = start();
+  const int n = 20000;
+  std::string spec = write_counts_spec(dir_, n, 2000);  // about 10 s unless stopped
+  auto savepoint = dir_ / "embedded-sp";
+  pid_t pid = spawn_clink({"run", spec, "--savepoint-on-stop", savepoint.string()}, dir_);
+  ASSERT_GT(pid, 0);
+  // Under way once its task threads run (the signal handlers are installed before the
+  // job starts), plus half a second of progress; without checkpoints its part files
+  // stay empty until the savepoint flushes them.
+  auto threads_of = [](pid_t p) {
+    int n = 0;
+    std::error_code ec;
+    for (auto it = fs::directory_iterator("/proc/" + std::to_string(p) + "/task", ec); !ec && it != fs::directory_iterator();
+         it.increment(ec))
+      ++n;
+    return n;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline && threads_of(pid) < 3)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  ASSERT_EQ(wait_exit(pid), 0) << slurp_file(dir_ / "bg.err");
+  ASSERT_TRUE(fs::exists(savepoint / "_metadata"));
+  EXPECT_LT(committed_lines(dir_ / "out").size(), static_cast<std::size_t>(n)) << "stopped before the end";
+
+  auto ids = submit(spec, "-p 3 --from-savepoint " + savepoint.string() + " --set events.rows_per_second=0");
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_EQ(c.wait_for_state(ids[0], "FINISHED"), "FINISHED");
+  EXPECT_EQ(committed_lines(dir_ / "out"), running_counts(n, 4));
+  auto d = c.get("/jobs/" + ids[0]).body;
+  EXPECT_EQ(d["vertices"][1]["parallelism"], 3);
+  auto stats = c.get("/jobs/" + ids[0] + "/checkpoints").body;
+  EXPECT_EQ(stats["counts"]["restored"], 1);
+  EXPECT_EQ(stats["latest"]["restored"]["is_savepoint"], true);
+  EXPECT_EQ(stats["latest"]["restored"]["external_path"], savepoint.string());
 }
 
 // A job that fails after a restart: both failures in its exception history, newest
