@@ -88,6 +88,12 @@ TEST_F(RestApi, AnEmptyCoordinatorAnswersOverviewConfigAndEmptyLists) {
   for (const auto& e : jm.body) keys[e["key"]] = e["value"];
   EXPECT_EQ(keys["rest.address"], "127.0.0.1");
   EXPECT_EQ(keys["rest.port"], std::to_string(c.port()));
+
+  // A second coordinator on the same port fails, naming the address.
+  auto second = clink("coordinator --rest-port " + std::to_string(c.port()));
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_EQ(second.err, "error: REST: cannot bind to 127.0.0.1:" + std::to_string(c.port()) +
+                            " (rest.address / rest.port): in use or not an address of this host\n");
   EXPECT_EQ(c.stop(), 0);
 }
 

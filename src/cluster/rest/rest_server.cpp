@@ -68,7 +68,14 @@ struct RestServer::Impl {
   std::thread thread;
   int bound_port = 0;
 
-  Impl(Dispatcher& d, RestServerOptions o) : dispatcher(d), options(std::move(o)) {}
+  Impl(Dispatcher& d, RestServerOptions o) : dispatcher(d), options(std::move(o)) {
+    // httplib's default also sets SO_REUSEPORT, which lets a second coordinator bind the
+    // same port and take half the requests; a port in use must be an error.
+    server.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
+  }
 
   // Registers `pattern` (a path regex without the version prefix) for GET/POST/PATCH.
   template <typename Fn>
