@@ -118,7 +118,7 @@ int run(const RunOptions& opts) {
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand("run", "Run a job to completion in this process");
+  auto* cmd = app.add_subcommand("run", "Run a job to completion in this process, or submit it to a coordinator (--coordinator)");
   add_job_options(*cmd, opts->job);
   cmd->add_option("--catalog-dir", opts->catalog_dir,
                   "SQL: keep the catalog (tables, views, functions) in this directory across runs");
