@@ -73,6 +73,7 @@ namespace {
 int run(const RunOptions& opts) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
+  if (!opts.coordinator.empty()) return submit_to_coordinator(opts);
   if (is_sql_file(opts.job.path)) return run_sql_script(opts);
   if (!opts.catalog_dir.empty()) {
     std::fprintf(stderr, "error: --catalog-dir applies to SQL scripts only\n");
@@ -117,7 +118,7 @@ int run(const RunOptions& opts) {
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand("run", "Run a job to completion in this process");
+  auto* cmd = app.add_subcommand("run", "Run a job to completion in this process, or submit it to a coordinator (--coordinator)");
   add_job_options(*cmd, opts->job);
   cmd->add_option("--catalog-dir", opts->catalog_dir,
                   "SQL: keep the catalog (tables, views, functions) in this directory across runs");
@@ -140,6 +141,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Restarts after a failure, from the latest checkpoint (0: fail at once)");
   cmd->add_option("--restart-delay", opts->restart_delay_ms, "Milliseconds before a restart")->default_val(1000);
   cmd->add_flag("--restart-backoff", opts->restart_backoff, "Double the restart delay after each restart");
+  cmd->add_option("--coordinator", opts->coordinator,
+                  "HOST:PORT of a coordinator's REST API: submit the job(s) there, print each job id and exit");
   cmd->callback([opts, &exit_code] { exit_code = run(*opts); });
 }
 

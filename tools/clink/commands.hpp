@@ -21,6 +21,8 @@ void add_bench_kafka_command(CLI::App& bench, int& exit_code);  // a subcommand 
 void add_bench_jdbc_command(CLI::App& bench, int& exit_code);   // a subcommand of `bench`
 void add_version_command(CLI::App& app, int& exit_code);
 void add_worker_command(CLI::App& app, int& exit_code);
+// The cluster: `clink coordinator` and the client commands list, cancel, stop, savepoint.
+void add_cluster_commands(CLI::App& app, int& exit_code);
 
 // Exit codes.
 inline constexpr int kExitOk = 0;
@@ -59,11 +61,15 @@ struct RunOptions {
   int restart_attempts = 0;
   std::int64_t restart_delay_ms = 1000;
   bool restart_backoff = false;
+  std::string coordinator;  // HOST:PORT: submit to this coordinator (detached) instead of running here
 };
 ExecutionOptions execution_options(const RunOptions& opts);
 void print_metrics(const JobGraph& graph, const MetricRegistry& metrics);
 // `clink run script.sql`: every statement in order; exit code.
 int run_sql_script(const RunOptions& opts);
+// `clink run FILE --coordinator HOST:PORT`: plans here, submits each job to the
+// coordinator and prints its id; exit code.
+int submit_to_coordinator(const RunOptions& opts);
 // `clink explain script.sql [--spec]`.
 int explain_sql_script(const JobOptions& opts, const std::string& catalog_dir, bool with_spec);
 // Reads the spec, applies -p and --set, builds the graph through the built-in

@@ -92,6 +92,11 @@ bool SqlSession::wait_job(JobHandle& handle, const JobGraph& graph, const std::f
 }
 
 bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement&) {
+  if (settings_.submit) {
+    for (const auto& s : settings_.sets) apply_override(spec, s);
+    settings_.submit(spec);
+    return true;
+  }
   JobGraph graph = build(spec);
   JobHandle handle = execute_async(graph, settings_.execution);
   bool completed = wait_job(handle, graph, [] {});
@@ -100,6 +105,9 @@ bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement&) {
 }
 
 bool SqlSession::run_select(nlohmann::json spec) {
+  if (settings_.submit)
+    throw ClinkError("a SELECT's rows cannot be shown from a job submitted to a coordinator: "
+                     "write them to a table with INSERT INTO");
   RoutedSelect select(spec, fmt::format("cli_select_{}", ++streams_));
   JobGraph graph = build(spec);
   auto presenter = presenter_();

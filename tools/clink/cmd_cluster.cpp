@@ -1,0 +1,251 @@
+// The cluster commands: `clink coordinator` (the Dispatcher and Flink's REST API) and the
+// client commands `clink list|cancel|stop|savepoint --coordinator HOST:PORT`, which
+// print what Flink's CLI prints for the same commands.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "clink/cluster/rest/dispatcher.hpp"
+#include "clink/cluster/rest/rest_server.hpp"
+#include "clink/core/error.hpp"
+#include "cluster_client.hpp"
+#include "commands.hpp"
+
+namespace clink::cli {
+namespace {
+
+// ---- clink coordinator ----
+
+struct CoordinatorOptions {
+  std::string config;
+  int rest_port = -1;  // -1: from the config, else 8081
+  std::string rest_address;
+};
+
+// The keys of a Flink config.yaml, flattened ("rest: {port: 8081}" and "rest.port: 8081"
+// both give rest.port). Enough for the coordinator's own keys until the cluster's
+// configuration loader reads the whole file; lists and multi-line values are skipped.
+std::map<std::string, std::string> read_flat_yaml(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ClinkError(fmt::format("--config: cannot open '{}'", path));
+  std::map<std::string, std::string> out;
+  std::vector<std::pair<std::size_t, std::string>> parents;  // (indent, key)
+  std::string line;
+  while (std::getline(in, line)) {
+    auto hash = line.find(" #");
+    if (hash != std::string::npos) line.erase(hash);
+    std::size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos || line[indent] == '-' || line[indent] == '#') continue;
+    auto colon = line.find(':', indent);
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(indent, colon - indent);
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) value.pop_back();
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+      value = value.substr(1, value.size() - 2);
+    while (!parents.empty() && parents.back().first >= indent) parents.pop_back();
+    std::string full;
+    for (const auto& [i, k] : parents) full += k + ".";
+    full += key;
+    if (value.empty()) parents.emplace_back(indent, key);
+    else out[full] = value;
+  }
+  return out;
+}
+
+int run_coordinator(const CoordinatorOptions& opts) {
+  // Signals are taken by sigwait below: blocked before any thread starts, so every
+  // thread inherits the mask and none is interrupted.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  try {
+    std::map<std::string, std::string> config;
+    if (!opts.config.empty()) config = read_flat_yaml(opts.config);
+    cluster::RestServerOptions rest;
+    if (config.count("rest.bind-address")) rest.address = config["rest.bind-address"];
+    else if (config.count("rest.address")) rest.address = config["rest.address"];
+    if (!opts.rest_address.empty()) rest.address = opts.rest_address;
+    std::string port_text = config.count("rest.bind-port") ? config["rest.bind-port"] : config.count("rest.port") ? config["rest.port"] : "8081";
+    try {
+      rest.port = std::stoi(port_text);
+    } catch (const std::exception&) {
+      throw ClinkError(fmt::format("--config {}: rest.port '{}' is not a port number", opts.config, port_text));
+    }
+    if (opts.rest_port >= 0) rest.port = opts.rest_port;
+    cluster::DispatcherOptions dopts;
+    if (config.count("execution.checkpointing.savepoint-dir"))
+      dopts.default_savepoint_dir = config["execution.checkpointing.savepoint-dir"];
+    else if (config.count("state.savepoints.dir"))
+      dopts.default_savepoint_dir = config["state.savepoints.dir"];
+    dopts.configuration = config;
+    dopts.configuration["rest.address"] = rest.address;
+    cluster::Dispatcher dispatcher(std::move(dopts));
+    cluster::RestServer server(dispatcher, rest);
+    server.start();
+    dispatcher.set_configuration("rest.port", std::to_string(server.port()));
+    std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
+    std::fflush(stdout);
+    int sig = 0;
+    sigwait(&signals, &sig);
+    std::fprintf(stderr, "coordinator: %s, cancelling the jobs and stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    server.stop();
+    dispatcher.shutdown();
+    return kExitOk;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+// ---- client commands ----
+
+struct ClientOptions {
+  std::string coordinator = "127.0.0.1:8081";
+  std::string job;
+  std::string directory;
+  bool drain = false;
+  bool all = false;
+};
+
+void add_coordinator_option(CLI::App& cmd, ClientOptions& o) {
+  cmd.add_option("--coordinator,-m", o.coordinator, "HOST:PORT of the coordinator's REST API")->default_val("127.0.0.1:8081");
+}
+
+std::string format_time(std::int64_t ms) {
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm local{};
+  localtime_r(&t, &local);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%d.%m.%Y %H:%M:%S", &local);
+  return buf;
+}
+
+// As `flink list`: running and scheduled jobs, and with --all the terminated ones.
+int list_jobs(const ClientOptions& o) {
+  cluster::RestClient client(o.coordinator);
+  auto r = rest_call(client, "GET", "/jobs/overview");
+  std::vector<nlohmann::json> running, scheduled, terminated;
+  for (const auto& j : r.at("jobs")) {
+    std::string state = j.value("state", "");
+    if (state == "RUNNING" || state == "RESTARTING") running.push_back(j);
+    else if (state == "CREATED" || state == "INITIALIZING") scheduled.push_back(j);
+    else terminated.push_back(j);
+  }
+  auto print = [](const char* title, std::vector<nlohmann::json> jobs) {
+    std::sort(jobs.begin(), jobs.end(),
+              [](const auto& a, const auto& b) { return a.value("start-time", 0LL) < b.value("start-time", 0LL); });
+    std::printf("%s\n", title);
+    for (const auto& j : jobs)
+      std::printf("%s : %s : %s (%s)\n", format_time(j.value("start-time", 0LL)).c_str(), j.value("jid", "").c_str(),
+                  j.value("name", "").c_str(), j.value("state", "").c_str());
+    std::printf("--------------------------------------------------------------\n");
+  };
+  if (running.empty()) std::printf("No running jobs.\n");
+  else print("------------------ Running/Restarting Jobs -------------------", running);
+  if (scheduled.empty()) std::printf("No scheduled jobs.\n");
+  else print("----------------------- Scheduled Jobs -----------------------", scheduled);
+  if (o.all) {
+    if (terminated.empty()) std::printf("No terminated jobs.\n");
+    else print("---------------------- Terminated Jobs -----------------------", terminated);
+  }
+  return kExitOk;
+}
+
+int cancel_job(const ClientOptions& o) {
+  cluster::RestClient client(o.coordinator);
+  rest_call(client, "PATCH", fmt::format("/jobs/{}?mode=cancel", o.job));
+  std::printf("Cancelled job %s.\n", o.job.c_str());
+  return kExitOk;
+}
+
+// Polls a savepoint trigger until it completed; returns the savepoint's path.
+std::string await_savepoint(cluster::RestClient& client, const std::string& job, const std::string& trigger) {
+  for (;;) {
+    auto r = rest_call(client, "GET", fmt::format("/jobs/{}/savepoints/{}", job, trigger));
+    if (r.at("status").value("id", "") == "COMPLETED") {
+      const auto& op = r.at("operation");
+      if (op.contains("location")) return op["location"].get<std::string>();
+      std::string cause = op.contains("failure-cause") ? op["failure-cause"].value("stack-trace", "") : "";
+      throw ClinkError(cause.empty() ? fmt::format("the savepoint of job {} failed", job) : cause);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+int savepoint_job(const ClientOptions& o, bool stop) {
+  cluster::RestClient client(o.coordinator);
+  std::string dir = absolute_location(o.directory);
+  nlohmann::json r = stop ? rest_call(client, "POST", fmt::format("/jobs/{}/stop", o.job),
+                                      {{"targetDirectory", dir.empty() ? nlohmann::json() : nlohmann::json(dir)},
+                                       {"drain", o.drain}})
+                          : rest_call(client, "POST", fmt::format("/jobs/{}/savepoints", o.job),
+                                      {{"target-directory", dir.empty() ? nlohmann::json() : nlohmann::json(dir)},
+                                       {"cancel-job", false}});
+  std::printf("%s\n", await_savepoint(client, o.job, r.at("request-id").get<std::string>()).c_str());
+  return kExitOk;
+}
+
+int guarded(const std::function<int()>& fn) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace
+
+void add_cluster_commands(CLI::App& app, int& exit_code) {
+  auto copts = std::make_shared<CoordinatorOptions>();
+  auto* coord = app.add_subcommand("coordinator", "Run a coordinator: jobs submitted over Flink's REST API");
+  coord->add_option("--config", copts->config, "Flink's config.yaml (rest.port, rest.address, ...)");
+  coord->add_option("--rest-port", copts->rest_port, "REST port (default 8081; 0: any free port)")->check(CLI::Range(0, 65535));
+  coord->add_option("--rest-address", copts->rest_address, "Address the REST API listens on (default 127.0.0.1)");
+  coord->callback([copts, &exit_code] { exit_code = run_coordinator(*copts); });
+
+  auto lopts = std::make_shared<ClientOptions>();
+  auto* list = app.add_subcommand("list", "List a coordinator's jobs (as `flink list`)");
+  add_coordinator_option(*list, *lopts);
+  list->add_flag("-a,--all", lopts->all, "Also the terminated jobs");
+  list->callback([lopts, &exit_code] { exit_code = guarded([&] { return list_jobs(*lopts); }); });
+
+  auto xopts = std::make_shared<ClientOptions>();
+  auto* cancel = app.add_subcommand("cancel", "Cancel a coordinator's job");
+  add_coordinator_option(*cancel, *xopts);
+  cancel->add_option("job", xopts->job, "The job id")->required();
+  cancel->callback([xopts, &exit_code] { exit_code = guarded([&] { return cancel_job(*xopts); }); });
+
+  auto sopts = std::make_shared<ClientOptions>();
+  auto* stop = app.add_subcommand("stop", "Stop a coordinator's job with a savepoint; prints the savepoint's path");
+  add_coordinator_option(*stop, *sopts);
+  stop->add_option("job", sopts->job, "The job id")->required();
+  stop->add_option("--savepoint,-p", sopts->directory,
+                   "Directory the savepoint goes into (default: the coordinator's execution.checkpointing.savepoint-dir)");
+  stop->add_flag("--drain,-d", sopts->drain, "Advance event time to the end before stopping");
+  stop->callback([sopts, &exit_code] { exit_code = guarded([&] { return savepoint_job(*sopts, true); }); });
+
+  auto popts = std::make_shared<ClientOptions>();
+  auto* savepoint = app.add_subcommand("savepoint", "Take a savepoint of a coordinator's job; prints its path");
+  add_coordinator_option(*savepoint, *popts);
+  savepoint->add_option("job", popts->job, "The job id")->required();
+  savepoint->add_option("directory", popts->directory,
+                        "Directory the savepoint goes into (default: the coordinator's execution.checkpointing.savepoint-dir)");
+  savepoint->callback([popts, &exit_code] { exit_code = guarded([&] { return savepoint_job(*popts, false); }); });
+}
+
+}  // namespace clink::cli
