@@ -19,6 +19,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "clink/cluster/config/cluster_config.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph.hpp"
@@ -36,27 +37,15 @@ class BadRequestError : public ClinkError {
   using ClinkError::ClinkError;
 };
 
-// How one submitted job runs: the "options" of POST /api/v1/jobs/spec, named by Flink's
-// configuration keys (a Flink user's settings carry over):
-//   parallelism.default                                  int: the job's default parallelism
-//   execution.checkpointing.dir                          path or file:// URI
-//   execution.checkpointing.interval                     ms (number) or a duration ("10 s")
-//   execution.checkpointing.num-retained                 int
-//   execution.checkpointing.mode                         EXACTLY_ONCE | AT_LEAST_ONCE
-//   state.backend.type                                   hashmap (= memory) | rocksdb
-//   execution.state-recovery.path                        savepoint, chk-<n>, or a checkpoint dir
-//   execution.state-recovery.ignore-unclaimed-state      bool (allow non-restored state)
-//   restart-strategy.type                                none | fixed-delay | exponential-delay
-//   restart-strategy.fixed-delay.attempts / .delay
-//   restart-strategy.exponential-delay.attempts-before-reset-backoff / .initial-backoff / .max-backoff
+// How one submitted job runs: the "options" of POST /api/v1/jobs/spec, Flink's
+// configuration keys (docs/cluster.md), which override the coordinator's config.yaml.
 struct SubmitOptions {
   int parallelism = 0;  // 0: the spec's
   ExecutionOptions execution;
 };
-// Parses the "options" object; throws BadRequestError naming the key.
-SubmitOptions parse_submit_options(const nlohmann::json& options);
-// A duration as Flink writes them ("10 s", "500ms", "1 min", or a number of ms).
-std::int64_t parse_duration_ms(const std::string& key, const nlohmann::json& value);
+// Parses the "options" object over the cluster's configuration; throws BadRequestError
+// naming the key.
+SubmitOptions parse_submit_options(const nlohmann::json& options, const ClusterConfig& cluster = {});
 
 // One savepoint or stop-with-savepoint operation, by its trigger id.
 struct SavepointOperation {
