@@ -24,13 +24,6 @@ std::filesystem::path storage_path(const std::string& location) {
   return std::filesystem::path(location);
 }
 
-std::int64_t RestartStrategy::delay_for(int attempt) const {
-  if (kind != Kind::kExponentialBackoff) return delay_ms;
-  double d = static_cast<double>(delay_ms);
-  for (int i = 1; i < attempt && d < static_cast<double>(max_delay_ms); ++i) d *= multiplier;
-  return std::min(static_cast<std::int64_t>(d), max_delay_ms);
-}
-
 json to_json(const OperatorSubtaskState& s) {
   json keyed = json::array();
   for (const auto& h : s.keyed)

@@ -2,6 +2,8 @@
 
 #include "job_run.hpp"
 
+#include "clink/checkpoint/restart_tracker.hpp"
+
 namespace clink {
 
 const char* job_status_name(JobStatus s) {
@@ -15,31 +17,9 @@ const char* job_status_name(JobStatus s) {
   return "?";
 }
 
-namespace {
-
-// Chains: each node joins its upstream's chain when their edge is chained.
-std::vector<std::vector<std::string>> compute_chains(const JobGraph& g) {
-  std::vector<std::vector<std::string>> chains;
-  std::map<std::string, std::size_t> chain_of;
-  for (const auto& id : g.topological_order()) {
-    auto ins = g.inputs_of(id);
-    if (ins.size() == 1 && g.is_chained(*ins[0])) {
-      std::size_t c = chain_of.at(ins[0]->from);
-      chains[c].push_back(id);
-      chain_of[id] = c;
-    } else {
-      chain_of[id] = chains.size();
-      chains.push_back({id});
-    }
-  }
-  return chains;
-}
-
-}  // namespace
-
 std::vector<TaskPlan> plan_tasks(const JobGraph& graph) {
   std::vector<TaskPlan> plans;
-  for (auto& chain : compute_chains(graph)) {
+  for (auto& chain : TaskLayout::of(graph).chains) {
     TaskPlan p;
     p.parallelism = graph.parallelism_of(graph.node(chain.front()));
     p.chain = std::move(chain);
@@ -48,9 +28,49 @@ std::vector<TaskPlan> plan_tasks(const JobGraph& graph) {
   return plans;
 }
 
+namespace {
+
+// The embedded deployment: every task of an attempt on threads of this process.
+class LocalDeployer final : public TaskDeployer {
+ public:
+  LocalDeployer(const JobGraph& graph, const ExecutionOptions& options, TaskEvents& events, MetricRegistry& metrics)
+      : graph_(graph), options_(options), events_(events), metrics_(metrics) {}
+  void deploy(std::int64_t, const std::optional<std::filesystem::path>& restore) override {
+    group_.reset();  // the previous attempt's tasks have exited
+    group_ = std::make_unique<TaskGroup>(graph_, options_, restore, events_, metrics_, TaskGroup::Wiring{});
+    group_->start();
+  }
+  void wait_exited() override { group_->join(); }
+  void cancel() override {
+    if (group_) group_->cancel();
+  }
+  void checkpoint_started(const CheckpointBarrier&, const std::filesystem::path&) override {}
+  void trigger_checkpoint(std::size_t task, const CheckpointBarrier& barrier) override {
+    group_->trigger_checkpoint(task, barrier);
+  }
+  void notify_checkpoint_complete(std::size_t task, std::int64_t id) override {
+    group_->notify_checkpoint_complete(task, id);
+  }
+  void resume_after_failed_stop(std::size_t task) override { group_->resume_after_failed_stop(task); }
+
+ private:
+  const JobGraph& graph_;
+  const ExecutionOptions& options_;
+  TaskEvents& events_;
+  MetricRegistry& metrics_;
+  std::unique_ptr<TaskGroup> group_;
+};
+
+}  // namespace
+
+JobRun::JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer)
+    : graph_(graph), options_(std::move(options)), layout_(TaskLayout::of(graph_)) {
+  deployer_ = make_deployer ? make_deployer(*this, metrics_)
+                            : std::make_unique<LocalDeployer>(graph_, options_, *this, metrics_);
+}
 
 void JobRun::supervise() {
-  int restarts = 0;
+  RestartTracker restarts(options_.restart);
   for (;;) {
     run_attempt();
     std::unique_lock lock(mu_);
@@ -62,17 +82,16 @@ void JobRun::supervise() {
       status_ = JobStatus::kFinished;
       break;
     }
-    const RestartStrategy& rs = options_.restart;
-    if (rs.kind == RestartStrategy::Kind::kNone || restarts >= rs.max_attempts) {
+    // One failure per attempt: the first failing task stops the others.
+    auto delay = restarts.on_failure(RestartTracker::Clock::now());
+    if (!delay) {
       status_ = JobStatus::kFailed;
       error_ = attempt_error_;
       break;
     }
-    ++restarts;
     ++counts_.restarts;
     restart_causes_.push_back(attempt_error_);
-    auto delay = std::chrono::milliseconds(rs.delay_for(restarts));
-    if (cv_.wait_for(lock, delay, [&] { return user_cancelled_; })) {
+    if (cv_.wait_for(lock, *delay, [&] { return user_cancelled_; })) {
       status_ = JobStatus::kCanceled;
       break;
     }
@@ -83,7 +102,6 @@ void JobRun::supervise() {
     lock.unlock();
     try {
       build(from);
-      begin_attempt();
     } catch (const std::exception& e) {
       lock.lock();
       status_ = JobStatus::kFailed;
@@ -99,35 +117,16 @@ void JobRun::supervise() {
   cv_.notify_all();
 }
 
-void JobRun::begin_attempt() {
-  std::lock_guard lock(mu_);
-  running_ = tasks_.size();
-  phases_.assign(tasks_.size(), Phase::kRunning);
-  pending_.reset();
-}
-
-// The attempt's bookkeeping was set by begin_attempt() before it, so a checkpoint or
-// savepoint triggered between the build and these threads finds every task (a savepoint
-// asked for right after execute_async() returned once indexed an empty phases_).
 void JobRun::run_attempt() {
-  std::vector<std::thread> threads;
-  for (auto& task : tasks_) {
-    threads.emplace_back([this, t = task.get()] {
-      t->run();
-      std::lock_guard lock(mu_);
-      if (--running_ == 0) cv_.notify_all();
-    });
-  }
   std::thread coordinator;
   if (options_.checkpoints.enabled()) coordinator = std::thread([this] { coordinate(); });
+  deployer_->wait_exited();
   {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return running_ == 0; });
+    std::lock_guard lock(mu_);
     if (pending_) abort_pending("the job attempt ended");
   }
   stopping_.store(true);  // stops the coordinator
   cv_.notify_all();
-  for (auto& th : threads) th.join();
   if (coordinator.joinable()) coordinator.join();
   if (options_.checkpoints.enabled()) {
     std::lock_guard lock(mu_);
@@ -135,9 +134,7 @@ void JobRun::run_attempt() {
   }
 }
 
-
 void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
-  std::vector<std::unique_ptr<detail::Task>> tasks;
   std::optional<CheckpointMetadata> meta;
   std::filesystem::path restore_dir;
   if (restore_from) {
@@ -172,138 +169,20 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
     if (status_ == JobStatus::kCreated) first_own_checkpoint_id_ = next_checkpoint_id_;
   }
 
-  struct Placement {
-    std::size_t chain;
-    std::size_t position;
-  };
-  auto chains = compute_chains(graph_);
-  // Fully finished operators (every subtask finished) do not run again.
-  const auto finished = detail::fully_finished_operators(graph_, chains, meta ? &*meta : nullptr, restore_dir);
-  std::map<std::string, Placement> where;
-  for (std::size_t c = 0; c < chains.size(); ++c)
-    for (std::size_t i = 0; i < chains[c].size(); ++i) where[chains[c][i]] = {c, i};
-
-  std::vector<std::vector<detail::Task*>> tasks_by_chain(chains.size());
-  std::map<std::pair<const JobEdge*, int>, std::size_t> channel_of;
-
-  for (std::size_t c = 0; c < chains.size(); ++c) {
-    const JobNode& head = graph_.node(chains[c].front());
-    int p = graph_.parallelism_of(head);
-    std::vector<int> channel_inputs;
-    for (const JobEdge* e : graph_.inputs_of(head.id)) {
-      int up = graph_.parallelism_of(graph_.node(e->from));
-      for (int u = 0; u < up; ++u) {
-        channel_of[{e, u}] = channel_inputs.size();
-        channel_inputs.push_back(e->to_input);
-      }
-    }
-    for (int s = 0; s < p; ++s) {
-      auto task = std::make_unique<detail::Task>(
-          tasks.size(), head.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")", *this,
-          *options_.clock, options_.checkpoints);
-      if (head.num_inputs > 0) task->gate = std::make_unique<InputGate>(channel_inputs, graph_.config.channel_capacity);
-      task->finished_on_restore = finished.count(head.id) > 0;
-      for (const auto& id : chains[c]) {
-        const JobNode& n = graph_.node(id);
-        auto host = std::make_unique<detail::OperatorHost>();
-        host->node = &n;
-        host->display_name = n.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")";
-        host->metrics = metrics_.operator_metrics(n.id, s, task->time_metrics());
-        host->output.metrics = host->metrics.get();
-        int max_par = graph_.max_parallelism_of(n);
-        host->ctx = std::make_unique<RuntimeContext>(n.id, n.name, s, p, max_par, &host->output, host->metrics,
-                                                     *options_.clock);
-        RuntimeContext& ctx = *host->ctx;
-        ctx.set_checkpointing_enabled(options_.checkpoints.enabled());
-        ctx.set_task_mailbox([t = task.get()](std::function<void()> action) { t->post(std::move(action)); });
-        ctx.set_cancelled_check([this] { return cancelled(); });
-        // Operators whose every input is hash-partitioned are keyed: they get a backend.
-        auto ins = graph_.inputs_of(n.id);
-        bool keyed = !ins.empty() && std::all_of(ins.begin(), ins.end(), [](const JobEdge* e) {
-          return e->partitioning == Partitioning::kHash;
-        });
-        if (keyed) {
-          StateBackendConfig cfg = options_.checkpoints.state_backend;
-          if (cfg.working_dir.empty()) cfg.working_dir = default_working_dir();
-          ctx.set_keyed_state_backend(
-              make_keyed_state_backend(cfg, n.uid, s, ctx.key_groups(), max_par, *options_.clock));
-        }
-        if (meta) {
-          auto it = meta->operators.find(n.uid);
-          if (it != meta->operators.end()) {
-            const OperatorCheckpointState& old = it->second;
-            std::vector<KeyedStateHandle> handles;
-            std::vector<std::pair<std::filesystem::path, int>> timer_files;
-            std::vector<OperatorStateStore> op_states;
-            for (const auto& st : old.subtasks) {
-              for (const auto& h : st.keyed)
-                if (h.key_groups.first <= ctx.key_groups().last && h.key_groups.last >= ctx.key_groups().first)
-                  handles.push_back(h);
-              if (!st.timers_file.empty()) timer_files.emplace_back(restore_dir / st.timers_file, st.subtask);
-              if (!st.operator_state_file.empty())
-                op_states.push_back(OperatorStateStore::read(restore_dir / st.operator_state_file));
-            }
-            if (!handles.empty()) {
-              if (!ctx.keyed_state_backend())
-                throw ClinkError("cannot restore operator '" + n.uid + "': it has keyed state but is not keyed now");
-              ctx.keyed_state_backend()->restore(handles);
-            }
-            restore_timers(ctx.timer_service(), timer_files, ctx.key_groups(), max_par, s);
-            ctx.set_operator_state(OperatorStateStore::redistribute(op_states, s, p));
-            ctx.set_restored(true);
-          }
-        }
-        host->op = n.build();
-        if (!host->op) throw ClinkError("operator '" + n.id + "': builder returned nothing");
-        if (host->op->num_inputs() != n.num_inputs)
-          throw ClinkError("operator '" + n.id + "' declares " + std::to_string(n.num_inputs) +
-                           " inputs but its implementation has " + std::to_string(host->op->num_inputs()));
-        task->chain.push_back(std::move(host));
-      }
-      tasks_by_chain[c].push_back(task.get());
-      tasks.push_back(std::move(task));
-    }
+  {
+    std::lock_guard lock(mu_);
+    phases_.assign(layout_.tasks.size(), Phase::kRunning);
+    pending_.reset();
   }
-
-  // Wire every edge: chained edges call the next operator, others go through channels.
-  for (const JobEdge& e : graph_.edges) {
-    Placement from = where.at(e.from);
-    Placement to = where.at(e.to);
-    int up = graph_.parallelism_of(graph_.node(e.from));
-    int down = graph_.parallelism_of(graph_.node(e.to));
-    int max_par = graph_.max_parallelism_of(graph_.node(e.to));
-    for (int s = 0; s < up; ++s) {
-      detail::OperatorHost& src = *tasks_by_chain[from.chain][static_cast<std::size_t>(s)]->chain[from.position];
-      std::unique_ptr<detail::Target> target;
-      if (from.chain == to.chain) {
-        target = std::make_unique<detail::ChainedTarget>(
-            tasks_by_chain[to.chain][static_cast<std::size_t>(s)]->chain[to.position].get());
-      } else {
-        std::unique_ptr<Partitioner> part;
-        switch (e.partitioning) {
-          case Partitioning::kForward:
-            // Flink: forward needs equal parallelism; otherwise records are rebalanced.
-            part = up == down ? make_forward_partitioner(s, down) : make_rebalance_partitioner(s, down);
-            break;
-          case Partitioning::kRebalance: part = make_rebalance_partitioner(s, down); break;
-          case Partitioning::kBroadcast: part = make_broadcast_partitioner(down); break;
-          case Partitioning::kHash: part = e.hash_partitioner(s, down, max_par); break;
-        }
-        std::vector<std::unique_ptr<ChannelWriter>> writers;
-        for (int d = 0; d < down; ++d)
-          writers.push_back(make_local_channel_writer(*tasks_by_chain[to.chain][static_cast<std::size_t>(d)]->gate,
-                                                      channel_of.at({&e, s})));
-        auto* task = tasks_by_chain[from.chain][static_cast<std::size_t>(s)];
-        target = std::make_unique<detail::NetworkTarget>(std::move(part), std::move(writers),
-                                                         task->time_metrics().get());
-      }
-      if (e.side_output.empty()) src.output.main.push_back(std::move(target));
-      else src.output.sides[e.side_output].push_back(std::move(target));
-    }
-  }
-  std::lock_guard lock(tasks_mu_);
-  tasks_ = std::move(tasks);
+  std::lock_guard lock(deploy_mu_);
   stopping_.store(false);
+  deployer_->deploy(attempt_++, restore_from);
+  // A cancel or failure while the attempt was being deployed reached no task of it.
+  std::lock_guard state_lock(mu_);
+  if (user_cancelled_ || attempt_failed_) {
+    stopping_.store(true);
+    deployer_->cancel();
+  }
 }
 
 JobHandle::JobHandle(std::shared_ptr<JobRun> run) : run_(std::move(run)) {}
@@ -339,6 +218,12 @@ std::filesystem::path JobHandle::stop_with_savepoint(const std::filesystem::path
   run_->cancel();
   run_->wait();
   return path;
+}
+
+JobHandle execute_deployed(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer) {
+  auto run = std::make_shared<JobRun>(graph, std::move(options), make_deployer);
+  run->start();
+  return JobHandle(std::move(run));
 }
 
 JobHandle execute_async(const JobGraph& graph, ExecutionOptions options) {

@@ -28,13 +28,14 @@ std::set<std::string> fully_finished_operators(const JobGraph& graph, const std:
   return finished;
 }
 
-TaskSnapshot finished_snapshot(const Task& task) {
+TaskSnapshot finished_snapshot(const JobGraph& graph, const TaskLayout& layout, std::size_t task) {
   TaskSnapshot snapshot;
-  for (const auto& host : task.chain) {
+  const auto& entry = layout.tasks[task];
+  for (const auto& id : layout.chains[entry.chain]) {
     OperatorSubtaskState state;
-    state.subtask = host->ctx->subtask_index();
+    state.subtask = entry.subtask;
     state.finished = true;
-    snapshot.emplace_back(host->node->uid, std::move(state));
+    snapshot.emplace_back(graph.node(id).uid, std::move(state));
   }
   return snapshot;
 }

@@ -7,7 +7,7 @@
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/runtime/job_graph.hpp"
-#include "task.hpp"
+#include "clink/runtime/task_group.hpp"
 
 namespace clink::detail {
 
@@ -21,6 +21,6 @@ std::set<std::string> fully_finished_operators(const JobGraph& graph, const std:
 
 // What a checkpoint records for a task that exited: each operator of its chain finished,
 // with no state (Flink's FinishedOperatorSubtaskState).
-TaskSnapshot finished_snapshot(const Task& task);
+TaskSnapshot finished_snapshot(const JobGraph& graph, const TaskLayout& layout, std::size_t task);
 
 }  // namespace clink::detail

@@ -43,8 +43,10 @@ std::optional<InputGate::Popped> InputGate::pop(std::chrono::steady_clock::time_
       // Stay on a channel while it has data (keeps batches of one producer together),
       // but move on after each element so no channel starves.
       next_ = (c + 1) % n;
+      auto listener = pop_listener_;
       lock.unlock();
       not_full_.notify_all();
+      if (listener) (*listener)(c);
       return p;
     }
     if (woken_) {
@@ -63,6 +65,12 @@ std::optional<InputGate::Popped> InputGate::pop(std::chrono::steady_clock::time_
 void InputGate::set_blocked(std::size_t channel, bool blocked) {
   std::lock_guard lock(mu_);
   channels_[channel].blocked = blocked;
+}
+
+void InputGate::set_pop_listener(std::function<void(std::size_t channel)> listener) {
+  auto shared = listener ? std::make_shared<const std::function<void(std::size_t)>>(std::move(listener)) : nullptr;
+  std::lock_guard lock(mu_);
+  pop_listener_ = std::move(shared);
 }
 
 void InputGate::wake() {

@@ -1,14 +1,14 @@
 #pragma once
-// One run of a job (private to the runtime): its tasks, the attempts and restarts
-// (executor.cpp), and the checkpoint coordinator - triggering, completing, aborting,
-// savepoints and the checkpoint directory (job_run_checkpoints.cpp).
+// One run of a job (private to the runtime): the attempts and restarts (executor.cpp),
+// and the checkpoint coordinator - triggering, completing, aborting, savepoints and the
+// checkpoint directory (job_run_checkpoints.cpp). Its tasks run wherever its
+// TaskDeployer puts them: a TaskGroup in this process, or the workers of a cluster.
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -22,22 +22,19 @@
 #include "clink/state/shared_state_registry.hpp"
 #include "directory_lock.hpp"
 #include "finished_operators.hpp"
-#include "task.hpp"
+#include "clink/runtime/task_group.hpp"
 
 namespace clink {
 
-class JobRun final : public detail::JobControl {
+class JobRun final : public TaskEvents {
  public:
-  JobRun(const JobGraph& graph, ExecutionOptions options) : graph_(graph), options_(std::move(options)) {}
+  // Without a deployer factory, the tasks run in this process.
+  JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer = {});
 
   ~JobRun() override {
     cancel();
     if (supervisor_.joinable()) supervisor_.join();
-    tasks_.clear();  // closes the backends before their working directory goes
-    if (!own_working_dir_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(own_working_dir_, ec);
-    }
+    deployer_.reset();  // ends the tasks before this run goes
   }
 
   // Builds the first attempt (so a bad graph or restore throws here), then runs.
@@ -48,12 +45,9 @@ class JobRun final : public detail::JobControl {
     if (!options_.checkpoints.directory.empty())
       directory_lock_ = detail::DirectoryLock(options_.checkpoints.directory, "checkpoint directory");
     build(restore);
-    begin_attempt();  // before start() returns: a savepoint may be triggered at once
     status_ = JobStatus::kRunning;
     supervisor_ = std::thread([this] { supervise(); });
   }
-
-  bool cancelled() const override { return stopping_.load(std::memory_order_relaxed); }
 
   void fail(const std::string& message) override {
     {
@@ -103,7 +97,7 @@ class JobRun final : public detail::JobControl {
   }
 
   // ---- checkpoint coordination (called from task threads) ----
-  void acknowledge_checkpoint(std::size_t task, std::int64_t id, detail::TaskSnapshot snapshot,
+  void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot,
                               std::int64_t alignment_ns) override {
     std::lock_guard lock(mu_);
     if (!pending_ || pending_->id != id) {
@@ -116,7 +110,7 @@ class JobRun final : public detail::JobControl {
     if (phases_[task] == Phase::kEnded) pending_->after_end.insert(task);
     pending_->acks[task] = std::move(snapshot);
     pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
-    if (pending_->acks.size() == tasks_.size()) complete_pending();
+    if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
   }
   void checkpoint_committed(std::size_t, std::int64_t id) override {
     std::lock_guard lock(mu_);
@@ -133,7 +127,7 @@ class JobRun final : public detail::JobControl {
     phases_[task] = Phase::kEnded;
     // No barrier reaches it any more: a pending checkpoint it has not snapshotted for
     // takes its state after the end (consistent: its inputs all ended, all they sent is in).
-    if (pending_ && !pending_->acks.count(task)) tasks_[task]->trigger_checkpoint(pending_->barrier);
+    if (pending_ && !pending_->acks.count(task)) deployer_->trigger_checkpoint(task, pending_->barrier);
     cv_.notify_all();  // the coordinator may owe it its final checkpoint now
   }
   void task_finished(std::size_t task) override {
@@ -141,7 +135,7 @@ class JobRun final : public detail::JobControl {
     phases_[task] = Phase::kFinished;
     if (pending_ && !pending_->acks.count(task)) {
       pending_->acks[task] = finished_snapshot(task);
-      if (pending_->acks.size() == tasks_.size()) complete_pending();
+      if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
     }
     cv_.notify_all();
   }
@@ -150,7 +144,7 @@ class JobRun final : public detail::JobControl {
   struct Pending {
     std::int64_t id = 0;
     std::chrono::steady_clock::time_point started;
-    std::map<std::size_t, detail::TaskSnapshot> acks;  // finished tasks: finished_snapshot()
+    std::map<std::size_t, TaskSnapshot> acks;  // finished tasks: finished_snapshot()
     std::set<std::size_t> after_end;                   // tasks that snapshotted after their end of input
     std::optional<std::filesystem::path> savepoint_dir;
     bool created_dir = false;  // trigger() made the directory (it did not exist)
@@ -162,7 +156,7 @@ class JobRun final : public detail::JobControl {
   // done, waiting for a checkpoint taken after it); covered (such a checkpoint
   // completed: it exits once it committed); finished (exited).
   enum class Phase { kRunning, kEnded, kCovered, kFinished };
-  detail::TaskSnapshot finished_snapshot(std::size_t task) const { return detail::finished_snapshot(*tasks_[task]); }
+  TaskSnapshot finished_snapshot(std::size_t task) const { return detail::finished_snapshot(graph_, layout_, task); }
 
  public:
   std::filesystem::path checkpoint_directory(std::int64_t id) const override {
@@ -183,8 +177,6 @@ class JobRun final : public detail::JobControl {
   void trigger(Pending p);  // under mu_
 
   void supervise();
-  // Every task running, nothing pending: the state an attempt's checkpoints start from.
-  void begin_attempt();
   void run_attempt();
   void coordinate();
   void build(const std::optional<std::filesystem::path>& restore_from);
@@ -195,22 +187,10 @@ class JobRun final : public detail::JobControl {
     return options_.checkpoints.directory / ("chk-" + std::to_string(id));
   }
 
-  // Live state of backends that were given no working directory: a private
-  // temporary directory, removed with the job.
-  std::filesystem::path default_working_dir() {
-    if (own_working_dir_.empty()) {
-      static std::atomic<int> counter{0};
-      own_working_dir_ = std::filesystem::temp_directory_path() /
-                         ("clink-state-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    }
-    return own_working_dir_;
-  }
-
   void stop_attempt() {
     stopping_.store(true);
-    std::lock_guard lock(tasks_mu_);
-    for (auto& t : tasks_)
-      if (t->gate) t->gate->cancel();
+    std::lock_guard lock(deploy_mu_);
+    if (deployer_) deployer_->cancel();
     cv_.notify_all();
   }
 
@@ -219,13 +199,14 @@ class JobRun final : public detail::JobControl {
   MetricRegistry metrics_;
   std::thread supervisor_;
 
-  std::mutex tasks_mu_;  // guards tasks_ against stop_attempt() during a rebuild
-  std::vector<std::unique_ptr<detail::Task>> tasks_;
-  std::atomic<bool> stopping_{false};
+  TaskLayout layout_;
+  std::mutex deploy_mu_;  // a deploy and stop_attempt() one at a time
+  std::unique_ptr<TaskDeployer> deployer_;
+  std::int64_t attempt_ = 0;
+  std::atomic<bool> stopping_{false};  // the attempt is being stopped (ends the coordinator loop)
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::size_t running_ = 0;
   bool done_ = false;
   bool user_cancelled_ = false;
   bool attempt_failed_ = false;
@@ -246,7 +227,6 @@ class JobRun final : public detail::JobControl {
   std::optional<std::filesystem::path> last_completed_;
   std::vector<std::pair<std::int64_t, std::filesystem::path>> retained_;
   SharedStateRegistry shared_;
-  std::filesystem::path own_working_dir_;
   detail::DirectoryLock directory_lock_;  // the checkpoint directory's, until the job ends
   std::map<std::int64_t, std::size_t> commits_done_;      // checkpoint id -> tasks that ran its commit
   std::map<std::int64_t, std::size_t> commits_expected_;  // checkpoint id -> tasks notified of it

@@ -25,9 +25,9 @@ void JobRun::coordinate() {
     // ended, a task waiting for its final checkpoint gets one at once, not an interval
     // later: a bounded job ends about one checkpoint after its input.
     bool live = false, sources_running = false, awaiting_final = false;
-    for (std::size_t t = 0; t < tasks_.size(); ++t) {
+    for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
       live |= phases_[t] == Phase::kRunning || phases_[t] == Phase::kEnded;
-      sources_running |= !tasks_[t]->gate && phases_[t] == Phase::kRunning;
+      sources_running |= layout_.tasks[t].source && phases_[t] == Phase::kRunning;
       awaiting_final |= phases_[t] == Phase::kEnded;
     }
     bool due = now - last_trigger >= std::chrono::milliseconds(cfg.interval_ms) || (awaiting_final && !sources_running);
@@ -50,11 +50,12 @@ void JobRun::trigger(Pending p) {
   p.created_dir = create_private_directories(dir);
   p.barrier = CheckpointBarrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value(), p.stops_sources};
   pending_ = std::move(p);
-  for (std::size_t t = 0; t < tasks_.size(); ++t) {
+  deployer_->checkpoint_started(pending_->barrier, dir);
+  for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
     if (phases_[t] == Phase::kFinished) pending_->acks[t] = finished_snapshot(t);
-    else if (phases_[t] != Phase::kRunning || !tasks_[t]->gate) tasks_[t]->trigger_checkpoint(pending_->barrier);
+    else if (phases_[t] != Phase::kRunning || layout_.tasks[t].source) deployer_->trigger_checkpoint(t, pending_->barrier);
   }
-  if (pending_->acks.size() == tasks_.size()) complete_pending();
+  if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
 }
 
 void JobRun::suspend_checkpoints(bool suspended) {
@@ -63,9 +64,9 @@ void JobRun::suspend_checkpoints(bool suspended) {
 }
 
 void JobRun::resume_sources() {
-  std::lock_guard lock(tasks_mu_);
-  for (auto& t : tasks_)
-    if (!t->gate) t->resume_after_failed_stop();
+  std::lock_guard lock(deploy_mu_);
+  for (std::size_t t = 0; t < layout_.tasks.size(); ++t)
+    if (layout_.tasks[t].source) deployer_->resume_after_failed_stop(t);
 }
 
 std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout,
@@ -134,7 +135,12 @@ void JobRun::complete_pending() {
   stats.path = dir.string();
   try {
     meta.write(dir);
+    if (!p.savepoint_dir && options_.on_checkpoint_completed) options_.on_checkpoint_completed(p.id, dir);
   } catch (const std::exception& e) {
+    if (!p.savepoint_dir) {  // not a checkpoint to restore from
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
     stats.status = CheckpointStats::Status::kFailed;
     stats.failure = e.what();
     history_.push_back(stats);
@@ -152,9 +158,9 @@ void JobRun::complete_pending() {
   for (std::size_t t : p.after_end)
     if (phases_[t] == Phase::kEnded) phases_[t] = Phase::kCovered;
   std::size_t notified = 0;
-  for (std::size_t t = 0; t < tasks_.size(); ++t)
+  for (std::size_t t = 0; t < layout_.tasks.size(); ++t)
     if (phases_[t] != Phase::kFinished) {
-      tasks_[t]->notify_checkpoint_complete(p.id);
+      deployer_->notify_checkpoint_complete(t, p.id);
       ++notified;
     }
   commits_expected_[p.id] = notified;

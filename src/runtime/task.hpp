@@ -20,6 +20,7 @@
 #include "clink/runtime/job_graph.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/runtime/partitioner.hpp"
+#include "clink/runtime/task_group.hpp"
 
 namespace clink::detail {
 
@@ -112,29 +113,10 @@ class NetworkTarget final : public Target {
   TaskTimeMetrics* time_;
 };
 
-// A snapshot of every operator of a task at one checkpoint: (operator uid, state).
-using TaskSnapshot = std::vector<std::pair<std::string, OperatorSubtaskState>>;
-
-class JobControl {
+// What a task sees of its job: the coordinator's events, and whether it is cancelled.
+class JobControl : public TaskEvents {
  public:
-  virtual ~JobControl() = default;
   virtual bool cancelled() const = 0;
-  virtual void fail(const std::string& message) = 0;
-  // alignment_ns: how long the task held back inputs waiting for all barriers.
-  virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot,
-                                      std::int64_t alignment_ns) = 0;
-  // The task ran end_of_input() and now waits for its final checkpoint (FLIP-147): it
-  // takes part in checkpoints through its mailbox, without barriers (its outputs ended).
-  virtual void task_ended(std::size_t task) = 0;
-  // The task exited after its work was done and committed (or it started finished):
-  // checkpoints record its operators' subtasks as finished, with no state.
-  virtual void task_finished(std::size_t task) = 0;
-  // The task ran notify_checkpoint_complete(checkpoint_id) on all its operators.
-  virtual void checkpoint_committed(std::size_t task, std::int64_t checkpoint_id) = 0;
-  // Where the snapshot files of checkpoint (or savepoint) `checkpoint_id` go.
-  virtual std::filesystem::path checkpoint_directory(std::int64_t checkpoint_id) const = 0;
-  // False once the checkpoint was aborted (its files are being deleted).
-  virtual bool checkpoint_pending(std::int64_t checkpoint_id) const = 0;
 };
 
 class Task {

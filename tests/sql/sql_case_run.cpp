@@ -11,6 +11,7 @@
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
+#include "../support/local_cluster.hpp"
 #include "clink/sql/catalog/catalog.hpp"
 #include "clink/sql/handler/statement_runner.hpp"
 #include "source_pacing.hpp"
@@ -73,7 +74,8 @@ JobRecord run_job(const nlohmann::json& spec, const RunSettings& s, std::size_t 
     o.checkpoints.directory = job_dir / "checkpoints";
     o.restart = RestartStrategy::fixed_delay(2, 0);
   }
-  JobHandle handle = execute_async(graph, o);
+  JobHandle handle = s.cluster ? LocalCluster::shared().runtime().launch(LocalCluster::next_job_id(), graph, o)
+                               : execute_async(graph, o);
   if (!handle.wait_for(kJobTimeout)) {
     handle.cancel();
     handle.wait_for(std::chrono::seconds(10));

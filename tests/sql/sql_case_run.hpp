@@ -19,6 +19,9 @@ struct RunSettings {
   bool wrap_sources = false;
   bool restore = false;
   std::vector<std::int64_t> fail_at;
+  // Every job on a cluster in this process (tests/support/local_cluster.hpp): deployed
+  // to 3 workers over the control plane, its channels over the network shuffle.
+  bool cluster = false;
 };
 
 struct JobRecord {

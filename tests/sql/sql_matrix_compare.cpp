@@ -20,6 +20,7 @@ RunSettings variant_settings(const std::string& variant) {
   else if (variant == "p4") s.parallelism = 4;
   else if (variant == "rocksdb") s.state_backend = "rocksdb";
   else if (variant == "restore") s.restore = true;
+  else if (variant == "cluster") s.parallelism = 4, s.cluster = true;
   else ADD_FAILURE() << "unknown matrix variant " << variant;
   return s;
 }

@@ -15,7 +15,7 @@ struct SqlTestInput {
 
 // The variants the matrix runs a case in besides the plain run (docs/sql-tests.md).
 inline const std::vector<std::string>& matrix_variants() {
-  static const std::vector<std::string> v = {"p2", "p4", "restore", "rocksdb"};
+  static const std::vector<std::string> v = {"p2", "p4", "restore", "rocksdb", "cluster"};
   return v;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -73,6 +74,11 @@ struct ExecutionOptions {
   CheckpointConfig checkpoints;
   RestartStrategy restart;
   std::optional<RestoreSettings> restore;  // start from this checkpoint or savepoint
+  // Called when a checkpoint (not a savepoint) completed, its metadata written, before
+  // any task hears of it: a highly available coordinator stores the pointer here, so a
+  // new leader never resumes from a checkpoint older than committed output. A throw
+  // fails the checkpoint.
+  std::function<void(std::int64_t checkpoint_id, const std::filesystem::path& dir)> on_checkpoint_completed;
 };
 
 

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -34,6 +36,9 @@ class InputGate {
   // Makes a waiting pop() return (empty) now, so the task can read its mailbox.
   void wake();
   void cancel();
+  // Called after each pop, outside the lock, with the channel popped: a channel that
+  // ends in another process returns a credit to its sender (src/cluster/shuffle).
+  void set_pop_listener(std::function<void(std::size_t channel)> listener);
 
   std::size_t channels() const { return channel_inputs_.size(); }
   int input_of(std::size_t channel) const { return channel_inputs_[channel]; }
@@ -56,6 +61,7 @@ class InputGate {
   std::size_t high_water_ = 0;
   bool cancelled_ = false;
   bool woken_ = false;
+  std::shared_ptr<const std::function<void(std::size_t)>> pop_listener_;  // under mu_
 };
 
 }  // namespace clink

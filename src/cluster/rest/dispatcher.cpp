@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "clink/cluster/config/cluster_config.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 
@@ -87,136 +88,40 @@ class LocalClusterInfo final : public ClusterInfo {
   const Dispatcher& dispatcher_;
 };
 
-std::string option_string(const std::string& key, const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number() || v.is_boolean()) return v.dump();
-  throw BadRequestError(fmt::format("option '{}': expected a string, got {}", key, v.dump()));
-}
-
-std::int64_t option_int(const std::string& key, const nlohmann::json& v) {
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    std::size_t used = 0;
-    try {
-      std::int64_t n = std::stoll(s, &used);
-      if (used == s.size()) return n;
-    } catch (const std::exception&) {
-    }
-  }
-  throw BadRequestError(fmt::format("option '{}': expected an integer, got {}", key, v.dump()));
-}
-
-bool option_bool(const std::string& key, const nlohmann::json& v) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_string() && (v == "true" || v == "false")) return v == "true";
-  throw BadRequestError(fmt::format("option '{}': expected true or false, got {}", key, v.dump()));
-}
-
 }  // namespace
 
-std::int64_t parse_duration_ms(const std::string& key, const nlohmann::json& value) {
-  if (value.is_number_integer()) return value.get<std::int64_t>();
-  if (!value.is_string()) throw BadRequestError(fmt::format("option '{}': expected a duration, got {}", key, value.dump()));
-  const std::string s = value.get<std::string>();
-  std::size_t i = 0;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-  if (i == 0) throw BadRequestError(fmt::format("option '{}': '{}' is not a duration (e.g. 10 s, 500 ms)", key, s));
-  std::int64_t n = std::stoll(s.substr(0, i));
-  std::string unit = s.substr(i);
-  unit.erase(std::remove(unit.begin(), unit.end(), ' '), unit.end());
-  static const std::pair<const char*, std::int64_t> kUnits[] = {
-      {"", 1},         {"ms", 1},     {"milli", 1},   {"millis", 1},   {"millisecond", 1}, {"milliseconds", 1},
-      {"s", 1000},     {"sec", 1000}, {"secs", 1000}, {"second", 1000}, {"seconds", 1000},
-      {"min", 60'000}, {"m", 60'000}, {"mins", 60'000}, {"minute", 60'000}, {"minutes", 60'000},
-      {"h", 3'600'000}, {"hour", 3'600'000}, {"hours", 3'600'000}, {"d", 86'400'000}, {"day", 86'400'000},
-      {"days", 86'400'000}};
-  for (const auto& [name, factor] : kUnits)
-    if (unit == name) return n * factor;
-  throw BadRequestError(fmt::format("option '{}': unknown time unit in '{}'", key, s));
-}
-
-SubmitOptions parse_submit_options(const nlohmann::json& options) {
-  SubmitOptions o;
-  if (options.is_null()) return o;
-  if (!options.is_object()) throw BadRequestError("\"options\": expected a JSON object");
-  auto& cp = o.execution.checkpoints;
-  std::string restart = "none";
-  int attempts = -1;
-  std::int64_t delay_ms = -1, max_delay_ms = 60'000;
-  for (const auto& [key, v] : options.items()) {
-    if (key == "parallelism.default") {
-      auto p = option_int(key, v);
-      if (p < 1 || p > (1 << 15)) throw BadRequestError(fmt::format("option '{}': {} is out of range 1..32768", key, p));
-      o.parallelism = static_cast<int>(p);
-    } else if (key == "execution.checkpointing.dir") {
-      try {
-        cp.directory = storage_path(option_string(key, v));
-      } catch (const ClinkError& e) {
-        throw BadRequestError(fmt::format("option '{}': {}", key, e.what()));
-      }
-      cp.state_backend.working_dir = cp.directory / "working";
-    } else if (key == "execution.checkpointing.interval") {
-      cp.interval_ms = parse_duration_ms(key, v);
-    } else if (key == "execution.checkpointing.num-retained") {
-      cp.retained = static_cast<int>(option_int(key, v));
-      if (cp.retained < 1) throw BadRequestError(fmt::format("option '{}': must be at least 1", key));
-    } else if (key == "execution.checkpointing.mode") {
-      std::string m = option_string(key, v);
-      if (m == "EXACTLY_ONCE") cp.mode = CheckpointingMode::kExactlyOnce;
-      else if (m == "AT_LEAST_ONCE") cp.mode = CheckpointingMode::kAtLeastOnce;
-      else throw BadRequestError(fmt::format("option '{}': '{}' is not EXACTLY_ONCE or AT_LEAST_ONCE", key, m));
-    } else if (key == "state.backend.type") {
-      std::string b = option_string(key, v);
-      if (b == "hashmap" || b == "memory") cp.state_backend.kind = "memory";
-      else if (b == "rocksdb") cp.state_backend.kind = "rocksdb";
-      else throw BadRequestError(fmt::format("option '{}': '{}' is not hashmap or rocksdb", key, b));
-    } else if (key == "execution.state-recovery.path") {
-      std::string from = option_string(key, v);
-      std::filesystem::path p;
-      try {
-        p = storage_path(from);
-      } catch (const ClinkError& e) {
-        throw BadRequestError(fmt::format("option '{}': {}", key, e.what()));
-      }
-      // A checkpoint directory (with chk-<n> inside) restores from its latest checkpoint.
-      if (!std::filesystem::exists(p / kMetadataFile)) {
-        auto latest = latest_checkpoint(p);
-        if (!latest) throw BadRequestError(fmt::format("option '{}': no completed checkpoint or savepoint in {}", key, from));
-        p = *latest;
-      }
-      bool allow = o.execution.restore ? o.execution.restore->allow_non_restored_state : false;
-      o.execution.restore = RestoreSettings{p, allow};
-    } else if (key == "execution.state-recovery.ignore-unclaimed-state") {
-      bool allow = option_bool(key, v);
-      if (!o.execution.restore) o.execution.restore = RestoreSettings{};
-      o.execution.restore->allow_non_restored_state = allow;
-    } else if (key == "restart-strategy.type") {
-      restart = option_string(key, v);
-      if (restart == "fixeddelay" || restart == "fixed-delay") restart = "fixed-delay";
-      else if (restart == "exponentialdelay" || restart == "exponential-delay") restart = "exponential-delay";
-      else if (restart == "none" || restart == "off" || restart == "disable") restart = "none";
-      else throw BadRequestError(fmt::format("option '{}': '{}' is not none, fixed-delay or exponential-delay", key, restart));
-    } else if (key == "restart-strategy.fixed-delay.attempts" ||
-               key == "restart-strategy.exponential-delay.attempts-before-reset-backoff") {
-      attempts = static_cast<int>(option_int(key, v));
-    } else if (key == "restart-strategy.fixed-delay.delay" || key == "restart-strategy.exponential-delay.initial-backoff") {
-      delay_ms = parse_duration_ms(key, v);
-    } else if (key == "restart-strategy.exponential-delay.max-backoff") {
-      max_delay_ms = parse_duration_ms(key, v);
-    } else {
-      throw BadRequestError(fmt::format("option '{}' is not known (see POST /api/v1/jobs/spec)", key));
+SubmitOptions parse_submit_options(const nlohmann::json& options, const std::map<std::string, std::string>& defaults) {
+  if (!options.is_null() && !options.is_object()) throw BadRequestError("\"options\": expected a JSON object");
+  // The coordinator's configuration, then the job's options over it: Flink's keys,
+  // values and defaults, read by the same ClusterConfig the coordinator reads.
+  ClusterConfig config;
+  for (const auto& [k, v] : defaults) config.set(k, v);
+  if (options.is_object()) {
+    for (const auto& [key, v] : options.items()) {
+      if (v.is_object() || v.is_array() || v.is_null())
+        throw BadRequestError(fmt::format("option '{}': expected a string, number or boolean, got {}", key, v.dump()));
+      config.set(key, v.is_string() ? v.get<std::string>() : v.dump());
     }
   }
-  if (cp.interval_ms > 0 && cp.directory.empty())
-    throw BadRequestError("option 'execution.checkpointing.interval' needs 'execution.checkpointing.dir'");
-  if (o.execution.restore && o.execution.restore->path.empty())
-    throw BadRequestError("option 'execution.state-recovery.ignore-unclaimed-state' needs 'execution.state-recovery.path'");
-  if (restart == "fixed-delay")
-    o.execution.restart = RestartStrategy::fixed_delay(attempts < 0 ? 1 : attempts, delay_ms < 0 ? 1000 : delay_ms);
-  else if (restart == "exponential-delay")
-    o.execution.restart = RestartStrategy::exponential_backoff(attempts < 0 ? 3 : attempts, delay_ms < 0 ? 1000 : delay_ms,
-                                                               max_delay_ms);
+  SubmitOptions o;
+  try {
+    o.execution = execution_options(config);
+    // Only the job's own: the coordinator's parallelism.default (1 in Flink's shipped
+    // config) must not override what the spec says.
+    if (options.is_object() && options.contains("parallelism.default")) o.parallelism = config.default_parallelism();
+  } catch (const ClinkError& e) {
+    throw BadRequestError(fmt::format("options: {}", e.what()));
+  }
+  auto& cp = o.execution.checkpoints;
+  if (cp.state_backend.working_dir.empty() && !cp.directory.empty()) cp.state_backend.working_dir = cp.directory / "working";
+  // A checkpoint directory (with chk-<n> inside) restores from its latest checkpoint.
+  if (o.execution.restore && !std::filesystem::exists(o.execution.restore->path / kMetadataFile)) {
+    auto latest = latest_checkpoint(o.execution.restore->path);
+    if (!latest)
+      throw BadRequestError(fmt::format("options: execution.state-recovery.path: no completed checkpoint or savepoint in {}",
+                                        o.execution.restore->path.string()));
+    o.execution.restore->path = *latest;
+  }
   return o;
 }
 

@@ -36,27 +36,21 @@ class BadRequestError : public ClinkError {
   using ClinkError::ClinkError;
 };
 
-// How one submitted job runs: the "options" of POST /api/v1/jobs/spec, named by Flink's
-// configuration keys (a Flink user's settings carry over):
-//   parallelism.default                                  int: the job's default parallelism
-//   execution.checkpointing.dir                          path or file:// URI
-//   execution.checkpointing.interval                     ms (number) or a duration ("10 s")
-//   execution.checkpointing.num-retained                 int
-//   execution.checkpointing.mode                         EXACTLY_ONCE | AT_LEAST_ONCE
-//   state.backend.type                                   hashmap (= memory) | rocksdb
-//   execution.state-recovery.path                        savepoint, chk-<n>, or a checkpoint dir
-//   execution.state-recovery.ignore-unclaimed-state      bool (allow non-restored state)
-//   restart-strategy.type                                none | fixed-delay | exponential-delay
-//   restart-strategy.fixed-delay.attempts / .delay
-//   restart-strategy.exponential-delay.attempts-before-reset-backoff / .initial-backoff / .max-backoff
+// How one submitted job runs: the "options" of POST /api/v1/jobs/spec, Flink's
+// configuration keys (a Flink user's settings carry over), read over the coordinator's
+// own configuration by ClusterConfig (docs/cluster.md lists the keys). The ones a job
+// sets most: parallelism.default, execution.checkpointing.dir / .interval /
+// .num-retained / .mode, state.backend.type, execution.state-recovery.path (a
+// savepoint, a chk-<n>, or a checkpoint directory: its newest) and
+// .ignore-unclaimed-state, restart-strategy.*.
 struct SubmitOptions {
   int parallelism = 0;  // 0: the spec's
   ExecutionOptions execution;
 };
-// Parses the "options" object; throws BadRequestError naming the key.
-SubmitOptions parse_submit_options(const nlohmann::json& options);
-// A duration as Flink writes them ("10 s", "500ms", "1 min", or a number of ms).
-std::int64_t parse_duration_ms(const std::string& key, const nlohmann::json& value);
+// Parses the "options" object over `defaults` (the coordinator's configuration);
+// throws BadRequestError naming the key.
+SubmitOptions parse_submit_options(const nlohmann::json& options,
+                                   const std::map<std::string, std::string>& defaults = {});
 
 // One savepoint or stop-with-savepoint operation, by its trigger id.
 struct SavepointOperation {

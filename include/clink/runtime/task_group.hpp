@@ -1,0 +1,144 @@
+#pragma once
+// The tasks of one attempt of a job, and where they run. One runtime, two deployments:
+// embedded, a JobRun runs every task in a TaskGroup of its own process; in a cluster,
+// the coordinator's JobRun drives a TaskDeployer that ships the job to workers, and
+// each worker runs its share of the tasks in a TaskGroup whose events travel back.
+//
+// Tasks are numbered in plan order: the chains of plan_tasks(), each subtask in turn.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "clink/core/stream_element.hpp"
+#include "clink/metrics/metric_registry.hpp"
+#include "clink/runtime/channel_writer.hpp"
+#include "clink/runtime/executor.hpp"
+#include "clink/runtime/input_gate.hpp"
+
+namespace clink {
+
+namespace detail {
+class Task;
+}
+
+// A snapshot of every operator of a task at one checkpoint: (operator uid, state).
+using TaskSnapshot = std::vector<std::pair<std::string, OperatorSubtaskState>>;
+
+// What running tasks tell the checkpoint coordinator of their job.
+class TaskEvents {
+ public:
+  virtual ~TaskEvents() = default;
+  virtual void fail(const std::string& message) = 0;
+  // alignment_ns: how long the task held back inputs waiting for all barriers.
+  virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot,
+                                      std::int64_t alignment_ns) = 0;
+  // The task ran end_of_input() and now waits for its final checkpoint (FLIP-147): it
+  // takes part in checkpoints through its mailbox, without barriers (its outputs ended).
+  virtual void task_ended(std::size_t task) = 0;
+  // The task exited after its work was done and committed (or it started finished):
+  // checkpoints record its operators' subtasks as finished, with no state.
+  virtual void task_finished(std::size_t task) = 0;
+  // The task ran notify_checkpoint_complete(checkpoint_id) on all its operators.
+  virtual void checkpoint_committed(std::size_t task, std::int64_t checkpoint_id) = 0;
+  // Where the snapshot files of checkpoint (or savepoint) `checkpoint_id` go.
+  virtual std::filesystem::path checkpoint_directory(std::int64_t checkpoint_id) const = 0;
+  // False once the checkpoint was aborted (its files are being deleted).
+  virtual bool checkpoint_pending(std::int64_t checkpoint_id) const = 0;
+};
+
+// The layout of a job's tasks.
+struct TaskLayout {
+  struct Entry {
+    std::size_t chain = 0;
+    int subtask = 0;
+    int parallelism = 1;
+    bool source = false;  // the chain's head has no inputs
+  };
+  std::vector<std::vector<std::string>> chains;  // operator ids, head first
+  std::vector<Entry> tasks;                      // by task index
+  static TaskLayout of(const JobGraph& graph);
+};
+
+// Some (or all) tasks of one attempt, run on threads of this process.
+class TaskGroup {
+ public:
+  struct Wiring {
+    // Which tasks run here (empty: all of them).
+    std::vector<std::size_t> local_tasks;
+    // The sending end of channel `channel` of task `task`'s input gate, for a task that
+    // runs elsewhere.
+    std::function<std::unique_ptr<ChannelWriter>(std::size_t task, std::size_t channel)> remote_writer;
+    // Called on a task's thread as it exits.
+    std::function<void(std::size_t task)> exited;
+  };
+  // Builds the tasks, restoring from `restore` (a checkpoint or savepoint directory);
+  // throws ClinkError on a bad graph or restore. `metrics` and `events` outlive the group.
+  TaskGroup(const JobGraph& graph, const ExecutionOptions& options, const std::optional<std::filesystem::path>& restore,
+            TaskEvents& events, MetricRegistry& metrics, Wiring wiring);
+  ~TaskGroup();  // cancels, joins, and removes a working directory it made
+  TaskGroup(const TaskGroup&) = delete;
+  TaskGroup& operator=(const TaskGroup&) = delete;
+
+  const TaskLayout& layout() const { return layout_; }
+  bool is_local(std::size_t task) const;
+  InputGate* gate(std::size_t task) const;  // null for sources and tasks elsewhere
+
+  void start();
+  // Every task stops (they leave quietly, as on a cancel).
+  void cancel();
+  bool cancelled() const;
+  // Waits until every local task exited.
+  void join();
+
+  // Sources inject the barrier; tasks past their end of input snapshot at once.
+  void trigger_checkpoint(std::size_t task, const CheckpointBarrier& barrier);
+  void notify_checkpoint_complete(std::size_t task, std::int64_t checkpoint_id);
+  // Sources poll again after a stop-with-savepoint failed (the job goes on).
+  void resume_after_failed_stop(std::size_t task);
+
+ private:
+  class Control;
+  TaskLayout layout_;
+  ExecutionOptions options_;
+  std::unique_ptr<Control> control_;
+  std::vector<std::unique_ptr<detail::Task>> tasks_;  // by task index; null when elsewhere
+  std::function<void(std::size_t)> exited_;
+  std::vector<std::thread> threads_;
+  std::filesystem::path own_working_dir_;
+};
+
+// Coordinator side of a cluster: runs each attempt's tasks somewhere else.
+class TaskDeployer {
+ public:
+  virtual ~TaskDeployer() = default;
+  // Starts attempt `attempt` of every task, restoring from `restore`; throws when it
+  // cannot (no slots, no workers).
+  virtual void deploy(std::int64_t attempt, const std::optional<std::filesystem::path>& restore) = 0;
+  // Blocks until every task of the current attempt exited (the tasks of a lost worker
+  // count as exited: the deployer reports the loss through TaskEvents::fail first).
+  virtual void wait_exited() = 0;
+  virtual void cancel() = 0;
+  // Before a checkpoint's barriers go out: where its files go (every task that will
+  // snapshot for it must know).
+  virtual void checkpoint_started(const CheckpointBarrier& barrier, const std::filesystem::path& dir) = 0;
+  virtual void trigger_checkpoint(std::size_t task, const CheckpointBarrier& barrier) = 0;
+  virtual void notify_checkpoint_complete(std::size_t task, std::int64_t checkpoint_id) = 0;
+  virtual void resume_after_failed_stop(std::size_t task) = 0;
+};
+
+// Runs `graph` with its tasks deployed by the deployer `make_deployer` returns; that
+// deployer reports its tasks' events to the TaskEvents it is given, and their metrics
+// into the job's MetricRegistry. Checkpoints, savepoints and restarts are the embedded
+// runtime's.
+using DeployerFactory = std::function<std::unique_ptr<TaskDeployer>(TaskEvents&, MetricRegistry&)>;
+JobHandle execute_deployed(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer);
+
+}  // namespace clink

@@ -1,0 +1,277 @@
+// Builds and runs the tasks of one attempt (all of them, or a worker's share): each
+// chain at each subtask index becomes a task with its operators, state restored from
+// the checkpoint, and every edge wired to the next operator of the chain, a gate of
+// this process, or a channel to another process.
+#include "clink/runtime/task_group.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+
+#include <unistd.h>
+
+#include "clink/checkpoint/timer_snapshot.hpp"
+#include "clink/core/error.hpp"
+#include "clink/state/keyed_state_backend.hpp"
+#include "finished_operators.hpp"
+#include "task.hpp"
+
+namespace clink {
+
+TaskLayout TaskLayout::of(const JobGraph& g) {
+  TaskLayout layout;
+  // Chains: each node joins its upstream's chain when their edge is chained.
+  std::map<std::string, std::size_t> chain_of;
+  for (const auto& id : g.topological_order()) {
+    auto ins = g.inputs_of(id);
+    if (ins.size() == 1 && g.is_chained(*ins[0])) {
+      std::size_t c = chain_of.at(ins[0]->from);
+      layout.chains[c].push_back(id);
+      chain_of[id] = c;
+    } else {
+      chain_of[id] = layout.chains.size();
+      layout.chains.push_back({id});
+    }
+  }
+  for (std::size_t c = 0; c < layout.chains.size(); ++c) {
+    const JobNode& head = g.node(layout.chains[c].front());
+    int p = g.parallelism_of(head);
+    for (int s = 0; s < p; ++s) layout.tasks.push_back({c, s, p, head.num_inputs == 0});
+  }
+  return layout;
+}
+
+// The tasks' view of their job: the group's cancel flag, and the coordinator's events.
+class TaskGroup::Control final : public detail::JobControl {
+ public:
+  explicit Control(TaskEvents& events) : events_(events) {}
+  bool cancelled() const override { return cancelled_.load(std::memory_order_relaxed); }
+  void cancel() { cancelled_.store(true); }
+  void fail(const std::string& message) override { events_.fail(message); }
+  void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot, std::int64_t alignment_ns) override {
+    events_.acknowledge_checkpoint(task, id, std::move(snapshot), alignment_ns);
+  }
+  void task_ended(std::size_t task) override { events_.task_ended(task); }
+  void task_finished(std::size_t task) override { events_.task_finished(task); }
+  void checkpoint_committed(std::size_t task, std::int64_t id) override { events_.checkpoint_committed(task, id); }
+  std::filesystem::path checkpoint_directory(std::int64_t id) const override { return events_.checkpoint_directory(id); }
+  bool checkpoint_pending(std::int64_t id) const override { return events_.checkpoint_pending(id); }
+
+ private:
+  TaskEvents& events_;
+  std::atomic<bool> cancelled_{false};
+};
+
+TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
+                     const std::optional<std::filesystem::path>& restore, TaskEvents& events, MetricRegistry& metrics,
+                     Wiring wiring)
+    : layout_(TaskLayout::of(graph)),
+      options_(options),
+      control_(std::make_unique<Control>(events)),
+      exited_(std::move(wiring.exited)) {
+  const std::size_t n_tasks = layout_.tasks.size();
+  std::vector<bool> local(n_tasks, wiring.local_tasks.empty());
+  for (std::size_t t : wiring.local_tasks) local.at(t) = true;
+
+  std::optional<CheckpointMetadata> meta;
+  std::filesystem::path restore_dir;
+  if (restore) {
+    restore_dir = *restore;
+    meta = CheckpointMetadata::read(restore_dir);
+  }
+  // Fully finished operators (every subtask finished) do not run again.
+  const auto finished = detail::fully_finished_operators(graph, layout_.chains, meta ? &*meta : nullptr, restore_dir);
+  struct Placement {
+    std::size_t chain;
+    std::size_t position;
+  };
+  std::map<std::string, Placement> where;
+  for (std::size_t c = 0; c < layout_.chains.size(); ++c)
+    for (std::size_t i = 0; i < layout_.chains[c].size(); ++i) where[layout_.chains[c][i]] = {c, i};
+  std::vector<std::size_t> first_task(layout_.chains.size(), 0);  // task index of each chain's subtask 0
+  for (std::size_t t = n_tasks; t-- > 0;)
+    if (layout_.tasks[t].subtask == 0) first_task[layout_.tasks[t].chain] = t;
+  // Channel index, at the downstream gate, of (input edge, upstream subtask).
+  std::map<std::pair<const JobEdge*, int>, std::size_t> channel_of;
+  std::vector<std::vector<int>> channel_inputs(layout_.chains.size());
+  for (std::size_t c = 0; c < layout_.chains.size(); ++c)
+    for (const JobEdge* e : graph.inputs_of(layout_.chains[c].front())) {
+      int up = graph.parallelism_of(graph.node(e->from));
+      for (int u = 0; u < up; ++u) {
+        channel_of[{e, u}] = channel_inputs[c].size();
+        channel_inputs[c].push_back(e->to_input);
+      }
+    }
+
+  auto working_dir = [&] {
+    if (own_working_dir_.empty()) {
+      static std::atomic<int> counter{0};
+      own_working_dir_ = std::filesystem::temp_directory_path() /
+                         ("clink-state-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    }
+    return own_working_dir_;
+  };
+
+  tasks_.resize(n_tasks);
+  for (std::size_t t = 0; t < n_tasks; ++t) {
+    if (!local[t]) continue;
+    const auto& entry = layout_.tasks[t];
+    const auto& chain = layout_.chains[entry.chain];
+    const JobNode& head = graph.node(chain.front());
+    const int s = entry.subtask, p = entry.parallelism;
+    auto task = std::make_unique<detail::Task>(t, head.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")",
+                                               *control_, *options_.clock, options_.checkpoints);
+    if (head.num_inputs > 0)
+      task->gate = std::make_unique<InputGate>(channel_inputs[entry.chain], graph.config.channel_capacity);
+    task->finished_on_restore = finished.count(head.id) > 0;
+    for (const auto& id : chain) {
+      const JobNode& n = graph.node(id);
+      auto host = std::make_unique<detail::OperatorHost>();
+      host->node = &n;
+      host->display_name = n.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")";
+      host->metrics = metrics.operator_metrics(n.id, s, task->time_metrics());
+      host->output.metrics = host->metrics.get();
+      int max_par = graph.max_parallelism_of(n);
+      host->ctx = std::make_unique<RuntimeContext>(n.id, n.name, s, p, max_par, &host->output, host->metrics,
+                                                   *options_.clock);
+      RuntimeContext& ctx = *host->ctx;
+      ctx.set_checkpointing_enabled(options_.checkpoints.enabled());
+      ctx.set_task_mailbox([tk = task.get()](std::function<void()> action) { tk->post(std::move(action)); });
+      ctx.set_cancelled_check([c = control_.get()] { return c->cancelled(); });
+      // Operators whose every input is hash-partitioned are keyed: they get a backend.
+      auto ins = graph.inputs_of(n.id);
+      bool keyed = !ins.empty() && std::all_of(ins.begin(), ins.end(), [](const JobEdge* e) {
+        return e->partitioning == Partitioning::kHash;
+      });
+      if (keyed) {
+        StateBackendConfig cfg = options_.checkpoints.state_backend;
+        if (cfg.working_dir.empty()) cfg.working_dir = working_dir();
+        ctx.set_keyed_state_backend(make_keyed_state_backend(cfg, n.uid, s, ctx.key_groups(), max_par, *options_.clock));
+      }
+      if (meta) {
+        auto it = meta->operators.find(n.uid);
+        if (it != meta->operators.end()) {
+          const OperatorCheckpointState& old = it->second;
+          std::vector<KeyedStateHandle> handles;
+          std::vector<std::pair<std::filesystem::path, int>> timer_files;
+          std::vector<OperatorStateStore> op_states;
+          for (const auto& st : old.subtasks) {
+            for (const auto& h : st.keyed)
+              if (h.key_groups.first <= ctx.key_groups().last && h.key_groups.last >= ctx.key_groups().first)
+                handles.push_back(h);
+            if (!st.timers_file.empty()) timer_files.emplace_back(restore_dir / st.timers_file, st.subtask);
+            if (!st.operator_state_file.empty())
+              op_states.push_back(OperatorStateStore::read(restore_dir / st.operator_state_file));
+          }
+          if (!handles.empty()) {
+            if (!ctx.keyed_state_backend())
+              throw ClinkError("cannot restore operator '" + n.uid + "': it has keyed state but is not keyed now");
+            ctx.keyed_state_backend()->restore(handles);
+          }
+          restore_timers(ctx.timer_service(), timer_files, ctx.key_groups(), max_par, s);
+          ctx.set_operator_state(OperatorStateStore::redistribute(op_states, s, p));
+          ctx.set_restored(true);
+        }
+      }
+      host->op = n.build();
+      if (!host->op) throw ClinkError("operator '" + n.id + "': builder returned nothing");
+      if (host->op->num_inputs() != n.num_inputs)
+        throw ClinkError("operator '" + n.id + "' declares " + std::to_string(n.num_inputs) +
+                         " inputs but its implementation has " + std::to_string(host->op->num_inputs()));
+      task->chain.push_back(std::move(host));
+    }
+    tasks_[t] = std::move(task);
+  }
+
+  // Wire every edge out of a local task: chained edges call the next operator, others
+  // go through channels, to a gate here or a task elsewhere.
+  for (const JobEdge& e : graph.edges) {
+    Placement from = where.at(e.from);
+    Placement to = where.at(e.to);
+    int up = graph.parallelism_of(graph.node(e.from));
+    int down = graph.parallelism_of(graph.node(e.to));
+    int max_par = graph.max_parallelism_of(graph.node(e.to));
+    for (int s = 0; s < up; ++s) {
+      detail::Task* task = tasks_[first_task[from.chain] + static_cast<std::size_t>(s)].get();
+      if (!task) continue;
+      detail::OperatorHost& src = *task->chain[from.position];
+      std::unique_ptr<detail::Target> target;
+      if (from.chain == to.chain) {
+        target = std::make_unique<detail::ChainedTarget>(task->chain[to.position].get());
+      } else {
+        std::unique_ptr<Partitioner> part;
+        switch (e.partitioning) {
+          case Partitioning::kForward:
+            // Flink: forward needs equal parallelism; otherwise records are rebalanced.
+            part = up == down ? make_forward_partitioner(s, down) : make_rebalance_partitioner(s, down);
+            break;
+          case Partitioning::kRebalance: part = make_rebalance_partitioner(s, down); break;
+          case Partitioning::kBroadcast: part = make_broadcast_partitioner(down); break;
+          case Partitioning::kHash: part = e.hash_partitioner(s, down, max_par); break;
+        }
+        std::vector<std::unique_ptr<ChannelWriter>> writers;
+        for (int d = 0; d < down; ++d) {
+          std::size_t target_task = first_task[to.chain] + static_cast<std::size_t>(d);
+          std::size_t channel = channel_of.at({&e, s});
+          if (tasks_[target_task]) writers.push_back(make_local_channel_writer(*tasks_[target_task]->gate, channel));
+          else writers.push_back(wiring.remote_writer(target_task, channel));
+        }
+        target = std::make_unique<detail::NetworkTarget>(std::move(part), std::move(writers), task->time_metrics().get());
+      }
+      if (e.side_output.empty()) src.output.main.push_back(std::move(target));
+      else src.output.sides[e.side_output].push_back(std::move(target));
+    }
+  }
+}
+
+TaskGroup::~TaskGroup() {
+  cancel();
+  join();
+  tasks_.clear();  // closes the backends before their working directory goes
+  if (!own_working_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(own_working_dir_, ec);
+  }
+}
+
+bool TaskGroup::is_local(std::size_t task) const { return task < tasks_.size() && tasks_[task]; }
+
+InputGate* TaskGroup::gate(std::size_t task) const { return is_local(task) ? tasks_[task]->gate.get() : nullptr; }
+
+void TaskGroup::start() {
+  for (std::size_t t = 0; t < tasks_.size(); ++t) {
+    if (!tasks_[t]) continue;
+    threads_.emplace_back([this, t] {
+      tasks_[t]->run();
+      if (exited_) exited_(t);
+    });
+  }
+}
+
+void TaskGroup::cancel() {
+  control_->cancel();
+  for (auto& t : tasks_)
+    if (t && t->gate) t->gate->cancel();
+}
+
+bool TaskGroup::cancelled() const { return control_->cancelled(); }
+
+void TaskGroup::join() {
+  for (auto& th : threads_)
+    if (th.joinable()) th.join();
+  threads_.clear();
+}
+
+void TaskGroup::trigger_checkpoint(std::size_t task, const CheckpointBarrier& barrier) {
+  if (is_local(task)) tasks_[task]->trigger_checkpoint(barrier);
+}
+
+void TaskGroup::notify_checkpoint_complete(std::size_t task, std::int64_t checkpoint_id) {
+  if (is_local(task)) tasks_[task]->notify_checkpoint_complete(checkpoint_id);
+}
+
+void TaskGroup::resume_after_failed_stop(std::size_t task) {
+  if (is_local(task)) tasks_[task]->resume_after_failed_stop();
+}
+
+}  // namespace clink

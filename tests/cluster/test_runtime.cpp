@@ -1,0 +1,183 @@
+// The cluster runtime in one process: a ClusterRuntime (the coordinator's control plane
+// and slots) and workers, each with its own gRPC stream and TCP data port, run SQL and
+// MATCH_RECOGNIZE (CEP) jobs at parallelism 4 and must give exactly the embedded
+// runtime's output; a worker lost mid-job restarts the job from its latest checkpoint
+// with nothing lost or repeated; a savepoint taken on the cluster resumes embedded.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/local_cluster.hpp"
+#include "clink/registry/builtin_registry.hpp"
+#include "clink/runtime/job_graph_spec.hpp"
+#include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
+
+namespace clink::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("clink_cluster_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// The job spec of a script's one INSERT or statement set (${out} is `out`).
+nlohmann::json plan(std::string script, const fs::path& out) {
+  for (auto p = script.find("${out}"); p != std::string::npos; p = script.find("${out}", p))
+    script.replace(p, 6, out.string());
+  sql::Catalog catalog;
+  sql::StatementRunner runner(catalog);
+  nlohmann::json spec;
+  runner.on_job([&](const nlohmann::json& s, const sql::ast::Statement&) { spec = s; });
+  runner.run(script);
+  return spec;
+}
+
+// Every committed line under `dir` (files whose names do not start with '.' or '_'), sorted.
+std::vector<std::string> committed_lines(const fs::path& dir) {
+  std::vector<std::string> lines;
+  if (!fs::exists(dir)) return lines;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    auto name = e.path().filename().string();
+    if (!e.is_regular_file() || name.empty() || name[0] == '.' || name[0] == '_') continue;
+    std::ifstream f(e.path());
+    for (std::string l; std::getline(f, l);) lines.push_back(l);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// 13 keys x 1 s tumbling windows, and a MATCH_RECOGNIZE per key of 7, over a sequence
+// with event time id * 10 ms.
+std::string script(long long rows, long long rows_per_second) {
+  const std::string n = std::to_string(rows);
+  return "SET 'parallelism.default' = '4';\n"
+         "CREATE TABLE nums (id BIGINT NOT NULL, ts AS TO_TIMESTAMP_LTZ(id * 10, 3), "
+         "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen', 'number-of-rows' = '" + n +
+         "', 'rows-per-second' = '" + std::to_string(rows_per_second) +
+         "', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '" + n + "');\n"
+         "CREATE TABLE win (k BIGINT, ws TIMESTAMP(3), c BIGINT, s BIGINT) WITH ('connector' = 'filesystem', "
+         "'path' = '${out}/win', 'format' = 'csv');\n"
+         "CREATE TABLE cep (k BIGINT, a BIGINT, c BIGINT, n BIGINT) WITH ('connector' = 'filesystem', "
+         "'path' = '${out}/cep', 'format' = 'csv');\n"
+         "EXECUTE STATEMENT SET BEGIN\n"
+         "INSERT INTO win SELECT MOD(id, 13), window_start, COUNT(*), SUM(id) FROM TABLE(TUMBLE(TABLE nums, "
+         "DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY MOD(id, 13), window_start, window_end;\n"
+         "INSERT INTO cep SELECT * FROM (SELECT MOD(id, 7) AS k, id, ts FROM nums) MATCH_RECOGNIZE (PARTITION BY k "
+         "ORDER BY ts MEASURES A.id AS a, C.id AS c, COUNT(B.id) AS n ONE ROW PER MATCH AFTER MATCH SKIP PAST "
+         "LAST ROW PATTERN (A B+ C) DEFINE A AS MOD(A.id, 11) = 0, B AS MOD(B.id, 11) <> 0, C AS MOD(C.id, 5) = 0);\n"
+         "END;\n";
+}
+
+struct Outputs {
+  std::vector<std::string> win, cep;
+};
+
+Outputs run_embedded(const nlohmann::json& spec, const fs::path& out, ExecutionOptions options = {}) {
+  execute(from_spec(spec, builtin_registry()), options);
+  return {committed_lines(out / "win"), committed_lines(out / "cep")};
+}
+
+TEST(ClusterRuntime, SqlAndCepJobsOnThreeWorkersGiveTheEmbeddedOutput) {
+  fs::path dir = fresh_dir("match");
+  Outputs expected = run_embedded(plan(script(60000, 10'000'000), dir / "embedded"), dir / "embedded");
+  ASSERT_EQ(expected.win.size(), 7801u);  // 600 windows x 13 keys, and one window of the last row
+  ASSERT_EQ(expected.cep.size(), 1089u);
+
+  LocalCluster cluster(3);
+  auto spec = plan(script(60000, 10'000'000), dir / "cluster");
+  JobGraph graph = from_spec(spec, builtin_registry());
+  JobHandle job = cluster.runtime().launch("0123456789abcdef0123456789abcdef", graph, {});
+  ASSERT_TRUE(job.wait_for(60s));
+  job.wait();
+  EXPECT_EQ(committed_lines(dir / "cluster" / "win"), expected.win);
+  EXPECT_EQ(committed_lines(dir / "cluster" / "cep"), expected.cep);
+  // The job released its slots.
+  for (const auto& w : cluster.runtime().workers()) EXPECT_EQ(w.free_slots, 2) << w.id;
+  // The workers' heartbeats bring their operators' counters into the job's registry.
+  std::int64_t sources = 0;  // one scan per INSERT of the statement set
+  for (const auto& node : graph.nodes) sources += node.num_inputs == 0;
+  ASSERT_EQ(sources, 2);
+  auto source_rows = [&] {
+    std::int64_t n = 0;
+    for (const auto& node : graph.nodes)
+      if (node.num_inputs == 0) n += job.metrics().total(node.id).records_out;
+    return n;
+  };
+  for (int i = 0; i < 300 && source_rows() != 2 * 60000; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(source_rows(), 2 * 60000);
+}
+
+TEST(ClusterRuntime, ALostWorkerRestartsTheJobFromItsLatestCheckpointExactlyOnce) {
+  fs::path dir = fresh_dir("failover");
+  Outputs expected = run_embedded(plan(script(40000, 10'000'000), dir / "embedded"), dir / "embedded");
+
+  LocalCluster cluster(3);
+  auto spec = plan(script(40000, 20'000), dir / "cluster");  // about 2 s of input
+  JobGraph graph = from_spec(spec, builtin_registry());
+  ExecutionOptions o;
+  o.checkpoints.interval_ms = 100;
+  o.checkpoints.directory = dir / "checkpoints";
+  o.restart = RestartStrategy::fixed_delay(3, 100);
+  JobHandle job = cluster.runtime().launch("00000000000000000000000000000001", graph, o);
+  for (int i = 0; i < 1000 && job.checkpoint_counts().completed < 2; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_GE(job.checkpoint_counts().completed, 2);
+  // Lose worker w1 (its stream ends), and bring a new one for its slots.
+  cluster.workers()[1].reset();
+  cluster.add_worker(2, "w3");
+  ASSERT_TRUE(job.wait_for(60s));
+  job.wait();
+  EXPECT_EQ(job.checkpoint_counts().restarts, 1);
+  ASSERT_EQ(job.restart_causes().size(), 1u);
+  EXPECT_NE(job.restart_causes()[0].find("worker w1 was lost"), std::string::npos) << job.restart_causes()[0];
+  EXPECT_EQ(committed_lines(dir / "cluster" / "win"), expected.win);
+  EXPECT_EQ(committed_lines(dir / "cluster" / "cep"), expected.cep);
+}
+
+TEST(ClusterRuntime, ASavepointOfTheClusterResumesEmbeddedAtAnotherParallelism) {
+  fs::path dir = fresh_dir("savepoint");
+  Outputs expected = run_embedded(plan(script(40000, 10'000'000), dir / "embedded"), dir / "embedded");
+
+  LocalCluster cluster(2);
+  auto spec = plan(script(40000, 20'000), dir / "out");
+  JobGraph graph = from_spec(spec, builtin_registry());
+  ExecutionOptions o;
+  o.checkpoints.interval_ms = 100;
+  o.checkpoints.directory = dir / "checkpoints";
+  JobHandle job = cluster.runtime().launch("00000000000000000000000000000002", graph, o);
+  for (int i = 0; i < 1000 && job.checkpoint_counts().completed < 2; ++i) std::this_thread::sleep_for(10ms);
+  fs::path savepoint = job.stop_with_savepoint(dir / "savepoint");
+  ASSERT_EQ(job.status(), JobStatus::kCanceled);
+  auto partial = committed_lines(dir / "out" / "win");
+  EXPECT_LT(partial.size(), expected.win.size());  // stopped mid-way
+
+  // Resume in this process at parallelism 2.
+  auto resumed = spec;
+  resumed["config"]["parallelism"] = 2;
+  for (auto& op : resumed["ops"])
+    if (op.value("parallelism", 0) == 4) op["parallelism"] = 2;
+  ExecutionOptions r;
+  r.restore = RestoreSettings{savepoint, false};
+  execute(from_spec(resumed, builtin_registry()), r);
+  EXPECT_EQ(committed_lines(dir / "out" / "win"), expected.win);
+  EXPECT_EQ(committed_lines(dir / "out" / "cep"), expected.cep);
+}
+
+}  // namespace
+}  // namespace clink::test

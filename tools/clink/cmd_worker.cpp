@@ -1,0 +1,84 @@
+// clink worker --coordinator HOST:PORT: Flink's TaskManager. Finds the coordinator's
+// control-plane address through its REST API (/jobmanager/config, as Flink publishes
+// jobmanager.rpc.address / jobmanager.rpc.port), registers its slots and runs the
+// tasks deployed to it until SIGINT/SIGTERM.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "clink/cluster/worker/worker.hpp"
+#include "clink/core/error.hpp"
+#include "clink/registry/builtin_registry.hpp"
+#include "commands.hpp"
+#include "sql_session.hpp"
+
+namespace clink::cli {
+namespace {
+
+extern "C" void request_worker_stop(int) { stop_requested().store(true); }
+
+struct WorkerOptions {
+  std::string coordinator;  // REST host:port
+  int slots = 1;
+  std::string host = "127.0.0.1";
+  int data_port = 0;
+};
+
+// host:port of the coordinator's control plane, from its REST API.
+std::string rpc_address(const std::string& rest) {
+  auto colon = rest.rfind(':');
+  if (colon == std::string::npos) throw ClinkError("--coordinator " + rest + ": expected HOST:PORT");
+  std::string host = rest.substr(0, colon);
+  httplib::Client client(host, std::stoi(rest.substr(colon + 1)));
+  client.set_connection_timeout(std::chrono::seconds(5));
+  auto res = client.Get("/jobmanager/config");
+  if (!res || res->status != 200)
+    throw ClinkError("coordinator " + rest + ": GET /jobmanager/config failed" +
+                     (res ? " with HTTP " + std::to_string(res->status) : std::string(" (no answer)")));
+  std::string rpc_host = host, rpc_port;
+  for (const auto& entry : nlohmann::json::parse(res->body)) {
+    if (entry.at("key") == "jobmanager.rpc.port") rpc_port = entry.at("value").get<std::string>();
+    if (entry.at("key") == "jobmanager.rpc.address") rpc_host = entry.at("value").get<std::string>();
+  }
+  if (rpc_port.empty()) throw ClinkError("coordinator " + rest + " does not publish jobmanager.rpc.port");
+  return rpc_host + ":" + rpc_port;
+}
+
+int run_worker(const WorkerOptions& opts) {
+  std::signal(SIGINT, request_worker_stop);
+  std::signal(SIGTERM, request_worker_stop);
+  try {
+    cluster::WorkerConfig config;
+    std::string rest = opts.coordinator;
+    config.coordinator = [rest] { return rpc_address(rest); };
+    config.host = opts.host;
+    config.data_port = opts.data_port;
+    config.slots = opts.slots;
+    cluster::Worker worker(config, builtin_registry());
+    std::printf("worker %s: %d slots, data port %d\n", worker.id().c_str(), opts.slots, worker.data_port());
+    std::fflush(stdout);
+    while (!stop_requested().load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_worker_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<WorkerOptions>();
+  auto* cmd = app.add_subcommand("worker", "Run a worker (Flink's TaskManager) of a clink cluster");
+  cmd->add_option("--coordinator", opts->coordinator, "The coordinator's REST address, HOST:PORT")->required();
+  cmd->add_option("--slots", opts->slots, "Task slots (taskmanager.numberOfTaskSlots)")->default_val(1);
+  cmd->add_option("--host", opts->host, "Where this worker's data plane listens")->default_val("127.0.0.1");
+  cmd->add_option("--data-port", opts->data_port, "The data plane's port (0: any free port)")->default_val(0);
+  cmd->callback([opts, &exit_code] { exit_code = run_worker(*opts); });
+}
+
+}  // namespace clink::cli
