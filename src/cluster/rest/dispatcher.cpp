@@ -174,7 +174,8 @@ const JobVertex* DispatchedJob::vertex(const std::string& vertex_id) const {
 }
 
 Dispatcher::Dispatcher(DispatcherOptions options) : options_(std::move(options)) {
-  if (!options_.launcher) options_.launcher = [](const JobGraph& g, ExecutionOptions o) { return execute_async(g, std::move(o)); };
+  if (!options_.launcher)
+    options_.launcher = [](const std::string&, const JobGraph& g, ExecutionOptions o) { return execute_async(g, std::move(o)); };
   if (!options_.cluster) options_.cluster = std::make_shared<LocalClusterInfo>(*this);
 }
 
@@ -200,7 +201,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   }
   // Launched outside the lock: a cluster launcher deploys to workers, and the REST
   // API keeps answering meanwhile.
-  JobHandle handle = options_.launcher(graph, options.execution);
+  JobHandle handle = options_.launcher(id, graph, options.execution);
   std::lock_guard lock(mu_);
   if (shut_down_) {
     handle.cancel();

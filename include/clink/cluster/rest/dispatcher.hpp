@@ -127,7 +127,9 @@ class ClusterInfo {
   virtual std::vector<TaskManagerInfo> task_managers() const = 0;
 };
 
-using JobLauncher = std::function<JobHandle(const JobGraph&, ExecutionOptions)>;
+// Starts a job; `job_id` is its 32-hex id (ClusterRuntime::launch names the job with it
+// on the control plane).
+using JobLauncher = std::function<JobHandle(const std::string& job_id, const JobGraph&, ExecutionOptions)>;
 
 struct DispatcherOptions {
   JobLauncher launcher;                  // default: execute_async (jobs in this process)
