@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/input_gate.hpp"
 #include "clink/sql/common/column_batch.hpp"
+#include "../../src/cluster/shuffle/wire.hpp"
 
 namespace clink::test {
 namespace {
@@ -92,9 +94,10 @@ sql::SchemaPtr bid_schema() {
 
 TEST(ShuffleTest, EveryElementKindRoundTripsInOrder) {
   Failures failures;
+  // Declared before the server: it must outlive the server's connection threads.
+  InputGate gate({0}, 64);
   ShuffleServer server("127.0.0.1", 0, failures.options());
   ASSERT_GT(server.port(), 0);
-  InputGate gate({0}, 64);
   server.register_gate(kJob, 1, 3, &gate);
   auto writer = connect(server, 1, 3, 0);
 
@@ -170,10 +173,46 @@ TEST(ShuffleTest, EveryElementKindRoundTripsInOrder) {
   EXPECT_EQ(server.open_connections(), 0u);
 }
 
+TEST(ShuffleTest, NestedAndParameterisedSqlTypesKeepTheirSchemaAndValues) {
+  using sql::LogicalType;
+  using sql::Value;
+  using sql::ValueList;
+  auto schema = sql::make_schema({{"id", LogicalType::bigint().not_null()},
+                                  {"amount", LogicalType::decimal(10, 2)},
+                                  {"at", LogicalType::timestamp_ltz(3)},
+                                  {"tags", LogicalType::array(LogicalType::int_type())},
+                                  {"attrs", LogicalType::map(LogicalType::string(), LogicalType::bigint())},
+                                  {"who", LogicalType::row({{"name", LogicalType::varchar(20)}, {"age", LogicalType::int_type()}})},
+                                  {"raw", LogicalType::bytes()}});
+  auto batch = std::make_unique<sql::ColumnBatch>(schema);
+  batch->append_row({7, Value::decimal(12345), 1600000000123, ValueList{{1, 2, Value::null()}},
+                     ValueList{{"a", 1, "b", Value::null()}}, ValueList{{"ann", 42}}, std::string("\x00\xff", 2)});
+  batch->append_row({8, Value::null(), Value::null(), ValueList{}, Value::null(), ValueList{{Value::null(), 1}}, Value::null()});
+  const auto rows = sql::format_rows(*batch);
+  ASSERT_EQ(rows.size(), 2u);
+
+  InputGate gate({0}, 4);
+  ShuffleServer server("127.0.0.1", 0);
+  server.register_gate(kJob, 1, 0, &gate);
+  auto writer = connect(server, 1, 0, 0);
+  writer->push(std::move(batch));
+  writer->push(EndOfInput{});
+  auto b = std::move(std::get<BatchPtr>(pop(gate).element));
+  const auto& cb = sql::column_batch_cast(*b);
+  EXPECT_EQ(*cb.schema(), *schema);
+  EXPECT_EQ(cb.schema()->to_string(), schema->to_string());
+  EXPECT_EQ(sql::format_rows(cb), rows);
+  EXPECT_EQ(cb.row_values(0), (std::vector<Value>{7, Value::decimal(12345), 1600000000123, ValueList{{1, 2, Value::null()}},
+                                                  ValueList{{"a", 1, "b", Value::null()}}, ValueList{{"ann", 42}},
+                                                  std::string("\x00\xff", 2)}));
+  EXPECT_TRUE(std::holds_alternative<EndOfInput>(pop(gate).element));
+}
+
 TEST(ShuffleTest, SlowConsumerBlocksTheSenderAndTheGateNeverExceedsItsCapacity) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   constexpr int kBatches = 200;
   std::atomic<std::int64_t> blocked_ns{0};
@@ -197,10 +236,61 @@ TEST(ShuffleTest, SlowConsumerBlocksTheSenderAndTheGateNeverExceedsItsCapacity) 
   EXPECT_TRUE(failures.get().empty());
 }
 
+// Barrier alignment over the network: the consumer blocks each channel at its barrier
+// until every channel has delivered that barrier, at several capacities (credits go back
+// in messages of max(1, capacity / 4)). Nothing may deadlock or exceed the capacity.
+TEST(ShuffleTest, AlignedBarriersAcrossChannelsNeverDeadlockAtAnyCapacity) {
+  for (std::size_t capacity : {1u, 2u, 3u, 8u, 13u}) {
+    SCOPED_TRACE("capacity " + std::to_string(capacity));
+    constexpr std::uint32_t kChannels = 3;
+    constexpr int kRounds = 20, kBatchesPerRound = 15;
+    InputGate gate(std::vector<int>(kChannels, 0), capacity);
+    Failures failures;
+    ShuffleServer server("127.0.0.1", 0, failures.options());
+    server.register_gate(kJob, 1, 0, &gate);
+    std::vector<std::thread> senders;
+    for (std::uint32_t c = 0; c < kChannels; ++c)
+      senders.emplace_back([&, c] {
+        auto writer = connect(server, 1, 0, c);
+        for (int round = 1; round <= kRounds; ++round) {
+          // Uneven rounds, so one channel runs ahead of the others.
+          for (int i = 0; i < kBatchesPerRound + static_cast<int>(c) * 3; ++i) writer->push(int_batch(i, 2));
+          writer->push(CheckpointBarrier{round, 0, false, false});
+        }
+        writer->push(EndOfInput{});
+      });
+    std::vector<int> barriers(kChannels, 0);
+    std::vector<std::int64_t> records(kChannels, 0);
+    std::uint32_t ended = 0;
+    while (ended < kChannels) {
+      auto p = pop(gate);
+      if (auto* b = std::get_if<CheckpointBarrier>(&p.element)) {
+        ASSERT_EQ(b->checkpoint_id, barriers[p.channel] + 1);
+        barriers[p.channel] = static_cast<int>(b->checkpoint_id);
+        gate.set_blocked(p.channel, true);
+        if (std::all_of(barriers.begin(), barriers.end(), [&](int x) { return x == b->checkpoint_id; }))
+          for (std::uint32_t c = 0; c < kChannels; ++c) gate.set_blocked(c, false);
+      } else if (std::holds_alternative<EndOfInput>(p.element)) {
+        ++ended;
+      } else {
+        records[p.channel] += static_cast<std::int64_t>(std::get<BatchPtr>(p.element)->size());
+      }
+    }
+    for (auto& t : senders) t.join();
+    for (std::uint32_t c = 0; c < kChannels; ++c) {
+      EXPECT_EQ(barriers[c], kRounds);
+      EXPECT_EQ(records[c], kRounds * (kBatchesPerRound + static_cast<int>(c) * 3) * 2);
+    }
+    EXPECT_EQ(gate.high_water_mark(), capacity);
+    EXPECT_TRUE(failures.get().empty());
+  }
+}
+
 TEST(ShuffleTest, CancelUnblocksASenderWaitingForCredits) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 1);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   std::atomic<bool> cancelled{false};
   auto writer = connect(server, 1, 0, 0, [&] { return cancelled.load(); });
@@ -222,8 +312,9 @@ TEST(ShuffleTest, CancelUnblocksASenderWaitingForCredits) {
 
 TEST(ShuffleTest, AReceiverRegisteredLateStillGetsEverything) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 4);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   std::atomic<std::int64_t> blocked_ns{0};
   std::thread sender([&] {
     auto writer = connect(server, 2, 5, 0);
@@ -248,8 +339,9 @@ TEST(ShuffleTest, AReceiverRegisteredLateStillGetsEverything) {
 
 TEST(ShuffleTest, TwoChannelsOnOneGateKeepEachChannelsOrder) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0, 0}, 3);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 1, &gate);
   auto send = [&](std::uint32_t channel) {
     auto writer = connect(server, 1, 1, channel);
@@ -281,6 +373,22 @@ TEST(ShuffleTest, TwoChannelsOnOneGateKeepEachChannelsOrder) {
   EXPECT_EQ(watermarks[0], 10);
   EXPECT_EQ(watermarks[1], 10);
   EXPECT_LE(gate.high_water_mark(), 3u);
+  EXPECT_TRUE(failures.get().empty());
+}
+
+TEST(ShuffleTest, ALazyWriterConnectsOnItsFirstPush) {
+  Failures failures;
+  InputGate gate({0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
+  server.register_gate(kJob, 1, 0, &gate);
+  auto writer = cluster::connect_channel_lazily("127.0.0.1", server.port(), kJob, 1, 0, 0, {});
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(server.open_connections(), 0u);
+  writer->push(int_batch(5, 2));
+  writer->push(EndOfInput{});
+  EXPECT_EQ(records_of<std::int64_t>(pop(gate).element), (std::vector<Record<std::int64_t>>{{5, 1005}, {6, 1006}}));
+  EXPECT_TRUE(std::holds_alternative<EndOfInput>(pop(gate).element));
+  writer.reset();
   EXPECT_TRUE(failures.get().empty());
 }
 
@@ -357,8 +465,9 @@ TEST(ShuffleTest, AChannelWhoseGateNeverComesIsRefusedWithAnError) {
 
 TEST(ShuffleTest, AChannelIndexOutsideTheGateAndASecondConnectionAreRefused) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0, 0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   auto out_of_range = connect(server, 1, 0, 2);
   EXPECT_THROW(
@@ -393,8 +502,9 @@ struct UnregisteredBatch final : BatchBase {
 
 TEST(ShuffleTest, ABatchTypeWithoutACodecFailsNamingTheType) {
   Failures failures;
-  ShuffleServer server("127.0.0.1", 0, failures.options());
+  // Declared before the server: it must outlive the server's connection threads.
   InputGate gate({0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
   server.register_gate(kJob, 1, 0, &gate);
   auto writer = connect(server, 1, 0, 0);
   try {
@@ -434,6 +544,118 @@ TEST(ShuffleTest, UnregisteringAnAttemptClosesItsChannels) {
         << e.what();
   }
   EXPECT_TRUE(failures.get().size() == 1u);  // only the late one: the closed channel was ours
+}
+
+// A client speaking the framing by hand, to break the protocol on purpose.
+class RawClient {
+ public:
+  explicit RawClient(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (::connect(fd_.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) throw std::runtime_error("connect");
+  }
+  void send(const std::string& bytes) { ASSERT_TRUE(cluster::wire::send_all_blocking(fd_.get(), bytes)); }
+  void send_hello(std::int64_t attempt, std::int32_t task, std::uint32_t channel) {
+    std::string f;
+    auto at = cluster::wire::begin_frame(f, cluster::wire::FrameKind::kHello);
+    f.append(cluster::wire::kMagic, 4);
+    cluster::wire::put<std::uint16_t>(f, cluster::wire::kVersion);
+    cluster::wire::put<std::uint32_t>(f, static_cast<std::uint32_t>(kJob.size()));
+    f += kJob;
+    cluster::wire::put<std::int64_t>(f, attempt);
+    cluster::wire::put<std::int32_t>(f, task);
+    cluster::wire::put<std::uint32_t>(f, channel);
+    cluster::wire::end_frame(f, at);
+    send(f);
+  }
+  void send_watermark(std::int64_t ts) {
+    std::string f;
+    auto at = cluster::wire::begin_frame(f, cluster::wire::FrameKind::kWatermark);
+    cluster::wire::put<std::int64_t>(f, ts);
+    f.push_back(0);
+    cluster::wire::end_frame(f, at);
+    send(f);
+  }
+  // The next frame from the server (kind, payload); kind 0 at the end of the stream.
+  std::pair<int, std::string> next() {
+    cluster::wire::FrameKind kind;
+    std::string_view payload;
+    while (!in_.next(kind, payload))
+      if (in_.fill(fd_.get()) == cluster::wire::FrameReader::Fill::kEof) return {0, ""};
+    return {static_cast<int>(kind), std::string(payload)};
+  }
+
+ private:
+  cluster::wire::Fd fd_;
+  cluster::wire::FrameReader in_;
+};
+
+TEST(ShuffleTest, ASenderThatExceedsItsCreditsIsCutOff) {
+  Failures failures;
+  // Declared before the server: it must outlive the server's connection threads.
+  InputGate gate({0}, 2);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
+  server.register_gate(kJob, 1, 0, &gate);
+  RawClient client(server.port());
+  client.send_hello(1, 0, 0);
+  auto credit = client.next();
+  ASSERT_EQ(credit.first, static_cast<int>(cluster::wire::FrameKind::kCredit));
+  std::uint32_t granted;
+  std::memcpy(&granted, credit.second.data(), 4);
+  EXPECT_EQ(granted, 2u);  // the gate's capacity
+  for (int i = 0; i < 3; ++i) client.send_watermark(i);
+  auto error = client.next();
+  EXPECT_EQ(error.first, static_cast<int>(cluster::wire::FrameKind::kError));
+  EXPECT_EQ(error.second, "the sender sent a watermark without a credit");
+  EXPECT_EQ(client.next().first, 0);  // and closed
+  auto seen = failures.get();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].message, "channel 0 of task 0 (job " + kJob + ", attempt 1) from " + seen[0].peer +
+                                 ": the sender sent a watermark without a credit");
+  EXPECT_EQ(gate.high_water_mark(), 2u);  // the two granted ones only
+  EXPECT_EQ(std::get<Watermark>(pop(gate).element), Watermark::at(0));
+  EXPECT_EQ(std::get<Watermark>(pop(gate).element), Watermark::at(1));
+  EXPECT_FALSE(gate.pop(Clock::now() + 50ms));
+}
+
+TEST(ShuffleTest, AConnectionThatIsNotAShuffleChannelIsRefused) {
+  Failures failures;
+  ShuffleServer server("127.0.0.1", 0, failures.options());
+  RawClient client(server.port());
+  client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto error = client.next();
+  EXPECT_EQ(error.first, static_cast<int>(cluster::wire::FrameKind::kError));
+  auto seen = failures.get();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(error.second, "the connection from " + seen[0].peer + " is not a clink shuffle channel (no handshake)");
+  EXPECT_EQ(seen[0].message, error.second);
+  EXPECT_EQ(seen[0].task, -1);
+}
+
+TEST(ShuffleTest, AReceivingTaskCancelledClosesItsChannelsAndTheSenderFails) {
+  Failures failures;
+  // Declared before the server: it must outlive the server's connection threads.
+  InputGate gate({0}, 1);
+  ShuffleServer server("127.0.0.1", 0, failures.options());
+  server.register_gate(kJob, 1, 0, &gate);
+  auto writer = connect(server, 1, 0, 0);
+  writer->push(int_batch(0, 1));
+  ASSERT_EQ(records_of<std::int64_t>(pop(gate).element).size(), 1u);
+  gate.cancel();  // the reader sees it when it pushes the next element, and closes the channel
+  const std::string where = "127.0.0.1:" + std::to_string(server.port()) + " (job " + kJob + ", attempt 1, task 0, channel 0)";
+  try {
+    // Either a send fails or, once the credits are used, the closed socket shows.
+    for (int i = 0; i < 5; ++i) {
+      writer->push(Watermark::at(i));
+      std::this_thread::sleep_for(20ms);
+    }
+    FAIL() << "the sender did not see the closed channel";
+  } catch (const ClinkError& e) {
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(failures.get().empty());
 }
 
 }  // namespace

@@ -94,6 +94,10 @@ class RemoteChannelWriter final : public ChannelWriter {
     } catch (const ClinkError& e) {
       failure_ = e.what();
       throw;
+    } catch (const TaskCancelled&) {
+      // Part of a frame may be out: the stream cannot go on.
+      failure_ = "shuffle: the channel to " + where_ + " was cancelled";
+      throw;
     }
   }
 
@@ -265,7 +269,41 @@ class RemoteChannelWriter final : public ChannelWriter {
   std::string failure_;  // once the channel failed, every later push throws this again
 };
 
+class LazyChannelWriter final : public ChannelWriter {
+ public:
+  LazyChannelWriter(std::string host, int port, std::string job_id, std::int64_t attempt, std::int32_t task,
+                    std::uint32_t channel, std::function<bool()> cancelled, ChannelConnectOptions options)
+      : host_(std::move(host)), job_id_(std::move(job_id)), port_(port), attempt_(attempt), task_(task),
+        channel_(channel), cancelled_(std::move(cancelled)), options_(options) {}
+
+  std::int64_t push(StreamElement element) override {
+    if (!writer_) {
+      auto start = Clock::now();
+      writer_ = connect_channel(host_, port_, job_id_, attempt_, task_, channel_, cancelled_, options_);
+      return ns_since(start) + writer_->push(std::move(element));  // connecting is waiting too
+    }
+    return writer_->push(std::move(element));
+  }
+
+ private:
+  std::string host_, job_id_;
+  int port_;
+  std::int64_t attempt_;
+  std::int32_t task_;
+  std::uint32_t channel_;
+  std::function<bool()> cancelled_;
+  ChannelConnectOptions options_;
+  std::unique_ptr<ChannelWriter> writer_;
+};
+
 }  // namespace
+
+std::unique_ptr<ChannelWriter> connect_channel_lazily(std::string host, int port, std::string job_id,
+                                                      std::int64_t attempt, std::int32_t task, std::uint32_t channel,
+                                                      std::function<bool()> cancelled, ChannelConnectOptions options) {
+  return std::make_unique<LazyChannelWriter>(std::move(host), port, std::move(job_id), attempt, task, channel,
+                                             std::move(cancelled), options);
+}
 
 std::unique_ptr<ChannelWriter> connect_channel(const std::string& host, int port, const std::string& job_id,
                                                std::int64_t attempt, std::int32_t task, std::uint32_t channel,
@@ -293,6 +331,10 @@ std::unique_ptr<ChannelWriter> connect_channel(const std::string& host, int port
         if (fd) {
           ::freeaddrinfo(found);
           wire::set_no_delay(fd.get());
+          if (options.send_buffer_bytes > 0) {
+            int bytes = options.send_buffer_bytes;
+            ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+          }
           auto writer = std::make_unique<RemoteChannelWriter>(std::move(fd), where, std::move(cancelled), options);
           writer->send_hello(job_id, attempt, task, channel);
           return writer;

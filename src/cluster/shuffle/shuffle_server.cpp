@@ -194,7 +194,11 @@ void ShuffleServer::Impl::read_hello(Connection& c, wire::FrameReader& in) {
   const auto deadline = Clock::now() + options.hello_timeout;
   FrameKind kind;
   std::string_view payload;
+  const std::string not_shuffle = "the connection from " + c.peer + " is not a clink shuffle channel (no handshake)";
   while (!in.next(kind, payload)) {
+    std::uint32_t length;
+    if (in.peek_header(length, kind) && (kind != FrameKind::kHello || length > wire::kMaxHelloBytes))
+      throw ChannelError(not_shuffle);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     pollfd p{c.fd.get(), POLLIN, 0};
     if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) == 0)
@@ -204,7 +208,7 @@ void ShuffleServer::Impl::read_hello(Connection& c, wire::FrameReader& in) {
   }
   wire::PayloadReader r{payload, kind};
   if (kind != FrameKind::kHello || std::string_view(r.take(4), 4) != std::string_view(wire::kMagic, 4))
-    throw ChannelError("the connection from " + c.peer + " is not a clink shuffle channel (no handshake)");
+    throw ChannelError(not_shuffle);
   if (auto v = r.get<std::uint16_t>(); v != wire::kVersion)
     throw ChannelError("the connection from " + c.peer + " speaks shuffle version " + std::to_string(v) +
                        ", this worker version " + std::to_string(wire::kVersion));
@@ -353,7 +357,14 @@ void ShuffleServer::Impl::serve(const std::shared_ptr<Connection>& c) {
       throw ChannelError(e.what());  // a socket error, a truncated frame
     }
   } catch (const TaskCancelled&) {
-    // unregister_attempt, the server's shutdown, or the gate was cancelled: nothing to report
+    // unregister_attempt or the server's shutdown: nothing to say. The gate was
+    // cancelled: tell the sender why the channel closes, but this is no failure.
+    bool by_us;
+    {
+      std::lock_guard lock(mu);
+      by_us = c->unregistered || stopping;
+    }
+    if (!by_us) c->send_error("the receiving task was cancelled");
   } catch (const ChannelError& e) {
     bool quiet;
     {

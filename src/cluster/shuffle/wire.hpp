@@ -34,6 +34,7 @@ inline constexpr char kMagic[4] = {'C', 'L', 'S', 'H'};
 inline constexpr std::uint16_t kVersion = 1;
 inline constexpr std::uint32_t kMaxFrameBytes = 1u << 30;
 inline constexpr std::size_t kHeaderBytes = 5;
+inline constexpr std::uint32_t kMaxHelloBytes = 64 * 1024;
 
 const char* kind_name(FrameKind kind);
 
@@ -84,6 +85,13 @@ class FrameReader {
   // The next complete frame; the payload stays valid until the next fill().
   bool next(FrameKind& kind, std::string_view& payload);
   bool empty() const { return begin_ == end_; }
+  // The header of the frame in progress, once its 5 bytes are in.
+  bool peek_header(std::uint32_t& length, FrameKind& kind) const {
+    if (end_ - begin_ < kHeaderBytes) return false;
+    std::memcpy(&length, buf_.data() + begin_, 4);
+    kind = static_cast<FrameKind>(buf_[begin_ + 4]);
+    return true;
+  }
 
  private:
   std::vector<char> buf_ = std::vector<char>(256 * 1024);

@@ -75,7 +75,7 @@ class AttemptHost final : public TaskEvents {
         wiring.local_tasks = local_;
         wiring.remote_writer = [this](std::size_t task, std::size_t channel) {
           const auto& [host, port] = locations_.at(task);
-          return connect_channel(host, port, job_id_, attempt_, static_cast<int>(task), static_cast<std::uint32_t>(channel),
+          return connect_channel_lazily(host, port, job_id_, attempt_, static_cast<int>(task), static_cast<std::uint32_t>(channel),
                                  [this] { return cancelled_.load(); });
         };
         wiring.exited = [this](std::size_t task) {
