@@ -6,7 +6,6 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <thread>
@@ -14,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "clink/cluster/config/cluster_config.hpp"
 #include "clink/cluster/rest/dispatcher.hpp"
 #include "clink/cluster/rest/rest_server.hpp"
 #include "clink/core/error.hpp"
@@ -31,38 +31,6 @@ struct CoordinatorOptions {
   std::string rest_address;
 };
 
-// The keys of a Flink config.yaml, flattened ("rest: {port: 8081}" and "rest.port: 8081"
-// both give rest.port). Enough for the coordinator's own keys until the cluster's
-// configuration loader reads the whole file; lists and multi-line values are skipped.
-std::map<std::string, std::string> read_flat_yaml(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ClinkError(fmt::format("--config: cannot open '{}'", path));
-  std::map<std::string, std::string> out;
-  std::vector<std::pair<std::size_t, std::string>> parents;  // (indent, key)
-  std::string line;
-  while (std::getline(in, line)) {
-    auto hash = line.find(" #");
-    if (hash != std::string::npos) line.erase(hash);
-    std::size_t indent = line.find_first_not_of(' ');
-    if (indent == std::string::npos || line[indent] == '-' || line[indent] == '#') continue;
-    auto colon = line.find(':', indent);
-    if (colon == std::string::npos) continue;
-    std::string key = line.substr(indent, colon - indent);
-    std::string value = line.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(' '));
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) value.pop_back();
-    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
-      value = value.substr(1, value.size() - 2);
-    while (!parents.empty() && parents.back().first >= indent) parents.pop_back();
-    std::string full;
-    for (const auto& [i, k] : parents) full += k + ".";
-    full += key;
-    if (value.empty()) parents.emplace_back(indent, key);
-    else out[full] = value;
-  }
-  return out;
-}
-
 int run_coordinator(const CoordinatorOptions& opts) {
   // Signals are taken by sigwait below: blocked before any thread starts, so every
   // thread inherits the mask and none is interrupted.
@@ -72,25 +40,19 @@ int run_coordinator(const CoordinatorOptions& opts) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
-    std::map<std::string, std::string> config;
-    if (!opts.config.empty()) config = read_flat_yaml(opts.config);
+    // Flink's config.yaml (ClusterConfig: Flink's keys, defaults and fallbacks); the
+    // flags override it.
+    cluster::ClusterConfig config;
+    if (!opts.config.empty()) config = cluster::ClusterConfig::load(opts.config);
+    if (!opts.rest_address.empty()) config.set("rest.bind-address", opts.rest_address);
+    if (opts.rest_port >= 0) config.set("rest.bind-port", std::to_string(opts.rest_port));
+    (void)cluster::execution_options(config);  // a bad job setting fails here, naming its key
     cluster::RestServerOptions rest;
-    if (config.count("rest.bind-address")) rest.address = config["rest.bind-address"];
-    else if (config.count("rest.address")) rest.address = config["rest.address"];
-    if (!opts.rest_address.empty()) rest.address = opts.rest_address;
-    std::string port_text = config.count("rest.bind-port") ? config["rest.bind-port"] : config.count("rest.port") ? config["rest.port"] : "8081";
-    try {
-      rest.port = std::stoi(port_text);
-    } catch (const std::exception&) {
-      throw ClinkError(fmt::format("--config {}: rest.port '{}' is not a port number", opts.config, port_text));
-    }
-    if (opts.rest_port >= 0) rest.port = opts.rest_port;
+    rest.address = config.rest_bind_address();
+    rest.port = config.rest_bind_port();
     cluster::DispatcherOptions dopts;
-    if (config.count("execution.checkpointing.savepoint-dir"))
-      dopts.default_savepoint_dir = config["execution.checkpointing.savepoint-dir"];
-    else if (config.count("state.savepoints.dir"))
-      dopts.default_savepoint_dir = config["state.savepoints.dir"];
-    dopts.configuration = config;
+    if (auto dir = config.savepoint_dir()) dopts.default_savepoint_dir = dir->string();
+    dopts.configuration = config.entries();
     dopts.configuration["rest.address"] = rest.address;
     cluster::Dispatcher dispatcher(std::move(dopts));
     cluster::RestServer server(dispatcher, rest);

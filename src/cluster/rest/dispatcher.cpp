@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "clink/cluster/config/cluster_config.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 
@@ -87,34 +88,37 @@ class LocalClusterInfo final : public ClusterInfo {
   const Dispatcher& dispatcher_;
 };
 
-// A job option's value as config.yaml would hold it.
-std::string option_text(const std::string& key, const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number() || v.is_boolean()) return v.dump();
-  throw BadRequestError(fmt::format("option '{}': expected a string, number or boolean, got {}", key, v.dump()));
-}
-
 }  // namespace
 
-SubmitOptions parse_submit_options(const nlohmann::json& options, const ClusterConfig& cluster) {
+SubmitOptions parse_submit_options(const nlohmann::json& options, const std::map<std::string, std::string>& defaults) {
   if (!options.is_null() && !options.is_object()) throw BadRequestError("\"options\": expected a JSON object");
-  // A job's options override the cluster's configuration, key by key (as Flink's job
-  // configuration does), and are read by the same rules.
-  ClusterConfig config = cluster;
-  if (options.is_object())
-    for (const auto& [key, v] : options.items()) config.set(key, option_text(key, v));
+  // The coordinator's configuration, then the job's options over it: Flink's keys,
+  // values and defaults, read by the same ClusterConfig the coordinator reads.
+  ClusterConfig config;
+  for (const auto& [k, v] : defaults) config.set(k, v);
+  if (options.is_object()) {
+    for (const auto& [key, v] : options.items()) {
+      if (v.is_object() || v.is_array() || v.is_null())
+        throw BadRequestError(fmt::format("option '{}': expected a string, number or boolean, got {}", key, v.dump()));
+      config.set(key, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+  }
   SubmitOptions o;
   try {
-    if (options.is_object() && options.contains("parallelism.default")) o.parallelism = config.default_parallelism();
     o.execution = execution_options(config);
+    // Only the job's own: the coordinator's parallelism.default (1 in Flink's shipped
+    // config) must not override what the spec says.
+    if (options.is_object() && options.contains("parallelism.default")) o.parallelism = config.default_parallelism();
   } catch (const ClinkError& e) {
-    throw BadRequestError(e.what());
+    throw BadRequestError(fmt::format("options: {}", e.what()));
   }
+  auto& cp = o.execution.checkpoints;
+  if (cp.state_backend.working_dir.empty() && !cp.directory.empty()) cp.state_backend.working_dir = cp.directory / "working";
+  // A checkpoint directory (with chk-<n> inside) restores from its latest checkpoint.
   if (o.execution.restore && !std::filesystem::exists(o.execution.restore->path / kMetadataFile)) {
-    // A checkpoint directory (with chk-<n> inside) restores from its latest checkpoint.
     auto latest = latest_checkpoint(o.execution.restore->path);
     if (!latest)
-      throw BadRequestError(fmt::format("option 'execution.state-recovery.path': no completed checkpoint or savepoint in {}",
+      throw BadRequestError(fmt::format("options: execution.state-recovery.path: no completed checkpoint or savepoint in {}",
                                         o.execution.restore->path.string()));
     o.execution.restore->path = *latest;
   }
@@ -170,7 +174,8 @@ const JobVertex* DispatchedJob::vertex(const std::string& vertex_id) const {
 }
 
 Dispatcher::Dispatcher(DispatcherOptions options) : options_(std::move(options)) {
-  if (!options_.launcher) options_.launcher = [](const JobGraph& g, ExecutionOptions o) { return execute_async(g, std::move(o)); };
+  if (!options_.launcher)
+    options_.launcher = [](const std::string&, const JobGraph& g, ExecutionOptions o) { return execute_async(g, std::move(o)); };
   if (!options_.cluster) options_.cluster = std::make_shared<LocalClusterInfo>(*this);
 }
 
@@ -186,7 +191,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
     graph = from_spec(spec, builtin_registry());
     vertices = job_vertices(graph);
   } catch (const ClinkError& e) {
-    throw BadRequestError(e.what());  // from_spec names the spec, the op and the field
+    throw BadRequestError(fmt::format("job spec: {}", e.what()));
   }
   std::string id = random_hex_id();
   std::int64_t start = now_ms();
@@ -196,7 +201,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   }
   // Launched outside the lock: a cluster launcher deploys to workers, and the REST
   // API keeps answering meanwhile.
-  JobHandle handle = options_.launcher(graph, options.execution);
+  JobHandle handle = options_.launcher(id, graph, options.execution);
   std::lock_guard lock(mu_);
   if (shut_down_) {
     handle.cancel();

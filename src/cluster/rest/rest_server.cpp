@@ -195,7 +195,7 @@ void RestServer::Impl::add_routes() {
       json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
       if (body.is_discarded() || !body.is_object() || !body.contains("spec"))
         throw BadRequestError("POST /api/v1/jobs/spec: expected a JSON object {\"spec\": {...}, \"options\": {...}}");
-      SubmitOptions options = parse_submit_options(body.value("options", json()));
+      SubmitOptions options = parse_submit_options(body.value("options", json()), d.configuration());
       reply(res, 202, json{{"jobid", d.submit(body["spec"], options)}});
     } catch (const BadRequestError& e) {
       reply_error(res, 400, e.what());

@@ -19,7 +19,6 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "clink/cluster/config/cluster_config.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph.hpp"
@@ -38,14 +37,20 @@ class BadRequestError : public ClinkError {
 };
 
 // How one submitted job runs: the "options" of POST /api/v1/jobs/spec, Flink's
-// configuration keys (docs/cluster.md), which override the coordinator's config.yaml.
+// configuration keys (a Flink user's settings carry over), read over the coordinator's
+// own configuration by ClusterConfig (docs/cluster.md lists the keys). The ones a job
+// sets most: parallelism.default, execution.checkpointing.dir / .interval /
+// .num-retained / .mode, state.backend.type, execution.state-recovery.path (a
+// savepoint, a chk-<n>, or a checkpoint directory: its newest) and
+// .ignore-unclaimed-state, restart-strategy.*.
 struct SubmitOptions {
   int parallelism = 0;  // 0: the spec's
   ExecutionOptions execution;
 };
-// Parses the "options" object over the cluster's configuration; throws BadRequestError
-// naming the key.
-SubmitOptions parse_submit_options(const nlohmann::json& options, const ClusterConfig& cluster = {});
+// Parses the "options" object over `defaults` (the coordinator's configuration);
+// throws BadRequestError naming the key.
+SubmitOptions parse_submit_options(const nlohmann::json& options,
+                                   const std::map<std::string, std::string>& defaults = {});
 
 // One savepoint or stop-with-savepoint operation, by its trigger id.
 struct SavepointOperation {
@@ -122,7 +127,9 @@ class ClusterInfo {
   virtual std::vector<TaskManagerInfo> task_managers() const = 0;
 };
 
-using JobLauncher = std::function<JobHandle(const JobGraph&, ExecutionOptions)>;
+// Starts a job; `job_id` is its 32-hex id (ClusterRuntime::launch names the job with it
+// on the control plane).
+using JobLauncher = std::function<JobHandle(const std::string& job_id, const JobGraph&, ExecutionOptions)>;
 
 struct DispatcherOptions {
   JobLauncher launcher;                  // default: execute_async (jobs in this process)
