@@ -96,12 +96,20 @@ struct Rest {
 
 class CoordinatorProcess {
  public:
-  // Starts `clink coordinator --rest-port 0 <extra>`; its output goes to files in `dir`.
+  // Starts `clink coordinator --rest-port 0 --rpc-port 0 --local-slots 4 <extra>`; its
+  // output goes to files in `dir`.
   explicit CoordinatorProcess(const fs::path& dir, const std::vector<std::string>& extra = {}) : dir_(dir) {
     std::vector<std::string> args{CLINK_BINARY, "coordinator"};
-    bool has_port = false;
-    for (const auto& a : extra) has_port |= a == "--config" || a == "--rest-port";
+    bool has_port = false, has_rpc_port = false, has_slots = false;
+    for (const auto& a : extra) {
+      has_port |= a == "--config" || a == "--rest-port";
+      has_rpc_port |= a == "--rpc-port";
+      has_slots |= a == "--local-slots";
+    }
     if (!has_port) args.insert(args.end(), {"--rest-port", "0"});
+    if (!has_rpc_port) args.insert(args.end(), {"--rpc-port", "0"});
+    // Its jobs run on a worker inside it unless the test starts workers of its own.
+    if (!has_slots) args.insert(args.end(), {"--local-slots", "4"});
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

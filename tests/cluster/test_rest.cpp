@@ -80,7 +80,8 @@ TEST_F(RestApi, AnEmptyCoordinatorAnswersOverviewConfigAndEmptyLists) {
   EXPECT_EQ(c.get("/jobs/overview").body, json::parse(R"({"jobs": []})"));
   auto tms = c.get("/taskmanagers").body["taskmanagers"];
   ASSERT_EQ(tms.size(), 1u);
-  EXPECT_EQ(tms[0]["id"], "coordinator");
+  EXPECT_EQ(tms[0]["id"], "local");  // the worker inside the coordinator (--local-slots 4)
+  EXPECT_EQ(tms[0]["slotsNumber"], 4);
   EXPECT_GE(tms[0]["slotsNumber"].get<int>(), 1);
   auto jm = c.get("/jobmanager/config");
   ASSERT_EQ(jm.status, 200);
@@ -349,7 +350,8 @@ TEST_F(RestApi, CheckpointStatisticsConfigAndDetails) {
   EXPECT_EQ(latest["is_savepoint"], false);
   EXPECT_EQ(latest["num_subtasks"], 3);
   EXPECT_EQ(latest["num_acknowledged_subtasks"], 3);
-  EXPECT_EQ(latest["external_path"], (dir_ / "ck" / ("chk-" + std::to_string(latest["id"].get<int>()))).string());
+  // Each job checkpoints into <checkpoint dir>/<job id>, as Flink's.
+  EXPECT_EQ(latest["external_path"], (dir_ / "ck" / job / ("chk-" + std::to_string(latest["id"].get<int>()))).string());
   EXPECT_EQ(stats["history"][0]["id"], latest["id"]) << "newest first";
   for (const char* k : {"checkpointed_size", "state_size", "end_to_end_duration", "alignment_buffered", "processed_data", "persisted_data"})
     EXPECT_TRUE(stats["summary"].contains(k)) << k;

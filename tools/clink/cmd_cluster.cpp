@@ -1,5 +1,4 @@
-// The cluster commands: `clink coordinator` (the Dispatcher and Flink's REST API) and the
-// client commands `clink list|cancel|stop|savepoint --coordinator HOST:PORT`, which
+// The cluster's client commands `clink list|cancel|stop|savepoint --coordinator HOST:PORT`, which
 // print what Flink's CLI prints for the same commands.
 #include <algorithm>
 #include <chrono>
@@ -22,55 +21,6 @@
 
 namespace clink::cli {
 namespace {
-
-// ---- clink coordinator ----
-
-struct CoordinatorOptions {
-  std::string config;
-  int rest_port = -1;  // -1: from the config, else 8081
-  std::string rest_address;
-};
-
-int run_coordinator(const CoordinatorOptions& opts) {
-  // Signals are taken by sigwait below: blocked before any thread starts, so every
-  // thread inherits the mask and none is interrupted.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  try {
-    // Flink's config.yaml (ClusterConfig: Flink's keys, defaults and fallbacks); the
-    // flags override it.
-    cluster::ClusterConfig config;
-    if (!opts.config.empty()) config = cluster::ClusterConfig::load(opts.config);
-    if (!opts.rest_address.empty()) config.set("rest.bind-address", opts.rest_address);
-    if (opts.rest_port >= 0) config.set("rest.bind-port", std::to_string(opts.rest_port));
-    (void)cluster::execution_options(config);  // a bad job setting fails here, naming its key
-    cluster::RestServerOptions rest;
-    rest.address = config.rest_bind_address();
-    rest.port = config.rest_bind_port();
-    cluster::DispatcherOptions dopts;
-    if (auto dir = config.savepoint_dir()) dopts.default_savepoint_dir = dir->string();
-    dopts.configuration = config.entries();
-    dopts.configuration["rest.address"] = rest.address;
-    cluster::Dispatcher dispatcher(std::move(dopts));
-    cluster::RestServer server(dispatcher, rest);
-    server.start();
-    dispatcher.set_configuration("rest.port", std::to_string(server.port()));
-    std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
-    std::fflush(stdout);
-    int sig = 0;
-    sigwait(&signals, &sig);
-    std::fprintf(stderr, "coordinator: %s, cancelling the jobs and stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    server.stop();
-    dispatcher.shutdown();
-    return kExitOk;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return kExitError;
-  }
-}
 
 // ---- client commands ----
 
@@ -173,13 +123,6 @@ int guarded(const std::function<int()>& fn) {
 }  // namespace
 
 void add_cluster_commands(CLI::App& app, int& exit_code) {
-  auto copts = std::make_shared<CoordinatorOptions>();
-  auto* coord = app.add_subcommand("coordinator", "Run a coordinator: jobs submitted over Flink's REST API");
-  coord->add_option("--config", copts->config, "Flink's config.yaml (rest.port, rest.address, ...)");
-  coord->add_option("--rest-port", copts->rest_port, "REST port (default 8081; 0: any free port)")->check(CLI::Range(0, 65535));
-  coord->add_option("--rest-address", copts->rest_address, "Address the REST API listens on (default 127.0.0.1)");
-  coord->callback([copts, &exit_code] { exit_code = run_coordinator(*copts); });
-
   auto lopts = std::make_shared<ClientOptions>();
   auto* list = app.add_subcommand("list", "List a coordinator's jobs (as `flink list`)");
   add_coordinator_option(*list, *lopts);

@@ -21,8 +21,18 @@ void add_bench_kafka_command(CLI::App& bench, int& exit_code);  // a subcommand 
 void add_bench_jdbc_command(CLI::App& bench, int& exit_code);   // a subcommand of `bench`
 void add_version_command(CLI::App& app, int& exit_code);
 void add_worker_command(CLI::App& app, int& exit_code);
-// The cluster: `clink coordinator` and the client commands list, cancel, stop, savepoint.
+// The cluster: the client commands list, cancel, stop, savepoint.
 void add_cluster_commands(CLI::App& app, int& exit_code);
+// `clink coordinator` (cmd_coordinator.cpp).
+struct CoordinatorOptions {
+  std::string config;
+  int rest_port = -1;  // -1: from the config, else 8081
+  std::string rest_address;
+  int rpc_port = -1;  // -1: from the config, else 6123
+  int local_slots = 0;
+};
+int run_coordinator(const CoordinatorOptions& opts);
+void add_coordinator_command(CLI::App& app, int& exit_code);
 
 // Exit codes.
 inline constexpr int kExitOk = 0;

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   clink::cli::add_bench_command(app, exit_code);
   clink::cli::add_version_command(app, exit_code);
   clink::cli::add_worker_command(app, exit_code);
+  clink::cli::add_coordinator_command(app, exit_code);
   clink::cli::add_cluster_commands(app, exit_code);
   try {
     app.parse(argc, argv);

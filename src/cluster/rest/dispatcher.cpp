@@ -104,6 +104,7 @@ SubmitOptions parse_submit_options(const nlohmann::json& options, const std::map
     }
   }
   SubmitOptions o;
+  o.raw = options.is_object() ? options : nlohmann::json::object();
   try {
     o.execution = execution_options(config);
     // Only the job's own: the coordinator's parallelism.default (1 in Flink's shipped
@@ -181,7 +182,7 @@ Dispatcher::Dispatcher(DispatcherOptions options) : options_(std::move(options))
 
 Dispatcher::~Dispatcher() { shutdown(); }
 
-std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOptions& options) {
+std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOptions& options, const std::string& job_id) {
   if (!spec_in.is_object()) throw BadRequestError("\"spec\": expected a JobGraphSpec (a JSON object)");
   nlohmann::json spec = spec_in;
   if (options.parallelism > 0) spec["config"]["parallelism"] = options.parallelism;
@@ -193,7 +194,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   } catch (const ClinkError& e) {
     throw BadRequestError(fmt::format("job spec: {}", e.what()));
   }
-  std::string id = random_hex_id();
+  std::string id = job_id.empty() ? random_hex_id() : job_id;
   std::int64_t start = now_ms();
   {
     std::lock_guard lock(mu_);
@@ -201,7 +202,10 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   }
   // Launched outside the lock: a cluster launcher deploys to workers, and the REST
   // API keeps answering meanwhile.
-  JobHandle handle = options_.launcher(id, graph, options.execution);
+  // Each job checkpoints into <execution.checkpointing.dir>/<job id>, as Flink's.
+  ExecutionOptions execution = options.execution;
+  if (!execution.checkpoints.directory.empty()) execution.checkpoints.directory /= id;
+  JobHandle handle = options_.launcher(id, graph, execution);
   std::lock_guard lock(mu_);
   if (shut_down_) {
     handle.cancel();
@@ -212,13 +216,15 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   job->name = job->graph.name;
   job->spec = spec.dump();
   job->vertices = std::move(vertices);
-  job->options = options.execution;
+  job->options = execution;
   job->start_time_ms = start;
   jobs_.push_back(job);
   // Records when the job restarted and ended (the handle knows that it did, not when).
-  spawn([job] {
+  if (options_.on_submitted) options_.on_submitted(*job, options.raw);
+  spawn([job, on_ended = options_.on_ended] {
     while (!job->handle.wait_for(std::chrono::milliseconds(200))) job->exceptions();  // records restarts' times
     job->end_time_ms();  // records it
+    if (on_ended) on_ended(*job);
   });
   return id;
 }

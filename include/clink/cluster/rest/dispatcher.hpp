@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>  // SubmitOptions keeps its raw options
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
@@ -46,6 +46,7 @@ class BadRequestError : public ClinkError {
 struct SubmitOptions {
   int parallelism = 0;  // 0: the spec's
   ExecutionOptions execution;
+  nlohmann::json raw;  // the options as given (kept with the job for a new leader to read again)
 };
 // Parses the "options" object over `defaults` (the coordinator's configuration);
 // throws BadRequestError naming the key.
@@ -133,6 +134,10 @@ using JobLauncher = std::function<JobHandle(const std::string& job_id, const Job
 
 struct DispatcherOptions {
   JobLauncher launcher;                  // default: execute_async (jobs in this process)
+  // Called once a job was launched, with the options it was submitted with (a highly
+  // available coordinator stores the job here), and when it ended (and removes it).
+  std::function<void(const DispatchedJob&, const nlohmann::json& options)> on_submitted;
+  std::function<void(const DispatchedJob&)> on_ended;
   std::shared_ptr<ClusterInfo> cluster;  // default: this process as one task manager
   // Where a savepoint goes when a request names no directory
   // (execution.checkpointing.savepoint-dir); empty: such a request fails.
@@ -150,7 +155,8 @@ class Dispatcher {
 
   // Builds the spec's graph with the built-in registry and launches it; returns the
   // job id. Throws BadRequestError when the spec or options are bad.
-  std::string submit(const nlohmann::json& spec, const SubmitOptions& options);
+  // `job_id`: the id a recovered job had (empty: a new random one).
+  std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {});
   // Newest first, as Flink lists them.
   std::vector<std::shared_ptr<DispatchedJob>> jobs() const;
   // Throws NotFoundError naming the id.

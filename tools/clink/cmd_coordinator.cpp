@@ -1,0 +1,244 @@
+// clink coordinator: Flink's JobManager. Its ClusterRuntime takes workers' registrations
+// on the control plane and runs each job's tasks on their slots; the Dispatcher and
+// Flink's REST API take submissions. With high-availability.type: zookeeper several
+// coordinators contend; only the leader serves, and a new leader resumes every job of
+// the old one from its latest completed checkpoint (pointers and job records in
+// ZooKeeper, written before any task commits).
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "clink/cluster/config/cluster_config.hpp"
+#include "clink/cluster/coordinator/cluster_runtime.hpp"
+#include "clink/cluster/ha/ha_config.hpp"
+#include "clink/cluster/ha/ha_services.hpp"
+#include "clink/cluster/rest/dispatcher.hpp"
+#include "clink/cluster/rest/rest_server.hpp"
+#include "clink/cluster/worker/worker.hpp"
+#include "clink/core/error.hpp"
+#include "clink/registry/builtin_registry.hpp"
+#include "commands.hpp"
+
+namespace clink::cli {
+namespace {
+
+// A port nobody listens on now (the ports a leader publishes must be known before it
+// listens: its address goes into the election).
+int free_port(const std::string& host) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = 0;
+  a.sin_addr.s_addr = host == "0.0.0.0" ? INADDR_ANY : htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    throw ClinkError("coordinator: cannot find a free port");
+  int port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
+
+class WorkersInfo final : public cluster::ClusterInfo {
+ public:
+  explicit WorkersInfo(const cluster::ClusterRuntime& runtime) : runtime_(runtime) {}
+  std::vector<cluster::TaskManagerInfo> task_managers() const override {
+    std::vector<cluster::TaskManagerInfo> out;
+    for (const auto& w : runtime_.workers()) {
+      cluster::TaskManagerInfo tm;
+      tm.id = w.id;
+      tm.path = w.host + ":" + std::to_string(w.data_port);
+      tm.data_port = w.data_port;
+      tm.slots = w.slots;
+      tm.free_slots = w.free_slots;
+      tm.last_heartbeat_ms = w.last_heartbeat_ms;
+      out.push_back(tm);
+    }
+    return out;
+  }
+
+ private:
+  const cluster::ClusterRuntime& runtime_;
+};
+
+}  // namespace
+
+int run_coordinator(const CoordinatorOptions& opts) {
+  // Signals are taken by sigtimedwait below: blocked before any thread starts, so every
+  // thread inherits the mask and none is interrupted.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto wait_signal = [&](std::chrono::milliseconds timeout) {
+    timespec ts{static_cast<time_t>(timeout.count() / 1000), static_cast<long>(timeout.count() % 1000) * 1'000'000};
+    return sigtimedwait(&signals, nullptr, &ts) > 0;
+  };
+  try {
+    // Flink's config.yaml; the flags override it.
+    cluster::ClusterConfig config;
+    if (!opts.config.empty()) config = cluster::ClusterConfig::load(opts.config);
+    if (!opts.rest_address.empty()) config.set("rest.bind-address", opts.rest_address);
+    if (opts.rest_port >= 0) config.set("rest.bind-port", std::to_string(opts.rest_port));
+    if (opts.rpc_port >= 0) config.set("jobmanager.rpc.port", std::to_string(opts.rpc_port));
+    (void)cluster::execution_options(config);  // a bad job setting fails here, naming its key
+    const bool ha_enabled = config.high_availability().enabled();
+    auto ha = cluster::make_ha_services(cluster::HaConfig::from(config));
+
+    cluster::RestServerOptions rest;
+    rest.address = config.rest_bind_address();
+    rest.port = config.rest_bind_port();
+    cluster::ClusterRuntimeConfig rc;
+    rc.rpc_host = config.rpc_bind_address();
+    rc.rpc_port = config.rpc_port();
+    rc.heartbeat_interval = config.heartbeat_interval();
+    rc.heartbeat_timeout = config.heartbeat_timeout();
+    rc.slot_request_timeout = config.get_duration("slot.request.timeout", std::chrono::minutes(5));
+    if (ha_enabled) {  // published before listening: fixed ports
+      if (rest.port == 0) rest.port = free_port(rest.address);
+      if (rc.rpc_port == 0) rc.rpc_port = free_port(rc.rpc_host);
+    }
+
+    // Leadership first (at once without HA). Losing it ends this process: a deposed
+    // leader must not go on running jobs a new leader runs too.
+    std::promise<void> granted;
+    std::atomic<bool> leading{false}, revoked{false};
+    cluster::CoordinatorAddress address{config.rpc_address() + ":" + std::to_string(rc.rpc_port),
+                                        fmt::format("http://{}:{}", config.rest_address(), rest.port)};
+    ha->leader_election().run(
+        address.encode(),
+        [&](const std::string&) {
+          if (!leading.exchange(true)) granted.set_value();
+        },
+        [&] {
+          if (leading.load()) revoked.store(true);
+        });
+    if (ha_enabled) std::printf("coordinator: waiting for leadership (rest %s)\n", address.rest.c_str());
+    std::fflush(stdout);
+    auto leadership = granted.get_future();
+    while (leadership.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready)
+      if (wait_signal(std::chrono::milliseconds(100))) {
+        ha->leader_election().stop();
+        return kExitOk;
+      }
+
+    cluster::ClusterRuntime runtime(rc);
+    std::atomic<bool> suspending{false};
+    cluster::DispatcherOptions dopts;
+    cluster::HaServices* services = ha.get();
+    // The leader records every completed checkpoint before its tasks commit.
+    dopts.launcher = [&runtime, services, ha_enabled](const std::string& job_id, const JobGraph& graph,
+                                                       ExecutionOptions o) {
+      if (ha_enabled)
+        o.on_checkpoint_completed = [services, job_id](std::int64_t id, const std::filesystem::path& dir) {
+          services->checkpoints().add_completed(job_id, {id, dir.string()});
+        };
+      return runtime.launch(job_id, graph, std::move(o));
+    };
+    dopts.cluster = std::make_shared<WorkersInfo>(runtime);
+    if (ha_enabled) {
+      dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
+        services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
+                                                          {"options", options}}.dump());
+      };
+      dopts.on_ended = [services, &suspending](const cluster::DispatchedJob& job) {
+        if (suspending.load()) return;  // stopped with this coordinator: the next leader resumes it
+        services->job_graphs().remove(job.id);
+        services->checkpoints().remove_job(job.id);
+      };
+    }
+    if (auto dir = config.savepoint_dir()) dopts.default_savepoint_dir = dir->string();
+    dopts.configuration = config.entries();
+    dopts.configuration["rest.address"] = rest.address;
+    dopts.configuration["jobmanager.rpc.address"] = config.rpc_address();
+    dopts.configuration["jobmanager.rpc.port"] = std::to_string(runtime.rpc_port());
+    cluster::Dispatcher dispatcher(std::move(dopts));
+    cluster::RestServer server(dispatcher, rest);
+    server.start();
+    dispatcher.set_configuration("rest.port", std::to_string(server.port()));
+
+    // A worker inside this process (a one-command cluster, Flink's local mode).
+    std::unique_ptr<cluster::Worker> local_worker;
+    if (opts.local_slots > 0) {
+      cluster::WorkerConfig wc;
+      std::string rpc = "127.0.0.1:" + std::to_string(runtime.rpc_port());
+      wc.coordinator = [rpc] { return rpc; };
+      wc.slots = opts.local_slots;
+      wc.worker_id = "local";
+      local_worker = std::make_unique<cluster::Worker>(wc, builtin_registry());
+    }
+
+    // A new leader resumes its predecessor's jobs from their latest checkpoints.
+    for (const auto& job_id : ha->job_graphs().job_ids()) {
+      try {
+        auto record = nlohmann::json::parse(ha->job_graphs().get(job_id).value_or("{}"));
+        nlohmann::json options = record.value("options", nlohmann::json::object());
+        if (auto latest = ha->checkpoints().latest(job_id)) options["execution.state-recovery.path"] = latest->external_path;
+        auto submit = cluster::parse_submit_options(options, dispatcher.configuration());
+        submit.raw = record.value("options", nlohmann::json::object());
+        dispatcher.submit(record.at("spec"), submit, job_id);
+        std::fprintf(stderr, "coordinator: recovered job %s%s\n", job_id.c_str(),
+                     options.contains("execution.state-recovery.path")
+                         ? (" from " + options["execution.state-recovery.path"].get<std::string>()).c_str()
+                         : "");
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "coordinator: cannot recover job %s: %s\n", job_id.c_str(), e.what());
+      }
+    }
+
+    std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
+    std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
+    std::fflush(stdout);
+    int code = kExitOk;
+    for (;;) {
+      if (wait_signal(std::chrono::milliseconds(100))) {
+        std::fprintf(stderr, "coordinator: stopping%s\n", ha_enabled ? " (its jobs resume on the next leader)" : ", cancelling the jobs");
+        break;
+      }
+      if (revoked.load()) {
+        std::fprintf(stderr, "coordinator: leadership lost, stopping\n");
+        code = kExitError;
+        break;
+      }
+    }
+    suspending.store(ha_enabled);
+    local_worker.reset();
+    server.stop();
+    dispatcher.shutdown();
+    ha->leader_election().stop();
+    return code;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+void add_coordinator_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<CoordinatorOptions>();
+  auto* cmd = app.add_subcommand("coordinator", "Run a coordinator (Flink's JobManager): workers register with it, "
+                                                "jobs are submitted over Flink's REST API");
+  cmd->add_option("--config", opts->config, "Flink's config.yaml (rest.port, jobmanager.rpc.port, high-availability.*, ...)");
+  cmd->add_option("--rest-port", opts->rest_port, "REST port (default 8081; 0: any free port)")->check(CLI::Range(0, 65535));
+  cmd->add_option("--rest-address", opts->rest_address, "Address the REST API listens on (default 127.0.0.1)");
+  cmd->add_option("--rpc-port", opts->rpc_port, "Control-plane port workers connect to (default 6123; 0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--local-slots", opts->local_slots, "Also run a worker with this many slots inside the coordinator")
+      ->default_val(0);
+  cmd->callback([opts, &exit_code] { exit_code = run_coordinator(*opts); });
+}
+
+}  // namespace clink::cli
