@@ -10,6 +10,9 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "clink/cluster/config/cluster_config.hpp"
+#include "clink/cluster/ha/ha_config.hpp"
+#include "clink/cluster/ha/ha_services.hpp"
 #include "clink/cluster/worker/worker.hpp"
 #include "clink/core/error.hpp"
 #include "clink/registry/builtin_registry.hpp"
@@ -23,9 +26,10 @@ extern "C" void request_worker_stop(int) { stop_requested().store(true); }
 
 struct WorkerOptions {
   std::string coordinator;  // REST host:port
-  int slots = 1;
-  std::string host = "127.0.0.1";
-  int data_port = 0;
+  std::string config;       // Flink's config.yaml
+  int slots = -1;           // -1: taskmanager.numberOfTaskSlots
+  std::string host;         // empty: taskmanager.host
+  int data_port = -1;       // -1: taskmanager.data.port
 };
 
 // host:port of the coordinator's control plane, from its REST API.
@@ -52,14 +56,30 @@ int run_worker(const WorkerOptions& opts) {
   std::signal(SIGINT, request_worker_stop);
   std::signal(SIGTERM, request_worker_stop);
   try {
+    cluster::ClusterConfig file;
+    if (!opts.config.empty()) file = cluster::ClusterConfig::load(opts.config);
     cluster::WorkerConfig config;
-    std::string rest = opts.coordinator;
-    config.coordinator = [rest] { return rpc_address(rest); };
-    config.host = opts.host;
-    config.data_port = opts.data_port;
-    config.slots = opts.slots;
+    // Under ZooKeeper HA the leader's control-plane address comes from ZooKeeper (and a
+    // new leader's after a failover); otherwise from the coordinator's REST API.
+    std::unique_ptr<cluster::HaServices> ha;
+    if (file.high_availability().enabled()) {
+      ha = cluster::make_ha_services(cluster::HaConfig::from(file));
+      cluster::LeaderRetriever* leader = &ha->leader_retriever();
+      config.coordinator = [leader] {
+        auto l = leader->current();
+        auto a = l ? cluster::CoordinatorAddress::decode(l->address) : std::nullopt;
+        return a ? a->rpc : std::string();
+      };
+    } else {
+      if (opts.coordinator.empty()) throw ClinkError("--coordinator HOST:PORT is needed (or a --config with high-availability)");
+      std::string rest = opts.coordinator;
+      config.coordinator = [rest] { return rpc_address(rest); };
+    }
+    config.host = opts.host.empty() ? file.taskmanager_host() : opts.host;
+    config.data_port = opts.data_port >= 0 ? opts.data_port : file.data_port();
+    config.slots = opts.slots > 0 ? opts.slots : file.task_slots();
     cluster::Worker worker(config, builtin_registry());
-    std::printf("worker %s: %d slots, data port %d\n", worker.id().c_str(), opts.slots, worker.data_port());
+    std::printf("worker %s: %d slots, data port %d\n", worker.id().c_str(), config.slots, worker.data_port());
     std::fflush(stdout);
     while (!stop_requested().load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   } catch (const std::exception& e) {
@@ -74,10 +94,11 @@ int run_worker(const WorkerOptions& opts) {
 void add_worker_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<WorkerOptions>();
   auto* cmd = app.add_subcommand("worker", "Run a worker (Flink's TaskManager) of a clink cluster");
-  cmd->add_option("--coordinator", opts->coordinator, "The coordinator's REST address, HOST:PORT")->required();
-  cmd->add_option("--slots", opts->slots, "Task slots (taskmanager.numberOfTaskSlots)")->default_val(1);
-  cmd->add_option("--host", opts->host, "Where this worker's data plane listens")->default_val("127.0.0.1");
-  cmd->add_option("--data-port", opts->data_port, "The data plane's port (0: any free port)")->default_val(0);
+  cmd->add_option("--coordinator", opts->coordinator, "The coordinator's REST address, HOST:PORT");
+  cmd->add_option("--config", opts->config, "Flink's config.yaml (taskmanager.*, high-availability.*: the leader from ZooKeeper)");
+  cmd->add_option("--slots", opts->slots, "Task slots (default taskmanager.numberOfTaskSlots, 1)");
+  cmd->add_option("--host", opts->host, "Where this worker's data plane listens (default taskmanager.host, 127.0.0.1)");
+  cmd->add_option("--data-port", opts->data_port, "The data plane's port (default taskmanager.data.port; 0: any free port)");
   cmd->callback([opts, &exit_code] { exit_code = run_worker(*opts); });
 }
 

@@ -1,0 +1,199 @@
+// The cluster as users deploy it: `clink coordinator` and `clink worker` processes on
+// loopback, jobs submitted with `clink run --coordinator`. A SQL + MATCH_RECOGNIZE job at
+// parallelism 4 on three workers gives the embedded output; workers killed with SIGKILL
+// at ten checkpoints in turn, and (under ZooKeeper HA) the leading coordinator killed
+// three times, leave exactly the failure-free output of an exactly-once sink.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../support/clink_process.hpp"
+#include "coordinator_process.hpp"
+
+namespace clink::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// 13 keys x 1 s tumbling windows, and a MATCH_RECOGNIZE per key of 7, over a sequence
+// with event time id * 10 ms, into exactly-once filesystem sinks under `out`.
+std::string script(const fs::path& out, long long rows, long long rows_per_second) {
+  const std::string n = std::to_string(rows);
+  return "CREATE TABLE nums (id BIGINT NOT NULL, ts AS TO_TIMESTAMP_LTZ(id * 10, 3), "
+         "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen', 'number-of-rows' = '" + n +
+         "', 'rows-per-second' = '" + std::to_string(rows_per_second) +
+         "', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '" + n + "');\n"
+         "CREATE TABLE win (k BIGINT, ws TIMESTAMP(3), c BIGINT, s BIGINT) WITH ('connector' = 'filesystem', "
+         "'path' = '" + (out / "win").string() + "', 'format' = 'csv');\n"
+         "CREATE TABLE cep (k BIGINT, a BIGINT, c BIGINT, n BIGINT) WITH ('connector' = 'filesystem', "
+         "'path' = '" + (out / "cep").string() + "', 'format' = 'csv');\n"
+         "EXECUTE STATEMENT SET BEGIN\n"
+         "INSERT INTO win SELECT MOD(id, 13), window_start, COUNT(*), SUM(id) FROM TABLE(TUMBLE(TABLE nums, "
+         "DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY MOD(id, 13), window_start, window_end;\n"
+         "INSERT INTO cep SELECT * FROM (SELECT MOD(id, 7) AS k, id, ts FROM nums) MATCH_RECOGNIZE (PARTITION BY k "
+         "ORDER BY ts MEASURES A.id AS a, C.id AS c, COUNT(B.id) AS n ONE ROW PER MATCH AFTER MATCH SKIP PAST "
+         "LAST ROW PATTERN (A B+ C) DEFINE A AS MOD(A.id, 11) = 0, B AS MOD(B.id, 11) <> 0, C AS MOD(C.id, 5) = 0);\n"
+         "END;\n";
+}
+
+// Every committed line under `dir` (files whose names do not start with '.' or '_'), sorted.
+std::vector<std::string> committed(const fs::path& dir) {
+  std::vector<std::string> lines;
+  if (!fs::exists(dir)) return lines;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    auto name = e.path().filename().string();
+    if (!e.is_regular_file() || name.empty() || name[0] == '.' || name[0] == '_') continue;
+    std::ifstream f(e.path());
+    for (std::string l; std::getline(f, l);) lines.push_back(l);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+struct Expected {
+  std::vector<std::string> win, cep;
+};
+
+// The failure-free output, from an embedded `clink run`.
+Expected embedded(const fs::path& dir, long long rows) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "job.sql") << "SET 'parallelism.default' = '4';\n" << script(dir / "out", rows, 100'000'000);
+  ClinkProcess run({"run", (dir / "job.sql").string()}, dir);
+  EXPECT_EQ(run.wait_for(120'000), 0) << run.err();
+  return {committed(dir / "out" / "win"), committed(dir / "out" / "cep")};
+}
+
+std::unique_ptr<ClinkProcess> start_worker(const fs::path& dir, const std::vector<std::string>& how, int slots) {
+  fs::create_directories(dir);
+  std::vector<std::string> args{"worker", "--slots", std::to_string(slots)};
+  args.insert(args.end(), how.begin(), how.end());
+  auto w = std::make_unique<ClinkProcess>(args, dir);
+  EXPECT_TRUE(w->wait_for_output("data port", 10'000)) << w->err();
+  return w;
+}
+
+// Submits the script with `clink run --coordinator`: the job id.
+std::string submit(const fs::path& dir, const std::string& rest, const std::string& sql,
+                   const std::vector<std::string>& flags = {}) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "job.sql") << sql;
+  std::vector<std::string> args{"run", (dir / "job.sql").string(), "--coordinator", rest, "-p", "4"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  ClinkProcess run(args, dir);
+  EXPECT_EQ(run.wait_for(30'000), 0) << run.err();
+  std::smatch m;
+  std::string out = run.out();
+  static const std::regex id(R"(([0-9a-f]{32}))");
+  return std::regex_search(out, m, id) ? m[1].str() : "";
+}
+
+int completed_checkpoints(CoordinatorProcess& c, const std::string& job) {
+  auto r = c.get("/jobs/" + job + "/checkpoints");
+  if (r.status != 200) return -1;
+  return r.body["counts"].value("completed", 0);
+}
+
+TEST(ClusterDeployment, SqlAndCepJobOnThreeWorkerProcessesGivesTheEmbeddedOutput) {
+  fs::path dir = scratch_dir("clink_deploy_");
+  Expected expected = embedded(dir / "embedded", 60000);
+  ASSERT_EQ(expected.win.size(), 7801u);
+  ASSERT_EQ(expected.cep.size(), 1089u);
+
+  fs::create_directories(dir / "coordinator");
+  CoordinatorProcess c(dir / "coordinator", {"--local-slots", "0"});
+  ASSERT_TRUE(c.running()) << c.stderr_text();
+  std::vector<std::unique_ptr<ClinkProcess>> workers;
+  for (int i = 0; i < 3; ++i)
+    workers.push_back(start_worker(dir / ("w" + std::to_string(i)), {"--coordinator", c.address()}, 2));
+  const std::string job = submit(dir / "client", c.address(), script(dir / "out", 60000, 100'000'000));
+  ASSERT_EQ(job.size(), 32u);
+  EXPECT_EQ(c.wait_for_state(job, "FINISHED", 120), "FINISHED") << c.stderr_text();
+  EXPECT_EQ(committed(dir / "out" / "win"), expected.win);
+  EXPECT_EQ(committed(dir / "out" / "cep"), expected.cep);
+  // The REST API shows the three workers and the job's vertices with their parallelism.
+  auto tms = c.get("/taskmanagers").body["taskmanagers"];
+  EXPECT_EQ(tms.size(), 3u);
+  auto details = c.get("/jobs/" + job).body;
+  int parallel_vertices = 0;
+  for (const auto& v : details["vertices"]) parallel_vertices += v["parallelism"] == 4;
+  EXPECT_GE(parallel_vertices, 2);
+}
+
+// SIGKILL one of three workers each time the job completed a checkpoint of its current
+// attempt, ten times; a new worker takes the dead one's place. The job restarts from
+// its latest checkpoint each time, and the committed output is exactly the
+// failure-free one.
+TEST(ClusterDeployment, WorkersKilledAtTenCheckpointsLoseNothingAndRepeatNothing) {
+  fs::path dir = scratch_dir("clink_deploy_");
+  const long long rows = 60000;
+  Expected expected = embedded(dir / "embedded", rows);
+
+  std::ofstream(dir / "config.yaml") << "execution.checkpointing.interval: 100 ms\n"
+                                     << "execution.checkpointing.dir: " << (dir / "checkpoints").string() << "\n"
+                                     << "restart-strategy.type: fixed-delay\n"
+                                     << "restart-strategy.fixed-delay.attempts: 30\n"
+                                     << "restart-strategy.fixed-delay.delay: 100 ms\n"
+                                     << "heartbeat.interval: 200 ms\nheartbeat.timeout: 2 s\n"
+                                     << "slot.request.timeout: 30 s\n";
+  fs::create_directories(dir / "coordinator");
+  CoordinatorProcess c(dir / "coordinator", {"--config", (dir / "config.yaml").string(), "--rest-port", "0",
+                                             "--local-slots", "0"});
+  ASSERT_TRUE(c.running()) << c.stderr_text();
+  std::vector<std::unique_ptr<ClinkProcess>> workers;
+  int started = 0;
+  auto add_worker = [&] {
+    workers.push_back(start_worker(dir / ("w" + std::to_string(started++)), {"--coordinator", c.address()}, 2));
+  };
+  for (int i = 0; i < 3; ++i) add_worker();
+  // About 6 s of input at 10,000 rows/s: long enough for ten kills.
+  const std::string job = submit(dir / "client", c.address(), script(dir / "out", rows, 10'000));
+  ASSERT_EQ(job.size(), 32u);
+
+  std::mt19937 rng(0xc1a5);
+  std::vector<double> recovery_s;
+  int kills = 0;
+  for (; kills < 10; ++kills) {
+    // Wait for a checkpoint of the running attempt.
+    int before = completed_checkpoints(c, job);
+    auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (Clock::now() < deadline && completed_checkpoints(c, job) <= before &&
+           c.get("/jobs/" + job).body.value("state", "") == "RUNNING")
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (c.get("/jobs/" + job).body.value("state", "") != "RUNNING") break;
+    std::size_t victim = std::uniform_int_distribution<std::size_t>(0, workers.size() - 1)(rng);
+    workers[victim]->kill(SIGKILL);
+    workers.erase(workers.begin() + static_cast<long>(victim));
+    auto killed_at = Clock::now();
+    add_worker();
+    // Recovered: a checkpoint completed after the restart.
+    int at_kill = completed_checkpoints(c, job);
+    while (Clock::now() < killed_at + std::chrono::seconds(30) && completed_checkpoints(c, job) <= at_kill &&
+           c.get("/jobs/" + job).body.value("state", "") != "FINISHED")
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    recovery_s.push_back(std::chrono::duration<double>(Clock::now() - killed_at).count());
+  }
+  EXPECT_EQ(c.wait_for_state(job, "FINISHED", 120), "FINISHED") << c.stderr_text();
+  EXPECT_GE(kills, 8) << "the job ended before most kills";
+  auto exceptions = c.get("/jobs/" + job + "/exceptions").body;
+  std::size_t restarts = exceptions["exceptionHistory"]["entries"].size();
+  EXPECT_GE(restarts, static_cast<std::size_t>(kills));
+  double worst = recovery_s.empty() ? 0 : *std::max_element(recovery_s.begin(), recovery_s.end());
+  std::printf("kills %d, restarts %zu, recovery to the next completed checkpoint: worst %.2f s\n", kills, restarts,
+              worst);
+  EXPECT_EQ(committed(dir / "out" / "win"), expected.win);
+  EXPECT_EQ(committed(dir / "out" / "cep"), expected.cep);
+}
+
+}  // namespace
+}  // namespace clink::test
