@@ -17,7 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "../support/clink_process.hpp"
+#include "clink/cluster/rest/rest_server.hpp"
 #include "coordinator_process.hpp"
 
 namespace clink::test {
@@ -191,6 +194,117 @@ TEST(ClusterDeployment, WorkersKilledAtTenCheckpointsLoseNothingAndRepeatNothing
   double worst = recovery_s.empty() ? 0 : *std::max_element(recovery_s.begin(), recovery_s.end());
   std::printf("kills %d, restarts %zu, recovery to the next completed checkpoint: worst %.2f s\n", kills, restarts,
               worst);
+  EXPECT_EQ(committed(dir / "out" / "win"), expected.win);
+  EXPECT_EQ(committed(dir / "out" / "cep"), expected.cep);
+}
+
+// A coordinator process under ZooKeeper HA: it prints "rest: http://HOST:PORT" once it
+// leads.
+struct HaCoordinator {
+  std::unique_ptr<ClinkProcess> process;
+  std::string rest;  // "HOST:PORT" once leading
+
+  bool wait_leading(int ms) {
+    static const std::regex line(R"(\nrest: http://([^\s]+)\n)");
+    auto deadline = Clock::now() + std::chrono::milliseconds(ms);
+    while (Clock::now() < deadline) {
+      std::smatch m;
+      std::string out = "\n" + process->out();
+      if (std::regex_search(out, m, line)) {
+        rest = m[1];
+        return true;
+      }
+      if (process->wait_for(0)) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+};
+
+nlohmann::json get_json(const std::string& rest, const std::string& path) {
+  cluster::RestClient client(rest);
+  auto r = client.get(path);
+  if (r.status != 200) return nullptr;
+  return nlohmann::json::parse(r.body, nullptr, false);
+}
+
+std::string job_state(const std::string& rest, const std::string& job) {
+  auto j = get_json(rest, "/jobs/" + job);
+  return j.is_object() ? j.value("state", "") : "";
+}
+
+int checkpoints_of(const std::string& rest, const std::string& job) {
+  auto j = get_json(rest, "/jobs/" + job + "/checkpoints");
+  return j.is_object() ? j["counts"].value("completed", 0) : -1;
+}
+
+// Two coordinators under ZooKeeper HA and three workers that find the leader there. The
+// leader is SIGKILLed three times, each right after its run of the job completed a
+// checkpoint; a new standby is started each time. The standby takes over, the workers
+// reconnect to it, it resumes the job from the latest checkpoint pointer in ZooKeeper,
+// and the committed output is exactly the failure-free one.
+TEST(ClusterDeployment, TheLeadingCoordinatorKilledThreeTimesLosesNothingAndRepeatsNothing) {
+  const char* quorum = std::getenv("CLINK_ZOOKEEPER_QUORUM");
+  if (!quorum) GTEST_SKIP() << "needs CLINK_ZOOKEEPER_QUORUM (ctest's zookeeper fixture sets it)";
+  fs::path dir = scratch_dir("clink_deploy_");
+  const long long rows = 80000;
+  Expected expected = embedded(dir / "embedded", rows);
+
+  std::ofstream(dir / "config.yaml") << "execution.checkpointing.interval: 100 ms\n"
+                                     << "execution.checkpointing.dir: " << (dir / "checkpoints").string() << "\n"
+                                     << "restart-strategy.type: fixed-delay\n"
+                                     << "restart-strategy.fixed-delay.attempts: 30\n"
+                                     << "restart-strategy.fixed-delay.delay: 100 ms\n"
+                                     << "heartbeat.interval: 200 ms\nheartbeat.timeout: 2 s\n"
+                                     << "slot.request.timeout: 60 s\n"
+                                     << "high-availability.type: zookeeper\n"
+                                     << "high-availability.zookeeper.quorum: " << quorum << "\n"
+                                     << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
+                                     << "high-availability.cluster-id: /deploy-" << ::getpid() << "\n"
+                                     << "high-availability.zookeeper.client.session-timeout: 2000\n"
+                                     << "rest.port: 0\njobmanager.rpc.port: 0\n";
+  const std::string config = (dir / "config.yaml").string();
+  int started = 0;
+  auto coordinator = [&] {
+    fs::path d = dir / ("coordinator" + std::to_string(started++));
+    fs::create_directories(d);
+    return HaCoordinator{std::make_unique<ClinkProcess>(std::vector<std::string>{"coordinator", "--config", config}, d), ""};
+  };
+  std::vector<HaCoordinator> coordinators;
+  coordinators.push_back(coordinator());
+  ASSERT_TRUE(coordinators[0].wait_leading(20'000)) << coordinators[0].process->err();
+  coordinators.push_back(coordinator());
+  std::vector<std::unique_ptr<ClinkProcess>> workers;
+  for (int i = 0; i < 3; ++i) workers.push_back(start_worker(dir / ("w" + std::to_string(i)), {"--config", config}, 2));
+  const std::string job = submit(dir / "client", coordinators[0].rest, script(dir / "out", rows, 10'000));
+  ASSERT_EQ(job.size(), 32u);
+
+  std::vector<double> takeover_s;
+  for (int kill = 0; kill < 3; ++kill) {
+    HaCoordinator& leader = coordinators.front();
+    int before = checkpoints_of(leader.rest, job);
+    auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (Clock::now() < deadline && checkpoints_of(leader.rest, job) <= std::max(before, 0))
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(job_state(leader.rest, job), "RUNNING") << "kill " << kill << ": the job ended too soon";
+    leader.process->kill(SIGKILL);
+    auto killed_at = Clock::now();
+    coordinators.erase(coordinators.begin());
+    coordinators.push_back(coordinator());  // the next standby
+    ASSERT_TRUE(coordinators.front().wait_leading(30'000)) << coordinators.front().process->err();
+    // Taken over: the job runs again on the new leader and completed a checkpoint there.
+    deadline = Clock::now() + std::chrono::seconds(60);
+    while (Clock::now() < deadline && checkpoints_of(coordinators.front().rest, job) < 1 &&
+           job_state(coordinators.front().rest, job) != "FINISHED")
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    takeover_s.push_back(std::chrono::duration<double>(Clock::now() - killed_at).count());
+  }
+  const std::string& rest = coordinators.front().rest;
+  auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (Clock::now() < deadline && job_state(rest, job) != "FINISHED") std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(job_state(rest, job), "FINISHED") << coordinators.front().process->err();
+  std::printf("leader kills 3: running again with a completed checkpoint after %.2f, %.2f, %.2f s\n", takeover_s[0],
+              takeover_s[1], takeover_s[2]);
   EXPECT_EQ(committed(dir / "out" / "win"), expected.win);
   EXPECT_EQ(committed(dir / "out" / "cep"), expected.cep);
 }
