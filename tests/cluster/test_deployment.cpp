@@ -5,7 +5,10 @@
 // three times, leave exactly the failure-free output of an exactly-once sink.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -87,12 +90,11 @@ std::unique_ptr<ClinkProcess> start_worker(const fs::path& dir, const std::vecto
 }
 
 // Submits the script with `clink run --coordinator`: the job id.
-std::string submit(const fs::path& dir, const std::string& rest, const std::string& sql,
-                   const std::vector<std::string>& flags = {}) {
+std::string submit(const fs::path& dir, const std::string& rest, const std::string& sql, int parallelism = 4) {
   fs::create_directories(dir);
   std::ofstream(dir / "job.sql") << sql;
-  std::vector<std::string> args{"run", (dir / "job.sql").string(), "--coordinator", rest, "-p", "4"};
-  args.insert(args.end(), flags.begin(), flags.end());
+  std::vector<std::string> args{"run", (dir / "job.sql").string(), "--coordinator", rest, "-p",
+                                std::to_string(parallelism)};
   ClinkProcess run(args, dir);
   EXPECT_EQ(run.wait_for(30'000), 0) << run.err();
   std::smatch m;
@@ -196,6 +198,96 @@ TEST(ClusterDeployment, WorkersKilledAtTenCheckpointsLoseNothingAndRepeatNothing
               worst);
   EXPECT_EQ(committed(dir / "out" / "win"), expected.win);
   EXPECT_EQ(committed(dir / "out" / "cep"), expected.cep);
+}
+
+// Peak resident memory of a process, from /proc (VmHWM, KiB).
+long peak_rss_kib(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  for (std::string l; std::getline(f, l);)
+    if (l.rfind("VmHWM:", 0) == 0) return std::stol(l.substr(6));
+  return -1;
+}
+
+// A worker whose stdout is a pipe nobody reads: once the pipe is full its print sink
+// blocks, as a slow sink does.
+struct StalledWorker {
+  pid_t pid = -1;
+  int pipe_read = -1;
+  StalledWorker(const std::string& coordinator, const fs::path& dir) {
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    std::string err = (dir / "worker.err").string();
+    std::vector<std::string> args{CLINK_BINARY, "worker", "--coordinator", coordinator, "--slots", "1"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid = ::fork();
+    if (pid == 0) {
+      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fds[1], 1);
+      ::dup2(e, 2);
+      ::close(fds[0]);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    pipe_read = fds[0];
+  }
+  ~StalledWorker() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    if (pipe_read >= 0) ::close(pipe_read);
+  }
+};
+
+// Backpressure across workers: an unbounded source at full speed on two workers feeds a
+// GROUP BY whose print sink on one worker is stalled. Credits stop at the stalled
+// subtask's gate, the senders block, and the sources stop: what they emit stops growing
+// and no process's memory grows with the input.
+TEST(ClusterDeployment, AStalledSinkOnOneWorkerStopsTheSourcesWithBoundedMemory) {
+  fs::path dir = scratch_dir("clink_deploy_");
+  std::ofstream(dir / "config.yaml") << "heartbeat.interval: 200 ms\nheartbeat.timeout: 5 s\n";
+  fs::create_directories(dir / "coordinator");
+  CoordinatorProcess c(dir / "coordinator", {"--config", (dir / "config.yaml").string(), "--rest-port", "0",
+                                             "--local-slots", "0"});
+  ASSERT_TRUE(c.running()) << c.stderr_text();
+  auto free_worker = start_worker(dir / "w0", {"--coordinator", c.address()}, 1);
+  StalledWorker stalled(c.address(), dir);
+  for (int i = 0; i < 500 && c.get("/taskmanagers").body["taskmanagers"].size() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const std::string job = submit(
+      dir / "client", c.address(),
+      "CREATE TABLE nums (id BIGINT NOT NULL) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', "
+      "'fields.id.start' = '1', 'fields.id.end' = '9000000000000', 'rows-per-second' = '1000000000');\n"
+      "CREATE TABLE out (k BIGINT, c BIGINT) WITH ('connector' = 'print');\n"
+      "INSERT INTO out SELECT MOD(id, 1000), COUNT(*) FROM nums GROUP BY MOD(id, 1000);\n",
+      2);
+  ASSERT_EQ(job.size(), 32u);
+  ASSERT_EQ(c.wait_for_state(job, "RUNNING", 30), "RUNNING");
+  auto source_out = [&] {
+    auto d = c.get("/jobs/" + job).body;
+    std::int64_t n = 0;
+    for (const auto& v : d["vertices"])  // the source vertex reads nothing
+      if (v["metrics"]["read-records"].get<std::int64_t>() == 0) n += v["metrics"]["write-records"].get<std::int64_t>();
+    return n;
+  };
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // the pipe fills, the credits run out
+  std::int64_t first = source_out();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::int64_t second = source_out();
+  EXPECT_GT(first, 0);
+  // Heartbeats every 200 ms report the counters: stalled sources add (almost) nothing.
+  EXPECT_LT(second - first, 20'000) << "the sources kept running: " << first << " then " << second;
+  for (pid_t pid : {stalled.pid}) {
+    long kib = peak_rss_kib(pid);
+    EXPECT_GT(kib, 0);
+    EXPECT_LT(kib, 300 * 1024) << "peak RSS of the stalled worker";
+  }
+  std::printf("stalled: sources emitted %lld records before stopping; stalled worker peak RSS %.1f MiB\n",
+              static_cast<long long>(second), peak_rss_kib(stalled.pid) / 1024.0);
+  c.patch("/jobs/" + job + "?mode=cancel");
 }
 
 // A coordinator process under ZooKeeper HA: it prints "rest: http://HOST:PORT" once it

@@ -11,9 +11,14 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "clink/cluster/coordinator/cluster_runtime.hpp"
+#include "clink/cluster/worker/worker.hpp"
+#include "clink/registry/builtin_registry.hpp"
 #include "clink/sql/parser/parser.hpp"
 #include "commands.hpp"
 #include "sql_session.hpp"
@@ -26,6 +31,7 @@ struct BenchOptions {
   std::int64_t events = 10'000'000;
   int parallelism = 1;
   std::string file;  // default: examples/nexmark/<query>.sql
+  int workers = 0;   // > 0: on a cluster of this many workers in this process
 };
 
 double cpu_seconds(const rusage& u) {
@@ -130,6 +136,27 @@ int bench_nexmark(const BenchOptions& opts) {
     settings.parallelism = opts.parallelism;
     std::int64_t events = opts.events;
     settings.rewrite_spec = [events](nlohmann::json& spec) { size_job(spec, events); };
+    // --workers: a coordinator's runtime and workers in this process (their gRPC streams
+    // and TCP channels real), so getrusage counts the cluster's whole CPU time.
+    std::unique_ptr<cluster::ClusterRuntime> runtime;
+    std::vector<std::unique_ptr<cluster::Worker>> workers;
+    if (opts.workers > 0) {
+      runtime = std::make_unique<cluster::ClusterRuntime>(cluster::ClusterRuntimeConfig{});
+      for (int i = 0; i < opts.workers; ++i) {
+        cluster::WorkerConfig wc;
+        std::string rpc = "127.0.0.1:" + std::to_string(runtime->rpc_port());
+        wc.coordinator = [rpc] { return rpc; };
+        wc.slots = (opts.parallelism + opts.workers - 1) / opts.workers;
+        wc.worker_id = "w" + std::to_string(i);
+        workers.push_back(std::make_unique<cluster::Worker>(wc, builtin_registry()));
+      }
+      while (runtime->workers().size() < static_cast<std::size_t>(opts.workers))
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      settings.launch = [&runtime](const JobGraph& g, const ExecutionOptions& o) {
+        static int n = 0;
+        return runtime->launch(fmt::format("{:032x}", ++n), g, o);
+      };
+    }
     SqlSession session(settings, "", stdout);
     rusage before{}, after{};
     getrusage(RUSAGE_SELF, &before);
@@ -145,8 +172,8 @@ int bench_nexmark(const BenchOptions& opts) {
     getrusage(RUSAGE_SELF, &after);
     double cpu = cpu_seconds(after) - cpu_seconds(before);
     double n = static_cast<double>(events);
-    std::printf("nexmark %s: %lld events, parallelism %d\n", opts.query.c_str(), static_cast<long long>(events),
-                opts.parallelism);
+    std::printf("nexmark %s: %lld events, parallelism %d%s\n", opts.query.c_str(), static_cast<long long>(events),
+                opts.parallelism, opts.workers > 0 ? fmt::format(", on {} workers", opts.workers).c_str() : "");
     std::printf("  wall time      %.3f s\n", wall);
     std::printf("  throughput     %.0f events/s\n", n / wall);
     std::printf("  cpu time       %.3f s\n", cpu);
@@ -173,6 +200,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   nexmark->add_option("-n,--events", opts->events, "Events to generate")->default_val(10'000'000)->check(CLI::Range(1LL, 1LL << 50));
   nexmark->add_option("-p,--parallelism", opts->parallelism, "Parallelism of the job")->default_val(1)->check(CLI::Range(1, 1 << 15));
   nexmark->add_option("-f,--file", opts->file, "A query script to run instead of examples/nexmark/<query>.sql");
+  nexmark->add_option("--workers", opts->workers,
+                      "Run on a cluster of this many workers (in this process: real control plane and TCP shuffle)")
+      ->default_val(0);
   nexmark->callback([opts, &exit_code] { exit_code = bench_nexmark(*opts); });
   add_bench_kafka_command(*bench, exit_code);
   add_bench_jdbc_command(*bench, exit_code);

@@ -4,7 +4,9 @@
 // coordinators contend; only the leader serves, and a new leader resumes every job of
 // the old one from its latest completed checkpoint (pointers and job records in
 // ZooKeeper, written before any task commits).
+#include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -200,6 +202,28 @@ int run_coordinator(const CoordinatorOptions& opts) {
       }
     }
 
+    // `clink cluster start`: worker processes of this binary, stopped with the coordinator.
+    std::vector<pid_t> children;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    for (int i = 0; i < opts.workers; ++i) {
+      std::vector<std::string> args{self, "worker", "--coordinator",
+                                    fmt::format("{}:{}", config.rest_address(), server.port()), "--slots",
+                                    std::to_string(opts.worker_slots)};
+      if (!opts.config.empty()) args.insert(args.end(), {"--config", opts.config});
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      pid_t pid = 0;
+      sigset_t none;
+      sigemptyset(&none);
+      posix_spawnattr_t attr;
+      posix_spawnattr_init(&attr);
+      posix_spawnattr_setsigmask(&attr, &none);  // the workers take their own signals
+      posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+      if (posix_spawn(&pid, self.c_str(), nullptr, &attr, argv.data(), environ) == 0) children.push_back(pid);
+      posix_spawnattr_destroy(&attr);
+    }
+
     std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
     std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
     std::fflush(stdout);
@@ -216,6 +240,8 @@ int run_coordinator(const CoordinatorOptions& opts) {
       }
     }
     suspending.store(ha_enabled);
+    for (pid_t pid : children) ::kill(pid, SIGTERM);
+    for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
     local_worker.reset();
     server.stop();
     dispatcher.shutdown();
@@ -239,6 +265,17 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--local-slots", opts->local_slots, "Also run a worker with this many slots inside the coordinator")
       ->default_val(0);
   cmd->callback([opts, &exit_code] { exit_code = run_coordinator(*opts); });
+
+  auto copts = std::make_shared<CoordinatorOptions>();
+  auto* cluster = app.add_subcommand("cluster", "A standalone cluster on this machine");
+  cluster->require_subcommand(1);
+  auto* start = cluster->add_subcommand("start", "Run a coordinator and worker processes until SIGINT/SIGTERM");
+  start->add_option("--workers", copts->workers, "Worker processes")->default_val(2)->check(CLI::Range(1, 256));
+  start->add_option("--slots", copts->worker_slots, "Slots of each worker")->default_val(2)->check(CLI::Range(1, 1024));
+  start->add_option("--config", copts->config, "Flink's config.yaml, for the coordinator and the workers");
+  start->add_option("--rest-port", copts->rest_port, "REST port (default 8081; 0: any free port)")->check(CLI::Range(0, 65535));
+  start->add_option("--rpc-port", copts->rpc_port, "Control-plane port (default 6123; 0: any free port)")->check(CLI::Range(0, 65535));
+  start->callback([copts, &exit_code] { exit_code = run_coordinator(*copts); });
 }
 
 }  // namespace clink::cli

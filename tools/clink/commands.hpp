@@ -30,6 +30,8 @@ struct CoordinatorOptions {
   std::string rest_address;
   int rpc_port = -1;  // -1: from the config, else 6123
   int local_slots = 0;
+  int workers = 0;       // `clink cluster start`: worker processes started with it
+  int worker_slots = 1;  // slots of each
 };
 int run_coordinator(const CoordinatorOptions& opts);
 void add_coordinator_command(CLI::App& app, int& exit_code);

@@ -98,7 +98,7 @@ bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement&) {
     return true;
   }
   JobGraph graph = build(spec);
-  JobHandle handle = execute_async(graph, settings_.execution);
+  JobHandle handle = settings_.launch ? settings_.launch(graph, settings_.execution) : execute_async(graph, settings_.execution);
   bool completed = wait_job(handle, graph, [] {});
   std::fflush(stdout);
   return completed;
@@ -112,7 +112,7 @@ bool SqlSession::run_select(nlohmann::json spec) {
   JobGraph graph = build(spec);
   auto presenter = presenter_();
   presenter->start(select.columns);
-  JobHandle handle = execute_async(graph, settings_.execution);
+  JobHandle handle = settings_.launch ? settings_.launch(graph, settings_.execution) : execute_async(graph, settings_.execution);
   bool completed = false;
   try {
     completed = wait_job(handle, graph, [&] { presenter->rows(select.stream->take(0)); });

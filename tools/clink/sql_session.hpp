@@ -29,6 +29,9 @@ struct SqlJobSettings {
   std::string savepoint_on_stop;   // on a stop request: savepoint into this directory
   // Applied to each job's spec before it is built (the bench swaps sinks and sizes).
   std::function<void(nlohmann::json&)> rewrite_spec;
+  // Runs each job (default: execute_async, in this process; the bench can run them on
+  // a cluster's workers).
+  std::function<JobHandle(const JobGraph&, const ExecutionOptions&)> launch;
   // When set, an INSERT's job is handed to it (a coordinator's submission) instead of
   // running here; a SELECT is an error (its rows have nowhere to go).
   std::function<void(nlohmann::json&)> submit;
