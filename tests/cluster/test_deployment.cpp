@@ -25,6 +25,7 @@
 #include "../support/clink_process.hpp"
 #include "clink/cluster/rest/rest_server.hpp"
 #include "coordinator_process.hpp"
+#include "windows_and_cep_job.hpp"
 
 namespace clink::test {
 namespace {
@@ -32,39 +33,15 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// 13 keys x 1 s tumbling windows, and a MATCH_RECOGNIZE per key of 7, over a sequence
-// with event time id * 10 ms, into exactly-once filesystem sinks under `out`.
-std::string script(const fs::path& out, long long rows, long long rows_per_second) {
-  const std::string n = std::to_string(rows);
-  return "CREATE TABLE nums (id BIGINT NOT NULL, ts AS TO_TIMESTAMP_LTZ(id * 10, 3), "
-         "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen', 'number-of-rows' = '" + n +
-         "', 'rows-per-second' = '" + std::to_string(rows_per_second) +
-         "', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '" + n + "');\n"
-         "CREATE TABLE win (k BIGINT, ws TIMESTAMP(3), c BIGINT, s BIGINT) WITH ('connector' = 'filesystem', "
-         "'path' = '" + (out / "win").string() + "', 'format' = 'csv');\n"
-         "CREATE TABLE cep (k BIGINT, a BIGINT, c BIGINT, n BIGINT) WITH ('connector' = 'filesystem', "
-         "'path' = '" + (out / "cep").string() + "', 'format' = 'csv');\n"
-         "EXECUTE STATEMENT SET BEGIN\n"
-         "INSERT INTO win SELECT MOD(id, 13), window_start, COUNT(*), SUM(id) FROM TABLE(TUMBLE(TABLE nums, "
-         "DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY MOD(id, 13), window_start, window_end;\n"
-         "INSERT INTO cep SELECT * FROM (SELECT MOD(id, 7) AS k, id, ts FROM nums) MATCH_RECOGNIZE (PARTITION BY k "
-         "ORDER BY ts MEASURES A.id AS a, C.id AS c, COUNT(B.id) AS n ONE ROW PER MATCH AFTER MATCH SKIP PAST "
-         "LAST ROW PATTERN (A B+ C) DEFINE A AS MOD(A.id, 11) = 0, B AS MOD(B.id, 11) <> 0, C AS MOD(C.id, 5) = 0);\n"
-         "END;\n";
-}
-
-// Every committed line under `dir` (files whose names do not start with '.' or '_'), sorted.
-std::vector<std::string> committed(const fs::path& dir) {
-  std::vector<std::string> lines;
-  if (!fs::exists(dir)) return lines;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    auto name = e.path().filename().string();
-    if (!e.is_regular_file() || name.empty() || name[0] == '.' || name[0] == '_') continue;
-    std::ifstream f(e.path());
-    for (std::string l; std::getline(f, l);) lines.push_back(l);
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
+// Checkpoints every 100 ms, restarts at once, workers lost within 2 s.
+std::string failover_config(const fs::path& dir) {
+  return "execution.checkpointing.interval: 100 ms\n"
+         "execution.checkpointing.dir: " + (dir / "checkpoints").string() + "\n"
+         "restart-strategy.type: fixed-delay\n"
+         "restart-strategy.fixed-delay.attempts: 30\n"
+         "restart-strategy.fixed-delay.delay: 100 ms\n"
+         "heartbeat.interval: 200 ms\nheartbeat.timeout: 2 s\n"
+         "slot.request.timeout: 60 s\n";
 }
 
 struct Expected {
@@ -74,10 +51,10 @@ struct Expected {
 // The failure-free output, from an embedded `clink run`.
 Expected embedded(const fs::path& dir, long long rows) {
   fs::create_directories(dir);
-  std::ofstream(dir / "job.sql") << "SET 'parallelism.default' = '4';\n" << script(dir / "out", rows, 100'000'000);
+  std::ofstream(dir / "job.sql") << "SET 'parallelism.default' = '4';\n" << windows_and_cep_script(dir / "out", rows, 100'000'000);
   ClinkProcess run({"run", (dir / "job.sql").string()}, dir);
   EXPECT_EQ(run.wait_for(120'000), 0) << run.err();
-  return {committed(dir / "out" / "win"), committed(dir / "out" / "cep")};
+  return {committed_output(dir / "out" / "win"), committed_output(dir / "out" / "cep")};
 }
 
 std::unique_ptr<ClinkProcess> start_worker(const fs::path& dir, const std::vector<std::string>& how, int slots) {
@@ -121,11 +98,11 @@ TEST(ClusterDeployment, SqlAndCepJobOnThreeWorkerProcessesGivesTheEmbeddedOutput
   std::vector<std::unique_ptr<ClinkProcess>> workers;
   for (int i = 0; i < 3; ++i)
     workers.push_back(start_worker(dir / ("w" + std::to_string(i)), {"--coordinator", c.address()}, 2));
-  const std::string job = submit(dir / "client", c.address(), script(dir / "out", 60000, 100'000'000));
+  const std::string job = submit(dir / "client", c.address(), windows_and_cep_script(dir / "out", 60000, 100'000'000));
   ASSERT_EQ(job.size(), 32u);
   EXPECT_EQ(c.wait_for_state(job, "FINISHED", 120), "FINISHED") << c.stderr_text();
-  EXPECT_EQ(committed(dir / "out" / "win"), expected.win);
-  EXPECT_EQ(committed(dir / "out" / "cep"), expected.cep);
+  EXPECT_EQ(committed_output(dir / "out" / "win"), expected.win);
+  EXPECT_EQ(committed_output(dir / "out" / "cep"), expected.cep);
   // The REST API shows the three workers and the job's vertices with their parallelism.
   auto tms = c.get("/taskmanagers").body["taskmanagers"];
   EXPECT_EQ(tms.size(), 3u);
@@ -144,13 +121,7 @@ TEST(ClusterDeployment, WorkersKilledAtTenCheckpointsLoseNothingAndRepeatNothing
   const long long rows = 60000;
   Expected expected = embedded(dir / "embedded", rows);
 
-  std::ofstream(dir / "config.yaml") << "execution.checkpointing.interval: 100 ms\n"
-                                     << "execution.checkpointing.dir: " << (dir / "checkpoints").string() << "\n"
-                                     << "restart-strategy.type: fixed-delay\n"
-                                     << "restart-strategy.fixed-delay.attempts: 30\n"
-                                     << "restart-strategy.fixed-delay.delay: 100 ms\n"
-                                     << "heartbeat.interval: 200 ms\nheartbeat.timeout: 2 s\n"
-                                     << "slot.request.timeout: 30 s\n";
+  std::ofstream(dir / "config.yaml") << failover_config(dir);
   fs::create_directories(dir / "coordinator");
   CoordinatorProcess c(dir / "coordinator", {"--config", (dir / "config.yaml").string(), "--rest-port", "0",
                                              "--local-slots", "0"});
@@ -162,7 +133,7 @@ TEST(ClusterDeployment, WorkersKilledAtTenCheckpointsLoseNothingAndRepeatNothing
   };
   for (int i = 0; i < 3; ++i) add_worker();
   // About 6 s of input at 10,000 rows/s: long enough for ten kills.
-  const std::string job = submit(dir / "client", c.address(), script(dir / "out", rows, 10'000));
+  const std::string job = submit(dir / "client", c.address(), windows_and_cep_script(dir / "out", rows, 10'000));
   ASSERT_EQ(job.size(), 32u);
 
   std::mt19937 rng(0xc1a5);
@@ -196,8 +167,8 @@ TEST(ClusterDeployment, WorkersKilledAtTenCheckpointsLoseNothingAndRepeatNothing
   double worst = recovery_s.empty() ? 0 : *std::max_element(recovery_s.begin(), recovery_s.end());
   std::printf("kills %d, restarts %zu, recovery to the next completed checkpoint: worst %.2f s\n", kills, restarts,
               worst);
-  EXPECT_EQ(committed(dir / "out" / "win"), expected.win);
-  EXPECT_EQ(committed(dir / "out" / "cep"), expected.cep);
+  EXPECT_EQ(committed_output(dir / "out" / "win"), expected.win);
+  EXPECT_EQ(committed_output(dir / "out" / "cep"), expected.cep);
 }
 
 // Peak resident memory of a process, from /proc (VmHWM, KiB).
@@ -342,14 +313,7 @@ TEST(ClusterDeployment, TheLeadingCoordinatorKilledThreeTimesLosesNothingAndRepe
   const long long rows = 80000;
   Expected expected = embedded(dir / "embedded", rows);
 
-  std::ofstream(dir / "config.yaml") << "execution.checkpointing.interval: 100 ms\n"
-                                     << "execution.checkpointing.dir: " << (dir / "checkpoints").string() << "\n"
-                                     << "restart-strategy.type: fixed-delay\n"
-                                     << "restart-strategy.fixed-delay.attempts: 30\n"
-                                     << "restart-strategy.fixed-delay.delay: 100 ms\n"
-                                     << "heartbeat.interval: 200 ms\nheartbeat.timeout: 2 s\n"
-                                     << "slot.request.timeout: 60 s\n"
-                                     << "high-availability.type: zookeeper\n"
+  std::ofstream(dir / "config.yaml") << failover_config(dir) << "high-availability.type: zookeeper\n"
                                      << "high-availability.zookeeper.quorum: " << quorum << "\n"
                                      << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
                                      << "high-availability.cluster-id: /deploy-" << ::getpid() << "\n"
@@ -368,7 +332,7 @@ TEST(ClusterDeployment, TheLeadingCoordinatorKilledThreeTimesLosesNothingAndRepe
   coordinators.push_back(coordinator());
   std::vector<std::unique_ptr<ClinkProcess>> workers;
   for (int i = 0; i < 3; ++i) workers.push_back(start_worker(dir / ("w" + std::to_string(i)), {"--config", config}, 2));
-  const std::string job = submit(dir / "client", coordinators[0].rest, script(dir / "out", rows, 10'000));
+  const std::string job = submit(dir / "client", coordinators[0].rest, windows_and_cep_script(dir / "out", rows, 10'000));
   ASSERT_EQ(job.size(), 32u);
 
   std::vector<double> takeover_s;
@@ -397,8 +361,8 @@ TEST(ClusterDeployment, TheLeadingCoordinatorKilledThreeTimesLosesNothingAndRepe
   EXPECT_EQ(job_state(rest, job), "FINISHED") << coordinators.front().process->err();
   std::printf("leader kills 3: running again with a completed checkpoint after %.2f, %.2f, %.2f s\n", takeover_s[0],
               takeover_s[1], takeover_s[2]);
-  EXPECT_EQ(committed(dir / "out" / "win"), expected.win);
-  EXPECT_EQ(committed(dir / "out" / "cep"), expected.cep);
+  EXPECT_EQ(committed_output(dir / "out" / "win"), expected.win);
+  EXPECT_EQ(committed_output(dir / "out" / "cep"), expected.cep);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/local_cluster.hpp"
+#include "windows_and_cep_job.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/sql/catalog/catalog.hpp"
@@ -49,40 +50,8 @@ nlohmann::json plan(std::string script, const fs::path& out) {
   return spec;
 }
 
-// Every committed line under `dir` (files whose names do not start with '.' or '_'), sorted.
-std::vector<std::string> committed_lines(const fs::path& dir) {
-  std::vector<std::string> lines;
-  if (!fs::exists(dir)) return lines;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    auto name = e.path().filename().string();
-    if (!e.is_regular_file() || name.empty() || name[0] == '.' || name[0] == '_') continue;
-    std::ifstream f(e.path());
-    for (std::string l; std::getline(f, l);) lines.push_back(l);
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
-// 13 keys x 1 s tumbling windows, and a MATCH_RECOGNIZE per key of 7, over a sequence
-// with event time id * 10 ms.
 std::string script(long long rows, long long rows_per_second) {
-  const std::string n = std::to_string(rows);
-  return "SET 'parallelism.default' = '4';\n"
-         "CREATE TABLE nums (id BIGINT NOT NULL, ts AS TO_TIMESTAMP_LTZ(id * 10, 3), "
-         "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen', 'number-of-rows' = '" + n +
-         "', 'rows-per-second' = '" + std::to_string(rows_per_second) +
-         "', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '" + n + "');\n"
-         "CREATE TABLE win (k BIGINT, ws TIMESTAMP(3), c BIGINT, s BIGINT) WITH ('connector' = 'filesystem', "
-         "'path' = '${out}/win', 'format' = 'csv');\n"
-         "CREATE TABLE cep (k BIGINT, a BIGINT, c BIGINT, n BIGINT) WITH ('connector' = 'filesystem', "
-         "'path' = '${out}/cep', 'format' = 'csv');\n"
-         "EXECUTE STATEMENT SET BEGIN\n"
-         "INSERT INTO win SELECT MOD(id, 13), window_start, COUNT(*), SUM(id) FROM TABLE(TUMBLE(TABLE nums, "
-         "DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY MOD(id, 13), window_start, window_end;\n"
-         "INSERT INTO cep SELECT * FROM (SELECT MOD(id, 7) AS k, id, ts FROM nums) MATCH_RECOGNIZE (PARTITION BY k "
-         "ORDER BY ts MEASURES A.id AS a, C.id AS c, COUNT(B.id) AS n ONE ROW PER MATCH AFTER MATCH SKIP PAST "
-         "LAST ROW PATTERN (A B+ C) DEFINE A AS MOD(A.id, 11) = 0, B AS MOD(B.id, 11) <> 0, C AS MOD(C.id, 5) = 0);\n"
-         "END;\n";
+  return "SET 'parallelism.default' = '4';\n" + windows_and_cep_script("${out}", rows, rows_per_second);
 }
 
 struct Outputs {
@@ -91,7 +60,7 @@ struct Outputs {
 
 Outputs run_embedded(const nlohmann::json& spec, const fs::path& out, ExecutionOptions options = {}) {
   execute(from_spec(spec, builtin_registry()), options);
-  return {committed_lines(out / "win"), committed_lines(out / "cep")};
+  return {committed_output(out / "win"), committed_output(out / "cep")};
 }
 
 TEST(ClusterRuntime, SqlAndCepJobsOnThreeWorkersGiveTheEmbeddedOutput) {
@@ -106,8 +75,8 @@ TEST(ClusterRuntime, SqlAndCepJobsOnThreeWorkersGiveTheEmbeddedOutput) {
   JobHandle job = cluster.runtime().launch("0123456789abcdef0123456789abcdef", graph, {});
   ASSERT_TRUE(job.wait_for(60s));
   job.wait();
-  EXPECT_EQ(committed_lines(dir / "cluster" / "win"), expected.win);
-  EXPECT_EQ(committed_lines(dir / "cluster" / "cep"), expected.cep);
+  EXPECT_EQ(committed_output(dir / "cluster" / "win"), expected.win);
+  EXPECT_EQ(committed_output(dir / "cluster" / "cep"), expected.cep);
   // The job released its slots.
   for (const auto& w : cluster.runtime().workers()) EXPECT_EQ(w.free_slots, 2) << w.id;
   // The workers' heartbeats bring their operators' counters into the job's registry.
@@ -146,8 +115,8 @@ TEST(ClusterRuntime, ALostWorkerRestartsTheJobFromItsLatestCheckpointExactlyOnce
   EXPECT_EQ(job.checkpoint_counts().restarts, 1);
   ASSERT_EQ(job.restart_causes().size(), 1u);
   EXPECT_NE(job.restart_causes()[0].find("worker w1 was lost"), std::string::npos) << job.restart_causes()[0];
-  EXPECT_EQ(committed_lines(dir / "cluster" / "win"), expected.win);
-  EXPECT_EQ(committed_lines(dir / "cluster" / "cep"), expected.cep);
+  EXPECT_EQ(committed_output(dir / "cluster" / "win"), expected.win);
+  EXPECT_EQ(committed_output(dir / "cluster" / "cep"), expected.cep);
 }
 
 TEST(ClusterRuntime, ASavepointOfTheClusterResumesEmbeddedAtAnotherParallelism) {
@@ -164,7 +133,7 @@ TEST(ClusterRuntime, ASavepointOfTheClusterResumesEmbeddedAtAnotherParallelism) 
   for (int i = 0; i < 1000 && job.checkpoint_counts().completed < 2; ++i) std::this_thread::sleep_for(10ms);
   fs::path savepoint = job.stop_with_savepoint(dir / "savepoint");
   ASSERT_EQ(job.status(), JobStatus::kCanceled);
-  auto partial = committed_lines(dir / "out" / "win");
+  auto partial = committed_output(dir / "out" / "win");
   EXPECT_LT(partial.size(), expected.win.size());  // stopped mid-way
 
   // Resume in this process at parallelism 2.
@@ -175,8 +144,8 @@ TEST(ClusterRuntime, ASavepointOfTheClusterResumesEmbeddedAtAnotherParallelism) 
   ExecutionOptions r;
   r.restore = RestoreSettings{savepoint, false};
   execute(from_spec(resumed, builtin_registry()), r);
-  EXPECT_EQ(committed_lines(dir / "out" / "win"), expected.win);
-  EXPECT_EQ(committed_lines(dir / "out" / "cep"), expected.cep);
+  EXPECT_EQ(committed_output(dir / "out" / "win"), expected.win);
+  EXPECT_EQ(committed_output(dir / "out" / "cep"), expected.cep);
 }
 
 }  // namespace
