@@ -365,5 +365,58 @@ TEST(ClusterDeployment, TheLeadingCoordinatorKilledThreeTimesLosesNothingAndRepe
   EXPECT_EQ(committed_output(dir / "out" / "cep"), expected.cep);
 }
 
+cluster::RestResponse post_sql(const std::string& rest, const std::string& script) {
+  cluster::RestClient client(rest);
+  return client.post("/api/v1/jobs/sql", nlohmann::json{{"script", script}}.dump());
+}
+
+// POST /api/v1/jobs/sql plans on the coordinator: tables created there are kept in the
+// HA catalog store, so after the leader is killed its successor runs a script that uses
+// them. Errors name the statement's line and column.
+TEST(ClusterDeployment, TheCoordinatorsCatalogSurvivesATakeover) {
+  const char* quorum = std::getenv("CLINK_ZOOKEEPER_QUORUM");
+  if (!quorum) GTEST_SKIP() << "needs CLINK_ZOOKEEPER_QUORUM (ctest's zookeeper fixture sets it)";
+  fs::path dir = scratch_dir("clink_deploy_");
+  std::ofstream(dir / "config.yaml") << "high-availability.type: zookeeper\n"
+                                     << "high-availability.zookeeper.quorum: " << quorum << "\n"
+                                     << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
+                                     << "high-availability.cluster-id: /catalog-" << ::getpid() << "\n"
+                                     << "high-availability.zookeeper.client.session-timeout: 2000\n"
+                                     << "rest.port: 0\njobmanager.rpc.port: 0\n";
+  const std::string config = (dir / "config.yaml").string();
+  auto coordinator = [&](const std::string& name) {
+    fs::create_directories(dir / name);
+    return HaCoordinator{std::make_unique<ClinkProcess>(
+                             std::vector<std::string>{"coordinator", "--config", config, "--local-slots", "2"}, dir / name),
+                         ""};
+  };
+  HaCoordinator first = coordinator("first");
+  ASSERT_TRUE(first.wait_leading(20'000)) << first.process->err();
+  HaCoordinator second = coordinator("second");
+  auto r = post_sql(first.rest,
+                    "CREATE TABLE nums (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10', "
+                    "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '10');\n"
+                    "CREATE TABLE doubled (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '" +
+                        (dir / "out").string() + "', 'format' = 'csv');\n"
+                    "CREATE VIEW evens AS SELECT id * 2 AS id FROM nums;\n");
+  ASSERT_EQ(r.status, 202) << r.body;
+  EXPECT_EQ(nlohmann::json::parse(r.body)["jobids"].size(), 0u);
+  r = post_sql(first.rest, "INSERT INTO doubled SELECT nope FROM nums;");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(r.body)["errors"][0], "line 1, column 28: Column 'nope' not found in any table");
+
+  first.process->kill(SIGKILL);
+  ASSERT_TRUE(second.wait_leading(30'000)) << second.process->err();
+  r = post_sql(second.rest, "INSERT INTO doubled SELECT id FROM evens;");
+  ASSERT_EQ(r.status, 202) << r.body;
+  const std::string job = nlohmann::json::parse(r.body)["jobids"][0];
+  auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && job_state(second.rest, job) != "FINISHED")
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(job_state(second.rest, job), "FINISHED");
+  EXPECT_EQ(committed_output(dir / "out"),
+            (std::vector<std::string>{"10", "12", "14", "16", "18", "2", "20", "4", "6", "8"}));
+}
+
 }  // namespace
 }  // namespace clink::test

@@ -33,6 +33,7 @@
 #include "clink/core/error.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "commands.hpp"
+#include "coordinator_sql.hpp"
 
 namespace clink::cli {
 namespace {
@@ -169,6 +170,8 @@ int run_coordinator(const CoordinatorOptions& opts) {
     dopts.configuration["jobmanager.rpc.address"] = config.rpc_address();
     dopts.configuration["jobmanager.rpc.port"] = std::to_string(runtime.rpc_port());
     cluster::Dispatcher dispatcher(std::move(dopts));
+    CoordinatorSql sql(dispatcher, ha->catalog());
+    rest.run_sql = [&sql](const std::string& script, const nlohmann::json& options) { return sql.run(script, options); };
     cluster::RestServer server(dispatcher, rest);
     server.start();
     dispatcher.set_configuration("rest.port", std::to_string(server.port()));

@@ -204,6 +204,21 @@ void RestServer::Impl::add_routes() {
     }
   });
 
+  // clink's own: run a SQL script on the coordinator.
+  if (options.run_sql)
+    server.Post("/api/v1/jobs/sql", [run = options.run_sql](const httplib::Request& req, httplib::Response& res) {
+      try {
+        json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+        if (body.is_discarded() || !body.is_object() || !body.contains("script") || !body["script"].is_string())
+          throw BadRequestError("POST /api/v1/jobs/sql: expected a JSON object {\"script\": \"...\", \"options\": {...}}");
+        reply(res, 202, json{{"jobids", run(body["script"].get<std::string>(), body.value("options", json()))}});
+      } catch (const BadRequestError& e) {
+        reply_error(res, 400, e.what());
+      } catch (const std::exception& e) {
+        reply_error(res, 500, e.what());
+      }
+    });
+
   // Anything else: Flink's answer for an unknown path.
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;

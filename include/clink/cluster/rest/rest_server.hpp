@@ -1,4 +1,8 @@
 #pragma once
+#include <functional>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 // The coordinator's REST API: Flink's paths and JSON field names (so Flink's CLI and
 // users' scripts work against clink), with or without Flink's "/v1" prefix, plus
 // clink's own submission endpoint:
@@ -18,6 +22,11 @@ class Dispatcher;
 struct RestServerOptions {
   std::string address = "127.0.0.1";
   int port = 8081;  // 0: any free port (port() tells which)
+  // POST /api/v1/jobs/sql {"script", "options"}: runs a SQL script on the coordinator
+  // (its DDL into the coordinator's catalog, each INSERT or statement set submitted);
+  // returns the job ids. Throws BadRequestError naming the statement's position. Unset:
+  // the endpoint answers 404 (the planner lives above this layer).
+  std::function<std::vector<std::string>(const std::string& script, const nlohmann::json& options)> run_sql;
 };
 
 class RestServer {
