@@ -31,7 +31,8 @@ void JobRun::coordinate() {
       awaiting_final |= phases_[t] == Phase::kEnded;
     }
     bool due = now - last_trigger >= std::chrono::milliseconds(cfg.interval_ms) || (awaiting_final && !sources_running);
-    if (checkpoints_suspended_ || !live || !due || now - last_checkpoint_end_ < std::chrono::milliseconds(cfg.min_pause_ms))
+    if (checkpoints_suspended_ || !live || !due || !deployer_->ready() ||
+        now - last_checkpoint_end_ < std::chrono::milliseconds(cfg.min_pause_ms))
       continue;
     last_trigger = now;
     Pending p;
@@ -75,6 +76,7 @@ std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::c
   auto deadline = std::chrono::steady_clock::now() + timeout;
   if (!cv_.wait_until(lock, deadline, [&] { return !pending_ || done_; }) || done_)
     throw ClinkError("savepoint: the job is not running");
+  if (!deployer_->ready()) throw ClinkError("savepoint: the job's tasks are not running yet (waiting for slots)");
   if (std::filesystem::exists(dir / kMetadataFile)) throw ClinkError("savepoint: " + dir.string() + " already holds one");
   // Never into a directory that holds other files: a failed savepoint removes what it
   // wrote, and must not take the user's files with it.

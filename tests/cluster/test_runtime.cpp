@@ -148,5 +148,36 @@ TEST(ClusterRuntime, ASavepointOfTheClusterResumesEmbeddedAtAnotherParallelism) 
   EXPECT_EQ(committed_output(dir / "out" / "cep"), expected.cep);
 }
 
+// A job submitted before any worker registered waits for slots without blocking its
+// submission, runs once workers come, and a job waiting for slots cancels at once.
+TEST(ClusterRuntime, AJobWaitsForSlotsWithoutBlockingItsSubmission) {
+  fs::path dir = fresh_dir("slots");
+  Outputs expected = run_embedded(plan(script(20000, 10'000'000), dir / "embedded"), dir / "embedded");
+  LocalCluster cluster(0);
+  JobGraph graph = from_spec(plan(script(20000, 10'000'000), dir / "cluster"), builtin_registry());
+  auto started = std::chrono::steady_clock::now();
+  JobHandle job = cluster.runtime().launch("00000000000000000000000000000003", graph, {});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
+  EXPECT_FALSE(job.wait_for(300ms));  // no slots yet
+  cluster.add_worker(4, "late");
+  ASSERT_TRUE(job.wait_for(60s));
+  job.wait();
+  EXPECT_EQ(committed_output(dir / "cluster" / "win"), expected.win);
+  EXPECT_EQ(committed_output(dir / "cluster" / "cep"), expected.cep);
+
+  auto wide_spec = plan(script(20000, 10'000'000), dir / "other");
+  wide_spec["config"]["parallelism"] = 8;  // more slots than the cluster has
+  for (auto& op : wide_spec["ops"])
+    if (op.value("parallelism", 0) == 4) op["parallelism"] = 8;
+  JobGraph wide = from_spec(wide_spec, builtin_registry());
+  JobHandle waiting = cluster.runtime().launch("00000000000000000000000000000004", wide, {});
+  EXPECT_FALSE(waiting.wait_for(200ms));
+  started = std::chrono::steady_clock::now();
+  waiting.cancel();
+  ASSERT_TRUE(waiting.wait_for(5s));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
+  EXPECT_EQ(waiting.status(), JobStatus::kCanceled);
+}
+
 }  // namespace
 }  // namespace clink::test

@@ -122,6 +122,9 @@ class TaskDeployer {
   // Starts attempt `attempt` of every task, restoring from `restore`; throws when it
   // cannot (no slots, no workers).
   virtual void deploy(std::int64_t attempt, const std::optional<std::filesystem::path>& restore) = 0;
+  // Whether the attempt's tasks run (a cluster's attempt may still wait for slots):
+  // checkpoints and savepoints start only then.
+  virtual bool ready() const { return true; }
   // Blocks until every task of the current attempt exited (the tasks of a lost worker
   // count as exited: the deployer reports the loss through TaskEvents::fail first).
   virtual void wait_exited() = 0;

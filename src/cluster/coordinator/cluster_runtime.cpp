@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -41,7 +42,12 @@ class ClusterRuntime::Impl {
   };
   // Takes `n` free slots for `job_id`, spread over the workers; waits for workers to
   // register up to the slot request timeout.
-  std::vector<Slot> allocate(const std::string& job_id, int n);
+  // Empty when `cancelled` was set meanwhile (wake() makes it look).
+  std::vector<Slot> allocate(const std::string& job_id, int n, const std::atomic<bool>& cancelled);
+  void wake() {
+    std::lock_guard lock(mu_);
+    slots_cv_.notify_all();
+  }
   void release(const std::string& job_id);
   bool send(const std::string& worker_id, const proto::CoordinatorMessage& m) { return server_->send(worker_id, m); }
   void attach(const std::string& job_id, ClusterDeployer* deployer);
@@ -83,47 +89,82 @@ class ClusterDeployer final : public TaskDeployer {
   }
   ~ClusterDeployer() override {
     cancel();
+    if (placing_.joinable()) placing_.join();
     cluster_.detach(job_id_);
     cluster_.release(job_id_);
   }
 
+  // Returns at once: the attempt waits for free slots (up to slot.request.timeout) on a
+  // thread of its own, so a submission or a restart does not block on the cluster's
+  // resources; checkpoints start once the tasks are deployed.
   void deploy(std::int64_t attempt, const std::optional<std::filesystem::path>& restore) override {
-    int slots_needed = 0;
-    for (const auto& t : layout_.tasks) slots_needed = std::max(slots_needed, t.subtask + 1);
-    auto slots = cluster_.allocate(job_id_, slots_needed);
-    std::map<std::string, proto::CoordinatorMessage> deploys;  // by worker
-    DeployOptions opts{options_.checkpoints, restore};
-    const std::string options_json = deploy_options_json(opts);
+    if (placing_.joinable()) placing_.join();
     {
       std::lock_guard lock(mu_);
       attempt_ = attempt;
       worker_of_.assign(layout_.tasks.size(), "");
       exited_.assign(layout_.tasks.size(), false);
       remaining_ = layout_.tasks.size();
-      for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
-        const auto& slot = slots[static_cast<std::size_t>(layout_.tasks[t].subtask)];
-        worker_of_[t] = slot.worker_id;
-        auto& m = deploys[slot.worker_id];
-        auto* d = m.mutable_deploy();
-        if (d->job_id().empty()) {
-          d->set_job_id(job_id_);
-          d->set_attempt(attempt);
-          d->set_spec_json(spec_);
-          d->set_options_json(options_json);
-        }
-        d->add_local_tasks(static_cast<int>(t));
+      deployed_ = false;
+      cancelled_ = false;
+    }
+    placing_ = std::thread([this, attempt, restore] { place(attempt, restore); });
+  }
+
+  bool ready() const override {
+    std::lock_guard lock(mu_);
+    return deployed_;
+  }
+
+  void place(std::int64_t attempt, const std::optional<std::filesystem::path>& restore) {
+    int slots_needed = 0;
+    for (const auto& t : layout_.tasks) slots_needed = std::max(slots_needed, t.subtask + 1);
+    std::vector<ClusterRuntime::Impl::Slot> slots;
+    std::string failure;
+    try {
+      slots = cluster_.allocate(job_id_, slots_needed, cancelled_);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    const std::string options_json = deploy_options_json(DeployOptions{options_.checkpoints, restore});
+    std::unique_lock lock(mu_);
+    if (slots.empty() || cancelled_) {  // no tasks started: the attempt is over
+      std::fill(exited_.begin(), exited_.end(), true);
+      remaining_ = 0;
+      cv_.notify_all();
+      lock.unlock();
+      if (!failure.empty()) events_.fail(failure);
+      return;
+    }
+    std::map<std::string, proto::CoordinatorMessage> deploys;  // by worker
+    for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
+      const auto& slot = slots[static_cast<std::size_t>(layout_.tasks[t].subtask)];
+      worker_of_[t] = slot.worker_id;
+      auto* d = deploys[slot.worker_id].mutable_deploy();
+      if (d->job_id().empty()) {
+        d->set_job_id(job_id_);
+        d->set_attempt(attempt);
+        d->set_spec_json(spec_);
+        d->set_options_json(options_json);
       }
-      for (auto& [worker, m] : deploys)
-        for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
-          const auto& slot = slots[static_cast<std::size_t>(layout_.tasks[t].subtask)];
-          auto* loc = m.mutable_deploy()->add_tasks();
-          loc->set_worker_id(slot.worker_id);
-          loc->set_host(slot.host);
-          loc->set_data_port(slot.data_port);
-        }
+      d->add_local_tasks(static_cast<int>(t));
     }
     for (auto& [worker, m] : deploys)
-      if (!cluster_.send(worker, m)) worker_lost(worker, "it left before its tasks were deployed");
+      for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
+        const auto& slot = slots[static_cast<std::size_t>(layout_.tasks[t].subtask)];
+        auto* loc = m.mutable_deploy()->add_tasks();
+        loc->set_worker_id(slot.worker_id);
+        loc->set_host(slot.host);
+        loc->set_data_port(slot.data_port);
+      }
+    deployed_ = true;
+    // Queued under mu_ (send never blocks): a cancel's CancelAttempt, sent after it took
+    // mu_, always follows the Deploy on a worker's stream.
+    std::vector<std::string> gone;
+    for (auto& [worker, m] : deploys)
+      if (!cluster_.send(worker, m)) gone.push_back(worker);
+    lock.unlock();
+    for (const auto& w : gone) worker_lost(w, "it left before its tasks were deployed");
   }
 
   void wait_exited() override {
@@ -139,11 +180,13 @@ class ClusterDeployer final : public TaskDeployer {
     proto::CoordinatorMessage m;
     {
       std::lock_guard lock(mu_);
+      cancelled_ = true;
       for (std::size_t t = 0; t < worker_of_.size(); ++t)
         if (!exited_[t]) workers.insert(worker_of_[t]);
       m.mutable_cancel_attempt()->set_job_id(job_id_);
       m.mutable_cancel_attempt()->set_attempt(attempt_);
     }
+    cluster_.wake();  // an attempt waiting for slots gives up
     for (const auto& w : workers)
       if (!cluster_.send(w, m)) worker_lost(w, "it is gone");
   }
@@ -285,8 +328,11 @@ class ClusterDeployer final : public TaskDeployer {
   TaskEvents& events_;
   MetricRegistry& metrics_;
   std::map<std::pair<std::string, int>, std::shared_ptr<OperatorMetrics>> remote_metrics_;  // under mu_
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::thread placing_;  // the attempt waiting for slots and deploying
+  std::atomic<bool> cancelled_{false};  // the attempt is being cancelled (set under mu_)
+  bool deployed_ = false;  // its Deploy messages went out
   std::int64_t attempt_ = -1;
   std::vector<std::string> worker_of_;  // by task
   std::vector<bool> exited_;            // by task
@@ -354,17 +400,19 @@ void ClusterRuntime::Impl::on_lost(const std::string& worker_id, const std::stri
   for (auto* d : deployers) d->worker_lost(worker_id, reason);
 }
 
-std::vector<ClusterRuntime::Impl::Slot> ClusterRuntime::Impl::allocate(const std::string& job_id, int n) {
+std::vector<ClusterRuntime::Impl::Slot> ClusterRuntime::Impl::allocate(const std::string& job_id, int n,
+                                                                       const std::atomic<bool>& cancelled) {
   std::unique_lock lock(mu_);
   auto free_slots = [&] {
     int f = 0;
     for (const auto& [id, w] : workers_) f += static_cast<int>(std::count(w.slot_owner.begin(), w.slot_owner.end(), ""));
     return f;
   };
-  if (!slots_cv_.wait_for(lock, config_.slot_request_timeout, [&] { return free_slots() >= n; }))
+  if (!slots_cv_.wait_for(lock, config_.slot_request_timeout, [&] { return cancelled.load() || free_slots() >= n; }))
     throw ClinkError("job " + job_id + " needs " + std::to_string(n) + " slots, the cluster has " +
                      std::to_string(free_slots()) + " free after " +
                      std::to_string(config_.slot_request_timeout.count()) + " ms (start more workers or lower the parallelism)");
+  if (cancelled.load()) return {};
   std::vector<Slot> slots;
   // Spread over the workers: each slot from the worker with the most free slots.
   for (int i = 0; i < n; ++i) {

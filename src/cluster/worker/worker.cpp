@@ -343,15 +343,29 @@ class Worker::Impl {
   // moment to leave).
   void retire(std::unique_ptr<AttemptHost> host, bool cancel = true) {  // under mu_
     if (cancel) host->cancel();
-    retiring_.emplace_back([h = std::shared_ptr<AttemptHost>(std::move(host))]() mutable { h.reset(); });
+    // Threads of attempts already destroyed are joined here, so a long-lived worker
+    // keeps none.
+    for (auto it = retiring_.begin(); it != retiring_.end();)
+      if (it->done->load()) {
+        it->thread.join();
+        it = retiring_.erase(it);
+      } else {
+        ++it;
+      }
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    retiring_.push_back({std::thread([h = std::shared_ptr<AttemptHost>(std::move(host)), done]() mutable {
+                           h.reset();
+                           done->store(true);
+                         }),
+                         done});
   }
   void retire_all() {
-    std::vector<std::thread> threads;
+    std::vector<Retiring> threads;
     {
       std::lock_guard lock(mu_);
       threads.swap(retiring_);
     }
-    for (auto& t : threads) t.join();
+    for (auto& t : threads) t.thread.join();
   }
 
   WorkerConfig config_;
@@ -360,7 +374,11 @@ class Worker::Impl {
   std::unique_ptr<ControlClient> control_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<AttemptHost>> jobs_;  // by job id: its current attempt here
-  std::vector<std::thread> retiring_;
+  struct Retiring {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<Retiring> retiring_;
 };
 
 Worker::Worker(WorkerConfig config, const OperatorRegistry& registry)
