@@ -301,16 +301,17 @@ int checkpoints_of(const std::string& rest, const std::string& job) {
   return j.is_object() ? j["counts"].value("completed", 0) : -1;
 }
 
-// Two coordinators under ZooKeeper HA and three workers that find the leader there. The
-// leader is SIGKILLed three times, each right after its run of the job completed a
-// checkpoint; a new standby is started each time. The standby takes over, the workers
-// reconnect to it, it resumes the job from the latest checkpoint pointer in ZooKeeper,
-// and the committed output is exactly the failure-free one.
-TEST(ClusterDeployment, TheLeadingCoordinatorKilledThreeTimesLosesNothingAndRepeatsNothing) {
+// The acceptance run: two coordinators under ZooKeeper HA and three workers that find the
+// leader there, a job with exactly-once sinks. Thirteen SIGKILLs, each right after the
+// job completed a checkpoint on the current leader: ten of a worker (a new one takes its
+// place) and three of the leading coordinator (a new standby is started; the old standby
+// takes over, the workers reconnect to it, it resumes the job from the latest checkpoint
+// pointer in ZooKeeper). The committed output is exactly the failure-free one.
+TEST(ClusterDeployment, TenWorkersAndThreeLeadersKilledUnderHaLoseNothingAndRepeatNothing) {
   const char* quorum = std::getenv("CLINK_ZOOKEEPER_QUORUM");
   if (!quorum) GTEST_SKIP() << "needs CLINK_ZOOKEEPER_QUORUM (ctest's zookeeper fixture sets it)";
   fs::path dir = scratch_dir("clink_deploy_");
-  const long long rows = 80000;
+  const long long rows = 150000;  // 15 s of input at 10,000 rows/s
   Expected expected = embedded(dir / "embedded", rows);
 
   std::ofstream(dir / "config.yaml") << failover_config(dir) << "high-availability.type: zookeeper\n"
@@ -320,47 +321,70 @@ TEST(ClusterDeployment, TheLeadingCoordinatorKilledThreeTimesLosesNothingAndRepe
                                      << "high-availability.zookeeper.client.session-timeout: 2000\n"
                                      << "rest.port: 0\njobmanager.rpc.port: 0\n";
   const std::string config = (dir / "config.yaml").string();
-  int started = 0;
+  int coordinators_started = 0, workers_started = 0;
   auto coordinator = [&] {
-    fs::path d = dir / ("coordinator" + std::to_string(started++));
+    fs::path d = dir / ("coordinator" + std::to_string(coordinators_started++));
     fs::create_directories(d);
     return HaCoordinator{std::make_unique<ClinkProcess>(std::vector<std::string>{"coordinator", "--config", config}, d), ""};
+  };
+  auto worker = [&] {
+    return start_worker(dir / ("w" + std::to_string(workers_started++)), {"--config", config}, 2);
   };
   std::vector<HaCoordinator> coordinators;
   coordinators.push_back(coordinator());
   ASSERT_TRUE(coordinators[0].wait_leading(20'000)) << coordinators[0].process->err();
   coordinators.push_back(coordinator());
   std::vector<std::unique_ptr<ClinkProcess>> workers;
-  for (int i = 0; i < 3; ++i) workers.push_back(start_worker(dir / ("w" + std::to_string(i)), {"--config", config}, 2));
+  for (int i = 0; i < 3; ++i) workers.push_back(worker());
   const std::string job = submit(dir / "client", coordinators[0].rest, windows_and_cep_script(dir / "out", rows, 10'000));
   ASSERT_EQ(job.size(), 32u);
 
-  std::vector<double> takeover_s;
-  for (int kill = 0; kill < 3; ++kill) {
-    HaCoordinator& leader = coordinators.front();
-    int before = checkpoints_of(leader.rest, job);
+  std::mt19937 rng(0x4a11);
+  const std::string plan = "WWWLWWWLWWLWW";  // W: a worker, L: the leader
+  std::vector<double> worker_recovery_s, takeover_s;
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    const std::string rest = coordinators.front().rest;
+    int before = checkpoints_of(rest, job);
     auto deadline = Clock::now() + std::chrono::seconds(60);
-    while (Clock::now() < deadline && checkpoints_of(leader.rest, job) <= std::max(before, 0))
+    while (Clock::now() < deadline && checkpoints_of(rest, job) <= std::max(before, 0))
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_EQ(job_state(leader.rest, job), "RUNNING") << "kill " << kill << ": the job ended too soon";
-    leader.process->kill(SIGKILL);
+    ASSERT_EQ(job_state(rest, job), "RUNNING") << "kill " << k << ": the job ended too soon";
     auto killed_at = Clock::now();
-    coordinators.erase(coordinators.begin());
-    coordinators.push_back(coordinator());  // the next standby
-    ASSERT_TRUE(coordinators.front().wait_leading(30'000)) << coordinators.front().process->err();
-    // Taken over: the job runs again on the new leader and completed a checkpoint there.
-    deadline = Clock::now() + std::chrono::seconds(60);
-    while (Clock::now() < deadline && checkpoints_of(coordinators.front().rest, job) < 1 &&
-           job_state(coordinators.front().rest, job) != "FINISHED")
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    takeover_s.push_back(std::chrono::duration<double>(Clock::now() - killed_at).count());
+    if (plan[k] == 'W') {
+      std::size_t victim = std::uniform_int_distribution<std::size_t>(0, workers.size() - 1)(rng);
+      workers[victim]->kill(SIGKILL);
+      workers.erase(workers.begin() + static_cast<long>(victim));
+      workers.push_back(worker());
+      int at_kill = checkpoints_of(rest, job);
+      deadline = Clock::now() + std::chrono::seconds(60);
+      while (Clock::now() < deadline && checkpoints_of(rest, job) <= at_kill && job_state(rest, job) != "FINISHED")
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      worker_recovery_s.push_back(std::chrono::duration<double>(Clock::now() - killed_at).count());
+    } else {
+      coordinators.front().process->kill(SIGKILL);
+      coordinators.erase(coordinators.begin());
+      coordinators.push_back(coordinator());  // the next standby
+      ASSERT_TRUE(coordinators.front().wait_leading(30'000)) << coordinators.front().process->err();
+      // Taken over: the job runs again on the new leader and completed a checkpoint there.
+      const std::string next = coordinators.front().rest;
+      deadline = Clock::now() + std::chrono::seconds(60);
+      while (Clock::now() < deadline && checkpoints_of(next, job) < 1 && job_state(next, job) != "FINISHED")
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      takeover_s.push_back(std::chrono::duration<double>(Clock::now() - killed_at).count());
+    }
   }
   const std::string& rest = coordinators.front().rest;
   auto deadline = Clock::now() + std::chrono::seconds(120);
   while (Clock::now() < deadline && job_state(rest, job) != "FINISHED") std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(job_state(rest, job), "FINISHED") << coordinators.front().process->err();
-  std::printf("leader kills 3: running again with a completed checkpoint after %.2f, %.2f, %.2f s\n", takeover_s[0],
-              takeover_s[1], takeover_s[2]);
+  auto exceptions = get_json(rest, "/jobs/" + job + "/exceptions");
+  std::printf("10 worker kills: running again with a new checkpoint after at most %.2f s; 3 leader kills: after %.2f, "
+              "%.2f, %.2f s; restarts on the last leader: %zu\n",
+              *std::max_element(worker_recovery_s.begin(), worker_recovery_s.end()), takeover_s[0], takeover_s[1],
+              takeover_s[2], exceptions.is_object() ? exceptions["exceptionHistory"]["entries"].size() : 0);
+  if (exceptions.is_object())
+    for (const auto& e : exceptions["exceptionHistory"]["entries"])
+      std::printf("  restart cause: %s\n", e.value("stacktrace", std::string()).c_str());
   EXPECT_EQ(committed_output(dir / "out" / "win"), expected.win);
   EXPECT_EQ(committed_output(dir / "out" / "cep"), expected.cep);
 }
