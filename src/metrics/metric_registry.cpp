@@ -26,6 +26,8 @@ static OperatorMetricsSnapshot snap(const OperatorMetrics& m) {
   s.late_records_dropped = m.late_records_dropped.load(std::memory_order_relaxed);
   s.dead_letters = m.dead_letters.load(std::memory_order_relaxed);
   s.dead_letters_by_reason = m.dead_letters_by_reason();
+  s.input_watermark = m.input_watermark.load(std::memory_order_relaxed);
+  s.output_watermark = m.output_watermark.load(std::memory_order_relaxed);
   if (m.task_time) {
     s.busy_ns = m.task_time->busy_ns.load(std::memory_order_relaxed);
     s.backpressured_ns = m.task_time->backpressured_ns.load(std::memory_order_relaxed);

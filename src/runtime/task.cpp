@@ -33,6 +33,7 @@ void HostOutput::emit(BatchPtr batch) {
 }
 
 void HostOutput::emit_watermark(Watermark wm) {
+  if (!wm.idle) metrics->output_watermark.store(wm.timestamp, std::memory_order_relaxed);
   for (auto& t : main) t->push_watermark(wm);
   for (auto& [tag, targets] : sides)
     for (auto& t : targets) t->push_watermark(wm);
@@ -347,12 +348,16 @@ void Task::run_inputs() {
         int input = gate->input_of(channel);
         attributed(head, [&] { head.op->process_batch(input, std::move(*batch)); });
       } else if (auto* wm = std::get_if<Watermark>(&element)) {
-        if (auto out = alignment.on_watermark(channel, *wm))
+        if (auto out = alignment.on_watermark(channel, *wm)) {
+          if (!out->idle) head.metrics->input_watermark.store(out->timestamp, std::memory_order_relaxed);
           attributed(head, [&] { head.op->process_watermark(*out); });
+        }
       } else if (std::holds_alternative<EndOfInput>(element)) {
         --open_channels;
-        if (auto out = alignment.on_end_of_input(channel))
+        if (auto out = alignment.on_end_of_input(channel)) {
+          if (!out->idle) head.metrics->input_watermark.store(out->timestamp, std::memory_order_relaxed);
           attributed(head, [&] { head.op->process_watermark(*out); });
+        }
         on_aligned(alignment.completed_by_close());
       } else if (auto* barrier = std::get_if<CheckpointBarrier>(&element)) {
         on_aligned(alignment.on_barrier(channel, *barrier));

@@ -110,6 +110,20 @@ TEST(ClusterDeployment, SqlAndCepJobOnThreeWorkerProcessesGivesTheEmbeddedOutput
   int parallel_vertices = 0;
   for (const auto& v : details["vertices"]) parallel_vertices += v["parallelism"] == 4;
   EXPECT_GE(parallel_vertices, 2);
+  // Every vertex's subtasks saw the final watermark of their bounded input (Flink's
+  // currentInputWatermark, reported by the workers' heartbeats).
+  for (const auto& v : details["vertices"]) {
+    nlohmann::json wms;
+    for (int i = 0; i < 300; ++i) {
+      wms = c.get("/jobs/" + job + "/vertices/" + v["id"].get<std::string>() + "/watermarks").body;
+      bool all_final = wms.is_array() && !wms.empty();
+      for (const auto& w : wms) all_final = all_final && w["value"] == "9223372036854775807";
+      if (all_final) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_EQ(wms.size(), static_cast<std::size_t>(v["parallelism"].get<int>())) << v.dump();
+    for (const auto& w : wms) EXPECT_EQ(w["value"], "9223372036854775807") << v["name"] << " " << w.dump();
+  }
 }
 
 // SIGKILL one of three workers each time the job completed a checkpoint of its current

@@ -1,6 +1,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,10 @@ struct OperatorMetrics {
   std::atomic<std::int64_t> batches_out{0};
   std::atomic<std::int64_t> late_records_dropped{0};  // numLateRecordsDropped
   std::atomic<std::int64_t> dead_letters{0};
+  // Flink's currentInputWatermark (what the operator's inputs delivered) and
+  // currentOutputWatermark (what it emitted); the minimum value until the first one.
+  std::atomic<std::int64_t> input_watermark{std::numeric_limits<std::int64_t>::min()};
+  std::atomic<std::int64_t> output_watermark{std::numeric_limits<std::int64_t>::min()};
   std::shared_ptr<TaskTimeMetrics> task_time;
 
   // Dead letters by reason ("parse-error", "missing-field", "late-record"): counted once
@@ -65,6 +70,8 @@ struct OperatorMetricsSnapshot {
   std::int64_t late_records_dropped = 0, dead_letters = 0;
   std::map<std::string, std::int64_t> dead_letters_by_reason;
   std::int64_t busy_ns = 0, backpressured_ns = 0, idle_ns = 0;
+  std::int64_t input_watermark = std::numeric_limits<std::int64_t>::min();
+  std::int64_t output_watermark = std::numeric_limits<std::int64_t>::min();
 };
 
 // All metrics of one job, by (operator id, subtask). Later exposed over Prometheus

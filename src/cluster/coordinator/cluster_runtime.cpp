@@ -287,6 +287,8 @@ class ClusterDeployer final : public TaskDeployer {
       m->task_time->busy_ns.store(r.at(8).get<std::int64_t>());
       m->task_time->backpressured_ns.store(r.at(9).get<std::int64_t>());
       m->task_time->idle_ns.store(r.at(10).get<std::int64_t>());
+      m->input_watermark.store(r.at(11).get<std::int64_t>());
+      m->output_watermark.store(r.at(12).get<std::int64_t>());
     }
   }
 

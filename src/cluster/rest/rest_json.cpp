@@ -334,7 +334,20 @@ json vertex_backpressure(const DispatchedJob& job, const JobVertex& v) {
 
 // clink's metrics do not track watermarks per subtask yet: none listed, as Flink lists
 // none for a vertex without watermark metrics.
-json vertex_watermarks(const DispatchedJob&, const JobVertex&) { return json::array(); }
+// Flink's per-subtask currentInputWatermark of a vertex: what its head operator's inputs
+// delivered (a source vertex: what it emitted), as strings of the long.
+json vertex_watermarks(const DispatchedJob& job, const JobVertex& v) {
+  const std::string& head = v.operators.front();
+  const bool source = job.graph.inputs_of(head).empty();
+  std::map<int, std::int64_t> by_subtask;
+  for (int s = 0; s < v.parallelism; ++s) by_subtask[s] = std::numeric_limits<std::int64_t>::min();
+  for (const auto& m : job.handle.metrics().snapshot())
+    if (m.operator_id == head) by_subtask[m.subtask] = source ? m.output_watermark : m.input_watermark;
+  json out = json::array();
+  for (const auto& [s, wm] : by_subtask)
+    out.push_back({{"id", std::to_string(s) + ".currentInputWatermark"}, {"value", std::to_string(wm)}});
+  return out;
+}
 
 json vertex_subtask_metrics(const DispatchedJob& job, const JobVertex& v, const std::string& get,
                             const std::string& agg) {
