@@ -191,7 +191,10 @@ TEST_F(RestApi, ASpecJobsDetailsPlanVerticesAndMetrics) {
   auto bp = c.get("/jobs/" + job + "/vertices/" + vid + "/backpressure").body;
   EXPECT_EQ(bp["status"], "ok");
   EXPECT_EQ(bp["subtasks"].size(), 2u);
-  EXPECT_EQ(c.get("/jobs/" + job + "/vertices/" + vid + "/watermarks").body, json::array());
+  // The finished job's subtasks saw the final watermark of their bounded input.
+  EXPECT_EQ(c.get("/jobs/" + job + "/vertices/" + vid + "/watermarks").body,
+            json::parse(R"([{"id": "0.currentInputWatermark", "value": "9223372036854775807"},
+                            {"id": "1.currentInputWatermark", "value": "9223372036854775807"}])"));
   EXPECT_EQ(c.get("/jobs/" + job + "/vertices/" + std::string(32, 'f')).status, 404);
   EXPECT_EQ(c.get("/jobs/" + job + "/exceptions").body,
             json::parse(R"({"exceptionHistory": {"entries": [], "truncated": false}})"));

@@ -185,6 +185,8 @@ int run_coordinator(const CoordinatorOptions& opts) {
       wc.slots = opts.local_slots;
       wc.worker_id = "local";
       local_worker = std::make_unique<cluster::Worker>(wc, builtin_registry());
+      // Ready when it says so: its slots are registered before the REST address is printed.
+      for (int i = 0; i < 1000 && runtime.workers().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
 
     // A new leader resumes its predecessor's jobs from their latest checkpoints.
