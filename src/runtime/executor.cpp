@@ -164,9 +164,19 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
     std::vector<KeyedStateHandle> handles;
     for (const auto& [uid, op] : meta->operators)
       for (const auto& st : op.subtasks) handles.insert(handles.end(), st.keyed.begin(), st.keyed.end());
-    if (status_ == JobStatus::kCreated) shared_.register_checkpoint(-meta->checkpoint_id - 1, handles);
+    const bool first = status_ == JobStatus::kCreated;
+    if (first && options_.restore && options_.restore->claim) {
+      // Claimed: one of the job's own retained checkpoints, subsumed by its next ones;
+      // the older chk-<n> beside it (its predecessor's) are swept.
+      shared_.register_checkpoint(meta->checkpoint_id, handles);
+      retained_.emplace_back(meta->checkpoint_id, restore_dir);
+      last_completed_ = restore_dir;
+      first_own_checkpoint_id_ = 0;
+    } else if (first) {
+      shared_.register_checkpoint(-meta->checkpoint_id - 1, handles);
+    }
     next_checkpoint_id_ = std::max(next_checkpoint_id_, meta->checkpoint_id + 1);
-    if (status_ == JobStatus::kCreated) first_own_checkpoint_id_ = next_checkpoint_id_;
+    if (first && !(options_.restore && options_.restore->claim)) first_own_checkpoint_id_ = next_checkpoint_id_;
   }
 
   {

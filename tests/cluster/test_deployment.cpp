@@ -396,6 +396,12 @@ TEST(ClusterDeployment, TenWorkersAndThreeLeadersKilledUnderHaLoseNothingAndRepe
               "%.2f, %.2f s; restarts on the last leader: %zu\n",
               *std::max_element(worker_recovery_s.begin(), worker_recovery_s.end()), takeover_s[0], takeover_s[1],
               takeover_s[2], exceptions.is_object() ? exceptions["exceptionHistory"]["entries"].size() : 0);
+  // Each new leader claimed the checkpoint it resumed from (Flink's CLAIM mode): its
+  // predecessors' checkpoints were subsumed and deleted; only the newest is retained.
+  int chk_dirs = 0;
+  for (const auto& e : fs::directory_iterator(dir / "checkpoints" / job))
+    chk_dirs += e.path().filename().string().rfind("chk-", 0) == 0;
+  EXPECT_EQ(chk_dirs, 1);
   if (exceptions.is_object())
     for (const auto& e : exceptions["exceptionHistory"]["entries"])
       std::printf("  restart cause: %s\n", e.value("stacktrace", std::string()).c_str());

@@ -194,7 +194,10 @@ int run_coordinator(const CoordinatorOptions& opts) {
       try {
         auto record = nlohmann::json::parse(ha->job_graphs().get(job_id).value_or("{}"));
         nlohmann::json options = record.value("options", nlohmann::json::object());
-        if (auto latest = ha->checkpoints().latest(job_id)) options["execution.state-recovery.path"] = latest->external_path;
+        if (auto latest = ha->checkpoints().latest(job_id)) {
+          options["execution.state-recovery.path"] = latest->external_path;
+          options["execution.state-recovery.claim-mode"] = "CLAIM";  // the job's own: subsumed as it goes on
+        }
         auto submit = cluster::parse_submit_options(options, dispatcher.configuration());
         submit.raw = record.value("options", nlohmann::json::object());
         dispatcher.submit(record.at("spec"), submit, job_id);

@@ -102,6 +102,11 @@ std::filesystem::path storage_path(const std::string& location);
 struct RestoreSettings {
   std::filesystem::path path;  // a chk-<n> or savepoint directory (with _metadata)
   bool allow_non_restored_state = false;  // skip state whose operator uid is gone
+  // Flink's claim mode (execution.state-recovery.claim-mode: CLAIM): the job takes the
+  // checkpoint over as its own, retained and later subsumed (deleted) like the ones it
+  // takes; a leader resuming its predecessor's jobs claims their checkpoints. Otherwise
+  // (NO_CLAIM) the checkpoint stays the user's and is never deleted.
+  bool claim = false;
 };
 
 }  // namespace clink

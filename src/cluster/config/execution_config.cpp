@@ -114,6 +114,10 @@ std::optional<RestoreSettings> ClusterConfig::restore_settings() const {
   RestoreSettings r;
   r.path = location("execution.state-recovery.path", *path);
   r.allow_non_restored_state = get_bool("execution.state-recovery.ignore-unclaimed-state", false);
+  const std::string mode = get_string("execution.state-recovery.claim-mode", "NO_CLAIM");
+  if (mode != "CLAIM" && mode != "NO_CLAIM")
+    throw ClinkError("execution.state-recovery.claim-mode: '" + mode + "' is not CLAIM or NO_CLAIM");
+  r.claim = mode == "CLAIM";
   return r;
 }
 
