@@ -218,7 +218,7 @@ TEST(Binder, DistinctUnionOrderLimit) {
   Calc(select=[product, amount])
     WatermarkAssigner(rowtime=[order_time], watermark=[-(order_time, +0 00:00:05.000)])
       TableSourceScan(table=[Orders], fields=[order_id, user, product, amount, order_time])
-  Calc(select=[item, 1 AS EXPR$1])
+  Calc(select=[item AS product, 1 AS amount])
     WatermarkAssigner(rowtime=[bidtime], watermark=[-(bidtime, +0 00:00:01.000)])
       TableSourceScan(table=[Bid], fields=[bidtime, price, item, supplier_id])
 )");

@@ -79,6 +79,29 @@ TEST_F(ClinkSqlTest, RunsTheDatagenExampleToCompletion) {
   EXPECT_EQ(total, 1000);
 }
 
+// Flink's random datagen stamps TIMESTAMP columns with the current time per row, so an
+// unbounded table with a WATERMARK sees event time advance and its windows close while it
+// runs (the quickstarts' datagen -> TUMBLE -> print), not only when it is stopped.
+TEST_F(ClinkSqlTest, UnboundedDatagenWindowsCloseWhileItRuns) {
+  std::string script = write("job.sql",
+                             "CREATE TABLE clicks (n INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (\n"
+                             "  'connector' = 'datagen', 'rows-per-second' = '200');\n"
+                             "CREATE TABLE counts (window_start TIMESTAMP(3), window_end TIMESTAMP(3), c BIGINT)"
+                             " WITH ('connector' = 'print');\n"
+                             "INSERT INTO counts SELECT window_start, window_end, COUNT(*) FROM\n"
+                             "  TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;\n");
+  // Cancelled after 3.5 s: only windows that closed while the job ran are printed.
+  Result r;
+  r.exit_code = std::system(("timeout -s INT 3.5 '" + std::string(CLINK_BINARY) + "' run '" + script + "' >'" +
+                             (dir_ / "out").string() + "' 2>'" + (dir_ / "err").string() + "'").c_str());
+  r.out = slurp(dir_ / "out");
+  ASSERT_GE(r.lines().size(), 2u) << r.out << slurp(dir_ / "err");
+  for (const auto& l : r.lines()) {
+    ASSERT_EQ(l.rfind("+I[", 0), 0u) << l;
+    EXPECT_GT(std::stol(l.substr(l.rfind(", ") + 2)), 0) << l;  // each window counted rows
+  }
+}
+
 TEST_F(ClinkSqlTest, PrintSinkInsertAndDetectionByContent) {
   std::string script = write("job.txt", std::string(kBidsTable) +
                                             "CREATE TABLE out_t (item STRING, price DECIMAL(10, 2)) WITH ('connector' = 'print');\n"

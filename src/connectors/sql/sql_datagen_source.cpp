@@ -31,7 +31,12 @@ std::pair<double, double> type_range(TypeKind k) {
 
 class Generator {
  public:
-  Generator(const DatagenSqlConfig& c, std::int64_t start_ms) : c_(c), start_ms_(start_ms) {}
+  explicit Generator(const DatagenSqlConfig& c) : c_(c) {}
+
+  // The wall-clock time DATE / TIMESTAMP values are drawn back from. Flink's random
+  // generator takes now() per row; the reader sets it per batch, so an unbounded table
+  // with a WATERMARK on a TIMESTAMP column sees event time advance and windows close.
+  void set_now(std::int64_t now_ms) { now_ms_ = now_ms; }
 
   // Appends row `row`'s value of every field.
   void append_row(std::vector<Column>& cols, std::uint64_t row) const {
@@ -111,14 +116,14 @@ class Generator {
       }
       case TypeKind::kDate: {
         std::int64_t past = s.max_past_ms > 0 ? static_cast<std::int64_t>(r % static_cast<std::uint64_t>(s.max_past_ms)) : 0;
-        col.append<std::int32_t>(static_cast<std::int32_t>(floor_div(start_ms_ - past, kMillisPerDay)));
+        col.append<std::int32_t>(static_cast<std::int32_t>(floor_div(now_ms_ - past, kMillisPerDay)));
         return;
       }
       case TypeKind::kTime: col.append<std::int32_t>(static_cast<std::int32_t>(r % kMillisPerDay)); return;
       case TypeKind::kTimestamp:
       case TypeKind::kTimestampLtz: {
         std::int64_t past = s.max_past_ms > 0 ? static_cast<std::int64_t>(r % static_cast<std::uint64_t>(s.max_past_ms)) : 0;
-        col.append<std::int64_t>((start_ms_ - past) * kMicrosPerMilli);
+        col.append<std::int64_t>((now_ms_ - past) * kMicrosPerMilli);
         return;
       }
       case TypeKind::kArray:
@@ -186,15 +191,13 @@ class Generator {
   }
 
   const DatagenSqlConfig& c_;
-  std::int64_t start_ms_;
+  std::int64_t now_ms_ = 0;
 };
 
 class DatagenReader final : public SqlSourceReader {
  public:
   DatagenReader(const DatagenSqlConfig& c, std::int64_t total, int subtask, int parallelism)
-      : gen_(c, std::chrono::duration_cast<std::chrono::milliseconds>(
-                    std::chrono::system_clock::now().time_since_epoch()).count()),
-        total_(total) {
+      : gen_(c), total_(total) {
     Split own{static_cast<std::uint64_t>(subtask), static_cast<std::uint64_t>(parallelism)};
     if (total_ < 0 || static_cast<std::int64_t>(own.next) < total_) splits_.push_back(own);
     if (c.rows_per_second > 0) limiter_.emplace(c.rows_per_second / parallelism, RateLimiter::Clock::now());
@@ -207,6 +210,8 @@ class DatagenReader final : public SqlSourceReader {
       n = limiter_->acquire(n, RateLimiter::Clock::now());
       if (n == 0) return Status::kNothingAvailable;
     }
+    gen_.set_now(std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch()).count());
     std::size_t rows = 0;
     while (n > 0 && !splits_.empty()) {
       // Lowest next row first, so rows come in row order across restored splits.

@@ -170,18 +170,30 @@ Bound Binder::Impl::bind_set_operation(const ast::SetOperation& op, SourcePositi
     cast_l = cast_l || !(l.scope.columns[i].type == *t);
     cast_r = cast_r || !(r.scope.columns[i].type == *t);
   }
+  // Each side is cast to the common types and, for a UNION, takes the left side's column
+  // names (the union's), so the physical union sees one schema whatever the branches
+  // named their columns.
   auto cast_side = [&](Bound& b, bool needed) {
-    if (!needed) return;
+    bool renamed = false;
+    for (std::size_t i = 0; i < common.size(); ++i)
+      renamed = renamed || b.scope.columns[i].name != l.scope.columns[i].name;
+    if (!needed && !renamed) return;
     std::vector<ExprPtr> exprs;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < common.size(); ++i) {
       auto col = expr::column(i, b.scope.columns[i].type, b.scope.columns[i].name);
       exprs.push_back(at(pos, [&] { return expr::cast_if_needed(col, common[i]); }));
-      names.push_back(b.scope.columns[i].name);
+      names.push_back(l.scope.columns[i].name);
     }
     // Only nullability differs: the union's type covers it without a cast.
     bool all_columns = std::all_of(exprs.begin(), exprs.end(), [](const auto& e) { return e->kind == ExprKind::kColumnRef; });
-    if (!all_columns) b.plan = make_project(b.plan, std::move(exprs), std::move(names), pos);
+    if (all_columns && !renamed) return;
+    if (all_columns && b.plan->kind == LogicalKind::kProject) {  // a rename of a projection: in place
+      const auto& p = static_cast<const LogicalProject&>(*b.plan);
+      b.plan = make_project(p.inputs[0], p.exprs, std::move(names), p.pos);
+      return;
+    }
+    b.plan = make_project(b.plan, std::move(exprs), std::move(names), pos);
   };
   cast_side(l, cast_l);
   cast_side(r, cast_r);
@@ -365,6 +377,17 @@ Schema writable_schema(const TableDef& def, SourcePosition pos) {
   return Schema(std::move(fields));
 }
 
+// table.exec.sink.not-null-enforcer: ERROR (Flink's default) or DROP.
+std::string not_null_enforcer(const SessionConfig& session, SourcePosition pos) {
+  auto it = session.find("table.exec.sink.not-null-enforcer");
+  if (it == session.end()) return "ERROR";
+  std::string v = it->second;
+  for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (v != "ERROR" && v != "DROP")
+    fail(pos, fmt::format("'table.exec.sink.not-null-enforcer' = '{}': expected ERROR or DROP", it->second));
+  return v;
+}
+
 }  // namespace
 
 LogicalPtr Binder::bind_insert(const ast::Insert& insert) {
@@ -402,6 +425,8 @@ LogicalPtr Binder::bind_insert(const ast::Insert& insert) {
   }
   std::vector<ExprPtr> exprs;
   std::vector<std::string> names;
+  std::vector<ExprPtr> not_null_checks;  // DROP: rows passing them are written
+  bool drop_nulls = not_null_enforcer(self.session, insert.pos) == "DROP";
   bool identity = q.scope.columns.size() == target.size();
   for (std::size_t t = 0; t < target.size(); ++t) {
     const LogicalType& want = target.type(t);
@@ -413,22 +438,32 @@ LogicalPtr Binder::bind_insert(const ast::Insert& insert) {
     } else {
       std::size_t s = *source_of[t];
       const LogicalType& have = q.scope.columns[s].type;
-      if (!supports_implicit_cast(have, want))
+      if (!supports_assignment_cast(have, want))
         fail(insert.query->pos,
              fmt::format("INSERT INTO {}: incompatible types for sink column `{}` at position {}: the query "
                          "produces {}, the sink takes {}",
                          name, target.name(t), t, have.to_string(), want.to_string()));
-      if (!want.nullable() && have.nullable())
-        fail(insert.query->pos, fmt::format("INSERT INTO {}: column `{}` is NOT NULL but the query's value may be NULL",
-                                            name, target.name(t)));
-      ExprPtr col = expr::column(s, have, q.scope.columns[s].name);
+      ExprPtr column = expr::column(s, have, q.scope.columns[s].name);
+      ExprPtr col = column;
+      // A nullable value into a NOT NULL column: Flink plans it and enforces at run time
+      // (table.exec.sink.not-null-enforcer: ERROR fails the job on a NULL, DROP drops the row).
+      if (!want.nullable() && have.nullable()) {
+        // Under DROP the filter below removes the NULLs first, so the enforcer never fails.
+        if (drop_nulls) not_null_checks.push_back(self.call("IS NOT NULL", {col}, insert.query->pos));
+        col = self.call(kSinkNotNull, {col, expr::literal(Value(target.name(t)), LogicalType::string())},
+                        insert.query->pos);
+      }
       ExprPtr cast = at(insert.query->pos, [&] { return expr::cast_if_needed(col, want); });
-      identity = identity && s == t && cast == col && q.scope.columns[s].name == target.name(t);
+      identity = identity && s == t && cast == column && q.scope.columns[s].name == target.name(t);
       exprs.push_back(cast);
     }
     names.push_back(target.name(t));
   }
   LogicalPtr plan = q.plan;
+  if (!not_null_checks.empty()) {
+    ExprPtr cond = not_null_checks.size() == 1 ? not_null_checks[0] : expr::and_(std::move(not_null_checks));
+    plan = make_filter(plan, cond, insert.query->pos);
+  }
   if (!identity) plan = make_project(plan, std::move(exprs), std::move(names), insert.query->pos);
   auto sink = std::make_shared<LogicalSink>();
   sink->table = std::move(sink_def);

@@ -333,6 +333,36 @@ bool supports_implicit_cast(const LogicalType& from, const LogicalType& to) {
   return fk == tk && (fk == TypeKind::kIntervalDayTime || fk == TypeKind::kIntervalYearMonth);
 }
 
+bool supports_assignment_cast(const LogicalType& from, const LogicalType& to) {
+  auto fk = from.kind(), tk = to.kind();
+  if (fk == TypeKind::kNull || fk == tk) {
+    if (!from.is_nested()) return true;
+    if (fk == TypeKind::kArray) return supports_assignment_cast(from.element_type(), to.element_type());
+    if (fk == TypeKind::kMap)
+      return supports_assignment_cast(from.key_type(), to.key_type()) &&
+             supports_assignment_cast(from.value_type(), to.value_type());
+    if (from.fields().size() != to.fields().size()) return false;
+    for (std::size_t i = 0; i < from.fields().size(); ++i)
+      if (!supports_assignment_cast(from.fields()[i].type, to.fields()[i].type)) return false;
+    return true;
+  }
+  switch (tk) {
+    case TypeKind::kVarChar: return fk == TypeKind::kChar;
+    case TypeKind::kVarBinary: return fk == TypeKind::kBinary;
+    case TypeKind::kSmallInt:
+    case TypeKind::kInt:
+    case TypeKind::kBigInt: return from.is_integer() && integer_rank(fk) <= integer_rank(tk);
+    case TypeKind::kFloat: return from.is_exact_numeric();
+    case TypeKind::kDouble:
+    case TypeKind::kDecimal: return from.is_numeric();
+    case TypeKind::kDate:
+    case TypeKind::kTime: return fk == TypeKind::kTimestamp;
+    case TypeKind::kTimestamp: return fk == TypeKind::kTimestampLtz;
+    case TypeKind::kTimestampLtz: return fk == TypeKind::kTimestamp;
+    default: return false;
+  }
+}
+
 bool supports_explicit_cast(const LogicalType& from, const LogicalType& to) {
   if (supports_implicit_cast(from, to)) return true;
   auto fk = from.kind(), tk = to.kind();

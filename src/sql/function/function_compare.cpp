@@ -235,6 +235,33 @@ void register_comparison_functions(FunctionRegistry& r) {
   add_total_bool(r, "IS FALSE", 1, true, [truth](auto a, std::size_t i) { return truth(a, i, false); });
   add_total_bool(r, "IS NOT TRUE", 1, true, [truth](auto a, std::size_t i) { return !truth(a, i, true); });
   add_total_bool(r, "IS NOT FALSE", 1, true, [truth](auto a, std::size_t i) { return !truth(a, i, false); });
+  // $SINK_NOT_NULL(value, 'column'): the value, NOT NULL; a NULL fails the job with Flink's
+  // message (table.exec.sink.not-null-enforcer = ERROR, its default). The binder wraps a
+  // nullable query column written into a NOT NULL sink column in it.
+  r.add_scalar(kSinkNotNull, "$SINK_NOT_NULL(T, STRING) -> T NOT NULL",
+               [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
+                 if (args.size() != 2 || !args[1].is_character_string()) return std::nullopt;
+                 ResolvedFunction f;
+                 f.name = kSinkNotNull;
+                 f.arg_types = {args[0], LogicalType::string()};
+                 f.return_type = args[0].not_null();
+                 f.null_policy = NullPolicy::kCustom;
+                 f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
+                   prepare_for_copy(out, ctx.rows);
+                   for (std::size_t i = 0; i < ctx.rows; ++i) {
+                     if (!a[0].valid(i) && ctx.is_active(i))
+                       throw SqlRuntimeError(fmt::format(
+                           "Column '{}' is NOT NULL, however, a null value is being written into it. You can set job "
+                           "configuration 'table.exec.sink.not-null-enforcer'='DROP' to suppress this exception and "
+                           "drop such records silently.",
+                           a[1].column->string_at(a[1].row(i))));
+                     copy_row(a[0].column, a[0].row(i), out, i);
+                   }
+                 };
+                 return f;
+               });
+  add_total_bool(r, "IS UNKNOWN", 1, true, [](std::span<const KernelArg> a, std::size_t i) { return !a[0].valid(i); });
+  add_total_bool(r, "IS NOT UNKNOWN", 1, true, [](std::span<const KernelArg> a, std::size_t i) { return a[0].valid(i); });
   auto distinct = [](std::span<const KernelArg> a, std::size_t i) {
     bool va = a[0].valid(i), vb = a[1].valid(i);
     if (!va || !vb) return va != vb;

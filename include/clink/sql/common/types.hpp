@@ -160,6 +160,12 @@ LogicalType parse_logical_type(std::string_view text);
 // usable where `to` is expected without a CAST (numeric widening, CHAR -> VARCHAR,
 // DATE -> TIMESTAMP, NULL -> anything, same kind with wider parameters).
 bool supports_implicit_cast(const LogicalType& from, const LogicalType& to);
+// Flink's rule for writing a query column into a sink column (DynamicSinkUtils uses
+// LogicalTypeCasts.supportsImplicitCast, whose rules are by type root): precision, scale
+// and length are ignored (DECIMAL(38, 2) goes into DECIMAL(10, 2), VARCHAR into VARCHAR(1),
+// TIMESTAMP(9) into TIMESTAMP(3), through a CAST), integers only widen, any numeric goes
+// into DECIMAL or DOUBLE, nested types by their children. Nullability is checked apart.
+bool supports_assignment_cast(const LogicalType& from, const LogicalType& to);
 // Whether an explicit CAST from -> to exists at all.
 bool supports_explicit_cast(const LogicalType& from, const LogicalType& to);
 

@@ -95,6 +95,10 @@ struct ResolvedFunction {
   std::shared_ptr<const void> state;  // registration-time state (a UDF's callable)
 };
 
+// The enforcer of a NOT NULL sink column (function_compare.cpp); internal, not callable
+// from SQL text by this name's `$`.
+inline constexpr const char* kSinkNotNull = "$SINK_NOT_NULL";
+
 // Decides whether an overload applies to the argument types; nullopt when it does not.
 using OverloadResolver = std::function<std::optional<ResolvedFunction>(std::span<const LogicalType>)>;
 
