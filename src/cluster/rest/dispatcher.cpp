@@ -182,7 +182,8 @@ Dispatcher::Dispatcher(DispatcherOptions options) : options_(std::move(options))
 
 Dispatcher::~Dispatcher() { shutdown(); }
 
-std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOptions& options, const std::string& job_id) {
+std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOptions& options, const std::string& job_id,
+                               JobSql sql) {
   if (!spec_in.is_object()) throw BadRequestError("\"spec\": expected a JobGraphSpec (a JSON object)");
   nlohmann::json spec = spec_in;
   if (options.parallelism > 0) spec["config"]["parallelism"] = options.parallelism;
@@ -218,6 +219,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   job->vertices = std::move(vertices);
   job->options = execution;
   job->start_time_ms = start;
+  job->sql = std::move(sql);
   jobs_.push_back(job);
   // Records when the job restarted and ended (the handle knows that it did, not when).
   if (options_.on_submitted) options_.on_submitted(*job, options.raw);

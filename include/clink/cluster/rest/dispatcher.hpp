@@ -71,6 +71,13 @@ struct JobVertex {
   int max_parallelism = 1;
 };
 
+// What a SQL job was planned from, for GET /jobs/:id/sql (a clink extension; empty for
+// a job submitted as a JobGraphSpec).
+struct JobSql {
+  std::string statement;  // the INSERT or statement set as written
+  std::string plan;       // its optimised plan, as EXPLAIN prints it
+};
+
 // A failure of the job: a restart's cause or the final error.
 struct JobException {
   std::string message;
@@ -88,6 +95,7 @@ class DispatchedJob {
   std::vector<JobVertex> vertices;
   ExecutionOptions options;
   std::int64_t start_time_ms = 0;
+  JobSql sql;
   JobHandle handle;
 
   DispatchedJob(JobGraph g, JobHandle h) : graph(std::move(g)), handle(std::move(h)) {}
@@ -155,8 +163,10 @@ class Dispatcher {
 
   // Builds the spec's graph with the built-in registry and launches it; returns the
   // job id. Throws BadRequestError when the spec or options are bad.
-  // `job_id`: the id a recovered job had (empty: a new random one).
-  std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {});
+  // `job_id`: the id a recovered job had (empty: a new random one); `sql`: what a SQL
+  // job was planned from.
+  std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {},
+                     JobSql sql = {});
   // Newest first, as Flink lists them.
   std::vector<std::shared_ptr<DispatchedJob>> jobs() const;
   // Throws NotFoundError naming the id.

@@ -1,0 +1,157 @@
+// The web UI (docs/web-ui.md) in a real headless Chromium: a `clink coordinator` with a
+// running SQL job; tests/cluster/webui_check.py (Selenium, Debian's chromium and
+// chromedriver) opens its pages and checks what a person would see, saving screenshots
+// under <build>/test-artifacts/webui/. A missing browser or venv fails the test.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "clink/cluster/rest/rest_server.hpp"
+#include "coordinator_process.hpp"
+
+namespace clink::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// The venv tests/flink/setup makes (Selenium is installed into it).
+fs::path venv_python() {
+  const char* env = std::getenv("CLINK_FLINK_VENV");
+  const char* home = std::getenv("HOME");
+  fs::path venv = env ? fs::path(env) : fs::path(home ? home : "/root") / ".cache/clink/flink-venv";
+  return venv / "bin/python";
+}
+
+// Runs webui_check.py with `args`; its output is printed (what it checked, the
+// screenshots' paths).
+CommandResult run_browser_check(const std::string& args, const fs::path& scratch) {
+  fs::path python = venv_python();
+  if (!fs::exists(python)) {
+    ADD_FAILURE() << "no Python venv at " << python << ": run tests/flink/setup (scripts/setup --services)";
+    return {};
+  }
+  auto r = run_command("'" + python.string() + "' '" + CLINK_SOURCE_DIR + "/tests/cluster/webui_check.py' " + args, scratch);
+  std::printf("%s%s", r.out.c_str(), r.err.c_str());
+  return r;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+fs::path artifacts(const std::string& name) {
+  fs::path dir = fs::path(CLINK_WEBUI_ARTIFACTS) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::printf("screenshots: %s\n", dir.c_str());
+  return dir;
+}
+
+// A slow unbounded SQL job: datagen at 200 rows/s, a keyed count and sum into blackhole.
+constexpr const char* kDdl =
+    "CREATE TABLE orders (id BIGINT, k INT, amount DOUBLE, ts AS LOCALTIMESTAMP,\n"
+    "  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n"
+    "  WITH ('connector' = 'datagen', 'rows-per-second' = '200', 'fields.k.min' = '1', 'fields.k.max' = '5');\n"
+    "CREATE TABLE totals (k INT, n BIGINT, total DOUBLE) WITH ('connector' = 'blackhole');\n";
+constexpr const char* kInsert = "INSERT INTO totals SELECT k, COUNT(*), SUM(amount) FROM orders GROUP BY k";
+
+class WebUi : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = scratch_dir("clink_webui_test_"); }
+  void TearDown() override {
+    coordinator_.reset();
+    fs::remove_all(dir_);
+  }
+  // A coordinator with a default savepoint directory (the page's "Trigger savepoint"
+  // names none).
+  CoordinatorProcess& start() {
+    auto conf = dir_ / "config.yaml";
+    std::ofstream(conf) << "rest:\n  address: 127.0.0.1\n  port: 0\n"
+                        << "execution:\n  checkpointing:\n    savepoint-dir: " << (dir_ / "savepoints").string()
+                        << "\n    dir: " << (dir_ / "checkpoints").string() << "\n";
+    coordinator_ = std::make_unique<CoordinatorProcess>(dir_, std::vector<std::string>{"--config", conf.string()});
+    return *coordinator_;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<CoordinatorProcess> coordinator_;
+};
+
+TEST_F(WebUi, TheCoordinatorServesThePagesAndTheRestApiAlongside) {
+  auto& c = start();
+  ASSERT_TRUE(c.running()) << c.stderr_text();
+  cluster::RestClient client(c.address());
+  auto index = client.get("/");
+  ASSERT_EQ(index.status, 200);
+  EXPECT_THAT(index.body, HasSubstr("<title>clink</title>"));
+  EXPECT_THAT(index.body, HasSubstr("<script src=\"app.js\"></script>"));
+  for (const char* file : {"/style.css", "/api.js", "/graph.js", "/pages.js", "/job.js", "/app.js"}) {
+    auto r = client.get(file);
+    EXPECT_EQ(r.status, 200) << file;
+    EXPECT_GT(r.body.size(), 500u) << file;
+  }
+  // The REST paths keep answering, with and without /v1; unknown paths are still Flink's 404.
+  EXPECT_EQ(c.get("/overview").body["taskmanagers"], 1);
+  EXPECT_EQ(c.get("/v1/jobs/overview").body["jobs"].size(), 0u);
+  auto missing = c.get("/no-such-page");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_THAT(missing.body["errors"][0].get<std::string>(), HasSubstr("/no-such-page"));
+}
+
+// GET /jobs/:id/sql: a SQL job's statement and optimised plan; a JobGraphSpec job has none.
+TEST_F(WebUi, SqlOfAJobIsItsStatementAndPlan) {
+  auto& c = start();
+  ASSERT_TRUE(c.running()) << c.stderr_text();
+  auto sql = c.post("/api/v1/jobs/sql", nlohmann::json{{"script", std::string(kDdl) + kInsert + ";"}}.dump());
+  ASSERT_EQ(sql.status, 202) << sql.body.dump();
+  std::string id = sql.body["jobids"][0];
+  auto r = c.get("/jobs/" + id + "/sql");
+  ASSERT_EQ(r.status, 200) << r.body.dump();
+  EXPECT_EQ(r.body["sql"], kInsert);
+  std::string plan = r.body["plan"];
+  EXPECT_THAT(plan, StartsWith("== Optimized Plan ==\nSink(table=[totals]"));
+  EXPECT_THAT(plan, HasSubstr("GroupAggregate(groupBy=[k]"));
+  EXPECT_THAT(plan, HasSubstr("TableSourceScan(table=[orders]"));
+  EXPECT_EQ(c.get("/v1/jobs/" + id + "/sql").body, r.body);
+
+  auto spec = c.post("/api/v1/jobs/spec", nlohmann::json{{"spec", nlohmann::json::parse(slurp_file(write_counts_spec(dir_, 10, 1000)))}}.dump());
+  ASSERT_EQ(spec.status, 202) << spec.body.dump();
+  auto none = c.get("/jobs/" + spec.body["jobid"].get<std::string>() + "/sql");
+  EXPECT_EQ(none.status, 404);
+  EXPECT_THAT(none.body["errors"][0].get<std::string>(), HasSubstr("was not submitted as SQL"));
+}
+
+// The acceptance test: the pages in Chromium against a running job.
+TEST_F(WebUi, ChromiumSeesARunningSqlJobItsCheckpointsASavepointAndCancel) {
+  auto& c = start();
+  ASSERT_TRUE(c.running()) << c.stderr_text();
+  nlohmann::json body{{"script", std::string(kDdl) + kInsert + ";"},
+                      {"options", {{"execution.checkpointing.interval", "300 ms"}, {"parallelism.default", "2"}}}};
+  auto submitted = c.post("/api/v1/jobs/sql", body.dump());
+  ASSERT_EQ(submitted.status, 202) << submitted.body.dump();
+  std::string id = submitted.body["jobids"][0];
+  ASSERT_EQ(c.wait_for_state(id, "RUNNING"), "RUNNING");
+
+  auto shots = artifacts("coordinator");
+  auto r = run_browser_check("--url http://" + c.address() + " --job " + id + " --sql " + quoted(kInsert) +
+                                 " --vertices datagen_source,group_aggregate --parallelism 2 --screenshots '" +
+                                 shots.string() + "'",
+                             dir_);
+  ASSERT_EQ(r.exit_code, 0) << "the browser check failed (screenshots in " << shots << "):\n" << r.out << r.err;
+
+  // What the page did, seen through the REST API: the savepoint exists, the job was
+  // cancelled, and the job the submit page started ran.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("savepoint: (\\S+)"))) << r.out;
+  EXPECT_TRUE(fs::exists(fs::path(m[1].str()) / "_metadata")) << m[1];
+  EXPECT_THAT(m[1].str(), StartsWith((dir_ / "savepoints").string()));
+  EXPECT_EQ(c.get("/jobs/" + id).body["state"], "CANCELED");
+  EXPECT_EQ(c.get("/jobs/overview").body["jobs"].size(), 2u);
+  for (const char* shot : {"01-jobs.png", "02-job-graph.png", "04-checkpoints.png", "06-workers.png", "08-canceled.png"})
+    EXPECT_TRUE(fs::exists(shots / shot)) << shot;
+}
+
+}  // namespace
+}  // namespace clink::test
