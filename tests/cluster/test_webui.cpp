@@ -132,23 +132,31 @@ TEST_F(WebUi, ChromiumSeesARunningSqlJobItsCheckpointsASavepointAndCancel) {
   auto submitted = c.post("/api/v1/jobs/sql", body.dump());
   ASSERT_EQ(submitted.status, 202) << submitted.body.dump();
   std::string id = submitted.body["jobids"][0];
+  // A second one, for "Stop with savepoint" (its tables are in the coordinator's catalog).
+  auto second = c.post("/api/v1/jobs/sql", nlohmann::json{{"script", std::string(kInsert) + ";"}}.dump());
+  ASSERT_EQ(second.status, 202) << second.body.dump();
+  std::string stop_id = second.body["jobids"][0];
   ASSERT_EQ(c.wait_for_state(id, "RUNNING"), "RUNNING");
+  ASSERT_EQ(c.wait_for_state(stop_id, "RUNNING"), "RUNNING");
 
   auto shots = artifacts("coordinator");
   auto r = run_browser_check("--url http://" + c.address() + " --job " + id + " --sql " + quoted(kInsert) +
-                                 " --vertices datagen_source,group_aggregate --parallelism 2 --screenshots '" +
+                                 " --vertices datagen_source,group_aggregate --parallelism 2 --stop-job " + stop_id + " --screenshots '" +
                                  shots.string() + "'",
                              dir_);
   ASSERT_EQ(r.exit_code, 0) << "the browser check failed (screenshots in " << shots << "):\n" << r.out << r.err;
 
-  // What the page did, seen through the REST API: the savepoint exists, the job was
-  // cancelled, and the job the submit page started ran.
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("savepoint: (\\S+)"))) << r.out;
-  EXPECT_TRUE(fs::exists(fs::path(m[1].str()) / "_metadata")) << m[1];
-  EXPECT_THAT(m[1].str(), StartsWith((dir_ / "savepoints").string()));
+  // What the page did, seen through the REST API: the savepoints exist, the job was
+  // cancelled, the other stopped, and the job the submit page started ran.
+  for (const char* which : {"\nsavepoint: (\\S+)", "\nstop savepoint: (\\S+)"}) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(which))) << which << " in " << r.out;
+    EXPECT_TRUE(fs::exists(fs::path(m[1].str()) / "_metadata")) << m[1];
+    EXPECT_THAT(m[1].str(), StartsWith((dir_ / "savepoints").string()));
+  }
   EXPECT_EQ(c.get("/jobs/" + id).body["state"], "CANCELED");
-  EXPECT_EQ(c.get("/jobs/overview").body["jobs"].size(), 2u);
+  EXPECT_EQ(c.get("/jobs/" + stop_id).body["state"], "FINISHED");
+  EXPECT_EQ(c.get("/jobs/overview").body["jobs"].size(), 3u);
   for (const char* shot : {"01-jobs.png", "02-job-graph.png", "04-checkpoints.png", "06-workers.png", "08-canceled.png"})
     EXPECT_TRUE(fs::exists(shots / shot)) << shot;
 }

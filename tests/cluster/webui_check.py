@@ -228,6 +228,23 @@ def check_cancel(b, job):
     b.screenshot("jobs-after-cancel")
 
 
+def check_stop(b, job):
+    """Stop with savepoint from the page: its location shown, the job FINISHED (Flink's
+    state after a stop)."""
+    b.open(f"#/jobs/{job}")
+    b.wait("the job page", lambda d: b.text("#job-id") == job and b.text("#job-state") == "RUNNING")
+    b.click("#stop-job")
+    b.wait("the confirmation", lambda d: d.switch_to.alert).accept()
+    message = b.wait("the stop completing", lambda d: "completed:" in (b.text("#job-operation") or "") and b.text("#job-operation"), 60)
+    prefix = "Stop with savepoint completed: "
+    if not message.startswith(prefix):
+        raise CheckFailed(f"stop with savepoint: the page says '{message}'")
+    b.wait("the job FINISHED", lambda d: b.text("#job-state") == "FINISHED", 60)
+    ok(f"stop with savepoint from the page: FINISHED, savepoint {message[len(prefix):]}")
+    print(f"stop savepoint: {message[len(prefix):].strip()}", flush=True)
+    b.screenshot("stopped")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--url", required=True)
@@ -235,6 +252,7 @@ def main():
     p.add_argument("--sql", required=True, help="the job's statement, as the SQL tab should show it")
     p.add_argument("--vertices", required=True, help="name prefixes of the graph's vertices, the source first")
     p.add_argument("--parallelism", type=int, default=1)
+    p.add_argument("--stop-job", help="another running job, to stop with a savepoint from its page")
     p.add_argument("--screenshots", required=True)
     p.add_argument("--embedded", action="store_true", help="a `clink run --web-ui` job: no submit page, no savepoint dir")
     args = p.parse_args()
@@ -253,6 +271,8 @@ def main():
         if not args.embedded:
             check_submit(b)
         check_cancel(b, args.job)
+        if args.stop_job:
+            check_stop(b, args.stop_job)
         errors = b.js_errors()
         if errors:
             raise CheckFailed("the browser logged errors: " + "; ".join(errors))
