@@ -19,7 +19,7 @@
   UI.vertexColor = function (busy, backpressured) {
     busy = busy || 0;
     backpressured = backpressured || 0;
-    if (backpressured > 0.1 && backpressured >= busy) return mix('#d9d9d9', '#7a7a7a', Math.min(1, backpressured));
+    if (backpressured > 0.1 && backpressured >= busy) return mix('#dedede', '#9c9c9c', Math.min(1, backpressured));
     return mix('#dcebf9', '#f08a7e', Math.min(1, busy));
   };
 
