@@ -14,6 +14,7 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
+#include "run_services.hpp"
 #include "sql_session.hpp"
 
 namespace clink::cli {
@@ -81,7 +82,8 @@ int run(const RunOptions& opts) {
   }
   try {
     JobGraph graph = load_job(opts.job);
-    JobHandle handle = execute_async(graph, execution_options(opts));
+    RunServices services(opts);
+    JobHandle handle = services.launch(graph, execution_options(opts));
     try {
       // SIGINT/SIGTERM stop the job: with --savepoint-on-stop, after a savepoint.
       while (!handle.wait_for(std::chrono::milliseconds(50))) {
@@ -141,6 +143,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Restarts after a failure, from the latest checkpoint (0: fail at once)");
   cmd->add_option("--restart-delay", opts->restart_delay_ms, "Milliseconds before a restart")->default_val(1000);
   cmd->add_flag("--restart-backoff", opts->restart_backoff, "Double the restart delay after each restart");
+  cmd->add_flag("--web-ui", opts->web_ui,
+                "Serve the web UI and Flink's REST API for the job(s) while they run (prints the address on stderr)");
+  cmd->add_option("--rest-port", opts->rest_port, "The web UI's and REST API's port on 127.0.0.1 (0: any free port)")
+      ->default_val(8081)
+      ->check(CLI::Range(0, 65535));
   cmd->add_option("--coordinator", opts->coordinator,
                   "HOST:PORT of a coordinator's REST API: submit the job(s) there, print each job id and exit");
   cmd->callback([opts, &exit_code] { exit_code = run(*opts); });

@@ -53,9 +53,8 @@ std::vector<std::string> CoordinatorSql::run(const std::string& script, const nl
         throw cluster::BadRequestError("a SELECT's rows need a client that shows them: run it with `clink sql` or "
                                        "`clink run` (the coordinator runs INSERTs and statement sets)");
       // The statement and its optimised plan go with the job (GET /jobs/:id/sql, the web
-      // UI); planned again after the run, as the catalog is the one the job was planned in.
-      cluster::JobSql source{st.text, "== Optimized Plan ==\n" + sql::explain_plans(runner.plan(st))};
-      ids.push_back(dispatcher_.submit(r.spec, submit, {}, std::move(source)));
+      // UI), as `clink run` registers its SQL jobs (SqlSession::launch).
+      ids.push_back(dispatcher_.submit(r.spec, submit, {}, cluster::JobTexts{{}, st.text, sql::explain_plans(runner.plan(st))}));
     } catch (const cluster::BadRequestError& e) {
       save();
       throw cluster::BadRequestError(describe_error(e, st.pos));

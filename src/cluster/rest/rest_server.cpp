@@ -172,8 +172,8 @@ void RestServer::Impl::add_routes() {
   // clink's own: a SQL job's statement and optimised plan.
   route("GET", job + "/sql", [this](auto& req, auto& res) {
     auto j = job_of(req);
-    if (j->sql.statement.empty()) throw NotFoundError(fmt::format("Job {} was not submitted as SQL", j->id));
-    reply(res, 200, json{{"sql", j->sql.statement}, {"plan", j->sql.plan}});
+    if (j->sql.empty()) throw NotFoundError(fmt::format("Job {} was not submitted as SQL", j->id));
+    reply(res, 200, json{{"sql", j->sql}, {"plan", j->plan}});
   });
   route("GET", job + "/exceptions", [this](auto& req, auto& res) { reply(res, 200, rest::job_exceptions(*job_of(req))); });
   route("GET", job + "/plan", [this](auto& req, auto& res) { reply(res, 200, json{{"plan", rest::job_plan(*job_of(req))}}); });

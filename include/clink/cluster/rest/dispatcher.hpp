@@ -71,17 +71,18 @@ struct JobVertex {
   int max_parallelism = 1;
 };
 
-// What a SQL job was planned from, for GET /jobs/:id/sql (a clink extension; empty for
-// a job submitted as a JobGraphSpec).
-struct JobSql {
-  std::string statement;  // the INSERT or statement set as written
-  std::string plan;       // its optimised plan, as EXPLAIN prints it
-};
-
 // A failure of the job: a restart's cause or the final error.
 struct JobException {
   std::string message;
   std::int64_t timestamp_ms = 0;
+};
+
+// What a job was made from, for the REST API and the web UI: the JobGraphSpec (JSON
+// text) and, for a SQL job, its statement and optimised plan (EXPLAIN's text).
+struct JobTexts {
+  std::string spec;
+  std::string sql;
+  std::string plan;
 };
 
 // One submitted job. Immutable fields are set at submission; the rest is read through
@@ -91,11 +92,12 @@ class DispatchedJob {
   std::string id;     // 32 hex
   std::string name;
   std::string spec;   // the JobGraphSpec as submitted (JSON text), with options applied
+  std::string sql;    // a SQL job's statement (empty otherwise)
+  std::string plan;   // a SQL job's optimised plan
   JobGraph graph;
   std::vector<JobVertex> vertices;
   ExecutionOptions options;
   std::int64_t start_time_ms = 0;
-  JobSql sql;
   JobHandle handle;
 
   DispatchedJob(JobGraph g, JobHandle h) : graph(std::move(g)), handle(std::move(h)) {}
@@ -163,10 +165,15 @@ class Dispatcher {
 
   // Builds the spec's graph with the built-in registry and launches it; returns the
   // job id. Throws BadRequestError when the spec or options are bad.
-  // `job_id`: the id a recovered job had (empty: a new random one); `sql`: what a SQL
-  // job was planned from.
+  // `job_id`: the id a recovered job had (empty: a new random one); `texts`: a SQL job's
+  // statement and plan (its spec is the one given).
   std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {},
-                     JobSql sql = {});
+                     JobTexts texts = {});
+  // Launches a graph built elsewhere (`clink run` builds its jobs with the CLI's
+  // registry) with the launcher, as given (no per-job checkpoint subdirectory), and
+  // registers it; returns the job id.
+  std::string launch(JobGraph graph, const ExecutionOptions& execution, JobTexts texts,
+                     const std::string& job_id = {}, const nlohmann::json& raw_options = nlohmann::json::object());
   // Newest first, as Flink lists them.
   std::vector<std::shared_ptr<DispatchedJob>> jobs() const;
   // Throws NotFoundError naming the id.
