@@ -51,7 +51,7 @@
     const end = d['end-time'] > 0 ? ` · ended ${UI.fmtTime(d['end-time'])}` : '';
     return `<div class="job-title"><h1 id="job-name">${esc(d.name)}</h1><span id="job-state">${UI.stateBadge(d.state)}</span></div>
       <div class="sub"><span class="mono" id="job-id">${esc(d.jid)}</span> · started ${UI.fmtTime(d['start-time'])} ·
-      running for ${UI.fmtDuration(d.duration)}${end}</div>`;
+      ${d['end-time'] > 0 ? 'ran' : 'running'} for ${UI.fmtDuration(d.duration)}${end}</div>`;
   }
 
   // ---- the overview tab: the graph, the vertices, the selected vertex's subtasks ----
