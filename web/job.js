@@ -154,10 +154,15 @@
 
   // ---- exceptions and SQL ----
 
-  async function renderExceptions(pane) {
+  async function renderExceptions(pane, d) {
     const answer = await UI.get(`/jobs/${job.id}/exceptions`);
-    const entries = ((answer.exceptionHistory || {}).entries || []).map((e) => `<div class="exception">
-      <div class="sub">${UI.fmtTime(e.timestamp, true)} · ${esc(e.exceptionName)}</div><pre>${esc(e.stacktrace)}</pre></div>`);
+    const list = (answer.exceptionHistory || {}).entries || [];
+    // Newest first: a failed job's first entry ended it, the others each caused a restart.
+    const failed = d.state === 'FAILED';
+    const what = (i) => (failed && i === 0 ? 'ended the job' : `caused restart ${list.length - i - (failed ? 1 : 0)}`);
+    const entries = list.map((e, i) => `<div class="exception">
+      <div class="sub"><strong>${what(i)}</strong> · ${UI.fmtTime(e.timestamp, true)} · ${esc(e.exceptionName)}</div>
+      <pre>${esc(e.stacktrace)}</pre></div>`);
     pane.innerHTML = entries.length ? entries.join('') : '<p class="empty" id="no-exceptions">No exception: the job has not failed or restarted.</p>';
   }
 
@@ -250,7 +255,7 @@
       const pane = document.getElementById('job-pane');
       if (job.tab === 'overview') await renderOverview(pane, d);
       else if (job.tab === 'checkpoints') await renderCheckpoints(pane);
-      else if (job.tab === 'exceptions') await renderExceptions(pane);
+      else if (job.tab === 'exceptions') await renderExceptions(pane, d);
       else await renderSql(pane);
     },
   };

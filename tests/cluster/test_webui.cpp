@@ -136,12 +136,27 @@ TEST_F(WebUi, ChromiumSeesARunningSqlJobItsCheckpointsASavepointAndCancel) {
   auto second = c.post("/api/v1/jobs/sql", nlohmann::json{{"script", std::string(kInsert) + ";"}}.dump());
   ASSERT_EQ(second.status, 202) << second.body.dump();
   std::string stop_id = second.body["jobids"][0];
+  // A third that fails (malformed input) after one restart, for the exceptions tab.
+  auto input = dir_ / "bad.jsonl";
+  std::ofstream(input) << "not json\n";
+  nlohmann::json bad_spec = nlohmann::json::parse(R"({"name": "bad_input", "ops": [
+    {"id": "read", "type": "file_source", "params": {"path": ")" + input.string() + R"(", "format": "json", "type": "int64"}},
+    {"id": "sink", "type": "blackhole", "inputs": [{"from": "read"}]}]})");
+  nlohmann::json restart_once{{"restart-strategy.type", "fixed-delay"},
+                              {"restart-strategy.fixed-delay.attempts", "1"},
+                              {"restart-strategy.fixed-delay.delay", "100 ms"}};
+  auto failing = c.post("/api/v1/jobs/spec", nlohmann::json{{"spec", bad_spec}, {"options", restart_once}}.dump());
+  ASSERT_EQ(failing.status, 202) << failing.body.dump();
+  std::string failed_id = failing.body["jobid"];
   ASSERT_EQ(c.wait_for_state(id, "RUNNING"), "RUNNING");
   ASSERT_EQ(c.wait_for_state(stop_id, "RUNNING"), "RUNNING");
+  ASSERT_EQ(c.wait_for_state(failed_id, "FAILED"), "FAILED");
 
   auto shots = artifacts("coordinator");
   auto r = run_browser_check("--url http://" + c.address() + " --job " + id + " --sql " + quoted(kInsert) +
-                                 " --vertices datagen_source,group_aggregate --parallelism 2 --stop-job " + stop_id + " --screenshots '" +
+                                 " --vertices datagen_source,group_aggregate --parallelism 2 --stop-job " + stop_id +
+                                 " --failed-job " + failed_id + " --failure 'malformed JSON in " + input.string() +
+                                 " line 1' --screenshots '" +
                                  shots.string() + "'",
                              dir_);
   ASSERT_EQ(r.exit_code, 0) << "the browser check failed (screenshots in " << shots << "):\n" << r.out << r.err;
@@ -156,7 +171,7 @@ TEST_F(WebUi, ChromiumSeesARunningSqlJobItsCheckpointsASavepointAndCancel) {
   }
   EXPECT_EQ(c.get("/jobs/" + id).body["state"], "CANCELED");
   EXPECT_EQ(c.get("/jobs/" + stop_id).body["state"], "FINISHED");
-  EXPECT_EQ(c.get("/jobs/overview").body["jobs"].size(), 3u);
+  EXPECT_EQ(c.get("/jobs/overview").body["jobs"].size(), 4u);
   for (const char* shot : {"01-jobs.png", "02-job-graph.png", "04-checkpoints.png", "06-workers.png", "08-canceled.png"})
     EXPECT_TRUE(fs::exists(shots / shot)) << shot;
 }
@@ -201,7 +216,7 @@ TEST_F(WebUi, ClinkRunWebUiServesItsEmbeddedJob) {
                                  " --vertices datagen_source,group_aggregate --parallelism 2 --embedded --savepoint-dir '" +
                                  (dir_ / "typed-savepoints").string() + "' --screenshots '" + shots.string() + "'",
                              dir_);
-  EXPECT_EQ(r.exit_code, 0) << "the browser check failed (screenshots in " << shots << "):\n" << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << "the browser check failed (screenshots in " << shots << "):\n" << r.out << r.err;
   std::smatch sp;
   if (std::regex_search(r.out, sp, std::regex("\nsavepoint: (\\S+)"))) {
     EXPECT_THAT(sp[1].str(), StartsWith((dir_ / "typed-savepoints").string()));

@@ -248,6 +248,21 @@ def check_stop(b, job):
     b.screenshot("stopped")
 
 
+def check_failed(b, job, failure):
+    """A failed job: FAILED in the list and on its page, its exceptions tab showing the
+    restart's cause and the final failure."""
+    b.open("#/")
+    b.wait("the failed job among the completed jobs", lambda d: [r for r in d.find_elements(By.CSS_SELECTOR, f"#completed-jobs tr[data-job-id='{job}']")
+                                                                 if "FAILED" in r.text])
+    b.open(f"#/jobs/{job}/exceptions")
+    b.wait("the failed job's page", lambda d: b.text("#job-id") == job and b.text("#job-state") == "FAILED")
+    entries = b.wait("the exceptions", lambda d: len(b.texts(".exception pre")) >= 2 and b.texts(".exception pre"))
+    if not all(failure in e for e in entries):
+        raise CheckFailed(f"exceptions tab: expected '{failure}' in each entry, it shows {entries}")
+    ok(f"exceptions tab of the failed job: {len(entries)} entries (a restart and the end): {entries[0]}")
+    b.screenshot("exceptions")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--url", required=True)
@@ -256,6 +271,8 @@ def main():
     p.add_argument("--vertices", required=True, help="name prefixes of the graph's vertices, the source first")
     p.add_argument("--parallelism", type=int, default=1)
     p.add_argument("--stop-job", help="another running job, to stop with a savepoint from its page")
+    p.add_argument("--failed-job", help="a job that failed after a restart, with --failure in its exceptions")
+    p.add_argument("--failure", help="text each of the failed job's exceptions contains")
     p.add_argument("--screenshots", required=True)
     p.add_argument("--savepoint-dir", help="typed into the page's savepoint directory box")
     p.add_argument("--embedded", action="store_true", help="a `clink run --web-ui` job: no submit-SQL endpoint")
@@ -276,6 +293,8 @@ def main():
         check_cancel(b, args.job)
         if args.stop_job:
             check_stop(b, args.stop_job)
+        if args.failed_job:
+            check_failed(b, args.failed_job, args.failure)
         errors = b.js_errors()
         if errors:
             raise CheckFailed("the browser logged errors: " + "; ".join(errors))
