@@ -74,6 +74,11 @@ namespace {
 int run(const RunOptions& opts) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
+  if (!opts.coordinator.empty() && opts.web_ui) {
+    std::fprintf(stderr, "error: --web-ui serves a job run here; a coordinator serves its web UI at its REST address (%s)\n",
+                 opts.coordinator.c_str());
+    return kExitUnsupported;
+  }
   if (!opts.coordinator.empty()) return submit_to_coordinator(opts);
   if (is_sql_file(opts.job.path)) return run_sql_script(opts);
   if (!opts.catalog_dir.empty()) {

@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "clink/core/error.hpp"
+
 #include "sql_session.hpp"  // stop_requested
 
 namespace clink::cli {
@@ -19,7 +23,12 @@ RunServices::RunServices(const RunOptions& options) {
     rest.address = "127.0.0.1";  // loopback: the UI can cancel and stop the job
     rest.port = options.rest_port;
     rest_ = std::make_unique<cluster::RestServer>(*dispatcher_, std::move(rest));
-    rest_->start();
+    try {
+      rest_->start();
+    } catch (const ClinkError&) {
+      throw ClinkError(fmt::format("--web-ui: cannot listen on 127.0.0.1:{} (--rest-port): the port is in use",
+                                   options.rest_port));
+    }
     std::fprintf(stderr, "web UI: http://%s:%d/\n", rest_->address().c_str(), rest_->port());
   }
 }
