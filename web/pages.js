@@ -136,8 +136,8 @@ INSERT INTO sink SELECT id, amount FROM orders WHERE amount > 0.5;`;
           const answer = await UI.post('/api/v1/jobs/sql', { script: document.getElementById('sql-script').value, options });
           const ids = answer.jobids || [];
           result.innerHTML = ids.length
-            ? `<div class="message message-ok">Submitted ${ids.length === 1 ? 'a job' : ids.length + ' jobs'}:
-                ${ids.map((id) => `<a class="mono submitted-job" href="#/jobs/${esc(id)}">${esc(id)}</a>`).join(', ')}</div>`
+            ? `<div class="message message-ok">Submitted ${ids.length === 1 ? 'a job' : ids.length + ' jobs'}: ` +
+              ids.map((id) => `<a class="mono submitted-job" href="#/jobs/${esc(id)}">${esc(id)}</a>`).join(', ') + '</div>'
             : '<div class="message message-ok">Done: the script started no job (DDL only).</div>';
         } catch (e) {
           const text = e.status === 404 ? 'This server does not run SQL scripts (POST /api/v1/jobs/sql answered 404).' : e.message;
