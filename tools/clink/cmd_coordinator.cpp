@@ -68,6 +68,9 @@ class WorkersInfo final : public cluster::ClusterInfo {
       tm.slots = w.slots;
       tm.free_slots = w.free_slots;
       tm.last_heartbeat_ms = w.last_heartbeat_ms;
+      tm.cpu_cores = w.cpu_cores;
+      tm.physical_memory = w.physical_memory;
+      tm.free_memory = w.free_memory;
       out.push_back(tm);
     }
     return out;

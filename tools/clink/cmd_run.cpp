@@ -74,6 +74,11 @@ namespace {
 int run(const RunOptions& opts) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
+  if (!opts.coordinator.empty() && opts.web_ui) {
+    std::fprintf(stderr, "error: --web-ui serves a job run here; a coordinator serves its web UI at its REST address (%s)\n",
+                 opts.coordinator.c_str());
+    return kExitUnsupported;
+  }
   if (!opts.coordinator.empty()) return submit_to_coordinator(opts);
   if (is_sql_file(opts.job.path)) return run_sql_script(opts);
   if (!opts.catalog_dir.empty()) {
@@ -143,6 +148,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Restarts after a failure, from the latest checkpoint (0: fail at once)");
   cmd->add_option("--restart-delay", opts->restart_delay_ms, "Milliseconds before a restart")->default_val(1000);
   cmd->add_flag("--restart-backoff", opts->restart_backoff, "Double the restart delay after each restart");
+  cmd->add_flag("--web-ui", opts->web_ui,
+                "Serve the web UI and Flink's REST API for the job(s) while they run (prints the address on stderr)");
+  cmd->add_option("--rest-port", opts->rest_port, "The web UI's and REST API's port on 127.0.0.1 (0: any free port)")
+      ->default_val(8081)
+      ->check(CLI::Range(0, 65535));
   cmd->add_option("--coordinator", opts->coordinator,
                   "HOST:PORT of a coordinator's REST API: submit the job(s) there, print each job id and exit");
   cmd->callback([opts, &exit_code] { exit_code = run(*opts); });

@@ -4,6 +4,7 @@
 
 #include "clink/sql/handler/statement_runner.hpp"
 #include "clink/sql/parser/parser.hpp"
+#include "clink/sql/planner/explain.hpp"
 #include "sql_session.hpp"
 
 namespace clink::cli {
@@ -51,7 +52,9 @@ std::vector<std::string> CoordinatorSql::run(const std::string& script, const nl
       if (st.as<sql::ast::QueryStatement>())
         throw cluster::BadRequestError("a SELECT's rows need a client that shows them: run it with `clink sql` or "
                                        "`clink run` (the coordinator runs INSERTs and statement sets)");
-      ids.push_back(dispatcher_.submit(r.spec, submit));
+      // The statement and its optimised plan go with the job (GET /jobs/:id/sql, the web
+      // UI), as `clink run` registers its SQL jobs (SqlSession::launch).
+      ids.push_back(dispatcher_.submit(r.spec, submit, {}, cluster::JobTexts{{}, st.text, sql::explain_plans(runner.plan(st))}));
     } catch (const cluster::BadRequestError& e) {
       save();
       throw cluster::BadRequestError(describe_error(e, st.pos));

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "clink/cluster/rest/dispatcher.hpp"
+#include "clink/cluster/rest/rest_server.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
 
@@ -14,7 +15,12 @@ namespace clink::cli {
 
 class RunServices {
  public:
+  // With --web-ui, starts the REST server and web UI on 127.0.0.1:--rest-port and
+  // prints "web UI: http://127.0.0.1:PORT/" on stderr; throws ClinkError naming the
+  // address when it cannot bind.
   explicit RunServices(const RunOptions& options);
+  // With the web UI: keeps it up a few seconds first, so that an open page shows how the
+  // job ended (it refreshes every 2 s), unless the user interrupted the run.
   ~RunServices();
   RunServices(const RunServices&) = delete;
   RunServices& operator=(const RunServices&) = delete;
@@ -26,6 +32,7 @@ class RunServices {
 
  private:
   std::unique_ptr<cluster::Dispatcher> dispatcher_;
+  std::unique_ptr<cluster::RestServer> rest_;  // --web-ui; stopped before the dispatcher goes
 };
 
 }  // namespace clink::cli

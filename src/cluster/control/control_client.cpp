@@ -7,6 +7,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -212,6 +214,8 @@ class ControlClient::Impl {
           heartbeat.mutable_heartbeat()->set_time_ms(
               std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
                   .count());
+          heartbeat.mutable_heartbeat()->set_free_memory(static_cast<std::int64_t>(::sysconf(_SC_AVPHYS_PAGES)) *
+                                                         ::sysconf(_SC_PAGE_SIZE));
           if (callbacks_.metrics_json) heartbeat.mutable_heartbeat()->set_metrics_json(callbacks_.metrics_json());
           queue->push(heartbeat);
           lock.lock();

@@ -358,6 +358,8 @@ void ClusterRuntime::Impl::on_registered(const proto::Register& r) {
   std::lock_guard lock(mu_);
   Worker& w = workers_[r.worker_id()];
   w.info = WorkerInfo{r.worker_id(), r.host(), r.data_port(), r.slots(), r.slots(), now_ms(), now_ms()};
+  w.info.cpu_cores = r.cpu_cores();
+  w.info.physical_memory = r.physical_memory();
   w.slot_owner.assign(static_cast<std::size_t>(std::max(0, r.slots())), "");
   slots_cv_.notify_all();
 }
@@ -368,6 +370,7 @@ void ClusterRuntime::Impl::on_message(const std::string& worker_id, const proto:
   auto w = workers_.find(worker_id);
   if (w != workers_.end()) w->second.info.last_heartbeat_ms = now_ms();
   if (m.has_heartbeat()) {
+    if (w != workers_.end() && m.heartbeat().free_memory() > 0) w->second.info.free_memory = m.heartbeat().free_memory();
     if (m.heartbeat().metrics_json().empty()) return;
     // Delivered under mu_: deployers detach under it, and storing counters is quick.
     nlohmann::json jobs = nlohmann::json::parse(m.heartbeat().metrics_json(), nullptr, false);

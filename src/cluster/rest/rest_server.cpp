@@ -10,6 +10,7 @@
 
 #include "clink/cluster/rest/dispatcher.hpp"
 #include "rest_json.hpp"
+#include "web_ui.hpp"
 
 namespace clink::cluster {
 
@@ -168,6 +169,12 @@ void RestServer::Impl::add_routes() {
     }
     reply(res, 200, rest::checkpoint_details(*j, id));
   });
+  // clink's own: a SQL job's statement and optimised plan.
+  route("GET", job + "/sql", [this](auto& req, auto& res) {
+    auto j = job_of(req);
+    if (j->sql.empty()) throw NotFoundError(fmt::format("Job {} was not submitted as SQL", j->id));
+    reply(res, 200, json{{"sql", j->sql}, {"plan", j->plan}});
+  });
   route("GET", job + "/exceptions", [this](auto& req, auto& res) { reply(res, 200, rest::job_exceptions(*job_of(req))); });
   route("GET", job + "/plan", [this](auto& req, auto& res) { reply(res, 200, json{{"plan", rest::job_plan(*job_of(req))}}); });
   route("GET", vertex, [this](auto& req, auto& res) {
@@ -218,6 +225,9 @@ void RestServer::Impl::add_routes() {
         reply_error(res, 500, e.what());
       }
     });
+
+  // The web UI's pages (web/, built into the binary): "/" and its files.
+  add_web_ui_routes(server);
 
   // Anything else: Flink's answer for an unknown path.
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <algorithm>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -241,6 +242,8 @@ class Worker::Impl {
     reg.set_host(config_.host);
     reg.set_data_port(shuffle_->port());
     reg.set_slots(config_.slots);
+    reg.set_cpu_cores(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    reg.set_physical_memory(static_cast<std::int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE));
     ControlClientOptions options;
     options.resolver = config_.coordinator;
     ControlClientCallbacks callbacks;

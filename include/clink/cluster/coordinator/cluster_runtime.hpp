@@ -31,6 +31,9 @@ struct WorkerInfo {
   int free_slots = 0;
   std::int64_t registered_ms = 0;
   std::int64_t last_heartbeat_ms = 0;
+  int cpu_cores = 0;               // its machine's, as it registered
+  std::int64_t physical_memory = 0;
+  std::int64_t free_memory = 0;    // as its last heartbeat said
 };
 
 class ClusterRuntime {

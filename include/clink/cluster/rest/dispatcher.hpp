@@ -165,8 +165,10 @@ class Dispatcher {
 
   // Builds the spec's graph with the built-in registry and launches it; returns the
   // job id. Throws BadRequestError when the spec or options are bad.
-  // `job_id`: the id a recovered job had (empty: a new random one).
-  std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {});
+  // `job_id`: the id a recovered job had (empty: a new random one); `texts`: a SQL job's
+  // statement and plan (its spec is the one given).
+  std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {},
+                     JobTexts texts = {});
   // Launches a graph built elsewhere (`clink run` builds its jobs with the CLI's
   // registry) with the launcher, as given (no per-job checkpoint subdirectory), and
   // registers it; returns the job id.
