@@ -71,7 +71,11 @@ void tighten_constant_nullability(const std::shared_ptr<Expr>& e) {
       if (const Value* v = known_constant_value(a)) a = expr::literal(*v, a->type);
     CompiledExpr compiled(shallow, SessionContext{});
     Column c = compiled.evaluate_owned(batch);
-    if (constant_values.size() > 100'000) constant_values.clear();  // a cache: bounded
+    // A cache: the values of expressions gone are dropped every 1 024 insertions (a long
+    // session plans many statements), and it never holds more than 100 000.
+    static thread_local std::size_t insertions = 0;
+    if (++insertions % 1024 == 0) std::erase_if(constant_values, [](const auto& kv) { return kv.second.expr.expired(); });
+    if (constant_values.size() > 100'000) constant_values.clear();
     constant_values[e.get()] = ConstantValue{e, c.value_at(0)};
     if (c.is_valid(0)) e->type = e->type.not_null();
   } catch (const std::exception&) {
