@@ -6,7 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <xxhash.h>
 
 #include "clink/checkpoint/checkpoint_config.hpp"
 #include "clink/core/error.hpp"
@@ -62,9 +64,32 @@ json CheckpointMetadata::to_json() const {
     for (const auto& s : op.subtasks) subtasks.push_back(clink::to_json(s));
     ops[uid] = {{"parallelism", op.parallelism}, {"max_parallelism", op.max_parallelism}, {"subtasks", subtasks}};
   }
-  return {{"version", 1},         {"checkpoint_id", checkpoint_id}, {"timestamp_ms", timestamp_ms},
-          {"is_savepoint", is_savepoint}, {"job_name", job_name},          {"operators", ops}};
+  json j = {{"version", 1},         {"checkpoint_id", checkpoint_id}, {"timestamp_ms", timestamp_ms},
+            {"is_savepoint", is_savepoint}, {"job_name", job_name},          {"operators", ops}};
+  if (!files.empty()) {
+    json f = json::object();
+    for (const auto& [name, d] : files) f[name] = {{"size", d.size}, {"xxh64", fmt::format("{:016x}", d.xxh64)}};
+    j["files"] = std::move(f);
+  }
+  return j;
 }
+
+namespace {
+
+// The metadata's checksum: xxh64 of its compact JSON without the "checksum" field (a
+// parse and dump of the same JSON gives the same bytes: keys are sorted).
+std::string checksum_of(const json& j) {
+  const std::string text = j.dump();
+  return fmt::format("{:016x}", XXH64(text.data(), text.size(), 0));
+}
+
+std::uint64_t parse_hex64(const std::string& s) {
+  if (s.size() != 16 || s.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw ClinkError("not an xxh64: '" + s + "'");
+  return std::stoull(s, nullptr, 16);
+}
+
+}  // namespace
 
 CheckpointMetadata CheckpointMetadata::from_json(const json& j) {
   CheckpointMetadata m;
@@ -80,24 +105,49 @@ CheckpointMetadata CheckpointMetadata::from_json(const json& j) {
     for (const auto& st : op.at("subtasks")) s.subtasks.push_back(subtask_state_from_json(st));
     m.operators[uid] = std::move(s);
   }
+  if (j.contains("files"))
+    for (const auto& [name, d] : j.at("files").items())
+      m.files[name] = {d.at("size").get<std::uint64_t>(), parse_hex64(d.at("xxh64").get<std::string>())};
   return m;
 }
 
 void CheckpointMetadata::write(const std::filesystem::path& dir) const {
   // Atomic and durable: once `_metadata` exists the checkpoint is complete, also after a
   // power loss.
-  write_file_durably(dir / kMetadataFile, to_json().dump(1));
+  json j = to_json();
+  j["checksum"] = checksum_of(j);
+  write_file_durably(dir / kMetadataFile, j.dump(1));
 }
 
 CheckpointMetadata CheckpointMetadata::read(const std::filesystem::path& dir) {
   std::ifstream f(dir / kMetadataFile);
-  if (!f) throw ClinkError("no checkpoint metadata in " + dir.string() + " (not a completed checkpoint or savepoint)");
+  if (!f)
+    throw CorruptCheckpointError("no checkpoint metadata in " + dir.string() +
+                                 " (not a completed checkpoint or savepoint)");
   std::stringstream ss;
   ss << f.rdbuf();
+  const std::string text = ss.str();
+  const std::string where = (dir / kMetadataFile).string();
+  if (text.empty())
+    throw CorruptCheckpointError("checkpoint " + dir.string() + " is incomplete: " + where + " is empty");
   try {
-    return from_json(json::parse(ss.str()));
+    json j = json::parse(text);
+    if (j.is_object() && j.contains("checksum")) {
+      const std::string recorded = j.at("checksum").get<std::string>();
+      j.erase("checksum");
+      const std::string actual = checksum_of(j);
+      if (actual != recorded)
+        throw CorruptCheckpointError("checkpoint " + dir.string() + " is corrupt: " + where +
+                                     " fails its checksum (xxh64 " + actual + ", recorded " + recorded + ")");
+    }
+    return from_json(j);
   } catch (const json::exception& e) {
-    throw ClinkError("corrupt checkpoint metadata in " + dir.string() + ": " + e.what());
+    throw CorruptCheckpointError("checkpoint " + dir.string() + " is corrupt: " + where + " is not valid metadata (" +
+                                 e.what() + ")");
+  } catch (const CorruptCheckpointError&) {
+    throw;
+  } catch (const ClinkError& e) {
+    throw CorruptCheckpointError("checkpoint " + dir.string() + " is corrupt: " + where + ": " + e.what());
   }
 }
 

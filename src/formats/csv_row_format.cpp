@@ -1,5 +1,7 @@
 #include "clink/formats/csv_row_format.hpp"
 
+#include <simdjson.h>
+
 #include "clink/core/error.hpp"
 #include "clink/formats/sql_text_values.hpp"
 #include "clink/sql/common/decimal.hpp"
@@ -7,6 +9,29 @@
 namespace clink::sql {
 
 namespace {
+
+// The offset of the first byte that does not continue a well-formed UTF-8 sequence (the
+// slow path of a record validate_utf8 rejected).
+std::size_t first_invalid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return i;
+    std::uint32_t cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if ((c & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    // Overlong forms, surrogates and code points beyond U+10FFFF are malformed too.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      return i;
+    i += len;
+  }
+  return s.size();
+}
 
 bool parse_bool_option(const std::string& key, const std::string& value) {
   if (value == "true" || value == "TRUE" || value == "True") return true;
@@ -211,7 +236,26 @@ CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::vector<C
 
 CsvRowDecoder::Result CsvRowDecoder::decode(std::string_view line, std::span<Column* const> columns,
                                             std::string& reason) {
+  // A UTF-8 byte order mark before the record is skipped, as Jackson's CSV bootstrapper
+  // does (a file saved "with BOM" broke its first line); error offsets stay the record's.
+  if (line.starts_with("\xEF\xBB\xBF")) {
+    auto r = decode_record(line.substr(3), columns, reason);
+    error_offset_ += 3;
+    return r;
+  }
+  return decode_record(line, columns, reason);
+}
+
+CsvRowDecoder::Result CsvRowDecoder::decode_record(std::string_view line, std::span<Column* const> columns,
+                                                   std::string& reason) {
   if (line.empty()) return Result::kSkipped;
+  // Text is UTF-8 (Flink's CSV format decodes it with Jackson, which rejects malformed
+  // bytes; clink's JSON reader does too): a record that is not is a parse error.
+  if (!simdjson::validate_utf8(line.data(), line.size())) {
+    error_offset_ = first_invalid_utf8(line);
+    reason = "invalid UTF-8 at byte " + std::to_string(error_offset_ + 1) + " of the record";
+    return Result::kError;
+  }
   if (options_.allow_comments && line.front() == '#') return Result::kSkipped;
   if (auto r = split(line, reason); r != Result::kRow) return r;
   if (fields_.size() != schema_->size() && !options_.ignore_parse_errors) {

@@ -2,6 +2,9 @@
 
 #include "job_run.hpp"
 
+#include <cstdio>
+
+#include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/checkpoint/restart_tracker.hpp"
 
 namespace clink {
@@ -96,12 +99,11 @@ void JobRun::supervise() {
       break;
     }
     attempt_failed_ = false;
-    // Restart from the latest completed checkpoint, else from what the job started from.
-    std::optional<std::filesystem::path> from = last_completed_;
-    if (!from && options_.restore) from = options_.restore->path;
     lock.unlock();
     try {
-      build(from);
+      auto from = restart_point();
+      if (from) build(from->first, std::move(from->second));
+      else build(std::nullopt);
     } catch (const std::exception& e) {
       lock.lock();
       status_ = JobStatus::kFailed;
@@ -134,12 +136,31 @@ void JobRun::run_attempt() {
   }
 }
 
-void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
+std::optional<std::pair<std::filesystem::path, CheckpointMetadata>> JobRun::restart_point() {
+  std::vector<std::pair<std::int64_t, std::filesystem::path>> retained;
+  {
+    std::lock_guard lock(mu_);
+    retained = retained_;
+  }
+  for (auto it = retained.rbegin(); it != retained.rend(); ++it) {
+    try {
+      return std::make_pair(it->second, read_verified_checkpoint(it->second));
+    } catch (const CorruptCheckpointError& e) {
+      std::fprintf(stderr, "clink: %s; restoring from an older checkpoint\n", e.what());
+    }
+  }
+  // The job's own checkpoints are gone or damaged: what it started from (verified in build).
+  if (options_.restore) return std::make_pair(options_.restore->path, read_verified_checkpoint(options_.restore->path));
+  return std::nullopt;
+}
+
+void JobRun::build(const std::optional<std::filesystem::path>& restore_from,
+                   std::optional<CheckpointMetadata> verified) {
   std::optional<CheckpointMetadata> meta;
   std::filesystem::path restore_dir;
   if (restore_from) {
     restore_dir = *restore_from;
-    meta = CheckpointMetadata::read(restore_dir);
+    meta = verified ? std::move(verified) : read_verified_checkpoint(restore_dir);
     for (const auto& [uid, op] : meta->operators) {
       const JobNode* owner = nullptr;
       for (const auto& n : graph_.nodes)
@@ -176,6 +197,7 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
       shared_.register_checkpoint(-meta->checkpoint_id - 1, handles);
     }
     next_checkpoint_id_ = std::max(next_checkpoint_id_, meta->checkpoint_id + 1);
+    counts_.last_restored_id = meta->checkpoint_id;
     if (first && !(options_.restore && options_.restore->claim)) first_own_checkpoint_id_ = next_checkpoint_id_;
   }
 

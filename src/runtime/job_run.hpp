@@ -179,7 +179,12 @@ class JobRun final : public TaskEvents {
   void supervise();
   void run_attempt();
   void coordinate();
-  void build(const std::optional<std::filesystem::path>& restore_from);
+  // `verified`: the metadata of restore_from, already read and verified (else read here).
+  void build(const std::optional<std::filesystem::path>& restore_from,
+             std::optional<CheckpointMetadata> verified = std::nullopt);
+  // Where a restart restores from: the newest retained checkpoint that is intact (a
+  // corrupt one is passed over, with a line on stderr), else what the job started from.
+  std::optional<std::pair<std::filesystem::path, CheckpointMetadata>> restart_point();
   void complete_pending();                      // under mu_
   void sweep_checkpoint_dirs();                 // under mu_
   void abort_pending(const std::string& why);  // under mu_
@@ -227,6 +232,7 @@ class JobRun final : public TaskEvents {
   std::optional<std::filesystem::path> last_completed_;
   std::vector<std::pair<std::int64_t, std::filesystem::path>> retained_;
   SharedStateRegistry shared_;
+  std::map<std::string, FileDigest> shared_digests_;  // of shared files, taken once (immutable)
   detail::DirectoryLock directory_lock_;  // the checkpoint directory's, until the job ends
   std::map<std::int64_t, std::size_t> commits_done_;      // checkpoint id -> tasks that ran its commit
   std::map<std::int64_t, std::size_t> commits_expected_;  // checkpoint id -> tasks notified of it

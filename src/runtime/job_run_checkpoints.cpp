@@ -3,6 +3,7 @@
 // checkpoint directory to what the run owns.
 #include "job_run.hpp"
 
+#include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/core/private_directory.hpp"
 
 namespace clink {
@@ -48,6 +49,13 @@ void JobRun::coordinate() {
 // no barrier either: it snapshots at its own end (task_ended).
 void JobRun::trigger(Pending p) {
   auto dir = p.savepoint_dir ? *p.savepoint_dir : checkpoint_dir(p.id);
+  if (!p.savepoint_dir) {
+    // A chk-<n> of this number left by an earlier run (one that was passed over as
+    // incomplete or corrupt, after a fallback to an older checkpoint): its stale files
+    // must not become part of this checkpoint.
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
   p.created_dir = create_private_directories(dir);
   p.barrier = CheckpointBarrier{p.id, options_.clock->now_ms(), p.savepoint_dir.has_value(), p.stops_sources};
   pending_ = std::move(p);
@@ -136,6 +144,7 @@ void JobRun::complete_pending() {
   stats.id = p.id;
   stats.path = dir.string();
   try {
+    meta.files = digest_checkpoint_files(dir, meta, shared_digests_);
     meta.write(dir);
     if (!p.savepoint_dir && options_.on_checkpoint_completed) options_.on_checkpoint_completed(p.id, dir);
   } catch (const std::exception& e) {
@@ -179,7 +188,8 @@ void JobRun::complete_pending() {
   shared_.register_checkpoint(p.id, handles);
   retained_.emplace_back(p.id, dir);
   while (static_cast<int>(retained_.size()) > std::max(1, options_.checkpoints.retained)) {
-    shared_.release_checkpoint(retained_.front().first);  // deletes shared files nobody uses now
+    // Deletes shared files nobody uses now.
+    for (const auto& gone : shared_.release_checkpoint(retained_.front().first)) shared_digests_.erase(gone.string());
     retained_.erase(retained_.begin());
   }
   sweep_checkpoint_dirs();

@@ -106,8 +106,10 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
   auto working_dir = [&] {
     if (own_working_dir_.empty()) {
       static std::atomic<int> counter{0};
-      own_working_dir_ = std::filesystem::temp_directory_path() /
-                         ("clink-state-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+      const auto tmp = std::filesystem::temp_directory_path();
+      remove_abandoned_directories(tmp, "clink-state-");  // of killed processes
+      own_working_dir_ = tmp / ("clink-state-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+      own_working_lock_ = OwnedDirectory(own_working_dir_);
     }
     return own_working_dir_;
   };
@@ -231,6 +233,7 @@ TaskGroup::~TaskGroup() {
   if (!own_working_dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(own_working_dir_, ec);
+    own_working_lock_.release();
   }
 }
 

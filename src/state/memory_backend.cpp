@@ -2,6 +2,7 @@
 // namespace) to value; map states keep their entries in a CompactMapStore per (state, key
 // group) (compact_map_store.hpp: arena blobs ordered by user key per composite key).
 // Snapshots are synchronous full snapshots in the canonical format (snapshot_format.hpp).
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -38,14 +39,22 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   void put(StateId id, std::string_view value) override {
     auto& m = values(id);
     auto it = m.find(composite());
-    if (it != m.end()) it->second.assign(value);
-    else m.emplace(ck_, value);
+    if (it != m.end()) {
+      it->second.assign(value);
+    } else {
+      m.emplace(ck_, value);
+      added(id);
+    }
   }
   void append(StateId id, std::string_view bytes) override {
     auto& m = values(id);
     auto it = m.find(composite());
-    if (it != m.end()) it->second.append(bytes);
-    else m.emplace(ck_, bytes);
+    if (it != m.end()) {
+      it->second.append(bytes);
+    } else {
+      m.emplace(ck_, bytes);
+      added(id);
+    }
   }
   void remove(StateId id) override { values(id).erase(composite()); }
 
@@ -218,6 +227,9 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   struct Table {
     StateMeta meta;
     std::vector<ValueMap> values;  // per key group of the range
+    // TTL states: entries added to each key group's map since its last cleanup sweep,
+    // and its size after that sweep.
+    std::vector<std::size_t> added_since_sweep, size_after_sweep;
     std::vector<CompactMapStore> maps;
     // The current (key, namespace)'s entries of a map state, looked up once per key:
     // valid while the backend's key_version and the store's generation are unchanged.
@@ -235,8 +247,13 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   int add_table(StateMeta meta) {
     auto t = std::make_unique<Table>();
     auto n = static_cast<std::size_t>(key_groups().size());
-    if (meta.kind == StateKind::kMap) t->maps.resize(n);
-    else t->values.resize(n);
+    if (meta.kind == StateKind::kMap) {
+      t->maps.resize(n);
+    } else {
+      t->values.resize(n);
+      t->added_since_sweep.assign(n, 0);
+      t->size_after_sweep.assign(n, 0);
+    }
     t->meta = std::move(meta);
     tables_.push_back(std::move(t));
     return static_cast<int>(tables_.size() - 1);
@@ -288,6 +305,34 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
       throw ClinkError("keyed state: map state '" + t.meta.name +
                        "' changed inside its own map_for_each (collect the changes and apply them after the scan)");
   }
+  // Incremental TTL cleanup (Flink's heap backend cleans a few entries per access): once
+  // a key group's map of a TTL state has had as many entries added as it held after its
+  // last sweep (at least kMinSweep), its expired entries are removed, whether their keys
+  // are read again or not. Amortised O(1) per added entry, and the map stays within
+  // about twice its live entries (a unique-key GROUP BY with a TTL no longer grows
+  // without bound). List entries drop their expired elements.
+  void added(StateId id) {
+    Table& t = *tables_[static_cast<std::size_t>(id.index)];
+    if (t.meta.ttl_ms <= 0) return;
+    static constexpr std::size_t kMinSweep = 64;
+    const std::size_t kg = local_key_group();
+    if (++t.added_since_sweep[kg] < std::max(kMinSweep, t.size_after_sweep[kg])) return;
+    ValueMap& m = t.values[kg];
+    const std::int64_t now = clock().now_ms();
+    std::string scratch;
+    std::string_view kept;
+    for (auto it = m.begin(); it != m.end();) {
+      if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, it->second, scratch, kept)) {
+        m.erase(it++);
+        continue;
+      }
+      if (kept.data() == scratch.data() && kept.size() != it->second.size()) it->second.assign(kept);
+      ++it;
+    }
+    t.added_since_sweep[kg] = 0;
+    t.size_after_sweep[kg] = m.size();
+  }
+
   const std::string& composite() {
     ck_.clear();
     append_composite_key(current_key(), current_namespace(), ck_);

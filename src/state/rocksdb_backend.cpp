@@ -28,6 +28,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "clink/core/error.hpp"
+#include "clink/core/owned_directory.hpp"
 #include "clink/core/private_directory.hpp"
 
 namespace clink::state_internal {
@@ -50,6 +51,9 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
         incremental_(config.incremental) {
     fs::path base = config.working_dir.empty() ? fs::temp_directory_path() / "clink-rocksdb" : config.working_dir;
     db_path_ = fs::absolute(base / (stem_ + "-" + instance_));
+    create_private_directories(base);
+    remove_abandoned_directories(base);  // databases of killed processes
+    owned_ = OwnedDirectory(db_path_);
     create_private_directories(db_path_);
     write_options_.disableWAL = true;
     open_db();
@@ -58,6 +62,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     close_db();
     std::error_code ec;
     fs::remove_all(db_path_, ec);
+    owned_.release();
   }
 
   StateId register_state(const std::string& name, StateKind kind, std::int64_t ttl_ms) override {
@@ -427,6 +432,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   std::string instance_;
   bool incremental_;
   fs::path db_path_;
+  OwnedDirectory owned_;  // "<db_path_>.clink-lock": in use while this backend lives
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<Cf> cfs_;
   std::vector<rocksdb::ColumnFamilyHandle*> other_handles_;  // default and unknown column families

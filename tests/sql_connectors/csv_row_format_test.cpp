@@ -99,6 +99,28 @@ TEST(CsvRowFormat, QuotedFieldsSpanLines) {
                                       "ERROR@0: field 1 (i): '6\nz' is not a valid INT"}));
 }
 
+// Text is UTF-8, as Flink's CSV format (Jackson) and clink's JSON reader read it: a
+// malformed byte is a parse error at its offset (issue 16, item 8).
+TEST(CsvRowFormat, InvalidUtf8IsAParseErrorAtItsByte) {
+  auto s = schema_of({{"i", "INT"}, {"s", "STRING"}});
+  EXPECT_EQ(decode(s, all(s),
+                   {"1,caf\xC3\xA9", "2,ab\xFF" "cd", "3,\xC3", "4,\xC0\xAF", "5,\xED\xA0\x80", "6,\"x\xE2\x82\"",
+                    "7,\xF0\x9F\x98\x80"}),
+            (std::vector<std::string>{"+I[1, caf\xC3\xA9]", "ERROR@4: invalid UTF-8 at byte 5 of the record",
+                                      "ERROR@2: invalid UTF-8 at byte 3 of the record",
+                                      "ERROR@2: invalid UTF-8 at byte 3 of the record",
+                                      "ERROR@2: invalid UTF-8 at byte 3 of the record",
+                                      "ERROR@4: invalid UTF-8 at byte 5 of the record", "+I[7, \xF0\x9F\x98\x80]"}));
+}
+
+// A UTF-8 byte order mark before a record is skipped, as Jackson's CSV parser does; the
+// error offsets still count it (they are offsets into the line).
+TEST(CsvRowFormat, AByteOrderMarkBeforeTheRecordIsSkipped) {
+  auto s = schema_of({{"i", "INT"}, {"s", "STRING"}});
+  EXPECT_EQ(decode(s, all(s), {"\xEF\xBB\xBF" "1,a", "\xEF\xBB\xBFx,b", "\xEF\xBB\xBF"}),
+            (std::vector<std::string>{"+I[1, a]", "ERROR@3: field 1 (i): 'x' is not a valid INT", "SKIP"}));
+}
+
 TEST(CsvRowFormat, ProjectionSkipsOtherFields) {
   auto s = schema_of({{"a", "INT"}, {"b", "INT"}, {"c", "STRING"}});
   EXPECT_EQ(decode(s, {2, 0}, {"1,not an int,x"}), std::vector<std::string>{"+I[x, 1]"});

@@ -2,6 +2,8 @@
 // whole, "\r\n" kept inside a field, split positions ("<lines> <path>") only ever at a
 // record boundary so a restore resumes after the last whole record, and malformed records
 // failing with their line and column or going to the dead letters.
+#include <chrono>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -85,6 +87,31 @@ TEST(SqlFilesystemCsv, AnUnterminatedQuoteAtTheEndOfAFileFailsWithItsLineAndColu
   ignoring.drain(1);
   EXPECT_THAT(ignoring.rows, ElementsAre("+I[1, x]", "+I[3, y]"));
   EXPECT_EQ(ignoring.metrics().dead_letters_by_reason(), (std::map<std::string, std::int64_t>{{"ignored-parse-error", 1}}));
+}
+
+// An unterminated quote early in a large file does not swallow the rest of it into one
+// record: the record is decoded again only after lines with a quote (linear, not
+// quadratic), and one still open after 20 MB (Jackson's default maximum string length)
+// fails at its opening quote; with errors ignored, reading goes on after it.
+TEST(SqlFilesystemCsv, AnUnterminatedQuoteInALargeFileIsBoundedAndLinear) {
+  TempDir dir;
+  std::string text = "1,x\n2,\"open\n";
+  for (int i = 0; i < 2'100'000; ++i) text += "0123456789\n";  // 23 MB of quote-free lines
+  text += "3,y\n";
+  write_file(dir.path / "in.csv", text);
+  auto config = csv_config(dir.path / "in.csv");
+  config.read_buffer_bytes = 1 << 16;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    ReaderHarness h(config);
+    h.drain(1000);
+    FAIL() << "the reader should fail";
+  } catch (const ClinkError& e) {
+    EXPECT_STREQ(e.what(), ("file " + (dir.path / "in.csv").string() +
+                            " line 2, column 3: unterminated quoted field 2 (the record is still open after "
+                            "20000000 bytes)").c_str());
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
 // The column of an error inside a multi-line record is counted from its own line.

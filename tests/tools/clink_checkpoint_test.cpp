@@ -19,6 +19,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "clink/checkpoint/checkpoint_metadata.hpp"
+
 #include "clink_runner.hpp"
 
 namespace clink::test {
@@ -275,14 +277,55 @@ TEST_P(ClinkCheckpoint, FromCheckpointWithABadPathFailsClearly) {
   auto missing = dir_ / "no-such-checkpoint";
   auto r = clink("run " + spec + " --from-checkpoint " + missing.string());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("error: no completed checkpoint or savepoint in " + missing.string()));
+  EXPECT_THAT(r.err, HasSubstr("error: no intact completed checkpoint or savepoint in " + missing.string()));
   EXPECT_FALSE(fs::exists(dir_ / "out")) << "nothing ran";
 
   fs::create_directories(dir_ / "corrupt" / "chk-3");
   std::ofstream(dir_ / "corrupt" / "chk-3" / "_metadata") << "not json";
   r = clink("run " + spec + " --from-checkpoint " + (dir_ / "corrupt").string());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("error: corrupt checkpoint metadata in " + (dir_ / "corrupt" / "chk-3").string()));
+  const auto chk = dir_ / "corrupt" / "chk-3";
+  EXPECT_THAT(r.err, HasSubstr("clink: checkpoint " + chk.string() + " is corrupt: " + (chk / "_metadata").string() +
+                               " is not valid metadata"));
+  EXPECT_THAT(r.err, HasSubstr("error: no intact completed checkpoint or savepoint in " + (dir_ / "corrupt").string()));
+  // Named explicitly, the damaged checkpoint fails by name.
+  r = clink("run " + spec + " --from-checkpoint " + chk.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: checkpoint " + chk.string() + " is corrupt: " + (chk / "_metadata").string() +
+                               " is not valid metadata"));
+}
+
+// An incomplete newest checkpoint (an empty `_metadata`, as a crash of a file system
+// without ordered writes may leave) is passed over: the run restores the previous one
+// and the committed output is exactly the failure-free one (issue 16, item 6).
+TEST_P(ClinkCheckpoint, AnIncompleteNewestCheckpointFallsBackToThePreviousOne) {
+  const int n = 20000;
+  std::string spec = write_spec(n, 4, 5000);
+  auto ckpt = dir_ / "checkpoints";
+  pid_t pid = start({"run", spec, "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "50",
+                     "--checkpoints-retained", "3", "--state-backend", GetParam()});
+  ASSERT_GT(pid, 0);
+  wait_for_output(pid, /*committed=*/true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a few checkpoints more
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  EXPECT_EQ(wait_exit(pid), -1);
+  std::vector<std::pair<std::int64_t, fs::path>> chks;
+  for (const auto& e : fs::directory_iterator(ckpt))
+    if (auto id = checkpoint_id_of(e.path().filename().string()); id && fs::exists(e.path() / "_metadata"))
+      chks.emplace_back(*id, e.path());
+  std::sort(chks.begin(), chks.end());
+  ASSERT_GE(chks.size(), 2u);
+  fs::resize_file(chks.back().second / "_metadata", 0);
+  auto r = clink("run " + spec + " --from-checkpoint " + ckpt.string() + " --checkpoint-dir " + ckpt.string() +
+                 " --checkpoint-interval 50 --state-backend " + GetParam() + " --set events.rows_per_second=0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("clink: checkpoint " + chks.back().second.string() + " is incomplete: " +
+                               (chks.back().second / "_metadata").string() + " is empty; passed over"));
+  // Restored from the previous checkpoint: the rows committed after it are written again
+  // (as in Flink, a fallback's price), each with the count the restored state gives.
+  auto lines = committed_lines(dir_ / "out");
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  EXPECT_EQ(lines, running_counts(n, 4));
 }
 
 TEST_P(ClinkCheckpoint, CheckpointIntervalNeedsACheckpointDirectory) {

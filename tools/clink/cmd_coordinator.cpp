@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/cluster/config/cluster_config.hpp"
 #include "clink/cluster/coordinator/cluster_runtime.hpp"
 #include "clink/cluster/ha/ha_config.hpp"
@@ -198,7 +199,12 @@ int run_coordinator(const CoordinatorOptions& opts) {
         auto record = nlohmann::json::parse(ha->job_graphs().get(job_id).value_or("{}"));
         nlohmann::json options = record.value("options", nlohmann::json::object());
         if (auto latest = ha->checkpoints().latest(job_id)) {
-          options["execution.state-recovery.path"] = latest->external_path;
+          // A corrupt or incomplete latest checkpoint gives way to the newest intact
+          // older one beside it (with retained checkpoints, Flink's num-retained).
+          std::vector<std::string> passed_over;
+          auto intact = intact_checkpoint_or_older(latest->external_path, &passed_over);
+          for (const auto& why : passed_over) std::fprintf(stderr, "coordinator: %s; passed over\n", why.c_str());
+          options["execution.state-recovery.path"] = intact ? intact->string() : latest->external_path;
           options["execution.state-recovery.claim-mode"] = "CLAIM";  // the job's own: subsumed as it goes on
         }
         auto submit = cluster::parse_submit_options(options, dispatcher.configuration());

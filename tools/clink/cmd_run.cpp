@@ -10,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
@@ -40,10 +41,13 @@ ExecutionOptions execution_options(const RunOptions& opts) {
     throw ClinkError("give --from-checkpoint or --from-savepoint, not both");
   if (!from.empty()) {
     std::filesystem::path p = storage_path(from);
-    // A checkpoint directory (with chk-<n> inside) restores from its latest checkpoint.
+    // A checkpoint directory (with chk-<n> inside) restores from its newest intact
+    // checkpoint; a corrupt or incomplete newer one is passed over, and said so.
     if (!std::filesystem::exists(p / kMetadataFile)) {
-      auto latest = latest_checkpoint(p);
-      if (!latest) throw ClinkError("no completed checkpoint or savepoint in " + from);
+      std::vector<std::string> passed_over;
+      auto latest = latest_intact_checkpoint(p, &passed_over);
+      for (const auto& why : passed_over) std::fprintf(stderr, "clink: %s; passed over\n", why.c_str());
+      if (!latest) throw ClinkError("no intact completed checkpoint or savepoint in " + from);
       p = *latest;
     }
     o.restore = RestoreSettings{p, opts.allow_non_restored};

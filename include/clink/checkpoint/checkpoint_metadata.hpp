@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "clink/core/error.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
 namespace clink {
@@ -33,6 +34,20 @@ struct OperatorCheckpointState {
   bool fully_finished() const;
 };
 
+// A checkpoint that cannot be restored as written (incomplete, or a file fails its
+// checksum): the message names the checkpoint directory and the file.
+class CorruptCheckpointError : public ClinkError {
+ public:
+  using ClinkError::ClinkError;
+};
+
+// The size and xxh64 of one file of a checkpoint (checkpoint_integrity.hpp).
+struct FileDigest {
+  std::uint64_t size = 0;
+  std::uint64_t xxh64 = 0;
+  bool operator==(const FileDigest&) const = default;
+};
+
 // The _metadata file: written last and atomically, so a checkpoint directory with
 // metadata is complete.
 struct CheckpointMetadata {
@@ -41,10 +56,17 @@ struct CheckpointMetadata {
   bool is_savepoint = false;
   std::string job_name;
   std::map<std::string, OperatorCheckpointState> operators;  // by operator uid
+  // Every file of the checkpoint: names relative to its directory, or absolute for
+  // shared files of incremental checkpoints. Empty in checkpoints of older versions
+  // (nothing to verify).
+  std::map<std::string, FileDigest> files;
 
   nlohmann::json to_json() const;
   static CheckpointMetadata from_json(const nlohmann::json& j);
-  void write(const std::filesystem::path& checkpoint_dir) const;  // tmp file + rename
+  // Tmp file + rename; the JSON carries an xxh64 of itself ("checksum").
+  void write(const std::filesystem::path& checkpoint_dir) const;
+  // Throws CorruptCheckpointError when `_metadata` is missing, empty, unparsable or
+  // fails its checksum. (Does not verify the other files: read_verified_checkpoint.)
   static CheckpointMetadata read(const std::filesystem::path& checkpoint_dir);
 };
 

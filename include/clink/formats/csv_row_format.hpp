@@ -66,6 +66,7 @@ class CsvRowDecoder {
   const CsvFormatOptions& options() const { return options_; }
 
  private:
+  Result decode_record(std::string_view record, std::span<Column* const> columns, std::string& reason);
   Result split(std::string_view line, std::string& reason);
   bool parse_field(std::size_t field, std::string_view text, Column& col, std::string& reason, bool nested = false);
 

@@ -35,6 +35,8 @@ struct CheckpointCounts {
   std::int64_t failed = 0;
   std::int64_t last_completed_id = -1;
   std::int64_t restarts = 0;
+  // The checkpoint (or savepoint) the current attempt restored from; -1: none.
+  std::int64_t last_restored_id = -1;
 };
 
 class JobRun;  // the running job's internals

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "clink/core/owned_directory.hpp"
 #include "clink/core/stream_element.hpp"
 #include "clink/metrics/metric_registry.hpp"
 #include "clink/runtime/channel_writer.hpp"
@@ -113,6 +114,7 @@ class TaskGroup {
   std::function<void(std::size_t)> exited_;
   std::vector<std::thread> threads_;
   std::filesystem::path own_working_dir_;
+  OwnedDirectory own_working_lock_;  // marks it in use: a killed process's is swept
 };
 
 // Coordinator side of a cluster: runs each attempt's tasks somewhere else.

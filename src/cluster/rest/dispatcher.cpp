@@ -1,6 +1,7 @@
 #include "clink/cluster/rest/dispatcher.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
 
+#include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/cluster/config/cluster_config.hpp"
 #include "clink/registry/builtin_registry.hpp"
@@ -117,9 +119,12 @@ SubmitOptions parse_submit_options(const nlohmann::json& options, const std::map
   if (cp.state_backend.working_dir.empty() && !cp.directory.empty()) cp.state_backend.working_dir = cp.directory / "working";
   // A checkpoint directory (with chk-<n> inside) restores from its latest checkpoint.
   if (o.execution.restore && !std::filesystem::exists(o.execution.restore->path / kMetadataFile)) {
-    auto latest = latest_checkpoint(o.execution.restore->path);
+    // The newest intact one: a corrupt or incomplete newer checkpoint is passed over.
+    std::vector<std::string> passed_over;
+    auto latest = latest_intact_checkpoint(o.execution.restore->path, &passed_over);
+    for (const auto& why : passed_over) std::fprintf(stderr, "clink: %s; passed over\n", why.c_str());
     if (!latest)
-      throw BadRequestError(fmt::format("options: execution.state-recovery.path: no completed checkpoint or savepoint in {}",
+      throw BadRequestError(fmt::format("options: execution.state-recovery.path: no intact completed checkpoint or savepoint in {}",
                                         o.execution.restore->path.string()));
     o.execution.restore->path = *latest;
   }

@@ -268,10 +268,26 @@ class FilesystemReader final : public SqlSourceReader {
   // the following lines of the file, each after the line break that ended the one before,
   // until the record is complete or the file ends (the result stays kIncomplete). A line
   // of the next file is held for the next call of next_line().
+  //
+  // Linear in the record's size: a line without a quote character cannot close the open
+  // field, so the record is decoded again only after lines with one (an unterminated
+  // quote early in a large file was quadratic). Bounded: a record still open after
+  // kMaxRecordBytes (Jackson's default maximum string length, as Flink's CSV format
+  // reads) is an error at its opening quote, not the rest of the file in one record.
   CsvRowDecoder::Result read_multi_line_record(LineReader::Line& line, std::size_t f, std::string_view& record) {
+    static constexpr std::size_t kMaxRecordBytes = 20'000'000;
     pending_.assign(line.text);
     auto r = CsvRowDecoder::Result::kIncomplete;
+    bool decoded = true;  // pending_ as the last decode saw it
+    const char quote = c_.csv.quote_character;
     while (r == CsvRowDecoder::Result::kIncomplete) {
+      if (pending_.size() > kMaxRecordBytes) {
+        if (!decoded) r = csv_->decode(pending_, file_cols_, reason_);
+        if (r != CsvRowDecoder::Result::kIncomplete) break;
+        reason_ += " (the record is still open after " + std::to_string(kMaxRecordBytes) + " bytes)";
+        r = CsvRowDecoder::Result::kError;
+        break;
+      }
       // LineReader strips "\r\n" and "\n"; the field keeps the one the file had. The byte
       // after the text is still in the buffer (readable padding).
       const bool crlf = line.text.data()[line.text.size()] == '\r';
@@ -286,8 +302,11 @@ class FilesystemReader final : public SqlSourceReader {
       splits_.consumed_before_restore(f, line.number);
       pending_ += crlf ? "\r\n" : "\n";
       pending_.append(line.text);
+      decoded = line.text.find(quote) != std::string_view::npos;
+      if (!decoded) continue;
       r = csv_->decode(pending_, file_cols_, reason_);
     }
+    if (!decoded && r == CsvRowDecoder::Result::kIncomplete) r = csv_->decode(pending_, file_cols_, reason_);
     record = pending_;
     return r;
   }

@@ -1,8 +1,12 @@
 #include "clink/sql/parser/parser.hpp"
 
 #include <pg_query.h>
+#include <pthread.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <memory>
 
 #include "ast_builder.hpp"
 #include "frontend.hpp"
@@ -33,7 +37,22 @@ size_t byte_offset_of_character(const std::string& text, int cursorpos) {
 }  // namespace
 
 Frontend::Frontend(std::string_view original)
-    : original_(original), map_(original_), lexed_(preparse::tokenize(preparse::MappedText::identity(original_), map_)) {}
+    : original_(original), map_(original_), lexed_(preparse::tokenize(preparse::MappedText::identity(original_), map_)) {
+  // The shim's own recursive descent (CAST, table functions, clauses) nests with the
+  // brackets: bounded here, before any stage recurses, with the position of the first
+  // bracket too deep (PostgreSQL's parser stops at about 10 000 with "memory exhausted").
+  constexpr int kMaxBrackets = 1000;
+  int depth = 0;
+  for (const auto& t : lexed_.tokens) {
+    if (t.sym("(") || t.sym("[")) {
+      if (++depth > kMaxBrackets)
+        throw ParseError(map_.position(t.origin), "parentheses or brackets nested more than " +
+                                                      std::to_string(kMaxBrackets) + " deep");
+    } else if (t.sym(")") || t.sym("]")) {
+      depth = std::max(0, depth - 1);
+    }
+  }
+}
 
 SourcePosition Frontend::start_of(const preparse::Lexed& lexed, size_t begin) const {
   if (begin < lexed.tokens.size()) return map_.position(lexed.tokens[begin].origin);
@@ -84,12 +103,84 @@ bool add_missing_alias(preparse::Rewritten& text, size_t open, int n) {
   return true;
 }
 
+// PostgreSQL's parser is iterative, but libpg_query writes the parse tree out
+// recursively: a 100 000-term `+` chain overflows an 8 MB stack there. Long statements are
+// parsed on a thread with a stack large enough for any depth the text can hold (reserved
+// address space, touched only as deep as the tree goes).
+std::unique_ptr<PgResult> parse_with_enough_stack(const std::string& text) {
+  constexpr std::size_t kDirect = 16 * 1024;  // a statement this short cannot nest deep enough
+  if (text.size() <= kDirect) return std::make_unique<PgResult>(text);
+  std::unique_ptr<PgResult> result;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  // ~600 bytes of stack per level of a chain, a level per two characters of text at most.
+  const std::size_t stack = std::clamp<std::size_t>(text.size() * 512, 64u << 20, std::size_t{4} << 30);
+  pthread_attr_setstacksize(&attr, stack);
+  struct Call {
+    const std::string* text;
+    std::unique_ptr<PgResult>* out;
+  } call{&text, &result};
+  pthread_t thread;
+  const int rc = pthread_create(
+      &thread, &attr,
+      [](void* arg) -> void* {
+        auto* c = static_cast<Call*>(arg);
+        *c->out = std::make_unique<PgResult>(*c->text);
+        return nullptr;
+      },
+      &call);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) throw ParseError({}, "the statement is too large to parse (" + std::to_string(text.size()) + " bytes)");
+  pthread_join(thread, nullptr);
+  return result;
+}
+
+// How deep the parse tree's JSON nests, and the first byte past the depth limit; a
+// linear scan (strings skipped), so that no recursive stage after it (AST builder,
+// binder, optimiser, planner, expression compiler) sees a tree deeper than the limit.
+std::size_t first_too_deep(const std::string& json, int limit) {
+  int depth = 0;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"') {
+      for (++i; i < json.size() && json[i] != '"'; ++i)
+        if (json[i] == '\\') ++i;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) return i;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 std::string Frontend::run_postgres(preparse::Rewritten& text, const preparse::Lexed& lexed) {
   for (int anonymous = 0;; ++anonymous) {
-    PgResult res(text.text.text);
-    if (!res.r.error) return res.r.parse_tree;
+    auto parsed = parse_with_enough_stack(text.text.text);
+    PgResult& res = *parsed;
+    if (!res.r.error) {
+      // About 1 500 levels of expression nesting (a `+` chain of 1 500 terms, CAST 1 500
+      // deep, 1 000 nested ARRAYs): PostgreSQL's max_stack_depth idea, as a bound on the
+      // tree every later stage walks recursively.
+      constexpr int kMaxJsonDepth = 3200;
+      const std::string tree = res.r.parse_tree;
+      if (auto at = first_too_deep(tree, kMaxJsonDepth); at != std::string::npos) {
+        // The statement's position of the node where the limit was passed ("location"
+        // is a byte offset of the text PostgreSQL parsed).
+        SourcePosition pos = start_of(lexed, 0);
+        auto loc = tree.find("\"location\":", at);
+        if (loc != std::string::npos) {
+          long offset = std::strtol(tree.c_str() + loc + 11, nullptr, 10);
+          if (offset >= 0 && static_cast<std::size_t>(offset) <= text.text.text.size())
+            pos = map_.position(text.text.original_offset(static_cast<std::size_t>(offset)));
+        }
+        throw ParseError(pos, "the statement nests too deeply (expressions, types or set operations more than "
+                              "about 1500 levels deep); split it up, e.g. into views");
+      }
+      return tree;
+    }
     const PgQueryError* err = res.r.error;
     size_t at = err->cursorpos > 0 ? byte_offset_of_character(text.text.text, err->cursorpos) : text.text.text.size();
     std::string raw = err->message ? err->message : "";

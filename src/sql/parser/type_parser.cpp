@@ -151,6 +151,15 @@ TypeName base_type(TokenCursor& c) {
 namespace detail {
 
 TypeName parse_type(TokenCursor& c) {
+  // ROW<...> / ARRAY<...> / MAP<...> recurse once per level: bounded (a ROW nested
+  // 100 000 deep overflowed the stack).
+  constexpr int kMaxTypeDepth = 1000;
+  static thread_local int depth = 0;
+  struct Level {
+    Level() { ++depth; }
+    ~Level() { --depth; }
+  } level;
+  if (depth > kMaxTypeDepth) c.fail(c.peek(), "a type nested more than " + std::to_string(kMaxTypeDepth) + " deep");
   TypeName t = base_type(c);
   for (;;) {
     if (c.peek_is("NOT") && c.peek_is("NULL", 1)) {
