@@ -25,6 +25,7 @@
 
 #include "clink/cluster/config/cluster_config.hpp"
 #include "clink/cluster/coordinator/cluster_runtime.hpp"
+#include "clink/cluster/gateway/sql_gateway.hpp"
 #include "clink/cluster/ha/ha_config.hpp"
 #include "clink/cluster/ha/ha_services.hpp"
 #include "clink/cluster/rest/dispatcher.hpp"
@@ -34,6 +35,7 @@
 #include "clink/registry/builtin_registry.hpp"
 #include "commands.hpp"
 #include "coordinator_sql.hpp"
+#include "gateway_backend.hpp"
 
 namespace clink::cli {
 namespace {
@@ -176,6 +178,19 @@ int run_coordinator(const CoordinatorOptions& opts) {
     server.start();
     dispatcher.set_configuration("rest.port", std::to_string(server.port()));
 
+    // Flink's SQL Gateway REST endpoint (docs/sql-gateway.md), when a port is given.
+    std::unique_ptr<cluster::gateway::SqlGateway> gateway;
+    if (opts.sql_gateway_port >= 0) config.set("sql-gateway.endpoint.rest.port", std::to_string(opts.sql_gateway_port));
+    if (auto port = config.get("sql-gateway.endpoint.rest.port")) {
+      cluster::gateway::SqlGatewayOptions go;
+      go.address = config.get_string("sql-gateway.endpoint.rest.address", rest.address);
+      go.port = static_cast<int>(config.get_int("sql-gateway.endpoint.rest.port", 8083));
+      gateway = std::make_unique<cluster::gateway::SqlGateway>(
+          [&sql](const std::map<std::string, std::string>& props) { return make_gateway_session(sql, props); }, go);
+      gateway->start();
+      dispatcher.set_configuration("sql-gateway.endpoint.rest.port", std::to_string(gateway->port()));
+    }
+
     // A worker inside this process (a one-command cluster, Flink's local mode).
     std::unique_ptr<cluster::Worker> local_worker;
     if (opts.local_slots > 0) {
@@ -234,6 +249,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
 
     std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
     std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
+    if (gateway) std::printf("sql-gateway: http://%s:%d\n", config.get_string("sql-gateway.endpoint.rest.address", rest.address).c_str(), gateway->port());
     std::fflush(stdout);
     int code = kExitOk;
     for (;;) {
@@ -250,6 +266,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
     suspending.store(ha_enabled);
     for (pid_t pid : children) ::kill(pid, SIGTERM);
     for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
+    gateway.reset();  // its sessions' SELECT jobs end first
     local_worker.reset();
     server.stop();
     dispatcher.shutdown();
@@ -272,6 +289,9 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--local-slots", opts->local_slots, "Also run a worker with this many slots inside the coordinator")
       ->default_val(0);
+  cmd->add_option("--sql-gateway-port", opts->sql_gateway_port,
+                  "Serve Flink's SQL Gateway REST API on this port (sql-gateway.endpoint.rest.port; 0: any free port)")
+      ->check(CLI::Range(0, 65535));
   cmd->callback([opts, &exit_code] { exit_code = run_coordinator(*opts); });
 
   auto copts = std::make_shared<CoordinatorOptions>();

@@ -1,0 +1,159 @@
+#include "gateway_backend.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "clink/cluster/rest/dispatcher.hpp"
+#include "clink/core/error.hpp"
+#include "clink/runtime/job_graph_spec.hpp"
+#include "clink/sql/handler/statement_runner.hpp"
+#include "clink/sql/parser/parser.hpp"
+#include "result_stream.hpp"
+#include "sql_session.hpp"
+
+namespace clink::cli {
+
+namespace gw = cluster::gateway;
+
+namespace {
+
+// A SELECT's job in this process, its rows taken from its result stream.
+class SelectRows final : public gw::QueryRows {
+ public:
+  SelectRows(std::unique_ptr<RoutedSelect> routed, JobHandle handle) : routed_(std::move(routed)), handle_(std::move(handle)) {}
+  ~SelectRows() override { cancel(); }
+
+  std::vector<gw::ResultRow> take() override {
+    std::vector<gw::ResultRow> out;
+    for (auto& r : routed_->stream->take(0)) out.push_back({r.kind, std::move(r.cells)});
+    return out;
+  }
+  bool finished() override {
+    if (!handle_.wait_for(std::chrono::milliseconds(0))) return false;
+    handle_.wait();  // throws the job's failure
+    return true;
+  }
+  void cancel() override {
+    if (cancelled_) return;
+    cancelled_ = true;
+    if (!handle_.wait_for(std::chrono::milliseconds(0))) {
+      handle_.cancel();
+      handle_.wait_for(std::chrono::seconds(30));
+    }
+  }
+
+ private:
+  std::unique_ptr<RoutedSelect> routed_;  // outlives the job writing into it
+  JobHandle handle_;
+  bool cancelled_ = false;
+};
+
+// SHOW / DESCRIBE print a tableau box: its header and rows become columns and rows;
+// other text (EXPLAIN) is one row of one column "result", as Flink's.
+gw::StatementOutcome text_outcome(const std::string& text) {
+  gw::StatementOutcome out;
+  out.kind = gw::StatementOutcome::Kind::kTable;
+  std::vector<std::vector<std::string>> lines;
+  std::size_t start = 0;
+  bool boxed = !text.empty() && text[0] == '+';
+  while (boxed && start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    if (line.empty() || line[0] == '+') continue;
+    if (line[0] != '|') {
+      boxed = false;
+      break;
+    }
+    std::vector<std::string> cells;
+    std::size_t p = 1;
+    for (std::size_t q = line.find('|', p); q != std::string::npos; p = q + 1, q = line.find('|', p)) {
+      std::string cell = line.substr(p, q - p);
+      std::size_t b = cell.find_first_not_of(' '), e = cell.find_last_not_of(' ');
+      cells.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+    }
+    lines.push_back(std::move(cells));
+  }
+  if (!boxed || lines.empty()) {
+    out.columns = {{"result", "STRING"}};
+    out.rows.push_back({sql::RowKind::kInsert, {text}});
+    return out;
+  }
+  for (const auto& h : lines[0]) out.columns.push_back({h, "STRING"});
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    gw::ResultRow row;
+    for (auto& c : lines[i]) row.cells.emplace_back(std::move(c));
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+class CoordinatorSession final : public gw::SessionBackend {
+ public:
+  CoordinatorSession(CoordinatorSql& sql, std::map<std::string, std::string> properties)
+      : sql_(sql), runner_(sql.catalog()), properties_(std::move(properties)) {}
+
+  gw::StatementOutcome execute(const std::string& statement) override {
+    sql::ast::Script script = sql::parse(statement);
+    if (script.statements.size() != 1)
+      throw ClinkError(fmt::format("a gateway statement is one SQL statement; this text has {}", script.statements.size()));
+    const auto& st = script.statements[0];
+    sql::StatementResult r;
+    {
+      std::lock_guard lock(sql_.mutex());  // the catalog is every session's
+      try {
+        r = runner_.execute(st);
+      } catch (const std::exception& e) {
+        sql_.save();
+        throw ClinkError(describe_error(e, st.pos));
+      }
+      sql_.save();
+    }
+    if (const auto* set = st.as<sql::ast::Set>(); set && set->key) properties_[*set->key] = set->value.value_or("");
+    switch (r.kind) {
+      case sql::StatementResult::Kind::kOk: return {};
+      case sql::StatementResult::Kind::kText: return text_outcome(r.text);
+      case sql::StatementResult::Kind::kJob: break;
+    }
+    if (st.as<sql::ast::QueryStatement>()) return run_select(std::move(r.spec));
+    gw::StatementOutcome out;
+    out.kind = gw::StatementOutcome::Kind::kJob;
+    auto submit = cluster::parse_submit_options(nlohmann::json::object(), sql_.dispatcher().configuration());
+    out.job_id = sql_.dispatcher().submit(r.spec, submit);
+    out.columns = {{"job id", "STRING"}};
+    out.rows.push_back({sql::RowKind::kInsert, {out.job_id}});
+    return out;
+  }
+
+  std::map<std::string, std::string> properties() const override {
+    std::map<std::string, std::string> all = sql_.dispatcher().configuration();
+    for (const auto& [k, v] : properties_) all[k] = v;
+    return all;
+  }
+
+ private:
+  gw::StatementOutcome run_select(nlohmann::json spec) {
+    gw::StatementOutcome out;
+    out.kind = gw::StatementOutcome::Kind::kQuery;
+    out.job_id = cluster::random_hex_id();
+    auto routed = std::make_unique<RoutedSelect>(spec, "gateway_select_" + out.job_id);
+    for (const auto& c : routed->columns) out.columns.push_back({c.name, c.type});
+    JobGraph graph = from_spec(spec, cli_registry());
+    JobHandle handle = execute_async(graph, ExecutionOptions{});
+    out.query = std::make_shared<SelectRows>(std::move(routed), std::move(handle));
+    return out;
+  }
+
+  CoordinatorSql& sql_;
+  sql::StatementRunner runner_;
+  std::map<std::string, std::string> properties_;
+};
+
+}  // namespace
+
+std::unique_ptr<gw::SessionBackend> make_gateway_session(CoordinatorSql& sql, const std::map<std::string, std::string>& properties) {
+  return std::make_unique<CoordinatorSession>(sql, properties);
+}
+
+}  // namespace clink::cli
