@@ -8,6 +8,7 @@
 
 #include <regex>
 
+#include "../support/clink_process.hpp"
 #include "coordinator_process.hpp"
 
 namespace clink::test {
@@ -20,11 +21,15 @@ constexpr const char* kString = R"({"type":"VARCHAR","nullable":true,"length":21
 // A coordinator with its SQL gateway on a free port (the "sql-gateway: http://H:P" line).
 class Gateway : public ::testing::Test {
  protected:
+  // The coordinator's flags besides the gateway's (default: a worker inside it).
+  virtual std::vector<std::string> coordinator_flags() const { return {}; }
   void SetUp() override {
     dir_ = scratch_dir("clink_gateway_test_");
     fs::create_directories(dir_ / "in");
     std::ofstream(dir_ / "in" / "data.csv") << "a,1\nb,2\na,3\n";
-    coordinator_ = std::make_unique<CoordinatorProcess>(dir_, std::vector<std::string>{"--sql-gateway-port", "0"});
+    std::vector<std::string> flags{"--sql-gateway-port", "0"};
+    for (const auto& f : coordinator_flags()) flags.push_back(f);
+    coordinator_ = std::make_unique<CoordinatorProcess>(dir_, flags);
     std::smatch m;
     std::string out = slurp_file(dir_ / "coordinator.out");
     static const std::regex line(R"(sql-gateway: http://([^:\s]+):(\d+)\n)");
@@ -79,9 +84,10 @@ class Gateway : public ::testing::Test {
     return a;
   }
   // Every page of a query until EOS: its rows as "KIND:field|field", and its pages.
-  std::vector<std::string> all_rows(const std::string& s, const std::string& o, int* pages = nullptr) {
+  std::vector<std::string> all_rows(const std::string& s, const std::string& o, int* pages = nullptr, std::string* job = nullptr) {
     std::vector<std::string> rows;
     Answer a = first_page(s, o);
+    if (job) *job = a.body.value("jobID", "");
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     for (int token = 0; std::chrono::steady_clock::now() < deadline;) {
       EXPECT_EQ(a.status, 200) << a.body.dump();
@@ -201,6 +207,8 @@ TEST_F(Gateway, BoundedSelectIsServedInPagesUntilEos) {
   EXPECT_THAT(all_rows(s, op, &pages), ::testing::ElementsAre(R"(INSERT:"a"|1|false|0.5)", R"(INSERT:"b"|2|true|1.0)",
                                                                R"(INSERT:"a"|3|true|1.5)"));
   EXPECT_GE(pages, 2);  // rows, then EOS
+  // The query is a job of the coordinator, as Flink's REST API shows it.
+  EXPECT_EQ(coordinator_->wait_for_state(first.body.value("jobID", ""), "FINISHED", 60), "FINISHED");
   // Tokens go forward one at a time.
   auto skipped = get(result_path(s, op, 100));
   EXPECT_EQ(skipped.status, 500);
@@ -254,6 +262,60 @@ TEST_F(Gateway, AFailingStatementReportsItsErrorAsFlinkDoes) {
   EXPECT_THAT(text, ::testing::HasSubstr("missing_table"));
   EXPECT_THAT(text, ::testing::HasSubstr("line 1, column 15"));
   EXPECT_THAT(text, ::testing::EndsWith("End of exception on server side>"));
+}
+
+// A coordinator without slots of its own: the query's operators and its collect sink run
+// on two worker processes, and the sink posts the rows to the coordinator's gateway.
+class GatewayOnWorkers : public Gateway {
+ protected:
+  std::vector<std::string> coordinator_flags() const override { return {"--local-slots", "0"}; }
+};
+
+TEST_F(GatewayOnWorkers, ASelectsRowsTravelFromTheWorkersToTheGateway) {
+  std::vector<std::unique_ptr<ClinkProcess>> workers;
+  for (int i = 0; i < 2; ++i) {
+    fs::path wd = dir_ / ("w" + std::to_string(i));
+    fs::create_directories(wd);
+    workers.push_back(std::make_unique<ClinkProcess>(
+        std::vector<std::string>{"worker", "--slots", "2", "--coordinator", coordinator_->address()}, wd));
+    ASSERT_TRUE(workers.back()->wait_for_output("data port", 10'000)) << workers.back()->err();
+  }
+  // 2000 rows over 20 keys, summed at parallelism 2: the changelog, applied, is the sums.
+  std::ofstream big(dir_ / "in" / "more.csv");
+  std::map<std::string, long> expected{{"a", 4}, {"b", 2}};
+  for (int i = 0; i < 2000; ++i) {
+    std::string key = "k" + std::to_string(i % 20);
+    big << key << "," << i << "\n";
+    expected[key] += i;
+  }
+  big.close();
+  std::string s = open_session();
+  create_tables(s);
+  auto set = first_page(s, submit(s, "SET 'parallelism.default' = '2'"));
+  ASSERT_EQ(set.status, 200) << set.body.dump();
+  std::string op = submit(s, "SELECT w, SUM(CAST(n AS BIGINT)) AS total FROM src GROUP BY w");
+  std::map<std::string, long> table;
+  int inserts = 0, retractions = 0;
+  std::string job;
+  for (const auto& row : all_rows(s, op, nullptr, &job)) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(row, m, std::regex(R"re((\w+):"(\w+)"\|(\d+))re"))) << row;
+    std::string kind = m[1];
+    if (kind == "INSERT" || kind == "UPDATE_AFTER") {
+      table[m[2]] = std::stol(m[3]);
+      ++inserts;
+    } else {
+      EXPECT_EQ(table[m[2]], std::stol(m[3])) << "a retraction of a row not shown: " << row;
+      table.erase(m[2]);
+      ++retractions;
+    }
+  }
+  EXPECT_EQ(table, expected);
+  EXPECT_GT(retractions, 0);
+  // The job ran on the two workers (the coordinator has no slots).
+  ASSERT_THAT(job, ::testing::MatchesRegex("[0-9a-f]{32}"));
+  EXPECT_EQ(coordinator_->wait_for_state(job, "FINISHED", 60), "FINISHED");
+  EXPECT_EQ(coordinator_->get("/taskmanagers").body["taskmanagers"].size(), 2u);
 }
 
 // ---- Flink's own SQL client -------------------------------------------------------------

@@ -25,6 +25,7 @@
 
 #include "clink/cluster/config/cluster_config.hpp"
 #include "clink/cluster/coordinator/cluster_runtime.hpp"
+#include "clink/cluster/gateway/collect_sink.hpp"
 #include "clink/cluster/gateway/sql_gateway.hpp"
 #include "clink/cluster/ha/ha_config.hpp"
 #include "clink/cluster/ha/ha_services.hpp"
@@ -155,6 +156,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
       return runtime.launch(job_id, graph, std::move(o));
     };
     dopts.cluster = std::make_shared<WorkersInfo>(runtime);
+    dopts.registry = &cluster::gateway::registry_with_collect_sink();  // the SQL gateway's SELECTs
     if (ha_enabled) {
       dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
         services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
@@ -180,14 +182,19 @@ int run_coordinator(const CoordinatorOptions& opts) {
 
     // Flink's SQL Gateway REST endpoint (docs/sql-gateway.md), when a port is given.
     std::unique_ptr<cluster::gateway::SqlGateway> gateway;
+    std::string collect_url;  // where workers post a SELECT's rows: this gateway, as they reach it
     if (opts.sql_gateway_port >= 0) config.set("sql-gateway.endpoint.rest.port", std::to_string(opts.sql_gateway_port));
     if (auto port = config.get("sql-gateway.endpoint.rest.port")) {
       cluster::gateway::SqlGatewayOptions go;
       go.address = config.get_string("sql-gateway.endpoint.rest.address", rest.address);
       go.port = static_cast<int>(config.get_int("sql-gateway.endpoint.rest.port", 8083));
       gateway = std::make_unique<cluster::gateway::SqlGateway>(
-          [&sql](const std::map<std::string, std::string>& props) { return make_gateway_session(sql, props); }, go);
+          [&sql, &gateway, &collect_url](const std::map<std::string, std::string>& props) {
+            return make_gateway_session(sql, *gateway, collect_url, props);
+          },
+          go);
       gateway->start();
+      collect_url = fmt::format("http://{}:{}", go.address == "0.0.0.0" ? config.rest_address() : go.address, gateway->port());
       dispatcher.set_configuration("sql-gateway.endpoint.rest.port", std::to_string(gateway->port()));
     }
 
@@ -199,7 +206,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
       wc.coordinator = [rpc] { return rpc; };
       wc.slots = opts.local_slots;
       wc.worker_id = "local";
-      local_worker = std::make_unique<cluster::Worker>(wc, builtin_registry());
+      local_worker = std::make_unique<cluster::Worker>(wc, cluster::gateway::registry_with_collect_sink());
       // Ready when it says so: its slots are registered before the REST address is printed.
       for (int i = 0; i < 1000 && runtime.workers().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

@@ -1,15 +1,12 @@
 #include "gateway_backend.hpp"
 
-#include <chrono>
-
 #include <fmt/format.h>
 
+#include "clink/cluster/gateway/collect_sink.hpp"
 #include "clink/cluster/rest/dispatcher.hpp"
 #include "clink/core/error.hpp"
-#include "clink/runtime/job_graph_spec.hpp"
 #include "clink/sql/handler/statement_runner.hpp"
 #include "clink/sql/parser/parser.hpp"
-#include "result_stream.hpp"
 #include "sql_session.hpp"
 
 namespace clink::cli {
@@ -18,34 +15,43 @@ namespace gw = cluster::gateway;
 
 namespace {
 
-// A SELECT's job in this process, its rows taken from its result stream.
-class SelectRows final : public gw::QueryRows {
+// A SELECT's job on the Dispatcher; its rows arrive through the gateway's collect channel.
+class DispatchedSelect final : public gw::QueryRows {
  public:
-  SelectRows(std::unique_ptr<RoutedSelect> routed, JobHandle handle) : routed_(std::move(routed)), handle_(std::move(handle)) {}
-  ~SelectRows() override { cancel(); }
-
-  std::vector<gw::ResultRow> take() override {
-    std::vector<gw::ResultRow> out;
-    for (auto& r : routed_->stream->take(0)) out.push_back({r.kind, std::move(r.cells)});
-    return out;
+  DispatchedSelect(cluster::Dispatcher& dispatcher, gw::SqlGateway& gateway, std::string result_id,
+                   std::shared_ptr<gw::CollectedRows> rows)
+      : dispatcher_(dispatcher), gateway_(gateway), result_id_(std::move(result_id)), rows_(std::move(rows)) {}
+  ~DispatchedSelect() override {
+    cancel();
+    gateway_.close_collect(result_id_);
   }
+  void set_job(std::string id) { job_id_ = std::move(id); }
+
+  std::vector<gw::ResultRow> take() override { return rows_->take(); }
   bool finished() override {
-    if (!handle_.wait_for(std::chrono::milliseconds(0))) return false;
-    handle_.wait();  // throws the job's failure
+    auto job = dispatcher_.job(job_id_);
+    if (!job->terminal()) return false;
+    if (job->status() == JobStatus::kFailed) {
+      auto ex = job->exceptions();
+      throw ClinkError(fmt::format("the query's job {} failed: {}", job_id_, ex.empty() ? "unknown cause" : ex.back().message));
+    }
     return true;
   }
   void cancel() override {
-    if (cancelled_) return;
+    if (job_id_.empty() || cancelled_) return;
     cancelled_ = true;
-    if (!handle_.wait_for(std::chrono::milliseconds(0))) {
-      handle_.cancel();
-      handle_.wait_for(std::chrono::seconds(30));
+    try {
+      if (!dispatcher_.job(job_id_)->terminal()) dispatcher_.cancel(job_id_);
+    } catch (const std::exception&) {  // it ended meanwhile
     }
   }
 
  private:
-  std::unique_ptr<RoutedSelect> routed_;  // outlives the job writing into it
-  JobHandle handle_;
+  cluster::Dispatcher& dispatcher_;
+  gw::SqlGateway& gateway_;
+  std::string result_id_;
+  std::shared_ptr<gw::CollectedRows> rows_;
+  std::string job_id_;
   bool cancelled_ = false;
 };
 
@@ -91,8 +97,9 @@ gw::StatementOutcome text_outcome(const std::string& text) {
 
 class CoordinatorSession final : public gw::SessionBackend {
  public:
-  CoordinatorSession(CoordinatorSql& sql, std::map<std::string, std::string> properties)
-      : sql_(sql), runner_(sql.catalog()), properties_(std::move(properties)) {}
+  CoordinatorSession(CoordinatorSql& sql, gw::SqlGateway& gateway, std::string collect_url,
+                     std::map<std::string, std::string> properties)
+      : sql_(sql), gateway_(gateway), collect_url_(std::move(collect_url)), runner_(sql.catalog()), properties_(std::move(properties)) {}
 
   gw::StatementOutcome execute(const std::string& statement) override {
     sql::ast::Script script = sql::parse(statement);
@@ -136,24 +143,30 @@ class CoordinatorSession final : public gw::SessionBackend {
   gw::StatementOutcome run_select(nlohmann::json spec) {
     gw::StatementOutcome out;
     out.kind = gw::StatementOutcome::Kind::kQuery;
-    out.job_id = cluster::random_hex_id();
-    auto routed = std::make_unique<RoutedSelect>(spec, "gateway_select_" + out.job_id);
-    for (const auto& c : routed->columns) out.columns.push_back({c.name, c.type});
-    JobGraph graph = from_spec(spec, cli_registry());
-    JobHandle handle = execute_async(graph, ExecutionOptions{});
-    out.query = std::make_shared<SelectRows>(std::move(routed), std::move(handle));
+    std::string result_id = cluster::random_hex_id();
+    auto target = gw::route_select_to_gateway(spec, collect_url_, result_id);
+    out.columns = target.columns;
+    auto rows = gateway_.open_collect(result_id, target.columns, target.time_zone);
+    auto query = std::make_shared<DispatchedSelect>(sql_.dispatcher(), gateway_, result_id, std::move(rows));
+    auto submit = cluster::parse_submit_options(nlohmann::json::object(), sql_.dispatcher().configuration());
+    out.job_id = sql_.dispatcher().submit(spec, submit);
+    query->set_job(out.job_id);
+    out.query = std::move(query);
     return out;
   }
 
   CoordinatorSql& sql_;
+  gw::SqlGateway& gateway_;
+  std::string collect_url_;
   sql::StatementRunner runner_;
   std::map<std::string, std::string> properties_;
 };
 
 }  // namespace
 
-std::unique_ptr<gw::SessionBackend> make_gateway_session(CoordinatorSql& sql, const std::map<std::string, std::string>& properties) {
-  return std::make_unique<CoordinatorSession>(sql, properties);
+std::unique_ptr<gw::SessionBackend> make_gateway_session(CoordinatorSql& sql, gw::SqlGateway& gateway, const std::string& collect_url,
+                                                         const std::map<std::string, std::string>& properties) {
+  return std::make_unique<CoordinatorSession>(sql, gateway, collect_url, properties);
 }
 
 }  // namespace clink::cli

@@ -11,6 +11,11 @@
 
 #include "clink/cluster/gateway/sql_gateway.hpp"
 #include "clink/core/error.hpp"
+#include "clink/sql/common/column_batch.hpp"
+#include "clink/sql/common/column_serde.hpp"
+#include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/common/value_format.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
 #include "gateway_json.hpp"
 #include "gateway_operation.hpp"
 
@@ -117,7 +122,27 @@ struct Session {
   }
 };
 
+// A SELECT's result channel: how its posted batches decode.
+struct Collect {
+  std::shared_ptr<CollectedRows> rows;
+  sql::SchemaPtr schema;
+  sql::TimeZonePtr zone;
+};
+
 }  // namespace
+
+void CollectedRows::append(std::vector<ResultRow> rows) {
+  std::lock_guard lock(mu_);
+  if (rows_.empty()) rows_ = std::move(rows);
+  else for (auto& r : rows) rows_.push_back(std::move(r));
+}
+
+std::vector<ResultRow> CollectedRows::take() {
+  std::lock_guard lock(mu_);
+  std::vector<ResultRow> out;
+  out.swap(rows_);
+  return out;
+}
 
 struct SqlGateway::Impl {
   SessionFactory factory;
@@ -127,6 +152,7 @@ struct SqlGateway::Impl {
   int port = 0;
   std::mutex mu;
   std::map<std::string, std::shared_ptr<Session>> sessions;
+  std::map<std::string, Collect> collects;  // under mu
 
   std::shared_ptr<Session> session(const std::string& id) {
     uuid_param(id, "session_handle");
@@ -308,6 +334,34 @@ void SqlGateway::Impl::routes() {
     }
     reply(res, 200, body);
   }));
+  // A gateway_collect_sink's batch (collect_sink.hpp): decoded and formatted once here.
+  srv.Post(R"(/clink/v1/collect/([0-9A-Za-z_-]+))", handle([this](const httplib::Request& req, httplib::Response& res) {
+    Collect c;
+    {
+      std::lock_guard lock(mu);
+      auto it = collects.find(req.matches[1]);
+      if (it == collects.end()) throw GatewayError(410, fmt::format("result {} is closed", req.matches[1].str()));
+      c = it->second;
+    }
+    sql::ColumnBatch b = sql::deserialize_batch(c.schema, req.body);
+    std::vector<ResultRow> rows(b.size());
+    for (std::size_t r = 0; r < b.size(); ++r) {
+      rows[r].kind = b.row_kind(r);
+      rows[r].cells.reserve(b.num_columns());
+      for (std::size_t col = 0; col < b.num_columns(); ++col) {
+        const sql::Column& column = b.column(col);
+        if (column.is_null(r)) {
+          rows[r].cells.emplace_back(std::nullopt);
+          continue;
+        }
+        std::string cell;
+        sql::append_cell_string(column, r, *c.zone, /*printing=*/true, cell);
+        rows[r].cells.emplace_back(std::move(cell));
+      }
+    }
+    c.rows->append(std::move(rows));
+    reply(res, 200, json::object());
+  }));
   srv.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404 && res.body.empty()) reply(res, 404, json{{"errors", {"Not found: " + req.path}}});
   });
@@ -345,5 +399,21 @@ void SqlGateway::stop() {
 }
 
 int SqlGateway::port() const { return impl_->port; }
+
+std::shared_ptr<CollectedRows> SqlGateway::open_collect(const std::string& result_id, const std::vector<ResultColumn>& columns,
+                                                        const std::string& time_zone) {
+  nlohmann::json fields = nlohmann::json::array();
+  for (const auto& c : columns) fields.push_back({{"name", c.name}, {"type", c.type}});
+  Collect c{std::make_shared<CollectedRows>(), sql::schema_from_json(fields, "gateway result " + result_id),
+            sql::TimeZone::of(time_zone)};
+  std::lock_guard lock(impl_->mu);
+  impl_->collects[result_id] = c;
+  return c.rows;
+}
+
+void SqlGateway::close_collect(const std::string& result_id) {
+  std::lock_guard lock(impl_->mu);
+  impl_->collects.erase(result_id);
+}
 
 }  // namespace clink::cluster::gateway

@@ -189,7 +189,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   JobGraph graph;
   std::vector<JobVertex> vertices;
   try {
-    graph = from_spec(spec, builtin_registry());
+    graph = from_spec(spec, options_.registry ? *options_.registry : builtin_registry());
     vertices = job_vertices(graph);
   } catch (const ClinkError& e) {
     throw BadRequestError(fmt::format("job spec: {}", e.what()));

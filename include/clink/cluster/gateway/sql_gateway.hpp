@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +79,17 @@ struct SqlGatewayOptions {
   int max_rows_per_page = 1000;        // rows of one PAYLOAD page
 };
 
+// The rows a SELECT's gateway_collect_sink posted (collect_sink.hpp), kept until taken.
+class CollectedRows {
+ public:
+  void append(std::vector<ResultRow> rows);
+  std::vector<ResultRow> take();
+
+ private:
+  std::mutex mu_;
+  std::vector<ResultRow> rows_;
+};
+
 class SqlGateway {
  public:
   SqlGateway(SessionFactory factory, SqlGatewayOptions options);
@@ -90,6 +102,12 @@ class SqlGateway {
   void start();
   void stop();
   int port() const;
+
+  // Accepts the batches gateway_collect_sinks post under `result_id` (rows of
+  // `columns`, timestamps shown in `time_zone`) until close_collect.
+  std::shared_ptr<CollectedRows> open_collect(const std::string& result_id, const std::vector<ResultColumn>& columns,
+                                              const std::string& time_zone);
+  void close_collect(const std::string& result_id);
 
  private:
   struct Impl;
