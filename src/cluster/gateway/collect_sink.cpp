@@ -1,5 +1,9 @@
 #include "clink/cluster/gateway/collect_sink.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -27,6 +31,11 @@ class CollectSinkOperator final : public StreamOperator {
     buffer_.clear();
     sql::serialize_batch(b, buffer_);
     auto r = client_.Post(path_, buffer_, "application/octet-stream");
+    // 429: the client has not fetched the rows before; wait for it (backpressure).
+    for (int wait_ms = 1; r && r->status == 429; wait_ms = std::min(wait_ms * 2, 100)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+      r = client_.Post(path_, buffer_, "application/octet-stream");
+    }
     if (!r) throw ClinkError(fmt::format("gateway_collect_sink: cannot reach the SQL gateway at {}{}: {}", url_, path_,
                                          httplib::to_string(r.error())));
     if (r->status != 200)

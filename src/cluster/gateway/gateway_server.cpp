@@ -2,6 +2,7 @@
 // statements, operations and results, answered with Flink's bodies and error shapes.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <random>
 #include <thread>
@@ -107,7 +108,9 @@ void check_configuring(const std::string& statement) {
 struct Session {
   std::string id;
   std::unique_ptr<SessionBackend> backend;
-  std::mutex exec_mu;  // its statements run one at a time, in submission order
+  std::mutex exec_mu;  // its statements run one at a time, in submission order:
+  std::condition_variable turn;  // each waits for its ticket to be served
+  std::uint64_t next_ticket = 0, serving = 0;  // under exec_mu
   std::mutex mu;
   std::map<std::string, std::shared_ptr<Operation>> operations;
   std::atomic<std::int64_t> last_access_ms{now_ms()};
@@ -135,6 +138,11 @@ void CollectedRows::append(std::vector<ResultRow> rows) {
   std::lock_guard lock(mu_);
   if (rows_.empty()) rows_ = std::move(rows);
   else for (auto& r : rows) rows_.push_back(std::move(r));
+}
+
+bool CollectedRows::full() {
+  std::lock_guard lock(mu_);
+  return rows_.size() >= kMaxBuffered;
 }
 
 std::vector<ResultRow> CollectedRows::take() {
@@ -193,8 +201,21 @@ struct SqlGateway::Impl {
   std::string submit(const std::shared_ptr<Session>& s, std::string statement) {
     std::string id = random_uuid();
     Session* raw = s.get();  // the session outlives its operations (~Session joins them)
-    auto op = std::make_shared<Operation>(id, [raw, statement = std::move(statement)] {
+    std::uint64_t ticket;
+    {
       std::lock_guard lock(raw->exec_mu);
+      ticket = raw->next_ticket++;
+    }
+    auto op = std::make_shared<Operation>(id, [raw, ticket, statement = std::move(statement)] {
+      std::unique_lock lock(raw->exec_mu);
+      raw->turn.wait(lock, [&] { return raw->serving == ticket; });
+      struct Next {  // the next statement's turn, however this one ends
+        Session* s;
+        ~Next() {
+          ++s->serving;
+          s->turn.notify_all();
+        }
+      } next{raw};
       return raw->backend->execute(statement);
     });
     std::lock_guard lock(s->mu);
@@ -342,6 +363,10 @@ void SqlGateway::Impl::routes() {
       auto it = collects.find(req.matches[1]);
       if (it == collects.end()) throw GatewayError(410, fmt::format("result {} is closed", req.matches[1].str()));
       c = it->second;
+    }
+    if (c.rows->full()) {  // the client is behind: the sink retries (backpressure)
+      reply(res, 429, json{{"errors", {"the result buffer is full"}}});
+      return;
     }
     sql::ColumnBatch b = sql::deserialize_batch(c.schema, req.body);
     std::vector<ResultRow> rows(b.size());

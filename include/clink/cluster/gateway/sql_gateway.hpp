@@ -82,8 +82,13 @@ struct SqlGatewayOptions {
 // The rows a SELECT's gateway_collect_sink posted (collect_sink.hpp), kept until taken.
 class CollectedRows {
  public:
+  // Rows kept for a client that does not fetch them: beyond this, a sink's post is
+  // refused (429) and retried, which backpressures the job (Flink's collect buffer).
+  static constexpr std::size_t kMaxBuffered = 100'000;
+
   void append(std::vector<ResultRow> rows);
   std::vector<ResultRow> take();
+  bool full();
 
  private:
   std::mutex mu_;
