@@ -320,11 +320,16 @@ TEST_F(GatewayOnWorkers, ASelectsRowsTravelFromTheWorkersToTheGateway) {
 
 // ---- Flink's own SQL client -------------------------------------------------------------
 
-// The pyflink bin/ directory of the venv ($CLINK_FLINK_VENV, else ~/.cache/clink/flink-venv).
-fs::path flink_bin(std::string& why) {
+// The venv of tests/flink/setup ($CLINK_FLINK_VENV, else ~/.cache/clink/flink-venv).
+fs::path flink_venv() {
   const char* env = std::getenv("CLINK_FLINK_VENV");
   const char* home = std::getenv("HOME");
-  fs::path venv = env ? fs::path(env) : fs::path(home ? home : "/root") / ".cache/clink/flink-venv";
+  return env ? fs::path(env) : fs::path(home ? home : "/root") / ".cache/clink/flink-venv";
+}
+
+// Its pyflink bin/ directory, or "" with the reason in `why`.
+fs::path flink_bin(std::string& why) {
+  fs::path venv = flink_venv();
   std::error_code ec;
   for (const auto& lib : fs::directory_iterator(venv / "lib", ec)) {
     fs::path bin = lib.path() / "site-packages/pyflink/bin";
@@ -373,6 +378,32 @@ TEST_F(Gateway, FlinksSqlClientRunsDdlAnInsertAndAStreamingSelect) {
                                           "+----+--------------------------------+-------------+\n"
                                           "Received a total of 4 rows"));
   EXPECT_THAT(r.out, ::testing::Not(::testing::HasSubstr("[ERROR]")));
+}
+
+// Flink's JDBC driver (the jar tests/flink/setup fetches) runs statements through clink's
+// gateway and reads the same rows it reads from Flink's own gateway.
+TEST_F(Gateway, FlinksJdbcDriverQueriesClink) {
+  std::string why;
+  fs::path bin = flink_bin(why);
+  ASSERT_FALSE(bin.empty()) << "Flink's jars are needed for this test: " << why;
+  fs::path driver = flink_venv() / "share/clink/flink-sql-jdbc-driver-bundle-2.3.0.jar";
+  ASSERT_TRUE(fs::exists(driver)) << driver << " is missing (tests/flink/setup fetches it)";
+  fs::path dist = bin.parent_path() / "lib/flink-dist-2.3.0.jar";
+  std::string cmd = "java -cp '" + driver.string() + ":" + dist.string() + "' '" + CLINK_SOURCE_DIR +
+                    "/tests/flink/JdbcProbe.java' 127.0.0.1:" + std::to_string(port_) +
+                    " \"SET 'parallelism.default' = '1'\"" +
+                    " \"CREATE TABLE src (w STRING, n INT) WITH ('connector' = 'filesystem', 'path' = '" + (dir_ / "in").string() +
+                    "', 'format' = 'csv')\"" + " 'SELECT w, n FROM src' 'SELECT w, SUM(n) AS t FROM src GROUP BY w'";
+  auto r = run_command(cmd, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::vector<std::string> lines;
+  std::istringstream in(r.out);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  // What the same statements print against Flink 2.3's gateway (the changelog's -U row
+  // included: the driver shows every row of it).
+  EXPECT_THAT(lines, ::testing::ElementsAre(::testing::StartsWith("OK SET"), ::testing::StartsWith("OK CREATE TABLE src"),
+                                            "ROW w=a n=1", "ROW w=b n=2", "ROW w=a n=3", "ROW w=a t=1", "ROW w=b t=2",
+                                            "ROW w=a t=1", "ROW w=a t=4"));
 }
 
 }  // namespace
