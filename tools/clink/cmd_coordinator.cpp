@@ -181,8 +181,8 @@ int run_coordinator(const CoordinatorOptions& opts) {
     dispatcher.set_configuration("rest.port", std::to_string(server.port()));
 
     // Flink's SQL Gateway REST endpoint (docs/sql-gateway.md), when a port is given.
-    std::unique_ptr<cluster::gateway::SqlGateway> gateway;
     std::string collect_url;  // where workers post a SELECT's rows: this gateway, as they reach it
+    std::unique_ptr<cluster::gateway::SqlGateway> gateway;  // after what its sessions use
     if (opts.sql_gateway_port >= 0) config.set("sql-gateway.endpoint.rest.port", std::to_string(opts.sql_gateway_port));
     if (auto port = config.get("sql-gateway.endpoint.rest.port")) {
       cluster::gateway::SqlGatewayOptions go;
