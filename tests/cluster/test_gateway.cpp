@@ -172,6 +172,13 @@ TEST_F(Gateway, DdlAnswersOkAndAnInsertIsAJobWritingItsRows) {
   EXPECT_EQ(eos.body["resultType"], "EOS");
   EXPECT_FALSE(eos.body.contains("nextResultUri"));
 
+  // SHOW's rows, in Flink's column.
+  auto shown = first_page(s, submit(s, "SHOW TABLES"));
+  EXPECT_EQ(shown.body["results"]["columns"],
+            json::parse(std::string(R"([{"name":"table name","logicalType":)") + kString + R"(,"comment":null}])"));
+  EXPECT_EQ(shown.body["results"]["data"],
+            json::parse(R"([{"kind":"INSERT","fields":["dst"]},{"kind":"INSERT","fields":["src"]},{"kind":"INSERT","fields":["t2"]}])"));
+
   std::string ins = submit(s, "INSERT INTO dst SELECT w, n * 10 FROM src");
   auto job = first_page(s, ins);
   ASSERT_EQ(job.status, 200) << job.body.dump();
@@ -357,7 +364,8 @@ TEST_F(Gateway, FlinksSqlClientRunsDdlAnInsertAndAStreamingSelect) {
              "CREATE TABLE dst (w STRING, n INT) WITH ('connector' = 'filesystem', 'path' = '" + (dir_ / "out").string() +
              "', 'format' = 'csv');\n"
              "INSERT INTO dst SELECT w, n * 10 FROM src;\n"
-             "SELECT w, SUM(n) AS total FROM src GROUP BY w;\n";
+             "SELECT w, SUM(n) AS total FROM src GROUP BY w;\n"
+             "SELECT * FROM missing_table;\n";
   auto r = run_command("cd '" + dir_.string() + "' && FLINK_LOG_DIR='" + dir_.string() + "' '" + (bin / "sql-client.sh").string() +
                            "' gateway --endpoint 127.0.0.1:" + std::to_string(port_) + " -f script.sql",
                        dir_);
@@ -377,7 +385,11 @@ TEST_F(Gateway, FlinksSqlClientRunsDdlAnInsertAndAStreamingSelect) {
                                           "| +U |                              a |           4 |\n"
                                           "+----+--------------------------------+-------------+\n"
                                           "Received a total of 4 rows"));
-  EXPECT_THAT(r.out, ::testing::Not(::testing::HasSubstr("[ERROR]")));
+  // A failing statement: the client shows clink's error, with its position, as the reason.
+  EXPECT_THAT(r.out, ::testing::HasSubstr("[ERROR] Could not execute SQL statement. Reason:\n"
+                                          "org.apache.flink.table.api.TableException: line 1, column 15: "
+                                          "Object 'missing_table' not found\x1b[0m"));
+  EXPECT_EQ(r.out.find("[ERROR]"), r.out.rfind("[ERROR]")) << "only the last statement fails: " << r.out;
 }
 
 // Flink's JDBC driver (the jar tests/flink/setup fetches) runs statements through clink's

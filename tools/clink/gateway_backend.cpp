@@ -68,8 +68,8 @@ gw::StatementOutcome text_outcome(const std::string& text) {
     std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     start = end == std::string::npos ? text.size() : end + 1;
     if (line.empty() || line[0] == '+') continue;
-    if (line[0] != '|') {
-      boxed = false;
+    if (line[0] != '|') {  // "N rows in set" after the box, or not a box at all
+      boxed = !lines.empty();
       break;
     }
     std::vector<std::string> cells;

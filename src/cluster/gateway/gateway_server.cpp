@@ -62,11 +62,13 @@ void reply(httplib::Response& res, int status, const json& body) {
 }
 
 // A statement's failure as Flink's gateway reports it: the server-side exception chain,
-// whose last "Caused by" the SQL client shows as the reason.
+// whose last "Caused by" (up to its first frame) the SQL client shows as the reason.
 std::string server_side(const std::string& what, const std::string& operation, const std::string& message) {
   return fmt::format("<Exception on server side:\norg.apache.flink.table.gateway.api.utils.SqlGatewayException: Failed to {}.\n"
                      "Caused by: org.apache.flink.table.gateway.service.utils.SqlExecutionException: Failed to execute the operation {}.\n"
-                     "Caused by: org.apache.flink.table.api.TableException: {}\n\nEnd of exception on server side>",
+                     "Caused by: org.apache.flink.table.api.TableException: {}\n"
+                     // A frame ends the message: the SQL client shows the last cause up to it.
+                     "\tat clink.cluster.gateway.Operation.run(sql-gateway)\n\nEnd of exception on server side>",
                      what, operation, message);
 }
 
