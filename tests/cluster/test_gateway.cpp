@@ -325,6 +325,28 @@ TEST_F(GatewayOnWorkers, ASelectsRowsTravelFromTheWorkersToTheGateway) {
   EXPECT_EQ(coordinator_->get("/taskmanagers").body["taskmanagers"].size(), 2u);
 }
 
+// sql-gateway.session.idle-timeout from the coordinator's config.yaml.
+class GatewayIdleTimeout : public Gateway {
+ protected:
+  std::vector<std::string> coordinator_flags() const override {
+    std::ofstream(dir_ / "config.yaml") << "rest.port: 0\njobmanager.rpc.port: 0\nsql-gateway.session.idle-timeout: 1 s\n";
+    return {"--config", (dir_ / "config.yaml").string()};
+  }
+};
+
+TEST_F(GatewayIdleTimeout, AnIdleSessionIsClosedAndItsQueryCancelled) {
+  std::string s = open_session();
+  auto c = first_page(s, submit(s, "CREATE TABLE gen (x BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10')"));
+  ASSERT_EQ(c.status, 200) << c.body.dump();
+  auto q = first_page(s, submit(s, "SELECT x FROM gen"));
+  ASSERT_EQ(q.status, 200) << q.body.dump();
+  std::string job = q.body.value("jobID", "");
+  EXPECT_EQ(coordinator_->get("/jobs/" + job).body.value("state", ""), "RUNNING");
+  // Nobody asks for more: within the reaper's 5 s round the session is gone, its job cancelled.
+  EXPECT_EQ(coordinator_->wait_for_state(job, "CANCELED", 20), "CANCELED");
+  EXPECT_EQ(get("/v1/sessions/" + s).status, 500);
+}
+
 // ---- Flink's own SQL client -------------------------------------------------------------
 
 // The venv of tests/flink/setup ($CLINK_FLINK_VENV, else ~/.cache/clink/flink-venv).

@@ -188,6 +188,8 @@ int run_coordinator(const CoordinatorOptions& opts) {
       cluster::gateway::SqlGatewayOptions go;
       go.address = config.get_string("sql-gateway.endpoint.rest.address", rest.address);
       go.port = static_cast<int>(config.get_int("sql-gateway.endpoint.rest.port", 8083));
+      go.session_idle_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+          config.get_duration("sql-gateway.session.idle-timeout", std::chrono::minutes(10)));
       gateway = std::make_unique<cluster::gateway::SqlGateway>(
           [&sql, &gateway, &collect_url](const std::map<std::string, std::string>& props) {
             return make_gateway_session(sql, *gateway, collect_url, props);

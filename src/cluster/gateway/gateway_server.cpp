@@ -27,8 +27,6 @@ namespace {
 constexpr const char* kJson = "application/json; charset=UTF-8";
 constexpr const char* kVersion = R"(/(v[1-4]))";
 constexpr const char* kUuid = R"(([^/]+))";
-// sql-gateway.session.idle-timeout: a session nobody touched for this long is closed.
-constexpr std::int64_t kIdleTimeoutMs = 10 * 60 * 1000;
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -163,6 +161,11 @@ struct SqlGateway::Impl {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<Session>> sessions;
   std::map<std::string, Collect> collects;  // under mu
+  // Closes idle sessions every few seconds (sql-gateway.session.idle-timeout).
+  std::thread reaper;
+  std::mutex reaper_mu;
+  std::condition_variable reaper_cv;
+  bool stopping = false;  // under reaper_mu
 
   std::shared_ptr<Session> session(const std::string& id) {
     uuid_param(id, "session_handle");
@@ -191,7 +194,8 @@ struct SqlGateway::Impl {
     {
       std::lock_guard lock(mu);
       for (auto it = sessions.begin(); it != sessions.end();)
-        if (now_ms() - it->second->last_access_ms > kIdleTimeoutMs) {
+        if (options.session_idle_timeout.count() > 0 &&
+            now_ms() - it->second->last_access_ms > options.session_idle_timeout.count()) {
           expired.push_back(it->second);
           it = sessions.erase(it);
         } else {
@@ -251,7 +255,6 @@ void SqlGateway::Impl::routes() {
     reply(res, 200, json{{"productName", "Apache Flink"}, {"version", options.version}});
   }));
   srv.Post(std::string(kVersion) + "/sessions", handle([this](const httplib::Request& req, httplib::Response& res) {
-    expire_idle();
     json body = body_object(req);
     std::map<std::string, std::string> props;
     if (body.contains("properties") && body["properties"].is_object())
@@ -412,10 +415,24 @@ void SqlGateway::start() {
                                  impl_->options.address, impl_->options.port));
   impl_->port = port;
   impl_->thread = std::thread([&srv] { srv.listen_after_bind(); });
+  impl_->reaper = std::thread([impl = impl_.get()] {
+    std::unique_lock lock(impl->reaper_mu);
+    while (!impl->reaper_cv.wait_for(lock, std::chrono::seconds(5), [impl] { return impl->stopping; })) {
+      lock.unlock();
+      impl->expire_idle();
+      lock.lock();
+    }
+  });
 }
 
 void SqlGateway::stop() {
   if (!impl_->thread.joinable()) return;
+  {
+    std::lock_guard lock(impl_->reaper_mu);
+    impl_->stopping = true;
+  }
+  impl_->reaper_cv.notify_all();
+  impl_->reaper.join();
   impl_->server.stop();
   impl_->thread.join();
   std::map<std::string, std::shared_ptr<Session>> sessions;

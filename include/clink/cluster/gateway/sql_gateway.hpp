@@ -8,6 +8,7 @@
 // tokens (NOT_READY while the statement runs, PAYLOAD pages, EOS). What a statement does
 // is the SessionBackend's (the coordinator plans it over its catalog, submits INSERTs to
 // its Dispatcher and runs SELECTs whose rows come back as a QueryRows changelog).
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -77,6 +78,9 @@ struct SqlGatewayOptions {
   int port = 8083;                     // sql-gateway.endpoint.rest.port (0: any free port)
   std::string version = "2.3.0";       // GET /info's version (the Flink release it speaks)
   int max_rows_per_page = 1000;        // rows of one PAYLOAD page
+  // sql-gateway.session.idle-timeout: a session nobody touched for this long is closed
+  // (its queries cancelled); 0: never.
+  std::chrono::milliseconds session_idle_timeout = std::chrono::minutes(10);
 };
 
 // The rows a SELECT's gateway_collect_sink posted (collect_sink.hpp), kept until taken.
