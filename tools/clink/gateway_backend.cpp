@@ -7,6 +7,7 @@
 #include "clink/core/error.hpp"
 #include "clink/sql/handler/statement_runner.hpp"
 #include "clink/sql/parser/parser.hpp"
+#include "clink/sql/planner/explain.hpp"
 #include "sql_session.hpp"
 
 namespace clink::cli {
@@ -123,11 +124,11 @@ class CoordinatorSession final : public gw::SessionBackend {
       case sql::StatementResult::Kind::kText: return text_outcome(r.text);
       case sql::StatementResult::Kind::kJob: break;
     }
-    if (st.as<sql::ast::QueryStatement>()) return run_select(std::move(r.spec));
+    if (st.as<sql::ast::QueryStatement>()) return run_select(std::move(r.spec), texts(st));
     gw::StatementOutcome out;
     out.kind = gw::StatementOutcome::Kind::kJob;
     auto submit = cluster::parse_submit_options(nlohmann::json::object(), sql_.dispatcher().configuration());
-    out.job_id = sql_.dispatcher().submit(r.spec, submit);
+    out.job_id = sql_.dispatcher().submit(r.spec, submit, {}, texts(st));
     out.columns = {{"job id", "STRING"}};
     out.rows.push_back({sql::RowKind::kInsert, {out.job_id}});
     return out;
@@ -140,7 +141,18 @@ class CoordinatorSession final : public gw::SessionBackend {
   }
 
  private:
-  gw::StatementOutcome run_select(nlohmann::json spec) {
+  // The statement and its optimised plan, shown with the job by the REST API and web UI.
+  cluster::JobTexts texts(const sql::ast::Statement& st) {
+    cluster::JobTexts t{{}, st.text, {}};
+    try {
+      std::lock_guard lock(sql_.mutex());
+      t.plan = sql::explain_plans(runner_.plan(st));
+    } catch (const std::exception&) {  // planned once already; a plan not shown fails nothing
+    }
+    return t;
+  }
+
+  gw::StatementOutcome run_select(nlohmann::json spec, cluster::JobTexts texts) {
     gw::StatementOutcome out;
     out.kind = gw::StatementOutcome::Kind::kQuery;
     std::string result_id = cluster::random_hex_id();
@@ -149,7 +161,7 @@ class CoordinatorSession final : public gw::SessionBackend {
     auto rows = gateway_.open_collect(result_id, target.columns, target.time_zone);
     auto query = std::make_shared<DispatchedSelect>(sql_.dispatcher(), gateway_, result_id, std::move(rows));
     auto submit = cluster::parse_submit_options(nlohmann::json::object(), sql_.dispatcher().configuration());
-    out.job_id = sql_.dispatcher().submit(spec, submit);
+    out.job_id = sql_.dispatcher().submit(spec, submit, {}, std::move(texts));
     query->set_job(out.job_id);
     out.query = std::move(query);
     return out;

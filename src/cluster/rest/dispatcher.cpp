@@ -182,7 +182,8 @@ Dispatcher::Dispatcher(DispatcherOptions options) : options_(std::move(options))
 
 Dispatcher::~Dispatcher() { shutdown(); }
 
-std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOptions& options, const std::string& job_id) {
+std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOptions& options, const std::string& job_id,
+                               JobTexts texts) {
   if (!spec_in.is_object()) throw BadRequestError("\"spec\": expected a JobGraphSpec (a JSON object)");
   nlohmann::json spec = spec_in;
   if (options.parallelism > 0) spec["config"]["parallelism"] = options.parallelism;
@@ -196,7 +197,8 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   std::string id = job_id.empty() ? random_hex_id() : job_id;
   ExecutionOptions execution = options.execution;
   if (!execution.checkpoints.directory.empty()) execution.checkpoints.directory /= id;
-  return launch(std::move(graph), execution, JobTexts{spec.dump(), {}, {}}, id, options.raw);
+  texts.spec = spec.dump();
+  return launch(std::move(graph), execution, std::move(texts), id, options.raw);
 }
 
 std::string Dispatcher::launch(JobGraph graph, const ExecutionOptions& execution, JobTexts texts,

@@ -170,7 +170,9 @@ class Dispatcher {
   // Builds the spec's graph with the registry (the built-in one) and launches it; returns the
   // job id. Throws BadRequestError when the spec or options are bad.
   // `job_id`: the id a recovered job had (empty: a new random one).
-  std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {});
+  // `texts`: a SQL job's statement and plan (its spec is set here).
+  std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {},
+                     JobTexts texts = {});
   // Launches a graph built elsewhere (`clink run` builds its jobs with the CLI's
   // registry) with the launcher, as given (no per-job checkpoint subdirectory), and
   // registers it; returns the job id.
