@@ -159,6 +159,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
     dopts.registry = &cluster::gateway::registry_with_collect_sink();  // the SQL gateway's SELECTs
     if (ha_enabled) {
       dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
+        if (options.contains(cluster::gateway::kCollectJobOption)) return;  // a SQL gateway SELECT: not resumed
         services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
                                                           {"options", options}}.dump());
       };

@@ -160,7 +160,8 @@ class CoordinatorSession final : public gw::SessionBackend {
     out.columns = target.columns;
     auto rows = gateway_.open_collect(result_id, target.columns, target.time_zone);
     auto query = std::make_shared<DispatchedSelect>(sql_.dispatcher(), gateway_, result_id, std::move(rows));
-    auto submit = cluster::parse_submit_options(nlohmann::json::object(), sql_.dispatcher().configuration());
+    auto submit = cluster::parse_submit_options(nlohmann::json{{gw::kCollectJobOption, result_id}},
+                                                sql_.dispatcher().configuration());
     out.job_id = sql_.dispatcher().submit(spec, submit, {}, std::move(texts));
     query->set_job(out.job_id);
     out.query = std::move(query);

@@ -16,6 +16,11 @@
 
 namespace clink::cluster::gateway {
 
+// The submit option marking a gateway SELECT's job (its value: the result id). Such a job
+// lives only as long as the session that reads it: a highly available coordinator does
+// not keep it for the next leader, whose gateway would have no one to send its rows to.
+inline constexpr const char* kCollectJobOption = "$internal.sql-gateway.collect";
+
 // The built-in registry plus `gateway_collect_sink` (params: url, result, schema): what
 // the coordinator's Dispatcher and every worker build jobs with.
 const OperatorRegistry& registry_with_collect_sink();
