@@ -269,6 +269,13 @@ TEST_F(Gateway, AFailingStatementReportsItsErrorAsFlinkDoes) {
   EXPECT_THAT(text, ::testing::HasSubstr("missing_table"));
   EXPECT_THAT(text, ::testing::HasSubstr("line 1, column 15"));
   EXPECT_THAT(text, ::testing::EndsWith("End of exception on server side>"));
+
+  // The session's SETs are its jobs' options: a bad one fails the INSERT, naming its key.
+  create_tables(s);
+  ASSERT_EQ(first_page(s, submit(s, "SET 'execution.checkpointing.interval' = 'soon'")).status, 200);
+  auto bad = first_page(s, submit(s, "INSERT INTO dst SELECT * FROM src"));
+  ASSERT_EQ(bad.status, 500) << bad.body.dump();
+  EXPECT_THAT(bad.body["errors"][1].get<std::string>(), ::testing::HasSubstr("execution.checkpointing.interval"));
 }
 
 // A coordinator without slots of its own: the query's operators and its collect sink run

@@ -118,7 +118,11 @@ class CoordinatorSession final : public gw::SessionBackend {
       }
       sql_.save();
     }
-    if (const auto* set = st.as<sql::ast::Set>(); set && set->key) properties_[*set->key] = set->value.value_or("");
+    if (const auto* set = st.as<sql::ast::Set>(); set && set->key) sets_[*set->key] = set->value.value_or("");
+    if (const auto* reset = st.as<sql::ast::Reset>()) {
+      if (reset->key) sets_.erase(*reset->key);
+      else sets_.clear();
+    }
     switch (r.kind) {
       case sql::StatementResult::Kind::kOk: return {};
       case sql::StatementResult::Kind::kText: return text_outcome(r.text);
@@ -127,8 +131,7 @@ class CoordinatorSession final : public gw::SessionBackend {
     if (st.as<sql::ast::QueryStatement>()) return run_select(std::move(r.spec), texts(st));
     gw::StatementOutcome out;
     out.kind = gw::StatementOutcome::Kind::kJob;
-    auto submit = cluster::parse_submit_options(nlohmann::json::object(), sql_.dispatcher().configuration());
-    out.job_id = sql_.dispatcher().submit(r.spec, submit, {}, texts(st));
+    out.job_id = sql_.dispatcher().submit(r.spec, submit_options(), {}, texts(st));
     out.columns = {{"job id", "STRING"}};
     out.rows.push_back({sql::RowKind::kInsert, {out.job_id}});
     return out;
@@ -137,10 +140,21 @@ class CoordinatorSession final : public gw::SessionBackend {
   std::map<std::string, std::string> properties() const override {
     std::map<std::string, std::string> all = sql_.dispatcher().configuration();
     for (const auto& [k, v] : properties_) all[k] = v;
+    for (const auto& [k, v] : sets_) all[k] = v;
     return all;
   }
 
  private:
+  // A job's options: the session's SETs (Flink's keys: checkpointing, restarts, ...) over
+  // the coordinator's configuration; not the properties the client opened it with (the
+  // SQL client sends its whole local config.yaml). A bad value fails naming its key.
+  cluster::SubmitOptions submit_options(const std::string& collect_result = {}) const {
+    nlohmann::json options = nlohmann::json::object();
+    for (const auto& [k, v] : sets_) options[k] = v;
+    if (!collect_result.empty()) options[gw::kCollectJobOption] = collect_result;
+    return cluster::parse_submit_options(options, sql_.dispatcher().configuration());
+  }
+
   // The statement and its optimised plan, shown with the job by the REST API and web UI.
   cluster::JobTexts texts(const sql::ast::Statement& st) {
     cluster::JobTexts t{{}, st.text, {}};
@@ -160,9 +174,7 @@ class CoordinatorSession final : public gw::SessionBackend {
     out.columns = target.columns;
     auto rows = gateway_.open_collect(result_id, target.columns, target.time_zone);
     auto query = std::make_shared<DispatchedSelect>(sql_.dispatcher(), gateway_, result_id, std::move(rows));
-    auto submit = cluster::parse_submit_options(nlohmann::json{{gw::kCollectJobOption, result_id}},
-                                                sql_.dispatcher().configuration());
-    out.job_id = sql_.dispatcher().submit(spec, submit, {}, std::move(texts));
+    out.job_id = sql_.dispatcher().submit(spec, submit_options(result_id), {}, std::move(texts));
     query->set_job(out.job_id);
     out.query = std::move(query);
     return out;
@@ -172,7 +184,8 @@ class CoordinatorSession final : public gw::SessionBackend {
   gw::SqlGateway& gateway_;
   std::string collect_url_;
   sql::StatementRunner runner_;
-  std::map<std::string, std::string> properties_;
+  std::map<std::string, std::string> properties_;  // as the session was opened with
+  std::map<std::string, std::string> sets_;        // its SETs since
 };
 
 }  // namespace
