@@ -26,6 +26,8 @@
 #include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/cluster/config/cluster_config.hpp"
 #include "clink/cluster/coordinator/cluster_runtime.hpp"
+#include "clink/cluster/gateway/collect_sink.hpp"
+#include "clink/cluster/gateway/sql_gateway.hpp"
 #include "clink/cluster/ha/ha_config.hpp"
 #include "clink/cluster/ha/ha_services.hpp"
 #include "clink/cluster/rest/dispatcher.hpp"
@@ -35,6 +37,7 @@
 #include "clink/registry/builtin_registry.hpp"
 #include "commands.hpp"
 #include "coordinator_sql.hpp"
+#include "gateway_backend.hpp"
 
 namespace clink::cli {
 namespace {
@@ -157,8 +160,10 @@ int run_coordinator(const CoordinatorOptions& opts) {
       return runtime.launch(job_id, graph, std::move(o));
     };
     dopts.cluster = std::make_shared<WorkersInfo>(runtime);
+    dopts.registry = &cluster::gateway::registry_with_collect_sink();  // the SQL gateway's SELECTs
     if (ha_enabled) {
       dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
+        if (options.contains(cluster::gateway::kCollectJobOption)) return;  // a SQL gateway SELECT: not resumed
         services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
                                                           {"options", options}}.dump());
       };
@@ -180,6 +185,26 @@ int run_coordinator(const CoordinatorOptions& opts) {
     server.start();
     dispatcher.set_configuration("rest.port", std::to_string(server.port()));
 
+    // Flink's SQL Gateway REST endpoint (docs/sql-gateway.md), when a port is given.
+    std::string collect_url;  // where workers post a SELECT's rows: this gateway, as they reach it
+    std::unique_ptr<cluster::gateway::SqlGateway> gateway;  // after what its sessions use
+    if (opts.sql_gateway_port >= 0) config.set("sql-gateway.endpoint.rest.port", std::to_string(opts.sql_gateway_port));
+    if (auto port = config.get("sql-gateway.endpoint.rest.port")) {
+      cluster::gateway::SqlGatewayOptions go;
+      go.address = config.get_string("sql-gateway.endpoint.rest.address", rest.address);
+      go.port = static_cast<int>(config.get_int("sql-gateway.endpoint.rest.port", 8083));
+      go.session_idle_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+          config.get_duration("sql-gateway.session.idle-timeout", std::chrono::minutes(10)));
+      gateway = std::make_unique<cluster::gateway::SqlGateway>(
+          [&sql, &gateway, &collect_url](const std::map<std::string, std::string>& props) {
+            return make_gateway_session(sql, *gateway, collect_url, props);
+          },
+          go);
+      gateway->start();
+      collect_url = fmt::format("http://{}:{}", go.address == "0.0.0.0" ? config.rest_address() : go.address, gateway->port());
+      dispatcher.set_configuration("sql-gateway.endpoint.rest.port", std::to_string(gateway->port()));
+    }
+
     // A worker inside this process (a one-command cluster, Flink's local mode).
     std::unique_ptr<cluster::Worker> local_worker;
     if (opts.local_slots > 0) {
@@ -188,7 +213,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
       wc.coordinator = [rpc] { return rpc; };
       wc.slots = opts.local_slots;
       wc.worker_id = "local";
-      local_worker = std::make_unique<cluster::Worker>(wc, builtin_registry());
+      local_worker = std::make_unique<cluster::Worker>(wc, cluster::gateway::registry_with_collect_sink());
       // Ready when it says so: its slots are registered before the REST address is printed.
       for (int i = 0; i < 1000 && runtime.workers().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -243,6 +268,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
 
     std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
     std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
+    if (gateway) std::printf("sql-gateway: http://%s:%d\n", config.get_string("sql-gateway.endpoint.rest.address", rest.address).c_str(), gateway->port());
     std::fflush(stdout);
     int code = kExitOk;
     for (;;) {
@@ -259,6 +285,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
     suspending.store(ha_enabled);
     for (pid_t pid : children) ::kill(pid, SIGTERM);
     for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
+    gateway.reset();  // its sessions' SELECT jobs end first
     local_worker.reset();
     server.stop();
     dispatcher.shutdown();
@@ -281,6 +308,9 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--local-slots", opts->local_slots, "Also run a worker with this many slots inside the coordinator")
       ->default_val(0);
+  cmd->add_option("--sql-gateway-port", opts->sql_gateway_port,
+                  "Serve Flink's SQL Gateway REST API on this port (sql-gateway.endpoint.rest.port; 0: any free port)")
+      ->check(CLI::Range(0, 65535));
   cmd->callback([opts, &exit_code] { exit_code = run_coordinator(*opts); });
 
   auto copts = std::make_shared<CoordinatorOptions>();

@@ -15,6 +15,7 @@
 #include "clink/cluster/ha/ha_services.hpp"
 #include "clink/cluster/worker/worker.hpp"
 #include "clink/core/error.hpp"
+#include "clink/cluster/gateway/collect_sink.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "commands.hpp"
 #include "sql_session.hpp"
@@ -78,7 +79,7 @@ int run_worker(const WorkerOptions& opts) {
     config.host = opts.host.empty() ? file.taskmanager_host() : opts.host;
     config.data_port = opts.data_port >= 0 ? opts.data_port : file.data_port();
     config.slots = opts.slots > 0 ? opts.slots : file.task_slots();
-    cluster::Worker worker(config, builtin_registry());
+    cluster::Worker worker(config, cluster::gateway::registry_with_collect_sink());  // a gateway SELECT's sink may run here
     std::printf("worker %s: %d slots, data port %d\n", worker.id().c_str(), config.slots, worker.data_port());
     std::fflush(stdout);
     while (!stop_requested().load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -32,6 +32,7 @@ struct CoordinatorOptions {
   int local_slots = 0;
   int workers = 0;       // `clink cluster start`: worker processes started with it
   int worker_slots = 1;  // slots of each
+  int sql_gateway_port = -1;  // -1: sql-gateway.endpoint.rest.port from the config, else no gateway
 };
 int run_coordinator(const CoordinatorOptions& opts);
 void add_coordinator_command(CLI::App& app, int& exit_code);

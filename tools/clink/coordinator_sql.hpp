@@ -23,8 +23,14 @@ class CoordinatorSql {
   // BadRequestError with the failing statement's position.
   std::vector<std::string> run(const std::string& script, const nlohmann::json& options);
 
- private:
+  // For the SQL gateway's sessions (gateway_backend.hpp): each runs its statements over
+  // this catalog with mutex() held, then save()s it.
+  sql::Catalog& catalog() { return catalog_; }
+  std::mutex& mutex() { return mu_; }
+  cluster::Dispatcher& dispatcher() { return dispatcher_; }
   void save();  // the catalog's objects into the store (leader only)
+
+ private:
 
   cluster::Dispatcher& dispatcher_;
   cluster::CatalogStore& store_;

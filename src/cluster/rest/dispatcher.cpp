@@ -194,7 +194,7 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   if (options.parallelism > 0) spec["config"]["parallelism"] = options.parallelism;
   JobGraph graph;
   try {
-    graph = from_spec(spec, builtin_registry());
+    graph = from_spec(spec, options_.registry ? *options_.registry : builtin_registry());
   } catch (const ClinkError& e) {
     throw BadRequestError(fmt::format("job spec: {}", e.what()));
   }

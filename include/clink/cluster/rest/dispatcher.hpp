@@ -22,6 +22,7 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/runtime/job_graph.hpp"
+#include "clink/runtime/operator_registry.hpp"
 
 namespace clink::cluster {
 
@@ -144,6 +145,9 @@ using JobLauncher = std::function<JobHandle(const std::string& job_id, const Job
 
 struct DispatcherOptions {
   JobLauncher launcher;                  // default: execute_async (jobs in this process)
+  // What submitted specs are built with (default: builtin_registry(); the coordinator's
+  // adds the SQL gateway's collect sink).
+  const OperatorRegistry* registry = nullptr;
   // Called once a job was launched, with the options it was submitted with (a highly
   // available coordinator stores the job here), and when it ended (and removes it).
   std::function<void(const DispatchedJob&, const nlohmann::json& options)> on_submitted;
@@ -163,7 +167,7 @@ class Dispatcher {
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
-  // Builds the spec's graph with the built-in registry and launches it; returns the
+  // Builds the spec's graph with the registry (the built-in one) and launches it; returns the
   // job id. Throws BadRequestError when the spec or options are bad.
   // `job_id`: the id a recovered job had (empty: a new random one); `texts`: a SQL job's
   // statement and plan (its spec is the one given).
