@@ -65,11 +65,14 @@ class LocalDeployer final : public TaskDeployer {
 
 JobRun::JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer)
     : graph_(graph), options_(std::move(options)), layout_(TaskLayout::of(graph_)) {
+  log_context_.job = log::context().job.empty() ? graph_.name : log::context().job;
+  log::ScopedContext in_job(log_context_);  // a local deployer's tasks inherit it
   deployer_ = make_deployer ? make_deployer(*this, metrics_)
                             : std::make_unique<LocalDeployer>(graph_, options_, *this, metrics_);
 }
 
 void JobRun::supervise() {
+  log::ScopedContext in_job(log_context_);
   RestartTracker restarts(options_.restart);
   for (;;) {
     run_attempt();
@@ -87,10 +90,12 @@ void JobRun::supervise() {
     if (!delay) {
       status_ = JobStatus::kFailed;
       error_ = attempt_error_;
+      log::debug("job failed (no restart left): {}", attempt_error_);
       break;
     }
     ++counts_.restarts;
     restart_causes_.push_back(attempt_error_);
+    log::warn("restart {} in {} ms after: {}", counts_.restarts, delay->count(), attempt_error_);
     if (cv_.wait_for(lock, *delay, [&] { return user_cancelled_; })) {
       status_ = JobStatus::kCanceled;
       break;
@@ -106,6 +111,7 @@ void JobRun::supervise() {
       lock.lock();
       status_ = JobStatus::kFailed;
       error_ = std::string("restart failed: ") + e.what();
+      log::error("{}", error_);
       break;
     }
   }
@@ -119,11 +125,15 @@ void JobRun::supervise() {
 
 void JobRun::run_attempt() {
   std::thread coordinator;
-  if (options_.checkpoints.enabled()) coordinator = std::thread([this] { coordinate(); });
+  if (options_.checkpoints.enabled())
+    coordinator = std::thread([this] {
+      log::ScopedContext in_job(log_context_);
+      coordinate();
+    });
   deployer_->wait_exited();
   {
     std::lock_guard lock(mu_);
-    if (pending_) abort_pending("the job attempt ended");
+    if (pending_) abort_pending(kAttemptEnded);
   }
   stopping_.store(true);  // stops the coordinator
   cv_.notify_all();
@@ -135,6 +145,7 @@ void JobRun::run_attempt() {
 }
 
 void JobRun::build(const std::optional<std::filesystem::path>& restore_from) {
+  log::ScopedContext in_job(log_context_);  // the deployer's tasks inherit it
   std::optional<CheckpointMetadata> meta;
   std::filesystem::path restore_dir;
   if (restore_from) {

@@ -12,6 +12,7 @@
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/log.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
 #include "sql_session.hpp"
@@ -143,7 +144,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--restart-backoff", opts->restart_backoff, "Double the restart delay after each restart");
   cmd->add_option("--coordinator", opts->coordinator,
                   "HOST:PORT of a coordinator's REST API: submit the job(s) there, print each job id and exit");
-  cmd->callback([opts, &exit_code] { exit_code = run(*opts); });
+  cmd->add_flag("--quiet,-q", opts->quiet, "No progress line on a terminal and no info logs (warnings and errors only)");
+  cmd->callback([opts, &exit_code] {
+    if (opts->quiet && log::level() < log::Level::kWarn) log::set_level(log::Level::kWarn);
+    exit_code = run(*opts);
+  });
 }
 
 }  // namespace clink::cli

@@ -32,6 +32,7 @@ struct CoordinatorOptions {
   int local_slots = 0;
   int workers = 0;       // `clink cluster start`: worker processes started with it
   int worker_slots = 1;  // slots of each
+  std::string log_dir;   // --log-dir (else env.log.dir): the process log and a file per job
 };
 int run_coordinator(const CoordinatorOptions& opts);
 void add_coordinator_command(CLI::App& app, int& exit_code);
@@ -74,6 +75,7 @@ struct RunOptions {
   std::int64_t restart_delay_ms = 1000;
   bool restart_backoff = false;
   std::string coordinator;  // HOST:PORT: submit to this coordinator (detached) instead of running here
+  bool quiet = false;       // --quiet: no progress line, no info logs
 };
 ExecutionOptions execution_options(const RunOptions& opts);
 void print_metrics(const JobGraph& graph, const MetricRegistry& metrics);

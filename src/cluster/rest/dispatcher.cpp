@@ -10,6 +10,7 @@
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/cluster/config/cluster_config.hpp"
+#include "clink/core/log.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 
@@ -205,6 +206,9 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   // Each job checkpoints into <execution.checkpointing.dir>/<job id>, as Flink's.
   ExecutionOptions execution = options.execution;
   if (!execution.checkpoints.directory.empty()) execution.checkpoints.directory /= id;
+  // The job's threads log as this job (JobRun takes the launching thread's context).
+  log::ScopedContext in_job({id});
+  log::debug("submitted job '{}'", graph.name);
   JobHandle handle = options_.launcher(id, graph, execution);
   std::lock_guard lock(mu_);
   if (shut_down_) {
