@@ -152,7 +152,7 @@ int bench_nexmark(const BenchOptions& opts) {
       }
       while (runtime->workers().size() < static_cast<std::size_t>(opts.workers))
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      settings.launch = [&runtime](const JobGraph& g, const ExecutionOptions& o) {
+      settings.launch = [&runtime](const JobGraph& g, const ExecutionOptions& o, cluster::JobTexts) {
         static int n = 0;
         return runtime->launch(fmt::format("{:032x}", ++n), g, o);
       };

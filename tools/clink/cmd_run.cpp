@@ -15,6 +15,7 @@
 #include "clink/core/log.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
+#include "run_services.hpp"
 #include "sql_session.hpp"
 
 namespace clink::cli {
@@ -82,7 +83,8 @@ int run(const RunOptions& opts) {
   }
   try {
     JobGraph graph = load_job(opts.job);
-    JobHandle handle = execute_async(graph, execution_options(opts));
+    RunServices services(opts);
+    JobHandle handle = services.launch(graph, execution_options(opts));
     try {
       // SIGINT/SIGTERM stop the job: with --savepoint-on-stop, after a savepoint.
       while (!handle.wait_for(std::chrono::milliseconds(50))) {

@@ -5,6 +5,7 @@
 #include "clink/sql/common/sql_error.hpp"
 #include "clink/sql/parser/parser.hpp"
 #include "commands.hpp"
+#include "run_services.hpp"
 #include "sql_session.hpp"
 
 namespace clink::cli {
@@ -30,11 +31,17 @@ void report(const std::string& path, const std::string& message) {
 int run_sql_script(const RunOptions& opts) {
   const std::string& path = opts.job.path;
   sql::ast::Script script;
+  std::unique_ptr<RunServices> services;
   std::unique_ptr<SqlSession> session;
   try {
     std::string text = read_file(path);
     script = sql::parse(text);  // the whole script parses before anything runs
-    session = std::make_unique<SqlSession>(job_settings(opts), opts.catalog_dir, stdout);
+    services = std::make_unique<RunServices>(opts);
+    SqlJobSettings settings = job_settings(opts);
+    settings.launch = [s = services.get()](const JobGraph& g, const ExecutionOptions& o, cluster::JobTexts t) {
+      return s->launch(g, o, std::move(t));
+    };
+    session = std::make_unique<SqlSession>(std::move(settings), opts.catalog_dir, stdout);
   } catch (const std::exception& e) {
     report(path, e.what());
     return kExitError;

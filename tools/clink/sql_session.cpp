@@ -91,20 +91,31 @@ bool SqlSession::wait_job(JobHandle& handle, const JobGraph& graph, const std::f
   return !stopped;
 }
 
-bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement&) {
+JobHandle SqlSession::launch(const JobGraph& graph, const nlohmann::json& spec, const sql::ast::Statement& statement) {
+  if (!settings_.launch) return execute_async(graph, settings_.execution);
+  cluster::JobTexts texts{spec.dump(), statement.text, {}};
+  try {
+    texts.plan = sql::explain_plans(runner_.plan(statement));
+  } catch (const std::exception&) {
+    // The job was planned once already; a plan that cannot be shown is no reason to fail it.
+  }
+  return settings_.launch(graph, settings_.execution, std::move(texts));
+}
+
+bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement& statement) {
   if (settings_.submit) {
     for (const auto& s : settings_.sets) apply_override(spec, s);
     settings_.submit(spec);
     return true;
   }
   JobGraph graph = build(spec);
-  JobHandle handle = settings_.launch ? settings_.launch(graph, settings_.execution) : execute_async(graph, settings_.execution);
+  JobHandle handle = launch(graph, spec, statement);
   bool completed = wait_job(handle, graph, [] {});
   std::fflush(stdout);
   return completed;
 }
 
-bool SqlSession::run_select(nlohmann::json spec) {
+bool SqlSession::run_select(nlohmann::json spec, const sql::ast::Statement& statement) {
   if (settings_.submit)
     throw ClinkError("a SELECT's rows cannot be shown from a job submitted to a coordinator: "
                      "write them to a table with INSERT INTO");
@@ -112,7 +123,7 @@ bool SqlSession::run_select(nlohmann::json spec) {
   JobGraph graph = build(spec);
   auto presenter = presenter_();
   presenter->start(select.columns);
-  JobHandle handle = settings_.launch ? settings_.launch(graph, settings_.execution) : execute_async(graph, settings_.execution);
+  JobHandle handle = launch(graph, spec, statement);
   bool completed = false;
   try {
     completed = wait_job(handle, graph, [&] { presenter->rows(select.stream->take(0)); });
@@ -134,7 +145,7 @@ bool SqlSession::execute(const sql::ast::Statement& st) {
       std::fflush(out_);
       return true;
     case sql::StatementResult::Kind::kJob:
-      if (st.as<sql::ast::QueryStatement>()) return run_select(std::move(r.spec));
+      if (st.as<sql::ast::QueryStatement>()) return run_select(std::move(r.spec), st);
       return run_job(std::move(r.spec), st);
   }
   return true;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "clink/cluster/rest/dispatcher.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/sql/catalog/catalog.hpp"
 #include "clink/sql/handler/statement_runner.hpp"
@@ -29,9 +30,10 @@ struct SqlJobSettings {
   std::string savepoint_on_stop;   // on a stop request: savepoint into this directory
   // Applied to each job's spec before it is built (the bench swaps sinks and sizes).
   std::function<void(nlohmann::json&)> rewrite_spec;
-  // Runs each job (default: execute_async, in this process; the bench can run them on
-  // a cluster's workers).
-  std::function<JobHandle(const JobGraph&, const ExecutionOptions&)> launch;
+  // Runs each job (default: execute_async, in this process; `clink run` registers them
+  // with its RunServices, the bench can run them on a cluster's workers). The texts
+  // are the job's spec, statement and optimised plan.
+  std::function<JobHandle(const JobGraph&, const ExecutionOptions&, cluster::JobTexts)> launch;
   // When set, an INSERT's job is handed to it (a coordinator's submission) instead of
   // running here; a SELECT is an error (its rows have nowhere to go).
   std::function<void(nlohmann::json&)> submit;
@@ -67,7 +69,8 @@ class SqlSession {
 
  private:
   bool run_job(nlohmann::json spec, const sql::ast::Statement& statement);
-  bool run_select(nlohmann::json spec);
+  bool run_select(nlohmann::json spec, const sql::ast::Statement& statement);
+  JobHandle launch(const JobGraph& graph, const nlohmann::json& spec, const sql::ast::Statement& statement);
   bool wait_job(JobHandle& handle, const JobGraph& graph, const std::function<void()>& tick);
   JobGraph build(nlohmann::json& spec) const;
   sql::TableStatistics analyze(const sql::TableDef& table, const std::vector<std::string>& columns);

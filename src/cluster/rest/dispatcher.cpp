@@ -188,13 +188,21 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   nlohmann::json spec = spec_in;
   if (options.parallelism > 0) spec["config"]["parallelism"] = options.parallelism;
   JobGraph graph;
-  std::vector<JobVertex> vertices;
   try {
     graph = from_spec(spec, builtin_registry());
-    vertices = job_vertices(graph);
   } catch (const ClinkError& e) {
     throw BadRequestError(fmt::format("job spec: {}", e.what()));
   }
+  // Each job checkpoints into <execution.checkpointing.dir>/<job id>, as Flink's.
+  std::string id = job_id.empty() ? random_hex_id() : job_id;
+  ExecutionOptions execution = options.execution;
+  if (!execution.checkpoints.directory.empty()) execution.checkpoints.directory /= id;
+  return launch(std::move(graph), execution, JobTexts{spec.dump(), {}, {}}, id, options.raw);
+}
+
+std::string Dispatcher::launch(JobGraph graph, const ExecutionOptions& execution, JobTexts texts,
+                               const std::string& job_id, const nlohmann::json& raw_options) {
+  std::vector<JobVertex> vertices = job_vertices(graph);
   std::string id = job_id.empty() ? random_hex_id() : job_id;
   std::int64_t start = now_ms();
   {
@@ -203,9 +211,6 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   }
   // Launched outside the lock: a cluster launcher deploys to workers, and the REST
   // API keeps answering meanwhile.
-  // Each job checkpoints into <execution.checkpointing.dir>/<job id>, as Flink's.
-  ExecutionOptions execution = options.execution;
-  if (!execution.checkpoints.directory.empty()) execution.checkpoints.directory /= id;
   // The job's threads log as this job (JobRun takes the launching thread's context).
   log::ScopedContext in_job({id});
   log::debug("submitted job '{}'", graph.name);
@@ -218,13 +223,15 @@ std::string Dispatcher::submit(const nlohmann::json& spec_in, const SubmitOption
   auto job = std::make_shared<DispatchedJob>(std::move(graph), std::move(handle));
   job->id = id;
   job->name = job->graph.name;
-  job->spec = spec.dump();
+  job->spec = std::move(texts.spec);
+  job->sql = std::move(texts.sql);
+  job->plan = std::move(texts.plan);
   job->vertices = std::move(vertices);
   job->options = execution;
   job->start_time_ms = start;
   jobs_.push_back(job);
   // Records when the job restarted and ended (the handle knows that it did, not when).
-  if (options_.on_submitted) options_.on_submitted(*job, options.raw);
+  if (options_.on_submitted) options_.on_submitted(*job, raw_options);
   spawn([job, on_ended = options_.on_ended] {
     while (!job->handle.wait_for(std::chrono::milliseconds(200))) job->exceptions();  // records restarts' times
     job->end_time_ms();  // records it

@@ -77,6 +77,14 @@ struct JobException {
   std::int64_t timestamp_ms = 0;
 };
 
+// What a job was made from, for the REST API and the web UI: the JobGraphSpec (JSON
+// text) and, for a SQL job, its statement and optimised plan (EXPLAIN's text).
+struct JobTexts {
+  std::string spec;
+  std::string sql;
+  std::string plan;
+};
+
 // One submitted job. Immutable fields are set at submission; the rest is read through
 // the handle or under the job's own lock.
 class DispatchedJob {
@@ -84,6 +92,8 @@ class DispatchedJob {
   std::string id;     // 32 hex
   std::string name;
   std::string spec;   // the JobGraphSpec as submitted (JSON text), with options applied
+  std::string sql;    // a SQL job's statement (empty otherwise)
+  std::string plan;   // a SQL job's optimised plan
   JobGraph graph;
   std::vector<JobVertex> vertices;
   ExecutionOptions options;
@@ -157,6 +167,11 @@ class Dispatcher {
   // job id. Throws BadRequestError when the spec or options are bad.
   // `job_id`: the id a recovered job had (empty: a new random one).
   std::string submit(const nlohmann::json& spec, const SubmitOptions& options, const std::string& job_id = {});
+  // Launches a graph built elsewhere (`clink run` builds its jobs with the CLI's
+  // registry) with the launcher, as given (no per-job checkpoint subdirectory), and
+  // registers it; returns the job id.
+  std::string launch(JobGraph graph, const ExecutionOptions& execution, JobTexts texts,
+                     const std::string& job_id = {}, const nlohmann::json& raw_options = nlohmann::json::object());
   // Newest first, as Flink lists them.
   std::vector<std::shared_ptr<DispatchedJob>> jobs() const;
   // Throws NotFoundError naming the id.
