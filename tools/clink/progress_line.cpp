@@ -4,7 +4,12 @@
 #include <ctime>
 #include <set>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
+
+#include "clink/cluster/rest/dispatcher.hpp"
 
 namespace clink::cli {
 namespace {
@@ -44,6 +49,12 @@ std::string timestamp_text(std::int64_t ms) {
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
   return fmt::format("{}.{:03}", buf, ((ms % 1000) + 1000) % 1000);
+}
+
+std::size_t terminal_width() {
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1) return ws.ws_col;
+  return 80;
 }
 
 }  // namespace
@@ -92,6 +103,56 @@ ProgressSample sample_progress(const JobGraph& graph, const MetricRegistry& metr
   s.restarts = counts.restarts;
   s.elapsed = elapsed;
   return s;
+}
+
+}  // namespace clink::cli
+
+namespace clink::cli {
+
+ProgressLine::ProgressLine(std::FILE* out) : out_(out), thread_([this] { run(); }) {}
+
+ProgressLine::~ProgressLine() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    clear();
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void ProgressLine::watch(std::shared_ptr<const cluster::DispatchedJob> job) {
+  std::lock_guard lock(mu_);
+  clear();
+  job_ = std::move(job);
+  started_ = std::chrono::steady_clock::now();
+}
+
+void ProgressLine::clear() {
+  if (!shown_) return;
+  std::fputs("\r\x1b[K", out_);
+  std::fflush(out_);
+  shown_ = false;
+}
+
+void ProgressLine::run() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, std::chrono::milliseconds(250));
+    if (stopping_ || !job_) continue;
+    const JobStatus status = job_->handle.status();
+    if (status != JobStatus::kRunning && status != JobStatus::kCreated) {  // ended: the line goes
+      clear();
+      job_.reset();
+      continue;
+    }
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_);
+    std::string line = render_progress(
+        sample_progress(job_->graph, job_->handle.metrics(), job_->handle.checkpoint_counts(), elapsed), terminal_width() - 1);
+    std::fprintf(out_, "\r%s\x1b[K", line.c_str());
+    std::fflush(out_);
+    shown_ = true;
+  }
 }
 
 }  // namespace clink::cli

@@ -36,3 +36,42 @@ ProgressSample sample_progress(const JobGraph& graph, const MetricRegistry& metr
                                std::chrono::milliseconds elapsed);
 
 }  // namespace clink::cli
+
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace clink::cluster {
+class DispatchedJob;
+}
+
+namespace clink::cli {
+
+// Redraws render_progress() of the job being watched on `out` (a terminal) every 250 ms:
+// "\r", the line, "\x1b[K" (clear to the end); cleared when the job ends or the next
+// job is watched, and when this goes.
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::FILE* out);
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  void watch(std::shared_ptr<const cluster::DispatchedJob> job);
+
+ private:
+  void run();
+  void clear();  // under mu_
+
+  std::FILE* out_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool shown_ = false;
+  std::shared_ptr<const cluster::DispatchedJob> job_;
+  std::chrono::steady_clock::time_point started_;
+  std::thread thread_;
+};
+
+}  // namespace clink::cli

@@ -9,6 +9,7 @@
 #include "clink/cluster/rest/dispatcher.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
+#include "progress_line.hpp"
 
 namespace clink::cli {
 
@@ -26,6 +27,7 @@ class RunServices {
 
  private:
   std::unique_ptr<cluster::Dispatcher> dispatcher_;
+  std::unique_ptr<ProgressLine> progress_;  // stderr is a terminal and not --quiet
 };
 
 }  // namespace clink::cli

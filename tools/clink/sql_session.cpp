@@ -46,6 +46,11 @@ std::unique_ptr<ResultPresenter> make_tableau_presenter(std::FILE* out) {
   return std::make_unique<TableauPresenter>(out);
 }
 
+static std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string describe_error(const std::exception& e, const sql::SourcePosition& pos) {
   if (dynamic_cast<const sql::SqlError*>(&e) != nullptr || !pos.known()) return e.what();
   return fmt::format("line {}, column {}: {}", pos.line, pos.column, e.what());
@@ -109,7 +114,15 @@ bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement& stateme
     return true;
   }
   JobGraph graph = build(spec);
+  const std::int64_t start_ms = now_ms();
   JobHandle handle = launch(graph, spec, statement);
+  struct Record {  // also when the job failed
+    SqlSession& s;
+    const JobGraph& g;
+    JobHandle& h;
+    std::int64_t t;
+    ~Record() { s.record_job(g, h, t); }
+  } record{*this, graph, handle, start_ms};
   bool completed = wait_job(handle, graph, [] {});
   std::fflush(stdout);
   return completed;
@@ -123,7 +136,15 @@ bool SqlSession::run_select(nlohmann::json spec, const sql::ast::Statement& stat
   JobGraph graph = build(spec);
   auto presenter = presenter_();
   presenter->start(select.columns);
+  const std::int64_t start_ms = now_ms();
   JobHandle handle = launch(graph, spec, statement);
+  struct Record {
+    SqlSession& s;
+    const JobGraph& g;
+    JobHandle& h;
+    std::int64_t t;
+    ~Record() { s.record_job(g, h, t); }
+  } record{*this, graph, handle, start_ms};
   bool completed = false;
   try {
     completed = wait_job(handle, graph, [&] { presenter->rows(select.stream->take(0)); });
@@ -136,6 +157,15 @@ bool SqlSession::run_select(nlohmann::json spec, const sql::ast::Statement& stat
 }
 
 bool SqlSession::execute(const sql::ast::Statement& st) {
+  // The SQL client's job statements: answered here (the planner has no jobs).
+  std::string client_text;
+  if (const auto* show = st.as<sql::ast::Show>(); show && show->what == sql::ast::Show::What::Jobs) client_text = show_jobs();
+  else if (const auto* stop = st.as<sql::ast::StopJob>()) client_text = stop_job(*stop);
+  if (st.as<sql::ast::StopJob>() || !client_text.empty()) {
+    std::fputs(client_text.c_str(), out_);
+    std::fflush(out_);
+    return true;
+  }
   sql::StatementResult r = runner_.execute(st);
   switch (r.kind) {
     case sql::StatementResult::Kind::kOk: return true;
