@@ -173,7 +173,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
     dopts.on_ended = [services, &suspending, ha_enabled](const cluster::DispatchedJob& job) {
       {
         log::ScopedContext in_job({job.id});
-        const JobStatus status = job.handle.status();
+        const JobStatus status = job.status();  // a stop with savepoint: FINISHED, as Flink's
         if (status == JobStatus::kFailed) log::error("job {}: {}", job_status_name(status), job.handle.error());
         else log::info("job {}", job_status_name(status));
       }
