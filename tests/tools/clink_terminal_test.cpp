@@ -105,7 +105,7 @@ TEST_F(Terminal, LogLinesCarryLevelJobTaskAndSubtask) {
 }
 
 // `clink run` on a pseudo-terminal: the progress line comes and goes; with --quiet none.
-std::string run_on_pty(const std::vector<std::string>& args, int& exit_code) {
+std::string run_on_pty(const std::vector<std::string>& args, int& exit_code, const std::string& input = "") {
   int fd = -1;
   winsize ws{};
   ws.ws_row = 40;
@@ -119,6 +119,7 @@ std::string run_on_pty(const std::vector<std::string>& args, int& exit_code) {
     ::execv(CLINK_BINARY, argv.data());
     _exit(127);
   }
+  if (!input.empty() && ::write(fd, input.data(), input.size()) != static_cast<ssize_t>(input.size())) ADD_FAILURE();
   std::string out;
   char buf[4096];
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -164,6 +165,25 @@ INSERT INTO snk SELECT k FROM src;
   Result r = clink("run '" + script + "'");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
+}
+
+// The SQL client's result modes on a terminal: changelog shows the changes with their
+// `op`, table the rows they leave.
+TEST_F(Terminal, SqlClientResultModesOnATerminal) {
+  const std::string query =
+      "SELECT k, COUNT(*) AS c FROM (VALUES (1), (2), (1)) AS t(k) GROUP BY k;\n";
+  int code = -1;
+  std::string out = run_on_pty({"sql"}, code, "SET 'sql-client.execution.result-mode' = 'changelog';\n" + query + "QUIT;\n");
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_THAT(out, ContainsRegex("\\| op \\| +k \\| +c \\|"));
+  EXPECT_THAT(out, ContainsRegex("\\| -U \\| +1 \\| +1 \\|"));
+  EXPECT_THAT(out, ContainsRegex("\\| \\+U \\| +1 \\| +2 \\|"));
+  EXPECT_THAT(out, HasSubstr("Received a total of 4 rows"));
+  EXPECT_THAT(out, HasSubstr("[INFO] Query finished."));
+  out = run_on_pty({"sql"}, code, "SET 'sql-client.execution.result-mode' = 'table';\n" + query + "QUIT;\n");
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_THAT(out, Not(HasSubstr("| op |")));
+  EXPECT_THAT(out, ContainsRegex("\\| +1 \\| +2 \\|"));
 }
 
 TEST_F(Terminal, SqlClientCatalogAndDatabaseStatements) {

@@ -47,17 +47,19 @@ std::size_t terminal_rows() {
   return 24;
 }
 
-// The live table: the materialised result, redrawn in place (cursor moved up over the
-// previous drawing, then cleared below) at most every 200 ms.
-class LiveTablePresenter final : public ResultPresenter {
+// A live result view redrawn in place (cursor moved up over the previous drawing, then
+// cleared below) at most every 200 ms: the materialised table (table mode) or the
+// changelog (changelog mode). A View has View(columns), apply(rows), render(max_rows).
+template <class View>
+class LivePresenter final : public ResultPresenter {
  public:
   void start(const std::vector<ResultColumn>& columns) override {
-    table_ = std::make_unique<MaterializedTable>(columns);
+    view_ = std::make_unique<View>(columns);
     draw();
   }
   void rows(const std::vector<ResultRow>& rows) override {
     if (!rows.empty()) {
-      table_->apply(rows);
+      view_->apply(rows);
       dirty_ = true;
     }
     auto now = std::chrono::steady_clock::now();
@@ -72,7 +74,7 @@ class LiveTablePresenter final : public ResultPresenter {
  private:
   void draw() {
     std::size_t rows = terminal_rows();
-    std::string text = table_->render(rows > 8 ? rows - 8 : 1);
+    std::string text = view_->render(rows > 8 ? rows - 8 : 1);
     std::string out;
     if (lines_ > 0) out += fmt::format("\x1b[{}F\x1b[J", lines_);
     out += text;
@@ -84,7 +86,7 @@ class LiveTablePresenter final : public ResultPresenter {
     dirty_ = false;
   }
 
-  std::unique_ptr<MaterializedTable> table_;
+  std::unique_ptr<View> view_;
   std::size_t lines_ = 0;
   bool dirty_ = false;
   std::chrono::steady_clock::time_point last_draw_{};
@@ -128,45 +130,6 @@ class ChangelogView {
   std::vector<std::vector<std::optional<std::string>>> rows_;
 };
 
-// The live changelog, redrawn in place as the live table is.
-class LiveChangelogPresenter final : public ResultPresenter {
- public:
-  void start(const std::vector<ResultColumn>& columns) override {
-    view_ = std::make_unique<ChangelogView>(columns);
-    draw();
-  }
-  void rows(const std::vector<ResultRow>& rows) override {
-    if (!rows.empty()) {
-      view_->apply(rows);
-      dirty_ = true;
-    }
-    if (dirty_ && std::chrono::steady_clock::now() - last_draw_ >= std::chrono::milliseconds(200)) draw();
-  }
-  void finish(bool stopped) override {
-    draw();
-    std::fputs(stopped ? "[INFO] Query stopped.\n" : "[INFO] Query finished.\n", stdout);
-    std::fflush(stdout);
-  }
-
- private:
-  void draw() {
-    std::size_t rows = terminal_rows();
-    std::string text = view_->render(rows > 9 ? rows - 9 : 1);
-    std::string out = lines_ > 0 ? fmt::format("\x1b[{}F\x1b[J", lines_) : std::string();
-    out += text;
-    lines_ = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
-    last_draw_ = std::chrono::steady_clock::now();
-    dirty_ = false;
-  }
-
-  std::unique_ptr<ChangelogView> view_;
-  std::size_t lines_ = 0;
-  bool dirty_ = false;
-  std::chrono::steady_clock::time_point last_draw_{};
-};
-
 constexpr const char* kResultModeKey = "sql-client.execution.result-mode";
 
 const char* kHelp =
@@ -180,7 +143,7 @@ class Shell {
  public:
   Shell(const ShellOptions& opts, bool interactive)
       : interactive_(interactive), session_(settings(opts), opts.catalog_dir, stdout) {
-    if (interactive_) session_.set_presenter([] { return std::make_unique<LiveTablePresenter>(); });
+    if (interactive_) session_.set_presenter([] { return std::make_unique<LivePresenter<MaterializedTable>>(); });
   }
 
   // SET 'sql-client.execution.result-mode' = 'table' | 'changelog' | 'tableau': how the
@@ -192,8 +155,8 @@ class Shell {
     if (mode != "table" && mode != "changelog" && mode != "tableau")
       throw ClinkError(fmt::format("SET '{}' = '{}': expected 'table', 'changelog' or 'tableau'", kResultModeKey, *set.value));
     if (!interactive_ || mode == "tableau") session_.set_presenter([] { return make_tableau_presenter(stdout); });
-    else if (mode == "table") session_.set_presenter([] { return std::make_unique<LiveTablePresenter>(); });
-    else session_.set_presenter([] { return std::make_unique<LiveChangelogPresenter>(); });
+    else if (mode == "table") session_.set_presenter([] { return std::make_unique<LivePresenter<MaterializedTable>>(); });
+    else session_.set_presenter([] { return std::make_unique<LivePresenter<ChangelogView>>(); });
   }
 
   // Runs statements until quit or end of input; the exit code (non-interactive: 1 when a

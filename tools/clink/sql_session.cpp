@@ -46,6 +46,13 @@ std::unique_ptr<ResultPresenter> make_tableau_presenter(std::FILE* out) {
   return std::make_unique<TableauPresenter>(out);
 }
 
+// Runs `f` when it goes out of scope.
+template <class F>
+struct OnExit {
+  F f;
+  ~OnExit() { f(); }
+};
+
 static std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -116,13 +123,7 @@ bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement& stateme
   JobGraph graph = build(spec);
   const std::int64_t start_ms = now_ms();
   JobHandle handle = launch(graph, spec, statement);
-  struct Record {  // also when the job failed
-    SqlSession& s;
-    const JobGraph& g;
-    JobHandle& h;
-    std::int64_t t;
-    ~Record() { s.record_job(g, h, t); }
-  } record{*this, graph, handle, start_ms};
+  OnExit record{[&] { record_job(graph, handle, start_ms); }};  // for SHOW JOBS, also when it failed
   bool completed = wait_job(handle, graph, [] {});
   std::fflush(stdout);
   return completed;
@@ -138,13 +139,7 @@ bool SqlSession::run_select(nlohmann::json spec, const sql::ast::Statement& stat
   presenter->start(select.columns);
   const std::int64_t start_ms = now_ms();
   JobHandle handle = launch(graph, spec, statement);
-  struct Record {
-    SqlSession& s;
-    const JobGraph& g;
-    JobHandle& h;
-    std::int64_t t;
-    ~Record() { s.record_job(g, h, t); }
-  } record{*this, graph, handle, start_ms};
+  OnExit record{[&] { record_job(graph, handle, start_ms); }};  // for SHOW JOBS, also when it failed
   bool completed = false;
   try {
     completed = wait_job(handle, graph, [&] { presenter->rows(select.stream->take(0)); });
