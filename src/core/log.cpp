@@ -28,6 +28,7 @@ std::atomic<int> g_level{static_cast<int>(Level::kInfo)};
 struct Sinks {
   std::mutex mu;
   bool to_stderr = true;
+  std::function<void()> prelude;
   std::shared_ptr<spdlog::sinks::stderr_sink_st> err;
   std::filesystem::path dir;  // empty: no files
   std::string file_pattern;  // kFilePattern, the process, the line
@@ -121,6 +122,7 @@ void write(Level level, std::string_view message) {
   Sinks& s = sinks();
   std::lock_guard lock(s.mu);
   if (s.to_stderr) {
+    if (s.prelude) s.prelude();
     if (!s.err) {
       s.err = std::make_shared<spdlog::sinks::stderr_sink_st>();
       s.err->set_pattern(kStderrPattern);
@@ -166,6 +168,12 @@ void set_stderr(bool on) {
   Sinks& s = sinks();
   std::lock_guard lock(s.mu);
   s.to_stderr = on;
+}
+
+void set_stderr_prelude(std::function<void()> prelude) {
+  Sinks& s = sinks();
+  std::lock_guard lock(s.mu);
+  s.prelude = std::move(prelude);
 }
 
 void close_files() {

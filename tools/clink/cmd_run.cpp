@@ -89,6 +89,7 @@ int run(const RunOptions& opts) {
       // SIGINT/SIGTERM stop the job: with --savepoint-on-stop, after a savepoint.
       while (!handle.wait_for(std::chrono::milliseconds(50))) {
         if (!stop_requested().load()) continue;
+        services.progress_done();
         if (opts.savepoint_on_stop.empty()) {
           handle.cancel();
           handle.wait_for(std::chrono::seconds(30));
@@ -100,8 +101,10 @@ int run(const RunOptions& opts) {
         std::fprintf(stderr, "savepoint written to %s\n", path.c_str());
         return kExitOk;
       }
+      services.progress_done();
       handle.wait();
     } catch (const ClinkError& e) {
+      services.progress_done();
       std::fflush(stdout);
       if (opts.metrics) print_metrics(graph, handle.metrics());
       std::fprintf(stderr, "error: %s\n", e.what());

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "clink/cluster/rest/dispatcher.hpp"
+#include "clink/core/log.hpp"
 
 namespace clink::cli {
 namespace {
@@ -109,9 +110,16 @@ ProgressSample sample_progress(const JobGraph& graph, const MetricRegistry& metr
 
 namespace clink::cli {
 
-ProgressLine::ProgressLine(std::FILE* out) : out_(out), thread_([this] { run(); }) {}
+ProgressLine::ProgressLine(std::FILE* out) : out_(out), thread_([this] { run(); }) {
+  // A log line clears the status line first; the next redraw puts it back below.
+  log::set_stderr_prelude([this] {
+    std::lock_guard lock(mu_);
+    clear();
+  });
+}
 
 ProgressLine::~ProgressLine() {
+  log::set_stderr_prelude({});
   {
     std::lock_guard lock(mu_);
     stopping_ = true;

@@ -24,6 +24,10 @@ class RunServices {
   JobHandle launch(const JobGraph& graph, const ExecutionOptions& options, cluster::JobTexts texts = {});
 
   cluster::Dispatcher& dispatcher() { return *dispatcher_; }
+  // The job ended or is being stopped: the progress line goes before the command prints.
+  void progress_done() {
+    if (progress_) progress_->watch(nullptr);
+  }
 
  private:
   std::unique_ptr<cluster::Dispatcher> dispatcher_;

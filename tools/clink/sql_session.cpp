@@ -86,6 +86,7 @@ bool SqlSession::wait_job(JobHandle& handle, const JobGraph& graph, const std::f
   while (!handle.wait_for(std::chrono::milliseconds(100))) {
     tick();
     if (!stop_requested().load()) continue;
+    if (settings_.job_ended) settings_.job_ended();
     stopped = true;
     if (!settings_.savepoint_on_stop.empty()) {
       auto path = handle.stop_with_savepoint(storage_path(settings_.savepoint_on_stop));
@@ -98,6 +99,7 @@ bool SqlSession::wait_job(JobHandle& handle, const JobGraph& graph, const std::f
     break;
   }
   tick();
+  if (settings_.job_ended) settings_.job_ended();
   if (settings_.metrics) print_metrics(graph, handle.metrics());
   if (!stopped) handle.wait();  // throws JobFailedError when the job failed
   return !stopped;

@@ -39,6 +39,9 @@ struct SqlJobSettings {
   std::function<void(nlohmann::json&)> submit;
   // `clink sql --coordinator HOST:PORT`: SHOW JOBS and STOP JOB ask this REST API.
   std::string coordinator;
+  // Called when a job ended or is being stopped, before anything about it is printed
+  // (`clink run` clears its progress line).
+  std::function<void()> job_ended;
 };
 
 // Shows a SELECT's rows while its job runs. `poll` is called with each batch of rows

@@ -5,6 +5,7 @@
 // header keeps it out of everything that logs. Not for a command's output (job ids, the
 // REST address, SQL results, error lines a user or a script reads): those stay prints.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -73,6 +74,9 @@ void open_log_dir(const std::filesystem::path& dir, const std::string& process);
 // Stops logging to stderr (the process log still gets every line), e.g. while a full
 // screen owns the terminal. Default: on.
 void set_stderr(bool on);
+// Called before a line goes to stderr (under the log's lock; it must not log): a status
+// line on the terminal clears itself so the log line does not land in it. Empty: none.
+void set_stderr_prelude(std::function<void()> prelude);
 // Flushes and closes the files (at exit they are flushed anyway).
 void close_files();
 
