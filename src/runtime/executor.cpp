@@ -68,11 +68,14 @@ class LocalDeployer final : public TaskDeployer {
 
 JobRun::JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer)
     : graph_(graph), options_(std::move(options)), layout_(TaskLayout::of(graph_)) {
+  log_context_.job = log::context().job.empty() ? graph_.name : log::context().job;
+  log::ScopedContext in_job(log_context_);  // a local deployer's tasks inherit it
   deployer_ = make_deployer ? make_deployer(*this, metrics_)
                             : std::make_unique<LocalDeployer>(graph_, options_, *this, metrics_);
 }
 
 void JobRun::supervise() {
+  log::ScopedContext in_job(log_context_);
   RestartTracker restarts(options_.restart);
   for (;;) {
     run_attempt();
@@ -90,10 +93,12 @@ void JobRun::supervise() {
     if (!delay) {
       status_ = JobStatus::kFailed;
       error_ = attempt_error_;
+      log::debug("job failed (no restart left): {}", attempt_error_);
       break;
     }
     ++counts_.restarts;
     restart_causes_.push_back(attempt_error_);
+    log::warn("restart {} in {} ms after: {}", counts_.restarts, delay->count(), attempt_error_);
     if (cv_.wait_for(lock, *delay, [&] { return user_cancelled_; })) {
       status_ = JobStatus::kCanceled;
       break;
@@ -108,6 +113,7 @@ void JobRun::supervise() {
       lock.lock();
       status_ = JobStatus::kFailed;
       error_ = std::string("restart failed: ") + e.what();
+      log::error("{}", error_);
       break;
     }
   }
@@ -121,11 +127,15 @@ void JobRun::supervise() {
 
 void JobRun::run_attempt() {
   std::thread coordinator;
-  if (options_.checkpoints.enabled()) coordinator = std::thread([this] { coordinate(); });
+  if (options_.checkpoints.enabled())
+    coordinator = std::thread([this] {
+      log::ScopedContext in_job(log_context_);
+      coordinate();
+    });
   deployer_->wait_exited();
   {
     std::lock_guard lock(mu_);
-    if (pending_) abort_pending("the job attempt ended");
+    if (pending_) abort_pending(kAttemptEnded);
   }
   stopping_.store(true);  // stops the coordinator
   cv_.notify_all();
@@ -146,7 +156,7 @@ std::optional<std::pair<std::filesystem::path, CheckpointMetadata>> JobRun::rest
     try {
       return std::make_pair(it->second, read_verified_checkpoint(it->second));
     } catch (const CorruptCheckpointError& e) {
-      std::fprintf(stderr, "clink: %s; restoring from an older checkpoint\n", e.what());
+      log::warn("{}; restoring from an older checkpoint", e.what());
     }
   }
   // The job's own checkpoints are gone or damaged: what it started from (verified in build).
@@ -156,6 +166,7 @@ std::optional<std::pair<std::filesystem::path, CheckpointMetadata>> JobRun::rest
 
 void JobRun::build(const std::optional<std::filesystem::path>& restore_from,
                    std::optional<CheckpointMetadata> verified) {
+  log::ScopedContext in_job(log_context_);  // the deployer's tasks inherit it
   std::optional<CheckpointMetadata> meta;
   std::filesystem::path restore_dir;
   if (restore_from) {

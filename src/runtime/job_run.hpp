@@ -17,6 +17,7 @@
 #include "clink/checkpoint/operator_state.hpp"
 #include "clink/checkpoint/timer_snapshot.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/log.hpp"
 #include "clink/runtime/executor.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/shared_state_registry.hpp"
@@ -25,6 +26,9 @@
 #include "clink/runtime/task_group.hpp"
 
 namespace clink {
+
+// Why a checkpoint pending when its attempt ended was aborted.
+inline constexpr const char* kAttemptEnded = "the job attempt ended";
 
 class JobRun final : public TaskEvents {
  public:
@@ -201,6 +205,9 @@ class JobRun final : public TaskEvents {
 
   JobGraph graph_;
   ExecutionOptions options_;
+  // The job's log context: the starting thread's (a coordinator's: the job id), else the
+  // job's name; its own threads and its tasks log in it.
+  log::Context log_context_;
   MetricRegistry metrics_;
   std::thread supervisor_;
 

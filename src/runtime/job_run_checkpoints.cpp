@@ -154,6 +154,7 @@ void JobRun::complete_pending() {
     }
     stats.status = CheckpointStats::Status::kFailed;
     stats.failure = e.what();
+    log::warn("{} {} failed: {}", p.savepoint_dir ? "savepoint" : "checkpoint", p.id, stats.failure);
     history_.push_back(stats);
     ++counts_.failed;
     cv_.notify_all();
@@ -163,6 +164,8 @@ void JobRun::complete_pending() {
   stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started).count();
   stats.size_bytes = directory_size(dir);
   stats.alignment_ms = p.max_alignment_ns / 1'000'000;
+  log::debug("{} {} completed in {} ms ({} bytes): {}", p.savepoint_dir ? "savepoint" : "checkpoint", p.id,
+             stats.duration_ms, stats.size_bytes, stats.path);
   history_.push_back(stats);
   last_checkpoint_end_ = now;
   // Tasks that snapshotted after their end of input exit once they committed this.
@@ -223,6 +226,9 @@ void JobRun::abort_pending(const std::string& why) {
   stats.status = CheckpointStats::Status::kFailed;
   stats.failure = why;
   stats.path = checkpoint_dir(pending_->id).string();
+  // An attempt ending (a bounded job finishing, a failure) takes its pending checkpoint along: no news.
+  log::at(why == std::string_view(kAttemptEnded) ? log::Level::kDebug : log::Level::kWarn, "{} {} aborted: {}",
+          pending_->savepoint_dir ? "savepoint" : "checkpoint", pending_->id, why);
   history_.push_back(stats);
   ++counts_.failed;
   // Failed checkpoints are cleaned up. A savepoint's directory was new or empty (see

@@ -232,8 +232,10 @@ void Task::run() {
   } catch (const TaskCancelled&) {
     // The job is being cancelled or another task failed: leave quietly.
   } catch (const OperatorFailure& e) {
+    log::debug("task failed: {}", e.what());  // the job reports it (a restart, its end)
     job_.fail(e.what());
   } catch (const std::exception& e) {
+    log::debug("task failed: {}", e.what());
     job_.fail(name_ + " failed: " + e.what());
   }
   for (std::size_t i = 0; i < opened; ++i) {

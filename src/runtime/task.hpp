@@ -14,6 +14,7 @@
 #include "clink/checkpoint/checkpoint_config.hpp"
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/log.hpp"
 #include "clink/metrics/metric_registry.hpp"
 #include "clink/runtime/channel_writer.hpp"
 #include "clink/runtime/input_gate.hpp"
@@ -145,6 +146,7 @@ class Task {
   // Every operator of the chain finished in the restored checkpoint: nothing runs, the
   // outputs end at once (Flink's finished-on-restore task).
   bool finished_on_restore = false;
+  log::Context log_context;  // its thread logs as this task of the job
   const std::string& name() const { return name_; }
   std::shared_ptr<TaskTimeMetrics> time_metrics() const { return time_; }
 

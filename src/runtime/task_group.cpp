@@ -126,6 +126,7 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
     if (head.num_inputs > 0)
       task->gate = std::make_unique<InputGate>(channel_inputs[entry.chain], graph.config.channel_capacity);
     task->finished_on_restore = finished.count(head.id) > 0;
+    task->log_context = log::Context{log::context().job, head.name, s, p};
     for (const auto& id : chain) {
       const JobNode& n = graph.node(id);
       auto host = std::make_unique<detail::OperatorHost>();
@@ -245,6 +246,7 @@ void TaskGroup::start() {
   for (std::size_t t = 0; t < tasks_.size(); ++t) {
     if (!tasks_[t]) continue;
     threads_.emplace_back([this, t] {
+      log::ScopedContext as_task(tasks_[t]->log_context);
       tasks_[t]->run();
       if (exited_) exited_(t);
     });

@@ -47,6 +47,20 @@ TEST(ParserStatement, ShowDescribeAnalyze) {
       {"SHOW CREATE VIEW v", "SHOW CREATE VIEW v"},
       {"SHOW COLUMNS FROM t", "SHOW COLUMNS FROM t"},
       {"SHOW COLUMNS IN t", "SHOW COLUMNS FROM t"},
+      // The SQL client's statements.
+      {"show catalogs", "SHOW CATALOGS"},
+      {"SHOW DATABASES", "SHOW DATABASES"},
+      {"SHOW CURRENT CATALOG", "SHOW CURRENT CATALOG"},
+      {"SHOW CURRENT DATABASE", "SHOW CURRENT DATABASE"},
+      {"SHOW JOBS", "SHOW JOBS"},
+      {"SHOW JARS", "SHOW JARS"},
+      {"USE CATALOG default_catalog", "USE CATALOG default_catalog"},
+      {"USE default_catalog.default_database", "USE default_catalog.default_database"},
+      {"USE catalog", "USE catalog"},  // a database named "catalog"
+      {"STOP JOB 'a1b2' WITH SAVEPOINT WITH DRAIN", "STOP JOB 'a1b2' WITH SAVEPOINT WITH DRAIN"},
+      {"stop job 'a1b2'", "STOP JOB 'a1b2'"},
+      {"ADD JAR '/x.jar'", "ADD JAR '/x.jar'"},
+      {"REMOVE JAR '/x.jar'", "REMOVE JAR '/x.jar'"},
       {"DESCRIBE Orders", "DESCRIBE Orders"},
       {"DESC `My Table`", "DESCRIBE `My Table`"},
       {"DESCRIBE EXTENDED t", "DESCRIBE EXTENDED t"},
@@ -61,7 +75,7 @@ TEST(ParserStatement, ShowDescribeAnalyze) {
   ASSERT_NE(show, nullptr);
   EXPECT_EQ(show->what, ast::Show::What::CreateTable);
   EXPECT_EQ(show->object, (ast::QualifiedName{"Orders"}));
-  EXPECT_EQ(error_of("SHOW CATALOGS"), "TranslationError: line 1, column 6: SHOW CATALOGS is not supported");
+  EXPECT_EQ(error_of("SHOW MODULES"), "TranslationError: line 1, column 6: SHOW MODULES is not supported");
   EXPECT_EQ(error_of("SHOW TABLES FROM db"), "ParseError: line 1, column 13: unexpected 'FROM'");
   EXPECT_EQ(error_of("ANALYZE TABLE t"), "ParseError: line 1, column 16: expected 'COMPUTE' but found end of input");
   EXPECT_EQ(error_of("ANALYZE TABLE t COMPUTE STATISTICS NOSCAN"),
@@ -181,9 +195,9 @@ TEST(ParserStatement, ParseQueryEntryPoint) {
 TEST(ParserStatement, UnsupportedStatements) {
   EXPECT_EQ(error_of("SELECT 1;\nUPDATE t SET a = 1"), "TranslationError: line 2, column 1: UPDATE statements are not supported");
   EXPECT_EQ(error_of("DELETE FROM t WHERE a = 1"), "TranslationError: line 1, column 1: DELETE statements are not supported");
-  EXPECT_EQ(error_of("USE CATALOG c"), "TranslationError: line 1, column 1: USE statements are not supported");
+  EXPECT_EQ(error_of("USE MODULES hive"), "ParseError: line 1, column 13: unexpected 'hive'");
   EXPECT_EQ(error_of("LOAD MODULE hive"), "TranslationError: line 1, column 1: LOAD statements are not supported");
-  EXPECT_EQ(error_of("ADD JAR '/x.jar'"), "TranslationError: line 1, column 1: ADD statements are not supported");
+  EXPECT_EQ(error_of("ADD FILE '/x.txt'"), "TranslationError: line 1, column 1: ADD statements are not supported");
   EXPECT_EQ(error_of("TRUNCATE TABLE t"), "TranslationError: line 1, column 1: TRUNCATE statements are not supported");
   EXPECT_EQ(error_of("GRANT SELECT ON t TO u"), "TranslationError: line 1, column 1: GRANT / REVOKE statements are not supported");
   EXPECT_EQ(error_of("COMMIT"), "TranslationError: line 1, column 1: transaction control statements are not supported");

@@ -319,7 +319,7 @@ TEST_P(ClinkCheckpoint, AnIncompleteNewestCheckpointFallsBackToThePreviousOne) {
   auto r = clink("run " + spec + " --from-checkpoint " + ckpt.string() + " --checkpoint-dir " + ckpt.string() +
                  " --checkpoint-interval 50 --state-backend " + GetParam() + " --set events.rows_per_second=0");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("clink: checkpoint " + chks.back().second.string() + " is incomplete: " +
+  EXPECT_THAT(r.err, HasSubstr("WARN  checkpoint " + chks.back().second.string() + " is incomplete: " +
                                (chks.back().second / "_metadata").string() + " is empty; passed over"));
   // Restored from the previous checkpoint: the rows committed after it are written again
   // (as in Flink, a fallback's price), each with the count the restored state gives.

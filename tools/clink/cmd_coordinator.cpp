@@ -10,7 +10,9 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -31,6 +33,7 @@
 #include "clink/cluster/ha/ha_config.hpp"
 #include "clink/cluster/ha/ha_services.hpp"
 #include "clink/cluster/rest/dispatcher.hpp"
+#include "clink/core/log.hpp"
 #include "clink/cluster/rest/rest_server.hpp"
 #include "clink/cluster/worker/worker.hpp"
 #include "clink/core/error.hpp"
@@ -106,6 +109,8 @@ int run_coordinator(const CoordinatorOptions& opts) {
     if (opts.rest_port >= 0) config.set("rest.bind-port", std::to_string(opts.rest_port));
     if (opts.rpc_port >= 0) config.set("jobmanager.rpc.port", std::to_string(opts.rpc_port));
     (void)cluster::execution_options(config);  // a bad job setting fails here, naming its key
+    const std::string log_dir = !opts.log_dir.empty() ? opts.log_dir : config.get_string("env.log.dir", "");
+    if (!log_dir.empty()) log::open_log_dir(log_dir, "coordinator");
     const bool ha_enabled = config.high_availability().enabled();
     auto ha = cluster::make_ha_services(cluster::HaConfig::from(config));
 
@@ -132,10 +137,16 @@ int run_coordinator(const CoordinatorOptions& opts) {
     ha->leader_election().run(
         address.encode(),
         [&](const std::string&) {
-          if (!leading.exchange(true)) granted.set_value();
+          if (!leading.exchange(true)) {
+            log::info("leadership granted ({})", address.rpc);
+            granted.set_value();
+          }
         },
         [&] {
-          if (leading.load()) revoked.store(true);
+          if (leading.load()) {
+            log::warn("leadership revoked");
+            revoked.store(true);
+          }
         });
     if (ha_enabled) std::printf("coordinator: waiting for leadership (rest %s)\n", address.rest.c_str());
     std::fflush(stdout);
@@ -153,6 +164,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
     // The leader records every completed checkpoint before its tasks commit.
     dopts.launcher = [&runtime, services, ha_enabled](const std::string& job_id, const JobGraph& graph,
                                                        ExecutionOptions o) {
+      log::info("job '{}' submitted", graph.name);  // in the job's context: its log file starts here
       if (ha_enabled)
         o.on_checkpoint_completed = [services, job_id](std::int64_t id, const std::filesystem::path& dir) {
           services->checkpoints().add_completed(job_id, {id, dir.string()});
@@ -161,18 +173,23 @@ int run_coordinator(const CoordinatorOptions& opts) {
     };
     dopts.cluster = std::make_shared<WorkersInfo>(runtime);
     dopts.registry = &cluster::gateway::registry_with_collect_sink();  // the SQL gateway's SELECTs
-    if (ha_enabled) {
+    if (ha_enabled)
       dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
         if (options.contains(cluster::gateway::kCollectJobOption)) return;  // a SQL gateway SELECT: not resumed
         services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
                                                           {"options", options}}.dump());
       };
-      dopts.on_ended = [services, &suspending](const cluster::DispatchedJob& job) {
-        if (suspending.load()) return;  // stopped with this coordinator: the next leader resumes it
-        services->job_graphs().remove(job.id);
-        services->checkpoints().remove_job(job.id);
-      };
-    }
+    dopts.on_ended = [services, &suspending, ha_enabled](const cluster::DispatchedJob& job) {
+      {
+        log::ScopedContext in_job({job.id});
+        const JobStatus status = job.status();  // a stop with savepoint: FINISHED, as Flink's
+        if (status == JobStatus::kFailed) log::error("job {}: {}", job_status_name(status), job.handle.error());
+        else log::info("job {}", job_status_name(status));
+      }
+      if (!ha_enabled || suspending.load()) return;  // stopped with this coordinator: the next leader resumes it
+      services->job_graphs().remove(job.id);
+      services->checkpoints().remove_job(job.id);
+    };
     if (auto dir = config.savepoint_dir()) dopts.default_savepoint_dir = dir->string();
     dopts.configuration = config.entries();
     dopts.configuration["rest.address"] = rest.address;
@@ -228,19 +245,20 @@ int run_coordinator(const CoordinatorOptions& opts) {
           // older one beside it (with retained checkpoints, Flink's num-retained).
           std::vector<std::string> passed_over;
           auto intact = intact_checkpoint_or_older(latest->external_path, &passed_over);
-          for (const auto& why : passed_over) std::fprintf(stderr, "coordinator: %s; passed over\n", why.c_str());
+          for (const auto& why : passed_over) log::warn("{}; passed over", why);
           options["execution.state-recovery.path"] = intact ? intact->string() : latest->external_path;
           options["execution.state-recovery.claim-mode"] = "CLAIM";  // the job's own: subsumed as it goes on
         }
         auto submit = cluster::parse_submit_options(options, dispatcher.configuration());
         submit.raw = record.value("options", nlohmann::json::object());
         dispatcher.submit(record.at("spec"), submit, job_id);
-        std::fprintf(stderr, "coordinator: recovered job %s%s\n", job_id.c_str(),
-                     options.contains("execution.state-recovery.path")
-                         ? (" from " + options["execution.state-recovery.path"].get<std::string>()).c_str()
-                         : "");
+        log::ScopedContext in_job({job_id});
+        log::info("recovered the job{}", options.contains("execution.state-recovery.path")
+                                             ? " from " + options["execution.state-recovery.path"].get<std::string>()
+                                             : std::string());
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "coordinator: cannot recover job %s: %s\n", job_id.c_str(), e.what());
+        log::ScopedContext in_job({job_id});
+        log::error("cannot recover the job: {}", e.what());
       }
     }
 
@@ -252,6 +270,10 @@ int run_coordinator(const CoordinatorOptions& opts) {
                                     fmt::format("{}:{}", config.rest_address(), server.port()), "--slots",
                                     std::to_string(opts.worker_slots)};
       if (!opts.config.empty()) args.insert(args.end(), {"--config", opts.config});
+      if (!opts.log_dir.empty()) args.insert(args.end(), {"--log-dir", opts.log_dir});
+      std::string level = log::level_name(log::level());  // the workers log as this coordinator does
+      std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return std::tolower(c); });
+      args.insert(args.end(), {"--log-level", level});
       std::vector<char*> argv;
       for (auto& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -273,11 +295,11 @@ int run_coordinator(const CoordinatorOptions& opts) {
     int code = kExitOk;
     for (;;) {
       if (wait_signal(std::chrono::milliseconds(100))) {
-        std::fprintf(stderr, "coordinator: stopping%s\n", ha_enabled ? " (its jobs resume on the next leader)" : ", cancelling the jobs");
+        log::info("coordinator stopping{}", ha_enabled ? " (its jobs resume on the next leader)" : ", cancelling the jobs");
         break;
       }
       if (revoked.load()) {
-        std::fprintf(stderr, "coordinator: leadership lost, stopping\n");
+        log::error("coordinator: leadership lost, stopping");
         code = kExitError;
         break;
       }
@@ -311,6 +333,8 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--sql-gateway-port", opts->sql_gateway_port,
                   "Serve Flink's SQL Gateway REST API on this port (sql-gateway.endpoint.rest.port; 0: any free port)")
       ->check(CLI::Range(0, 65535));
+  cmd->add_option("--log-dir", opts->log_dir,
+                  "Write the process log (coordinator.log) and a log per job (<job id>.log) here (default env.log.dir)");
   cmd->callback([opts, &exit_code] { exit_code = run_coordinator(*opts); });
 
   auto copts = std::make_shared<CoordinatorOptions>();
@@ -320,6 +344,7 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
   start->add_option("--workers", copts->workers, "Worker processes")->default_val(2)->check(CLI::Range(1, 256));
   start->add_option("--slots", copts->worker_slots, "Slots of each worker")->default_val(2)->check(CLI::Range(1, 1024));
   start->add_option("--config", copts->config, "Flink's config.yaml, for the coordinator and the workers");
+  start->add_option("--log-dir", copts->log_dir, "Log directory of the coordinator and the workers (default env.log.dir)");
   start->add_option("--rest-port", copts->rest_port, "REST port (default 8081; 0: any free port)")->check(CLI::Range(0, 65535));
   start->add_option("--rpc-port", copts->rpc_port, "Control-plane port (default 6123; 0: any free port)")->check(CLI::Range(0, 65535));
   start->callback([copts, &exit_code] { exit_code = run_coordinator(*copts); });

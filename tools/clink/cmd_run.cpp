@@ -13,6 +13,7 @@
 #include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/log.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
 #include "run_services.hpp"
@@ -46,7 +47,7 @@ ExecutionOptions execution_options(const RunOptions& opts) {
     if (!std::filesystem::exists(p / kMetadataFile)) {
       std::vector<std::string> passed_over;
       auto latest = latest_intact_checkpoint(p, &passed_over);
-      for (const auto& why : passed_over) std::fprintf(stderr, "clink: %s; passed over\n", why.c_str());
+      for (const auto& why : passed_over) log::warn("{}; passed over", why);
       if (!latest) throw ClinkError("no intact completed checkpoint or savepoint in " + from);
       p = *latest;
     }
@@ -97,6 +98,7 @@ int run(const RunOptions& opts) {
       // SIGINT/SIGTERM stop the job: with --savepoint-on-stop, after a savepoint.
       while (!handle.wait_for(std::chrono::milliseconds(50))) {
         if (!stop_requested().load()) continue;
+        services.progress_done();
         if (opts.savepoint_on_stop.empty()) {
           handle.cancel();
           handle.wait_for(std::chrono::seconds(30));
@@ -108,8 +110,10 @@ int run(const RunOptions& opts) {
         std::fprintf(stderr, "savepoint written to %s\n", path.c_str());
         return kExitOk;
       }
+      services.progress_done();
       handle.wait();
     } catch (const ClinkError& e) {
+      services.progress_done();
       std::fflush(stdout);
       if (opts.metrics) print_metrics(graph, handle.metrics());
       std::fprintf(stderr, "error: %s\n", e.what());
@@ -159,7 +163,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--coordinator", opts->coordinator,
                   "HOST:PORT of a coordinator's REST API: submit the job(s) there, print each job id and exit");
-  cmd->callback([opts, &exit_code] { exit_code = run(*opts); });
+  cmd->add_flag("--quiet,-q", opts->quiet, "No progress line on a terminal and no info logs (warnings and errors only)");
+  cmd->callback([opts, &exit_code] {
+    if (opts->quiet && log::level() < log::Level::kWarn) log::set_level(log::Level::kWarn);
+    exit_code = run(*opts);
+  });
 }
 
 }  // namespace clink::cli

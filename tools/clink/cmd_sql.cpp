@@ -5,6 +5,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -15,7 +17,10 @@
 #include <editline/readline.h>
 #include <fmt/format.h>
 
+#include "clink/cluster/rest/rest_server.hpp"
+#include "clink/core/error.hpp"
 #include "clink/sql/parser/parser.hpp"
+#include "cluster_client.hpp"
 #include "commands.hpp"
 #include "result_table.hpp"
 #include "sql_session.hpp"
@@ -30,6 +35,7 @@ constexpr const char* kContinuation = "> ";
 extern "C" void shell_interrupt(int) { stop_requested().store(true); }
 
 struct ShellOptions {
+  std::string coordinator;  // HOST:PORT of a coordinator's REST API
   std::string catalog_dir;
   int parallelism = 0;
   std::vector<std::string> init_files;
@@ -41,17 +47,19 @@ std::size_t terminal_rows() {
   return 24;
 }
 
-// The live table: the materialised result, redrawn in place (cursor moved up over the
-// previous drawing, then cleared below) at most every 200 ms.
-class LiveTablePresenter final : public ResultPresenter {
+// A live result view redrawn in place (cursor moved up over the previous drawing, then
+// cleared below) at most every 200 ms: the materialised table (table mode) or the
+// changelog (changelog mode). A View has View(columns), apply(rows), render(max_rows).
+template <class View>
+class LivePresenter final : public ResultPresenter {
  public:
   void start(const std::vector<ResultColumn>& columns) override {
-    table_ = std::make_unique<MaterializedTable>(columns);
+    view_ = std::make_unique<View>(columns);
     draw();
   }
   void rows(const std::vector<ResultRow>& rows) override {
     if (!rows.empty()) {
-      table_->apply(rows);
+      view_->apply(rows);
       dirty_ = true;
     }
     auto now = std::chrono::steady_clock::now();
@@ -66,7 +74,7 @@ class LiveTablePresenter final : public ResultPresenter {
  private:
   void draw() {
     std::size_t rows = terminal_rows();
-    std::string text = table_->render(rows > 8 ? rows - 8 : 1);
+    std::string text = view_->render(rows > 8 ? rows - 8 : 1);
     std::string out;
     if (lines_ > 0) out += fmt::format("\x1b[{}F\x1b[J", lines_);
     out += text;
@@ -78,11 +86,51 @@ class LiveTablePresenter final : public ResultPresenter {
     dirty_ = false;
   }
 
-  std::unique_ptr<MaterializedTable> table_;
+  std::unique_ptr<View> view_;
   std::size_t lines_ = 0;
   bool dirty_ = false;
   std::chrono::steady_clock::time_point last_draw_{};
 };
+
+// Changelog mode: the changelog itself, an `op` column first, the latest rows that fit
+// the terminal (Flink's changelog result mode).
+class ChangelogView {
+ public:
+  explicit ChangelogView(const std::vector<ResultColumn>& columns) {
+    header_.push_back("op");
+    for (const auto& c : columns) header_.push_back(c.name);
+  }
+  void apply(const std::vector<ResultRow>& rows) {
+    for (const auto& r : rows) {
+      std::vector<std::optional<std::string>> cells{std::string(sql::row_kind_short_string(r.kind))};
+      cells.insert(cells.end(), r.cells.begin(), r.cells.end());
+      rows_.push_back(std::move(cells));
+    }
+  }
+  std::string render(std::size_t max_rows, std::size_t max_width = 40) const {
+    std::size_t first = rows_.size() > max_rows ? rows_.size() - max_rows : 0;
+    std::vector<std::size_t> widths;
+    for (const auto& h : header_) widths.push_back(std::min(h.size(), max_width));
+    for (std::size_t r = first; r < rows_.size(); ++r)
+      for (std::size_t i = 0; i < rows_[r].size(); ++i)
+        widths[i] = std::max(widths[i], std::min(rows_[r][i] ? rows_[r][i]->size() : 6, max_width));
+    std::string out = render_rule(widths) + render_line(header_, widths) + render_rule(widths);
+    for (std::size_t r = first; r < rows_.size(); ++r) {
+      std::vector<std::string> cells;
+      for (std::size_t i = 0; i < rows_[r].size(); ++i) cells.push_back(fit_cell(rows_[r][i], widths[i]));
+      out += render_line(cells, widths);
+    }
+    out += render_rule(widths);
+    if (first > 0) out += fmt::format("({} earlier changes not shown)\n", first);
+    return out + fmt::format("Received a total of {} row{}\n", rows_.size(), rows_.size() == 1 ? "" : "s");
+  }
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::optional<std::string>>> rows_;
+};
+
+constexpr const char* kResultModeKey = "sql-client.execution.result-mode";
 
 const char* kHelp =
     "Statements end with ';' and may span lines. Besides SQL (CREATE / ALTER / DROP, SHOW,\n"
@@ -95,7 +143,20 @@ class Shell {
  public:
   Shell(const ShellOptions& opts, bool interactive)
       : interactive_(interactive), session_(settings(opts), opts.catalog_dir, stdout) {
-    if (interactive_) session_.set_presenter([] { return std::make_unique<LiveTablePresenter>(); });
+    if (interactive_) session_.set_presenter([] { return std::make_unique<LivePresenter<MaterializedTable>>(); });
+  }
+
+  // SET 'sql-client.execution.result-mode' = 'table' | 'changelog' | 'tableau': how the
+  // next SELECTs show their rows. Off a terminal every mode prints the tableau (Flink's
+  // table and changelog modes need a terminal too).
+  void set_result_mode(const sql::ast::Set& set) {
+    std::string mode = *set.value;
+    for (auto& ch : mode) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (mode != "table" && mode != "changelog" && mode != "tableau")
+      throw ClinkError(fmt::format("SET '{}' = '{}': expected 'table', 'changelog' or 'tableau'", kResultModeKey, *set.value));
+    if (!interactive_ || mode == "tableau") session_.set_presenter([] { return make_tableau_presenter(stdout); });
+    else if (mode == "table") session_.set_presenter([] { return std::make_unique<LivePresenter<MaterializedTable>>(); });
+    else session_.set_presenter([] { return std::make_unique<LivePresenter<ChangelogView>>(); });
   }
 
   // Runs statements until quit or end of input; the exit code (non-interactive: 1 when a
@@ -136,6 +197,20 @@ class Shell {
   static SqlJobSettings settings(const ShellOptions& opts) {
     SqlJobSettings s;
     s.parallelism = opts.parallelism;
+    if (!opts.coordinator.empty()) {
+      // INSERTs go to the cluster, as Flink's client submits them (and prints the job id).
+      s.coordinator = opts.coordinator;
+      nlohmann::json options = nlohmann::json::object();
+      if (opts.parallelism > 0) options["parallelism.default"] = opts.parallelism;
+      s.submit = [address = opts.coordinator, options](nlohmann::json& spec) {
+        std::fputs("[INFO] Submitting SQL update statement to the cluster...\n", stdout);
+        cluster::RestClient client(address);
+        auto r = rest_call(client, "POST", "/api/v1/jobs/spec", {{"spec", spec}, {"options", options}});
+        std::printf("[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: %s\n\n",
+                    r.value("jobid", "").c_str());
+        std::fflush(stdout);
+      };
+    }
     return s;
   }
 
@@ -184,14 +259,16 @@ class Shell {
     }
     for (const auto& st : script.statements) {
       try {
+        const auto* set = st.as<sql::ast::Set>();
+        if (set && set->key && set->value && *set->key == kResultModeKey) set_result_mode(*set);
         bool completed = session_.execute(st);
         if (!completed) {
           stop_requested().store(false);
           if (!st.as<sql::ast::QueryStatement>()) std::fputs("[INFO] Job cancelled.\n", stdout);
         } else if (st.as<sql::ast::Insert>() || st.as<sql::ast::StatementSet>()) {
-          std::fputs("[INFO] Job finished.\n", stdout);
+          if (!session_.detached()) std::fputs("[INFO] Job finished.\n", stdout);
         } else if (!st.as<sql::ast::QueryStatement>() && !st.as<sql::ast::Show>() && !st.as<sql::ast::Describe>() &&
-                   !st.as<sql::ast::Explain>()) {
+                   !st.as<sql::ast::Explain>() && !st.as<sql::ast::StopJob>()) {
           std::fputs("[INFO] Execute statement succeeded.\n", stdout);
         }
         std::fflush(stdout);
@@ -245,6 +322,8 @@ void add_sql_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<ShellOptions>();
   auto* cmd = app.add_subcommand("sql", "The interactive Flink SQL shell (statements from stdin when piped)");
   cmd->add_option("--catalog-dir", opts->catalog_dir, "Keep the catalog (tables, views, functions) in this directory");
+  cmd->add_option("--coordinator,-m", opts->coordinator,
+                  "HOST:PORT of a coordinator's REST API: INSERTs are submitted there, SHOW JOBS / STOP JOB act on its jobs");
   cmd->add_option("-p,--parallelism", opts->parallelism, "Default parallelism of the shell's jobs")
       ->check(CLI::Range(1, 1 << 15));
   cmd->add_option("-i,--init", opts->init_files, "SQL scripts run before the prompt (e.g. table definitions)");

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <thread>
 
+#include <unistd.h>
+
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +18,7 @@
 #include "clink/cluster/worker/worker.hpp"
 #include "clink/core/error.hpp"
 #include "clink/cluster/gateway/collect_sink.hpp"
+#include "clink/core/log.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "commands.hpp"
 #include "sql_session.hpp"
@@ -31,6 +34,7 @@ struct WorkerOptions {
   int slots = -1;           // -1: taskmanager.numberOfTaskSlots
   std::string host;         // empty: taskmanager.host
   int data_port = -1;       // -1: taskmanager.data.port
+  std::string log_dir;      // empty: env.log.dir
 };
 
 // host:port of the coordinator's control plane, from its REST API.
@@ -59,6 +63,8 @@ int run_worker(const WorkerOptions& opts) {
   try {
     cluster::ClusterConfig file;
     if (!opts.config.empty()) file = cluster::ClusterConfig::load(opts.config);
+    const std::string log_dir = !opts.log_dir.empty() ? opts.log_dir : file.get_string("env.log.dir", "");
+    if (!log_dir.empty()) log::open_log_dir(log_dir, "worker-" + std::to_string(::getpid()));
     cluster::WorkerConfig config;
     // Under ZooKeeper HA the leader's control-plane address comes from ZooKeeper (and a
     // new leader's after a failover); otherwise from the coordinator's REST API.
@@ -97,6 +103,9 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("worker", "Run a worker (Flink's TaskManager) of a clink cluster");
   cmd->add_option("--coordinator", opts->coordinator, "The coordinator's REST address, HOST:PORT");
   cmd->add_option("--config", opts->config, "Flink's config.yaml (taskmanager.*, high-availability.*: the leader from ZooKeeper)");
+  cmd->add_option("--log-dir", opts->log_dir,
+                  "Write the process log (worker-<pid>.log) and the lines of each job (<job id>.log) here "
+                  "(default env.log.dir)");
   cmd->add_option("--slots", opts->slots, "Task slots (default taskmanager.numberOfTaskSlots, 1)");
   cmd->add_option("--host", opts->host, "Where this worker's data plane listens (default taskmanager.host, 127.0.0.1)");
   cmd->add_option("--data-port", opts->data_port, "The data plane's port (default taskmanager.data.port; 0: any free port)");

@@ -33,6 +33,7 @@ struct CoordinatorOptions {
   int workers = 0;       // `clink cluster start`: worker processes started with it
   int worker_slots = 1;  // slots of each
   int sql_gateway_port = -1;  // -1: sql-gateway.endpoint.rest.port from the config, else no gateway
+  std::string log_dir;   // --log-dir (else env.log.dir): the process log and a file per job
 };
 int run_coordinator(const CoordinatorOptions& opts);
 void add_coordinator_command(CLI::App& app, int& exit_code);
@@ -77,6 +78,7 @@ struct RunOptions {
   std::string coordinator;  // HOST:PORT: submit to this coordinator (detached) instead of running here
   bool web_ui = false;      // serve the REST API and the web UI for the jobs it runs (docs/web-ui.md)
   int rest_port = 8081;     // where (on 127.0.0.1); 0: any free port
+  bool quiet = false;       // --quiet: no progress line, no info logs
 };
 ExecutionOptions execution_options(const RunOptions& opts);
 void print_metrics(const JobGraph& graph, const MetricRegistry& metrics);

@@ -3,7 +3,21 @@
 
 #include <CLI/CLI.hpp>
 
+#include "clink/core/log.hpp"
 #include "commands.hpp"
+
+namespace {
+
+// --log-level on every command (set while parsing, before the command runs).
+void add_log_level_option(CLI::App& cmd) {
+  cmd.add_option_function<std::string>(
+         "--log-level", [](const std::string& v) { clink::log::set_level(clink::log::parse_level(v)); },
+         "Log level: trace, debug, info (default), warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  for (CLI::App* sub : cmd.get_subcommands({})) add_log_level_option(*sub);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"clink: a native stream processor with Apache Flink's semantics"};
@@ -19,6 +33,7 @@ int main(int argc, char** argv) {
   clink::cli::add_worker_command(app, exit_code);
   clink::cli::add_coordinator_command(app, exit_code);
   clink::cli::add_cluster_commands(app, exit_code);
+  for (CLI::App* cmd : app.get_subcommands({})) add_log_level_option(*cmd);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <thread>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "clink/core/error.hpp"
@@ -13,6 +15,7 @@
 namespace clink::cli {
 
 RunServices::RunServices(const RunOptions& options) {
+  if (!options.quiet && ::isatty(STDERR_FILENO)) progress_ = std::make_unique<ProgressLine>(stderr);
   cluster::DispatcherOptions o;
   o.launcher = [](const std::string&, const JobGraph& graph, ExecutionOptions execution) {
     return execute_async(graph, std::move(execution));
@@ -44,7 +47,9 @@ RunServices::~RunServices() {
 
 JobHandle RunServices::launch(const JobGraph& graph, const ExecutionOptions& options, cluster::JobTexts texts) {
   std::string id = dispatcher_->launch(graph, options, std::move(texts));
-  return dispatcher_->job(id)->handle;
+  auto job = dispatcher_->job(id);
+  if (progress_) progress_->watch(job);
+  return job->handle;
 }
 
 }  // namespace clink::cli

@@ -10,6 +10,7 @@
 #include "clink/cluster/rest/rest_server.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
+#include "progress_line.hpp"
 
 namespace clink::cli {
 
@@ -29,10 +30,15 @@ class RunServices {
   JobHandle launch(const JobGraph& graph, const ExecutionOptions& options, cluster::JobTexts texts = {});
 
   cluster::Dispatcher& dispatcher() { return *dispatcher_; }
+  // The job ended or is being stopped: the progress line goes before the command prints.
+  void progress_done() {
+    if (progress_) progress_->watch(nullptr);
+  }
 
  private:
   std::unique_ptr<cluster::Dispatcher> dispatcher_;
   std::unique_ptr<cluster::RestServer> rest_;  // --web-ui; stopped before the dispatcher goes
+  std::unique_ptr<ProgressLine> progress_;  // stderr is a terminal and not --quiet
 };
 
 }  // namespace clink::cli

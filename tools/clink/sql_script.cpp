@@ -38,6 +38,7 @@ int run_sql_script(const RunOptions& opts) {
     script = sql::parse(text);  // the whole script parses before anything runs
     services = std::make_unique<RunServices>(opts);
     SqlJobSettings settings = job_settings(opts);
+    settings.job_ended = [s = services.get()] { s->progress_done(); };
     settings.launch = [s = services.get()](const JobGraph& g, const ExecutionOptions& o, cluster::JobTexts t) {
       return s->launch(g, o, std::move(t));
     };

@@ -46,6 +46,18 @@ std::unique_ptr<ResultPresenter> make_tableau_presenter(std::FILE* out) {
   return std::make_unique<TableauPresenter>(out);
 }
 
+// Runs `f` when it goes out of scope.
+template <class F>
+struct OnExit {
+  F f;
+  ~OnExit() { f(); }
+};
+
+static std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string describe_error(const std::exception& e, const sql::SourcePosition& pos) {
   if (dynamic_cast<const sql::SqlError*>(&e) != nullptr || !pos.known()) return e.what();
   return fmt::format("line {}, column {}: {}", pos.line, pos.column, e.what());
@@ -74,6 +86,7 @@ bool SqlSession::wait_job(JobHandle& handle, const JobGraph& graph, const std::f
   while (!handle.wait_for(std::chrono::milliseconds(100))) {
     tick();
     if (!stop_requested().load()) continue;
+    if (settings_.job_ended) settings_.job_ended();
     stopped = true;
     if (!settings_.savepoint_on_stop.empty()) {
       auto path = handle.stop_with_savepoint(storage_path(settings_.savepoint_on_stop));
@@ -86,6 +99,7 @@ bool SqlSession::wait_job(JobHandle& handle, const JobGraph& graph, const std::f
     break;
   }
   tick();
+  if (settings_.job_ended) settings_.job_ended();
   if (settings_.metrics) print_metrics(graph, handle.metrics());
   if (!stopped) handle.wait();  // throws JobFailedError when the job failed
   return !stopped;
@@ -109,7 +123,9 @@ bool SqlSession::run_job(nlohmann::json spec, const sql::ast::Statement& stateme
     return true;
   }
   JobGraph graph = build(spec);
+  const std::int64_t start_ms = now_ms();
   JobHandle handle = launch(graph, spec, statement);
+  OnExit record{[&] { record_job(graph, handle, start_ms); }};  // for SHOW JOBS, also when it failed
   bool completed = wait_job(handle, graph, [] {});
   std::fflush(stdout);
   return completed;
@@ -123,7 +139,9 @@ bool SqlSession::run_select(nlohmann::json spec, const sql::ast::Statement& stat
   JobGraph graph = build(spec);
   auto presenter = presenter_();
   presenter->start(select.columns);
+  const std::int64_t start_ms = now_ms();
   JobHandle handle = launch(graph, spec, statement);
+  OnExit record{[&] { record_job(graph, handle, start_ms); }};  // for SHOW JOBS, also when it failed
   bool completed = false;
   try {
     completed = wait_job(handle, graph, [&] { presenter->rows(select.stream->take(0)); });
@@ -136,6 +154,15 @@ bool SqlSession::run_select(nlohmann::json spec, const sql::ast::Statement& stat
 }
 
 bool SqlSession::execute(const sql::ast::Statement& st) {
+  // The SQL client's job statements: answered here (the planner has no jobs).
+  std::string client_text;
+  if (const auto* show = st.as<sql::ast::Show>(); show && show->what == sql::ast::Show::What::Jobs) client_text = show_jobs();
+  else if (const auto* stop = st.as<sql::ast::StopJob>()) client_text = stop_job(*stop);
+  if (st.as<sql::ast::StopJob>() || !client_text.empty()) {
+    std::fputs(client_text.c_str(), out_);
+    std::fflush(out_);
+    return true;
+  }
   sql::StatementResult r = runner_.execute(st);
   switch (r.kind) {
     case sql::StatementResult::Kind::kOk: return true;

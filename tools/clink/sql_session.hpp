@@ -37,6 +37,11 @@ struct SqlJobSettings {
   // When set, an INSERT's job is handed to it (a coordinator's submission) instead of
   // running here; a SELECT is an error (its rows have nowhere to go).
   std::function<void(nlohmann::json&)> submit;
+  // `clink sql --coordinator HOST:PORT`: SHOW JOBS and STOP JOB ask this REST API.
+  std::string coordinator;
+  // Called when a job ended or is being stopped, before anything about it is printed
+  // (`clink run` clears its progress line).
+  std::function<void()> job_ended;
 };
 
 // Shows a SELECT's rows while its job runs. `poll` is called with each batch of rows
@@ -66,6 +71,8 @@ class SqlSession {
   std::string explain(const sql::ast::Statement& statement, bool with_spec);
 
   sql::StatementRunner& runner() { return runner_; }
+  // INSERTs are submitted to a coordinator rather than run here.
+  bool detached() const { return static_cast<bool>(settings_.submit); }
 
  private:
   bool run_job(nlohmann::json spec, const sql::ast::Statement& statement);
@@ -74,6 +81,15 @@ class SqlSession {
   bool wait_job(JobHandle& handle, const JobGraph& graph, const std::function<void()>& tick);
   JobGraph build(nlohmann::json& spec) const;
   sql::TableStatistics analyze(const sql::TableDef& table, const std::vector<std::string>& columns);
+  // SHOW JOBS / STOP JOB (sql_jobs.cpp): the coordinator's jobs, else this session's.
+  std::string show_jobs() const;
+  std::string stop_job(const sql::ast::StopJob& statement);
+  void record_job(const JobGraph& graph, const JobHandle& handle, std::int64_t start_ms);
+  struct SessionJob {
+    std::string id, name, status;
+    std::int64_t start_ms = 0;
+  };
+  std::vector<SessionJob> jobs_;  // embedded: the jobs this session ran, oldest first
 
   SqlJobSettings settings_;
   std::FILE* out_;

@@ -12,6 +12,7 @@
 #include "../control/control_server.hpp"
 #include "clink/cluster/deploy_options.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/log.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/task_group.hpp"
 
@@ -117,6 +118,7 @@ class ClusterDeployer final : public TaskDeployer {
   }
 
   void place(std::int64_t attempt, const std::optional<std::filesystem::path>& restore) {
+    log::ScopedContext in_job({job_id_});
     int slots_needed = 0;
     for (const auto& t : layout_.tasks) slots_needed = std::max(slots_needed, t.subtask + 1);
     std::vector<ClusterRuntime::Impl::Slot> slots;
@@ -133,6 +135,7 @@ class ClusterDeployer final : public TaskDeployer {
       remaining_ = 0;
       cv_.notify_all();
       lock.unlock();
+      if (!failure.empty()) log::error("attempt {}: {}", attempt, failure);
       if (!failure.empty()) events_.fail(failure);
       return;
     }
@@ -158,6 +161,8 @@ class ClusterDeployer final : public TaskDeployer {
         loc->set_data_port(slot.data_port);
       }
     deployed_ = true;
+    log::info("attempt {}: {} tasks deployed on {} worker(s){}", attempt, layout_.tasks.size(), deploys.size(),
+              restore ? " from " + restore->string() : std::string());
     // Queued under mu_ (send never blocks): a cancel's CancelAttempt, sent after it took
     // mu_, always follows the Deploy on a worker's stream.
     std::vector<std::string> gone;
@@ -306,7 +311,10 @@ class ClusterDeployer final : public TaskDeployer {
         }
       if (remaining_ == 0) cv_.notify_all();
     }
-    if (hit) events_.fail("worker " + worker_id + " was lost: " + reason);
+    if (!hit) return;
+    log::ScopedContext in_job({job_id_});
+    log::warn("tasks on worker {} lost: {}", worker_id, reason);
+    events_.fail("worker " + worker_id + " was lost: " + reason);
   }
 
  private:
@@ -362,6 +370,7 @@ void ClusterRuntime::Impl::on_registered(const proto::Register& r) {
   w.info.physical_memory = r.physical_memory();
   w.slot_owner.assign(static_cast<std::size_t>(std::max(0, r.slots())), "");
   slots_cv_.notify_all();
+  log::info("worker {} registered ({}:{}, {} slots)", r.worker_id(), r.host(), r.data_port(), r.slots());
 }
 
 void ClusterRuntime::Impl::on_message(const std::string& worker_id, const proto::WorkerMessage& m) {
@@ -402,6 +411,7 @@ void ClusterRuntime::Impl::on_lost(const std::string& worker_id, const std::stri
     workers_.erase(worker_id);
     for (auto& [job, d] : deployers_) deployers.push_back(d);
   }
+  log::warn("worker {} lost: {}", worker_id, reason);
   for (auto* d : deployers) d->worker_lost(worker_id, reason);
 }
 

@@ -12,6 +12,7 @@
 #include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/cluster/config/cluster_config.hpp"
+#include "clink/core/log.hpp"
 #include "clink/registry/builtin_registry.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 
@@ -122,7 +123,7 @@ SubmitOptions parse_submit_options(const nlohmann::json& options, const std::map
     // The newest intact one: a corrupt or incomplete newer checkpoint is passed over.
     std::vector<std::string> passed_over;
     auto latest = latest_intact_checkpoint(o.execution.restore->path, &passed_over);
-    for (const auto& why : passed_over) std::fprintf(stderr, "clink: %s; passed over\n", why.c_str());
+    for (const auto& why : passed_over) log::warn("{}; passed over", why);
     if (!latest)
       throw BadRequestError(fmt::format("options: execution.state-recovery.path: no intact completed checkpoint or savepoint in {}",
                                         o.execution.restore->path.string()));
@@ -217,6 +218,9 @@ std::string Dispatcher::launch(JobGraph graph, const ExecutionOptions& execution
   }
   // Launched outside the lock: a cluster launcher deploys to workers, and the REST
   // API keeps answering meanwhile.
+  // The job's threads log as this job (JobRun takes the launching thread's context).
+  log::ScopedContext in_job({id});
+  log::debug("submitted job '{}'", graph.name);
   JobHandle handle = options_.launcher(id, graph, execution);
   std::lock_guard lock(mu_);
   if (shut_down_) {

@@ -1,3 +1,4 @@
+#include "clink/core/log.hpp"
 #include "clink/cluster/shuffle/shuffle_server.hpp"
 
 #include <arpa/inet.h>
@@ -146,7 +147,7 @@ struct ShuffleServer::Impl {
     f.peer = c.peer;
     f.message = message;
     if (options.on_channel_failure) options.on_channel_failure(f);
-    else std::fprintf(stderr, "clink shuffle: %s\n", message.c_str());
+    else log::warn("shuffle: {}", message);
   }
 
   void accept_loop();

@@ -13,6 +13,7 @@
 
 #include "clink/cluster/deploy_options.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/log.hpp"
 #include "clink/runtime/job_graph_spec.hpp"
 #include "clink/runtime/task_group.hpp"
 #include "../control/control_client.hpp"
@@ -73,6 +74,8 @@ class AttemptHost final : public TaskEvents {
   // backends and connecting channels takes a while).
   void start() {
     starter_ = std::thread([this] {
+      log::ScopedContext in_job({job_id_});  // the tasks log as this job's
+      log::info("deploying attempt {}: {} local task(s)", attempt_, local_.size());
       try {
         TaskGroup::Wiring wiring;
         wiring.local_tasks = local_;
@@ -98,6 +101,7 @@ class AttemptHost final : public TaskEvents {
         group_ = std::move(group);
         group_->start();
       } catch (const std::exception& e) {
+        log::error("deploying attempt {} failed: {}", attempt_, e.what());
         fail(std::string("deploying on worker failed: ") + e.what());
         for (std::size_t t : local_) send_event(t, TaskEvent::EXITED);
         done_();
@@ -234,7 +238,8 @@ class Worker::Impl {
         auto it = jobs_.find(f.job_id);
         if (it == jobs_.end() || it->second->attempt() != f.attempt || it->second->cancelled()) return;
       }
-      std::fprintf(stderr, "clink worker %s: %s\n", config_.worker_id.c_str(), f.message.c_str());
+      log::ScopedContext in_job({f.job_id});
+      log::warn("worker {}: {}", config_.worker_id, f.message);
     };
     shuffle_ = std::make_unique<ShuffleServer>(config_.host, config_.data_port, std::move(so));
     proto::Register reg;
@@ -248,7 +253,13 @@ class Worker::Impl {
     options.resolver = config_.coordinator;
     ControlClientCallbacks callbacks;
     callbacks.on_message = [this](const CoordinatorMessage& m) { on_message(m); };
-    callbacks.on_disconnected = [this](const std::string&) { cancel_all(); };
+    callbacks.on_connected = [this](const std::string& target, const auto&) {
+      log::info("worker {} registered with the coordinator at {}", config_.worker_id, target);
+    };
+    callbacks.on_disconnected = [this](const std::string& reason) {
+      log::warn("worker {} lost the coordinator: {}; cancelling its tasks", config_.worker_id, reason);
+      cancel_all();
+    };
     callbacks.metrics_json = [this] { return metrics_json(); };
     control_ = std::make_unique<ControlClient>(std::move(reg), std::move(options), std::move(callbacks));
     control_->connect(config_.coordinator());

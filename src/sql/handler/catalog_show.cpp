@@ -80,6 +80,14 @@ std::string CatalogDdl::show(const ast::Show& stmt, SourcePosition pos) const {
       names.erase(std::unique(names.begin(), names.end()), names.end());
       return list("function name", names);
     }
+    // One catalog and one database, named as Flink names its defaults.
+    case W::Catalogs: return list("catalog name", {std::string(kDefaultCatalog)});
+    case W::Databases: return list("database name", {std::string(kDefaultDatabase)});
+    case W::CurrentCatalog: return list("current catalog name", {std::string(kDefaultCatalog)});
+    case W::CurrentDatabase: return list("current database name", {std::string(kDefaultDatabase)});
+    case W::Jars: return "Empty set\n";  // ADD JAR is refused: the list stays empty
+    case W::Jobs:
+      fail(pos, "SHOW JOBS lists the jobs of a SQL client: run it in `clink sql` (with --coordinator for a cluster's)");
     case W::CreateTable:
     case W::CreateView:
     case W::Columns: {
@@ -103,6 +111,22 @@ std::string CatalogDdl::show(const ast::Show& stmt, SourcePosition pos) const {
     }
   }
   return "";
+}
+
+void CatalogDdl::use(const ast::Use& stmt, SourcePosition pos) const {
+  const auto& n = stmt.name;
+  if (stmt.catalog) {
+    if (n.size() != 1 || n[0] != kDefaultCatalog)
+      fail(pos, fmt::format("A catalog with name [{}] does not exist. (clink has one catalog, {})", fmt::join(n, "."),
+                            kDefaultCatalog));
+    return;
+  }
+  // USE db or USE catalog.db
+  if (n.size() == 2 && n[0] != kDefaultCatalog)
+    fail(pos, fmt::format("A catalog with name [{}] does not exist. (clink has one catalog, {})", n[0], kDefaultCatalog));
+  if (n.size() > 2 || n.back() != kDefaultDatabase)
+    fail(pos, fmt::format("A database with name [{}] does not exist in the catalog: [{}]. (clink has one database, {})",
+                          n.back(), kDefaultCatalog, kDefaultDatabase));
 }
 
 std::string CatalogDdl::show_create_table(const TableDef& t) const {

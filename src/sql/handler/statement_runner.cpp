@@ -100,6 +100,19 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
   else if (const auto* s = st.as<ast::AlterTable>()) ddl_.alter_table(*s, st.pos);
   else if (const auto* s = st.as<ast::AnalyzeTable>()) ddl_.analyze(*s, st.pos);
   else if (const auto* s = st.as<ast::Show>()) return text(ddl_.show(*s, st.pos));
+  else if (const auto* s = st.as<ast::Use>()) ddl_.use(*s, st.pos);
+  else if (st.as<ast::StopJob>())
+    throw TranslationError(st.pos, "STOP JOB stops a job of a SQL client's cluster: run it in `clink sql --coordinator HOST:PORT`");
+  else if (const auto* s = st.as<ast::Jar>()) {
+    if (s->add)
+      throw TranslationError(st.pos, fmt::format("ADD JAR '{}': clink runs no Java code, so jars (user-defined functions, "
+                                                 "connectors, formats) cannot be added; its connectors and functions "
+                                                 "are built in (SHOW FUNCTIONS lists the functions)",
+                                                 s->path));
+    throw TranslationError(st.pos, fmt::format("REMOVE JAR '{}': jar or artifact resource [{}] not found (SHOW JARS: "
+                                               "clink adds no jars)",
+                                               s->path, s->path));
+  }
   else if (const auto* s = st.as<ast::Describe>()) return text(ddl_.describe(*s, st.pos));
   else if (st.as<ast::Explain>()) return text(explain(st));
   else if (const auto* s = st.as<ast::Set>()) {

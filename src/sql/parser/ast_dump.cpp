@@ -342,9 +342,21 @@ struct StatementPrinter {
       case Show::What::CreateTable: return "SHOW CREATE TABLE " + name(s.object);
       case Show::What::CreateView: return "SHOW CREATE VIEW " + name(s.object);
       case Show::What::Columns: return "SHOW COLUMNS FROM " + name(s.object);
+      case Show::What::Catalogs: return "SHOW CATALOGS";
+      case Show::What::Databases: return "SHOW DATABASES";
+      case Show::What::CurrentCatalog: return "SHOW CURRENT CATALOG";
+      case Show::What::CurrentDatabase: return "SHOW CURRENT DATABASE";
+      case Show::What::Jobs: return "SHOW JOBS";
+      case Show::What::Jars: return "SHOW JARS";
     }
     return "";
   }
+  std::string operator()(const Use& u) const { return std::string("USE ") + (u.catalog ? "CATALOG " : "") + name(u.name); }
+  std::string operator()(const StopJob& s) const {
+    return "STOP JOB " + quote_string(s.job_id) + (s.with_savepoint ? " WITH SAVEPOINT" : "") +
+           (s.with_drain ? " WITH DRAIN" : "");
+  }
+  std::string operator()(const Jar& j) const { return (j.add ? "ADD JAR " : "REMOVE JAR ") + quote_string(j.path); }
   std::string operator()(const Describe& d) const {
     return std::string("DESCRIBE ") + (d.extended ? "EXTENDED " : "") + name(d.table);
   }

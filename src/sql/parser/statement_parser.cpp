@@ -97,6 +97,9 @@ Statement::Node StatementParser::node(size_t b, size_t e) {
       (t.is("STATEMENT") && c.peek_is("SET", 1)))
     return statement_set(c);
   if (starts_query(c)) return QueryStatement{fe_.parse_query(lx_, c.index_ahead(0), e)};
+  if (t.is("USE")) return use(c);
+  if (t.is("STOP") && c.peek_is("JOB", 1)) return stop_job(c);
+  if ((t.is("ADD") || t.is("REMOVE")) && c.peek_is("JAR", 1)) return jar(c);
   for (const char* kw : {"USE", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL", "TRUNCATE", "UPDATE", "DELETE", "MERGE"})
     if (t.is(kw)) c.unsupported(t, upper_case(t.text) + " statements are not supported");
   unknown_statement(c, c.index_ahead(0));
@@ -129,6 +132,12 @@ Statement::Node StatementParser::show(TokenCursor& c) {
   else if (c.accept("VIEWS")) s.what = Show::What::Views;
   else if (c.accept("FUNCTIONS")) s.what = Show::What::Functions;
   else if (c.accept_all({"USER", "FUNCTIONS"})) s.what = Show::What::UserFunctions;
+  else if (c.accept("CATALOGS")) s.what = Show::What::Catalogs;
+  else if (c.accept("DATABASES")) s.what = Show::What::Databases;
+  else if (c.accept_all({"CURRENT", "CATALOG"})) s.what = Show::What::CurrentCatalog;
+  else if (c.accept_all({"CURRENT", "DATABASE"})) s.what = Show::What::CurrentDatabase;
+  else if (c.accept("JOBS")) s.what = Show::What::Jobs;
+  else if (c.accept("JARS")) s.what = Show::What::Jars;
   else if (c.accept_all({"CREATE", "TABLE"})) {
     s.what = Show::What::CreateTable;
     s.object = c.qualified_name("a table name");
@@ -146,6 +155,43 @@ Statement::Node StatementParser::show(TokenCursor& c) {
   }
   expect_end(c);
   return s;
+}
+
+Statement::Node StatementParser::use(TokenCursor& c) {
+  c.expect("USE");
+  Use u;
+  // `USE catalog` names a database called "catalog"; `USE CATALOG x` switches catalogs.
+  if (c.peek().is("CATALOG") && c.index_ahead(1) < c.end_index()) {
+    c.next();
+    u.catalog = true;
+  }
+  u.name = c.qualified_name(u.catalog ? "a catalog name" : "a database name");
+  expect_end(c);
+  return u;
+}
+
+Statement::Node StatementParser::stop_job(TokenCursor& c) {
+  c.expect("STOP");
+  c.expect("JOB");
+  StopJob s;
+  s.job_id = c.string_literal("the job id (a string literal)");
+  while (c.accept("WITH")) {
+    if (c.accept("SAVEPOINT")) s.with_savepoint = true;
+    else if (c.accept("DRAIN")) s.with_drain = true;
+    else c.fail_expected("SAVEPOINT or DRAIN");
+  }
+  expect_end(c);
+  return s;
+}
+
+Statement::Node StatementParser::jar(TokenCursor& c) {
+  Jar j;
+  j.add = c.accept("ADD");
+  if (!j.add) c.expect("REMOVE");
+  c.expect("JAR");
+  j.path = c.string_literal("the jar's path (a string literal)");
+  expect_end(c);
+  return j;
 }
 
 Statement::Node StatementParser::describe_statement(TokenCursor& c) {

@@ -38,6 +38,9 @@ class StatementParser {
   void expect_end(TokenCursor& c);
   Statement::Node show(TokenCursor& c);
   Statement::Node describe_statement(TokenCursor& c);
+  Statement::Node use(TokenCursor& c);       // USE [CATALOG] name
+  Statement::Node stop_job(TokenCursor& c);  // STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN]
+  Statement::Node jar(TokenCursor& c);       // ADD JAR / REMOVE JAR 'path'
   Statement::Node analyze(TokenCursor& c);
   Statement::Node explain(TokenCursor& c);
   // The original text of tokens [b, e) (trimmed), for unquoted SET keys and values.

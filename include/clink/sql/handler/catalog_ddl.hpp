@@ -18,6 +18,11 @@
 
 namespace clink::sql {
 
+// Flink's default catalog and database: clink's only ones.
+inline constexpr const char* kDefaultCatalog = "default_catalog";
+inline constexpr const char* kDefaultDatabase = "default_database";
+
+
 // Runs a bounded source to compute statistics (ANALYZE TABLE); supplied by whoever can
 // execute jobs (the CLI). Throws when the table cannot be analysed.
 using TableAnalyzer = std::function<TableStatistics(const TableDef& table, const std::vector<std::string>& columns)>;
@@ -36,6 +41,9 @@ class CatalogDdl {
   void drop(const ast::Drop& stmt, SourcePosition pos);
   void alter_table(const ast::AlterTable& stmt, SourcePosition pos);
   void analyze(const ast::AnalyzeTable& stmt, SourcePosition pos);
+
+  // USE CATALOG / USE: the default catalog and database are the only ones; others are refused by name.
+  void use(const ast::Use& stmt, SourcePosition pos) const;
 
   // Text results in the SQL client's tableau format.
   std::string show(const ast::Show& stmt, SourcePosition pos) const;

@@ -552,9 +552,31 @@ struct AlterTable {
 };
 
 struct Show {
-  enum class What { Tables, Views, Functions, UserFunctions, CreateTable, CreateView, Columns };
+  enum class What {
+    Tables, Views, Functions, UserFunctions, CreateTable, CreateView, Columns,
+    Catalogs, Databases, CurrentCatalog, CurrentDatabase, Jobs, Jars  // the SQL client's
+  };
   What what = What::Tables;
   QualifiedName object;  // CREATE TABLE / CREATE VIEW / COLUMNS
+};
+
+// USE CATALOG c / USE [c.]db: clink has Flink's default catalog and database only.
+struct Use {
+  bool catalog = false;
+  QualifiedName name;
+};
+
+// STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN]: a job of the cluster the client talks to.
+struct StopJob {
+  std::string job_id;
+  bool with_savepoint = false;
+  bool with_drain = false;
+};
+
+// ADD JAR 'path' / REMOVE JAR 'path': Java code, which clink does not load (answered by name).
+struct Jar {
+  bool add = true;
+  std::string path;
 };
 
 struct Describe {
@@ -603,7 +625,8 @@ struct QueryStatement {
 
 struct Statement {
   using Node = std::variant<CreateTable, CreateView, CreateFunction, Drop, AlterTable, Show, Describe,
-                            AnalyzeTable, Explain, Set, Reset, Insert, StatementSet, QueryStatement>;
+                            AnalyzeTable, Explain, Set, Reset, Insert, StatementSet, QueryStatement, Use,
+                            StopJob, Jar>;
   SourcePosition pos;
   size_t begin = 0;  // byte span [begin, end) in the original script, without the ';'
   size_t end = 0;
