@@ -123,6 +123,14 @@ void Task::trigger_checkpoint(CheckpointBarrier barrier) {
   });
 }
 
+void Task::drain() {
+  post([this] {
+    if (gate || ended_) return;  // a source's final watermark went out at its end already
+    OperatorHost& head = *chain.front();
+    attributed(head, [&] { head.output.emit_watermark(Watermark::max()); });
+  });
+}
+
 void Task::resume_after_failed_stop() {
   post([this] { stopped_at_savepoint_ = false; });
 }
@@ -232,15 +240,15 @@ void Task::run() {
   } catch (const TaskCancelled&) {
     // The job is being cancelled or another task failed: leave quietly.
   } catch (const OperatorFailure& e) {
-    job_.fail(e.what());
+    job_.fail(index_, e.what());
   } catch (const std::exception& e) {
-    job_.fail(name_ + " failed: " + e.what());
+    job_.fail(index_, name_ + " failed: " + e.what());
   }
   for (std::size_t i = 0; i < opened; ++i) {
     try {
       chain[i]->op->close();
     } catch (const std::exception& e) {
-      job_.fail(chain[i]->display_name + " failed to close: " + e.what());
+      job_.fail(index_, chain[i]->display_name + " failed to close: " + e.what());
     }
   }
 }

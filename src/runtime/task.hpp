@@ -137,6 +137,9 @@ class Task {
   // Source tasks: inject the barrier of a new checkpoint. Ended tasks: snapshot.
   void trigger_checkpoint(CheckpointBarrier barrier);
   void notify_checkpoint_complete(std::int64_t checkpoint_id);
+  // Source tasks: emit the final watermark (MAX_WATERMARK) now, as at their end: stop
+  // with drain posts this just before the savepoint's trigger, so it precedes the barrier.
+  void drain();
   // Source tasks: poll again after a stop-with-savepoint failed (the job goes on).
   void resume_after_failed_stop();
 

@@ -51,6 +51,7 @@ ExecutionOptions execution_options(const RunOptions& opts) {
     o.restart = opts.restart_backoff
                     ? RestartStrategy::exponential_backoff(opts.restart_attempts, opts.restart_delay_ms, 60'000)
                     : RestartStrategy::fixed_delay(opts.restart_attempts, opts.restart_delay_ms);
+  o.failover = opts.failover_strategy == "full" ? FailoverStrategy::kFull : FailoverStrategy::kRegion;
   return o;
 }
 
@@ -141,6 +142,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Restarts after a failure, from the latest checkpoint (0: fail at once)");
   cmd->add_option("--restart-delay", opts->restart_delay_ms, "Milliseconds before a restart")->default_val(1000);
   cmd->add_flag("--restart-backoff", opts->restart_backoff, "Double the restart delay after each restart");
+  cmd->add_option("--failover-strategy", opts->failover_strategy,
+                  "Which tasks a failure restarts (Flink's jobmanager.execution.failover-strategy): region "
+                  "(the failed task's pipelined region) or full (every task)")
+      ->check(CLI::IsMember({"region", "full"}))
+      ->default_val("region");
   cmd->add_option("--coordinator", opts->coordinator,
                   "HOST:PORT of a coordinator's REST API: submit the job(s) there, print each job id and exit");
   cmd->callback([opts, &exit_code] { exit_code = run(*opts); });

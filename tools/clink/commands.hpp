@@ -73,6 +73,7 @@ struct RunOptions {
   int restart_attempts = 0;
   std::int64_t restart_delay_ms = 1000;
   bool restart_backoff = false;
+  std::string failover_strategy = "region";  // Flink's jobmanager.execution.failover-strategy
   std::string coordinator;  // HOST:PORT: submit to this coordinator (detached) instead of running here
 };
 ExecutionOptions execution_options(const RunOptions& opts);
