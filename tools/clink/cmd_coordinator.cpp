@@ -17,6 +17,8 @@
 #include <ctime>
 #include <filesystem>
 #include <future>
+#include <mutex>
+#include <utility>
 #include <memory>
 #include <thread>
 
@@ -116,143 +118,161 @@ int run_coordinator(const CoordinatorOptions& opts) {
       if (rc.rpc_port == 0) rc.rpc_port = free_port(rc.rpc_host);
     }
 
-    // Leadership first (at once without HA). Losing it ends this process: a deposed
-    // leader must not go on running jobs a new leader runs too.
-    std::promise<void> granted;
-    std::atomic<bool> leading{false}, revoked{false};
+    // Leadership first (at once without HA). A deposed leader stops serving (its jobs
+    // are the new leader's now) and stands by to contend again, as Flink's JobManager;
+    // the election contends again by itself after a revocation.
+    std::mutex term_mu;
+    std::int64_t granted_term = 0, revoked_term = 0;  // under term_mu
     cluster::CoordinatorAddress address{config.rpc_address() + ":" + std::to_string(rc.rpc_port),
                                         fmt::format("http://{}:{}", config.rest_address(), rest.port)};
     ha->leader_election().run(
         address.encode(),
         [&](const std::string&) {
-          if (!leading.exchange(true)) granted.set_value();
+          std::lock_guard lock(term_mu);
+          ++granted_term;
         },
         [&] {
-          if (leading.load()) revoked.store(true);
+          std::lock_guard lock(term_mu);
+          revoked_term = granted_term;
         });
-    if (ha_enabled) std::printf("coordinator: waiting for leadership (rest %s)\n", address.rest.c_str());
-    std::fflush(stdout);
-    auto leadership = granted.get_future();
-    while (leadership.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready)
-      if (wait_signal(std::chrono::milliseconds(100))) {
-        ha->leader_election().stop();
-        return kExitOk;
-      }
-
-    cluster::ClusterRuntime runtime(rc);
-    std::atomic<bool> suspending{false};
-    cluster::DispatcherOptions dopts;
-    cluster::HaServices* services = ha.get();
-    // The leader records every completed checkpoint before its tasks commit.
-    dopts.launcher = [&runtime, services, ha_enabled](const std::string& job_id, const JobGraph& graph,
-                                                       ExecutionOptions o) {
-      if (ha_enabled)
-        o.on_checkpoint_completed = [services, job_id](std::int64_t id, const std::filesystem::path& dir) {
-          services->checkpoints().add_completed(job_id, {id, dir.string()});
-        };
-      return runtime.launch(job_id, graph, std::move(o));
+    auto terms = [&] {
+      std::lock_guard lock(term_mu);
+      return std::pair{granted_term, revoked_term};
     };
-    dopts.cluster = std::make_shared<WorkersInfo>(runtime);
-    if (ha_enabled) {
-      dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
-        services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
-                                                          {"options", options}}.dump());
-      };
-      dopts.on_ended = [services, &suspending](const cluster::DispatchedJob& job) {
-        if (suspending.load()) return;  // stopped with this coordinator: the next leader resumes it
-        services->job_graphs().remove(job.id);
-        services->checkpoints().remove_job(job.id);
-      };
-    }
-    if (auto dir = config.savepoint_dir()) dopts.default_savepoint_dir = dir->string();
-    dopts.configuration = config.entries();
-    dopts.configuration["rest.address"] = rest.address;
-    dopts.configuration["jobmanager.rpc.address"] = config.rpc_address();
-    dopts.configuration["jobmanager.rpc.port"] = std::to_string(runtime.rpc_port());
-    cluster::Dispatcher dispatcher(std::move(dopts));
-    CoordinatorSql sql(dispatcher, ha->catalog());
-    rest.run_sql = [&sql](const std::string& script, const nlohmann::json& options) { return sql.run(script, options); };
-    cluster::RestServer server(dispatcher, rest);
-    server.start();
-    dispatcher.set_configuration("rest.port", std::to_string(server.port()));
-
-    // A worker inside this process (a one-command cluster, Flink's local mode).
-    std::unique_ptr<cluster::Worker> local_worker;
-    if (opts.local_slots > 0) {
-      cluster::WorkerConfig wc;
-      std::string rpc = "127.0.0.1:" + std::to_string(runtime.rpc_port());
-      wc.coordinator = [rpc] { return rpc; };
-      wc.slots = opts.local_slots;
-      wc.worker_id = "local";
-      local_worker = std::make_unique<cluster::Worker>(wc, builtin_registry());
-      // Ready when it says so: its slots are registered before the REST address is printed.
-      for (int i = 0; i < 1000 && runtime.workers().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-
-    // A new leader resumes its predecessor's jobs from their latest checkpoints.
-    for (const auto& job_id : ha->job_graphs().job_ids()) {
-      try {
-        auto record = nlohmann::json::parse(ha->job_graphs().get(job_id).value_or("{}"));
-        nlohmann::json options = record.value("options", nlohmann::json::object());
-        if (auto latest = ha->checkpoints().latest(job_id)) {
-          options["execution.state-recovery.path"] = latest->external_path;
-          options["execution.state-recovery.claim-mode"] = "CLAIM";  // the job's own: subsumed as it goes on
-        }
-        auto submit = cluster::parse_submit_options(options, dispatcher.configuration());
-        submit.raw = record.value("options", nlohmann::json::object());
-        dispatcher.submit(record.at("spec"), submit, job_id);
-        std::fprintf(stderr, "coordinator: recovered job %s%s\n", job_id.c_str(),
-                     options.contains("execution.state-recovery.path")
-                         ? (" from " + options["execution.state-recovery.path"].get<std::string>()).c_str()
-                         : "");
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "coordinator: cannot recover job %s: %s\n", job_id.c_str(), e.what());
-      }
-    }
-
-    // `clink cluster start`: worker processes of this binary, stopped with the coordinator.
-    std::vector<pid_t> children;
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    for (int i = 0; i < opts.workers; ++i) {
-      std::vector<std::string> args{self, "worker", "--coordinator",
-                                    fmt::format("{}:{}", config.rest_address(), server.port()), "--slots",
-                                    std::to_string(opts.worker_slots)};
-      if (!opts.config.empty()) args.insert(args.end(), {"--config", opts.config});
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      pid_t pid = 0;
-      sigset_t none;
-      sigemptyset(&none);
-      posix_spawnattr_t attr;
-      posix_spawnattr_init(&attr);
-      posix_spawnattr_setsigmask(&attr, &none);  // the workers take their own signals
-      posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-      if (posix_spawn(&pid, self.c_str(), nullptr, &attr, argv.data(), environ) == 0) children.push_back(pid);
-      posix_spawnattr_destroy(&attr);
-    }
-
-    std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
-    std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
-    std::fflush(stdout);
+    std::int64_t term = 0;  // the term this coordinator serves (or served last)
     int code = kExitOk;
-    for (;;) {
-      if (wait_signal(std::chrono::milliseconds(100))) {
-        std::fprintf(stderr, "coordinator: stopping%s\n", ha_enabled ? " (its jobs resume on the next leader)" : ", cancelling the jobs");
-        break;
+    for (bool serve_again = true; serve_again;) {
+      if (ha_enabled) std::printf("coordinator: waiting for leadership (rest %s)\n", address.rest.c_str());
+      std::fflush(stdout);
+      bool stop = false;
+      for (;;) {
+        auto [granted, revoked] = terms();
+        if (granted > term && revoked < granted) {
+          term = granted;
+          break;
+        }
+        if (wait_signal(std::chrono::milliseconds(100))) {
+          stop = true;
+          break;
+        }
       }
-      if (revoked.load()) {
-        std::fprintf(stderr, "coordinator: leadership lost, stopping\n");
-        code = kExitError;
-        break;
+      if (stop) break;
+      serve_again = false;
+
+      cluster::ClusterRuntime runtime(rc);
+      std::atomic<bool> suspending{false};
+      cluster::DispatcherOptions dopts;
+      cluster::HaServices* services = ha.get();
+      // The leader records every completed checkpoint before its tasks commit.
+      dopts.launcher = [&runtime, services, ha_enabled](const std::string& job_id, const JobGraph& graph,
+                                                         ExecutionOptions o) {
+        if (ha_enabled)
+          o.on_checkpoint_completed = [services, job_id](std::int64_t id, const std::filesystem::path& dir) {
+            services->checkpoints().add_completed(job_id, {id, dir.string()});
+          };
+        return runtime.launch(job_id, graph, std::move(o));
+      };
+      dopts.cluster = std::make_shared<WorkersInfo>(runtime);
+      if (ha_enabled) {
+        dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
+          services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
+                                                            {"options", options}}.dump());
+        };
+        dopts.on_ended = [services, &suspending](const cluster::DispatchedJob& job) {
+          if (suspending.load()) return;  // stopped with this coordinator: the next leader resumes it
+          services->job_graphs().remove(job.id);
+          services->checkpoints().remove_job(job.id);
+        };
       }
+      if (auto dir = config.savepoint_dir()) dopts.default_savepoint_dir = dir->string();
+      dopts.configuration = config.entries();
+      dopts.configuration["rest.address"] = rest.address;
+      dopts.configuration["jobmanager.rpc.address"] = config.rpc_address();
+      dopts.configuration["jobmanager.rpc.port"] = std::to_string(runtime.rpc_port());
+      cluster::Dispatcher dispatcher(std::move(dopts));
+      CoordinatorSql sql(dispatcher, ha->catalog());
+      rest.run_sql = [&sql](const std::string& script, const nlohmann::json& options) { return sql.run(script, options); };
+      cluster::RestServer server(dispatcher, rest);
+      server.start();
+      dispatcher.set_configuration("rest.port", std::to_string(server.port()));
+
+      // A worker inside this process (a one-command cluster, Flink's local mode).
+      std::unique_ptr<cluster::Worker> local_worker;
+      if (opts.local_slots > 0) {
+        cluster::WorkerConfig wc;
+        std::string rpc = "127.0.0.1:" + std::to_string(runtime.rpc_port());
+        wc.coordinator = [rpc] { return rpc; };
+        wc.slots = opts.local_slots;
+        wc.worker_id = "local";
+        local_worker = std::make_unique<cluster::Worker>(wc, builtin_registry());
+        // Ready when it says so: its slots are registered before the REST address is printed.
+        for (int i = 0; i < 1000 && runtime.workers().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+
+      // A new leader resumes its predecessor's jobs from their latest checkpoints.
+      for (const auto& job_id : ha->job_graphs().job_ids()) {
+        try {
+          auto record = nlohmann::json::parse(ha->job_graphs().get(job_id).value_or("{}"));
+          nlohmann::json options = record.value("options", nlohmann::json::object());
+          if (auto latest = ha->checkpoints().latest(job_id)) {
+            options["execution.state-recovery.path"] = latest->external_path;
+            options["execution.state-recovery.claim-mode"] = "CLAIM";  // the job's own: subsumed as it goes on
+          }
+          auto submit = cluster::parse_submit_options(options, dispatcher.configuration());
+          submit.raw = record.value("options", nlohmann::json::object());
+          dispatcher.submit(record.at("spec"), submit, job_id);
+          std::fprintf(stderr, "coordinator: recovered job %s%s\n", job_id.c_str(),
+                       options.contains("execution.state-recovery.path")
+                           ? (" from " + options["execution.state-recovery.path"].get<std::string>()).c_str()
+                           : "");
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "coordinator: cannot recover job %s: %s\n", job_id.c_str(), e.what());
+        }
+      }
+
+      // `clink cluster start`: worker processes of this binary, stopped with the coordinator.
+      std::vector<pid_t> children;
+      const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+      for (int i = 0; i < opts.workers; ++i) {
+        std::vector<std::string> args{self, "worker", "--coordinator",
+                                      fmt::format("{}:{}", config.rest_address(), server.port()), "--slots",
+                                      std::to_string(opts.worker_slots)};
+        if (!opts.config.empty()) args.insert(args.end(), {"--config", opts.config});
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        pid_t pid = 0;
+        sigset_t none;
+        sigemptyset(&none);
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        posix_spawnattr_setsigmask(&attr, &none);  // the workers take their own signals
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+        if (posix_spawn(&pid, self.c_str(), nullptr, &attr, argv.data(), environ) == 0) children.push_back(pid);
+        posix_spawnattr_destroy(&attr);
+      }
+
+      std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
+      std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
+      std::fflush(stdout);
+      for (;;) {
+        if (wait_signal(std::chrono::milliseconds(100))) {
+          std::fprintf(stderr, "coordinator: stopping%s\n", ha_enabled ? " (its jobs resume on the next leader)" : ", cancelling the jobs");
+          break;
+        }
+        if (terms().second >= term) {
+          std::fprintf(stderr, "coordinator: leadership lost, stopping its jobs and standing by\n");
+          serve_again = true;
+          break;
+        }
+      }
+      suspending.store(ha_enabled);
+      for (pid_t pid : children) ::kill(pid, SIGTERM);
+      for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
+      local_worker.reset();
+      server.stop();
+      dispatcher.shutdown();
     }
-    suspending.store(ha_enabled);
-    for (pid_t pid : children) ::kill(pid, SIGTERM);
-    for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
-    local_worker.reset();
-    server.stop();
-    dispatcher.shutdown();
     ha->leader_election().stop();
     return code;
   } catch (const std::exception& e) {
