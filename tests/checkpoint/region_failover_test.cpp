@@ -90,14 +90,9 @@ void independent_pipelines(StreamExecutionEnvironment& env, Job& job, std::int64
   DatagenOptions opts;
   opts.rows_per_second = 2000;
   auto source = std::make_shared<CountingSource>(DatagenSource<std::int64_t>::sequence(0, n - 1, opts), job.source_opens);
-  auto injector = job.injector;
   env.from_source<std::int64_t>(source, "Numbers")
       .uid("numbers")
-      .map([injector](std::int64_t v) {
-        if (v == injector->at.load() && injector->failures_left.fetch_sub(1) > 0)
-          throw std::runtime_error("injected failure at " + std::to_string(v));
-        return v;
-      }, "Injector")
+      .map(failing_at(job.injector), "Injector")
       .uid("injector")
       .map([](std::int64_t v) { return Out{v % kSequenceKeys, v, v / kSequenceKeys + 1}; }, "ToOut")
       .uid("to-out")

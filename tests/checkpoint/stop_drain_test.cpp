@@ -48,18 +48,24 @@ struct DrainJob {
   }
 };
 
-class StopDrain : public BackendTest {};
+class StopDrain : public BackendTest {
+ protected:
+  // Runs the job for 300 ms, then stops it with a savepoint (with or without drain).
+  void run_and_stop(DrainJob& job, bool drain) {
+    TempDir dir;
+    StreamExecutionEnvironment env;
+    job.build(env);
+    auto handle = execute_async(env.graph(), checkpointing(dir.path, 100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    handle.stop_with_savepoint(dir.path / "sp", std::chrono::seconds(60), drain);
+  }
+};
 INSTANTIATE_TEST_SUITE_P(Backends, StopDrain, ::testing::Values("memory", "rocksdb"),
                          [](const auto& info) { return info.param; });
 
 TEST_P(StopDrain, DrainFiresEveryWindowBeforeTheSavepoint) {
-  TempDir dir;
   DrainJob job;
-  StreamExecutionEnvironment env;
-  job.build(env);
-  auto handle = execute_async(env.graph(), checkpointing(dir.path, 100));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  handle.stop_with_savepoint(dir.path / "sp", std::chrono::seconds(60), /*drain=*/true);
+  run_and_stop(job, /*drain=*/true);
   auto rows = job.rows->values();
   ASSERT_GT(rows.size(), 0u);
   // One final result per key, counting exactly the rows the savepoint covers.
@@ -72,13 +78,8 @@ TEST_P(StopDrain, DrainFiresEveryWindowBeforeTheSavepoint) {
 }
 
 TEST_P(StopDrain, WithoutDrainTheWindowsStayOpen) {
-  TempDir dir;
   DrainJob job;
-  StreamExecutionEnvironment env;
-  job.build(env);
-  auto handle = execute_async(env.graph(), checkpointing(dir.path, 100));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  handle.stop_with_savepoint(dir.path / "sp");
+  run_and_stop(job, /*drain=*/false);
   EXPECT_GT(job.rows->values().size(), 0u);
   EXPECT_TRUE(job.windows->values().empty());
 }

@@ -414,26 +414,36 @@ cluster::RestResponse post_sql(const std::string& rest, const std::string& scrip
   return client.post("/api/v1/jobs/sql", nlohmann::json{{"script", script}}.dump());
 }
 
+// Coordinators under ZooKeeper HA (session timeout 2 s, any free ports), each with a
+// worker inside (2 slots), in a scratch directory: <dir>/config.yaml, <dir>/<name>/.
+struct HaCluster {
+  fs::path dir = scratch_dir("clink_deploy_");
+  std::string config = (dir / "config.yaml").string();
+  HaCluster(const char* quorum, const std::string& name) {
+    std::ofstream(config) << "high-availability.type: zookeeper\n"
+                          << "high-availability.zookeeper.quorum: " << quorum << "\n"
+                          << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
+                          << "high-availability.cluster-id: /" << name << "-" << ::getpid() << "\n"
+                          << "high-availability.zookeeper.client.session-timeout: 2000\n"
+                          << "rest.port: 0\njobmanager.rpc.port: 0\n";
+  }
+  HaCoordinator coordinator(const std::string& name) const {
+    fs::create_directories(dir / name);
+    return HaCoordinator{std::make_unique<ClinkProcess>(
+                             std::vector<std::string>{"coordinator", "--config", config, "--local-slots", "2"}, dir / name),
+                         ""};
+  }
+};
+
 // POST /api/v1/jobs/sql plans on the coordinator: tables created there are kept in the
 // HA catalog store, so after the leader is killed its successor runs a script that uses
 // them. Errors name the statement's line and column.
 TEST(ClusterDeployment, TheCoordinatorsCatalogSurvivesATakeover) {
   const char* quorum = std::getenv("CLINK_ZOOKEEPER_QUORUM");
   if (!quorum) GTEST_SKIP() << "needs CLINK_ZOOKEEPER_QUORUM (ctest's zookeeper fixture sets it)";
-  fs::path dir = scratch_dir("clink_deploy_");
-  std::ofstream(dir / "config.yaml") << "high-availability.type: zookeeper\n"
-                                     << "high-availability.zookeeper.quorum: " << quorum << "\n"
-                                     << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
-                                     << "high-availability.cluster-id: /catalog-" << ::getpid() << "\n"
-                                     << "high-availability.zookeeper.client.session-timeout: 2000\n"
-                                     << "rest.port: 0\njobmanager.rpc.port: 0\n";
-  const std::string config = (dir / "config.yaml").string();
-  auto coordinator = [&](const std::string& name) {
-    fs::create_directories(dir / name);
-    return HaCoordinator{std::make_unique<ClinkProcess>(
-                             std::vector<std::string>{"coordinator", "--config", config, "--local-slots", "2"}, dir / name),
-                         ""};
-  };
+  HaCluster ha(quorum, "catalog");
+  const fs::path& dir = ha.dir;
+  auto coordinator = [&](const std::string& name) { return ha.coordinator(name); };
   HaCoordinator first = coordinator("first");
   ASSERT_TRUE(first.wait_leading(20'000)) << first.process->err();
   HaCoordinator second = coordinator("second");
@@ -474,20 +484,8 @@ namespace {
 TEST(ClusterDeployment, ADeposedLeaderStandsByAndLeadsAgain) {
   const char* quorum = std::getenv("CLINK_ZOOKEEPER_QUORUM");
   if (!quorum) GTEST_SKIP() << "needs CLINK_ZOOKEEPER_QUORUM (ctest's zookeeper fixture sets it)";
-  fs::path dir = scratch_dir("clink_deploy_");
-  std::ofstream(dir / "config.yaml") << "high-availability.type: zookeeper\n"
-                                     << "high-availability.zookeeper.quorum: " << quorum << "\n"
-                                     << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
-                                     << "high-availability.cluster-id: /standby-" << ::getpid() << "\n"
-                                     << "high-availability.zookeeper.client.session-timeout: 2000\n"
-                                     << "rest.port: 0\njobmanager.rpc.port: 0\n";
-  const std::string config = (dir / "config.yaml").string();
-  auto coordinator = [&](const std::string& name) {
-    fs::create_directories(dir / name);
-    return HaCoordinator{std::make_unique<ClinkProcess>(
-                             std::vector<std::string>{"coordinator", "--config", config, "--local-slots", "2"}, dir / name),
-                         ""};
-  };
+  HaCluster ha(quorum, "standby");
+  auto coordinator = [&](const std::string& name) { return ha.coordinator(name); };
   HaCoordinator first = coordinator("first");
   ASSERT_TRUE(first.wait_leading(20'000)) << first.process->err();
   HaCoordinator second = coordinator("second");
@@ -521,7 +519,7 @@ TEST(ClusterDeployment, ADeposedLeaderStandsByAndLeadsAgain) {
   EXPECT_EQ(overview["taskmanagers"], 1) << "with its worker inside again";
   first.process->kill(SIGTERM);
   EXPECT_EQ(first.process->wait_for(20'000), 0) << first.process->err();
-  fs::remove_all(dir);
+  fs::remove_all(ha.dir);
 }
 
 }  // namespace
