@@ -55,7 +55,9 @@ void LocalDeployer::wait_exited() {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return live_ == 0 && awaiting_ == 0; });
   }
-  // Nothing replaces a group now: every task exited and no region waits for a restart.
+  // Nothing replaces a group now: every task exited and no region waits for a restart
+  // (a failover that waits for its region does not deploy it: the attempt is stopping).
+  std::lock_guard join_lock(join_mu_);
   for (auto& g : groups_)
     if (g) g->join();
 }
@@ -77,10 +79,7 @@ void LocalDeployer::trigger_checkpoint(std::size_t task, const CheckpointBarrier
 
 void LocalDeployer::trigger_drained_checkpoint(std::size_t task, const CheckpointBarrier& barrier) {
   std::lock_guard lock(mu_);
-  if (auto* g = group_of(task)) {
-    g->drain(task);  // the same mailbox, so the watermark goes out first
-    g->trigger_checkpoint(task, barrier);
-  }
+  if (auto* g = group_of(task)) g->trigger_drained_checkpoint(task, barrier);
 }
 
 void LocalDeployer::notify_checkpoint_complete(std::size_t task, std::int64_t id) {
@@ -106,6 +105,7 @@ void LocalDeployer::wait_tasks_exited(const std::vector<std::size_t>& tasks) {
     g = group_of(tasks.front());
   }
   // Only the supervisor replaces a region's group, and it is the caller.
+  std::lock_guard join_lock(join_mu_);
   if (g) g->join();
 }
 

@@ -41,6 +41,9 @@ class LocalDeployer final : public TaskDeployer {
   TaskLayout layout_;
   std::mutex mu_;
   std::condition_variable cv_;
+  // One join of a group at a time: the end of the attempt (after a cancel) may join
+  // the group of a region whose failover is waiting for it too.
+  std::mutex join_mu_;
   std::vector<std::unique_ptr<TaskGroup>> groups_;  // by region
   std::size_t live_ = 0;      // tasks started and not exited
   std::size_t awaiting_ = 0;  // regions cancelled to be deployed again

@@ -116,18 +116,16 @@ void Task::run_mailbox() {
   for (auto& a : actions) a();
 }
 
-void Task::trigger_checkpoint(CheckpointBarrier barrier) {
-  post([this, barrier] {
+void Task::trigger_checkpoint(CheckpointBarrier barrier, bool drain) {
+  post([this, barrier, drain] {
+    // Stop with drain: a running source's final watermark, in the same mailbox action
+    // as the barrier, so no record comes between them (it would be late for every window).
+    if (drain && !gate && !ended_) {
+      OperatorHost& head = *chain.front();
+      attributed(head, [&] { head.output.emit_watermark(Watermark::max()); });
+    }
     perform_checkpoint(barrier);
     if (barrier.stops_sources) stopped_at_savepoint_ = true;
-  });
-}
-
-void Task::drain() {
-  post([this] {
-    if (gate || ended_) return;  // a source's final watermark went out at its end already
-    OperatorHost& head = *chain.front();
-    attributed(head, [&] { head.output.emit_watermark(Watermark::max()); });
   });
 }
 

@@ -330,8 +330,8 @@ void TaskGroup::notify_checkpoint_complete(std::size_t task, std::int64_t checkp
   if (is_local(task)) tasks_[task]->notify_checkpoint_complete(checkpoint_id);
 }
 
-void TaskGroup::drain(std::size_t task) {
-  if (is_local(task)) tasks_[task]->drain();
+void TaskGroup::trigger_drained_checkpoint(std::size_t task, const CheckpointBarrier& barrier) {
+  if (is_local(task)) tasks_[task]->trigger_checkpoint(barrier, /*drain=*/true);
 }
 
 void TaskGroup::resume_after_failed_stop(std::size_t task) {

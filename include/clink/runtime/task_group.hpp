@@ -111,8 +111,8 @@ class TaskGroup {
   void notify_checkpoint_complete(std::size_t task, std::int64_t checkpoint_id);
   // Sources poll again after a stop-with-savepoint failed (the job goes on).
   void resume_after_failed_stop(std::size_t task);
-  // Stop with drain: the source emits MAX_WATERMARK before its next barrier.
-  void drain(std::size_t task);
+  // Stop with drain: the source emits MAX_WATERMARK, then the barrier (nothing between).
+  void trigger_drained_checkpoint(std::size_t task, const CheckpointBarrier& barrier);
 
  private:
   class Control;

@@ -124,9 +124,10 @@ class AttemptHost final : public TaskEvents {
           return;
         }
         with_group([&](TaskGroup& g) {
-          if (t.drains()) g.drain(static_cast<std::size_t>(t.task()));  // its watermark first
-          g.trigger_checkpoint(static_cast<std::size_t>(t.task()),
-                               CheckpointBarrier{t.checkpoint_id(), t.timestamp_ms(), t.is_savepoint(), t.stops_sources()});
+          const auto task = static_cast<std::size_t>(t.task());
+          const CheckpointBarrier barrier{t.checkpoint_id(), t.timestamp_ms(), t.is_savepoint(), t.stops_sources()};
+          if (t.drains()) g.trigger_drained_checkpoint(task, barrier);
+          else g.trigger_checkpoint(task, barrier);
         });
         return;
       }
