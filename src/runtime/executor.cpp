@@ -6,6 +6,7 @@
 
 #include "clink/checkpoint/checkpoint_integrity.hpp"
 #include "clink/checkpoint/restart_tracker.hpp"
+#include "local_deployer.hpp"
 
 namespace clink {
 
@@ -31,119 +32,12 @@ std::vector<TaskPlan> plan_tasks(const JobGraph& graph) {
   return plans;
 }
 
-namespace {
-
-// The embedded deployment: every task of an attempt on threads of this process.
-class LocalDeployer final : public TaskDeployer {
- public:
-  LocalDeployer(const JobGraph& graph, const ExecutionOptions& options, TaskEvents& events, MetricRegistry& metrics)
-      : graph_(graph), options_(options), events_(events), metrics_(metrics) {}
-  void deploy(std::int64_t, const std::optional<std::filesystem::path>& restore) override {
-    group_.reset();  // the previous attempt's tasks have exited
-    group_ = std::make_unique<TaskGroup>(graph_, options_, restore, events_, metrics_, TaskGroup::Wiring{});
-    group_->start();
-  }
-  void wait_exited() override { group_->join(); }
-  void cancel() override {
-    if (group_) group_->cancel();
-  }
-  void checkpoint_started(const CheckpointBarrier&, const std::filesystem::path&) override {}
-  void trigger_checkpoint(std::size_t task, const CheckpointBarrier& barrier) override {
-    group_->trigger_checkpoint(task, barrier);
-  }
-  void notify_checkpoint_complete(std::size_t task, std::int64_t id) override {
-    group_->notify_checkpoint_complete(task, id);
-  }
-  void resume_after_failed_stop(std::size_t task) override { group_->resume_after_failed_stop(task); }
-
- private:
-  const JobGraph& graph_;
-  const ExecutionOptions& options_;
-  TaskEvents& events_;
-  MetricRegistry& metrics_;
-  std::unique_ptr<TaskGroup> group_;
-};
-
-}  // namespace
-
 JobRun::JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFactory& make_deployer)
     : graph_(graph), options_(std::move(options)), layout_(TaskLayout::of(graph_)) {
   log_context_.job = log::context().job.empty() ? graph_.name : log::context().job;
   log::ScopedContext in_job(log_context_);  // a local deployer's tasks inherit it
   deployer_ = make_deployer ? make_deployer(*this, metrics_)
-                            : std::make_unique<LocalDeployer>(graph_, options_, *this, metrics_);
-}
-
-void JobRun::supervise() {
-  log::ScopedContext in_job(log_context_);
-  RestartTracker restarts(options_.restart);
-  for (;;) {
-    run_attempt();
-    std::unique_lock lock(mu_);
-    if (user_cancelled_) {
-      status_ = JobStatus::kCanceled;
-      break;
-    }
-    if (!attempt_failed_) {
-      status_ = JobStatus::kFinished;
-      break;
-    }
-    // One failure per attempt: the first failing task stops the others.
-    auto delay = restarts.on_failure(RestartTracker::Clock::now());
-    if (!delay) {
-      status_ = JobStatus::kFailed;
-      error_ = attempt_error_;
-      log::debug("job failed (no restart left): {}", attempt_error_);
-      break;
-    }
-    ++counts_.restarts;
-    restart_causes_.push_back(attempt_error_);
-    log::warn("restart {} in {} ms after: {}", counts_.restarts, delay->count(), attempt_error_);
-    if (cv_.wait_for(lock, *delay, [&] { return user_cancelled_; })) {
-      status_ = JobStatus::kCanceled;
-      break;
-    }
-    attempt_failed_ = false;
-    lock.unlock();
-    try {
-      auto from = restart_point();
-      if (from) build(from->first, std::move(from->second));
-      else build(std::nullopt);
-    } catch (const std::exception& e) {
-      lock.lock();
-      status_ = JobStatus::kFailed;
-      error_ = std::string("restart failed: ") + e.what();
-      log::error("{}", error_);
-      break;
-    }
-  }
-  // Under the mutex: a waiter between its predicate check and its sleep would otherwise
-  // miss the notification and wait forever (seen as a rare hang of JobHandle::wait()).
-  std::lock_guard lock(mu_);
-  directory_lock_.release();  // before waiters wake: a restore may follow at once
-  done_ = true;
-  cv_.notify_all();
-}
-
-void JobRun::run_attempt() {
-  std::thread coordinator;
-  if (options_.checkpoints.enabled())
-    coordinator = std::thread([this] {
-      log::ScopedContext in_job(log_context_);
-      coordinate();
-    });
-  deployer_->wait_exited();
-  {
-    std::lock_guard lock(mu_);
-    if (pending_) abort_pending(kAttemptEnded);
-  }
-  stopping_.store(true);  // stops the coordinator
-  cv_.notify_all();
-  if (coordinator.joinable()) coordinator.join();
-  if (options_.checkpoints.enabled()) {
-    std::lock_guard lock(mu_);
-    sweep_checkpoint_dirs();
-  }
+                            : std::make_unique<detail::LocalDeployer>(graph_, options_, *this, metrics_);
 }
 
 std::optional<std::pair<std::filesystem::path, CheckpointMetadata>> JobRun::restart_point() {
@@ -245,11 +139,12 @@ std::vector<std::string> JobHandle::restart_causes() const { return run_->restar
 std::filesystem::path JobHandle::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
   return run_->savepoint(dir, timeout);
 }
-std::filesystem::path JobHandle::stop_with_savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout) {
+std::filesystem::path JobHandle::stop_with_savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout,
+                                                     bool drain) {
   run_->suspend_checkpoints(true);
   std::filesystem::path path;
   try {
-    path = run_->savepoint(dir, timeout, /*stops_sources=*/true);
+    path = run_->savepoint(dir, timeout, /*stops_sources=*/true, drain);
   } catch (...) {
     run_->resume_sources();
     run_->suspend_checkpoints(false);  // the job goes on: so do its checkpoints

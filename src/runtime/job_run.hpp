@@ -4,6 +4,7 @@
 // checkpoint directory (job_run_checkpoints.cpp). Its tasks run wherever its
 // TaskDeployer puts them: a TaskGroup in this process, or the workers of a cluster.
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -15,6 +16,7 @@
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "clink/checkpoint/operator_state.hpp"
+#include "clink/checkpoint/restart_tracker.hpp"
 #include "clink/checkpoint/timer_snapshot.hpp"
 #include "clink/core/error.hpp"
 #include "clink/core/log.hpp"
@@ -53,14 +55,34 @@ class JobRun final : public TaskEvents {
     supervisor_ = std::thread([this] { supervise(); });
   }
 
-  void fail(const std::string& message) override {
+  // A task failed. With region failover (and a deployer that can) only its pipelined
+  // region stops here; the supervisor restarts it (restart_region). Otherwise, or for
+  // a failure of no one task, the whole attempt stops and restarts.
+  void fail(std::size_t task, const std::string& message) override {
+    std::size_t region = 0;
     {
       std::lock_guard lock(mu_);
       if (attempt_failed_ || user_cancelled_) return;
-      attempt_failed_ = true;
-      attempt_error_ = message;
+      if (!fails_region_only(task)) {
+        attempt_failed_ = true;
+        attempt_error_ = message;
+      } else {
+        region = layout_.region_of[task];
+        if (!failed_regions_.insert(region).second) return;  // its restart is under way
+        restarting_regions_.insert(region);
+        region_failures_.emplace_back(region, message);
+        // Its snapshots for the pending checkpoint are from tasks that are going: a
+        // checkpoint never mixes acks from before and after a region's restart.
+        if (pending_) abort_pending("task " + std::to_string(task) + " failed, its region restarts: " + message);
+        cv_.notify_all();
+      }
     }
-    stop_attempt();
+    if (!fails_region_only(task)) {
+      stop_attempt();
+      return;
+    }
+    std::lock_guard lock(deploy_mu_);
+    deployer_->cancel_tasks(layout_.regions[region]);
   }
 
   void cancel() {
@@ -153,6 +175,7 @@ class JobRun final : public TaskEvents {
     std::optional<std::filesystem::path> savepoint_dir;
     bool created_dir = false;  // trigger() made the directory (it did not exist)
     bool stops_sources = false;
+    bool drains = false;  // sources emit MAX_WATERMARK first (stop --drain)
     CheckpointBarrier barrier;
     std::int64_t max_alignment_ns = 0;
   };
@@ -169,7 +192,7 @@ class JobRun final : public TaskEvents {
     return checkpoint_dir(id);
   }
   std::filesystem::path savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout,
-                                  bool stops_sources = false);
+                                  bool stops_sources = false, bool drains = false);
   void suspend_checkpoints(bool suspended);
   void resume_sources();
   bool checkpoint_pending(std::int64_t id) const override {
@@ -180,8 +203,13 @@ class JobRun final : public TaskEvents {
  private:
   void trigger(Pending p);  // under mu_
 
+  bool fails_region_only(std::size_t task) const {
+    return options_.failover == FailoverStrategy::kRegion && task < layout_.tasks.size() &&
+           layout_.regions.size() > 1 && deployer_->deploys_regions();
+  }
   void supervise();
   void run_attempt();
+  void restart_region(std::size_t region, const std::string& cause);
   void coordinate();
   // `verified`: the metadata of restore_from, already read and verified (else read here).
   void build(const std::optional<std::filesystem::path>& restore_from,
@@ -215,6 +243,7 @@ class JobRun final : public TaskEvents {
   std::mutex deploy_mu_;  // a deploy and stop_attempt() one at a time
   std::unique_ptr<TaskDeployer> deployer_;
   std::int64_t attempt_ = 0;
+  std::unique_ptr<RestartTracker> restarts_;  // the supervisor's
   std::atomic<bool> stopping_{false};  // the attempt is being stopped (ends the coordinator loop)
 
   mutable std::mutex mu_;
@@ -222,7 +251,15 @@ class JobRun final : public TaskEvents {
   bool done_ = false;
   bool user_cancelled_ = false;
   bool attempt_failed_ = false;
+  bool restarts_exhausted_ = false;  // a region's failure was the last one the strategy allowed
   std::string attempt_error_;
+  bool attempt_exited_ = false;  // every task of the attempt exited (none is being redeployed)
+  // Region failover: failures waiting for the supervisor; regions whose failure is being
+  // handled (until their old tasks exited); regions not running again yet (no
+  // checkpoint starts meanwhile).
+  std::deque<std::pair<std::size_t, std::string>> region_failures_;
+  std::set<std::size_t> failed_regions_;
+  std::set<std::size_t> restarting_regions_;
   JobStatus status_ = JobStatus::kCreated;
   std::string error_;
 

@@ -32,7 +32,8 @@ void JobRun::coordinate() {
       awaiting_final |= phases_[t] == Phase::kEnded;
     }
     bool due = now - last_trigger >= std::chrono::milliseconds(cfg.interval_ms) || (awaiting_final && !sources_running);
-    if (checkpoints_suspended_ || !live || !due || !deployer_->ready() ||
+    // A region restarting: its tasks could not snapshot (Flink fails such triggers).
+    if (checkpoints_suspended_ || !live || !due || !deployer_->ready() || !restarting_regions_.empty() ||
         now - last_checkpoint_end_ < std::chrono::milliseconds(cfg.min_pause_ms))
       continue;
     last_trigger = now;
@@ -62,6 +63,8 @@ void JobRun::trigger(Pending p) {
   deployer_->checkpoint_started(pending_->barrier, dir);
   for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
     if (phases_[t] == Phase::kFinished) pending_->acks[t] = finished_snapshot(t);
+    else if (pending_->drains && phases_[t] == Phase::kRunning && layout_.tasks[t].source)
+      deployer_->trigger_drained_checkpoint(t, pending_->barrier);
     else if (phases_[t] != Phase::kRunning || layout_.tasks[t].source) deployer_->trigger_checkpoint(t, pending_->barrier);
   }
   if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
@@ -79,10 +82,10 @@ void JobRun::resume_sources() {
 }
 
 std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::chrono::milliseconds timeout,
-                                        bool stops_sources) {
+                                        bool stops_sources, bool drains) {
   std::unique_lock lock(mu_);
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  if (!cv_.wait_until(lock, deadline, [&] { return !pending_ || done_; }) || done_)
+  if (!cv_.wait_until(lock, deadline, [&] { return (!pending_ && restarting_regions_.empty()) || done_; }) || done_)
     throw ClinkError("savepoint: the job is not running");
   if (!deployer_->ready()) throw ClinkError("savepoint: the job's tasks are not running yet (waiting for slots)");
   if (std::filesystem::exists(dir / kMetadataFile)) throw ClinkError("savepoint: " + dir.string() + " already holds one");
@@ -98,6 +101,7 @@ std::filesystem::path JobRun::savepoint(const std::filesystem::path& dir, std::c
   p.started = std::chrono::steady_clock::now();
   p.savepoint_dir = dir;
   p.stops_sources = stops_sources;
+  p.drains = drains;
   std::int64_t id = p.id;
   trigger(std::move(p));
   auto finished = [&] {

@@ -116,8 +116,14 @@ void Task::run_mailbox() {
   for (auto& a : actions) a();
 }
 
-void Task::trigger_checkpoint(CheckpointBarrier barrier) {
-  post([this, barrier] {
+void Task::trigger_checkpoint(CheckpointBarrier barrier, bool drain) {
+  post([this, barrier, drain] {
+    // Stop with drain: a running source's final watermark, in the same mailbox action
+    // as the barrier, so no record comes between them (it would be late for every window).
+    if (drain && !gate && !ended_) {
+      OperatorHost& head = *chain.front();
+      attributed(head, [&] { head.output.emit_watermark(Watermark::max()); });
+    }
     perform_checkpoint(barrier);
     if (barrier.stops_sources) stopped_at_savepoint_ = true;
   });
@@ -233,16 +239,16 @@ void Task::run() {
     // The job is being cancelled or another task failed: leave quietly.
   } catch (const OperatorFailure& e) {
     log::debug("task failed: {}", e.what());  // the job reports it (a restart, its end)
-    job_.fail(e.what());
+    job_.fail(index_, e.what());
   } catch (const std::exception& e) {
     log::debug("task failed: {}", e.what());
-    job_.fail(name_ + " failed: " + e.what());
+    job_.fail(index_, name_ + " failed: " + e.what());
   }
   for (std::size_t i = 0; i < opened; ++i) {
     try {
       chain[i]->op->close();
     } catch (const std::exception& e) {
-      job_.fail(chain[i]->display_name + " failed to close: " + e.what());
+      job_.fail(index_, chain[i]->display_name + " failed to close: " + e.what());
     }
   }
 }

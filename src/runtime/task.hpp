@@ -136,7 +136,8 @@ class Task {
   // Called from other threads; run on the task thread between elements.
   void post(std::function<void()> action);
   // Source tasks: inject the barrier of a new checkpoint. Ended tasks: snapshot.
-  void trigger_checkpoint(CheckpointBarrier barrier);
+  // drain (stop --drain): a running source emits MAX_WATERMARK just before the barrier.
+  void trigger_checkpoint(CheckpointBarrier barrier, bool drain = false);
   void notify_checkpoint_complete(std::int64_t checkpoint_id);
   // Source tasks: poll again after a stop-with-savepoint failed (the job goes on).
   void resume_after_failed_stop();

@@ -18,6 +18,14 @@
 
 namespace clink {
 
+namespace {
+
+// Flink's POINTWISE forward edge: subtask i feeds subtask i only (its data, watermarks,
+// barriers and end of input), so forward pipelines are independent failover regions.
+bool is_pointwise(const JobEdge& e, int up, int down) { return e.partitioning == Partitioning::kForward && up == down; }
+
+}  // namespace
+
 TaskLayout TaskLayout::of(const JobGraph& g) {
   TaskLayout layout;
   // Chains: each node joins its upstream's chain when their edge is chained.
@@ -38,6 +46,36 @@ TaskLayout TaskLayout::of(const JobGraph& g) {
     int p = g.parallelism_of(head);
     for (int s = 0; s < p; ++s) layout.tasks.push_back({c, s, p, head.num_inputs == 0});
   }
+  // Regions: union-find over the tasks, joined along every edge between chains.
+  std::vector<std::size_t> first(layout.chains.size(), 0), parent(layout.tasks.size());
+  for (std::size_t t = layout.tasks.size(); t-- > 0;) {
+    parent[t] = t;
+    if (layout.tasks[t].subtask == 0) first[layout.tasks[t].chain] = t;
+  }
+  auto root = [&](std::size_t t) {
+    while (parent[t] != t) t = parent[t] = parent[parent[t]];
+    return t;
+  };
+  auto join = [&](std::size_t a, std::size_t b) { parent[root(a)] = root(b); };
+  for (const JobEdge& e : g.edges) {
+    std::size_t from = chain_of.at(e.from), to = chain_of.at(e.to);
+    if (from == to) continue;
+    int up = g.parallelism_of(g.node(e.from)), down = g.parallelism_of(g.node(e.to));
+    if (is_pointwise(e, up, down)) {
+      for (int s = 0; s < up; ++s) join(first[from] + static_cast<std::size_t>(s), first[to] + static_cast<std::size_t>(s));
+    } else {
+      for (int s = 0; s < up; ++s) join(first[from] + static_cast<std::size_t>(s), first[to]);
+      for (int d = 0; d < down; ++d) join(first[to] + static_cast<std::size_t>(d), first[to]);
+    }
+  }
+  std::map<std::size_t, std::size_t> region_index;  // root -> region
+  layout.region_of.resize(layout.tasks.size());
+  for (std::size_t t = 0; t < layout.tasks.size(); ++t) {
+    auto [it, added] = region_index.emplace(root(t), layout.regions.size());
+    if (added) layout.regions.emplace_back();
+    layout.regions[it->second].push_back(t);
+    layout.region_of[t] = it->second;
+  }
   return layout;
 }
 
@@ -47,7 +85,7 @@ class TaskGroup::Control final : public detail::JobControl {
   explicit Control(TaskEvents& events) : events_(events) {}
   bool cancelled() const override { return cancelled_.load(std::memory_order_relaxed); }
   void cancel() { cancelled_.store(true); }
-  void fail(const std::string& message) override { events_.fail(message); }
+  void fail(std::size_t task, const std::string& message) override { events_.fail(task, message); }
   void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot, std::int64_t alignment_ns) override {
     events_.acknowledge_checkpoint(task, id, std::move(snapshot), alignment_ns);
   }
@@ -91,12 +129,18 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
   std::vector<std::size_t> first_task(layout_.chains.size(), 0);  // task index of each chain's subtask 0
   for (std::size_t t = n_tasks; t-- > 0;)
     if (layout_.tasks[t].subtask == 0) first_task[layout_.tasks[t].chain] = t;
-  // Channel index, at the downstream gate, of (input edge, upstream subtask).
+  // Channel index, at the downstream gate, of (input edge, upstream subtask). A
+  // pointwise edge gives each downstream subtask one channel, from its own upstream.
   std::map<std::pair<const JobEdge*, int>, std::size_t> channel_of;
   std::vector<std::vector<int>> channel_inputs(layout_.chains.size());
   for (std::size_t c = 0; c < layout_.chains.size(); ++c)
     for (const JobEdge* e : graph.inputs_of(layout_.chains[c].front())) {
       int up = graph.parallelism_of(graph.node(e->from));
+      if (is_pointwise(*e, up, graph.parallelism_of(graph.node(e->to)))) {
+        for (int u = 0; u < up; ++u) channel_of[{e, u}] = channel_inputs[c].size();
+        channel_inputs[c].push_back(e->to_input);
+        continue;
+      }
       for (int u = 0; u < up; ++u) {
         channel_of[{e, u}] = channel_inputs[c].size();
         channel_inputs[c].push_back(e->to_input);
@@ -157,14 +201,21 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
           const OperatorCheckpointState& old = it->second;
           std::vector<KeyedStateHandle> handles;
           std::vector<std::pair<std::filesystem::path, int>> timer_files;
-          std::vector<OperatorStateStore> op_states;
+          // At unchanged parallelism, by subtask (a finished one's empty): each subtask
+          // gets back what it wrote, as in Flink, also when only its region restarts.
+          const bool same_parallelism = old.parallelism == p;
+          std::vector<OperatorStateStore> op_states(same_parallelism ? static_cast<std::size_t>(p) : 0);
           for (const auto& st : old.subtasks) {
             for (const auto& h : st.keyed)
               if (h.key_groups.first <= ctx.key_groups().last && h.key_groups.last >= ctx.key_groups().first)
                 handles.push_back(h);
             if (!st.timers_file.empty()) timer_files.emplace_back(restore_dir / st.timers_file, st.subtask);
-            if (!st.operator_state_file.empty())
-              op_states.push_back(OperatorStateStore::read(restore_dir / st.operator_state_file));
+            if (st.operator_state_file.empty()) continue;
+            auto store = OperatorStateStore::read(restore_dir / st.operator_state_file);
+            if (same_parallelism && st.subtask >= 0 && st.subtask < p)
+              op_states[static_cast<std::size_t>(st.subtask)] = std::move(store);
+            else
+              op_states.push_back(std::move(store));
           }
           if (!handles.empty()) {
             if (!ctx.keyed_state_backend())
@@ -202,6 +253,21 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
       if (from.chain == to.chain) {
         target = std::make_unique<detail::ChainedTarget>(task->chain[to.position].get());
       } else {
+        std::vector<std::unique_ptr<ChannelWriter>> writers;
+        auto writer_to = [&](int d) {
+          std::size_t target_task = first_task[to.chain] + static_cast<std::size_t>(d);
+          std::size_t channel = channel_of.at({&e, s});
+          if (tasks_[target_task]) return make_local_channel_writer(*tasks_[target_task]->gate, channel);
+          return wiring.remote_writer(target_task, channel);
+        };
+        if (is_pointwise(e, up, down)) {
+          writers.push_back(writer_to(s));
+          target = std::make_unique<detail::NetworkTarget>(make_forward_partitioner(0, 1), std::move(writers),
+                                                           task->time_metrics().get());
+          if (e.side_output.empty()) src.output.main.push_back(std::move(target));
+          else src.output.sides[e.side_output].push_back(std::move(target));
+          continue;
+        }
         std::unique_ptr<Partitioner> part;
         switch (e.partitioning) {
           case Partitioning::kForward:
@@ -212,13 +278,7 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
           case Partitioning::kBroadcast: part = make_broadcast_partitioner(down); break;
           case Partitioning::kHash: part = e.hash_partitioner(s, down, max_par); break;
         }
-        std::vector<std::unique_ptr<ChannelWriter>> writers;
-        for (int d = 0; d < down; ++d) {
-          std::size_t target_task = first_task[to.chain] + static_cast<std::size_t>(d);
-          std::size_t channel = channel_of.at({&e, s});
-          if (tasks_[target_task]) writers.push_back(make_local_channel_writer(*tasks_[target_task]->gate, channel));
-          else writers.push_back(wiring.remote_writer(target_task, channel));
-        }
+        for (int d = 0; d < down; ++d) writers.push_back(writer_to(d));
         target = std::make_unique<detail::NetworkTarget>(std::move(part), std::move(writers), task->time_metrics().get());
       }
       if (e.side_output.empty()) src.output.main.push_back(std::move(target));
@@ -273,6 +333,10 @@ void TaskGroup::trigger_checkpoint(std::size_t task, const CheckpointBarrier& ba
 
 void TaskGroup::notify_checkpoint_complete(std::size_t task, std::int64_t checkpoint_id) {
   if (is_local(task)) tasks_[task]->notify_checkpoint_complete(checkpoint_id);
+}
+
+void TaskGroup::trigger_drained_checkpoint(std::size_t task, const CheckpointBarrier& barrier) {
+  if (is_local(task)) tasks_[task]->trigger_checkpoint(barrier, /*drain=*/true);
 }
 
 void TaskGroup::resume_after_failed_stop(std::size_t task) {

@@ -204,7 +204,7 @@ TEST_P(FinalCheckpoint, AFailureAfterOneSubtaskEndedWritesEachRowOnce) {
     EXPECT_EQ(handle.status(), JobStatus::kFinished);
     ASSERT_EQ(handle.restart_causes().size(), 1u) << after_more_checkpoints;
     EXPECT_THAT(handle.restart_causes()[0], ::testing::HasSubstr("subtask 1 failed"));
-    EXPECT_EQ(sorted(collected->values()), numbers(0, kAll)) << after_more_checkpoints;
+    EXPECT_EQ(sorted(collected->values()), numbers(0, kAll)) << after_more_checkpoints << " size " << collected->values().size();
     EXPECT_FALSE(watch->committed_without_checkpoint);
   }
 }

@@ -414,26 +414,36 @@ cluster::RestResponse post_sql(const std::string& rest, const std::string& scrip
   return client.post("/api/v1/jobs/sql", nlohmann::json{{"script", script}}.dump());
 }
 
+// Coordinators under ZooKeeper HA (session timeout 2 s, any free ports), each with a
+// worker inside (2 slots), in a scratch directory: <dir>/config.yaml, <dir>/<name>/.
+struct HaCluster {
+  fs::path dir = scratch_dir("clink_deploy_");
+  std::string config = (dir / "config.yaml").string();
+  HaCluster(const char* quorum, const std::string& name) {
+    std::ofstream(config) << "high-availability.type: zookeeper\n"
+                          << "high-availability.zookeeper.quorum: " << quorum << "\n"
+                          << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
+                          << "high-availability.cluster-id: /" << name << "-" << ::getpid() << "\n"
+                          << "high-availability.zookeeper.client.session-timeout: 2000\n"
+                          << "rest.port: 0\njobmanager.rpc.port: 0\n";
+  }
+  HaCoordinator coordinator(const std::string& name) const {
+    fs::create_directories(dir / name);
+    return HaCoordinator{std::make_unique<ClinkProcess>(
+                             std::vector<std::string>{"coordinator", "--config", config, "--local-slots", "2"}, dir / name),
+                         ""};
+  }
+};
+
 // POST /api/v1/jobs/sql plans on the coordinator: tables created there are kept in the
 // HA catalog store, so after the leader is killed its successor runs a script that uses
 // them. Errors name the statement's line and column.
 TEST(ClusterDeployment, TheCoordinatorsCatalogSurvivesATakeover) {
   const char* quorum = std::getenv("CLINK_ZOOKEEPER_QUORUM");
   if (!quorum) GTEST_SKIP() << "needs CLINK_ZOOKEEPER_QUORUM (ctest's zookeeper fixture sets it)";
-  fs::path dir = scratch_dir("clink_deploy_");
-  std::ofstream(dir / "config.yaml") << "high-availability.type: zookeeper\n"
-                                     << "high-availability.zookeeper.quorum: " << quorum << "\n"
-                                     << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
-                                     << "high-availability.cluster-id: /catalog-" << ::getpid() << "\n"
-                                     << "high-availability.zookeeper.client.session-timeout: 2000\n"
-                                     << "rest.port: 0\njobmanager.rpc.port: 0\n";
-  const std::string config = (dir / "config.yaml").string();
-  auto coordinator = [&](const std::string& name) {
-    fs::create_directories(dir / name);
-    return HaCoordinator{std::make_unique<ClinkProcess>(
-                             std::vector<std::string>{"coordinator", "--config", config, "--local-slots", "2"}, dir / name),
-                         ""};
-  };
+  HaCluster ha(quorum, "catalog");
+  const fs::path& dir = ha.dir;
+  auto coordinator = [&](const std::string& name) { return ha.coordinator(name); };
   HaCoordinator first = coordinator("first");
   ASSERT_TRUE(first.wait_leading(20'000)) << first.process->err();
   HaCoordinator second = coordinator("second");
@@ -460,6 +470,56 @@ TEST(ClusterDeployment, TheCoordinatorsCatalogSurvivesATakeover) {
   ASSERT_EQ(job_state(second.rest, job), "FINISHED");
   EXPECT_EQ(committed_output(dir / "out"),
             (std::vector<std::string>{"10", "12", "14", "16", "18", "2", "20", "4", "6", "8"}));
+}
+
+}  // namespace
+}  // namespace clink::test
+
+namespace clink::test {
+namespace {
+
+// A leader deposed while it lives (paused past its ZooKeeper session) stops serving and
+// stands by, as Flink's JobManager does, instead of exiting; when the new leader dies it
+// takes over again and serves REST once more.
+TEST(ClusterDeployment, ADeposedLeaderStandsByAndLeadsAgain) {
+  const char* quorum = std::getenv("CLINK_ZOOKEEPER_QUORUM");
+  if (!quorum) GTEST_SKIP() << "needs CLINK_ZOOKEEPER_QUORUM (ctest's zookeeper fixture sets it)";
+  HaCluster ha(quorum, "standby");
+  auto coordinator = [&](const std::string& name) { return ha.coordinator(name); };
+  HaCoordinator first = coordinator("first");
+  ASSERT_TRUE(first.wait_leading(20'000)) << first.process->err();
+  HaCoordinator second = coordinator("second");
+  first.process->kill(SIGSTOP);  // past its session timeout: ZooKeeper gives the lead to the second
+  ASSERT_TRUE(second.wait_leading(30'000)) << second.process->err();
+  first.process->kill(SIGCONT);
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && first.process->err().find("leadership lost") == std::string::npos)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_NE(first.process->err().find("coordinator: leadership lost, stopping its jobs and standing by"),
+            std::string::npos)
+      << first.process->err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(first.process->wait_for(0).has_value()) << "a deposed leader stays, as a standby";
+
+  second.process->kill(SIGKILL);
+  auto rest_lines = [&] {
+    std::string out = first.process->out();
+    std::size_t n = 0;
+    for (auto at = out.find("\nrest: http://"); at != std::string::npos; at = out.find("\nrest: http://", at + 1)) ++n;
+    return n + (out.rfind("rest: http://", 0) == 0 ? 1 : 0);
+  };
+  deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && rest_lines() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(rest_lines(), 2u) << first.process->out() << first.process->err();
+  std::string out = first.process->out();
+  auto at = out.rfind("rest: http://") + std::string("rest: http://").size();
+  const std::string rest = out.substr(at, out.find('\n', at) - at);
+  auto overview = get_json(rest, "/overview");
+  ASSERT_TRUE(overview.is_object()) << "the leader again serves REST at " << rest;
+  EXPECT_EQ(overview["taskmanagers"], 1) << "with its worker inside again";
+  first.process->kill(SIGTERM);
+  EXPECT_EQ(first.process->wait_for(20'000), 0) << first.process->err();
+  fs::remove_all(ha.dir);
 }
 
 }  // namespace

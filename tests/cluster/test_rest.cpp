@@ -511,3 +511,65 @@ TEST_F(RestApi, CoordinatorReadsFlinksConfigYaml) {
 
 }  // namespace
 }  // namespace clink::test
+
+namespace clink::test {
+namespace {
+
+// Every committed line of a SQL filesystem sink's directory (in-progress files start
+// with '.'), sorted.
+std::vector<std::string> sql_sink_lines(const fs::path& dir) {
+  std::vector<std::string> lines;
+  if (!fs::exists(dir)) return lines;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    auto name = e.path().filename().string();
+    if (!e.is_regular_file() || name.empty() || name[0] == '.' || name[0] == '_') continue;
+    std::istringstream in(slurp_file(e.path()));
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// `clink stop --drain` (Flink's POST /jobs/:id/stop {"drain": true}): the sources emit
+// MAX_WATERMARK before the savepoint, so the open one-day window fires: its count of the
+// sequence 1, 2, ... equals its largest id (no row lost or counted twice), and the job
+// is FINISHED. Stopped without --drain, the window stays open and nothing is written.
+TEST_F(RestApi, StopWithDrainFiresTheOpenWindows) {
+  auto& c = start();
+  for (bool drain : {true, false}) {
+    const fs::path out = dir_ / (drain ? "drained" : "stopped");
+    auto script = dir_ / (drain ? "drained.sql" : "stopped.sql");
+    std::ofstream(script)
+        << "CREATE TABLE nums (id BIGINT NOT NULL, ts AS TO_TIMESTAMP_LTZ(id * 10, 3), "
+           "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen', 'rows-per-second' = '400', "
+           "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100000000');\n"
+           "CREATE TABLE days (ws TIMESTAMP(3), c BIGINT, m BIGINT) WITH ('connector' = 'filesystem', 'path' = '"
+        << (out / "days").string()
+        << "', 'format' = 'csv');\n"
+           "INSERT INTO days SELECT window_start, COUNT(*), MAX(id) FROM TABLE(TUMBLE(TABLE nums, DESCRIPTOR(ts), "
+           "INTERVAL '1' DAY)) GROUP BY window_start, window_end;\n";
+    auto ids = submit(script.string(), "--checkpoint-dir " + (out / "ck").string());
+    ASSERT_EQ(ids.size(), 1u);
+    const std::string job = ids[0];
+    ASSERT_EQ(c.wait_for_state(job, "RUNNING"), "RUNNING");
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    auto stop = clink("stop " + job + (drain ? " --drain" : "") + " --savepoint " + (out / "sp").string() +
+                      " --coordinator " + c.address());
+    ASSERT_EQ(stop.exit_code, 0) << stop.err;
+    EXPECT_EQ(c.wait_for_state(job, "FINISHED"), "FINISHED");
+    auto days = sql_sink_lines(out / "days");
+    if (drain) {
+      ASSERT_EQ(days.size(), 1u);
+      EXPECT_THAT(days[0], ::testing::StartsWith("1970-01-01 00:00:00"));
+      auto fields = days[0].substr(days[0].find(',') + 1);
+      const std::string count = fields.substr(0, fields.find(','));
+      EXPECT_GT(std::stoll(count), 0);
+      EXPECT_EQ(fields, count + "," + count) << "count and largest id of the sequence";
+    } else {
+      EXPECT_THAT(days, ElementsAre()) << "without drain the window stays open";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace clink::test

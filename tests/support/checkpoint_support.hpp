@@ -82,6 +82,15 @@ struct Injector {
   std::atomic<std::int64_t> at{-1};
 };
 
+// The injector's map function: fails on its record, passes every other one on.
+inline auto failing_at(std::shared_ptr<Injector> injector) {
+  return [injector](std::int64_t v) {
+    if (v == injector->at.load() && injector->failures_left.fetch_sub(1) > 0)
+      throw std::runtime_error("injected failure at " + std::to_string(v));
+    return v;
+  };
+}
+
 // datagen 0..n-1 (parallelism 1, rate-limited so that checkpoints happen) -> failure
 // injector -> keyBy(v % 8) -> SequenceChecker (uid "checker"; set its parallelism).
 inline DataStream<SequenceOut> checked_sequence(StreamExecutionEnvironment& env, std::int64_t n, double rate,
@@ -91,11 +100,7 @@ inline DataStream<SequenceOut> checked_sequence(StreamExecutionEnvironment& env,
   return env.from_source<std::int64_t>(DatagenSource<std::int64_t>::sequence(0, n - 1, opts), "Numbers")
       .set_parallelism(1)
       .uid("numbers")
-      .map([injector](std::int64_t v) {
-        if (v == injector->at.load() && injector->failures_left.fetch_sub(1) > 0)
-          throw std::runtime_error("injected failure at " + std::to_string(v));
-        return v;
-      }, "Injector")
+      .map(failing_at(injector), "Injector")
       .set_parallelism(1)
       .uid("injector")
       .key_by([](std::int64_t v) { return v % kSequenceKeys; })

@@ -60,6 +60,7 @@ nlohmann::json submit_options(const RunOptions& opts) {
   std::string from = !opts.from_checkpoint.empty() ? opts.from_checkpoint : opts.from_savepoint;
   if (!from.empty()) o["execution.state-recovery.path"] = absolute_location(from);
   if (opts.allow_non_restored) o["execution.state-recovery.ignore-unclaimed-state"] = true;
+  if (opts.failover_strategy != "region") o["jobmanager.execution.failover-strategy"] = opts.failover_strategy;
   if (opts.restart_attempts > 0) {
     if (opts.restart_backoff) {
       o["restart-strategy.type"] = "exponential-delay";

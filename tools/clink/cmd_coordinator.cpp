@@ -19,6 +19,7 @@
 #include <ctime>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <memory>
 #include <thread>
 
@@ -128,189 +129,203 @@ int run_coordinator(const CoordinatorOptions& opts) {
       if (rc.rpc_port == 0) rc.rpc_port = free_port(rc.rpc_host);
     }
 
-    // Leadership first (at once without HA). Losing it ends this process: a deposed
-    // leader must not go on running jobs a new leader runs too.
-    std::promise<void> granted;
-    std::atomic<bool> leading{false}, revoked{false};
+    // Leadership first (at once without HA). A deposed leader stops serving (its jobs
+    // are the new leader's now) and stands by to contend again, as Flink's JobManager;
+    // the election contends again by itself after a revocation.
+    std::mutex term_mu;
+    std::int64_t granted_term = 0, revoked_term = 0;  // under term_mu
     cluster::CoordinatorAddress address{config.rpc_address() + ":" + std::to_string(rc.rpc_port),
                                         fmt::format("http://{}:{}", config.rest_address(), rest.port)};
     ha->leader_election().run(
         address.encode(),
         [&](const std::string&) {
-          if (!leading.exchange(true)) {
-            log::info("leadership granted ({})", address.rpc);
-            granted.set_value();
-          }
+          std::lock_guard lock(term_mu);
+          ++granted_term;
+          log::info("leadership granted ({})", address.rpc);
         },
         [&] {
-          if (leading.load()) {
-            log::warn("leadership revoked");
-            revoked.store(true);
-          }
+          std::lock_guard lock(term_mu);
+          revoked_term = granted_term;
+          log::warn("leadership revoked");
         });
-    if (ha_enabled) std::printf("coordinator: waiting for leadership (rest %s)\n", address.rest.c_str());
-    std::fflush(stdout);
-    auto leadership = granted.get_future();
-    while (leadership.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready)
-      if (wait_signal(std::chrono::milliseconds(100))) {
-        ha->leader_election().stop();
-        return kExitOk;
-      }
-
-    cluster::ClusterRuntime runtime(rc);
-    std::atomic<bool> suspending{false};
-    cluster::DispatcherOptions dopts;
-    cluster::HaServices* services = ha.get();
-    // The leader records every completed checkpoint before its tasks commit.
-    dopts.launcher = [&runtime, services, ha_enabled](const std::string& job_id, const JobGraph& graph,
-                                                       ExecutionOptions o) {
-      log::info("job '{}' submitted", graph.name);  // in the job's context: its log file starts here
-      if (ha_enabled)
-        o.on_checkpoint_completed = [services, job_id](std::int64_t id, const std::filesystem::path& dir) {
-          services->checkpoints().add_completed(job_id, {id, dir.string()});
-        };
-      return runtime.launch(job_id, graph, std::move(o));
+    auto terms = [&] {
+      std::lock_guard lock(term_mu);
+      return std::pair{granted_term, revoked_term};
     };
-    dopts.cluster = std::make_shared<WorkersInfo>(runtime);
-    dopts.registry = &cluster::gateway::registry_with_collect_sink();  // the SQL gateway's SELECTs
-    if (ha_enabled)
-      dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
-        if (options.contains(cluster::gateway::kCollectJobOption)) return;  // a SQL gateway SELECT: not resumed
-        services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
-                                                          {"options", options}}.dump());
-      };
-    dopts.on_ended = [services, &suspending, ha_enabled](const cluster::DispatchedJob& job) {
-      {
-        log::ScopedContext in_job({job.id});
-        const JobStatus status = job.status();  // a stop with savepoint: FINISHED, as Flink's
-        if (status == JobStatus::kFailed) log::error("job {}: {}", job_status_name(status), job.handle.error());
-        else log::info("job {}", job_status_name(status));
-      }
-      if (!ha_enabled || suspending.load()) return;  // stopped with this coordinator: the next leader resumes it
-      services->job_graphs().remove(job.id);
-      services->checkpoints().remove_job(job.id);
-    };
-    if (auto dir = config.savepoint_dir()) dopts.default_savepoint_dir = dir->string();
-    dopts.configuration = config.entries();
-    dopts.configuration["rest.address"] = rest.address;
-    dopts.configuration["jobmanager.rpc.address"] = config.rpc_address();
-    dopts.configuration["jobmanager.rpc.port"] = std::to_string(runtime.rpc_port());
-    cluster::Dispatcher dispatcher(std::move(dopts));
-    CoordinatorSql sql(dispatcher, ha->catalog());
-    rest.run_sql = [&sql](const std::string& script, const nlohmann::json& options) { return sql.run(script, options); };
-    cluster::RestServer server(dispatcher, rest);
-    server.start();
-    dispatcher.set_configuration("rest.port", std::to_string(server.port()));
-
-    // Flink's SQL Gateway REST endpoint (docs/sql-gateway.md), when a port is given.
-    std::string collect_url;  // where workers post a SELECT's rows: this gateway, as they reach it
-    std::unique_ptr<cluster::gateway::SqlGateway> gateway;  // after what its sessions use
-    if (opts.sql_gateway_port >= 0) config.set("sql-gateway.endpoint.rest.port", std::to_string(opts.sql_gateway_port));
-    if (auto port = config.get("sql-gateway.endpoint.rest.port")) {
-      cluster::gateway::SqlGatewayOptions go;
-      go.address = config.get_string("sql-gateway.endpoint.rest.address", rest.address);
-      go.port = static_cast<int>(config.get_int("sql-gateway.endpoint.rest.port", 8083));
-      go.session_idle_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-          config.get_duration("sql-gateway.session.idle-timeout", std::chrono::minutes(10)));
-      gateway = std::make_unique<cluster::gateway::SqlGateway>(
-          [&sql, &gateway, &collect_url](const std::map<std::string, std::string>& props) {
-            return make_gateway_session(sql, *gateway, collect_url, props);
-          },
-          go);
-      gateway->start();
-      collect_url = fmt::format("http://{}:{}", go.address == "0.0.0.0" ? config.rest_address() : go.address, gateway->port());
-      dispatcher.set_configuration("sql-gateway.endpoint.rest.port", std::to_string(gateway->port()));
-    }
-
-    // A worker inside this process (a one-command cluster, Flink's local mode).
-    std::unique_ptr<cluster::Worker> local_worker;
-    if (opts.local_slots > 0) {
-      cluster::WorkerConfig wc;
-      std::string rpc = "127.0.0.1:" + std::to_string(runtime.rpc_port());
-      wc.coordinator = [rpc] { return rpc; };
-      wc.slots = opts.local_slots;
-      wc.worker_id = "local";
-      local_worker = std::make_unique<cluster::Worker>(wc, cluster::gateway::registry_with_collect_sink());
-      // Ready when it says so: its slots are registered before the REST address is printed.
-      for (int i = 0; i < 1000 && runtime.workers().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-
-    // A new leader resumes its predecessor's jobs from their latest checkpoints.
-    for (const auto& job_id : ha->job_graphs().job_ids()) {
-      try {
-        auto record = nlohmann::json::parse(ha->job_graphs().get(job_id).value_or("{}"));
-        nlohmann::json options = record.value("options", nlohmann::json::object());
-        if (auto latest = ha->checkpoints().latest(job_id)) {
-          // A corrupt or incomplete latest checkpoint gives way to the newest intact
-          // older one beside it (with retained checkpoints, Flink's num-retained).
-          std::vector<std::string> passed_over;
-          auto intact = intact_checkpoint_or_older(latest->external_path, &passed_over);
-          for (const auto& why : passed_over) log::warn("{}; passed over", why);
-          options["execution.state-recovery.path"] = intact ? intact->string() : latest->external_path;
-          options["execution.state-recovery.claim-mode"] = "CLAIM";  // the job's own: subsumed as it goes on
-        }
-        auto submit = cluster::parse_submit_options(options, dispatcher.configuration());
-        submit.raw = record.value("options", nlohmann::json::object());
-        dispatcher.submit(record.at("spec"), submit, job_id);
-        log::ScopedContext in_job({job_id});
-        log::info("recovered the job{}", options.contains("execution.state-recovery.path")
-                                             ? " from " + options["execution.state-recovery.path"].get<std::string>()
-                                             : std::string());
-      } catch (const std::exception& e) {
-        log::ScopedContext in_job({job_id});
-        log::error("cannot recover the job: {}", e.what());
-      }
-    }
-
-    // `clink cluster start`: worker processes of this binary, stopped with the coordinator.
-    std::vector<pid_t> children;
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    for (int i = 0; i < opts.workers; ++i) {
-      std::vector<std::string> args{self, "worker", "--coordinator",
-                                    fmt::format("{}:{}", config.rest_address(), server.port()), "--slots",
-                                    std::to_string(opts.worker_slots)};
-      if (!opts.config.empty()) args.insert(args.end(), {"--config", opts.config});
-      if (!opts.log_dir.empty()) args.insert(args.end(), {"--log-dir", opts.log_dir});
-      std::string level = log::level_name(log::level());  // the workers log as this coordinator does
-      std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return std::tolower(c); });
-      args.insert(args.end(), {"--log-level", level});
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      pid_t pid = 0;
-      sigset_t none;
-      sigemptyset(&none);
-      posix_spawnattr_t attr;
-      posix_spawnattr_init(&attr);
-      posix_spawnattr_setsigmask(&attr, &none);  // the workers take their own signals
-      posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-      if (posix_spawn(&pid, self.c_str(), nullptr, &attr, argv.data(), environ) == 0) children.push_back(pid);
-      posix_spawnattr_destroy(&attr);
-    }
-
-    std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
-    std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
-    if (gateway) std::printf("sql-gateway: http://%s:%d\n", config.get_string("sql-gateway.endpoint.rest.address", rest.address).c_str(), gateway->port());
-    std::fflush(stdout);
+    std::int64_t term = 0;  // the term this coordinator serves (or served last)
     int code = kExitOk;
-    for (;;) {
-      if (wait_signal(std::chrono::milliseconds(100))) {
-        log::info("coordinator stopping{}", ha_enabled ? " (its jobs resume on the next leader)" : ", cancelling the jobs");
-        break;
+    for (bool serve_again = true; serve_again;) {
+      if (ha_enabled) std::printf("coordinator: waiting for leadership (rest %s)\n", address.rest.c_str());
+      std::fflush(stdout);
+      bool stop = false;
+      for (;;) {
+        auto [granted, revoked] = terms();
+        if (granted > term && revoked < granted) {
+          term = granted;
+          break;
+        }
+        if (wait_signal(std::chrono::milliseconds(100))) {
+          stop = true;
+          break;
+        }
       }
-      if (revoked.load()) {
-        log::error("coordinator: leadership lost, stopping");
-        code = kExitError;
-        break;
+      if (stop) break;
+      serve_again = false;
+
+      cluster::ClusterRuntime runtime(rc);
+      std::atomic<bool> suspending{false};
+      cluster::DispatcherOptions dopts;
+      cluster::HaServices* services = ha.get();
+      // The leader records every completed checkpoint before its tasks commit.
+      dopts.launcher = [&runtime, services, ha_enabled](const std::string& job_id, const JobGraph& graph,
+                                                         ExecutionOptions o) {
+        log::info("job '{}' submitted", graph.name);  // in the job's context: its log file starts here
+        if (ha_enabled)
+          o.on_checkpoint_completed = [services, job_id](std::int64_t id, const std::filesystem::path& dir) {
+            services->checkpoints().add_completed(job_id, {id, dir.string()});
+          };
+        return runtime.launch(job_id, graph, std::move(o));
+      };
+      dopts.cluster = std::make_shared<WorkersInfo>(runtime);
+      dopts.registry = &cluster::gateway::registry_with_collect_sink();  // the SQL gateway's SELECTs
+      if (ha_enabled)
+        dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
+          if (options.contains(cluster::gateway::kCollectJobOption)) return;  // a SQL gateway SELECT: not resumed
+          services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
+                                                            {"options", options}}.dump());
+        };
+      dopts.on_ended = [services, &suspending, ha_enabled](const cluster::DispatchedJob& job) {
+        {
+          log::ScopedContext in_job({job.id});
+          const JobStatus status = job.status();  // a stop with savepoint: FINISHED, as Flink's
+          if (status == JobStatus::kFailed) log::error("job {}: {}", job_status_name(status), job.handle.error());
+          else log::info("job {}", job_status_name(status));
+        }
+        if (!ha_enabled || suspending.load()) return;  // stopped with this coordinator: the next leader resumes it
+        services->job_graphs().remove(job.id);
+        services->checkpoints().remove_job(job.id);
+      };
+      if (auto dir = config.savepoint_dir()) dopts.default_savepoint_dir = dir->string();
+      dopts.configuration = config.entries();
+      dopts.configuration["rest.address"] = rest.address;
+      dopts.configuration["jobmanager.rpc.address"] = config.rpc_address();
+      dopts.configuration["jobmanager.rpc.port"] = std::to_string(runtime.rpc_port());
+      cluster::Dispatcher dispatcher(std::move(dopts));
+      CoordinatorSql sql(dispatcher, ha->catalog());
+      rest.run_sql = [&sql](const std::string& script, const nlohmann::json& options) { return sql.run(script, options); };
+      cluster::RestServer server(dispatcher, rest);
+      server.start();
+      dispatcher.set_configuration("rest.port", std::to_string(server.port()));
+
+      // Flink's SQL Gateway REST endpoint (docs/sql-gateway.md), when a port is given.
+      std::string collect_url;  // where workers post a SELECT's rows: this gateway, as they reach it
+      std::unique_ptr<cluster::gateway::SqlGateway> gateway;  // after what its sessions use
+      if (opts.sql_gateway_port >= 0) config.set("sql-gateway.endpoint.rest.port", std::to_string(opts.sql_gateway_port));
+      if (auto port = config.get("sql-gateway.endpoint.rest.port")) {
+        cluster::gateway::SqlGatewayOptions go;
+        go.address = config.get_string("sql-gateway.endpoint.rest.address", rest.address);
+        go.port = static_cast<int>(config.get_int("sql-gateway.endpoint.rest.port", 8083));
+        go.session_idle_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+            config.get_duration("sql-gateway.session.idle-timeout", std::chrono::minutes(10)));
+        gateway = std::make_unique<cluster::gateway::SqlGateway>(
+            [&sql, &gateway, &collect_url](const std::map<std::string, std::string>& props) {
+              return make_gateway_session(sql, *gateway, collect_url, props);
+            },
+            go);
+        gateway->start();
+        collect_url = fmt::format("http://{}:{}", go.address == "0.0.0.0" ? config.rest_address() : go.address, gateway->port());
+        dispatcher.set_configuration("sql-gateway.endpoint.rest.port", std::to_string(gateway->port()));
       }
+
+      // A worker inside this process (a one-command cluster, Flink's local mode).
+      std::unique_ptr<cluster::Worker> local_worker;
+      if (opts.local_slots > 0) {
+        cluster::WorkerConfig wc;
+        std::string rpc = "127.0.0.1:" + std::to_string(runtime.rpc_port());
+        wc.coordinator = [rpc] { return rpc; };
+        wc.slots = opts.local_slots;
+        wc.worker_id = "local";
+        local_worker = std::make_unique<cluster::Worker>(wc, cluster::gateway::registry_with_collect_sink());
+        // Ready when it says so: its slots are registered before the REST address is printed.
+        for (int i = 0; i < 1000 && runtime.workers().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+
+      // A new leader resumes its predecessor's jobs from their latest checkpoints.
+      for (const auto& job_id : ha->job_graphs().job_ids()) {
+        try {
+          auto record = nlohmann::json::parse(ha->job_graphs().get(job_id).value_or("{}"));
+          nlohmann::json options = record.value("options", nlohmann::json::object());
+          if (auto latest = ha->checkpoints().latest(job_id)) {
+            // A corrupt or incomplete latest checkpoint gives way to the newest intact
+            // older one beside it (with retained checkpoints, Flink's num-retained).
+            std::vector<std::string> passed_over;
+            auto intact = intact_checkpoint_or_older(latest->external_path, &passed_over);
+            for (const auto& why : passed_over) log::warn("{}; passed over", why);
+            options["execution.state-recovery.path"] = intact ? intact->string() : latest->external_path;
+            options["execution.state-recovery.claim-mode"] = "CLAIM";  // the job's own: subsumed as it goes on
+          }
+          auto submit = cluster::parse_submit_options(options, dispatcher.configuration());
+          submit.raw = record.value("options", nlohmann::json::object());
+          dispatcher.submit(record.at("spec"), submit, job_id);
+          log::ScopedContext in_job({job_id});
+          log::info("recovered the job{}", options.contains("execution.state-recovery.path")
+                                               ? " from " + options["execution.state-recovery.path"].get<std::string>()
+                                               : std::string());
+        } catch (const std::exception& e) {
+          log::ScopedContext in_job({job_id});
+          log::error("cannot recover the job: {}", e.what());
+        }
+      }
+
+      // `clink cluster start`: worker processes of this binary, stopped with the coordinator.
+      std::vector<pid_t> children;
+      const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+      for (int i = 0; i < opts.workers; ++i) {
+        std::vector<std::string> args{self, "worker", "--coordinator",
+                                      fmt::format("{}:{}", config.rest_address(), server.port()), "--slots",
+                                      std::to_string(opts.worker_slots)};
+        if (!opts.config.empty()) args.insert(args.end(), {"--config", opts.config});
+        if (!opts.log_dir.empty()) args.insert(args.end(), {"--log-dir", opts.log_dir});
+        std::string level = log::level_name(log::level());  // the workers log as this coordinator does
+        std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return std::tolower(c); });
+        args.insert(args.end(), {"--log-level", level});
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        pid_t pid = 0;
+        sigset_t none;
+        sigemptyset(&none);
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        posix_spawnattr_setsigmask(&attr, &none);  // the workers take their own signals
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+        if (posix_spawn(&pid, self.c_str(), nullptr, &attr, argv.data(), environ) == 0) children.push_back(pid);
+        posix_spawnattr_destroy(&attr);
+      }
+
+      std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
+      std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
+      if (gateway) std::printf("sql-gateway: http://%s:%d\n", config.get_string("sql-gateway.endpoint.rest.address", rest.address).c_str(), gateway->port());
+      std::fflush(stdout);
+      for (;;) {
+        if (wait_signal(std::chrono::milliseconds(100))) {
+          log::info("coordinator stopping{}", ha_enabled ? " (its jobs resume on the next leader)" : ", cancelling the jobs");
+          break;
+        }
+        if (terms().second >= term) {
+          log::warn("coordinator: leadership lost, stopping its jobs and standing by");
+          serve_again = true;
+          break;
+        }
+      }
+      suspending.store(ha_enabled);
+      for (pid_t pid : children) ::kill(pid, SIGTERM);
+      for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
+      gateway.reset();  // its sessions' SELECT jobs end first
+      local_worker.reset();
+      server.stop();
+      dispatcher.shutdown();
     }
-    suspending.store(ha_enabled);
-    for (pid_t pid : children) ::kill(pid, SIGTERM);
-    for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
-    gateway.reset();  // its sessions' SELECT jobs end first
-    local_worker.reset();
-    server.stop();
-    dispatcher.shutdown();
     ha->leader_election().stop();
     return code;
   } catch (const std::exception& e) {

@@ -57,6 +57,7 @@ ExecutionOptions execution_options(const RunOptions& opts) {
     o.restart = opts.restart_backoff
                     ? RestartStrategy::exponential_backoff(opts.restart_attempts, opts.restart_delay_ms, 60'000)
                     : RestartStrategy::fixed_delay(opts.restart_attempts, opts.restart_delay_ms);
+  o.failover = opts.failover_strategy == "full" ? FailoverStrategy::kFull : FailoverStrategy::kRegion;
   return o;
 }
 
@@ -161,6 +162,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rest-port", opts->rest_port, "The web UI's and REST API's port on 127.0.0.1 (0: any free port)")
       ->default_val(8081)
       ->check(CLI::Range(0, 65535));
+  cmd->add_option("--failover-strategy", opts->failover_strategy,
+                  "Which tasks a failure restarts (Flink's jobmanager.execution.failover-strategy): region "
+                  "(the failed task's pipelined region) or full (every task)")
+      ->check(CLI::IsMember({"region", "full"}))
+      ->default_val("region");
   cmd->add_option("--coordinator", opts->coordinator,
                   "HOST:PORT of a coordinator's REST API: submit the job(s) there, print each job id and exit");
   cmd->add_flag("--quiet,-q", opts->quiet, "No progress line on a terminal and no info logs (warnings and errors only)");

@@ -75,6 +75,7 @@ struct RunOptions {
   int restart_attempts = 0;
   std::int64_t restart_delay_ms = 1000;
   bool restart_backoff = false;
+  std::string failover_strategy = "region";  // Flink's jobmanager.execution.failover-strategy
   std::string coordinator;  // HOST:PORT: submit to this coordinator (detached) instead of running here
   bool web_ui = false;      // serve the REST API and the web UI for the jobs it runs (docs/web-ui.md)
   int rest_port = 8081;     // where (on 127.0.0.1); 0: any free port

@@ -60,9 +60,12 @@ class JobHandle {
   std::filesystem::path savepoint(const std::filesystem::path& dir,
                                   std::chrono::milliseconds timeout = std::chrono::seconds(60));
   // A savepoint, then cancel: a later run restored from it continues with no gap
-  // and no repeat.
+  // and no repeat. With `drain` (Flink's stop --drain) the sources first emit the final
+  // watermark, so every event-time window and timer fires and its output is committed
+  // with the savepoint: for a job that ends for good.
   std::filesystem::path stop_with_savepoint(const std::filesystem::path& dir,
-                                            std::chrono::milliseconds timeout = std::chrono::seconds(60));
+                                            std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                                            bool drain = false);
   CheckpointCounts checkpoint_counts() const;
   // The failure that caused each restart, oldest first.
   std::vector<std::string> restart_causes() const;
@@ -71,10 +74,17 @@ class JobHandle {
   std::shared_ptr<JobRun> run_;
 };
 
+// Flink's jobmanager.execution.failover-strategy: which tasks restart when one fails.
+enum class FailoverStrategy {
+  kRegion,  // "region" (Flink's default): the failed task's pipelined region only
+  kFull,    // "full": every task of the job
+};
+
 struct ExecutionOptions {
   const ProcessingTimeClock* clock = &SystemClock::instance();
   CheckpointConfig checkpoints;
-  RestartStrategy restart;
+  RestartStrategy restart;  // every failover counts, a region's as a whole job's (as Flink)
+  FailoverStrategy failover = FailoverStrategy::kRegion;
   std::optional<RestoreSettings> restore;  // start from this checkpoint or savepoint
   // Called when a checkpoint (not a savepoint) completed, its metadata written, before
   // any task hears of it: a highly available coordinator stores the pointer here, so a

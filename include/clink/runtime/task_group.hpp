@@ -37,7 +37,10 @@ using TaskSnapshot = std::vector<std::pair<std::string, OperatorSubtaskState>>;
 class TaskEvents {
  public:
   virtual ~TaskEvents() = default;
-  virtual void fail(const std::string& message) = 0;
+  // `task` failed (kWholeJob: a failure of no one task, e.g. a deployment's): with
+  // region failover only the task's pipelined region restarts.
+  static constexpr std::size_t kWholeJob = static_cast<std::size_t>(-1);
+  virtual void fail(std::size_t task, const std::string& message) = 0;
   // alignment_ns: how long the task held back inputs waiting for all barriers.
   virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot,
                                       std::int64_t alignment_ns) = 0;
@@ -65,6 +68,11 @@ struct TaskLayout {
   };
   std::vector<std::vector<std::string>> chains;  // operator ids, head first
   std::vector<Entry> tasks;                      // by task index
+  // Pipelined regions (Flink's failover regions): the connected components of the task
+  // graph. A forward edge between equal parallelisms links subtask i to subtask i only
+  // (pointwise); every other edge links all subtasks of both ends.
+  std::vector<std::vector<std::size_t>> regions;  // task indices, ascending
+  std::vector<std::size_t> region_of;             // by task index
   static TaskLayout of(const JobGraph& graph);
 };
 
@@ -104,6 +112,8 @@ class TaskGroup {
   void notify_checkpoint_complete(std::size_t task, std::int64_t checkpoint_id);
   // Sources poll again after a stop-with-savepoint failed (the job goes on).
   void resume_after_failed_stop(std::size_t task);
+  // Stop with drain: the source emits MAX_WATERMARK, then the barrier (nothing between).
+  void trigger_drained_checkpoint(std::size_t task, const CheckpointBarrier& barrier);
 
  private:
   class Control;
@@ -135,8 +145,20 @@ class TaskDeployer {
   // snapshot for it must know).
   virtual void checkpoint_started(const CheckpointBarrier& barrier, const std::filesystem::path& dir) = 0;
   virtual void trigger_checkpoint(std::size_t task, const CheckpointBarrier& barrier) = 0;
+  // Stop with drain (Flink's stop --drain): source `task` emits MAX_WATERMARK, so every
+  // event-time window and timer downstream fires, then injects the savepoint's barrier.
+  virtual void trigger_drained_checkpoint(std::size_t task, const CheckpointBarrier& barrier) = 0;
   virtual void notify_checkpoint_complete(std::size_t task, std::int64_t checkpoint_id) = 0;
   virtual void resume_after_failed_stop(std::size_t task) = 0;
+
+  // Region failover: a deployer that can restart some tasks while the others run.
+  // cancel_tasks() stops `tasks` (a pipelined region) and wait_exited() then also waits
+  // for their redeployment by deploy_tasks() (or for cancel()).
+  virtual bool deploys_regions() const { return false; }
+  virtual void cancel_tasks(const std::vector<std::size_t>& /*tasks*/) {}
+  virtual void wait_tasks_exited(const std::vector<std::size_t>& /*tasks*/) {}
+  virtual void deploy_tasks(const std::vector<std::size_t>& /*tasks*/,
+                            const std::optional<std::filesystem::path>& /*restore*/) {}
 };
 
 // Runs `graph` with its tasks deployed by the deployer `make_deployer` returns; that

@@ -126,6 +126,10 @@ ExecutionOptions execution_options(const ClusterConfig& config) {
   options.checkpoints = config.checkpoint_config();
   options.restart = config.restart_strategy(options.checkpoints.enabled());
   options.restore = config.restore_settings();
+  const std::string failover = config.get_string("jobmanager.execution.failover-strategy", "region");
+  if (lower(failover) == "region") options.failover = FailoverStrategy::kRegion;
+  else if (lower(failover) == "full") options.failover = FailoverStrategy::kFull;
+  else throw ClinkError("jobmanager.execution.failover-strategy: '" + failover + "' is not region or full");
   return options;
 }
 

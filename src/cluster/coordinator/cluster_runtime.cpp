@@ -136,7 +136,7 @@ class ClusterDeployer final : public TaskDeployer {
       cv_.notify_all();
       lock.unlock();
       if (!failure.empty()) log::error("attempt {}: {}", attempt, failure);
-      if (!failure.empty()) events_.fail(failure);
+      if (!failure.empty()) events_.fail(TaskEvents::kWholeJob, failure);
       return;
     }
     std::map<std::string, proto::CoordinatorMessage> deploys;  // by worker
@@ -213,6 +213,12 @@ class ClusterDeployer final : public TaskDeployer {
   }
 
   void trigger_checkpoint(std::size_t task, const CheckpointBarrier& barrier) override {
+    trigger(task, barrier, false);
+  }
+  void trigger_drained_checkpoint(std::size_t task, const CheckpointBarrier& barrier) override {
+    trigger(task, barrier, true);
+  }
+  void trigger(std::size_t task, const CheckpointBarrier& barrier, bool drains) {
     proto::CoordinatorMessage m;
     auto* t = m.mutable_trigger_checkpoint();
     t->set_job_id(job_id_);
@@ -221,6 +227,7 @@ class ClusterDeployer final : public TaskDeployer {
     t->set_timestamp_ms(barrier.timestamp_ms);
     t->set_is_savepoint(barrier.is_savepoint);
     t->set_stops_sources(barrier.stops_sources);
+    t->set_drains(drains);
     send_to_task(task, m, [&](std::int64_t a) { t->set_attempt(a); });
   }
 
@@ -242,13 +249,15 @@ class ClusterDeployer final : public TaskDeployer {
 
   // ---- from the workers ----
   void on_task_event(const proto::TaskEvent& e) {
-    std::size_t task = static_cast<std::size_t>(e.task());
+    const bool whole_job = e.task() < 0;  // a failure of no one task (a deploy's)
+    std::size_t task = whole_job ? TaskEvents::kWholeJob : static_cast<std::size_t>(e.task());
     {
       std::lock_guard lock(mu_);
-      if (e.attempt() != attempt_ || task >= exited_.size()) return;
+      if (e.attempt() != attempt_ || (!whole_job && task >= exited_.size())) return;
+      if (whole_job && e.kind() != proto::TaskEvent::FAILED) return;
       // A failure is the attempt's (it names its operator), whichever task reports it.
-      if (exited_[task] && e.kind() != proto::TaskEvent::FAILED) return;
-      if (e.kind() == proto::TaskEvent::EXITED) {
+      if (!whole_job && exited_[task] && e.kind() != proto::TaskEvent::FAILED) return;
+      if (!whole_job && e.kind() == proto::TaskEvent::EXITED) {
         exited_[task] = true;
         if (--remaining_ == 0) cv_.notify_all();
         return;
@@ -258,7 +267,7 @@ class ClusterDeployer final : public TaskDeployer {
       case proto::TaskEvent::ENDED: events_.task_ended(task); break;
       case proto::TaskEvent::FINISHED: events_.task_finished(task); break;
       case proto::TaskEvent::COMMITTED: events_.checkpoint_committed(task, e.checkpoint_id()); break;
-      case proto::TaskEvent::FAILED: events_.fail(e.message()); break;
+      case proto::TaskEvent::FAILED: events_.fail(task, e.message()); break;
       default: break;
     }
   }
@@ -314,7 +323,7 @@ class ClusterDeployer final : public TaskDeployer {
     if (!hit) return;
     log::ScopedContext in_job({job_id_});
     log::warn("tasks on worker {} lost: {}", worker_id, reason);
-    events_.fail("worker " + worker_id + " was lost: " + reason);
+    events_.fail(TaskEvents::kWholeJob, "worker " + worker_id + " was lost: " + reason);
   }
 
  private:

@@ -266,15 +266,11 @@ std::string Dispatcher::trigger_savepoint(const std::string& id, const std::stri
 }
 
 std::string Dispatcher::trigger_stop(const std::string& id, const std::string& target_dir, bool drain) {
-  auto j = job(id);
-  // clink's stop does not advance event time to the end first; refusing says so
-  // rather than stopping differently than asked.
-  if (drain) throw BadRequestError(fmt::format("job {}: stop with drain is not supported (stop without --drain)", id));
-  return start_operation(j, target_dir, true, true);
+  return start_operation(job(id), target_dir, true, true, drain);
 }
 
 std::string Dispatcher::start_operation(const std::shared_ptr<DispatchedJob>& job, const std::string& target_dir,
-                                        bool stop, bool finished) {
+                                        bool stop, bool finished, bool drain) {
   // Refused at once rather than failed later: Flink's client cannot read a failure
   // cause that is not a serialized Java exception, and would wait for its timeout.
   if (job->terminal())
@@ -298,7 +294,7 @@ std::string Dispatcher::start_operation(const std::shared_ptr<DispatchedJob>& jo
   }
   std::lock_guard lock(mu_);
   if (shut_down_) throw ClinkError("the coordinator is shutting down");
-  spawn([job, trigger, path, stop, finished] {
+  spawn([job, trigger, path, stop, finished, drain] {
     SavepointOperation result;
     try {
       std::error_code ec;
@@ -310,7 +306,8 @@ std::string Dispatcher::start_operation(const std::shared_ptr<DispatchedJob>& jo
       }
       std::filesystem::path written;
       try {
-        written = stop ? job->handle.stop_with_savepoint(path) : job->handle.savepoint(path);
+        written = stop ? job->handle.stop_with_savepoint(path, std::chrono::seconds(60), drain)
+                       : job->handle.savepoint(path);
       } catch (...) {
         std::lock_guard jl(job->mu_);
         job->stopped_ = false;

@@ -102,7 +102,7 @@ class AttemptHost final : public TaskEvents {
         group_->start();
       } catch (const std::exception& e) {
         log::error("deploying attempt {} failed: {}", attempt_, e.what());
-        fail(std::string("deploying on worker failed: ") + e.what());
+        fail(kWholeJob, std::string("deploying on worker failed: ") + e.what());
         for (std::size_t t : local_) send_event(t, TaskEvent::EXITED);
         done_();
       }
@@ -129,8 +129,10 @@ class AttemptHost final : public TaskEvents {
           return;
         }
         with_group([&](TaskGroup& g) {
-          g.trigger_checkpoint(static_cast<std::size_t>(t.task()),
-                               CheckpointBarrier{t.checkpoint_id(), t.timestamp_ms(), t.is_savepoint(), t.stops_sources()});
+          const auto task = static_cast<std::size_t>(t.task());
+          const CheckpointBarrier barrier{t.checkpoint_id(), t.timestamp_ms(), t.is_savepoint(), t.stops_sources()};
+          if (t.drains()) g.trigger_drained_checkpoint(task, barrier);
+          else g.trigger_checkpoint(task, barrier);
         });
         return;
       }
@@ -150,8 +152,8 @@ class AttemptHost final : public TaskEvents {
   }
 
   // ---- TaskEvents: to the coordinator ----
-  // The attempt's failure (the message names the operator): task 0 stands for it.
-  void fail(const std::string& message) override { send_event(0, TaskEvent::FAILED, 0, message); }
+  // The failed task; a failure of no one task (kWholeJob) goes as task -1 (the int it wraps to).
+  void fail(std::size_t task, const std::string& message) override { send_event(task, TaskEvent::FAILED, 0, message); }
   void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot, std::int64_t alignment_ns) override {
     nlohmann::json states = nlohmann::json::array();
     for (const auto& [uid, st] : snapshot) states.push_back({uid, to_json(st)});

@@ -201,8 +201,9 @@ class Dispatcher {
  private:
   // stop: cancel the job after the savepoint; finished: then report it FINISHED (a stop)
   // rather than CANCELED (a savepoint with cancel-job).
+  // drain: sources emit MAX_WATERMARK before the savepoint (stop --drain).
   std::string start_operation(const std::shared_ptr<DispatchedJob>& job, const std::string& target_dir, bool stop,
-                              bool finished);
+                              bool finished, bool drain = false);
 
   DispatcherOptions options_;
   mutable std::mutex mu_;
