@@ -121,8 +121,11 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
     const int s = entry.subtask, p = entry.parallelism;
     auto task = std::make_unique<detail::Task>(t, head.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")",
                                                *control_, *options_.clock, options_.checkpoints);
-    if (head.num_inputs > 0)
+    if (head.num_inputs > 0) {
       task->gate = std::make_unique<InputGate>(channel_inputs[entry.chain], graph.config.channel_capacity);
+      // The registry keeps the head's metrics alive as long as the gate.
+      task->gate->set_bytes_counter(&metrics.operator_metrics(head.id, s, task->time_metrics())->bytes_in);
+    }
     task->finished_on_restore = finished.count(head.id) > 0;
     for (const auto& id : chain) {
       const JobNode& n = graph.node(id);
@@ -216,6 +219,7 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
           if (tasks_[target_task]) writers.push_back(make_local_channel_writer(*tasks_[target_task]->gate, channel));
           else writers.push_back(wiring.remote_writer(target_task, channel));
         }
+        for (auto& w : writers) w->count_bytes_into(&src.metrics->bytes_out);
         target = std::make_unique<detail::NetworkTarget>(std::move(part), std::move(writers), task->time_metrics().get());
       }
       if (e.side_output.empty()) src.output.main.push_back(std::move(target));

@@ -28,6 +28,7 @@
 #include "clink/cluster/ha/ha_config.hpp"
 #include "clink/cluster/ha/ha_services.hpp"
 #include "clink/cluster/rest/dispatcher.hpp"
+#include "clink/cluster/rest/prometheus.hpp"
 #include "clink/cluster/rest/rest_server.hpp"
 #include "clink/cluster/worker/worker.hpp"
 #include "clink/core/error.hpp"
@@ -95,6 +96,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
     // Flink's config.yaml; the flags override it.
     cluster::ClusterConfig config;
     if (!opts.config.empty()) config = cluster::ClusterConfig::load(opts.config);
+    for (const auto& d : opts.dynamic) config.set_dynamic(d);
     if (!opts.rest_address.empty()) config.set("rest.bind-address", opts.rest_address);
     if (opts.rest_port >= 0) config.set("rest.bind-port", std::to_string(opts.rest_port));
     if (opts.rpc_port >= 0) config.set("jobmanager.rpc.port", std::to_string(opts.rpc_port));
@@ -175,6 +177,12 @@ int run_coordinator(const CoordinatorOptions& opts) {
     cluster::RestServer server(dispatcher, rest);
     server.start();
     dispatcher.set_configuration("rest.port", std::to_string(server.port()));
+    // Flink's PrometheusReporter (metrics.reporter.prom.port): GET /metrics on its own port.
+    std::unique_ptr<cluster::PrometheusServer> prometheus;
+    if (auto prom = cluster::prometheus_options(config.entries())) {
+      prometheus = std::make_unique<cluster::PrometheusServer>(dispatcher, *prom);
+      prometheus->start();
+    }
 
     // A worker inside this process (a one-command cluster, Flink's local mode).
     std::unique_ptr<cluster::Worker> local_worker;
@@ -234,6 +242,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
 
     std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
     std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
+    if (prometheus) std::printf("prometheus: http://%s:%d/metrics\n", prometheus->host().c_str(), prometheus->port());
     std::fflush(stdout);
     int code = kExitOk;
     for (;;) {
@@ -251,6 +260,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
     for (pid_t pid : children) ::kill(pid, SIGTERM);
     for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
     local_worker.reset();
+    if (prometheus) prometheus->stop();
     server.stop();
     dispatcher.shutdown();
     ha->leader_election().stop();
@@ -270,6 +280,8 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rest-address", opts->rest_address, "Address the REST API listens on (default 127.0.0.1)");
   cmd->add_option("--rpc-port", opts->rpc_port, "Control-plane port workers connect to (default 6123; 0: any free port)")
       ->check(CLI::Range(0, 65535));
+  cmd->add_option("-D,--set", opts->dynamic,
+                  "KEY=VALUE: a Flink configuration key over --config (repeatable), e.g. -D metrics.reporter.prom.port=9249");
   cmd->add_option("--local-slots", opts->local_slots, "Also run a worker with this many slots inside the coordinator")
       ->default_val(0);
   cmd->callback([opts, &exit_code] { exit_code = run_coordinator(*opts); });
@@ -281,6 +293,7 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
   start->add_option("--workers", copts->workers, "Worker processes")->default_val(2)->check(CLI::Range(1, 256));
   start->add_option("--slots", copts->worker_slots, "Slots of each worker")->default_val(2)->check(CLI::Range(1, 1024));
   start->add_option("--config", copts->config, "Flink's config.yaml, for the coordinator and the workers");
+  start->add_option("-D,--set", copts->dynamic, "KEY=VALUE: a Flink configuration key of the coordinator (repeatable)");
   start->add_option("--rest-port", copts->rest_port, "REST port (default 8081; 0: any free port)")->check(CLI::Range(0, 65535));
   start->add_option("--rpc-port", copts->rpc_port, "Control-plane port (default 6123; 0: any free port)")->check(CLI::Range(0, 65535));
   start->callback([copts, &exit_code] { exit_code = run_coordinator(*copts); });

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "clink/cluster/rest/dispatcher.hpp"
+#include "clink/cluster/rest/prometheus.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
 
@@ -26,6 +27,9 @@ class RunServices {
 
  private:
   std::unique_ptr<cluster::Dispatcher> dispatcher_;
+  // --set metrics.reporter.prom.port=PORT: Flink's Prometheus endpoint (stopped before
+  // the dispatcher goes).
+  std::unique_ptr<cluster::PrometheusServer> prometheus_;
 };
 
 }  // namespace clink::cli

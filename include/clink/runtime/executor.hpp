@@ -35,6 +35,7 @@ struct CheckpointCounts {
   std::int64_t failed = 0;
   std::int64_t last_completed_id = -1;
   std::int64_t restarts = 0;
+  std::int64_t in_progress = 0;  // triggered, not yet completed or failed (at most one)
 };
 
 class JobRun;  // the running job's internals
