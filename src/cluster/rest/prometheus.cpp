@@ -96,13 +96,16 @@ std::string hostname() {
 
 void add_sql_counters(Exposition& e) {
   auto& c = clink::metrics::sql::counters();
+  // The runs and failures are counters (named *_total); the summed duration keeps the
+  // seed's name without _total, so it is a gauge (a counter must end in _total).
   auto stage = [&](const char* name, const char* plural, const clink::metrics::sql::Stage& s) {
-    e.add_raw(fmt::format("clink_sql_{}_total", plural), "counter", fmt::format("SQL statements {} (attempts)", plural),
+    e.add_raw(fmt::format("clink_sql_{}_total", plural), "counter", fmt::format("runs of the SQL {} stage", name),
               static_cast<double>(s.total.load(std::memory_order_relaxed)));
-    e.add_raw(fmt::format("clink_sql_{}_errors_total", name), "counter", fmt::format("SQL {} failures", name),
+    e.add_raw(fmt::format("clink_sql_{}_errors_total", name), "counter",
+              fmt::format("runs of the SQL {} stage that failed", name),
               static_cast<double>(s.errors.load(std::memory_order_relaxed)));
-    e.add_raw(fmt::format("clink_sql_{}_duration_ns", name), "counter",
-              fmt::format("nanoseconds spent in SQL {}, summed", name),
+    e.add_raw(fmt::format("clink_sql_{}_duration_ns", name), "gauge",
+              fmt::format("nanoseconds spent in the SQL {} stage, summed over its runs", name),
               static_cast<double>(s.duration_ns.load(std::memory_order_relaxed)));
   };
   stage("parse", "parses", c.parse);
