@@ -377,7 +377,8 @@ TEST_F(ClusterMetrics, ClinkRunServesPrometheusWhileItsJobRuns) {
   if (!have_parser(dir_)) GTEST_SKIP() << "no prometheus_client in " << venv_python() << ": run tests/flink/setup";
   const int port = free_port();
   std::string spec = write_counts_spec(dir_, 1'000'000, 400);
-  ClinkProcess run({"run", spec, "--set", "metrics.reporter.prom.port=" + std::to_string(port), "--set", "name=slow_counts"},
+  ClinkProcess run({"run", spec, "--set", "metrics.reporter.prom.port=" + std::to_string(port), "--set", "name=slow_counts",
+                    "--checkpoint-dir", (dir_ / "chk").string(), "--checkpoint-interval", "300"},
                    dir_);
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -403,6 +404,15 @@ TEST_F(ClusterMetrics, ClinkRunServesPrometheusWhileItsJobRuns) {
   EXPECT_NE(count_in[0].labels["subtask_index"], count_in[1].labels["subtask_index"]);
   EXPECT_GT(count_in[0].value + count_in[1].value, 0);
   EXPECT_EQ(find(second, "flink_jobmanager_job_numRestarts", {{"job_name", "slow_counts"}}).at(0).value, 0);
+  // Checkpoints every 300 ms: the job's checkpoint metrics.
+  const std::map<std::string, std::string> job{{"job_name", "slow_counts"}};
+  auto completed = find(second, "flink_jobmanager_job_numberOfCompletedCheckpoints", job);
+  ASSERT_EQ(completed.size(), 1u);
+  EXPECT_GE(completed[0].value, 2);
+  EXPECT_GT(find(second, "flink_jobmanager_job_lastCheckpointSize", job).at(0).value, 0);
+  EXPECT_GE(find(second, "flink_jobmanager_job_lastCheckpointDuration", job).at(0).value, 0);
+  EXPECT_GE(find(second, "flink_jobmanager_job_lastCompletedCheckpointId", job).at(0).value, completed[0].value);
+  EXPECT_EQ(find(second, "flink_jobmanager_job_numberOfFailedCheckpoints", job).at(0).value, 0);
   run.kill(SIGKILL);
 }
 
