@@ -174,15 +174,16 @@ int run_coordinator(const CoordinatorOptions& opts) {
     cluster::Dispatcher dispatcher(std::move(dopts));
     CoordinatorSql sql(dispatcher, ha->catalog());
     rest.run_sql = [&sql](const std::string& script, const nlohmann::json& options) { return sql.run(script, options); };
-    cluster::RestServer server(dispatcher, rest);
-    server.start();
-    dispatcher.set_configuration("rest.port", std::to_string(server.port()));
-    // Flink's PrometheusReporter (metrics.reporter.prom.port): GET /metrics on its own port.
+    // Flink's PrometheusReporter (metrics.reporter.prom.port): GET /metrics on its own
+    // port. Bound before the REST server starts, so a port in use fails with nothing to stop.
     std::unique_ptr<cluster::PrometheusServer> prometheus;
     if (auto prom = cluster::prometheus_options(config.entries())) {
       prometheus = std::make_unique<cluster::PrometheusServer>(dispatcher, *prom);
       prometheus->start();
     }
+    cluster::RestServer server(dispatcher, rest);
+    server.start();
+    dispatcher.set_configuration("rest.port", std::to_string(server.port()));
 
     // A worker inside this process (a one-command cluster, Flink's local mode).
     std::unique_ptr<cluster::Worker> local_worker;

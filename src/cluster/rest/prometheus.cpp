@@ -227,6 +227,9 @@ void PrometheusServer::start() {
 
 void PrometheusServer::stop() {
   if (!impl_ || !impl_->thread.joinable()) return;
+  // httplib's stop() does nothing before the listening thread has started; a stop right
+  // after start() would then wait for a server nobody stops. Give it a moment to start.
+  for (int i = 0; i < 1000 && !impl_->server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   impl_->server.stop();
   impl_->thread.join();
 }
