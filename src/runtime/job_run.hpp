@@ -119,7 +119,9 @@ class JobRun final : public TaskEvents {
   }
   CheckpointCounts counts() const {
     std::lock_guard lock(mu_);
-    return counts_;
+    CheckpointCounts c = counts_;
+    c.in_progress = pending_ ? 1 : 0;
+    return c;
   }
 
   // ---- checkpoint coordination (called from task threads) ----

@@ -167,8 +167,11 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
     const int s = entry.subtask, p = entry.parallelism;
     auto task = std::make_unique<detail::Task>(t, head.name + " (" + std::to_string(s + 1) + "/" + std::to_string(p) + ")",
                                                *control_, *options_.clock, options_.checkpoints);
-    if (head.num_inputs > 0)
+    if (head.num_inputs > 0) {
       task->gate = std::make_unique<InputGate>(channel_inputs[entry.chain], graph.config.channel_capacity);
+      // The registry keeps the head's metrics alive as long as the gate.
+      task->gate->set_bytes_counter(&metrics.operator_metrics(head.id, s, task->time_metrics())->bytes_in);
+    }
     task->finished_on_restore = finished.count(head.id) > 0;
     task->log_context = log::Context{log::context().job, head.name, s, p};
     for (const auto& id : chain) {
@@ -257,8 +260,11 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
         auto writer_to = [&](int d) {
           std::size_t target_task = first_task[to.chain] + static_cast<std::size_t>(d);
           std::size_t channel = channel_of.at({&e, s});
-          if (tasks_[target_task]) return make_local_channel_writer(*tasks_[target_task]->gate, channel);
-          return wiring.remote_writer(target_task, channel);
+          std::unique_ptr<ChannelWriter> w = tasks_[target_task]
+                                                 ? make_local_channel_writer(*tasks_[target_task]->gate, channel)
+                                                 : wiring.remote_writer(target_task, channel);
+          w->count_bytes_into(&src.metrics->bytes_out);
+          return w;
         };
         if (is_pointwise(e, up, down)) {
           writers.push_back(writer_to(s));

@@ -35,6 +35,7 @@
 #include "clink/cluster/ha/ha_services.hpp"
 #include "clink/cluster/rest/dispatcher.hpp"
 #include "clink/core/log.hpp"
+#include "clink/cluster/rest/prometheus.hpp"
 #include "clink/cluster/rest/rest_server.hpp"
 #include "clink/cluster/worker/worker.hpp"
 #include "clink/core/error.hpp"
@@ -106,6 +107,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
     // Flink's config.yaml; the flags override it.
     cluster::ClusterConfig config;
     if (!opts.config.empty()) config = cluster::ClusterConfig::load(opts.config);
+    for (const auto& d : opts.dynamic) config.set_dynamic(d);
     if (!opts.rest_address.empty()) config.set("rest.bind-address", opts.rest_address);
     if (opts.rest_port >= 0) config.set("rest.bind-port", std::to_string(opts.rest_port));
     if (opts.rpc_port >= 0) config.set("jobmanager.rpc.port", std::to_string(opts.rpc_port));
@@ -213,6 +215,13 @@ int run_coordinator(const CoordinatorOptions& opts) {
       cluster::Dispatcher dispatcher(std::move(dopts));
       CoordinatorSql sql(dispatcher, ha->catalog());
       rest.run_sql = [&sql](const std::string& script, const nlohmann::json& options) { return sql.run(script, options); };
+      // Flink's PrometheusReporter (metrics.reporter.prom.port): GET /metrics on its own
+      // port. Bound before the REST server starts, so a port in use fails with nothing to stop.
+      std::unique_ptr<cluster::PrometheusServer> prometheus;
+      if (auto prom = cluster::prometheus_options(config.entries())) {
+        prometheus = std::make_unique<cluster::PrometheusServer>(dispatcher, *prom);
+        prometheus->start();
+      }
       cluster::RestServer server(dispatcher, rest);
       server.start();
       dispatcher.set_configuration("rest.port", std::to_string(server.port()));
@@ -305,6 +314,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
 
       std::printf("rest: http://%s:%d\n", rest.address.c_str(), server.port());
       std::printf("rpc: %s:%d\n", rc.rpc_host.c_str(), runtime.rpc_port());
+      if (prometheus) std::printf("prometheus: http://%s:%d/metrics\n", prometheus->host().c_str(), prometheus->port());
       if (gateway) std::printf("sql-gateway: http://%s:%d\n", config.get_string("sql-gateway.endpoint.rest.address", rest.address).c_str(), gateway->port());
       std::fflush(stdout);
       for (;;) {
@@ -323,6 +333,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
       for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
       gateway.reset();  // its sessions' SELECT jobs end first
       local_worker.reset();
+      if (prometheus) prometheus->stop();
       server.stop();
       dispatcher.shutdown();
     }
@@ -343,6 +354,8 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rest-address", opts->rest_address, "Address the REST API listens on (default 127.0.0.1)");
   cmd->add_option("--rpc-port", opts->rpc_port, "Control-plane port workers connect to (default 6123; 0: any free port)")
       ->check(CLI::Range(0, 65535));
+  cmd->add_option("-D,--set", opts->dynamic,
+                  "KEY=VALUE: a Flink configuration key over --config (repeatable), e.g. -D metrics.reporter.prom.port=9249");
   cmd->add_option("--local-slots", opts->local_slots, "Also run a worker with this many slots inside the coordinator")
       ->default_val(0);
   cmd->add_option("--sql-gateway-port", opts->sql_gateway_port,
@@ -360,6 +373,7 @@ void add_coordinator_command(CLI::App& app, int& exit_code) {
   start->add_option("--slots", copts->worker_slots, "Slots of each worker")->default_val(2)->check(CLI::Range(1, 1024));
   start->add_option("--config", copts->config, "Flink's config.yaml, for the coordinator and the workers");
   start->add_option("--log-dir", copts->log_dir, "Log directory of the coordinator and the workers (default env.log.dir)");
+  start->add_option("-D,--set", copts->dynamic, "KEY=VALUE: a Flink configuration key of the coordinator (repeatable)");
   start->add_option("--rest-port", copts->rest_port, "REST port (default 8081; 0: any free port)")->check(CLI::Range(0, 65535));
   start->add_option("--rpc-port", copts->rpc_port, "Control-plane port (default 6123; 0: any free port)")->check(CLI::Range(0, 65535));
   start->callback([copts, &exit_code] { exit_code = run_coordinator(*copts); });

@@ -1,6 +1,7 @@
 #pragma once
 // The `clink` subcommands. Each adds itself to the app; its callback stores the exit
 // code in `exit_code`.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct CoordinatorOptions {
   int worker_slots = 1;  // slots of each
   int sql_gateway_port = -1;  // -1: sql-gateway.endpoint.rest.port from the config, else no gateway
   std::string log_dir;   // --log-dir (else env.log.dir): the process log and a file per job
+  std::vector<std::string> dynamic;  // -D key=value: Flink's dynamic properties, over the config file
 };
 int run_coordinator(const CoordinatorOptions& opts);
 void add_coordinator_command(CLI::App& app, int& exit_code);
@@ -96,5 +98,10 @@ JobGraph load_job(const JobOptions& opts);
 // Applies one `key=value`: a config key (parallelism, max_parallelism,
 // channel_capacity, chaining), `name`, or `<op id>.<param>`.
 void apply_override(nlohmann::json& spec, const std::string& assignment);
+// Whether a --set key is a Flink configuration key of the process rather than of the
+// job's spec (metrics.reporter.*: the Prometheus endpoint); apply_override skips those.
+bool is_process_config_key(const std::string& key);
+// The --set assignments with such keys, as key -> value.
+std::map<std::string, std::string> process_config(const std::vector<std::string>& sets);
 
 }  // namespace clink::cli

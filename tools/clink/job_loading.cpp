@@ -19,7 +19,8 @@ void add_job_options(CLI::App& cmd, JobOptions& opts) {
       ->check(CLI::Range(1, 1 << 15));
   cmd.add_option("--set", opts.sets,
                  "Override a setting, repeatable: a config key (parallelism, max_parallelism, "
-                 "channel_capacity, chaining), name, or <op id>.<param> (e.g. --set count.emit=every)")
+                 "channel_capacity, chaining), name, or <op id>.<param> (e.g. --set count.emit=every); "
+                 "Flink's metrics.reporter.prom.port / .host serve Prometheus metrics while the job runs")
       ->type_name("KEY=VALUE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -44,11 +45,23 @@ bool is_sql_file(const std::string& path) {
   return in && c != '{';
 }
 
+bool is_process_config_key(const std::string& key) { return key.rfind("metrics.reporter.", 0) == 0; }
+
+std::map<std::string, std::string> process_config(const std::vector<std::string>& sets) {
+  std::map<std::string, std::string> out;
+  for (const auto& s : sets) {
+    auto eq = s.find('=');
+    if (eq != std::string::npos && is_process_config_key(s.substr(0, eq))) out[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  return out;
+}
+
 void apply_override(nlohmann::json& spec, const std::string& assignment) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw ClinkError("--set '" + assignment + "': expected key=value");
   std::string key = assignment.substr(0, eq);
+  if (is_process_config_key(key)) return;  // the process's (RunServices), not the job's
   std::string text = assignment.substr(eq + 1);
   // Numbers, booleans and JSON values as such; anything else as a string.
   nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

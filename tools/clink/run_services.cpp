@@ -21,6 +21,12 @@ RunServices::RunServices(const RunOptions& options) {
     return execute_async(graph, std::move(execution));
   };
   dispatcher_ = std::make_unique<cluster::Dispatcher>(std::move(o));
+  if (auto prom = cluster::prometheus_options(process_config(options.job.sets))) {
+    prometheus_ = std::make_unique<cluster::PrometheusServer>(*dispatcher_, *prom);
+    prometheus_->start();
+    // stderr: stdout is the job's (a print sink's) output.
+    std::fprintf(stderr, "prometheus: http://%s:%d/metrics\n", prometheus_->host().c_str(), prometheus_->port());
+  }
   if (options.web_ui) {
     cluster::RestServerOptions rest;
     rest.address = "127.0.0.1";  // loopback: the UI can cancel and stop the job

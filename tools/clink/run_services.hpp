@@ -8,6 +8,7 @@
 
 #include "clink/cluster/rest/dispatcher.hpp"
 #include "clink/cluster/rest/rest_server.hpp"
+#include "clink/cluster/rest/prometheus.hpp"
 #include "clink/runtime/executor.hpp"
 #include "commands.hpp"
 #include "progress_line.hpp"
@@ -39,6 +40,9 @@ class RunServices {
   std::unique_ptr<cluster::Dispatcher> dispatcher_;
   std::unique_ptr<cluster::RestServer> rest_;  // --web-ui; stopped before the dispatcher goes
   std::unique_ptr<ProgressLine> progress_;  // stderr is a terminal and not --quiet
+  // --set metrics.reporter.prom.port=PORT: Flink's Prometheus endpoint (stopped before
+  // the dispatcher goes).
+  std::unique_ptr<cluster::PrometheusServer> prometheus_;
 };
 
 }  // namespace clink::cli

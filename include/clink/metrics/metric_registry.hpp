@@ -29,6 +29,14 @@ struct OperatorMetrics {
   std::atomic<std::int64_t> batches_out{0};
   std::atomic<std::int64_t> late_records_dropped{0};  // numLateRecordsDropped
   std::atomic<std::int64_t> dead_letters{0};
+  // Flink's numBytesIn / numBytesOut: bytes of the batches this operator received from /
+  // sent to network channels (serialized size; 0 over in-process channels, which move
+  // batches without serializing them).
+  std::atomic<std::int64_t> bytes_in{0};
+  std::atomic<std::int64_t> bytes_out{0};
+  // Flink's pendingRecords of a source: records it knows are left to read; -1 when the
+  // source cannot tell. Set by the source, at most once per batch.
+  std::atomic<std::int64_t> pending_records{-1};
   // Flink's currentInputWatermark (what the operator's inputs delivered) and
   // currentOutputWatermark (what it emitted); the minimum value until the first one.
   std::atomic<std::int64_t> input_watermark{std::numeric_limits<std::int64_t>::min()};
@@ -68,6 +76,7 @@ struct OperatorMetricsSnapshot {
   int subtask = 0;
   std::int64_t records_in = 0, records_out = 0, batches_in = 0, batches_out = 0;
   std::int64_t late_records_dropped = 0, dead_letters = 0;
+  std::int64_t bytes_in = 0, bytes_out = 0, pending_records = -1;
   std::map<std::string, std::int64_t> dead_letters_by_reason;
   std::int64_t busy_ns = 0, backpressured_ns = 0, idle_ns = 0;
   std::int64_t input_watermark = std::numeric_limits<std::int64_t>::min();
@@ -84,7 +93,16 @@ class MetricRegistry {
   // Sum over subtasks of one operator.
   OperatorMetricsSnapshot total(const std::string& operator_id) const;
 
+  // Flink's MeterView: the per-second rate of the counter `key` (any name the reader
+  // picks, e.g. "op/3/numRecordsOut") over the last 60 s, from samples taken when it is
+  // read (at most one a second), so nothing is computed on the hot path. 0 until two
+  // samples a second or more apart exist.
+  double rate(const std::string& key, double value, std::int64_t now_ms) const;
+
  private:
+  struct Samples;
+  mutable std::mutex rates_mu_;
+  mutable std::map<std::string, std::shared_ptr<Samples>> rates_;
   mutable std::mutex mu_;
   std::map<std::pair<std::string, int>, std::shared_ptr<OperatorMetrics>> ops_;
 };

@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,9 @@ class ChannelWriter {
   // Blocks while the receiver has no room; returns the nanoseconds it blocked. Throws
   // TaskCancelled when the job is being cancelled.
   virtual std::int64_t push(StreamElement element) = 0;
+  // Where to add the bytes of the batches this writer serializes (Flink's numBytesOut of
+  // the sending operator). In-process writers serialize nothing and count nothing.
+  virtual void count_bytes_into(std::atomic<std::int64_t>* counter) { (void)counter; }
 };
 
 // Channel `channel` of `gate`, in this process.

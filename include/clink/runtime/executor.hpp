@@ -37,6 +37,7 @@ struct CheckpointCounts {
   std::int64_t restarts = 0;
   // The checkpoint (or savepoint) the current attempt restored from; -1: none.
   std::int64_t last_restored_id = -1;
+  std::int64_t in_progress = 0;  // triggered, not yet completed or failed (at most one)
 };
 
 class JobRun;  // the running job's internals

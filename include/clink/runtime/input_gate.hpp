@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -39,6 +40,12 @@ class InputGate {
   // Called after each pop, outside the lock, with the channel popped: a channel that
   // ends in another process returns a credit to its sender (src/cluster/shuffle).
   void set_pop_listener(std::function<void(std::size_t channel)> listener);
+  // Bytes of batches that reached this gate serialized (from another process), added to
+  // `counter` (the head operator's numBytesIn); set before the gate is used.
+  void set_bytes_counter(std::atomic<std::int64_t>* counter) { bytes_counter_ = counter; }
+  void count_bytes(std::int64_t n) {
+    if (bytes_counter_) bytes_counter_->fetch_add(n, std::memory_order_relaxed);
+  }
 
   std::size_t channels() const { return channel_inputs_.size(); }
   int input_of(std::size_t channel) const { return channel_inputs_[channel]; }
@@ -53,6 +60,7 @@ class InputGate {
   };
   std::vector<int> channel_inputs_;
   std::size_t capacity_;
+  std::atomic<std::int64_t>* bytes_counter_ = nullptr;
   mutable std::mutex mu_;
   std::condition_variable not_empty_;
   std::condition_variable not_full_;

@@ -303,6 +303,11 @@ class ClusterDeployer final : public TaskDeployer {
       m->task_time->idle_ns.store(r.at(10).get<std::int64_t>());
       m->input_watermark.store(r.at(11).get<std::int64_t>());
       m->output_watermark.store(r.at(12).get<std::int64_t>());
+      if (r.size() > 15) {  // a worker of an older version sends no more
+        m->bytes_in.store(r.at(13).get<std::int64_t>());
+        m->bytes_out.store(r.at(14).get<std::int64_t>());
+        m->pending_records.store(r.at(15).get<std::int64_t>());
+      }
     }
   }
 

@@ -11,6 +11,7 @@
 #include "clink/cluster/rest/dispatcher.hpp"
 #include "rest_json.hpp"
 #include "web_ui.hpp"
+#include "rest_metrics.hpp"
 
 namespace clink::cluster {
 
@@ -195,6 +196,8 @@ void RestServer::Impl::add_routes() {
     std::string agg = req.has_param("agg") ? req.get_param_value("agg") : "";
     reply(res, 200, rest::vertex_subtask_metrics(*j, vertex_of(*j, req), get, agg));
   });
+
+  add_metric_routes(server, d);
 
   // clink's own: submit a JobGraphSpec.
   server.Post("/api/v1/jobs/spec", [&d](const httplib::Request& req, httplib::Response& res) {

@@ -100,8 +100,10 @@ class RemoteChannelWriter final : public ChannelWriter {
       throw;
     }
   }
+  void count_bytes_into(std::atomic<std::int64_t>* counter) override { bytes_counter_ = counter; }
 
  private:
+  std::atomic<std::int64_t>* bytes_counter_ = nullptr;
   struct Slot {
     std::type_index type;
     const BatchCodec* codec;
@@ -145,6 +147,8 @@ class RemoteChannelWriter final : public ChannelWriter {
       out_.push_back(static_cast<char>(id));
       slot.encoder->encode(**batch, out_);
       wire::end_frame(out_, at);
+      // The batch frame (header and payload), as the receiving gate counts it.
+      if (bytes_counter_) bytes_counter_->fetch_add(static_cast<std::int64_t>(out_.size() - at), std::memory_order_relaxed);
     } else if (const auto* wm = std::get_if<Watermark>(&element)) {
       std::size_t at = wire::begin_frame(out_, FrameKind::kWatermark);
       wire::put<std::int64_t>(out_, wm->timestamp);
@@ -280,12 +284,18 @@ class LazyChannelWriter final : public ChannelWriter {
     if (!writer_) {
       auto start = Clock::now();
       writer_ = connect_channel(host_, port_, job_id_, attempt_, task_, channel_, cancelled_, options_);
+      writer_->count_bytes_into(bytes_counter_);
       return ns_since(start) + writer_->push(std::move(element));  // connecting is waiting too
     }
     return writer_->push(std::move(element));
   }
+  void count_bytes_into(std::atomic<std::int64_t>* counter) override {
+    bytes_counter_ = counter;
+    if (writer_) writer_->count_bytes_into(counter);
+  }
 
  private:
+  std::atomic<std::int64_t>* bytes_counter_ = nullptr;
   std::string host_, job_id_;
   int port_;
   std::int64_t attempt_;

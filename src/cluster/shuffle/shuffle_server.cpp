@@ -301,6 +301,7 @@ void ShuffleServer::Impl::stream(Connection& c, Route& route, wire::FrameReader&
           } catch (const ClinkError& e) {
             throw ChannelError(s.codec->name + " batch: " + e.what());
           }
+          gate.count_bytes(static_cast<std::int64_t>(payload.size() + wire::kHeaderBytes));
           gate.push(c.channel, std::move(batch));
           break;
         }

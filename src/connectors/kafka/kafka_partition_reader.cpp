@@ -134,8 +134,25 @@ struct KafkaPartitionReader::Impl {
       std::erase_if(splits_, [](const Split& s) { return s.next >= s.stop; });
       assign();
     }
+    if (pending_counter_ && now >= next_pending_) {
+      next_pending_ = now + std::chrono::seconds(1);
+      pending_counter_->store(pending_records(), std::memory_order_relaxed);
+    }
     if (splits_.empty() && c_.bounded.mode != Mode::kUnbounded) return Status::kEnd;
     return n > 0 ? Status::kMore : Status::kNothingAvailable;
+  }
+
+  // Records left in the held partitions, by the high watermarks the client last saw
+  // (rd_kafka_get_watermark_offsets: cached, no broker round trip); a partition whose
+  // high watermark is not known yet counts 0.
+  std::int64_t pending_records() const {
+    std::int64_t pending = 0;
+    for (const auto& s : splits_) {
+      std::int64_t lo = 0, hi = -1;
+      if (rd_kafka_get_watermark_offsets(consumer_.get(), s.tp.topic.c_str(), s.tp.partition, &lo, &hi) || hi < 0) continue;
+      pending += std::max<std::int64_t>(0, std::min(hi, s.stop) - s.next);
+    }
+    return pending;
   }
 
   // The client's destruction waits for every message it handed out: give them back first.
@@ -402,6 +419,8 @@ struct KafkaPartitionReader::Impl {
   std::map<std::string, std::uint64_t> topic_ids_;
   std::map<std::int64_t, std::vector<std::pair<KafkaTopicPartition, std::int64_t>>> pending_commits_;
   std::vector<std::pair<KafkaTopicPartition, std::int64_t>> finished_offsets_;  // not yet in a checkpoint
+  std::atomic<std::int64_t>* pending_counter_ = nullptr;
+  std::chrono::steady_clock::time_point next_pending_{};
 };
 
 KafkaPartitionReader::KafkaPartitionReader(const KafkaReaderConfig& config, int subtask, int parallelism)
@@ -411,6 +430,9 @@ void KafkaPartitionReader::open() { impl_->open(); }
 KafkaPartitionReader::Status KafkaPartitionReader::poll(std::size_t max_messages) { return impl_->poll(max_messages); }
 std::span<const KafkaMessage> KafkaPartitionReader::records() const { return impl_->records_; }
 void KafkaPartitionReader::close() { impl_->close(); }
+void KafkaPartitionReader::report_pending_records_to(std::atomic<std::int64_t>* counter) {
+  impl_->pending_counter_ = counter;
+}
 std::vector<std::string> KafkaPartitionReader::snapshot_splits() const { return impl_->snapshot_splits(); }
 void KafkaPartitionReader::restore_splits(const std::vector<std::string>& splits) { impl_->restore_splits(splits); }
 std::vector<std::string> KafkaPartitionReader::snapshot_shared() const { return impl_->snapshot_shared(); }

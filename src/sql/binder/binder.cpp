@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "binder_internal.hpp"
+#include "clink/metrics/sql_metrics.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 #include "clink/sql/parser/parser.hpp"
 #include "clink/sql/planner/rank_plan.hpp"
@@ -48,7 +49,10 @@ Binder::Binder(const Catalog& catalog, const FunctionRegistry& registry, const S
     : impl_(std::make_unique<Impl>(catalog, registry, session)) {}
 Binder::~Binder() = default;
 
-LogicalPtr Binder::bind_select(const ast::Query& query) { return impl_->bind_query(query).plan; }
+LogicalPtr Binder::bind_select(const ast::Query& query) {
+  metrics::sql::StageTimer timer(metrics::sql::counters().bind);
+  return impl_->bind_query(query).plan;
+}
 
 ExprPtr Binder::bind_scalar(const ast::Expr& e, const Schema& schema) {
   Scope scope = Scope::of(schema, "");
@@ -391,6 +395,7 @@ std::string not_null_enforcer(const SessionConfig& session, SourcePosition pos) 
 }  // namespace
 
 LogicalPtr Binder::bind_insert(const ast::Insert& insert) {
+  metrics::sql::StageTimer timer(metrics::sql::counters().bind);
   auto& self = *impl_;
   const std::string& name = insert.table.back();
   if (self.catalog.view(name)) fail(insert.pos, fmt::format("cannot INSERT INTO the view `{}`", name));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "clink/metrics/sql_metrics.hpp"
 #include "../planner/plan_rewrite.hpp"
 #include "clink/sql/common/column_batch.hpp"
 #include "clink/sql/expression/expr_compiler.hpp"
@@ -628,6 +629,7 @@ LogicalPtr push_down_projections(const LogicalPtr& plan) {
 // ------------------------------------------------------------------ driver
 
 LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options) {
+  metrics::sql::StageTimer timer(metrics::sql::counters().optimize);
   auto fold = [&](const LogicalPtr& p) { return fold_constants(p, options.session); };
   auto pass = [&](bool enabled, const auto& f) {
     if (!enabled) return;
@@ -637,6 +639,7 @@ LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options) {
       throw;
     } catch (const std::exception&) {
       // A failing rewrite is a planner bug; the plan before it is still valid.
+      metrics::sql::counters().optimize.errors.fetch_add(1, std::memory_order_relaxed);
     }
   };
   pass(options.fold_constants, fold);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "clink/metrics/sql_metrics.hpp"
 #include "ast_builder.hpp"
 #include "frontend.hpp"
 #include "token_cursor.hpp"
@@ -246,6 +247,7 @@ void Frontend::check_hints_used() const {
 }  // namespace detail
 
 ast::Script parse(std::string_view sql) {
+  metrics::sql::StageTimer timer(metrics::sql::counters().parse);
   detail::Frontend fe(sql);
   ast::Script script = detail::parse_statements(fe);
   fe.check_hints_used();

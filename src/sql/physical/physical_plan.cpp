@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "clink/metrics/sql_metrics.hpp"
 #include "../planner/plan_rewrite.hpp"
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/core/duration.hpp"
@@ -705,6 +706,7 @@ json aggregate_to_json(const AggregateCall& a) {
 
 json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name,
                               PlanProperties* props) const {
+  metrics::sql::StageTimer timer(metrics::sql::counters().physical_plan);
   PlanProperties own;
   Compiler c{catalog_, session_, props ? *props : own};
   for (const auto& s : sinks) {

@@ -17,6 +17,7 @@
 // group (for monitoring and committed-offsets startup, as Flink); the checkpoint itself
 // is what a restore reads.
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -90,6 +91,10 @@ class KafkaPartitionReader {
   // Their partitions, in the same order (they change only when the splits do).
   const std::vector<KafkaTopicPartition>& held_partitions() const;
   const std::string& what() const;
+  // Where to store Flink's pendingRecords of the source (the records between each held
+  // partition's next offset and its high watermark, summed), updated by poll() at most
+  // once a second from the offsets the client already has (no request to the broker).
+  void report_pending_records_to(std::atomic<std::int64_t>* counter);
 
  private:
   struct Impl;

@@ -229,8 +229,9 @@ class KafkaSource<T>::Reader final : public SourceReader<T> {
       : source_(source), partitions_(source.config_, subtask, parallelism),
         single_topic_(source.config_.topics.size() == 1 && source.config_.topic_pattern.empty()) {}
 
-  void open(RuntimeContext&) override {
+  void open(RuntimeContext& ctx) override {
     partitions_.open();
+    partitions_.report_pending_records_to(&ctx.metrics().pending_records);
     deserialize_ = source_.schema_.make();
   }
 

@@ -1,0 +1,436 @@
+// Flink's metrics in clink, against real processes: the REST metric routes of a
+// coordinator (records in / out of a bounded job equal its data), its Prometheus endpoint
+// scraped twice while a job runs and parsed by prometheus_client's text-format parser
+// (tests/cluster/prometheus_scrape.py, in the venv of tests/flink/setup), a job on
+// worker processes (metrics and bytes over the network come in heartbeats), and
+// `clink run --set metrics.reporter.prom.port=...`. Plus unit tests of the rates and
+// the reporter's options.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "clink/cluster/rest/prometheus.hpp"
+#include "clink/core/error.hpp"
+#include "clink/metrics/metric_registry.hpp"
+#include "clink/runtime/job_graph.hpp"
+#include "../../src/cluster/rest/job_metrics.hpp"
+#include "coordinator_process.hpp"
+#include "../support/clink_process.hpp"
+
+namespace clink::test {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using json = nlohmann::ordered_json;
+
+// ---- unit tests ----
+
+TEST(MetricRates, RateOverTheSampledWindowAndZeroBeforeASecondPassed) {
+  MetricRegistry r;
+  EXPECT_EQ(r.rate("x", 0, 10'000), 0) << "one sample: no rate yet";
+  EXPECT_EQ(r.rate("x", 500, 10'400), 0) << "less than a second of samples";
+  EXPECT_DOUBLE_EQ(r.rate("x", 1000, 11'000), 1000.0);
+  EXPECT_DOUBLE_EQ(r.rate("x", 3000, 12'000), 1500.0) << "over the window's two seconds";
+  // 61 s later the first samples left the 60 s window: the rate is the recent one.
+  for (int s = 13; s <= 73; ++s) r.rate("x", 3000 + (s - 12) * 10.0, s * 1000);
+  EXPECT_NEAR(r.rate("x", 3000 + 62 * 10.0, 74'000), 10.0, 0.5);
+  EXPECT_EQ(r.rate("y", 7, 74'000), 0) << "rates are per key";
+  EXPECT_EQ(r.rate("x", 5, 75'000), 0) << "a counter that went down (a new attempt) starts over";
+}
+
+TEST(MetricValues, TextIsWhatFlinksRestAnswers) {
+  using cluster::metrics::MetricValue;
+  EXPECT_EQ(MetricValue::of_long("a", 1100).text(), "1100");
+  EXPECT_EQ(MetricValue::of_double("a", 6.5).text(), "6.5");
+  EXPECT_EQ(MetricValue::of_double("a", 30).text(), "30.0");
+  EXPECT_EQ(MetricValue::of_double("a", std::nan("")).text(), "NaN");
+  EXPECT_EQ(MetricValue::of_string("a", "n/a").text(), "n/a");
+  EXPECT_EQ(cluster::metrics::rest_component("Source: src[1]"), "Source__src[1]");
+  EXPECT_EQ(cluster::metrics::rest_component("a.b,c"), "a_b_c");
+}
+
+TEST(PrometheusOptions, FlinksPortOrRangeLoopbackUnlessAHostIsSet) {
+  EXPECT_FALSE(cluster::prometheus_options({}).has_value()) << "no port: no reporter";
+  auto one = cluster::prometheus_options({{"metrics.reporter.prom.port", "9250"}});
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->host, "127.0.0.1");
+  EXPECT_EQ(one->first_port, 9250);
+  EXPECT_EQ(one->last_port, 9250);
+  auto range = cluster::prometheus_options({{"metrics.reporter.prom.port", "9250-9260"},
+                                            {"metrics.reporter.prom.host", "0.0.0.0"}});
+  ASSERT_TRUE(range.has_value());
+  EXPECT_EQ(range->first_port, 9250);
+  EXPECT_EQ(range->last_port, 9260);
+  EXPECT_EQ(range->host, "0.0.0.0");
+  for (const char* bad : {"x", "9260-9250", "70000", "1-"}) {
+    try {
+      cluster::prometheus_options({{"metrics.reporter.prom.port", bad}});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const ClinkError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("metrics.reporter.prom.port")) << bad;
+    }
+  }
+}
+
+// ---- against processes ----
+
+// A port free right now on the loopback interface.
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t n = sizeof(a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
+  int port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
+
+// One sample of a scrape, as prometheus_client's parser read it.
+struct Sample {
+  std::string family, type, help, name;
+  std::map<std::string, std::string> labels;
+  double value = 0;
+};
+
+// The Python of the venv tests/flink/setup makes (it has prometheus_client).
+std::string venv_python() {
+  const char* venv = std::getenv("CLINK_FLINK_VENV");
+  const char* home = std::getenv("HOME");
+  fs::path root = venv ? venv : fs::path(home ? home : "/root") / ".cache/clink/flink-venv";
+  return (root / "bin/python").string();
+}
+
+// Whether the venv has prometheus_client (tests/flink/setup installs it).
+bool have_parser(const fs::path& scratch) {
+  return run_command("'" + venv_python() + "' -c 'import prometheus_client.parser'", scratch).exit_code == 0;
+}
+
+// Scrapes `url` through prometheus_scrape.py; fails the test when it does not parse.
+std::vector<Sample> scrape(const std::string& url, const fs::path& scratch) {
+  auto r = run_command("'" + venv_python() + "' '" + std::string(CLINK_SOURCE_DIR) +
+                           "/tests/cluster/prometheus_scrape.py' '" + url + "'",
+                       scratch);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<Sample> out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    auto j = json::parse(line);
+    Sample s{j["family"], j["type"], j["help"], j["name"], {}, 0};
+    for (auto& [k, v] : j["labels"].items()) s.labels[k] = v.get<std::string>();
+    s.value = j["value"].is_string() ? std::nan("") : j["value"].get<double>();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The samples named `name` whose labels include `match`.
+std::vector<Sample> find(const std::vector<Sample>& samples, const std::string& name,
+                         const std::map<std::string, std::string>& match = {}) {
+  std::vector<Sample> out;
+  for (const auto& s : samples) {
+    if (s.name != name) continue;
+    bool ok = true;
+    for (const auto& [k, v] : match) ok &= s.labels.count(k) && s.labels.at(k) == v;
+    if (ok) out.push_back(s);
+  }
+  return out;
+}
+
+// A vertex's metric values by id (GET .../metrics?get=...), parsed as numbers.
+std::map<std::string, double> vertex_values(CoordinatorProcess& c, const std::string& job, const std::string& vid,
+                                            const std::vector<std::string>& ids) {
+  std::string get;
+  for (const auto& id : ids) get += (get.empty() ? "" : ",") + id;
+  auto r = c.get("/jobs/" + job + "/vertices/" + vid + "/metrics?get=" + get);
+  EXPECT_EQ(r.status, 200) << r.body.dump();
+  std::map<std::string, double> out;
+  for (const auto& m : r.body) out[m["id"].get<std::string>()] = std::stod(m["value"].get<std::string>());
+  return out;
+}
+
+class ClusterMetrics : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = scratch_dir("clink_metrics_test_"); }
+  void TearDown() override {
+    coordinator_.reset();
+    fs::remove_all(dir_);
+  }
+  CoordinatorProcess& start(const std::vector<std::string>& extra = {}) {
+    coordinator_ = std::make_unique<CoordinatorProcess>(dir_, extra);
+    return *coordinator_;
+  }
+  std::string submit(const std::string& file) {
+    auto r = run_clink("run " + file + " --coordinator " + coordinator_->address(), dir_);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string id = r.out.substr(0, r.out.find('\n'));
+    EXPECT_TRUE(is_hex32(id)) << r.out;
+    return id;
+  }
+  // The records in / out of the bounded counts job (source -> count -> sink, n events)
+  // as its vertices' metrics say: they must equal the data.
+  void expect_counts_metrics(const std::string& job, int n) {
+    auto& c = *coordinator_;
+    auto d = c.get("/jobs/" + job).body;
+    ASSERT_EQ(d["vertices"].size(), 2u);
+    std::string src = d["vertices"][0]["id"], counts = d["vertices"][1]["id"];
+
+    auto listed = c.get("/jobs/" + job + "/vertices/" + src + "/metrics").body;
+    std::set<std::string> ids;
+    for (const auto& m : listed) ids.insert(m["id"].get<std::string>());
+    for (const char* id : {"0.numRecordsIn", "0.numRecordsOut", "0.numRecordsOutPerSecond", "0.numBytesOut",
+                           "0.busyTimeMsPerSecond", "0.idleTimeMsPerSecond", "0.backPressuredTimeMsPerSecond",
+                           "0.events.numRecordsOut", "0.events.currentOutputWatermark", "0.events.watermarkLag"})
+      EXPECT_TRUE(ids.count(id)) << id << " not in " << listed.dump();
+
+    auto s = vertex_values(c, job, src, {"0.numRecordsIn", "0.numRecordsOut", "0.events.numRecordsOut", "nonexistent"});
+    EXPECT_EQ(s, (std::map<std::string, double>{{"0.numRecordsIn", 0}, {"0.numRecordsOut", n}, {"0.events.numRecordsOut", n}}))
+        << "unknown names are left out, as Flink";
+
+    std::vector<std::string> want;
+    for (int i = 0; i < 2; ++i)
+      for (const char* m : {"numRecordsIn", "numRecordsOut", "count.numRecordsIn", "count.numRecordsOut",
+                            "sink.numRecordsIn", "count.currentInputWatermark", "numBytesIn"})
+        want.push_back(std::to_string(i) + "." + m);
+    auto v = vertex_values(c, job, counts, want);
+    ASSERT_EQ(v.size(), want.size());
+    auto sum = [&](const std::string& m) { return v["0." + m] + v["1." + m]; };
+    EXPECT_EQ(sum("numRecordsIn"), n);
+    EXPECT_EQ(sum("numRecordsOut"), 0) << "a sink's writes leave the job (Flink's task numRecordsOut)";
+    EXPECT_EQ(sum("count.numRecordsIn"), n);
+    EXPECT_EQ(sum("count.numRecordsOut"), n) << "count emits every update";
+    EXPECT_EQ(sum("sink.numRecordsIn"), n);
+    EXPECT_EQ(v["0.count.currentInputWatermark"], static_cast<double>(std::numeric_limits<std::int64_t>::max()));
+    // What crossed the network is counted at both ends alike (0 when all ran in one process).
+    auto sent = vertex_values(c, job, src, {"0.numBytesOut"});
+    EXPECT_EQ(sent["0.numBytesOut"], sum("numBytesIn"));
+
+    auto jm = c.get("/jobs/" + job + "/metrics?get=numRestarts,numberOfCompletedCheckpoints,lastCheckpointSize,"
+                                     "lastCheckpointExternalPath,uptime").body;
+    EXPECT_EQ(jm, json::parse(R"([{"id": "numRestarts", "value": "0"}, {"id": "numberOfCompletedCheckpoints", "value": "0"},
+        {"id": "lastCheckpointSize", "value": "-1"}, {"id": "lastCheckpointExternalPath", "value": "n/a"},
+        {"id": "uptime", "value": "-1"}])"));
+  }
+
+  fs::path dir_;
+  std::unique_ptr<CoordinatorProcess> coordinator_;
+};
+
+TEST_F(ClusterMetrics, ABoundedJobsRecordsInAndOutEqualTheData) {
+  auto& c = start();
+  const int n = 2000;
+  std::string job = submit(write_counts_spec(dir_, n, 4000));
+  ASSERT_EQ(c.wait_for_state(job, "FINISHED"), "FINISHED");
+  expect_counts_metrics(job, n);
+
+  auto names = c.get("/jobs/" + job + "/metrics").body;
+  EXPECT_THAT(names.dump(), HasSubstr(R"({"id":"numberOfFailedCheckpoints"})"));
+  EXPECT_THAT(names.dump(), HasSubstr(R"({"id":"lastCheckpointDuration"})"));
+  EXPECT_EQ(c.get("/jobmanager/metrics?get=numRunningJobs,taskSlotsTotal,numRegisteredTaskManagers").body,
+            json::parse(R"([{"id": "numRunningJobs", "value": "0"}, {"id": "taskSlotsTotal", "value": "4"},
+                            {"id": "numRegisteredTaskManagers", "value": "1"}])"));
+  EXPECT_EQ(c.get("/v1/jobs/" + job + "/metrics?get=numRestarts").body, json::parse(R"([{"id": "numRestarts", "value": "0"}])"));
+  EXPECT_EQ(c.get("/taskmanagers/local/metrics").body, json::array());
+  EXPECT_EQ(c.get("/taskmanagers/nope/metrics").status, 404);
+  EXPECT_EQ(c.get("/jobs/" + std::string(32, 'a') + "/metrics").status, 404);
+  EXPECT_EQ(c.get("/jobs/" + job + "/vertices/" + std::string(32, 'f') + "/metrics").status, 404);
+  EXPECT_EQ(c.get("/jobs/xyz/metrics").status, 400);
+}
+
+TEST_F(ClusterMetrics, AJobOnWorkerProcessesReportsItsMetricsAndNetworkBytes) {
+  auto& c = start({"--local-slots", "0"});
+  std::vector<std::unique_ptr<ClinkProcess>> workers;
+  for (int i = 0; i < 2; ++i) {
+    fs::path wd = dir_ / ("w" + std::to_string(i));
+    fs::create_directories(wd);
+    // One slot each: the job's two parallel pipelines land on different workers.
+    workers.push_back(std::make_unique<ClinkProcess>(
+        std::vector<std::string>{"worker", "--slots", "1", "--coordinator", c.address()}, wd));
+    ASSERT_TRUE(workers.back()->wait_for_output("data port", 10'000)) << workers.back()->err();
+  }
+  const int n = 3000;
+  std::string job = submit(write_counts_spec(dir_, n, 6000));
+  ASSERT_EQ(c.wait_for_state(job, "FINISHED", 60), "FINISHED");
+  expect_counts_metrics(job, n);
+  auto d = c.get("/jobs/" + job).body;
+  auto sent = vertex_values(c, job, d["vertices"][0]["id"], {"0.numBytesOut", "0.events.numRecordsOut"});
+  EXPECT_GT(sent["0.numBytesOut"], 0) << "a count subtask runs on the other worker: batches crossed the network";
+}
+
+// The Prometheus endpoint of a coordinator (Flink's metrics.reporter.prom.port, given
+// with -D), scraped twice while an unbounded SQL job runs.
+TEST_F(ClusterMetrics, PrometheusEndpointScrapedTwiceWhileAJobRuns) {
+  if (!have_parser(dir_)) GTEST_SKIP() << "no prometheus_client in " << venv_python() << ": run tests/flink/setup";
+  // Workers send their counters with each heartbeat: every 500 ms here (Flink's default
+  // 10 s is also how often Flink's REST fetches metrics).
+  auto& c = start({"-D", "metrics.reporter.prom.port=0", "-D", "heartbeat.interval=500 ms"});
+  ASSERT_TRUE(c.running());
+  std::smatch m;
+  std::string out = slurp_file(dir_ / "coordinator.out");
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(prometheus: (http://([^:]+):\d+/metrics))"))) << out;
+  const std::string url = m[1];
+  EXPECT_EQ(m[2], "127.0.0.1") << "bound to loopback unless metrics.reporter.prom.host says otherwise";
+
+  // The coordinator plans this script itself: its SQL counters count it.
+  std::string script =
+      "CREATE TABLE src (k INT, v BIGINT) WITH ('connector'='datagen','rows-per-second'='200');\n"
+      "CREATE TABLE snk (k INT, v BIGINT) WITH ('connector'='blackhole');\n"
+      "INSERT INTO snk SELECT k, v FROM src WHERE v IS NOT NULL;\n";
+  auto posted = c.post("/api/v1/jobs/sql", json{{"script", script}}.dump());
+  ASSERT_EQ(posted.status, 202) << posted.body.dump();
+  std::string job = posted.body["jobids"][0];
+  ASSERT_EQ(c.wait_for_state(job, "RUNNING"), "RUNNING");
+  auto d = c.get("/jobs/" + job).body;
+  const std::string src = d["vertices"][0]["id"];
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  auto first = scrape(url, dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  auto second = scrape(url, dir_);
+  ASSERT_FALSE(first.empty());
+
+  // Flink's names, HELP and TYPE.
+  for (const auto& s : second) {
+    if (s.name.rfind("flink_", 0) != 0) continue;
+    EXPECT_EQ(s.type, "gauge") << s.name;
+    EXPECT_THAT(s.help, HasSubstr(" (scope: ")) << s.name;
+  }
+  const std::map<std::string, std::string> job_labels{{"job_id", job}};
+  auto uptime1 = find(first, "flink_jobmanager_job_uptime", job_labels);
+  auto uptime2 = find(second, "flink_jobmanager_job_uptime", job_labels);
+  ASSERT_EQ(uptime1.size(), 1u);
+  ASSERT_EQ(uptime2.size(), 1u);
+  EXPECT_GT(uptime2[0].value, uptime1[0].value);
+  std::set<std::string> job_label_names;
+  for (const auto& [k, v] : uptime2[0].labels) job_label_names.insert(k);
+  EXPECT_EQ(job_label_names, (std::set<std::string>{"job_id", "job_name", "host"}));
+  EXPECT_EQ(find(second, "flink_jobmanager_job_numRestarts", job_labels).at(0).value, 0);
+  EXPECT_EQ(find(second, "flink_jobmanager_numRunningJobs").at(0).value, 1);
+  EXPECT_EQ(find(second, "flink_jobmanager_job_numberOfCompletedCheckpoints", job_labels).size(), 1u);
+
+  // The source operator's records out: Flink's labels, and it grows.
+  const std::map<std::string, std::string> source_op{{"job_id", job}, {"task_id", src}, {"operator_id", src}};
+  auto out1 = find(first, "flink_taskmanager_job_task_operator_numRecordsOut", source_op);
+  auto out2 = find(second, "flink_taskmanager_job_task_operator_numRecordsOut", source_op);
+  ASSERT_EQ(out1.size(), 1u);
+  ASSERT_EQ(out2.size(), 1u);
+  EXPECT_GT(out2[0].value, out1[0].value);
+  EXPECT_GT(out1[0].value, 0);
+  std::set<std::string> names;
+  for (const auto& [k, v] : out2[0].labels) names.insert(k);
+  EXPECT_EQ(names, (std::set<std::string>{"job_id", "job_name", "task_id", "task_name", "task_attempt_id",
+                                          "task_attempt_num", "subtask_index", "tm_id", "host", "operator_id",
+                                          "operator_name"}));
+  EXPECT_EQ(out2[0].labels["subtask_index"], "0");
+  EXPECT_EQ(out2[0].labels["tm_id"], "local");
+  for (char ch : out2[0].labels["operator_name"] + out2[0].labels["task_name"] + out2[0].labels["job_name"])
+    EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ':') << "Flink filters label values";
+
+  // The source's rate over the scrapes: 200 rows/s.
+  auto rate = find(second, "flink_taskmanager_job_task_operator_numRecordsOutPerSecond", source_op);
+  ASSERT_EQ(rate.size(), 1u);
+  EXPECT_GT(rate[0].value, 50);
+  EXPECT_LT(rate[0].value, 1000);
+  for (const char* t : {"busyTimeMsPerSecond", "idleTimeMsPerSecond", "backPressuredTimeMsPerSecond"}) {
+    auto v = find(second, std::string("flink_taskmanager_job_task_") + t, {{"job_id", job}, {"task_id", src}});
+    ASSERT_EQ(v.size(), 1u) << t;
+    EXPECT_GE(v[0].value, 0) << t;
+    EXPECT_LE(v[0].value, 1000) << t;
+  }
+  EXPECT_EQ(find(second, "flink_taskmanager_job_task_operator_watermarkLag", source_op).size(), 1u);
+
+  // The SQL pipeline's counters of this process.
+  for (const char* counter : {"clink_sql_parses_total", "clink_sql_binds_total", "clink_sql_optimizes_total",
+                              "clink_sql_physical_plans_total"}) {
+    auto v = find(second, counter);
+    ASSERT_EQ(v.size(), 1u) << counter;
+    EXPECT_GE(v[0].value, 1) << counter;
+    EXPECT_EQ(v[0].type, "counter") << counter;
+  }
+  ASSERT_EQ(find(second, "clink_sql_bind_errors_total").size(), 1u);
+  EXPECT_EQ(find(second, "clink_sql_bind_errors_total")[0].value, 0);
+  auto bind_ns = find(second, "clink_sql_bind_duration_ns");
+  ASSERT_EQ(bind_ns.size(), 1u);
+  EXPECT_EQ(bind_ns[0].type, "gauge");
+  EXPECT_GT(bind_ns[0].value, 0);
+
+  // Cancelled: its metrics are gone, as in Flink.
+  c.patch("/jobs/" + job);
+  ASSERT_EQ(c.wait_for_state(job, "CANCELED"), "CANCELED");
+  EXPECT_TRUE(find(scrape(url, dir_), "flink_jobmanager_job_uptime", job_labels).empty());
+}
+
+// `clink run --set metrics.reporter.prom.port=PORT` (Flink's key; the other --set keys
+// still override the spec): the embedded job's metrics at http://127.0.0.1:PORT/metrics.
+TEST_F(ClusterMetrics, ClinkRunServesPrometheusWhileItsJobRuns) {
+  if (!have_parser(dir_)) GTEST_SKIP() << "no prometheus_client in " << venv_python() << ": run tests/flink/setup";
+  const int port = free_port();
+  std::string spec = write_counts_spec(dir_, 1'000'000, 400);
+  ClinkProcess run({"run", spec, "--set", "metrics.reporter.prom.port=" + std::to_string(port), "--set", "name=slow_counts",
+                    "--checkpoint-dir", (dir_ / "chk").string(), "--checkpoint-interval", "300"},
+                   dir_);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (run.err().find("prometheus: " + url) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_FALSE(run.wait_for(0).has_value()) << run.err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_THAT(run.err(), HasSubstr("prometheus: " + url));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  auto first = scrape(url, dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  auto second = scrape(url, dir_);
+  const std::string source = cluster::vertex_id_for(JobNode{.id = "events", .uid = "events"});
+  const std::map<std::string, std::string> labels{{"job_name", "slow_counts"}, {"operator_name", "events"}, {"task_id", source}};
+  auto out1 = find(first, "flink_taskmanager_job_task_operator_numRecordsOut", labels);
+  auto out2 = find(second, "flink_taskmanager_job_task_operator_numRecordsOut", labels);
+  ASSERT_EQ(out1.size(), 1u);
+  ASSERT_EQ(out2.size(), 1u);
+  EXPECT_GT(out2[0].value, out1[0].value) << "the counter grows while the job runs";
+  // Two count subtasks, each with its own labels.
+  auto count_in = find(second, "flink_taskmanager_job_task_operator_numRecordsIn", {{"operator_name", "count"}});
+  ASSERT_EQ(count_in.size(), 2u);
+  EXPECT_NE(count_in[0].labels["subtask_index"], count_in[1].labels["subtask_index"]);
+  EXPECT_GT(count_in[0].value + count_in[1].value, 0);
+  EXPECT_EQ(find(second, "flink_jobmanager_job_numRestarts", {{"job_name", "slow_counts"}}).at(0).value, 0);
+  // Checkpoints every 300 ms: the job's checkpoint metrics.
+  const std::map<std::string, std::string> job{{"job_name", "slow_counts"}};
+  auto completed = find(second, "flink_jobmanager_job_numberOfCompletedCheckpoints", job);
+  ASSERT_EQ(completed.size(), 1u);
+  EXPECT_GE(completed[0].value, 2);
+  EXPECT_GT(find(second, "flink_jobmanager_job_lastCheckpointSize", job).at(0).value, 0);
+  EXPECT_GE(find(second, "flink_jobmanager_job_lastCheckpointDuration", job).at(0).value, 0);
+  EXPECT_GE(find(second, "flink_jobmanager_job_lastCompletedCheckpointId", job).at(0).value, completed[0].value);
+  EXPECT_EQ(find(second, "flink_jobmanager_job_numberOfFailedCheckpoints", job).at(0).value, 0);
+  run.kill(SIGKILL);
+}
+
+TEST_F(ClusterMetrics, APortInUseIsAnErrorNamingTheKey) {
+  int port = free_port();
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  auto r = run_clink("coordinator --rest-port 0 --rpc-port 0 -D metrics.reporter.prom.port=" + std::to_string(port), dir_);
+  ::close(fd);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("metrics.reporter.prom"));
+  EXPECT_THAT(r.err, HasSubstr("127.0.0.1:" + std::to_string(port)));
+}
+
+}  // namespace
+}  // namespace clink::test
