@@ -285,7 +285,7 @@ TEST_P(ClinkCheckpoint, FromCheckpointWithABadPathFailsClearly) {
   r = clink("run " + spec + " --from-checkpoint " + (dir_ / "corrupt").string());
   EXPECT_EQ(r.exit_code, 1);
   const auto chk = dir_ / "corrupt" / "chk-3";
-  EXPECT_THAT(r.err, HasSubstr("clink: checkpoint " + chk.string() + " is corrupt: " + (chk / "_metadata").string() +
+  EXPECT_THAT(r.err, HasSubstr("WARN  checkpoint " + chk.string() + " is corrupt: " + (chk / "_metadata").string() +
                                " is not valid metadata"));
   EXPECT_THAT(r.err, HasSubstr("error: no intact completed checkpoint or savepoint in " + (dir_ / "corrupt").string()));
   // Named explicitly, the damaged checkpoint fails by name.
