@@ -46,6 +46,7 @@ void LocalDeployer::deploy(std::int64_t, const std::optional<std::filesystem::pa
     groups_ = std::move(fresh);
     live_ = layout_.tasks.size();
     awaiting_ = 0;
+    attempt_cancelled_ = false;
     for (auto& g : groups_) g->start();
   }
 }
@@ -65,6 +66,7 @@ void LocalDeployer::wait_exited() {
 void LocalDeployer::cancel() {
   std::lock_guard lock(mu_);
   awaiting_ = 0;  // the whole attempt ends: no region is deployed again
+  attempt_cancelled_ = true;
   for (auto& g : groups_)
     if (g) g->cancel();
   cv_.notify_all();
@@ -94,7 +96,7 @@ void LocalDeployer::resume_after_failed_stop(std::size_t task) {
 
 void LocalDeployer::cancel_tasks(const std::vector<std::size_t>& tasks) {
   std::lock_guard lock(mu_);
-  ++awaiting_;
+  if (!attempt_cancelled_) ++awaiting_;
   if (auto* g = group_of(tasks.front())) g->cancel();
 }
 

@@ -47,6 +47,9 @@ class LocalDeployer final : public TaskDeployer {
   std::vector<std::unique_ptr<TaskGroup>> groups_;  // by region
   std::size_t live_ = 0;      // tasks started and not exited
   std::size_t awaiting_ = 0;  // regions cancelled to be deployed again
+  // The whole attempt was cancelled: a region failure reported after that waits for no
+  // redeploy (its restart returns early), so it must not count as awaiting one.
+  bool attempt_cancelled_ = false;
 };
 
 }  // namespace clink::detail

@@ -143,12 +143,12 @@ int run_coordinator(const CoordinatorOptions& opts) {
         [&](const std::string&) {
           std::lock_guard lock(term_mu);
           ++granted_term;
-          log::info("leadership granted ({})", address.rpc);
+          if (ha_enabled) log::info("leadership granted ({})", address.rpc);
         },
         [&] {
           std::lock_guard lock(term_mu);
           revoked_term = granted_term;
-          log::warn("leadership revoked");
+          if (ha_enabled) log::warn("leadership revoked");
         });
     auto terms = [&] {
       std::lock_guard lock(term_mu);
