@@ -143,7 +143,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
         [&](const std::string&) {
           std::lock_guard lock(term_mu);
           ++granted_term;
-          if (ha_enabled) log::info("leadership granted ({})", address.rpc);
+          log::info("leadership granted ({})", address.rpc);
         },
         [&] {
           std::lock_guard lock(term_mu);
