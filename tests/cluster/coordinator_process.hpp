@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -260,5 +261,37 @@ inline std::string write_counts_spec(const fs::path& dir, int n, int rate) {
 inline bool is_hex32(const std::string& s) {
   return s.size() == 32 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
+
+// A test with its own scratch directory and a coordinator started there on demand.
+class CoordinatorTest : public ::testing::Test {
+ protected:
+  explicit CoordinatorTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override { dir_ = scratch_dir(prefix_); }
+  void TearDown() override {
+    coordinator_.reset();
+    fs::remove_all(dir_);
+  }
+  CoordinatorProcess& start(const std::vector<std::string>& extra = {}) {
+    coordinator_ = std::make_unique<CoordinatorProcess>(dir_, extra);
+    return *coordinator_;
+  }
+  CommandResult clink(const std::string& args) { return run_clink(args, dir_); }
+  // `clink run <file> --coordinator ...`: exit 0 and one 32-hex job id per line.
+  std::vector<std::string> submit(const std::string& file, const std::string& flags = "") {
+    auto r = clink("run " + file + " --coordinator " + coordinator_->address() + " " + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> ids;
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);) {
+      EXPECT_TRUE(is_hex32(l)) << "not a job id: '" << l << "'";
+      ids.push_back(l);
+    }
+    return ids;
+  }
+
+  std::string prefix_;
+  fs::path dir_;
+  std::unique_ptr<CoordinatorProcess> coordinator_;
+};
 
 }  // namespace clink::test

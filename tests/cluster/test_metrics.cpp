@@ -160,23 +160,14 @@ std::map<std::string, double> vertex_values(CoordinatorProcess& c, const std::st
   return out;
 }
 
-class ClusterMetrics : public ::testing::Test {
+class ClusterMetrics : public CoordinatorTest {
  protected:
-  void SetUp() override { dir_ = scratch_dir("clink_metrics_test_"); }
-  void TearDown() override {
-    coordinator_.reset();
-    fs::remove_all(dir_);
-  }
-  CoordinatorProcess& start(const std::vector<std::string>& extra = {}) {
-    coordinator_ = std::make_unique<CoordinatorProcess>(dir_, extra);
-    return *coordinator_;
-  }
-  std::string submit(const std::string& file) {
-    auto r = run_clink("run " + file + " --coordinator " + coordinator_->address(), dir_);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    std::string id = r.out.substr(0, r.out.find('\n'));
-    EXPECT_TRUE(is_hex32(id)) << r.out;
-    return id;
+  ClusterMetrics() : CoordinatorTest("clink_metrics_test_") {}
+  // The one job a file submits.
+  std::string submit_one(const std::string& file) {
+    auto ids = submit(file);
+    EXPECT_EQ(ids.size(), 1u);
+    return ids.empty() ? std::string() : ids.front();
   }
   // The records in / out of the bounded counts job (source -> count -> sink, n events)
   // as its vertices' metrics say: they must equal the data.
@@ -222,15 +213,12 @@ class ClusterMetrics : public ::testing::Test {
         {"id": "lastCheckpointSize", "value": "-1"}, {"id": "lastCheckpointExternalPath", "value": "n/a"},
         {"id": "uptime", "value": "-1"}])"));
   }
-
-  fs::path dir_;
-  std::unique_ptr<CoordinatorProcess> coordinator_;
 };
 
 TEST_F(ClusterMetrics, ABoundedJobsRecordsInAndOutEqualTheData) {
   auto& c = start();
   const int n = 2000;
-  std::string job = submit(write_counts_spec(dir_, n, 4000));
+  std::string job = submit_one(write_counts_spec(dir_, n, 4000));
   ASSERT_EQ(c.wait_for_state(job, "FINISHED"), "FINISHED");
   expect_counts_metrics(job, n);
 
@@ -260,7 +248,7 @@ TEST_F(ClusterMetrics, AJobOnWorkerProcessesReportsItsMetricsAndNetworkBytes) {
     ASSERT_TRUE(workers.back()->wait_for_output("data port", 10'000)) << workers.back()->err();
   }
   const int n = 3000;
-  std::string job = submit(write_counts_spec(dir_, n, 6000));
+  std::string job = submit_one(write_counts_spec(dir_, n, 6000));
   ASSERT_EQ(c.wait_for_state(job, "FINISHED", 60), "FINISHED");
   expect_counts_metrics(job, n);
   auto d = c.get("/jobs/" + job).body;

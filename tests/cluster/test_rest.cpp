@@ -20,33 +20,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using json = nlohmann::ordered_json;
 
-class RestApi : public ::testing::Test {
+class RestApi : public CoordinatorTest {
  protected:
-  void SetUp() override { dir_ = scratch_dir("clink_rest_test_"); }
-  void TearDown() override {
-    coordinator_.reset();
-    fs::remove_all(dir_);
-  }
-  CoordinatorProcess& start(const std::vector<std::string>& extra = {}) {
-    coordinator_ = std::make_unique<CoordinatorProcess>(dir_, extra);
-    return *coordinator_;
-  }
-  CommandResult clink(const std::string& args) { return run_clink(args, dir_); }
-  // `clink run <file> --coordinator ...`: exit 0 and one 32-hex job id per line.
-  std::vector<std::string> submit(const std::string& file, const std::string& flags = "") {
-    auto r = clink("run " + file + " --coordinator " + coordinator_->address() + " " + flags);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    std::vector<std::string> ids;
-    std::istringstream in(r.out);
-    for (std::string l; std::getline(in, l);) {
-      EXPECT_TRUE(is_hex32(l)) << "not a job id: '" << l << "'";
-      ids.push_back(l);
-    }
-    return ids;
-  }
-
-  fs::path dir_;
-  std::unique_ptr<CoordinatorProcess> coordinator_;
+  RestApi() : CoordinatorTest("clink_rest_test_") {}
 };
 
 // An unbounded SQL job (datagen at 50 rows/s into blackhole), as a script file.

@@ -17,15 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class ClinkDeepSql : public ::testing::Test {
+class ClinkDeepSql : public ClinkCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("clink_deep_sql_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  ClinkDeepSql() : ClinkCliTest("clink_deep_sql_") {}
   // `clink explain` of the script; the process must exit, not die of a signal.
   Result explain(const std::string& sql) {
     std::ofstream(dir_ / "deep.sql") << sql;
@@ -38,7 +32,6 @@ class ClinkDeepSql : public ::testing::Test {
     for (int i = 0; i < n; ++i) out += s;
     return out;
   }
-  fs::path dir_;
 };
 
 TEST_F(ClinkDeepSql, ALongOperatorChainFailsWithItsPosition) {

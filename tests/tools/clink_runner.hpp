@@ -2,6 +2,9 @@
 // Runs the real `clink` binary from the source directory (the examples use relative
 // paths) and captures its exit code, stdout and stderr.
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -49,5 +52,26 @@ inline Result run_clink(const std::string& args, const std::filesystem::path& sc
   r.err = slurp(err);
   return r;
 }
+
+// A test of the `clink` binary with its own scratch directory (named after the test).
+class ClinkCliTest : public ::testing::Test {
+ protected:
+  explicit ClinkCliTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           (prefix_ + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  Result clink(const std::string& args) { return run_clink(args, dir_); }
+
+  std::string prefix_;
+  std::filesystem::path dir_;
+};
 
 }  // namespace clink::test

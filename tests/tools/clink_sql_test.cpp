@@ -14,20 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class ClinkSqlTest : public ::testing::Test {
+class ClinkSqlTest : public ClinkCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("clink_sql_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    return (dir_ / name).string();
-  }
-  fs::path dir_;
+  ClinkSqlTest() : ClinkCliTest("clink_sql_cli_") {}
 };
 
 const char* kBidsTable =

@@ -27,25 +27,13 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-class Terminal : public ::testing::Test {
+class Terminal : public ClinkCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("clink_terminal_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    return (dir_ / name).string();
-  }
-  Result clink(const std::string& args) { return run_clink(args, dir_); }
+  Terminal() : ClinkCliTest("clink_terminal_") {}
   // `clink sql` with `statements` on stdin.
   Result sql(const std::string& statements, const std::string& args = "") {
     return clink("sql " + args + " < '" + write("stdin.sql", statements) + "'");
   }
-  fs::path dir_;
 };
 
 TEST(ProgressLine, RendersTheSampleExactly) {
