@@ -64,12 +64,24 @@ class Browser:
         except TimeoutException:
             raise CheckFailed(f"{what}: not seen within {seconds} s (page {self.driver.current_url})")
 
+    # The page re-renders on every refresh (2 s): elements found just before one go stale,
+    # so a read is retried on the new ones.
+    def _read(self, read):
+        for _ in range(20):
+            try:
+                return read()
+            except StaleElementReferenceException:
+                time.sleep(0.05)
+        return read()
+
     def text(self, css):
-        found = self.driver.find_elements(By.CSS_SELECTOR, css)
-        return found[0].text if found else None
+        def read():
+            found = self.driver.find_elements(By.CSS_SELECTOR, css)
+            return found[0].text if found else None
+        return self._read(read)
 
     def texts(self, css):
-        return [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, css)]
+        return self._read(lambda: [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, css)])
 
     def click(self, css):
         self.wait(f"'{css}' to click", lambda d: d.find_elements(By.CSS_SELECTOR, css))[0].click()
