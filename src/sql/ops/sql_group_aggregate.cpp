@@ -13,21 +13,26 @@
 // the row count then each call's serialized accumulator), read once per group per batch
 // and written back at the end of the batch.
 // A DISTINCT call keeps its distinct values apart, as Flink's DistinctAggregate keeps a
-// MapView: map state "group-agg-distinct", per group (call index, argument tuple) -> count,
+// MapView: map state "group-agg-distinct", per group (slot, argument tuple) -> counts,
 // so a batch touches only the values it sees instead of re-serialising all of them; the
 // group block holds the inner aggregate's accumulator, fed a value when its count goes
-// 0 -> 1 and retracted when it goes 1 -> 0. Counts are read once per (group, value) per
-// batch and written back with the blocks.
+// 0 -> 1 and retracted when it goes 1 -> 0. DISTINCT calls over the same arguments share
+// one slot (as Flink's distinct calls on one field share a MapView): one entry holds a
+// count per call (each call counts the rows its FILTER passes), so COUNT(DISTINCT x) under
+// four filters costs one state lookup per row, not four. Counts are read once per
+// (group, value) per batch and written back with the blocks.
 // `state_ttl_ms` (table.exec.state.ttl): as Flink's StateTtlConfig on the accumulator and
 // the distinct map (OnCreateAndWrite, NeverReturnExpired), a group expires that long
 // after its last row; the next row starts a fresh group (+I, no retraction of the
 // expired result) and a retraction finds nothing. Every row rewrites its group, and the
 // distinct entries it touches, with the batch's processing time; an expired group drops
 // its distinct values with it (they are never newer than the group).
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 #include <absl/container/node_hash_map.h>
 #include <nlohmann/json.hpp>
 
@@ -52,7 +57,9 @@ struct GroupAggConfig {
   // The calls as the group block holds them: a DISTINCT call with its values in map
   // state runs its inner aggregate here (marked distinct); the others as given.
   std::shared_ptr<const AggregateSet> aggs;
-  std::vector<std::size_t> distinct_calls;  // the calls whose values live in map state
+  // The calls whose values live in map state, by argument columns: one slot per
+  // distinct argument list, its calls in call order.
+  std::vector<std::vector<std::size_t>> distinct_slots;
   std::int64_t state_ttl_ms = 0;             // 0: state never expires
 };
 
@@ -60,14 +67,17 @@ struct GroupAggConfig {
 // ownership with the DISTINCT function), marked distinct; every other call keeps
 // distinct = false so that AggregateSet::add_except_distinct runs it.
 std::vector<RuntimeAggregate> block_calls(const std::vector<RuntimeAggregate>& calls,
-                                          std::vector<std::size_t>& distinct_calls) {
+                                          std::vector<std::vector<std::size_t>>& distinct_slots) {
   std::vector<RuntimeAggregate> out = calls;
   for (std::size_t i = 0; i < out.size(); ++i) {
     const AggregateFunction* inner = out[i].fn->distinct_inner();
     out[i].distinct = inner != nullptr;
     if (!inner) continue;
     out[i].fn = std::shared_ptr<const AggregateFunction>(out[i].fn, inner);
-    distinct_calls.push_back(i);
+    auto slot = std::find_if(distinct_slots.begin(), distinct_slots.end(),
+                             [&](const auto& s) { return out[s[0]].args == out[i].args; });
+    if (slot == distinct_slots.end()) distinct_slots.push_back({i});
+    else slot->push_back(i);
   }
   return out;
 }
@@ -86,7 +96,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     state_ = backend_->register_state("group-agg", StateKind::kValue, cfg_.state_ttl_ms);
-    if (!cfg_.distinct_calls.empty())
+    if (!cfg_.distinct_slots.empty())
       distinct_state_ = backend_->register_state("group-agg-distinct", StateKind::kMap, cfg_.state_ttl_ms);
   }
 
@@ -142,10 +152,10 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     return ttl() && ttl_expired(get_ttl_timestamp(v), cfg_.state_ttl_ms, now_ms_);
   }
 
-  // One DISTINCT value's count in a group, as read from map state and as updated.
+  // One DISTINCT value's counts in a group (one per call of its slot), as read from map
+  // state and as updated.
   struct DistinctCount {
-    std::int64_t count = 0;
-    std::int64_t stored = 0;
+    absl::InlinedVector<std::int64_t, 4> count, stored;
     std::size_t group_key_size = 0;  // the entry's key: group key, then the map key
   };
   struct Group {
@@ -161,30 +171,39 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   // One row into the group's accumulators: the DISTINCT calls through their value counts.
   void add(Group& g, std::uint32_t row, int sign) {
     const AggregateSet& aggs = *cfg_.aggs;
-    if (cfg_.distinct_calls.empty()) return aggs.add(g.acc, input_, row, sign);
+    if (cfg_.distinct_slots.empty()) return aggs.add(g.acc, input_, row, sign);
     aggs.add_except_distinct(g.acc, input_, row, sign);
-    for (std::size_t call : cfg_.distinct_calls) {
-      if (!AggregateSet::passes_filter(input_, call, row)) continue;
+    for (std::size_t slot = 0; slot < cfg_.distinct_slots.size(); ++slot) {
+      const auto& calls = cfg_.distinct_slots[slot];
+      const auto& args = input_.args[calls[0]];
       bool has_null = false;
-      for (const Column* a : input_.args[call]) has_null = has_null || a->is_null(row);
+      for (const Column* a : args) has_null = has_null || a->is_null(row);
       if (has_null) continue;  // DISTINCT skips a tuple holding NULL, as the function does
+      bool any = false;
+      for (std::size_t call : calls) any = any || AggregateSet::passes_filter(input_, call, row);
+      if (!any) continue;
       distinct_key_.assign(key_);
-      StateCodec<std::uint32_t>::encode(static_cast<std::uint32_t>(call), distinct_key_);
-      for (const Column* a : input_.args[call]) append_key_value(*a, row, distinct_key_);
-      DistinctCount& d = distinct_count(g);
-      const std::int64_t before = d.count, after = before + sign;
-      d.count = after;
-      if ((sign > 0 && before <= 0 && after > 0) || (sign < 0 && before > 0 && after <= 0))
-        aggs.add_call(g.acc, input_, call, row, sign);
+      StateCodec<std::uint32_t>::encode(static_cast<std::uint32_t>(slot), distinct_key_);
+      for (const Column* a : args) append_key_value(*a, row, distinct_key_);
+      DistinctCount& d = distinct_count(g, calls.size());
+      for (std::size_t j = 0; j < calls.size(); ++j) {
+        if (!AggregateSet::passes_filter(input_, calls[j], row)) continue;
+        const std::int64_t before = d.count[j], after = before + sign;
+        d.count[j] = after;
+        if ((sign > 0 && before <= 0 && after > 0) || (sign < 0 && before > 0 && after <= 0))
+          aggs.add_call(g.acc, input_, calls[j], row, sign);
+      }
     }
   }
 
-  // The count of distinct_key_ (group key_ first), read from map state on first touch.
-  DistinctCount& distinct_count(Group& g) {
+  // The counts of distinct_key_ (group key_ first), read from map state on first touch.
+  DistinctCount& distinct_count(Group& g, std::size_t calls) {
     auto [it, created] = distinct_counts_.try_emplace(distinct_key_);
     DistinctCount& d = it->second;
     if (created) {
       d.group_key_size = key_.size();
+      d.count.assign(calls, 0);
+      d.stored.assign(calls, 0);
       g.distinct.push_back(&d);
       if (!g.distinct_cleared) {
         backend_->set_current_key(key_);
@@ -192,8 +211,11 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         if (backend_->map_get(distinct_state_, user_key, bytes_)) {
           std::string_view v(bytes_);
           const bool expired = strip_expired(v);
-          d.stored = StateCodec<std::int64_t>::decode(v);
-          d.count = expired ? 0 : d.stored;  // stored != count: write_back removes the entry
+          for (std::size_t j = 0; j < calls; ++j) d.stored[j] = StateCodec<std::int64_t>::decode(v);
+          if (!v.empty())
+            throw ClinkError(cfg_.where + ": a DISTINCT entry in state holds more than its " + std::to_string(calls) +
+                             " counts (state written by another plan of this query?)");
+          if (!expired) d.count = d.stored;  // stored != count: write_back removes the entry
         }
       }
     }
@@ -201,9 +223,9 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   }
 
   void clear_distinct(Group& g) {
-    if (cfg_.distinct_calls.empty()) return;
+    if (cfg_.distinct_slots.empty()) return;
     g.distinct_cleared = true;
-    for (DistinctCount* d : g.distinct) d->count = 0;
+    for (DistinctCount* d : g.distinct) std::fill(d->count.begin(), d->count.end(), 0);
   }
 
   // The group's accumulator for this batch, read from keyed state on first touch.
@@ -236,17 +258,18 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     for (auto& [entry, d] : distinct_counts_) {
       group_key_.assign(entry, 0, d.group_key_size);
       const bool cleared = touched_.find(group_key_)->second.distinct_cleared;
-      const std::int64_t previous = cleared ? 0 : d.stored;
+      const bool zero = std::all_of(d.count.begin(), d.count.end(), [](std::int64_t c) { return c == 0; });
+      const bool unchanged = cleared ? zero : d.count == d.stored;
       // With a TTL every touched value is rewritten (Flink puts it per row): its time refreshes.
-      if (d.count == previous && (d.count == 0 || !ttl())) continue;
+      if (unchanged && (zero || !ttl())) continue;
       backend_->set_current_key(group_key_);
       const std::string_view user_key = std::string_view(entry).substr(d.group_key_size);
-      if (d.count == 0) {
+      if (zero) {
         backend_->map_remove(distinct_state_, user_key);
       } else {
         bytes_.clear();
         if (ttl()) put_ttl_timestamp(now_ms_, bytes_);
-        StateCodec<std::int64_t>::encode(d.count, bytes_);
+        for (std::int64_t c : d.count) StateCodec<std::int64_t>::encode(c, bytes_);
         backend_->map_put(distinct_state_, user_key, bytes_);
       }
     }
@@ -364,7 +387,7 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
         const std::vector<RuntimeAggregate> calls =
             AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p,
                                 input_retracts, FunctionRegistry::process());
-        cfg->aggs = std::make_shared<const AggregateSet>(block_calls(calls, cfg->distinct_calls), true);
+        cfg->aggs = std::make_shared<const AggregateSet>(block_calls(calls, cfg->distinct_slots), true);
         std::vector<RowField> fields;
         cfg->grouping.key_fields(*in, fields);
         for (const auto& c : cfg->aggs->calls()) fields.push_back({"", c.result_type});
