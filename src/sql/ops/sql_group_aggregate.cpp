@@ -6,8 +6,14 @@
 //                                them so downstream state is refreshed too)
 //   the group's row count 0   -> -D[keys, old values], state cleared
 //   a retraction (-U / -D) for a group without state -> ignored, as Flink does.
-// No folding: a batch updating one group several times emits every intermediate change,
-// exactly what Flink emits per record (mini-batch folding is a separate Flink option).
+// Without mini-batch, no folding: a batch updating one group several times emits every
+// intermediate change, exactly what Flink emits per record. With mini-batch
+// (table.exec.mini-batch.*, Flink's MiniBatchGroupAggFunction) the rows of up to `size`
+// input rows, or of `allow-latency` of processing time, are folded per group: each
+// group touched is read and written once and emits at most one change (+I, -U/+U or
+// -D) per mini-batch. A mini-batch also ends at a watermark, a checkpoint barrier (its
+// changes go out before the barrier, so nothing buffered needs checkpointing) and the
+// end of input.
 // DISTINCT is this operator without aggregates. Accumulators (AggregateSet: the registry's
 // aggregate functions, built-in or user-defined) live in keyed state (state "group-agg",
 // the row count then each call's serialized accumulator), read once per group per batch
@@ -61,6 +67,8 @@ struct GroupAggConfig {
   // distinct argument list, its calls in call order.
   std::vector<std::vector<std::size_t>> distinct_slots;
   std::int64_t state_ttl_ms = 0;             // 0: state never expires
+  std::int64_t mini_batch_size = 0;          // 0: no mini-batch (emit per row)
+  std::int64_t mini_batch_latency_ms = 0;
 };
 
 // The block's calls: DISTINCT over an aggregate becomes the inner aggregate (sharing
@@ -106,6 +114,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     aggs.bind(in, input_);
     const std::size_t n = in.size(), sets = cfg_.grouping.num_sets();
     now_ms_ = ttl() ? backend_->clock().now_ms() : 0;
+    if (mini_batch()) return fold(in, n, sets);
     for (std::size_t r = 0; r < n; ++r) {
       const RowKind kind = in.row_kind(r);
       const bool retract = kind == RowKind::kUpdateBefore || kind == RowKind::kDelete;
@@ -143,10 +152,99 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     flush();
   }
 
-  void finish() override { flush(); }
+  void finish() override {
+    end_mini_batch();
+    flush();
+  }
+  void process_watermark(Watermark wm) override {
+    end_mini_batch();
+    StreamOperator::process_watermark(wm);
+  }
+  void snapshot_state(std::int64_t) override { end_mini_batch(); }
+  void process_processing_time(std::int64_t now) override {
+    ctx().timer_service().advance_processing_time(now, [this](const Timer&) {
+      latency_timer_ = false;
+      end_mini_batch();
+    });
+  }
 
  private:
   bool ttl() const { return cfg_.state_ttl_ms > 0; }
+  bool mini_batch() const { return cfg_.mini_batch_size > 0; }
+
+  // Mini-batch: the rows into their groups' accumulators, the changes kept for
+  // end_mini_batch(). A group remembers whether it existed, and its values, when the
+  // mini-batch first touched it.
+  void fold(const ColumnBatch& in, std::size_t n, std::size_t sets) {
+    const AggregateSet& aggs = *cfg_.aggs;
+    for (std::size_t r = 0; r < n; ++r) {
+      const RowKind kind = in.row_kind(r);
+      const bool retract = kind == RowKind::kUpdateBefore || kind == RowKind::kDelete;
+      const auto row = static_cast<std::uint32_t>(r);
+      for (std::size_t s = 0; s < sets; ++s) {
+        key_.clear();
+        cfg_.grouping.encode(in, r, s, key_);
+        const std::size_t touched = touched_.size();
+        Group* g = group(key_);
+        if (touched_.size() != touched) {
+          order_.push_back(key_);
+          g->existed = g->exists;
+          if (g->exists) {
+            results(g->acc, now_);
+            g->first_values = first_values_rows_++;
+            for (std::size_t c = 0; c < now_.size(); ++c) first_values_[c].append_range(now_[c], 0, 1);
+          }
+        }
+        if (!g->exists) {
+          if (retract) continue;
+          g->acc = aggs.create();
+          g->exists = true;
+        }
+        g->dirty = true;
+        add(*g, row, retract ? -1 : 1);
+        if (aggs.row_count(g->acc) <= 0) {
+          g->exists = false;
+          clear_distinct(*g);
+        }
+      }
+      if (++buffered_ >= cfg_.mini_batch_size) end_mini_batch();  // Flink's count trigger: exactly `size` rows
+    }
+    if (!latency_timer_ && buffered_ > 0) {
+      TimerService& timers = ctx().timer_service();
+      timers.register_processing_time_timer(timers.current_processing_time() + cfg_.mini_batch_latency_ms, {}, {});
+      latency_timer_ = true;
+    }
+  }
+
+  // Emits one change per group the mini-batch touched, in first-touch order, and writes
+  // the groups back.
+  void end_mini_batch() {
+    if (!mini_batch() || order_.empty()) return;
+    for (const std::string& key : order_) {
+      Group& g = touched_.find(key)->second;
+      if (g.existed) {
+        for (std::size_t c = 0; c < before_.size(); ++c) {
+          before_[c].clear();
+          before_[c].append_range(first_values_[c], g.first_values, g.first_values + 1);
+        }
+      }
+      if (g.exists) results(g.acc, now_);
+      if (!g.existed && g.exists) {
+        emit(RowKind::kInsert, key, now_);
+      } else if (g.existed && !g.exists) {
+        emit(RowKind::kDelete, key, before_);
+      } else if (g.existed && g.exists && (ttl() || !same_results())) {
+        emit(RowKind::kUpdateBefore, key, before_);
+        emit(RowKind::kUpdateAfter, key, now_);
+      }
+    }
+    order_.clear();
+    for (auto& c : first_values_) c.clear();
+    first_values_rows_ = 0;
+    buffered_ = 0;
+    write_back();
+    flush();
+  }
   // Strips the TTL timestamp in front of a stored value; true when the value expired.
   bool strip_expired(std::string_view& v) const {
     return ttl() && ttl_expired(get_ttl_timestamp(v), cfg_.state_ttl_ms, now_ms_);
@@ -166,6 +264,10 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     // the deletion start from 0.
     bool distinct_cleared = false;
     std::vector<DistinctCount*> distinct;  // the entries of distinct_counts_ for this group
+    // Mini-batch: whether the group existed when the mini-batch first touched it, and
+    // then its values' row in first_values_.
+    bool existed = false;
+    std::size_t first_values = 0;
   };
 
   // One row into the group's accumulators: the DISTINCT calls through their value counts.
@@ -293,6 +395,11 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   void results(const AggState& acc, std::vector<Column>& cells) {
     if (cells.empty())
       for (const auto& c : cfg_.aggs->calls()) cells.emplace_back(c.result_type);
+    if (mini_batch() && first_values_.empty())
+      for (const auto& c : cfg_.aggs->calls()) {
+        first_values_.emplace_back(c.result_type);
+        before_.emplace_back(c.result_type);
+      }
     for (auto& c : cells) c.clear();
     cfg_.aggs->append_results(acc, cells, 0);
   }
@@ -362,6 +469,13 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   std::int64_t now_ms_ = 0;  // the batch's processing time, with a state TTL
   std::vector<Column> before_, now_;
   std::unique_ptr<ColumnBatch> out_;
+  // Mini-batch: the groups touched, in first-touch order; the values of those that
+  // existed then (one row each); the input rows folded; whether the latency timer is set.
+  std::vector<std::string> order_;
+  std::vector<Column> first_values_;
+  std::size_t first_values_rows_ = 0;
+  std::int64_t buffered_ = 0;
+  bool latency_timer_ = false;
 };
 
 }  // namespace
@@ -374,13 +488,16 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "aggregates", "input_retracts", "state_ttl_ms"});
+        SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "aggregates", "input_retracts", "state_ttl_ms",
+                                                        "mini_batch_size", "mini_batch_latency_ms"});
         SchemaPtr in = p.input_schema(0);
         auto cfg = std::make_shared<GroupAggConfig>();
         cfg->where = p.where();
         cfg->out_schema = p.output_schema();
         cfg->grouping = SqlGrouping::parse(p, *in);
         cfg->state_ttl_ms = p.get_int("state_ttl_ms", 0, 0);
+        cfg->mini_batch_size = p.get_int("mini_batch_size", 0, 0);
+        cfg->mini_batch_latency_ms = p.get_int("mini_batch_latency_ms", 0, 0);
         // Insert-only input (the planner says so) lets MIN / MAX keep one value instead of
         // a multiset, and admits aggregate functions that cannot retract.
         const bool input_retracts = p.get_bool("input_retracts", true);

@@ -1,6 +1,8 @@
 #include "clink/sql/physical/physical_plan.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
@@ -149,6 +151,10 @@ struct Compiler {
         json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
                   {"aggregates", aggs}, {"input_retracts", props.changelog(n.input()).updating()}};
         if (const std::int64_t ttl = state_ttl_ms(n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
+        if (auto mb = mini_batch(n.pos)) {
+          p["mini_batch_size"] = mb->size;
+          p["mini_batch_latency_ms"] = mb->latency_ms;
+        }
         auto hash = partition_keys(a.keys, a.grouping_sets);
         return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
       }
@@ -304,6 +310,39 @@ struct Compiler {
     auto ms = parse_duration_ms(ttl->second);
     if (!ms) fail(pos, fmt::format("'table.exec.state.ttl' is not a duration: '{}'", ttl->second));
     return std::max<std::int64_t>(0, *ms);
+  }
+
+  // SET 'table.exec.mini-batch.enabled' = 'true' with its allow-latency and size (both
+  // required, as Flink: MiniBatch is triggered by either).
+  struct MiniBatch {
+    std::int64_t latency_ms, size;
+  };
+  std::optional<MiniBatch> mini_batch(SourcePosition pos) const {
+    auto get = [&](const char* key) -> std::optional<std::string> {
+      auto it = session.find(key);
+      return it == session.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    auto enabled = get("table.exec.mini-batch.enabled");
+    if (!enabled) return std::nullopt;
+    std::string flag = *enabled;
+    std::transform(flag.begin(), flag.end(), flag.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (flag == "false") return std::nullopt;
+    if (flag != "true") fail(pos, fmt::format("'table.exec.mini-batch.enabled' is not a boolean: '{}'", *enabled));
+    auto latency = get("table.exec.mini-batch.allow-latency");
+    auto ms = latency ? parse_duration_ms(*latency) : std::optional<std::int64_t>(0);
+    if (!ms) fail(pos, fmt::format("'table.exec.mini-batch.allow-latency' is not a duration: '{}'", *latency));
+    if (*ms <= 0)
+      fail(pos, "'table.exec.mini-batch.allow-latency' must be greater than 0 when 'table.exec.mini-batch.enabled' is true");
+    auto size_text = get("table.exec.mini-batch.size");
+    std::int64_t size = -1;
+    if (size_text) {
+      char* end = nullptr;
+      size = std::strtoll(size_text->c_str(), &end, 10);
+      if (size_text->empty() || *end != '\0')
+        fail(pos, fmt::format("'table.exec.mini-batch.size' is not a number: '{}'", *size_text));
+    }
+    if (size <= 0) fail(pos, "'table.exec.mini-batch.size' must be greater than 0 when 'table.exec.mini-batch.enabled' is true");
+    return MiniBatch{*ms, size};
   }
 
   // Hash on the keys every grouping set shares (a set without them would be split).
