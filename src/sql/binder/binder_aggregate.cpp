@@ -118,6 +118,18 @@ std::string pre_name(const ExprPtr& e, std::size_t index) {
   return fmt::format("$f{}", index);
 }
 
+// The window aggregate whose window columns reach `n` through projections and filters
+// (window_bound_columns follows the same path).
+const LogicalWindowAggregate* window_aggregate_below(const LogicalNode& n) {
+  switch (n.kind) {
+    case LogicalKind::kWindowAggregate: return static_cast<const LogicalWindowAggregate*>(&n);
+    case LogicalKind::kFilter:
+    case LogicalKind::kCorrelate:
+    case LogicalKind::kProject: return window_aggregate_below(n.input());
+    default: return nullptr;
+  }
+}
+
 }  // namespace
 
 void check_proctime_window_zone(const SessionConfig& session, SourcePosition pos) {
@@ -220,6 +232,30 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
     tvf = static_cast<const LogicalWindowTvf*>(&in.plan->input());
   }
   std::size_t n_in = tvf ? tvf->input().schema.size() : 0;
+  // Cascaded window aggregation (Flink's): GROUP BY both the window_start and the
+  // window_end of a window aggregate's output (through projections and filters) is a
+  // window aggregate again, over the windows the rows carry.
+  bool attached = false;
+  std::size_t attached_start = 0, attached_end = 0;  // input columns
+  const LogicalWindowAggregate* upstream = nullptr;
+  if (!tvf) {
+    if (auto bounds = window_bound_columns(*in.plan)) {
+      attached_start = bounds->first;
+      attached_end = bounds->second;
+      upstream = window_aggregate_below(*in.plan);
+    }
+    std::set<std::size_t> found;
+    bool plain = true;
+    for (const auto& el : s.group_by) {
+      if (el.kind != ast::GroupingElement::Kind::Expression) plain = false;
+      else if (const auto* ref = el.expr->as<ast::ColumnRef>(); ref && upstream) {
+        std::size_t c = resolve_column(*ref, in.scope, el.pos);
+        if (c == attached_start || c == attached_end) found.insert(c);
+      }
+    }
+    attached = upstream && plain && found.size() == 2 && upstream->window.kind != WindowSpec::Kind::kSession &&
+               !upstream->window.proctime;
+  }
   std::vector<const ast::GroupingElement*> elements;
   std::set<std::size_t> window_keys;  // 0 start, 1 end, 2 time
   const ast::FunctionCall* legacy = nullptr;
@@ -244,10 +280,16 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
           }
         }
       }
+      if (attached) {
+        if (const auto* ref = el.expr->as<ast::ColumnRef>()) {
+          std::size_t c = resolve_column(*ref, in.scope, el.pos);
+          if (c == attached_start || c == attached_end) continue;
+        }
+      }
     }
     elements.push_back(&el);
   }
-  bool windowed = !window_keys.empty() || legacy;
+  bool windowed = !window_keys.empty() || legacy || attached;
   if (tvf && !window_keys.empty() && (!window_keys.count(0) || !window_keys.count(1)))
     fail(group_pos, "a window aggregate must GROUP BY both window_start and window_end");
   if (legacy && tvf) fail(legacy_expr->pos, "a group window cannot be combined with a window TVF");
@@ -309,6 +351,14 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
     const auto& tc = in.scope.columns[window.time_column];
     time_pre = pre_column(pre_exprs, pre_names, expr::column(window.time_column, tc.type, tc.name), tc.name);
     agg.window_input_start = n_in;
+  } else if (attached) {
+    window = upstream->window;
+    window.partition_keys.clear();
+    const auto& st = in.scope.columns[attached_start];
+    const auto& en = in.scope.columns[attached_end];
+    window.attached_start = pre_column(pre_exprs, pre_names, expr::column(attached_start, st.type, st.name), st.name);
+    time_pre = pre_column(pre_exprs, pre_names, expr::column(attached_end, en.type, en.name), en.name);
+    agg.attached_window = {{attached_start, 0}, {attached_end, 1}};
   } else if (legacy) {
     std::string fn = upper_name(legacy->name.back());
     if (legacy->args.empty()) fail(legacy_expr->pos, fmt::format("{} needs a time column", fn));

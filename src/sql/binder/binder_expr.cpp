@@ -342,6 +342,10 @@ ExprPtr Binder::Impl::bind_post_aggregate_column(const ast::Expr& e, const ExprC
     std::size_t o = agg.window_output + (in - *agg.window_input_start);
     return field_accesses(expr::column(o, agg.output.type(o), agg.output.name(o)), ref, column_names, e.pos);
   }
+  if (auto w = agg.attached_window.find(in); w != agg.attached_window.end()) {
+    std::size_t o = agg.window_output + w->second;
+    return field_accesses(expr::column(o, agg.output.type(o), agg.output.name(o)), ref, column_names, e.pos);
+  }
   fail(e.pos, fmt::format("Expression '{}' is not being grouped", ast_text(e)));
 }
 

@@ -48,6 +48,7 @@ struct AggContext {
   std::vector<std::optional<std::size_t>> key_columns;  // input column of plain-column keys
   std::map<std::string, std::size_t> agg_outputs;      // AST text of an aggregate call -> output column
   std::optional<std::size_t> window_input_start;       // TVF: input index of window_start
+  std::map<std::size_t, std::size_t> attached_window;  // cascaded: input column -> 0 window_start, 1 window_end
   std::size_t window_output = 0;                       // output index of window_start (then end, time)
   bool has_window = false;
   std::string legacy_window_text;                      // GROUP BY TUMBLE(ts, ...): the call's args text

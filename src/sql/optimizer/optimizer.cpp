@@ -364,7 +364,11 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
         in_req.insert(a.args.begin(), a.args.end());
         if (a.filter) in_req.insert(*a.filter);
       }
-      if (window) in_req.insert(static_cast<LogicalWindowAggregate&>(*copy).window.time_column);
+      if (window) {
+        const auto& w = static_cast<LogicalWindowAggregate&>(*copy).window;
+        in_req.insert(w.time_column);
+        if (w.attached_start) in_req.insert(*w.attached_start);
+      }
       if (in_req.empty() && !node->input().schema.fields().empty()) in_req.insert(0);  // COUNT(*): rows must flow
       Pruned in = prune(node->inputs[0], in_req);
       for (auto& k : keys) k = *in.map[k];
@@ -375,6 +379,7 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       if (window) {
         auto& w = static_cast<LogicalWindowAggregate&>(*copy).window;
         w.time_column = *in.map[w.time_column];
+        if (w.attached_start) w.attached_start = *in.map[*w.attached_start];
       }
       copy->inputs = {in.plan};
       return {copy, identity_map(n_out)};

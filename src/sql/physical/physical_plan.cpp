@@ -722,6 +722,7 @@ bool is_planner_option(const std::string& key) {
 json window_to_json(const WindowSpec& w) {
   json j = {{"kind", window_kind_name(w.kind)}, {"time_column", w.time_column}};
   if (w.proctime) j["proctime"] = true;
+  if (w.attached_start) j["attached"] = true;  // time_column is the input rows' window_end
   switch (w.kind) {
     case WindowSpec::Kind::kTumble: j["size_ms"] = w.size_ms; break;
     case WindowSpec::Kind::kHop:

@@ -80,20 +80,22 @@ std::string window_kind_name(WindowSpec::Kind kind) {
 }
 
 std::string WindowSpec::describe(const Schema& input) const {
-  std::string time = input.name(time_column);
+  // As Flink prints a window attached to its input's window_start / window_end columns.
+  std::string time = attached_start ? fmt::format("win_start=[{}], win_end=[{}]", input.name(*attached_start),
+                                                  input.name(time_column))
+                                    : fmt::format("time_col=[{}]", input.name(time_column));
   std::string s;
   switch (kind) {
-    case Kind::kTumble: s = fmt::format("TUMBLE(time_col=[{}], size=[{}]", time, format_duration_ms(size_ms)); break;
+    case Kind::kTumble: s = fmt::format("TUMBLE({}, size=[{}]", time, format_duration_ms(size_ms)); break;
     case Kind::kHop:
-      s = fmt::format("HOP(time_col=[{}], size=[{}], slide=[{}]", time, format_duration_ms(size_ms),
-                      format_duration_ms(slide_ms));
+      s = fmt::format("HOP({}, size=[{}], slide=[{}]", time, format_duration_ms(size_ms), format_duration_ms(slide_ms));
       break;
     case Kind::kCumulate:
-      s = fmt::format("CUMULATE(time_col=[{}], max_size=[{}], step=[{}]", time, format_duration_ms(size_ms),
+      s = fmt::format("CUMULATE({}, max_size=[{}], step=[{}]", time, format_duration_ms(size_ms),
                       format_duration_ms(step_ms));
       break;
     case Kind::kSession: {
-      s = fmt::format("SESSION(time_col=[{}], gap=[{}]", time, format_duration_ms(gap_ms));
+      s = fmt::format("SESSION({}, gap=[{}]", time, format_duration_ms(gap_ms));
       if (!partition_keys.empty()) {
         std::vector<std::string> names;
         for (auto k : partition_keys) names.push_back(input.name(k));

@@ -48,6 +48,7 @@ SqlWindowSpec SqlWindowSpec::parse(const json& w, const Schema& input, const Sql
   known.push_back("kind");
   known.push_back("time_column");
   known.push_back("proctime");
+  known.push_back("attached");
   for (const auto& [k, v] : w.items()) {
     bool ok = false;
     for (const auto& n : known) ok = ok || n == k;
@@ -68,6 +69,12 @@ SqlWindowSpec SqlWindowSpec::parse(const json& w, const Schema& input, const Sql
       p.fail("param 'window'.proctime: the time column '" + input.name(s.time_column) + "' is " + t.to_string() +
              ", a processing-time attribute is TIMESTAMP_LTZ(3)");
   }
+  if (w.contains("attached")) {
+    if (!w.at("attached").is_boolean()) p.fail("param 'window'.attached must be true or false, got " + w.at("attached").dump());
+    s.attached = w.at("attached").get<bool>();
+    if (s.attached && (s.kind == Kind::kSession || s.proctime || s.ltz))
+      p.fail("param 'window'.attached: only event-time TUMBLE, HOP and CUMULATE windows over TIMESTAMP columns attach");
+  }
   try {
     s.assigner();  // validates size / offset combinations
   } catch (const ClinkError& e) {
@@ -76,7 +83,39 @@ SqlWindowSpec SqlWindowSpec::parse(const json& w, const Schema& input, const Sql
   return s;
 }
 
+namespace {
+
+// A row that carries its window: its time is the window's end, the window is the one
+// of the spec (TUMBLE / HOP / CUMULATE) ending there.
+class AttachedEventTimeWindows final : public WindowAssigner {
+ public:
+  explicit AttachedEventTimeWindows(const SqlWindowSpec& s) : spec_(s), inner_(plain(s)) {}
+  std::unique_ptr<WindowAssigner> clone() const override { return std::make_unique<AttachedEventTimeWindows>(spec_); }
+  void assign(EventTime end, std::int64_t, std::vector<TimeWindow>& out) override {
+    std::int64_t start = end - spec_.size_ms;
+    if (spec_.kind == SqlWindowSpec::Kind::kCumulate) {
+      const std::int64_t t = end - 1 - spec_.offset_ms;
+      start = t - ((t % spec_.size_ms) + spec_.size_ms) % spec_.size_ms + spec_.offset_ms;
+    }
+    out.push_back(TimeWindow{start, end});
+  }
+  bool is_event_time() const override { return true; }
+  TriggerPtr default_trigger() const override { return inner_->default_trigger(); }
+  std::string describe() const override { return "Attached" + inner_->describe(); }
+
+ private:
+  static std::unique_ptr<WindowAssigner> plain(SqlWindowSpec s) {
+    s.attached = false;
+    return s.assigner();
+  }
+  SqlWindowSpec spec_;
+  std::unique_ptr<WindowAssigner> inner_;
+};
+
+}  // namespace
+
 std::unique_ptr<WindowAssigner> SqlWindowSpec::assigner() const {
+  if (attached) return std::make_unique<AttachedEventTimeWindows>(*this);
   if (proctime) {
     switch (kind) {
       case Kind::kTumble: return TumblingProcessingTimeWindows::of(size_ms, offset_ms).clone();

@@ -114,6 +114,11 @@ struct WindowSpec {
   // The time column is a processing-time attribute (PROCTIME()): windows are assigned by
   // the window operator's clock and fire on processing-time timers.
   bool proctime = false;
+  // A window aggregate over a window aggregate's output (Flink's cascaded window
+  // aggregation, WindowAttachedWindowingStrategy): the input rows already carry their
+  // window, `time_column` is its window_end and `attached_start` its window_start; each
+  // row belongs to that one window of this spec.
+  std::optional<std::size_t> attached_start;
   std::string describe(const Schema& input) const;  // "TUMBLE(time_col=[ts], size=[10 min])"
 };
 std::string window_kind_name(WindowSpec::Kind kind);  // "tumble", ...

@@ -29,6 +29,9 @@ struct SqlWindowSpec {
   // assigners place rows by the operator's clock and processing-time timers fire windows
   // (aligned in UTC; the planner allows no other session zone).
   bool proctime = false;
+  // The rows carry their window (cascaded window aggregation): the time column is its
+  // window_end, and a row belongs to the one window of this spec that ends there.
+  bool attached = false;
   // Over a TIMESTAMP_LTZ column windows are aligned in the session time zone, as Flink's
   // (window_start / window_end are that zone's wall-clock times); set by the factory.
   TimeZonePtr zone = TimeZone::utc();
