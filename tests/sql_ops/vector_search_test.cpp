@@ -33,8 +33,9 @@ void write(const std::filesystem::path& p, const std::string& text) {
 }
 
 json params(const std::filesystem::path& table, const std::string& refresh_ms) {
+  const SchemaPtr table_schema = docs();  // held: fields() is a reference into it
   std::vector<sql::RowField> fields = queries()->fields();
-  for (const auto& f : docs()->fields()) fields.push_back(f);
+  for (const auto& f : table_schema->fields()) fields.push_back(f);
   fields.push_back({"score", LogicalType::double_type()});
   json options = json::object();
   if (!refresh_ms.empty()) options["corpus_refresh_ms"] = refresh_ms;
