@@ -8,6 +8,7 @@
 #include "clink/connectors/jdbc/jdbc_options.hpp"
 #include "clink/connectors/jdbc/jdbc_sink.hpp"
 #include "clink/connectors/jdbc/jdbc_source.hpp"
+#include "clink/connectors/sql/bounded_sql_source.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/sql/spec/expr_json.hpp"
 #include "jdbc_filter_sql.hpp"
@@ -123,6 +124,7 @@ void register_jdbc_connectors(OperatorRegistry& r) {
                               std::shared_ptr<const SqlSource> s = make_jdbc_source(ctx);
                               return [s] { return std::make_unique<SqlSourceOperator>(s); };
                             }});
+  register_sql_source_maker("sql_jdbc_source", make_jdbc_source);
   // Lookups (the jdbc row's lookup_factory): the sql_lookup_join op makes the source.
   LookupSourceRegistry::process().add("jdbc", make_jdbc_lookup_source);
   r.add(OperatorFactoryInfo{.name = "sql_jdbc_sink",

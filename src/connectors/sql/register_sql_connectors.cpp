@@ -6,6 +6,7 @@
 
 #include "clink/api/two_phase_commit_sink.hpp"
 #include "clink/connectors/dead_letter.hpp"
+#include "clink/connectors/sql/bounded_sql_source.hpp"
 #include "clink/connectors/sql/sql_connector_params.hpp"
 #include "clink/connectors/sql/sql_datagen_source.hpp"
 #include "clink/connectors/sql/sql_dead_letters.hpp"
@@ -302,6 +303,9 @@ OperatorBuilder make_collect_sink(const OperatorSpecContext& ctx) {
 }  // namespace
 
 void register_sql_connectors(OperatorRegistry& r) {
+  // Read whole inside an op (VECTOR_SEARCH's vector table): the same sources as the scans.
+  register_sql_source_maker("sql_filesystem_source", filesystem_source);
+  register_sql_source_maker("sql_datagen_source", datagen_source);
   r.add(OperatorFactoryInfo{
       .name = "sql_filesystem_source",
       .description = "SQL table source reading json or csv lines from a file or a directory (one split per file); "

@@ -25,6 +25,11 @@ Bound Binder::Impl::bind_from(const std::vector<ast::TableRefPtr>& from, SourceP
       acc = bind_correlate(std::move(acc), *from[i], false);
       continue;
     }
+    // FROM a, LATERAL TABLE(VECTOR_SEARCH(TABLE vt, ...)): the search for each row of a.
+    if (is_vector_search(*from[i])) {
+      acc = bind_vector_search(std::get<ast::WindowTvf>(from[i]->node), *from[i], &acc);
+      continue;
+    }
     // FROM a, b: a cross join (a WHERE condition may later make it an equi-join).
     Bound right = bind_table_ref(*from[i]);
     auto j = std::make_shared<LogicalJoin>();
@@ -54,6 +59,7 @@ Bound Binder::Impl::bind_table_ref(const ast::TableRef& t) {
   } else if (const auto* d = std::get_if<ast::DerivedTable>(&t.node)) {
     b = bind_query(*d->query);
   } else if (const auto* w = std::get_if<ast::WindowTvf>(&t.node)) {
+    if (is_vector_search(t)) return bind_vector_search(*w, t, nullptr);
     b = bind_window_tvf(*w, t);
   } else if (const auto* m = std::get_if<ast::MatchRecognize>(&t.node)) {
     b = bind_match_recognize(*m, t);

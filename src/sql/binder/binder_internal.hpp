@@ -136,6 +136,11 @@ struct Binder::Impl {
   Bound bind_table_def(const TableDef& def, const std::string& qualifier, SourcePosition pos);
   Bound bind_view(const ViewDef& view, const std::string& qualifier, SourcePosition pos);
   Bound bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref);
+  // VECTOR_SEARCH (binder_vector_search.cpp): the seed's form names its input table;
+  // Flink's form (LATERAL TABLE(VECTOR_SEARCH(TABLE vt, ...))) searches for each row of
+  // `left`, the FROM items on its left (null: none).
+  static bool is_vector_search(const ast::TableRef& ref);
+  Bound bind_vector_search(const ast::WindowTvf& tvf, const ast::TableRef& ref, const Bound* left);
   // MATCH_RECOGNIZE (binder_match.cpp); while its expressions bind, the AST text of each
   // navigation (A.x, FIRST(A.x), MATCH_ROWTIME(), ...) -> its extended-row column.
   Bound bind_match_recognize(const ast::MatchRecognize& m, const ast::TableRef& ref);

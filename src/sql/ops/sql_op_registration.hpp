@@ -27,5 +27,6 @@ void register_sql_changelog_normalize(OperatorRegistry& r);
 void register_sql_window_rank(OperatorRegistry& r);
 void register_sql_over_aggregate(OperatorRegistry& r);
 void register_sql_correlate(OperatorRegistry& r);
+void register_sql_vector_search(OperatorRegistry& r);
 void register_sql_match_recognize(OperatorRegistry& r);
 }  // namespace clink::sql

@@ -579,6 +579,17 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       return {nr, m};
     }
     case LogicalKind::kValues: return {node, identity_map(n_out)};
+    case LogicalKind::kVectorSearch: {
+      // The input's columns all pass through (the query expression reads over them); the
+      // vector table's columns and the score stay (the operator fills them together).
+      std::set<std::size_t> all;
+      for (std::size_t i = 0; i < node->input().schema.size(); ++i) all.insert(i);
+      Pruned in = prune(node->inputs[0], all);
+      auto nv = std::make_shared<LogicalVectorSearch>(static_cast<const LogicalVectorSearch&>(*node));
+      nv->query = remap_columns(nv->query, via(in.map));
+      nv->inputs = {in.plan};
+      return {nv, identity_map(n_out)};
+    }
   }
   return {node, identity_map(n_out)};
 }

@@ -295,6 +295,14 @@ class Rewriter {
         if (negated) emit("NOT", t.origin);
         emit("NULL", t.origin);
         i = cur.index_ahead(0);
+      } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2) && cur.peek_is("VECTOR_SEARCH", 3) &&
+                 cur.peek_is("(", 4)) {
+        // Flink's LATERAL TABLE(VECTOR_SEARCH(TABLE vt, ...)): the search over the FROM item
+        // on its left, which the binder takes as its input (docs/vector-search.md).
+        cur.next();
+        i = rewrite_table_function(cur);
+      } else if (t.is("VECTOR_SEARCH") && next.sym("(")) {
+        i = rewrite_vector_search(cur);
       } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2)) {
         // LATERAL TABLE(f(args)): PostgreSQL writes the table function as LATERAL f(args).
         size_t open = cur.index_ahead(2);
@@ -534,32 +542,49 @@ class Rewriter {
     cur.next();
     const Token& fn = cur.peek();
     if (!fn.word() || !cur.peek_is("(", 1))
-      cur.unsupported(fn, "TABLE(...) in FROM supports only the window functions TUMBLE, HOP, CUMULATE and SESSION");
+      cur.unsupported(fn, "TABLE(...) in FROM supports only the window functions TUMBLE, HOP, CUMULATE and SESSION, "
+                          "and VECTOR_SEARCH");
     std::string fname = upper(fn.value);
-    if (std::find(std::begin(kWindowFunctions), std::end(kWindowFunctions), fname) == std::end(kWindowFunctions))
+    if (std::find(std::begin(kWindowFunctions), std::end(kWindowFunctions), fname) == std::end(kWindowFunctions) &&
+        fname != "VECTOR_SEARCH")
       cur.unsupported(fn, "table function " + fn.value +
-                              " is not supported (supported: TUMBLE, HOP, CUMULATE, SESSION)");
+                              " is not supported (supported: TUMBLE, HOP, CUMULATE, SESSION, VECTOR_SEARCH)");
     cur.next();
     size_t inner_open = cur.index_ahead(0);
     size_t inner_close = cur.matching_close(inner_open);
     TokenCursor after(lx_, inner_close + 1, outer_close, map_);
     if (!after.at_end()) after.fail(after.peek(), "expected ')' but found " + detail::describe(after.peek()));
+    push_table_function(table_kw, fname, inner_open, inner_close, cur);
+    return outer_close + 1;
+  }
+
+  // VECTOR_SEARCH(TABLE t, ...) written straight in FROM (the seed's form) -> __clink_tvf_N.
+  size_t rewrite_vector_search(TokenCursor& cur) {
+    const Token& fn = cur.next();
+    size_t open = cur.index_ahead(0);
+    size_t close = cur.matching_close(open);
+    push_table_function(fn, "VECTOR_SEARCH", open, close, cur);
+    return close + 1;
+  }
+
+  // The arguments between tokens `open` and `close` (its parentheses) of table function
+  // `fname` become a table reference placeholder, positioned at `at`.
+  void push_table_function(const Token& at, const std::string& fname, size_t open, size_t close, TokenCursor& cur) {
     ast::WindowTvf tvf;
     tvf.function = fname;
-    size_t arg_begin = inner_open + 1;
-    while (arg_begin < inner_close) {
-      TokenCursor range(lx_, arg_begin, inner_close, map_);
+    size_t arg_begin = open + 1;
+    while (arg_begin < close) {
+      TokenCursor range(lx_, arg_begin, close, map_);
       size_t comma = range.find_top_level({","});
       tvf.args.push_back(parse_tvf_arg(arg_begin, comma));
       arg_begin = comma + 1;
-      if (comma < inner_close && arg_begin >= inner_close) range.fail(tok(comma), "expected an argument after ','");
+      if (comma < close && arg_begin >= close) range.fail(tok(comma), "expected an argument after ','");
     }
-    if (tvf.args.empty()) cur.fail(tok(inner_close), fname + " needs arguments");
+    if (tvf.args.empty()) cur.fail(tok(close), fname + " needs arguments");
     ph_.table_functions.push_back(
-        ast::TableRef{map_.position(table_kw.origin), ast::TableRef::Node(std::in_place_type<ast::WindowTvf>, std::move(tvf)),
+        ast::TableRef{map_.position(at.origin), ast::TableRef::Node(std::in_place_type<ast::WindowTvf>, std::move(tvf)),
                       std::nullopt, {}});
-    emit("__clink_tvf_" + std::to_string(ph_.table_functions.size() - 1), table_kw.origin);
-    return outer_close + 1;
+    emit("__clink_tvf_" + std::to_string(ph_.table_functions.size() - 1), at.origin);
   }
 #pragma GCC diagnostic pop
 

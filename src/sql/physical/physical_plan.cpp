@@ -204,6 +204,7 @@ struct Compiler {
         return {add("sql_correlate", in, p, nullptr, false, &n.input().schema)};
       }
       case LogicalKind::kLookupJoin: return {lookup_join(static_cast<const LogicalLookupJoin&>(n))};
+      case LogicalKind::kVectorSearch: return {vector_search(static_cast<const LogicalVectorSearch&>(n))};
       case LogicalKind::kMatch: {
         const auto& m = static_cast<const LogicalMatch&>(n);
         auto in = compile(n.input());
@@ -435,6 +436,39 @@ struct Compiler {
                          {"output_mode", j.async.ordered ? "ORDERED" : "ALLOW_UNORDERED"},
                          {"timeout_ms", j.async.timeout_ms}}}};
     return add(kSqlLookupJoin, in, p, nullptr, false, &j.input().schema);
+  }
+
+  // VECTOR_SEARCH: row-local (each input row searches the whole vector table), so a forward
+  // edge at the input's parallelism. The vector table's source (factory and params, as its
+  // scan would have) rides in the params: each subtask reads it whole into its index.
+  std::string vector_search(const LogicalVectorSearch& v) {
+    const ConnectorDescriptor* d = find_sql_connector(v.table.connector());
+    if (!d || !d->is_source())
+      fail(v.pos, fmt::format("table `{}` cannot be read as a vector table (connector '{}' is not a source)",
+                              v.table.name, v.table.connector()));
+    // Each subtask reads the table to its end at open(): an unbounded one never ends.
+    if (v.table.option("source.monitor-interval") ||
+        (v.table.connector() == "datagen" && !v.table.option("number-of-rows")))
+      fail(v.pos, fmt::format("VECTOR_SEARCH: the vector table `{}` is unbounded; it must be a bounded table", v.table.name));
+    auto in = compile(v.input());
+    json source = connector_params(v.table);
+    const Schema physical = v.table.physical_schema();
+    source["schema"] = schema_to_json(physical);
+    std::vector<std::size_t> all(physical.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    if (d->projection_pushdown) source["projected"] = all;
+    json options = json::object();
+    for (const auto& [k, val] : v.options) options[k] = val;
+    json p = {{"schema", schema_to_json(v.schema)},
+              {"query", expr_to_json(*v.query)},
+              {"top_k", v.top_k},
+              {"metric", v.metric},
+              {"index_column", v.index_column},
+              {"options", options},
+              {"table", v.table.name},
+              {"source_factory", d->source_factory},
+              {"source", source}};
+    return add("sql_vector_search", in, p, nullptr, false, &v.input().schema);
   }
 
   std::string calc(const LogicalNode& n) {

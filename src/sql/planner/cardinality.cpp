@@ -60,6 +60,7 @@ std::optional<double> estimate_ndv(const LogicalNode& node, std::size_t col) {
     case LogicalKind::kOverAggregate:
     case LogicalKind::kCorrelate:
     case LogicalKind::kLookupJoin:
+    case LogicalKind::kVectorSearch:
       if (col < node.input().schema.size()) return estimate_ndv(node.input(), col);
       return std::nullopt;
     default: return std::nullopt;
@@ -127,6 +128,9 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kCorrelate: return estimate_rows(node.input());
     // A lookup join: about one row of the table per input row (a lookup by its key).
     case LogicalKind::kLookupJoin: return estimate_rows(node.input());
+    // VECTOR_SEARCH: top_k rows of the vector table per input row.
+    case LogicalKind::kVectorSearch:
+      return estimate_rows(node.input()) * static_cast<double>(static_cast<const LogicalVectorSearch&>(node).top_k);
     case LogicalKind::kFilter:
       return estimate_rows(node.input()) *
              estimate_selectivity(static_cast<const LogicalFilter&>(node).condition, node.input());

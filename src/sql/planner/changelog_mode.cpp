@@ -101,7 +101,8 @@ ChangelogMode PlanProperties::derive_changelog(const LogicalNode& node) {
     case LogicalKind::kProject:
     case LogicalKind::kFilter:
     case LogicalKind::kCorrelate:
-    case LogicalKind::kLookupJoin: return changelog(node.input());  // row kinds follow their rows
+    case LogicalKind::kLookupJoin:
+    case LogicalKind::kVectorSearch: return changelog(node.input());  // row kinds follow their rows
     case LogicalKind::kWindowTvf: {
       const ChangelogMode& in = changelog(node.input());
       require_insert_only(node, in, "a window table function");

@@ -267,6 +267,7 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
     case LogicalKind::kCorrelate: n = copy_as<LogicalCorrelate>(node); break;
     case LogicalKind::kMatch: n = copy_as<LogicalMatch>(node); break;
     case LogicalKind::kLookupJoin: n = copy_as<LogicalLookupJoin>(node); break;
+    case LogicalKind::kVectorSearch: n = copy_as<LogicalVectorSearch>(node); break;
     case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
   }
   n->inputs = std::move(inputs);
@@ -426,6 +427,11 @@ std::string node_description(const LogicalNode& node, PlanProperties& props) {
                          kSkip[static_cast<int>(m.skip)], m.skip_variable, pattern_text, join_names(define));
     }
     case LogicalKind::kLookupJoin: return describe_lookup_join(static_cast<const LogicalLookupJoin&>(node));
+    case LogicalKind::kVectorSearch: {
+      const auto& v = static_cast<const LogicalVectorSearch&>(node);
+      return fmt::format("VectorSearch(table=[{}], column=[{}], topK=[{}], metric=[{}])", v.table.name,
+                         v.table.physical_schema().name(v.index_column), v.top_k, v.metric);
+    }
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);
       return fmt::format("Sink(table=[{}], fields=[{}])", s.table.name, column_names(node.input().schema));
@@ -474,6 +480,7 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
     case LogicalKind::kOverAggregate:  // input columns pass through with their time attributes
     case LogicalKind::kCorrelate:
     case LogicalKind::kLookupJoin:
+    case LogicalKind::kVectorSearch:
       return col < n.input().schema.size() && is_time_attribute(n.input(), col);
     case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).rowtime_output == col;
     case LogicalKind::kUnion:
@@ -513,6 +520,7 @@ bool is_proctime_attribute(const LogicalNode& n, std::size_t col) {
     case LogicalKind::kOverAggregate:
     case LogicalKind::kCorrelate:
     case LogicalKind::kLookupJoin:
+    case LogicalKind::kVectorSearch:
       return col < n.input().schema.size() && is_proctime_attribute(n.input(), col);
     case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).proctime_output == col;
     case LogicalKind::kUnion:

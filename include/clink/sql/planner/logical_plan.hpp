@@ -39,6 +39,7 @@ enum class LogicalKind {
   kCorrelate,        // a table function per input row (UNNEST, LATERAL TABLE): Flink's Correlate
   kMatch,            // MATCH_RECOGNIZE (the CEP engine over rows)
   kLookupJoin,       // JOIN t FOR SYSTEM_TIME AS OF o.proc_time: rows of a lookup table per input row
+  kVectorSearch,     // VECTOR_SEARCH(...): the top-k nearest rows of a bounded vector table per input row
   kSink,
 };
 
@@ -270,6 +271,18 @@ struct LogicalLookupJoin : LogicalNode {
   ExprPtr condition;                 // over the output row; null: TRUE
   AsyncLookupOptions async;          // the session's table.exec.async-lookup.* settings
   std::size_t input_columns() const { return input().schema.size(); }
+};
+
+// VECTOR_SEARCH: per input row, the top_k rows of `table` nearest to `query` by `metric`,
+// each appended to the input row with a DOUBLE score (docs/vector-search.md).
+struct LogicalVectorSearch : LogicalNode {
+  LogicalVectorSearch() : LogicalNode(LogicalKind::kVectorSearch) {}
+  TableDef table;                  // the vector table (options merged with hints)
+  ExprPtr query;                   // over the input row: ARRAY<FLOAT | DOUBLE>
+  std::size_t index_column = 0;    // into table.physical_schema()
+  std::int64_t top_k = 1;
+  std::string metric = "cosine";   // cosine | l2 | dot
+  std::vector<std::pair<std::string, std::string>> options;  // index, m, ef_construction, ...
 };
 
 struct LogicalSink : LogicalNode {
