@@ -410,6 +410,10 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
 
   // 5. HAVING and the select list over the aggregate's output.
   Bound out{in.plan, Scope::of(in.plan->schema, "")};
+  // Subqueries of HAVING and the select list join the aggregate's output (uncorrelated).
+  std::vector<const ast::Expr*> outputs{s.having.get()};
+  for (const auto& item : s.items) outputs.push_back(item.expr.get());
+  out = join_expr_subqueries(outputs, std::move(out), false);
   if (s.having) {
     ExprContext ctx;
     ctx.scope = &in.scope;
