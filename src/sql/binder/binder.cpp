@@ -327,7 +327,7 @@ Bound Binder::Impl::project_items(const std::vector<ast::SelectItem>& items, con
       for (std::size_t c = 0; c < in.scope.columns.size(); ++c) {
         const auto& col = in.scope.columns[c];
         if (!star->qualifier.empty() && col.qualifier != star->qualifier.back()) continue;
-        if (col.qualifier == kSubqueryQualifier) continue;
+        if (col.qualifier == kSubqueryQualifier || (col.qualified_only && star->qualifier.empty())) continue;
         exprs.push_back(expr::column(c, col.type, col.name));
         names.push_back(col.name);
         any = true;

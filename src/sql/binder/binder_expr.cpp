@@ -198,12 +198,14 @@ std::vector<std::size_t> Binder::Impl::find_columns(const ast::ColumnRef& ref, c
   std::vector<std::size_t> hits;
   for (std::size_t i = 0; i < scope.columns.size(); ++i) {
     const auto& c = scope.columns[i];
+    if (c.qualified_only && qualifier.empty()) continue;
     if (c.name == name && (qualifier.empty() || c.qualifier == qualifier)) hits.push_back(i);
   }
   if (hits.empty()) {
     // Unquoted identifiers: fall back to a unique case-insensitive match.
     for (std::size_t i = 0; i < scope.columns.size(); ++i) {
       const auto& c = scope.columns[i];
+      if (c.qualified_only && qualifier.empty()) continue;
       if (upper_name(c.name) == upper_name(name) && (qualifier.empty() || c.qualifier == qualifier)) hits.push_back(i);
     }
   }

@@ -20,6 +20,9 @@ struct ScopeColumn {
   std::string qualifier;  // table name or alias ("" for derived columns)
   std::string name;
   LogicalType type;
+  // Reachable only as qualifier.name (not by an unqualified name, not by `*`): the outer
+  // columns a decorrelated subquery's value generator adds to its FROM.
+  bool qualified_only = false;
 };
 
 struct Scope {
@@ -97,6 +100,10 @@ struct SubqueryCorrelation {
   std::vector<ast::ExprPtr> inner_keys;  // the subquery's side of each correlating equality
   std::vector<ExprPtr> outer_keys;       // the outer side, over the outer scope
   std::vector<ast::ExprPtr> local;       // the other WHERE conjuncts
+  // Correlating conditions that are not such equalities (`inner.v > outer.v`), and the
+  // outer columns they read (sorted): decorrelated with a value generator.
+  std::vector<ast::ExprPtr> general;
+  std::vector<std::size_t> general_outer;
 };
 
 // The qualifier of the columns a subquery join appends to a scope (hidden from `*`).
@@ -146,7 +153,9 @@ struct Binder::Impl {
   // stands for the subquery in subquery_values, which bind_expr reads.
   std::map<const ast::Expr*, ExprPtr> subquery_values;
   static bool has_subquery(const ast::Expr& e);
-  Bound join_expr_subqueries(const std::vector<const ast::Expr*>& exprs, Bound in, bool correlate);
+  // `agg`: the expressions are over an aggregate's output (HAVING, its select list).
+  Bound join_expr_subqueries(const std::vector<const ast::Expr*>& exprs, Bound in, bool correlate,
+                             const AggContext* agg = nullptr);
   Bound with_item_subqueries(const ast::Select& s, Bound in);  // the select list's
   std::optional<SubqueryCorrelation> correlate_subquery(const ast::Query& q, const Scope& outer);
   // Drops the columns join_expr_subqueries appended.

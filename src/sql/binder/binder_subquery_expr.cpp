@@ -4,7 +4,8 @@
 // with the subquery's relation and the subquery's value becomes an expression over the
 // join's added columns. A subquery that reads the outer row through equalities
 // (`WHERE inner.c = outer.d AND ...`) is decorrelated: its relation is grouped by the
-// inner side of those equalities and joined on them.
+// inner side of those equalities and joined on them; other correlating conditions use the
+// value generator (OuterValues, binder_subquery_support.hpp).
 //
 //   (SELECT agg(x) FROM s WHERE s.c = t.d)   t LEFT JOIN (SELECT c, agg(x), TRUE m FROM s
 //                                            GROUP BY c) ON t.d = c; the value on a row
@@ -26,8 +27,11 @@
 // A streaming join with no equality runs at parallelism 1 (Flink's singleton exchange):
 // when the subquery's value changes, the join retracts the rows it joined and emits them
 // again with the new value.
+#include <algorithm>
+
 #include "../planner/plan_rewrite.hpp"
 #include "binder_internal.hpp"
+#include "binder_subquery_support.hpp"
 
 namespace clink::sql {
 
@@ -156,6 +160,61 @@ bool is_global_aggregate(const ast::Query& q, const FunctionRegistry& registry) 
 
 }  // namespace
 
+OuterValues::OuterValues(std::vector<std::map<std::string, Bound>>& ctes,
+                         const std::function<Bound(const Bound&)>& distinct, SubqueryCorrelation& corr, const Scope& outer, const LogicalPtr& outer_plan,
+                         std::vector<ast::TableRefPtr>& from, std::vector<ast::ExprPtr>& conds,
+                         std::vector<ast::ExprPtr>& keys, SourcePosition pos)
+    : ctes_(ctes) {
+  std::string qualifier;
+  for (std::size_t i : corr.general_outer) {
+    const auto& col = outer.columns[i];
+    if (col.qualifier.empty() || (!qualifier.empty() && col.qualifier != qualifier))
+      fail(corr.general[0]->pos, "a correlated subquery's conditions that are not equalities must read the "
+                                 "columns of one table of the outer query");
+    qualifier = col.qualifier;
+  }
+  Scope vscope;
+  for (std::size_t i : corr.general_outer) {
+    vscope.columns.push_back(outer.columns[i]);
+    vscope.columns.back().qualified_only = true;  // `v` still names the subquery's own column
+  }
+  Bound values = distinct(Bound{make_column_project(outer_plan, corr.general_outer, pos), vscope});
+  ctes_.push_back({{"$outer_values", values}});
+  auto t = std::make_shared<ast::TableRef>();
+  t->pos = pos;
+  ast::NamedTable nt;
+  nt.name = {"$outer_values"};
+  t->node = std::move(nt);
+  t->alias = qualifier;
+  from.push_back(t);
+  conds.insert(conds.end(), corr.general.begin(), corr.general.end());
+  for (std::size_t i : corr.general_outer) {
+    const auto& col = outer.columns[i];
+    keys.push_back(column_ast({qualifier, col.name}, pos));
+    corr.outer_keys.push_back(expr::column(i, col.type, col.name));
+  }
+}
+
+OuterValues::~OuterValues() { ctes_.pop_back(); }
+
+ExprPtr empty_group_value(const LogicalNode& grouped, std::size_t column) {
+  const auto* p = dynamic_cast<const LogicalProject*>(&grouped);
+  if (!p || p->input().kind != LogicalKind::kAggregate) return nullptr;
+  const auto& a = static_cast<const LogicalAggregate&>(p->input());
+  std::vector<ExprPtr> repl;
+  for (std::size_t k = 0; k < a.keys.size(); ++k) repl.push_back(expr::null_literal(a.schema.type(k).with_nullable(true)));
+  for (const auto& c : a.aggregates)
+    repl.push_back(c.function == "COUNT" ? expr::literal(Value(std::int64_t{0}), c.type)
+                                         : expr::null_literal(c.type.with_nullable(true)));
+  return rewrite::substitute(p->exprs[column], repl);
+}
+
+ExprPtr value_or_empty(ExprPtr value, const ExprPtr& empty, ExprPtr missing) {
+  if (!empty || empty->is_null_literal()) return value;
+  LogicalType t = value->type;
+  return expr::case_when({{std::move(missing), expr::cast_if_needed(empty, t)}}, std::move(value));
+}
+
 bool Binder::Impl::has_subquery(const ast::Expr& e) {
   std::vector<const ast::Expr*> found;
   find_subqueries(e, found);
@@ -224,22 +283,26 @@ std::optional<SubqueryCorrelation> Binder::Impl::correlate_subquery(const ast::Q
       c.inner_keys.push_back(eq->right);
       c.outer_keys.push_back(outer_side(l));
     } else {
-      fail(p->pos,
-           "a correlated subquery's condition on the outer query must be an equality between an expression of "
-           "the subquery and one of the outer query (`inner.c = outer.c`), ANDed with the others");
+      c.general.push_back(p);
+      for (std::size_t i : cols)
+        if (i >= ni) c.general_outer.push_back(i - ni);
     }
   }
-  if (c.inner_keys.empty()) return std::nullopt;
+  std::sort(c.general_outer.begin(), c.general_outer.end());
+  c.general_outer.erase(std::unique(c.general_outer.begin(), c.general_outer.end()), c.general_outer.end());
+  if (c.inner_keys.empty() && c.general.empty()) return std::nullopt;
   if (!s->group_by.empty() || s->having || !s->windows.empty() || !q.order_by.empty() || q.limit || q.offset)
     fail(q.pos, "a correlated subquery with GROUP BY, HAVING, WINDOW, ORDER BY or LIMIT is not supported");
   return c;
 }
 
-Bound Binder::Impl::join_expr_subqueries(const std::vector<const ast::Expr*>& exprs, Bound in, bool correlate) {
+Bound Binder::Impl::join_expr_subqueries(const std::vector<const ast::Expr*>& exprs, Bound in, bool correlate,
+                                         const AggContext* agg) {
   std::vector<const ast::Expr*> found;
   for (const auto* e : exprs)
     if (e) find_subqueries(*e, found);
   const Scope outer_scope = in.scope;  // correlations read the input's own columns
+  const LogicalPtr outer_plan = in.plan;
   for (const ast::Expr* e : found) {
     if (subquery_values.count(e)) continue;
     const SourcePosition pos = e->pos;
@@ -250,10 +313,13 @@ Bound Binder::Impl::join_expr_subqueries(const std::vector<const ast::Expr*>& ex
     if (correlate) corr = correlate_subquery(q, outer_scope);
     SubqueryRows rows;
     std::vector<ast::ExprPtr> offered;  // the subquery's SELECT items (IN, scalar)
+    std::optional<OuterValues> outer_values;
     if (corr) {
       rows.from = corr->select->from;
-      rows.where = and_ast(corr->local, pos);
       rows.keys = corr->inner_keys;
+      std::vector<ast::ExprPtr> conds = corr->local;
+      if (!corr->general.empty()) outer_values.emplace(ctes, [&](const Bound& v) { return distinct(v, pos); }, *corr, outer_scope, outer_plan, rows.from, conds, rows.keys, pos);
+      rows.where = and_ast(conds, pos);
       for (const auto& item : corr->select->items) {
         if (item.expr->as<ast::Star>() && !e->as<ast::Exists>())
           fail(item.pos, "a correlated subquery's select list cannot use * here (name the columns)");
@@ -309,7 +375,7 @@ Bound Binder::Impl::join_expr_subqueries(const std::vector<const ast::Expr*>& ex
       const auto& c = in.scope.columns[at_index];
       return expr::column(at_index, c.type, c.name);
     };
-    const std::size_t nkeys = corr ? corr->inner_keys.size() : 0;
+    const std::size_t nkeys = corr ? rows.keys.size() : 0;
 
     if (e->as<ast::ScalarSubquery>()) {
       if (!corr) {
@@ -335,25 +401,8 @@ Bound Binder::Impl::join_expr_subqueries(const std::vector<const ast::Expr*>& ex
       const std::size_t at_index = join(sub, {});
       ExprPtr v = added(at_index + nkeys);
       // A row without a group: the value over no rows (COUNT 0, the other aggregates NULL).
-      ExprPtr empty;
-      if (const auto* p = dynamic_cast<const LogicalProject*>(sub.plan.get());
-          p && p->input().kind == LogicalKind::kAggregate) {
-        const auto& a = static_cast<const LogicalAggregate&>(p->input());
-        std::vector<ExprPtr> repl;
-        for (std::size_t k = 0; k < a.keys.size(); ++k) repl.push_back(expr::null_literal(a.schema.type(k).with_nullable(true)));
-        for (const auto& call : a.aggregates)
-          repl.push_back(call.function == "COUNT" ? expr::literal(Value(std::int64_t{0}), call.type)
-                                                  : expr::null_literal(call.type.with_nullable(true)));
-        empty = rewrite::substitute(p->exprs[nkeys], repl);
-      }
-      if (!empty || empty->is_null_literal()) {
-        subquery_values[e] = v;
-      } else {
-        ExprPtr missing = call("IS NULL", {added(at_index + nkeys + 1)}, pos);
-        subquery_values[e] = at(pos, [&] {
-          return expr::case_when({{missing, expr::cast_if_needed(empty, v->type)}}, v);
-        });
-      }
+      ExprPtr missing = call("IS NULL", {added(at_index + nkeys + 1)}, pos);
+      subquery_values[e] = at(pos, [&] { return value_or_empty(v, empty_group_value(*sub.plan, nkeys), missing); });
       continue;
     }
 
@@ -373,7 +422,8 @@ Bound Binder::Impl::join_expr_subqueries(const std::vector<const ast::Expr*>& ex
     // [NOT] IN (SELECT ...)
     const auto& in_node = *e->as<ast::InSubquery>();
     ExprContext vctx;
-    vctx.scope = &in.scope;
+    vctx.scope = agg ? agg->input : &in.scope;
+    vctx.agg = agg;
     vctx.clause = "IN";
     std::vector<ExprPtr> values;
     const auto* row = in_node.value->as<ast::RowConstructor>();
