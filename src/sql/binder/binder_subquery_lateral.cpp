@@ -31,10 +31,11 @@ Bound Binder::Impl::bind_lateral(Bound left, const ast::TableRef& ref, bool left
     for (const auto& item : s.items) collect_aggregates(item.expr.get(), registry, aggs);
     if (s.distinct) fail(pos, "a correlated LATERAL subquery with DISTINCT is not supported");
     // Aggregates without GROUP BY: grouped by the keys and joined as written, as Flink does:
-    // `FROM t, LATERAL (SELECT COUNT(*) ...)` has no row for an outer row without matches,
-    // LEFT JOIN LATERAL gives it the values over no rows (COUNT 0: a marker column tells).
+    // `FROM t, LATERAL (SELECT COUNT(*) ...)` has no row for an outer row without matches;
+    // LEFT JOIN LATERAL gives it NULLs, except that a subquery of one item gets its value
+    // over no rows (COUNT 0: a marker column tells), as Flink 2.3 does.
     const bool aggregating = !aggs.empty();
-    with_empty_values = aggregating && left_outer;
+    with_empty_values = aggregating && left_outer && s.items.size() == 1;
     // SELECT keys..., items... FROM ... WHERE <local conjuncts> [GROUP BY keys]
     ast::Select sub;
     sub.from = s.from;
