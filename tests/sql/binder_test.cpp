@@ -306,7 +306,7 @@ TEST(Binder, NameResolutionErrorsHavePositions) {
 
 TEST(Binder, OutsideTheSubsetIsRejectedWithAPosition) {
   DocTables f;
-  EXPECT_GOLDEN(f.error("SELECT product FROM Orders WHERE amount > 1 OR amount IN (SELECT 1)"), R"(line 1, column 48: subqueries are supported only as conjuncts of a WHERE clause: [NOT] IN (SELECT ...), [NOT] EXISTS (SELECT ...) (not in the select list, under OR or NOT, in ON, HAVING or as a scalar))");
+  EXPECT_GOLDEN(f.error("SELECT product FROM Orders GROUP BY product, (SELECT 1)"), R"(line 1, column 46: subqueries are not supported in GROUP BY (only in SELECT, WHERE, HAVING and JOIN ON))");
   EXPECT_GOLDEN(f.error("SELECT SUM(amount) OVER (PARTITION BY product) FROM Orders"), R"(line 1, column 8: OVER windows' ordering in stream mode must be defined on a time attribute.)");
   EXPECT_GOLDEN(f.error("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), "
                         "INTERVAL '10' MINUTES)) GROUP BY window_start"),

@@ -72,8 +72,6 @@ TEST(ParserError, UnsupportedQueryConstructs) {
             "ParseError: line 3, column 30: FOR SYSTEM_TIME AS OF must follow a table name");
   EXPECT_EQ(error_of("SELECT * FROM Orders AS o JOIN Rates FOR SYSTEM_TIME AS OF AS r ON o.c = r.c"),
             "ParseError: line 1, column 60: expected an expression after FOR SYSTEM_TIME AS OF but found 'AS'");
-  EXPECT_EQ(error_of("SELECT * FROM t, LATERAL (SELECT t.a) AS x"),
-            "TranslationError: line 1, column 27: LATERAL subqueries are not supported yet");
   EXPECT_EQ(error_of("SELECT * FROM t, ROWS FROM (f(a), g(b)) AS x"),
             "TranslationError: line 1, column 29: ROWS FROM (...) is not supported");
   // MATCH_RECOGNIZE's own clause parser (match_recognize_parse.cpp) reports its errors.

@@ -306,7 +306,7 @@ Bound Binder::Impl::bind_select(const ast::Select& s, SourcePosition pos) {
   Bound out = ranked                            ? std::move(*ranked)
               : aggregating                     ? bind_aggregate(s, std::move(in), pos)
               : has_over_aggregate(s, registry) ? bind_over(s, std::move(in), pos)
-                                                : project_items(s.items, in, nullptr, pos);
+                                                : project_items(s.items, with_item_subqueries(s, std::move(in)), nullptr, pos);
   if (s.distinct) out = distinct(out, pos);
   return out;
 }
@@ -327,6 +327,7 @@ Bound Binder::Impl::project_items(const std::vector<ast::SelectItem>& items, con
       for (std::size_t c = 0; c < in.scope.columns.size(); ++c) {
         const auto& col = in.scope.columns[c];
         if (!star->qualifier.empty() && col.qualifier != star->qualifier.back()) continue;
+        if (col.qualifier == kSubqueryQualifier || (col.qualified_only && star->qualifier.empty())) continue;
         exprs.push_back(expr::column(c, col.type, col.name));
         names.push_back(col.name);
         any = true;

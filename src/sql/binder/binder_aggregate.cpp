@@ -101,11 +101,29 @@ bool references_at_least(const ExprPtr& e, std::size_t first) {
 }  // namespace
 
 // Adds `e` to the pre-aggregation projection (reusing an identical column) and returns its index.
+namespace {
+
+// The input columns `e` reads, in order: its text names columns, and two inputs (a.v, b.v)
+// can have one name.
+void column_sequence(const Expr& e, std::vector<std::size_t>& out) {
+  if (e.kind == ExprKind::kColumnRef) out.push_back(e.column_index);
+  for (const auto& a : e.args)
+    if (a) column_sequence(*a, out);
+}
+
+}  // namespace
+
 std::size_t pre_column(std::vector<ExprPtr>& exprs, std::vector<std::string>& names, const ExprPtr& e,
                        const std::string& name) {
   std::string text = e->to_string();
-  for (std::size_t i = 0; i < exprs.size(); ++i)
-    if (exprs[i]->to_string() == text && exprs[i]->type == e->type) return i;
+  std::vector<std::size_t> columns, other;
+  column_sequence(*e, columns);
+  for (std::size_t i = 0; i < exprs.size(); ++i) {
+    if (exprs[i]->to_string() != text || exprs[i]->type != e->type) continue;
+    other.clear();
+    column_sequence(*exprs[i], other);
+    if (other == columns) return i;
+  }
   exprs.push_back(e);
   names.push_back(name);
   return exprs.size() - 1;
@@ -460,6 +478,10 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
 
   // 5. HAVING and the select list over the aggregate's output.
   Bound out{in.plan, Scope::of(in.plan->schema, "")};
+  // Subqueries of HAVING and the select list join the aggregate's output (uncorrelated).
+  std::vector<const ast::Expr*> outputs{s.having.get()};
+  for (const auto& item : s.items) outputs.push_back(item.expr.get());
+  out = join_expr_subqueries(outputs, std::move(out), false, &agg);
   if (s.having) {
     ExprContext ctx;
     ctx.scope = &in.scope;

@@ -198,12 +198,14 @@ std::vector<std::size_t> Binder::Impl::find_columns(const ast::ColumnRef& ref, c
   std::vector<std::size_t> hits;
   for (std::size_t i = 0; i < scope.columns.size(); ++i) {
     const auto& c = scope.columns[i];
+    if (c.qualified_only && qualifier.empty()) continue;
     if (c.name == name && (qualifier.empty() || c.qualifier == qualifier)) hits.push_back(i);
   }
   if (hits.empty()) {
     // Unquoted identifiers: fall back to a unique case-insensitive match.
     for (std::size_t i = 0; i < scope.columns.size(); ++i) {
       const auto& c = scope.columns[i];
+      if (c.qualified_only && qualifier.empty()) continue;
       if (upper_name(c.name) == upper_name(name) && (qualifier.empty() || c.qualifier == qualifier)) hits.push_back(i);
     }
   }
@@ -350,6 +352,8 @@ ExprPtr Binder::Impl::bind_post_aggregate_column(const ast::Expr& e, const ExprC
 }
 
 ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
+  if (!subquery_values.empty())
+    if (auto it = subquery_values.find(&e); it != subquery_values.end()) return it->second;
   if (match_substitutions) {
     auto it = match_substitutions->find(ast_text(e));
     if (it != match_substitutions->end()) return it->second;
@@ -416,8 +420,8 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           return at(e.pos, [&] { return expr::in_list(v, std::move(items), n.negated); });
         } else if constexpr (std::is_same_v<T, ast::InSubquery> || std::is_same_v<T, ast::Exists> ||
                              std::is_same_v<T, ast::ScalarSubquery>) {
-          fail(e.pos, "subqueries are supported only as conjuncts of a WHERE clause: [NOT] IN (SELECT ...), [NOT] "
-                      "EXISTS (SELECT ...) (not in the select list, under OR or NOT, in ON, HAVING or as a scalar)");
+          fail(e.pos, fmt::format("subqueries are not supported in {} (only in SELECT, WHERE, HAVING and JOIN ON)",
+                                  ctx.clause.empty() ? "this clause" : ctx.clause));
         } else if constexpr (std::is_same_v<T, ast::Like>) {
           std::vector<ExprPtr> args{sub(n.value), sub(n.pattern)};
           if (n.escape) args.push_back(sub(n.escape));

@@ -2,6 +2,8 @@
 // derived tables, window TVFs, joins).
 #include <algorithm>
 
+#include "../parser/lateral_subqueries.hpp"
+#include "../planner/plan_rewrite.hpp"
 #include "binder_internal.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/sql/spec/connector_table.hpp"
@@ -28,6 +30,11 @@ Bound Binder::Impl::bind_from(const std::vector<ast::TableRefPtr>& from, SourceP
     // FROM a, LATERAL TABLE(VECTOR_SEARCH(TABLE vt, ...)): the search for each row of a.
     if (is_vector_search(*from[i])) {
       acc = bind_vector_search(std::get<ast::WindowTvf>(from[i]->node), *from[i], &acc);
+      continue;
+    }
+    // FROM a, LATERAL (SELECT ...): the subquery decorrelated into a join.
+    if (const auto* d = std::get_if<ast::DerivedTable>(&from[i]->node); d && is_lateral_subquery(d->query)) {
+      acc = bind_lateral(std::move(acc), *from[i], false, nullptr);
       continue;
     }
     // FROM a, b: a cross join (a WHERE condition may later make it an equi-join).
@@ -237,6 +244,11 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
   if (const auto* l = std::get_if<ast::NamedTable>(&j.left->node); l && l->system_time)
     fail(j.left->pos, "Temporal table join only support apply FOR SYSTEM_TIME AS OF on the right table.");
   Bound left = bind_table_ref(*j.left);
+  if (const auto* d = std::get_if<ast::DerivedTable>(&j.right->node); d && is_lateral_subquery(d->query)) {
+    if (j.type != ast::Join::Type::Inner && j.type != ast::Join::Type::Left && j.type != ast::Join::Type::Cross)
+      fail(ref.pos, "a LATERAL subquery joins only as INNER, CROSS or LEFT JOIN");
+    return bind_lateral(std::move(left), *j.right, j.type == ast::Join::Type::Left, j.on.get());
+  }
   const auto* versioned = std::get_if<ast::NamedTable>(&j.right->node);
   if (versioned && !versioned->system_time) versioned = nullptr;
   if (versioned)
@@ -250,6 +262,17 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
     throw;
   }
   temporal_right = nullptr;
+  // Scalar subqueries (and IN / EXISTS) in ON: joined to the right input first.
+  const bool on_subqueries = j.on && !versioned && has_subquery(*j.on);
+  if (on_subqueries) {
+    std::set<const ast::Expr*> before;
+    for (const auto& [e, v] : subquery_values) before.insert(e);
+    right = join_expr_subqueries({j.on.get()}, std::move(right), false);
+    // Their values read the right input's columns; ON reads left ++ right.
+    const std::size_t nl = left.scope.columns.size();
+    for (auto& [e, v] : subquery_values)
+      if (!before.count(e)) v = rewrite::remap_columns(v, [nl](std::size_t i) { return i + nl; });
+  }
   auto node = std::make_shared<LogicalJoin>();
   switch (j.type) {
     case ast::Join::Type::Inner:
@@ -290,7 +313,7 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
   node->pos = ref.pos;
   if (versioned) bind_temporal_join(*node, left, right, j, *versioned);
   out.plan = node;
-  return out;
+  return on_subqueries ? drop_subquery_columns(std::move(out), ref.pos) : out;
 }
 
 Bound Binder::Impl::bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref) {

@@ -20,6 +20,9 @@ struct ScopeColumn {
   std::string qualifier;  // table name or alias ("" for derived columns)
   std::string name;
   LogicalType type;
+  // Reachable only as qualifier.name (not by an unqualified name, not by `*`): the outer
+  // columns a decorrelated subquery's value generator adds to its FROM.
+  bool qualified_only = false;
 };
 
 struct Scope {
@@ -91,6 +94,22 @@ std::int64_t interval_literal_ms(const ast::Expr& e, const char* what);
 std::size_t pre_column(std::vector<ExprPtr>& exprs, std::vector<std::string>& names, const ExprPtr& e,
                        const std::string& name);
 
+// A subquery whose WHERE reads the outer query's columns through equalities (Calcite's
+// decorrelation handles those): binder_subquery_expr.cpp.
+struct SubqueryCorrelation {
+  const ast::Select* select = nullptr;
+  std::vector<ast::ExprPtr> inner_keys;  // the subquery's side of each correlating equality
+  std::vector<ExprPtr> outer_keys;       // the outer side, over the outer scope
+  std::vector<ast::ExprPtr> local;       // the other WHERE conjuncts
+  // Correlating conditions that are not such equalities (`inner.v > outer.v`), and the
+  // outer columns they read (sorted): decorrelated with a value generator.
+  std::vector<ast::ExprPtr> general;
+  std::vector<std::size_t> general_outer;
+};
+
+// The qualifier of the columns a subquery join appends to a scope (hidden from `*`).
+inline constexpr const char* kSubqueryQualifier = "$subquery";
+
 struct Binder::Impl {
   const Catalog& catalog;
   const FunctionRegistry& registry;
@@ -128,6 +147,23 @@ struct Binder::Impl {
   // ReplaceMinusWithAntiJoinRule).
   Bound bind_where(const ast::Expr& where, Bound in);
   Bound bind_intersect_except(const ast::SetOperation& op, Bound l, Bound r, SourcePosition pos);
+  // Subqueries inside expressions (binder_subquery_expr.cpp): scalar subqueries anywhere,
+  // [NOT] IN / EXISTS under OR and NOT. Each joins `in` with the subquery's relation (a
+  // LEFT join, decorrelated on the correlating equalities when `outer` is set), appends
+  // the join's columns (qualifier kSubqueryQualifier) and records the expression that
+  // stands for the subquery in subquery_values, which bind_expr reads.
+  std::map<const ast::Expr*, ExprPtr> subquery_values;
+  static bool has_subquery(const ast::Expr& e);
+  // `agg`: the expressions are over an aggregate's output (HAVING, its select list).
+  Bound join_expr_subqueries(const std::vector<const ast::Expr*>& exprs, Bound in, bool correlate,
+                             const AggContext* agg = nullptr);
+  Bound with_item_subqueries(const ast::Select& s, Bound in);  // the select list's
+  std::optional<SubqueryCorrelation> correlate_subquery(const ast::Query& q, const Scope& outer);
+  // Drops the columns join_expr_subqueries appended.
+  static Bound drop_subquery_columns(Bound b, SourcePosition pos);
+  // FROM t, LATERAL (SELECT ...) (binder_subquery_lateral.cpp): the subquery decorrelated
+  // into a join with `left`.
+  Bound bind_lateral(Bound left, const ast::TableRef& ref, bool left_outer, const ast::Expr* on);
   Bound bind_intersect_except_all(const ast::SetOperation& op, Bound l, Bound r, SourcePosition pos);
   Bound bind_order_limit(const ast::Query& q, Bound body);
   Bound bind_from(const std::vector<ast::TableRefPtr>& from, SourcePosition pos);

@@ -92,20 +92,28 @@ Bound Binder::Impl::bind_where(const ast::Expr& where, Bound in) {
     if (auto sp = subquery_predicate(*p)) subqueries.emplace_back(*sp, p->pos);
     else plain.push_back(p);
   }
-  if (subqueries.empty()) {
+  bool nested = false;  // scalar subqueries, IN / EXISTS under OR or NOT (binder_subquery_expr.cpp)
+  for (const auto* p : plain) nested = nested || has_subquery(*p);
+  if (subqueries.empty() && !nested) {
     ExprPtr cond = bind_expr(where, ctx);
     check_boolean(cond, where.pos);
     in.plan = absorb_rank_filter(make_filter(in.plan, cond, where.pos));
     return in;
   }
   if (!plain.empty()) {
+    Bound w = nested ? join_expr_subqueries(plain, in, true) : in;
+    ExprContext wctx = ctx;
+    wctx.scope = &w.scope;
     std::vector<ExprPtr> conds;
     for (const auto& p : plain) {
-      conds.push_back(bind_expr(*p, ctx));
+      conds.push_back(bind_expr(*p, wctx));
       check_boolean(conds.back(), p->pos);
     }
     ExprPtr cond = conds.size() == 1 ? conds[0] : at(where.pos, [&] { return expr::and_(conds); });
-    in.plan = absorb_rank_filter(make_filter(in.plan, cond, where.pos));
+    w.plan = make_filter(w.plan, cond, where.pos);
+    if (nested) w = drop_subquery_columns(std::move(w), where.pos);
+    else w.plan = absorb_rank_filter(w.plan);
+    in = std::move(w);
   }
   const std::size_t nl = in.scope.columns.size();
   for (const auto& [sp, pos] : subqueries) {

@@ -432,6 +432,8 @@ std::unique_ptr<AggregateFunction> make_distinct_aggregate(std::unique_ptr<Aggre
   return std::make_unique<DistinctAggregate>(std::move(inner), std::vector<LogicalType>(args.begin(), args.end()));
 }
 
+void register_single_value_aggregate(FunctionRegistry& r);  // function_aggregate_single_value.cpp
+
 void register_aggregate_functions(FunctionRegistry& r) {
   r.add_aggregate("COUNT", "COUNT(*) | COUNT([DISTINCT] T)",
                   [](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {
@@ -460,6 +462,7 @@ void register_aggregate_functions(FunctionRegistry& r) {
   }
   register_value_aggregate_functions(r);
   register_statistical_aggregate_functions(r);
+  register_single_value_aggregate(r);
 }
 
 }  // namespace clink::sql
