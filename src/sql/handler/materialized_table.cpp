@@ -369,11 +369,15 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
     std::vector<const TableDef*> sources;
     collect_tables(catalog_, *m.query, sources);
     for (const auto* t : sources)
-      if (!sql_source_bounded(t->connector(), t->options))
+      if (!sql_source_bounded(t->connector(), t->options)) {
+        const auto* c = find_sql_connector(t->connector());
+        std::string when = c && c->bounded ? fmt::format("a {} table is bounded {}", c->name, c->bounded_when)
+                                           : fmt::format("a {} table never is", t->connector());
         throw TranslationError(m.query_pos, fmt::format("{} `{}`: REFRESH_MODE = FULL recomputes the query over bounded "
-                                                        "sources, but `{}` ({}) is unbounded (bounded: {}); use "
+                                                        "sources, but `{}` ({}) is unbounded ({}); use "
                                                         "REFRESH_MODE = CONTINUOUS or a bounded source",
-                                                        kind, name, t->name, t->connector(), sql_bounded_sources_text()));
+                                                        kind, name, t->name, t->connector(), when));
+      }
   }
   const bool file_backed = connector == "filesystem" || connector == "filesystem-snapshot";
   def.snapshot = file_backed && (mode == "FULL" || cm.updating() || connector == "filesystem-snapshot");
