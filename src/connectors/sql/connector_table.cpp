@@ -118,13 +118,9 @@ std::vector<ConnectorDescriptor> make_table() {
                .overwrite = true,
                .sink_params = filesystem_sink_params});
   // The whole table as one file per partition, replaced atomically at each checkpoint
-  // (sql_snapshot_sink.hpp): an upsert / retract sink over files, read back as filesystem.
+  // (sql_snapshot_sink.hpp): an upsert / retract sink over files, whose files a
+  // filesystem table reads (a materialized table's backing is one).
   t.push_back({.name = "filesystem-snapshot",
-               .source_factory = "sql_filesystem_source",
-               .bounded = [](const ConnectorOptions& o) { return !find_option(o, "source.monitor-interval"); },
-               .bounded_when = "without 'source.monitor-interval'",
-               .projection_pushdown = true,
-               .partition_pushdown = true,
                .sink_factory = "sql_snapshot_sink",
                .sink_changelog = {.upsert = true, .retract = true},
                .sink_params = snapshot_sink_params});

@@ -409,7 +409,7 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
   }
   t.partitioned_by = def.partitioned_by;
   t.comment = m.comment;
-  t.options.emplace_back("connector", file_backed ? (def.snapshot ? "filesystem-snapshot" : "filesystem") : connector);
+  t.options.emplace_back("connector", file_backed ? "filesystem" : connector);
   if (file_backed) {
     t.options.emplace_back("path", def.path);
     t.options.emplace_back("format", "json");
@@ -432,7 +432,10 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
 
 void MaterializedTables::run_continuous(const MaterializedTableDef& def, const ast::Statement& st, const MaterializedJobRunner& run) {
   std::vector<ast::Property> hints;
-  if (def.snapshot) hints.push_back({"sink.parallelism", "1", st.pos});
+  if (def.snapshot) {  // the backing is read as filesystem, written by the snapshot sink
+    hints.push_back({"connector", "filesystem-snapshot", st.pos});
+    hints.push_back({"sink.parallelism", "1", st.pos});
+  }
   ast::QueryPtr query = parse_stored_query(def.query_sql);
   if (const auto* m = st.as<ast::MaterializedTable>(); m && m->query) query = m->query;  // positions as written
   run(plan_insert(def, query, hints, st.pos, "materialized-table_" + def.name), st);

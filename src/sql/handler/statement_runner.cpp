@@ -107,7 +107,9 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
   } else if (const auto* s = st.as<ast::MaterializedTable>()) {
     MaterializedJobRunner run = job_runner_;
     if (!run && on_job_) run = [this](const nlohmann::json& spec, const ast::Statement& s2) { on_job_(spec, s2); };
-    if (!run) throw TranslationError(st.pos, "materialized tables need a session that runs jobs");
+    if (!run)
+      throw TranslationError(st.pos, "materialized tables are maintained by the process that runs their jobs and "
+                                     "refreshes (`clink run`, `clink sql`); this session does not run jobs");
     materialized_.execute(*s, st, run);
   }
   else if (const auto* s = st.as<ast::AlterTable>()) ddl_.alter_table(*s, st.pos);
