@@ -2,10 +2,6 @@
 // definition and schedule persisted in --catalog-dir across processes, the refresh
 // scheduler of `clink run --keep-refreshing`, the atomic swap under a concurrent reader,
 // and the restore of a continuous maintenance job killed mid-run.
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -18,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "clink_runner.hpp"
+#include "../support/clink_process.hpp"
 
 namespace clink::test {
 namespace {
@@ -37,34 +34,6 @@ class ClinkMaterialized : public ClinkCliTest {
  protected:
   ClinkMaterialized() : ClinkCliTest("clink_mt_test_") {}
 
-  pid_t start(const std::vector<std::string>& args) {
-    std::vector<std::string> argv_s{CLINK_BINARY};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::string out = (dir_ / "bg.out").string(), err = (dir_ / "bg.err").string();
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(126);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    return pid;
-  }
-  static int wait_exit(pid_t pid) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    int status = 0;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    return -1;
-  }
   // Waits (at most 60 s) until `pred` holds.
   template <class F>
   static bool eventually(F pred) {
@@ -135,9 +104,8 @@ TEST_F(ClinkMaterialized, KeepRefreshingRefreshesOnTheFreshnessAndReadersNeverSe
                       "SELECT id FROM orders;\n"
                       "ALTER MATERIALIZED TABLE frozen SUSPEND;\n");
   const fs::path backing = fs::path(cat) / "materialized" / "copy" / "part-0.json";
-  pid_t pid = start({"run", "-q", "--catalog-dir", cat, "--keep-refreshing", (dir_ / "create.sql").string()});
-  ASSERT_GT(pid, 0);
-  ASSERT_TRUE(eventually([&] { return fs::exists(backing); })) << slurp(dir_ / "bg.err");
+  ClinkProcess run({"run", "-q", "--catalog-dir", cat, "--keep-refreshing", (dir_ / "create.sql").string()}, dir_);
+  ASSERT_TRUE(eventually([&] { return fs::exists(backing); })) << run.err();
   std::atomic<bool> stop{false};
   std::atomic<int> reads{0}, torn{0};
   std::thread reader([&] {
@@ -153,15 +121,15 @@ TEST_F(ClinkMaterialized, KeepRefreshingRefreshesOnTheFreshnessAndReadersNeverSe
     auto at = t.find("\"refreshes\": ");
     return at == std::string::npos ? 0 : std::stoi(t.substr(at + 13));
   };
-  EXPECT_TRUE(eventually([&] { return refreshes() >= 3; })) << slurp(dir_ / "bg.err");
+  EXPECT_TRUE(eventually([&] { return refreshes() >= 3; })) << run.err();
   stop = true;
   reader.join();
-  ASSERT_EQ(::kill(pid, SIGTERM), 0);
-  EXPECT_EQ(wait_exit(pid), 0) << slurp(dir_ / "bg.err");
+  run.kill(SIGTERM);
+  EXPECT_EQ(run.wait_for(60'000), 0) << run.err();
   EXPECT_GT(reads.load(), 10);
   EXPECT_EQ(torn.load(), 0);
   EXPECT_THAT(slurp(fs::path(cat) / "materialized" / "frozen.json"), HasSubstr("\"refreshes\": 1"));
-  EXPECT_THAT(slurp(dir_ / "bg.err"), Not(HasSubstr("refreshed materialized table frozen")));
+  EXPECT_THAT(run.err(), Not(HasSubstr("refreshed materialized table frozen")));
 }
 
 // The continuous maintenance job of a keyed GROUP BY, killed mid-run and restarted from
@@ -176,12 +144,10 @@ TEST_F(ClinkMaterialized, AContinuousJobKilledAndRestoredLeavesTheExactBacking) 
                       "') FRESHNESS = INTERVAL '1' SECOND AS SELECT k, COUNT(*) AS c, SUM(id) AS s FROM "
                       "(SELECT MOD(id, 5) AS k, id FROM gen) GROUP BY k;\n");
   auto ckpt = dir_ / "ckpt";
-  pid_t pid = start({"run", "-q", script, "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "100"});
-  ASSERT_GT(pid, 0);
+  ClinkProcess run({"run", "-q", script, "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "100"}, dir_);
   const fs::path backing = dir_ / "counts" / "part-0.json";
-  ASSERT_TRUE(eventually([&] { return fs::exists(backing); })) << slurp(dir_ / "bg.err");
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  EXPECT_EQ(wait_exit(pid), -1);
+  ASSERT_TRUE(eventually([&] { return fs::exists(backing); })) << run.err();
+  run.kill(SIGKILL);
   auto mid = sorted_file_lines(backing);
   EXPECT_FALSE(mid.empty());
   auto r = clink("run -q " + script + " --from-checkpoint " + ckpt.string() + " --checkpoint-dir " + ckpt.string() +
@@ -209,8 +175,7 @@ TEST_F(ClinkMaterialized, AContinuousAppendJobKilledAndRestoredHasNoLossOrDuplic
                       "CREATE MATERIALIZED TABLE evens WITH ('path' = '" + (dir_ / "evens").string() +
                       "') FRESHNESS = INTERVAL '1' SECOND AS SELECT id FROM gen WHERE MOD(id, 2) = 0;\n");
   auto ckpt = dir_ / "ckpt";
-  pid_t pid = start({"run", "-q", script, "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "100"});
-  ASSERT_GT(pid, 0);
+  ClinkProcess run({"run", "-q", script, "--checkpoint-dir", ckpt.string(), "--checkpoint-interval", "100"}, dir_);
   auto committed = [&] {
     std::vector<std::string> lines;
     std::error_code ec;
@@ -222,9 +187,8 @@ TEST_F(ClinkMaterialized, AContinuousAppendJobKilledAndRestoredHasNoLossOrDuplic
     std::sort(lines.begin(), lines.end());
     return lines;
   };
-  ASSERT_TRUE(eventually([&] { return committed().size() > 100; })) << slurp(dir_ / "bg.err");
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  EXPECT_EQ(wait_exit(pid), -1);
+  ASSERT_TRUE(eventually([&] { return committed().size() > 100; })) << run.err();
+  run.kill(SIGKILL);
   ASSERT_LT(committed().size(), static_cast<std::size_t>(n / 2)) << "killed before the end";
   auto r = clink("run -q " + script + " --from-checkpoint " + ckpt.string() + " --checkpoint-dir " + ckpt.string() +
                  " --checkpoint-interval 100");
