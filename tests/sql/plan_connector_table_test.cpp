@@ -22,6 +22,7 @@ TEST(PlanConnectorTable, UpdatingQueryIntoEachSink) {
   f.ddl("CREATE TABLE src (k STRING NOT NULL, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '10')");
   const std::map<std::string, std::string> options = {
       {"filesystem", ", 'path' = '/out', 'format' = 'csv'"},
+      {"filesystem-snapshot", ", 'path' = '/out', 'format' = 'json'"},
       {"kafka", ", 'topic' = 't', 'properties.bootstrap.servers' = 'b:1', 'format' = 'json'"},
       {"upsert-kafka", ", 'topic' = 't', 'properties.bootstrap.servers' = 'b:1', 'key.format' = 'json', "
                        "'value.format' = 'json'"},
@@ -47,7 +48,7 @@ TEST(PlanConnectorTable, UpdatingQueryIntoEachSink) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 7);
+  EXPECT_EQ(checked, 8);
 }
 
 TEST(PlanConnectorTable, InsertOnlySinkRejectsUpdatesWithTodaysMessage) {
@@ -104,7 +105,7 @@ TEST(PlanConnectorTable, UnknownAndWrongWayConnectorsKeepTheirMessages) {
   EXPECT_GOLDEN(f.error("INSERT INTO p SELECT a FROM k"),
                 R"(line 1, column 29: table `k`: unknown connector 'mongodb' (sources: datagen, filesystem, jdbc, kafka, nexmark, postgres-cdc, upsert-kafka))");
   EXPECT_GOLDEN(f.error("INSERT INTO k SELECT a FROM src"),
-                R"(line 1, column 1: INSERT INTO k: unknown connector 'mongodb' (sinks: blackhole, collect, filesystem, jdbc, kafka, print, upsert-kafka))");
+                R"(line 1, column 1: INSERT INTO k: unknown connector 'mongodb' (sinks: blackhole, collect, filesystem, filesystem-snapshot, jdbc, kafka, print, upsert-kafka))");
   EXPECT_GOLDEN(f.error("INSERT INTO p SELECT a FROM p"),
                 R"(line 1, column 29: table `p`: the print connector can only be written to)");
   EXPECT_GOLDEN(f.error("INSERT INTO src SELECT a FROM src"),

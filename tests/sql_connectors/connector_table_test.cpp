@@ -33,8 +33,9 @@ TEST(ConnectorTable, EveryRowNamesRegisteredFactories) {
       EXPECT_EQ(registry.get(d.sink_factory).num_inputs, 1) << d.sink_factory;
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "datagen", "nexmark", "kafka", "upsert-kafka", "jdbc",
-                                               "postgres-cdc", "print", "blackhole", "lookup", "collect"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"filesystem", "filesystem-snapshot", "datagen", "nexmark", "kafka",
+                                               "upsert-kafka", "jdbc", "postgres-cdc", "print", "blackhole", "lookup",
+                                               "collect"}));
 }
 
 TEST(ConnectorTable, LookupByName) {
@@ -100,7 +101,7 @@ TEST(ConnectorTable, Pushdowns) {
 
 TEST(ConnectorTable, MessagesListTheRows) {
   EXPECT_EQ(sql_source_names(), "datagen, filesystem, jdbc, kafka, nexmark, postgres-cdc, upsert-kafka");
-  EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, jdbc, kafka, print, upsert-kafka");
+  EXPECT_EQ(sql_sink_names(), "blackhole, collect, filesystem, filesystem-snapshot, jdbc, kafka, print, upsert-kafka");
   EXPECT_EQ(sql_overwrite_sinks_text(), "the filesystem sink");
   EXPECT_EQ(sql_bounded_sources_text(),
             "filesystem without 'source.monitor-interval', datagen with 'number-of-rows', kafka with "

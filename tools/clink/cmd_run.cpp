@@ -169,6 +169,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->default_val("region");
   cmd->add_option("--coordinator", opts->coordinator,
                   "HOST:PORT of a coordinator's REST API: submit the job(s) there, print each job id and exit");
+  cmd->add_flag("--keep-refreshing", opts->keep_refreshing,
+                "SQL: after the script, keep refreshing its catalog's FULL-mode materialized tables on their "
+                "freshness until stopped (SIGINT/SIGTERM), as Flink's SQL Gateway scheduler does");
   cmd->add_flag("--quiet,-q", opts->quiet, "No progress line on a terminal and no info logs (warnings and errors only)");
   cmd->callback([opts, &exit_code] {
     if (opts->quiet && log::level() < log::Level::kWarn) log::set_level(log::Level::kWarn);

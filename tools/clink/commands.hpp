@@ -82,6 +82,7 @@ struct RunOptions {
   bool web_ui = false;      // serve the REST API and the web UI for the jobs it runs (docs/web-ui.md)
   int rest_port = 8081;     // where (on 127.0.0.1); 0: any free port
   bool quiet = false;       // --quiet: no progress line, no info logs
+  bool keep_refreshing = false;  // after the script: refresh FULL materialized tables until stopped
 };
 ExecutionOptions execution_options(const RunOptions& opts);
 void print_metrics(const JobGraph& graph, const MetricRegistry& metrics);

@@ -6,6 +6,7 @@
 #include "clink/sql/parser/parser.hpp"
 #include "commands.hpp"
 #include "run_services.hpp"
+#include "refresh_scheduler.hpp"
 #include "sql_session.hpp"
 
 namespace clink::cli {
@@ -65,6 +66,7 @@ int run_sql_script(const RunOptions& opts) {
     if (stop_requested().load() && opts.savepoint_on_stop.empty()) return kExitError;
   }
   std::fflush(stdout);
+  if (opts.keep_refreshing) return keep_refreshing(*session);
   return kExitOk;
 }
 

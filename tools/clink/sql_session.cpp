@@ -71,6 +71,14 @@ SqlSession::SqlSession(SqlJobSettings settings, const std::string& catalog_dir, 
     catalog_.set_persistence_dir(catalog_dir);
   }
   runner_.set_analyzer([this](const sql::TableDef& t, const std::vector<std::string>& cols) { return analyze(t, cols); });
+  // A materialized table's maintenance job and refreshes run here, in the foreground
+  // like an INSERT's job; a full refresh's swap follows its job's end.
+  runner_.set_job_runner([this](const nlohmann::json& spec, const sql::ast::Statement& st) {
+    if (settings_.submit)
+      throw ClinkError("materialized tables are maintained by the process that creates them: run the script "
+                       "without --coordinator (a coordinator's refresh scheduler is not built yet)");
+    if (!run_job(spec, st)) throw ClinkError("the materialized table's job was stopped");
+  });
   presenter_ = [out] { return make_tableau_presenter(out); };
 }
 

@@ -31,6 +31,16 @@ void filesystem_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
   p["overwrite"] = ctx.overwrite;
 }
 
+// The snapshot sink: partition directories as the filesystem sink's, nets by the key.
+void snapshot_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
+  p["partition_by"] = column_indices(ctx, ctx.partition_columns);
+  std::vector<std::size_t> key;
+  if (ctx.changelog == ChangelogKind::kUpsert)
+    for (const auto& k : ctx.primary_key)
+      if (auto idx = ctx.input.index_of(k)) key.push_back(*idx);
+  p["primary_key"] = key;
+}
+
 // The in-process results the tests read: named by the 'name' option (else the table),
 // upsert by the primary key's columns or retract.
 void collect_sink_params(const SinkParamsContext& ctx, nlohmann::json& p) {
@@ -107,6 +117,13 @@ std::vector<ConnectorDescriptor> make_table() {
                .sink_changelog = {},
                .overwrite = true,
                .sink_params = filesystem_sink_params});
+  // The whole table as one file per partition, replaced atomically at each checkpoint
+  // (sql_snapshot_sink.hpp): an upsert / retract sink over files, whose files a
+  // filesystem table reads (a materialized table's backing is one).
+  t.push_back({.name = "filesystem-snapshot",
+               .sink_factory = "sql_snapshot_sink",
+               .sink_changelog = {.upsert = true, .retract = true},
+               .sink_params = snapshot_sink_params});
   t.push_back({.name = "datagen",
                .source_factory = "sql_datagen_source",
                .bounded = [](const ConnectorOptions& o) { return find_option(o, "number-of-rows").has_value(); },

@@ -14,6 +14,7 @@
 #include "clink/connectors/sql/sql_filesystem_source.hpp"
 #include "clink/connectors/sql/sql_nexmark_source.hpp"
 #include "clink/connectors/sql/sql_sinks.hpp"
+#include "clink/connectors/sql/sql_snapshot_sink.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/core/error.hpp"
 #include "clink/sql/common/time_zone.hpp"
@@ -365,6 +366,7 @@ void register_sql_connectors(OperatorRegistry& r) {
                             .num_inputs = 1,
                             .out_type = sql_row,
                             .make = make_collect_sink});
+  register_snapshot_sink(r);
 }
 
 }  // namespace clink::sql

@@ -11,7 +11,7 @@
 namespace clink::sql {
 
 StatementRunner::StatementRunner(Catalog& catalog, const FunctionRegistry& registry)
-    : catalog_(catalog), registry_(registry), ddl_(catalog_, registry_, session_) {}
+    : catalog_(catalog), registry_(registry), ddl_(catalog_, registry_, session_), materialized_(catalog_, registry_, session_) {}
 
 std::vector<StatementResult> StatementRunner::run(std::string_view script) {
   ast::Script parsed = parse(script);
@@ -96,7 +96,22 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
   if (const auto* s = st.as<ast::CreateTable>()) ddl_.create_table(*s, st.pos);
   else if (const auto* s = st.as<ast::CreateView>()) ddl_.create_view(*s, st.pos);
   else if (const auto* s = st.as<ast::CreateFunction>()) ddl_.create_function(*s, st.pos);
-  else if (const auto* s = st.as<ast::Drop>()) ddl_.drop(*s, st.pos);
+  else if (const auto* s = st.as<ast::Drop>()) {
+    // Flink: a materialized table is dropped as one (its definition goes with it).
+    if (s->kind == ast::Drop::Kind::Table)
+      for (const auto& n : s->names)
+        if (materialized_.find(n.back()))
+          throw TranslationError(st.pos, fmt::format("Table `{}` is a materialized table: use DROP MATERIALIZED TABLE",
+                                                     n.back()));
+    ddl_.drop(*s, st.pos);
+  } else if (const auto* s = st.as<ast::MaterializedTable>()) {
+    MaterializedJobRunner run = job_runner_;
+    if (!run && on_job_) run = [this](const nlohmann::json& spec, const ast::Statement& s2) { on_job_(spec, s2); };
+    if (!run)
+      throw TranslationError(st.pos, "materialized tables are maintained by the process that runs their jobs and "
+                                     "refreshes (`clink run`, `clink sql`); this session does not run jobs");
+    materialized_.execute(*s, st, run);
+  }
   else if (const auto* s = st.as<ast::AlterTable>()) ddl_.alter_table(*s, st.pos);
   else if (const auto* s = st.as<ast::AnalyzeTable>()) ddl_.analyze(*s, st.pos);
   else if (const auto* s = st.as<ast::Show>()) return text(ddl_.show(*s, st.pos));

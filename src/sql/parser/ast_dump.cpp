@@ -357,6 +357,27 @@ struct StatementPrinter {
            (s.with_drain ? " WITH DRAIN" : "");
   }
   std::string operator()(const Jar& j) const { return (j.add ? "ADD JAR " : "REMOVE JAR ") + quote_string(j.path); }
+  std::string operator()(const MaterializedTable& m) const {
+    const std::string kind = m.view ? "MATERIALIZED VIEW " : "MATERIALIZED TABLE ";
+    switch (m.action) {
+      case MaterializedTable::Action::Create: {
+        std::string s = "CREATE " + kind + (m.if_not_exists ? "IF NOT EXISTS " : "") + name(m.name);
+        if (m.primary_key) s += " (PRIMARY KEY (" + join(m.primary_key->columns, quote_identifier) + ") NOT ENFORCED)";
+        if (!m.comment.empty()) s += " COMMENT " + quote_string(m.comment);
+        if (!m.partitioned_by.empty()) s += " PARTITIONED BY (" + join(m.partitioned_by, quote_identifier) + ")";
+        if (!m.options.empty())
+          s += " WITH (" + join(m.options, [](const Property& p) { return quote_string(p.key) + " = " + quote_string(p.value); }) + ")";
+        if (m.freshness_ms) s += " FRESHNESS = INTERVAL '" + std::to_string(*m.freshness_ms / 1000) + "' SECOND";
+        if (!m.refresh_mode.empty()) s += " REFRESH_MODE = " + m.refresh_mode;
+        return s + " AS " + (m.query ? to_string(*m.query) : m.query_sql);
+      }
+      case MaterializedTable::Action::Suspend: return "ALTER " + kind + name(m.name) + " SUSPEND";
+      case MaterializedTable::Action::Resume: return "ALTER " + kind + name(m.name) + " RESUME";
+      case MaterializedTable::Action::Refresh: return "ALTER " + kind + name(m.name) + " REFRESH";
+      case MaterializedTable::Action::Drop: return "DROP " + kind + (m.if_exists ? "IF EXISTS " : "") + name(m.name);
+    }
+    return "";
+  }
   std::string operator()(const Describe& d) const {
     return std::string("DESCRIBE ") + (d.extended ? "EXTENDED " : "") + name(d.table);
   }

@@ -83,6 +83,7 @@ Statement StatementParser::statement(size_t b, size_t e) {
 Statement::Node StatementParser::node(size_t b, size_t e) {
   TokenCursor c(lx_, b, e, map_);
   const Token& t = c.peek();
+  if (is_materialized(c)) return materialized(c);
   if (t.is("CREATE")) return create(c);
   if (t.is("DROP")) return drop(c);
   if (t.is("ALTER") && c.peek_is("TABLE", 1)) return alter_table(c);

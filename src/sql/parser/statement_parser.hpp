@@ -50,6 +50,10 @@ class StatementParser {
   Insert insert_statement(TokenCursor& c);
   Statement::Node statement_set(TokenCursor& c);
 
+  // Materialized tables and views (statement_parser_mv.cpp)
+  static bool is_materialized(const TokenCursor& c);
+  Statement::Node materialized(TokenCursor& c);
+
   // DDL (statement_parser_ddl.cpp)
   Statement::Node create(TokenCursor& c);
   // An expression running to the next top-level ',' / ')' (or COMMENT, for columns).

@@ -18,6 +18,7 @@
 #include "clink/sql/catalog/catalog.hpp"
 #include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/handler/catalog_ddl.hpp"
+#include "clink/sql/handler/materialized_table.hpp"
 #include "clink/sql/parser/ast.hpp"
 
 namespace clink::sql {
@@ -37,6 +38,10 @@ class StatementRunner {
   explicit StatementRunner(Catalog& catalog, const FunctionRegistry& registry = FunctionRegistry::process());
 
   void on_job(JobCallback callback) { on_job_ = std::move(callback); }
+  // Runs a materialized table's jobs to completion (its maintenance job, a refresh);
+  // when unset, on_job runs them (the SQL test runner's runs each job to its end).
+  void set_job_runner(MaterializedJobRunner runner) { job_runner_ = std::move(runner); }
+  MaterializedTables& materialized() { return materialized_; }
   void set_analyzer(TableAnalyzer analyzer) { ddl_.set_analyzer(std::move(analyzer)); }
 
   // Parses and executes every statement in order.
@@ -59,6 +64,8 @@ class StatementRunner {
   SessionConfig session_;
   CatalogDdl ddl_;
   JobCallback on_job_;
+  MaterializedJobRunner job_runner_;
+  MaterializedTables materialized_;
   int selects_ = 0;
 };
 

@@ -7,6 +7,7 @@
 //
 // to_string() prints a node as canonical, fully parenthesised SQL, so the printed text
 // shows the tree's structure (tests compare it).
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -623,10 +624,38 @@ struct QueryStatement {
   QueryPtr query;
 };
 
+// Flink 2.x materialized tables and the seed's materialized views (one mechanism, two
+// spellings; src/sql/handler/materialized_table.cpp):
+//   CREATE MATERIALIZED TABLE t [(PRIMARY KEY (..) NOT ENFORCED)] [COMMENT ..]
+//     [PARTITIONED BY (..)] [WITH (..)] [FRESHNESS = INTERVAL ..] [REFRESH_MODE = ..] AS query
+//   CREATE MATERIALIZED VIEW v [WITH (freshness = '5m', ..)] AS query
+//   ALTER MATERIALIZED TABLE t SUSPEND | RESUME [WITH (..)] | REFRESH [PARTITION (k = 'v')]
+//   REFRESH MATERIALIZED VIEW v;  DROP MATERIALIZED TABLE | VIEW [IF EXISTS] t
+struct MaterializedTable {
+  enum class Action { Create, Suspend, Resume, Refresh, Drop };
+  Action action = Action::Create;
+  bool view = false;  // the MATERIALIZED VIEW spelling
+  QualifiedName name;
+  bool if_exists = false;
+  bool if_not_exists = false;
+  std::optional<PrimaryKey> primary_key;
+  std::string comment;
+  std::vector<std::string> partitioned_by;
+  std::vector<Property> options;  // WITH (...); RESUME WITH (...)
+  std::optional<std::int64_t> freshness_ms;  // FRESHNESS = INTERVAL ...
+  SourcePosition freshness_pos;
+  std::string refresh_mode;  // CONTINUOUS / FULL (upper case), empty: derived
+  SourcePosition refresh_mode_pos;
+  QueryPtr query;
+  std::string query_sql;  // the defining query as written
+  SourcePosition query_pos;
+  std::vector<Property> partition;  // REFRESH PARTITION (k = 'v', ...)
+};
+
 struct Statement {
   using Node = std::variant<CreateTable, CreateView, CreateFunction, Drop, AlterTable, Show, Describe,
                             AnalyzeTable, Explain, Set, Reset, Insert, StatementSet, QueryStatement, Use,
-                            StopJob, Jar>;
+                            StopJob, Jar, MaterializedTable>;
   SourcePosition pos;
   size_t begin = 0;  // byte span [begin, end) in the original script, without the ';'
   size_t end = 0;
