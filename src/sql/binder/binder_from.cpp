@@ -289,6 +289,11 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
 
 Bound Binder::Impl::bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref) {
   std::string fn = upper_name(tvf.function);
+  if (fn != "TUMBLE" && fn != "HOP" && fn != "CUMULATE" && fn != "SESSION")
+    return bind_process_table_function(tvf, ref);
+  for (const auto& a : tvf.args)
+    if (a.kind == ast::TvfArg::Kind::Expression && !a.expr) fail(a.pos, fmt::format("{} takes no DEFAULT argument", fn));
+    else if (!a.order_by.empty()) fail(a.order_by_pos, fmt::format("{} takes no ORDER BY on its table", fn));
   const ast::TvfArg* table = nullptr;
   const ast::TvfArg* descriptor = nullptr;
   std::vector<const ast::TvfArg*> values;

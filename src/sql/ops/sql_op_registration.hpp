@@ -28,4 +28,5 @@ void register_sql_window_rank(OperatorRegistry& r);
 void register_sql_over_aggregate(OperatorRegistry& r);
 void register_sql_correlate(OperatorRegistry& r);
 void register_sql_match_recognize(OperatorRegistry& r);
+void register_sql_process_table_function(OperatorRegistry& r);
 }  // namespace clink::sql
