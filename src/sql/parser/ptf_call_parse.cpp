@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <iterator>
 #include <string>
 
@@ -39,7 +40,12 @@ bool starts_process_table_function_call(const TokenCursor& cur) {
   // Some top-level argument is TABLE t, or name => TABLE t ("TABLE(" would be a nested
   // table function call).
   const std::size_t open = cur.index_ahead(1);
-  const std::size_t close = cur.matching_close(open);
+  std::size_t close = 0;
+  try {
+    close = cur.matching_close(open);
+  } catch (const std::exception&) {
+    return false;  // unbalanced: the parser reports it where it belongs
+  }
   TokenCursor args(cur.lexed(), open + 1, close, cur.map());
   while (!args.at_end()) {
     std::size_t at = 0;
