@@ -73,9 +73,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
         row_codec_(*cfg_->in_schema),
         staging_(cfg_->fn_schema),
         scratch_(cfg_->in_schema) {
-    std::vector<Column*> cols;
-    for (std::size_t i = 0; i < staging_.num_columns(); ++i) cols.push_back(&staging_.column(i));
-    fn_out_ = std::make_unique<TableFunctionOutput>(std::move(cols));
+    fn_out_ = std::make_unique<TableFunctionOutput>(column_ptrs());
   }
 
   void open(RuntimeContext& ctx) override {
@@ -255,16 +253,18 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     return false;
   }
 
-  // The rows the function added to staging_, copied into the output's function columns.
+  // The rows the function added to staging_ in this call, copied into the output's
+  // function columns. staging_ grows through a batch and is reset by flush() (so
+  // TableFunctionOutput is made once per batch, not per call).
   std::size_t take_rows() {
     fn_out_->finish_row();
-    const std::size_t n = fn_out_->rows();
+    const std::size_t n = fn_out_->rows() - taken_;
     if (n == 0) return 0;
     ColumnBatch& o = out_batch();
     const std::size_t base = cfg_->partition_keys.size();
-    for (std::size_t c = 0; c < staging_.num_columns(); ++c) o.column(base + c).append_range(staging_.column(c), 0, n);
-    staging_.clear();
-    fn_out_ = std::make_unique<TableFunctionOutput>(column_ptrs());
+    for (std::size_t c = 0; c < staging_.num_columns(); ++c)
+      o.column(base + c).append_range(staging_.column(c), taken_, taken_ + n);
+    taken_ += n;
     return n;
   }
 
@@ -290,6 +290,11 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   void flush() {
     if (out_ && out_->size() > 0) output().emit(std::move(out_));
     out_.reset();
+    if (taken_ > 0) {
+      staging_.clear();
+      fn_out_ = std::make_unique<TableFunctionOutput>(column_ptrs());
+      taken_ = 0;
+    }
   }
 
   // ---------------------------------------------------------------- PtfContext
@@ -409,6 +414,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   ColumnBatch staging_;  // the function's columns of the current call
   ColumnBatch scratch_;  // ORDER BY: rows released by the watermark
   std::unique_ptr<TableFunctionOutput> fn_out_;
+  std::size_t taken_ = 0;  // staging_'s rows already copied out
   std::unique_ptr<ColumnBatch> out_;
   KeyedStateBackend* backend_ = nullptr;
   std::vector<StateId> states_;
