@@ -287,6 +287,16 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
   return out;
 }
 
+Bound Binder::Impl::bind_table_argument(const ast::TvfArg& table) {
+  ast::NamedTable nt;
+  nt.name = table.table;
+  ast::TableRef tref;
+  tref.pos = table.pos;
+  tref.node = nt;
+  Bound in = bind_named_table(nt, tref);
+  return with_aliases(std::move(in), {}, table.table.back(), table.pos);
+}
+
 Bound Binder::Impl::bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref) {
   std::string fn = upper_name(tvf.function);
   if (fn != "TUMBLE" && fn != "HOP" && fn != "CUMULATE" && fn != "SESSION")
@@ -311,13 +321,7 @@ Bound Binder::Impl::bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableR
   if (!table) fail(ref.pos, fmt::format("{} needs a TABLE argument", fn));
   if (!descriptor) fail(ref.pos, fmt::format("{} needs a DESCRIPTOR(time column) argument", fn));
   if (descriptor->columns.size() != 1) fail(descriptor->pos, "DESCRIPTOR takes exactly one time column");
-  ast::NamedTable nt;
-  nt.name = table->table;
-  ast::TableRef tref;
-  tref.pos = table->pos;
-  tref.node = nt;
-  Bound in = bind_named_table(nt, tref);
-  in = with_aliases(std::move(in), {}, table->table.back(), table->pos);
+  Bound in = bind_table_argument(*table);
   WindowSpec w;
   ast::ColumnRef time_ref;
   time_ref.names = {descriptor->columns[0]};

@@ -135,6 +135,8 @@ struct Binder::Impl {
   Bound bind_table_def(const TableDef& def, const std::string& qualifier, SourcePosition pos);
   Bound bind_view(const ViewDef& view, const std::string& qualifier, SourcePosition pos);
   Bound bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref);
+  // `TABLE t` of a window TVF or a process table function: the table, view or CTE t.
+  Bound bind_table_argument(const ast::TvfArg& table);
   // f(TABLE t PARTITION BY k, ...): a process table function (binder_ptf.cpp).
   Bound bind_process_table_function(const ast::WindowTvf& call, const ast::TableRef& ref);
   // MATCH_RECOGNIZE (binder_match.cpp); while its expressions bind, the AST text of each

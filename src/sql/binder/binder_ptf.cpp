@@ -72,13 +72,7 @@ Bound Binder::Impl::bind_process_table_function(const ast::WindowTvf& call, cons
   for (std::size_t s = 1; s < slots.size(); ++s)
     if (bound[s] && bound[s]->kind == ast::TvfArg::Kind::Table)
       fail(bound[s]->pos, fmt::format("process table function {} takes one table argument (`{}`)", fname, slots[0]));
-  ast::NamedTable nt;
-  nt.name = table->table;
-  ast::TableRef tref;
-  tref.pos = table->pos;
-  tref.node = nt;
-  Bound in = bind_named_table(nt, tref);
-  in = with_aliases(std::move(in), {}, table->table.back(), table->pos);
+  Bound in = bind_table_argument(*table);
 
   auto node = std::make_shared<LogicalProcessTableFunction>();
   node->function = def->name;

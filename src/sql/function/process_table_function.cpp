@@ -1,4 +1,5 @@
-// The PTF registry, the input-row accessor and the state handles (process_table_function.hpp).
+// The PTF registry and the input-row accessor (process_table_function.hpp); the state
+// handles are in src/sql/ops/ptf_state.cpp (they need the keyed state backend).
 #include "clink/sql/function/process_table_function.hpp"
 
 #include <cctype>
@@ -17,15 +18,9 @@ std::string upper(std::string_view s) {
   return out;
 }
 
-// The output column types TableFunctionOutput writes.
-bool output_supported(const LogicalType& t) {
-  const TypeKind k = t.kind();
-  return k == TypeKind::kBoolean || k == TypeKind::kInt || k == TypeKind::kBigInt || k == TypeKind::kDouble ||
-         (k == TypeKind::kVarChar && t.length() == kMaxVarLength);
-}
+bool output_supported(const LogicalType& t) { return table_function_type_supported(t); }
 
 bool param_supported(const LogicalType& t) { return output_supported(t) || t.kind() == TypeKind::kIntervalDayTime; }
-
 
 }  // namespace
 
