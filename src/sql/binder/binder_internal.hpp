@@ -112,6 +112,9 @@ struct Binder::Impl {
   // The right side of the join being bound when it is written `t FOR SYSTEM_TIME AS OF ...`
   // (the only place that clause is accepted).
   const ast::NamedTable* temporal_right = nullptr;
+  // The uid of each process table function call bound so far -> the call's text: a uid
+  // names one call (Flink: "Duplicate unique identifier ...").
+  std::map<std::string, std::string> ptf_uids;
 
   Impl(const Catalog& c, const FunctionRegistry& r, SessionConfig s) : catalog(c), registry(r), session(std::move(s)) {}
 

@@ -171,6 +171,17 @@ Bound Binder::Impl::bind_process_table_function(const ast::WindowTvf& call, cons
   for (std::size_t i = 0; i < fields.size(); ++i) fields[i].name = names[i];
   node->schema = Schema(std::move(fields));
   node->inputs = {in.plan};
+
+  // One uid, one call: the same call may repeat (Flink shares it), another may not.
+  std::string text = def->name + "(" + qualified_text(table->table);
+  for (auto k : node->partition_keys) text += " " + in.scope.columns[k].name;
+  if (node->on_time) text += " @" + in.scope.columns[*node->on_time].name;
+  for (const auto& a : node->args) text += ", " + expr_text(a, Schema{std::vector<RowField>{}});
+  auto [it, fresh] = ptf_uids.emplace(node->uid, text);
+  if (!fresh && it->second != text)
+    fail(ref.pos, fmt::format("Duplicate unique identifier '{}' detected among process table functions. Make sure that "
+                              "all PTF calls have an identifier defined that is globally unique.",
+                              node->uid));
   return {node, Scope::of(node->schema, "")};
 }
 
