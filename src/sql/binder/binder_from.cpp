@@ -316,8 +316,23 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
   return on_subqueries ? drop_subquery_columns(std::move(out), ref.pos) : out;
 }
 
+Bound Binder::Impl::bind_table_argument(const ast::TvfArg& table) {
+  ast::NamedTable nt;
+  nt.name = table.table;
+  ast::TableRef tref;
+  tref.pos = table.pos;
+  tref.node = nt;
+  Bound in = bind_named_table(nt, tref);
+  return with_aliases(std::move(in), {}, table.table.back(), table.pos);
+}
+
 Bound Binder::Impl::bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref) {
   std::string fn = upper_name(tvf.function);
+  if (fn != "TUMBLE" && fn != "HOP" && fn != "CUMULATE" && fn != "SESSION")
+    return bind_process_table_function(tvf, ref);
+  for (const auto& a : tvf.args)
+    if (a.kind == ast::TvfArg::Kind::Expression && !a.expr) fail(a.pos, fmt::format("{} takes no DEFAULT argument", fn));
+    else if (!a.order_by.empty()) fail(a.order_by_pos, fmt::format("{} takes no ORDER BY on its table", fn));
   const ast::TvfArg* table = nullptr;
   const ast::TvfArg* descriptor = nullptr;
   std::vector<const ast::TvfArg*> values;
@@ -335,13 +350,7 @@ Bound Binder::Impl::bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableR
   if (!table) fail(ref.pos, fmt::format("{} needs a TABLE argument", fn));
   if (!descriptor) fail(ref.pos, fmt::format("{} needs a DESCRIPTOR(time column) argument", fn));
   if (descriptor->columns.size() != 1) fail(descriptor->pos, "DESCRIPTOR takes exactly one time column");
-  ast::NamedTable nt;
-  nt.name = table->table;
-  ast::TableRef tref;
-  tref.pos = table->pos;
-  tref.node = nt;
-  Bound in = bind_named_table(nt, tref);
-  in = with_aliases(std::move(in), {}, table->table.back(), table->pos);
+  Bound in = bind_table_argument(*table);
   WindowSpec w;
   ast::ColumnRef time_ref;
   time_ref.names = {descriptor->columns[0]};

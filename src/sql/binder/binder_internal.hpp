@@ -132,6 +132,9 @@ struct Binder::Impl {
   // The right side of the join being bound when it is written `t FOR SYSTEM_TIME AS OF ...`
   // (the only place that clause is accepted).
   const ast::NamedTable* temporal_right = nullptr;
+  // The uid of each process table function call bound so far -> the call's text: a uid
+  // names one call (Flink: "Duplicate unique identifier ...").
+  std::map<std::string, std::string> ptf_uids;
 
   Impl(const Catalog& c, const FunctionRegistry& r, SessionConfig s) : catalog(c), registry(r), session(std::move(s)) {}
 
@@ -177,6 +180,10 @@ struct Binder::Impl {
   // `left`, the FROM items on its left (null: none).
   static bool is_vector_search(const ast::TableRef& ref);
   Bound bind_vector_search(const ast::WindowTvf& tvf, const ast::TableRef& ref, const Bound* left);
+  // `TABLE t` of a window TVF or a process table function: the table, view or CTE t.
+  Bound bind_table_argument(const ast::TvfArg& table);
+  // f(TABLE t PARTITION BY k, ...): a process table function (binder_ptf.cpp).
+  Bound bind_process_table_function(const ast::WindowTvf& call, const ast::TableRef& ref);
   // MATCH_RECOGNIZE (binder_match.cpp); while its expressions bind, the AST text of each
   // navigation (A.x, FIRST(A.x), MATCH_ROWTIME(), ...) -> its extended-row column.
   Bound bind_match_recognize(const ast::MatchRecognize& m, const ast::TableRef& ref);

@@ -12,15 +12,16 @@ std::string upper(std::string_view s) {
   for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
-// The types TableFunctionArgs reads and TableFunctionOutput writes.
-bool supported(const LogicalType& t) {
+bool supported(const LogicalType& t) { return table_function_type_supported(t); }
+constexpr const char* kSupported = "(BOOLEAN, INT, BIGINT, DOUBLE, STRING)";
+
+}  // namespace
+
+bool table_function_type_supported(const LogicalType& t) {
   const TypeKind k = t.kind();
   return k == TypeKind::kBoolean || k == TypeKind::kInt || k == TypeKind::kBigInt || k == TypeKind::kDouble ||
          (k == TypeKind::kVarChar && t.length() == kMaxVarLength);
 }
-constexpr const char* kSupported = "(BOOLEAN, INT, BIGINT, DOUBLE, STRING)";
-
-}  // namespace
 
 void TableFunctionOutput::finish_row() {
   for (Column* c : columns_)

@@ -2,6 +2,7 @@
 #include "clink/sql/handler/catalog_ddl.hpp"
 
 #include "clink/sql/function/function_classes.hpp"
+#include "clink/sql/function/process_table_function.hpp"
 
 #include <algorithm>
 #include <set>
@@ -381,10 +382,15 @@ void CatalogDdl::create_class_function(const ast::CreateFunction& stmt, const st
   if (stmt.definitions.size() != 1)
     fail(stmt.definitions_pos, fmt::format("CREATE FUNCTION {}: AS names exactly one class", name));
   const std::string& cls = stmt.definitions[0];
-  if (!is_known_function_class(cls))
+  // A process table function class (process_table_function.hpp) is a class too.
+  if (!is_known_function_class(cls) && !ProcessTableFunctionRegistry::process().find(cls)) {
+    std::vector<std::string> classes = function_class_names();
+    for (const auto& n : ProcessTableFunctionRegistry::process().names())
+      if (n.find('.') != std::string::npos) classes.push_back(n);
     fail(stmt.definitions_pos, fmt::format("CREATE FUNCTION {}: unknown function class '{}' (clink runs no JVM; the "
                                            "classes implemented in clink: {})",
-                                           name, cls, fmt::join(function_class_names(), ", ")));
+                                           name, cls, fmt::join(classes, ", ")));
+  }
   if (registry_.has_scalar(name) || registry_.has_aggregate(name))
     fail(pos, fmt::format("CREATE FUNCTION {}: a built-in function has this name", name));
   if (catalog_.function(name)) {

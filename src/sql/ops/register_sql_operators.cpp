@@ -56,6 +56,7 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_over_aggregate(r);
   register_sql_match_recognize(r);
   register_sql_vector_search(r);
+  register_sql_process_table_function(r);
   r.add_key_selector_family(KeySelectorFamily{
       "sql_columns:", kSqlRowType, [](const std::string& args, const UpstreamSpec& up) -> PartitionerFactory {
         // The rows the edge carries: a projecting source's key columns index its projection.

@@ -29,4 +29,5 @@ void register_sql_over_aggregate(OperatorRegistry& r);
 void register_sql_correlate(OperatorRegistry& r);
 void register_sql_vector_search(OperatorRegistry& r);
 void register_sql_match_recognize(OperatorRegistry& r);
+void register_sql_process_table_function(OperatorRegistry& r);
 }  // namespace clink::sql

@@ -453,6 +453,7 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       nj->schema = lookup_join_schema(in.plan->schema, *nj);
       return {nj, m};
     }
+    case LogicalKind::kProcessTableFunction:  // the function reads whole rows (polymorphic table argument)
     case LogicalKind::kMatch: {
       // The conditions and measures read whole rows (the extended row): keep every input column.
       std::set<std::size_t> in_req;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "match_recognize_parse.hpp"
+#include "ptf_call_parse.hpp"
 #include "token_cursor.hpp"
 
 // PostgreSQL's keyword table, exported by libpg_query (same grammar version as the parser).
@@ -295,14 +296,6 @@ class Rewriter {
         if (negated) emit("NOT", t.origin);
         emit("NULL", t.origin);
         i = cur.index_ahead(0);
-      } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2) && cur.peek_is("VECTOR_SEARCH", 3) &&
-                 cur.peek_is("(", 4)) {
-        // Flink's LATERAL TABLE(VECTOR_SEARCH(TABLE vt, ...)): the search over the FROM item
-        // on its left, which the binder takes as its input (docs/vector-search.md).
-        cur.next();
-        i = rewrite_table_function(cur);
-      } else if (t.is("VECTOR_SEARCH") && next.sym("(")) {
-        i = rewrite_vector_search(cur);
       } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2)) {
         // LATERAL TABLE(f(args)): PostgreSQL writes the table function as LATERAL f(args).
         size_t open = cur.index_ahead(2);
@@ -311,6 +304,20 @@ class Rewriter {
         emit("LATERAL", t.origin);
         rewrite(open + 1, close);
         i = close + 1;
+      } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2) && cur.peek_is("VECTOR_SEARCH", 3) &&
+                 cur.peek_is("(", 4)) {
+        // Flink's LATERAL TABLE(VECTOR_SEARCH(TABLE vt, ...)): the search over the FROM item
+        // on its left, which the binder takes as its input (docs/vector-search.md).
+        cur.next();
+        i = rewrite_table_function(cur);
+      } else if (t.is("VECTOR_SEARCH") && next.sym("(")) {
+        // VECTOR_SEARCH(TABLE t, ...) written straight in FROM (the seed's form).
+        size_t open = cur.index_ahead(1);
+        i = emit_table_function(t, "VECTOR_SEARCH", open, cur.matching_close(open));
+      } else if (next.sym("(") && detail::starts_process_table_function_call(cur)) {
+        // f(TABLE t PARTITION BY k, ...): a process table function -> __clink_tvf_N.
+        size_t open = cur.index_ahead(1);
+        i = emit_table_function(t, t.value, open, cur.matching_close(open)) ;
       } else if (t.is("MATCH_RECOGNIZE") && next.sym("(")) {
         // `input MATCH_RECOGNIZE (...) [AS] alias` -> `input "__clink_mr_N"` (an alias to
         // PostgreSQL, which the AST builder turns back into the clause over the input).
@@ -545,46 +552,42 @@ class Rewriter {
       cur.unsupported(fn, "TABLE(...) in FROM supports only the window functions TUMBLE, HOP, CUMULATE and SESSION, "
                           "and VECTOR_SEARCH");
     std::string fname = upper(fn.value);
-    if (std::find(std::begin(kWindowFunctions), std::end(kWindowFunctions), fname) == std::end(kWindowFunctions) &&
-        fname != "VECTOR_SEARCH")
+    // TABLE(f(TABLE t PARTITION BY k)): a process table function in Flink's older spelling.
+    const bool ptf = !detail::is_window_function_name(fname) && detail::starts_process_table_function_call(cur);
+    if (!ptf && fname != "VECTOR_SEARCH" &&
+        std::find(std::begin(kWindowFunctions), std::end(kWindowFunctions), fname) == std::end(kWindowFunctions))
       cur.unsupported(fn, "table function " + fn.value +
-                              " is not supported (supported: TUMBLE, HOP, CUMULATE, SESSION, VECTOR_SEARCH)");
+                              " is not supported (supported: TUMBLE, HOP, CUMULATE, SESSION, VECTOR_SEARCH, and "
+                              "process table functions with a TABLE argument)");
     cur.next();
     size_t inner_open = cur.index_ahead(0);
     size_t inner_close = cur.matching_close(inner_open);
     TokenCursor after(lx_, inner_close + 1, outer_close, map_);
     if (!after.at_end()) after.fail(after.peek(), "expected ')' but found " + detail::describe(after.peek()));
-    push_table_function(table_kw, fname, inner_open, inner_close, cur);
+    emit_table_function(table_kw, ptf ? fn.value : fname, inner_open, inner_close);
     return outer_close + 1;
   }
 
-  // VECTOR_SEARCH(TABLE t, ...) written straight in FROM (the seed's form) -> __clink_tvf_N.
-  size_t rewrite_vector_search(TokenCursor& cur) {
-    const Token& fn = cur.next();
-    size_t open = cur.index_ahead(0);
-    size_t close = cur.matching_close(open);
-    push_table_function(fn, "VECTOR_SEARCH", open, close, cur);
-    return close + 1;
-  }
-
-  // The arguments between tokens `open` and `close` (its parentheses) of table function
-  // `fname` become a table reference placeholder, positioned at `at`.
-  void push_table_function(const Token& at, const std::string& fname, size_t open, size_t close, TokenCursor& cur) {
+  // The call `function(args)` (its parentheses at open / close) -> __clink_tvf_N; returns
+  // the index after it.
+  size_t emit_table_function(const Token& at, const std::string& fname, size_t inner_open, size_t inner_close) {
+    TokenCursor cur(lx_, inner_open, inner_close + 1, map_);
     ast::WindowTvf tvf;
     tvf.function = fname;
-    size_t arg_begin = open + 1;
-    while (arg_begin < close) {
-      TokenCursor range(lx_, arg_begin, close, map_);
+    size_t arg_begin = inner_open + 1;
+    while (arg_begin < inner_close) {
+      TokenCursor range(lx_, arg_begin, inner_close, map_);
       size_t comma = range.find_top_level({","});
       tvf.args.push_back(parse_tvf_arg(arg_begin, comma));
       arg_begin = comma + 1;
-      if (comma < close && arg_begin >= close) range.fail(tok(comma), "expected an argument after ','");
+      if (comma < inner_close && arg_begin >= inner_close) range.fail(tok(comma), "expected an argument after ','");
     }
-    if (tvf.args.empty()) cur.fail(tok(close), fname + " needs arguments");
+    if (tvf.args.empty()) cur.fail(tok(inner_close), fname + " needs arguments");
     ph_.table_functions.push_back(
         ast::TableRef{map_.position(at.origin), ast::TableRef::Node(std::in_place_type<ast::WindowTvf>, std::move(tvf)),
                       std::nullopt, {}});
     emit("__clink_tvf_" + std::to_string(ph_.table_functions.size() - 1), at.origin);
+    return inner_close + 1;
   }
 #pragma GCC diagnostic pop
 
@@ -610,6 +613,20 @@ class Rewriter {
         while (paren && c.accept(","));
         if (paren) c.expect(")");
       }
+      if (c.peek_is("ORDER") && c.peek_is("BY", 1)) {  // a process table function's ORDER BY
+        arg.order_by_pos = c.position();
+        c.next();
+        c.next();
+        bool paren = c.accept("(");
+        do {
+          arg.order_by.push_back(c.qualified_name("an order column"));
+          bool desc = false;
+          if (c.accept("DESC")) desc = true;
+          else c.accept("ASC");
+          arg.order_descending.push_back(desc);
+        } while (paren && c.accept(","));
+        if (paren) c.expect(")");
+      }
     } else if (c.peek_is("DESCRIPTOR") && c.peek_is("(", 1)) {
       c.next();
       c.next();
@@ -617,6 +634,9 @@ class Rewriter {
       do arg.columns.push_back(c.identifier("a column name"));
       while (c.accept(","));
       c.expect(")");
+    } else if (c.peek_is("DEFAULT") && c.index_ahead(1) >= e) {
+      c.next();
+      arg.kind = ast::TvfArg::Kind::Expression;  // expr null: DEFAULT
     } else {
       arg.kind = ast::TvfArg::Kind::Expression;
       arg.expr = exprs_.parse_expression(lx_, c.index_ahead(0), e);

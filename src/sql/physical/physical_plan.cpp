@@ -300,6 +300,23 @@ struct Compiler {
         return {add(op.factory, in, op.params, &op.hash_keys, op.hash_keys.empty(), &n.input().schema)};
       }
       case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
+      case LogicalKind::kProcessTableFunction: {
+        // Set semantics: keyed by the PARTITION BY columns (none: one partition, parallelism
+        // 1); row semantics: row by row on a forward edge.
+        const auto& f = static_cast<const LogicalProcessTableFunction&>(n);
+        auto in = compile(n.input());
+        json args = json::array();
+        for (const auto& a : f.args) args.push_back(expr_to_json(*a));
+        json order = json::array();
+        for (const auto& k : f.order_keys) order.push_back({{"column", k.column}, {"descending", k.descending}});
+        json p = {{"schema", schema_to_json(f.schema)},     {"function", f.function},
+                  {"uid", f.uid},                            {"set_semantics", f.set_semantics},
+                  {"partition_keys", f.partition_keys},      {"order_keys", order},
+                  {"on_time", f.on_time ? json(*f.on_time) : json()}, {"args", args}};
+        if (!f.set_semantics) return {add("sql_process_table_function", in, p, nullptr, false, &n.input().schema)};
+        const auto& keys = f.partition_keys;
+        return {add("sql_process_table_function", in, p, &keys, keys.empty(), &n.input().schema)};
+      }
     }
     fail(n.pos, "unsupported plan node");
   }

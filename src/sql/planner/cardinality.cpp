@@ -123,6 +123,7 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kRank:  // the latest Top-N of each partition: the input's rows at most
     case LogicalKind::kOverAggregate:
     case LogicalKind::kMatch:  // at most one row per match, a match takes at least one row
+    case LogicalKind::kProcessTableFunction:
     case LogicalKind::kWindowTvf: return estimate_rows(node.input());
     // Flink's correlate estimate: no statistics on a collection's size, so the input's rows.
     case LogicalKind::kCorrelate: return estimate_rows(node.input());

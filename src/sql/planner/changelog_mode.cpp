@@ -62,6 +62,7 @@ std::string construct_name(const LogicalNode& node) {
     case LogicalKind::kWindowAggregate: return "the window aggregate";
     case LogicalKind::kOverAggregate: return "the OVER aggregate";
     case LogicalKind::kMatch: return "MATCH_RECOGNIZE";
+    case LogicalKind::kProcessTableFunction: return "the process table function";
     case LogicalKind::kSort: return "ORDER BY";
     case LogicalKind::kRank: return "the Top-N";
     case LogicalKind::kLimit: return "LIMIT";
@@ -130,6 +131,12 @@ ChangelogMode PlanProperties::derive_changelog(const LogicalNode& node) {
         if (m.updating() && !out.updating()) out = m;
       }
       return out;
+    }
+    case LogicalKind::kProcessTableFunction: {
+      // Its table argument is consumed as an append-only table (Flink's default
+      // ArgumentTrait without SUPPORT_UPDATES); the function emits inserts.
+      require_insert_only(node, changelog(node.input()), "A process table function");
+      return {};
     }
     case LogicalKind::kMatch: {
       // As Flink's StreamPhysicalMatch: insert-only in and out.

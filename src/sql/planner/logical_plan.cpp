@@ -10,6 +10,7 @@
 #include "clink/sql/planner/lookup_join_plan.hpp"
 #include "clink/sql/planner/plan_properties.hpp"
 #include "clink/sql/planner/rank_plan.hpp"
+#include "ptf_plan.hpp"
 
 namespace clink::sql {
 
@@ -269,6 +270,7 @@ LogicalPtr with_inputs(const LogicalNode& node, std::vector<LogicalPtr> inputs) 
     case LogicalKind::kLookupJoin: n = copy_as<LogicalLookupJoin>(node); break;
     case LogicalKind::kVectorSearch: n = copy_as<LogicalVectorSearch>(node); break;
     case LogicalKind::kSink: n = copy_as<LogicalSink>(node); break;
+    case LogicalKind::kProcessTableFunction: n = copy_as<LogicalProcessTableFunction>(node); break;
   }
   n->inputs = std::move(inputs);
   return n;
@@ -432,6 +434,7 @@ std::string node_description(const LogicalNode& node, PlanProperties& props) {
       return fmt::format("VectorSearch(table=[{}], column=[{}], topK=[{}], metric=[{}])", v.table.name,
                          v.table.physical_schema().name(v.index_column), v.top_k, v.metric);
     }
+    case LogicalKind::kProcessTableFunction: return describe_process_table_function(node);
     case LogicalKind::kSink: {
       const auto& s = static_cast<const LogicalSink&>(node);
       return fmt::format("Sink(table=[{}], fields=[{}])", s.table.name, column_names(node.input().schema));
@@ -483,6 +486,9 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
     case LogicalKind::kVectorSearch:
       return col < n.input().schema.size() && is_time_attribute(n.input(), col);
     case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).rowtime_output == col;
+    // A PTF's `rowtime` (last, with on_time) is the output's event-time attribute.
+    case LogicalKind::kProcessTableFunction:
+      return static_cast<const LogicalProcessTableFunction&>(n).on_time && col + 1 == n.schema.size();
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_time_attribute(*i, col); });
     case LogicalKind::kJoin: {

@@ -86,6 +86,10 @@ class TableFunctionOutput {
   std::size_t rows_ = 0;
 };
 
+// The types TableFunctionArgs reads and TableFunctionOutput writes: BOOLEAN, INT, BIGINT,
+// DOUBLE, STRING (also the column types of process table functions).
+bool table_function_type_supported(const LogicalType& t);
+
 struct TableFunctionDef {
   std::vector<LogicalType> params;
   std::vector<RowField> columns;  // the rows' columns (AS T(a, b) renames them)

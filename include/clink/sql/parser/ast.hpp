@@ -313,14 +313,18 @@ struct TvfArg {
   std::string name;                       // named argument, upper case (DATA, TIMECOL, SIZE, ...), else empty
   QualifiedName table;                    // Kind::Table: TABLE t
   std::vector<QualifiedName> partition_by;  // Kind::Table: SESSION's PARTITION BY keys
+  std::vector<QualifiedName> order_by;      // Kind::Table: a process table function's ORDER BY
+  std::vector<bool> order_descending;       // per order_by column
+  SourcePosition order_by_pos;
   std::vector<std::string> columns;       // Kind::Descriptor: DESCRIPTOR(c, ...)
-  ExprPtr expr;                           // Kind::Expression
+  ExprPtr expr;                           // Kind::Expression (null: DEFAULT)
   SourcePosition pos;
 };
 
-// TABLE(TUMBLE(...)) / HOP / CUMULATE / SESSION in FROM.
+// TABLE(TUMBLE(...)) / HOP / CUMULATE / SESSION in FROM; also a process table function
+// call `f(TABLE t PARTITION BY k, ...)` (any other function name, as written).
 struct WindowTvf {
-  std::string function;  // TUMBLE, HOP, CUMULATE or SESSION
+  std::string function;  // TUMBLE, HOP, CUMULATE, SESSION, or the process table function
   std::vector<TvfArg> args;
 };
 

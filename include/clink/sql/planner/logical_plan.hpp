@@ -41,6 +41,7 @@ enum class LogicalKind {
   kLookupJoin,       // JOIN t FOR SYSTEM_TIME AS OF o.proc_time: rows of a lookup table per input row
   kVectorSearch,     // VECTOR_SEARCH(...): the top-k nearest rows of a bounded vector table per input row
   kSink,
+  kProcessTableFunction,  // f(TABLE t PARTITION BY k, ...): a user C++ PTF (Flink 2.x)
 };
 
 struct LogicalNode;
@@ -283,6 +284,21 @@ struct LogicalVectorSearch : LogicalNode {
   std::int64_t top_k = 1;
   std::string metric = "cosine";   // cosine | l2 | dot
   std::vector<std::pair<std::string, std::string>> options;  // index, m, ef_construction, ...
+};
+
+// A process table function call (Flink's StreamPhysicalProcessTableFunction): the
+// registered function `function` over its one table argument, keyed by the PARTITION BY
+// columns (set semantics) or row by row (row semantics). Output = the partition columns,
+// the function's columns, then `rowtime` when on_time names an event-time column.
+struct LogicalProcessTableFunction : LogicalNode {
+  LogicalProcessTableFunction() : LogicalNode(LogicalKind::kProcessTableFunction) {}
+  std::string function;                     // the registry name (a class name for CREATE FUNCTION .. AS)
+  std::string uid;                          // the `uid` argument, else the function name as called
+  bool set_semantics = true;
+  std::vector<std::size_t> partition_keys;  // input columns
+  std::vector<SortKey> order_keys;          // ORDER BY: first an ascending event-time column
+  std::optional<std::size_t> on_time;       // the input's event-time column
+  std::vector<ExprPtr> args;                // the scalar arguments: literals of the parameters' types
 };
 
 struct LogicalSink : LogicalNode {

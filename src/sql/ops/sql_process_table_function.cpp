@@ -1,0 +1,501 @@
+// sql_process_table_function: runs a user process table function (Flink 2.x PTF,
+// process_table_function.hpp) over its table argument. Set semantics: the edge is hashed
+// by the PARTITION BY columns and the function's state entries are keyed state of the
+// current partition; row semantics: rows on a forward edge, no state, no timers.
+//
+// Keyed layout (all in the operator's keyed backend, so checkpoints hold them):
+//   "ptf.<name>"   the function's state entries (value / list / map)
+//   "ptf$timers"   map: the partition's registered timers, so that a named timer can be
+//                  replaced or cleared and clear_all_timers() finds every one:
+//                  domain ('e' event / 'p' processing) + 'n' + name, or + 'u' + time
+//                  (unnamed) -> the time (8 bytes)
+//   "ptf$order"    map (ORDER BY only): rows waiting for the watermark, keyed
+//                  (time, sequence) in byte order -> the row; "ptf$seq" the sequence
+// Timers live in the runtime's timer service (also checkpointed) with namespace
+// 'n' + name, 'u' (unnamed) or 'o' (ORDER BY's buffer). Output rows: the PARTITION BY
+// columns (from the input row, or decoded from the timer's key), the function's columns,
+// then `rowtime` (the row's on_time, or the timer's time).
+#include <algorithm>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "clink/core/error.hpp"
+#include "clink/sql/common/column_key.hpp"
+#include "clink/sql/common/row_kind.hpp"
+#include "clink/sql/expression/expr_compiler.hpp"
+#include "clink/sql/function/process_table_function.hpp"
+#include "clink/sql/spec/expr_json.hpp"
+#include "clink/sql/spec/plan_structs.hpp"
+#include "clink/sql/spec/sql_op_spec.hpp"
+#include "clink/state/keyed_state_backend.hpp"
+#include "join_row_codec.hpp"
+#include "sql_op_registration.hpp"
+
+namespace clink::sql {
+
+namespace {
+
+struct PtfConfig {
+  std::string where;
+  SchemaPtr in_schema, out_schema, fn_schema;
+  const ProcessTableFunctionDef* def = nullptr;
+  std::string uid;
+  bool set_semantics = true;
+  std::vector<std::size_t> partition_keys;
+  std::vector<SortKey> order_keys;
+  std::optional<std::size_t> on_time;
+  PtfArgs args;
+};
+
+void put_be64(std::string& out, std::int64_t v) {
+  const auto u = static_cast<std::uint64_t>(v) ^ (1ULL << 63);  // byte order = numeric order
+  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((u >> s) & 0xff));
+}
+std::int64_t get_le64(std::string_view b) {
+  std::int64_t v = 0;
+  if (b.size() == 8) std::memcpy(&v, b.data(), 8);
+  return v;
+}
+std::string le64(std::int64_t v) {
+  std::string s(8, '\0');
+  std::memcpy(s.data(), &v, 8);
+  return s;
+}
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+class ProcessTableFunctionOperator final : public StreamOperator, private PtfContext {
+ public:
+  explicit ProcessTableFunctionOperator(std::shared_ptr<const PtfConfig> cfg)
+      : cfg_(std::move(cfg)),
+        fn_(cfg_->def->make()),
+        key_encoder_(*cfg_->in_schema, cfg_->partition_keys),
+        row_codec_(*cfg_->in_schema),
+        staging_(cfg_->fn_schema),
+        scratch_(cfg_->in_schema) {
+    fn_out_ = std::make_unique<TableFunctionOutput>(column_ptrs());
+  }
+
+  void open(RuntimeContext& ctx) override {
+    StreamOperator::open(ctx);
+    if (!cfg_->set_semantics) return;
+    backend_ = ctx.keyed_state_backend_or_private();
+    backend_->set_current_namespace({});
+    for (const auto& s : cfg_->def->signature.state) {
+      const StateKind kind = s.kind == PtfStateKind::kValue  ? StateKind::kValue
+                             : s.kind == PtfStateKind::kList ? StateKind::kList
+                                                              : StateKind::kMap;
+      states_.push_back(backend_->register_state("ptf." + s.name, kind));
+    }
+    timers_state_ = backend_->register_state("ptf$timers", StateKind::kMap);
+    if (!cfg_->order_keys.empty()) {
+      order_state_ = backend_->register_state("ptf$order", StateKind::kMap);
+      seq_state_ = backend_->register_state("ptf$seq", StateKind::kValue);
+    }
+  }
+
+  void process_batch(int, BatchPtr batch) override {
+    const auto& in = column_batch_cast(*batch);
+    for (std::size_t r = 0; r < in.size(); ++r) {
+      if (in.row_kind(r) != RowKind::kInsert)
+        throw ClinkError(cfg_->where + ": a process table function takes an insert-only table, got " +
+                         std::string(row_kind_short_string(in.row_kind(r))));
+      if (cfg_->set_semantics) {
+        key_.clear();
+        key_encoder_.encode(in, r, key_);
+        backend_->set_current_key(key_);
+        ctx().timer_service().set_current_key(key_);
+      }
+      if (!cfg_->order_keys.empty()) {
+        buffer(in, r, time_at(in, cfg_->order_keys[0].column, r));
+        continue;
+      }
+      std::optional<std::int64_t> t;
+      if (cfg_->on_time) t = time_at(in, *cfg_->on_time, r);
+      call_eval(in, r, t, in.event_times()[r]);
+    }
+    flush();
+  }
+
+  void process_watermark(Watermark wm) override {
+    if (!wm.idle) {
+      ctx().timer_service().advance_watermark(wm.timestamp, [this](const Timer& t) { fire(t, false); });
+      flush();
+    }
+    output().emit_watermark(wm);
+  }
+
+  void process_processing_time(std::int64_t now) override {
+    ctx().timer_service().advance_processing_time(now, [this](const Timer& t) { fire(t, true); });
+    flush();
+  }
+
+  void finish() override { flush(); }
+
+ private:
+  // ---------------------------------------------------------------- calls
+
+  void call_eval(const ColumnBatch& in, std::size_t r, std::optional<std::int64_t> t, EventTime event_time) {
+    in_timer_ = false;
+    time_ = t;
+    fn_->eval(*this, PtfRow(in, r), cfg_->args);
+    const std::size_t n = take_rows();
+    if (n == 0) return;
+    ColumnBatch& o = out_batch();
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < cfg_->partition_keys.size(); ++k)
+        o.column(k).append_range(in.column(cfg_->partition_keys[k]), r, r + 1);
+    finish_rows(n, t, t ? *t : event_time);
+  }
+
+  void fire(const Timer& timer, bool processing) {
+    backend_->set_current_key(timer.key);
+    ctx().timer_service().set_current_key(timer.key);
+    if (!processing && !timer.ns.empty() && timer.ns[0] == 'o') return release_ordered(timer.time);
+    // Forget the timer in the partition's registry (unless a named one was moved since).
+    std::string id(1, processing ? 'p' : 'e');
+    if (!timer.ns.empty() && timer.ns[0] == 'n') {
+      id += timer.ns;
+      std::string v;
+      if (backend_->map_get(timers_state_, id, v) && get_le64(v) == timer.time) backend_->map_remove(timers_state_, id);
+      timer_name_ = timer.ns.substr(1);
+    } else {
+      id += 'u';
+      put_be64(id, timer.time);
+      backend_->map_remove(timers_state_, id);
+      timer_name_.clear();
+    }
+    in_timer_ = true;
+    processing_timer_ = processing;
+    time_ = timer.time;
+    fn_->on_timer(*this, cfg_->args);
+    in_timer_ = false;
+    const std::size_t n = take_rows();
+    if (n == 0) return;
+    ColumnBatch& o = out_batch();
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string_view key = timer.key;
+      for (std::size_t k = 0; k < cfg_->partition_keys.size(); ++k) append_decoded_key_value(key, o.column(k));
+    }
+    std::int64_t rowtime = timer.time;
+    if (processing) {
+      const EventTime wm = ctx().timer_service().current_watermark();
+      rowtime = wm == kMinEventTime ? timer.time : wm;
+    }
+    finish_rows(n, cfg_->on_time ? std::optional<std::int64_t>(rowtime) : std::nullopt,
+                processing ? kNoEventTime : timer.time);
+  }
+
+  // A TIMESTAMP column's value in milliseconds (none: NULL).
+  static std::optional<std::int64_t> time_at(const ColumnBatch& in, std::size_t c, std::size_t r) {
+    if (in.column(c).is_null(r)) return std::nullopt;
+    return floor_div(in.column(c).values<std::int64_t>()[r], 1000);
+  }
+
+  // ORDER BY: the row waits in state until the watermark passes its time.
+  void buffer(const ColumnBatch& in, std::size_t r, std::optional<std::int64_t> t) {
+    if (!t || *t <= ctx().timer_service().current_watermark()) return;  // late (or no time): dropped, as Flink's sort
+    std::string seq_bytes;
+    const std::int64_t seq = backend_->get(seq_state_, seq_bytes) ? get_le64(seq_bytes) : 0;
+    backend_->put(seq_state_, le64(seq + 1));
+    std::string k;
+    put_be64(k, *t);
+    put_be64(k, seq);
+    std::string row;
+    row_codec_.encode(in, r, row);
+    backend_->map_put(order_state_, k, row);
+    ctx().timer_service().register_event_time_timer(*t, key_, "o");
+  }
+
+  void release_ordered(std::int64_t until) {
+    std::vector<std::pair<std::string, std::string>> due;
+    backend_->map_for_each(order_state_, [&](std::string_view k, std::string_view v) {
+      std::string_view kk = k;
+      std::int64_t t = 0;
+      for (int i = 0; i < 8; ++i) t = (t << 8) | static_cast<unsigned char>(kk[static_cast<std::size_t>(i)]);
+      t = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) ^ (1ULL << 63));
+      if (t > until) return false;
+      due.emplace_back(std::string(k), std::string(v));
+      return true;
+    });
+    scratch_.clear();
+    for (const auto& [k, v] : due) {
+      row_codec_.decode(v, scratch_);
+      backend_->map_remove(order_state_, k);
+    }
+    // Secondary ORDER BY columns order the rows of one time (a stable sort keeps arrival order).
+    std::vector<std::uint32_t> idx(scratch_.size());
+    for (std::uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    if (cfg_->order_keys.size() > 1) {
+      std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) { return less(a, b); });
+    }
+    for (std::uint32_t i : idx) {
+      const std::optional<std::int64_t> t = time_at(scratch_, cfg_->order_keys[0].column, i);
+      call_eval(scratch_, i, cfg_->on_time ? time_at(scratch_, *cfg_->on_time, i) : std::nullopt, t ? *t : kNoEventTime);
+    }
+  }
+
+  bool less(std::uint32_t a, std::uint32_t b) const {
+    for (std::size_t i = 1; i < cfg_->order_keys.size(); ++i) {
+      const SortKey& k = cfg_->order_keys[i];
+      const Column& c = scratch_.column(k.column);
+      const bool na = c.is_null(a), nb = c.is_null(b);
+      if (na || nb) {
+        if (na == nb) continue;
+        return na == k.nulls_first;
+      }
+      std::string ka, kb;
+      append_key_value(c, a, ka);
+      append_key_value(c, b, kb);
+      if (ka == kb) continue;
+      return k.descending ? kb < ka : ka < kb;
+    }
+    return false;
+  }
+
+  // The rows the function added to staging_ in this call, copied into the output's
+  // function columns. staging_ grows through a batch and is reset by flush() (so
+  // TableFunctionOutput is made once per batch, not per call).
+  std::size_t take_rows() {
+    fn_out_->finish_row();
+    const std::size_t n = fn_out_->rows() - taken_;
+    if (n == 0) return 0;
+    ColumnBatch& o = out_batch();
+    const std::size_t base = cfg_->partition_keys.size();
+    for (std::size_t c = 0; c < staging_.num_columns(); ++c)
+      o.column(base + c).append_range(staging_.column(c), taken_, taken_ + n);
+    taken_ += n;
+    return n;
+  }
+
+  std::vector<Column*> column_ptrs() {
+    std::vector<Column*> cols;
+    for (std::size_t i = 0; i < staging_.num_columns(); ++i) cols.push_back(&staging_.column(i));
+    return cols;
+  }
+
+  void finish_rows(std::size_t n, std::optional<std::int64_t> rowtime, EventTime event_time) {
+    ColumnBatch& o = out_batch();
+    if (cfg_->on_time) {
+      Column& c = o.column(o.num_columns() - 1);
+      for (std::size_t i = 0; i < n; ++i) c.append<std::int64_t>(rowtime.value_or(0) * 1000);
+    }
+    o.commit_rows(n, RowKind::kInsert, event_time);
+  }
+
+  ColumnBatch& out_batch() {
+    if (!out_) out_ = std::make_unique<ColumnBatch>(cfg_->out_schema);
+    return *out_;
+  }
+  void flush() {
+    if (out_ && out_->size() > 0) output().emit(std::move(out_));
+    out_.reset();
+    if (taken_ > 0) {
+      staging_.clear();
+      fn_out_ = std::make_unique<TableFunctionOutput>(column_ptrs());
+      taken_ = 0;
+    }
+  }
+
+  // ---------------------------------------------------------------- PtfContext
+
+  std::size_t state_index(std::string_view name, PtfStateKind kind, const char* what) {
+    if (!cfg_->set_semantics)
+      throw ClinkError(cfg_->where + ": " + cfg_->def->name + " has row semantics: it has no state");
+    const auto& decl = cfg_->def->signature.state;
+    for (std::size_t i = 0; i < decl.size(); ++i)
+      if (decl[i].name == name) {
+        if (decl[i].kind != kind)
+          throw ClinkError(cfg_->where + ": state entry `" + std::string(name) + "` of " + cfg_->def->name +
+                           " is not a " + what);
+        return i;
+      }
+    throw ClinkError(cfg_->where + ": " + cfg_->def->name + " declares no state entry `" + std::string(name) + "`");
+  }
+  PtfValueState value_state(std::string_view name) override {
+    return PtfValueState(backend_, states_[state_index(name, PtfStateKind::kValue, "value")].index);
+  }
+  PtfListState list_state(std::string_view name) override {
+    return PtfListState(backend_, states_[state_index(name, PtfStateKind::kList, "list")].index);
+  }
+  PtfMapState map_state(std::string_view name) override {
+    return PtfMapState(backend_, states_[state_index(name, PtfStateKind::kMap, "map")].index);
+  }
+  void clear_all_state() override {
+    if (!cfg_->set_semantics) return;
+    const auto& decl = cfg_->def->signature.state;
+    for (std::size_t i = 0; i < decl.size(); ++i) {
+      if (decl[i].kind == PtfStateKind::kMap) backend_->map_clear(states_[i]);
+      else backend_->remove(states_[i]);
+    }
+  }
+
+  std::optional<std::int64_t> time() const override { return time_; }
+  std::optional<std::int64_t> current_watermark() const override {
+    const EventTime wm = const_cast<ProcessTableFunctionOperator*>(this)->ctx().timer_service().current_watermark();
+    if (wm == kMinEventTime) return std::nullopt;
+    return wm;
+  }
+  std::int64_t current_processing_time() const override {
+    return const_cast<ProcessTableFunctionOperator*>(this)->ctx().timer_service().current_processing_time();
+  }
+
+  void check_timers() {
+    if (!cfg_->set_semantics)
+      throw ClinkError(cfg_->where + ": " + cfg_->def->name + " has row semantics: timers need a table with set "
+                       "semantics");
+  }
+  void register_named(char domain, std::string_view name, std::int64_t t) {
+    check_timers();
+    TimerService& ts = ctx().timer_service();
+    const std::string ns = "n" + std::string(name);
+    const std::string id = std::string(1, domain) + ns;
+    std::string v;
+    if (backend_->map_get(timers_state_, id, v)) {
+      if (domain == 'e') ts.delete_event_time_timer(get_le64(v), backend_->current_key(), ns);
+      else ts.delete_processing_time_timer(get_le64(v), backend_->current_key(), ns);
+    }
+    backend_->map_put(timers_state_, id, le64(t));
+    if (domain == 'e') ts.register_event_time_timer(t, backend_->current_key(), ns);
+    else ts.register_processing_time_timer(t, backend_->current_key(), ns);
+  }
+  void register_on_time(std::string_view name, std::int64_t t) override {
+    if (!cfg_->on_time)
+      throw ClinkError(cfg_->where + ": " + cfg_->def->name + " registers an event-time timer, which needs the "
+                       "call's on_time argument");
+    register_named('e', name, t);
+  }
+  void register_on_time(std::int64_t t) override {
+    check_timers();
+    if (!cfg_->on_time)
+      throw ClinkError(cfg_->where + ": " + cfg_->def->name + " registers an event-time timer, which needs the "
+                       "call's on_time argument");
+    std::string id = "eu";
+    put_be64(id, t);
+    backend_->map_put(timers_state_, id, le64(t));
+    ctx().timer_service().register_event_time_timer(t, backend_->current_key(), "u");
+  }
+  void register_on_processing_time(std::string_view name, std::int64_t t) override { register_named('p', name, t); }
+  void clear_timer(std::string_view name) override {
+    check_timers();
+    for (char domain : {'e', 'p'}) {
+      const std::string ns = "n" + std::string(name);
+      const std::string id = std::string(1, domain) + ns;
+      std::string v;
+      if (!backend_->map_get(timers_state_, id, v)) continue;
+      if (domain == 'e') ctx().timer_service().delete_event_time_timer(get_le64(v), backend_->current_key(), ns);
+      else ctx().timer_service().delete_processing_time_timer(get_le64(v), backend_->current_key(), ns);
+      backend_->map_remove(timers_state_, id);
+    }
+  }
+  void clear_all_timers() override {
+    check_timers();
+    std::vector<std::pair<std::string, std::int64_t>> all;
+    backend_->map_for_each(timers_state_, [&](std::string_view k, std::string_view v) {
+      all.emplace_back(std::string(k), get_le64(v));
+      return true;
+    });
+    TimerService& ts = ctx().timer_service();
+    for (const auto& [id, t] : all) {
+      const std::string ns = id[1] == 'n' ? id.substr(1) : std::string("u");
+      if (id[0] == 'e') ts.delete_event_time_timer(t, backend_->current_key(), ns);
+      else ts.delete_processing_time_timer(t, backend_->current_key(), ns);
+    }
+    backend_->map_clear(timers_state_);
+  }
+  const std::string& current_timer() const override { return timer_name_; }
+  bool processing_time_timer() const override { return in_timer_ && processing_timer_; }
+  TableFunctionOutput& out() override { return *fn_out_; }
+
+  std::shared_ptr<const PtfConfig> cfg_;
+  std::unique_ptr<ProcessTableFunction> fn_;
+  RowKeyEncoder key_encoder_;
+  SideRowCodec row_codec_;
+  ColumnBatch staging_;  // the function's columns of the current call
+  ColumnBatch scratch_;  // ORDER BY: rows released by the watermark
+  std::unique_ptr<TableFunctionOutput> fn_out_;
+  std::size_t taken_ = 0;  // staging_'s rows already copied out
+  std::unique_ptr<ColumnBatch> out_;
+  KeyedStateBackend* backend_ = nullptr;
+  std::vector<StateId> states_;
+  StateId timers_state_, order_state_, seq_state_;
+  std::string key_;
+  std::optional<std::int64_t> time_;
+  std::string timer_name_;
+  bool in_timer_ = false;
+  bool processing_timer_ = false;
+};
+
+// The scalar arguments: constant expressions, evaluated once when the operator is built.
+PtfArgs evaluate_args(const nlohmann::json& j, const SqlOpParams& p) {
+  std::vector<PtfArgs::Value> values;
+  const Schema none{std::vector<RowField>{}};
+  ColumnBatch one(std::make_shared<const Schema>(none));
+  one.commit_rows(1);
+  for (const auto& e : j) {
+    CompiledExpr c(expr_from_json(e, none, FunctionRegistry::process()), session_from_params(p));
+    const Column& v = c.evaluate(one);
+    if (v.is_null(0)) {
+      values.emplace_back(std::monostate{});
+      continue;
+    }
+    switch (c.type().kind()) {
+      case TypeKind::kBoolean: values.emplace_back(v.values<std::uint8_t>()[0] != 0); break;
+      case TypeKind::kInt: values.emplace_back(static_cast<std::int64_t>(v.values<std::int32_t>()[0])); break;
+      case TypeKind::kBigInt:
+      case TypeKind::kIntervalDayTime: values.emplace_back(v.values<std::int64_t>()[0]); break;
+      case TypeKind::kDouble: values.emplace_back(v.values<double>()[0]); break;
+      case TypeKind::kVarChar: values.emplace_back(std::string(v.string_at(0))); break;
+      default: p.fail("argument type " + c.type().to_string() + " is not supported");
+    }
+  }
+  return PtfArgs(std::move(values));
+}
+
+}  // namespace
+
+void register_sql_process_table_function(OperatorRegistry& r) {
+  r.add(OperatorFactoryInfo{
+      .name = "sql_process_table_function",
+      .description = "sql_row -> sql_row: a user process table function (Flink 2.x PTF) with keyed state and "
+                     "timers, keyed on the PARTITION BY columns (set semantics) or row by row; insert-only",
+      .num_inputs = 1,
+      .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
+      .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
+        SqlOpParams p(ctx, "sql_process_table_function",
+                      {"function", "uid", "set_semantics", "partition_keys", "order_keys", "on_time", "args"});
+        auto cfg = std::make_shared<PtfConfig>();
+        cfg->where = p.where();
+        cfg->in_schema = p.input_schema(0);
+        cfg->out_schema = p.output_schema();
+        const std::string fn = p.get_string("function", "");
+        cfg->def = ProcessTableFunctionRegistry::process().find(fn);
+        if (!cfg->def) p.fail("process table function '" + fn + "' is not registered in this process");
+        cfg->uid = p.get_string("uid", fn);
+        cfg->set_semantics = p.get_bool("set_semantics", true);
+        cfg->partition_keys = p.columns("partition_keys", *cfg->in_schema);
+        if (p.has("order_keys"))
+          for (const auto& k : p.require("order_keys"))
+            cfg->order_keys.push_back(
+                SortKey{p.column(k.at("column"), *cfg->in_schema, "param 'order_keys'"), k.at("descending").get<bool>(),
+                        !k.at("descending").get<bool>()});
+        if (p.has("on_time") && !p.require("on_time").is_null())
+          cfg->on_time = p.column(p.require("on_time"), *cfg->in_schema, "param 'on_time'");
+        cfg->args = evaluate_args(p.has("args") ? p.require("args") : nlohmann::json::array(), p);
+        const auto& sig = cfg->def->signature;
+        if (cfg->args.size() != sig.params.size())
+          p.fail("param 'args' has " + std::to_string(cfg->args.size()) + " values for " +
+                 std::to_string(sig.params.size()) + " parameters of " + fn);
+        const std::size_t expected = cfg->partition_keys.size() + sig.output.size() + (cfg->on_time ? 1 : 0);
+        if (cfg->out_schema->size() != expected)
+          p.fail("the output schema has " + std::to_string(cfg->out_schema->size()) + " columns, " + fn + " makes " +
+                 std::to_string(expected));
+        std::vector<RowField> fn_fields;
+        for (std::size_t i = 0; i < sig.output.size(); ++i)
+          fn_fields.push_back(cfg->out_schema->field(cfg->partition_keys.size() + i));
+        cfg->fn_schema = std::make_shared<const Schema>(std::move(fn_fields));
+        return [cfg] { return std::make_unique<ProcessTableFunctionOperator>(cfg); };
+      }});
+}
+
+}  // namespace clink::sql
