@@ -64,11 +64,24 @@ void check_keys(const json& obj, const std::set<std::string>& known, const std::
   }
 }
 
+std::map<std::string, std::function<void(const json&)>>& spec_sections() {
+  static std::map<std::string, std::function<void(const json&)>> sections;
+  return sections;
+}
+
 }  // namespace
+
+void register_spec_section(const std::string& key, std::function<void(const json&)> load) {
+  spec_sections()[key] = std::move(load);
+}
 
 JobGraph from_spec(const json& spec, const OperatorRegistry& registry) {
   if (!spec.is_object()) throw ClinkError("job spec: expected a JSON object");
-  check_keys(spec, {"name", "config", "ops"}, "job spec");
+  std::set<std::string> keys = {"name", "config", "ops"};
+  for (const auto& [key, load] : spec_sections()) keys.insert(key);
+  check_keys(spec, keys, "job spec");
+  for (const auto& [key, load] : spec_sections())
+    if (spec.contains(key)) load(spec.at(key));
   JobGraph g;
   g.name = field<std::string>(spec, "name", "job", "job spec");
   if (spec.contains("config")) {
