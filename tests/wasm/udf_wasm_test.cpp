@@ -73,7 +73,7 @@ TEST_F(WasmUdf, ARunawayLoopRunsOutOfFuelAndFailsTheJobNamingTheFunction) {
   Catalog catalog;
   StatementRunner runner(catalog);
   runner.run(table_ddl() + "CREATE FUNCTION spin AS '" + kUdfs + "' LANGUAGE WASM;" +
-             "CREATE FUNCTION add AS '" + kUdfs + "' LANGUAGE WASM;");
+             "CREATE FUNCTION plus AS '" + kUdfs + "' LANGUAGE WASM;");
   auto spec = runner.run("SELECT spin(v) FROM t").at(0).spec;
   auto start = std::chrono::steady_clock::now();
   try {
@@ -85,7 +85,7 @@ TEST_F(WasmUdf, ARunawayLoopRunsOutOfFuelAndFailsTheJobNamingTheFunction) {
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
   // The trapped instance was dropped: the module's other functions still run.
-  EXPECT_EQ(rows_of(runner.run("SELECT add(v, 1) FROM t").at(0).spec),
+  EXPECT_EQ(rows_of(runner.run("SELECT plus(v, 1) FROM t").at(0).spec),
             (std::vector<std::string>{"+I[4]", "+I[5]", "+I[6]"}));
 }
 
@@ -93,7 +93,7 @@ TEST_F(WasmUdf, AModuleWithImportsIsRejected) {
   Catalog catalog;
   StatementRunner runner(catalog);
   EXPECT_EQ(error_of(runner, "CREATE FUNCTION noisy AS '" + kImports + "' LANGUAGE WASM"),
-            "line 1, column 27: CREATE FUNCTION noisy: wasm function noisy: the module imports env.log (1 import); a "
+            "line 1, column 26: CREATE FUNCTION noisy: wasm function noisy: the module imports env.log (1 import); a "
             "UDF module must be self-contained (no imports: no WASI, no host functions)");
   EXPECT_EQ(catalog.function("noisy"), nullptr);
 }
@@ -101,12 +101,12 @@ TEST_F(WasmUdf, AModuleWithImportsIsRejected) {
 TEST_F(WasmUdf, ADeclaredSignatureTheExportDoesNotHaveIsRejected) {
   Catalog catalog;
   StatementRunner runner(catalog);
-  EXPECT_EQ(error_of(runner, "CREATE FUNCTION add(a INT, b INT) RETURNS INT AS '" + kUdfs + "' LANGUAGE WASM"),
-            "line 1, column 50: CREATE FUNCTION add: wasm function add: the export `add` is (i64, i64) -> i64 but "
+  EXPECT_EQ(error_of(runner, "CREATE FUNCTION plus(a INT, b INT) RETURNS INT AS '" + kUdfs + "' LANGUAGE WASM"),
+            "line 1, column 51: CREATE FUNCTION plus: wasm function plus: the export `plus` is (i64, i64) -> i64 but "
             "the declared (INT, INT) RETURNS INT needs (i32, i32) -> i32");
-  EXPECT_EQ(error_of(runner, "CREATE FUNCTION shout(s STRING) RETURNS BIGINT AS '" + kUdfs + "' LANGUAGE WASM"),
+  EXPECT_EQ(error_of(runner, "CREATE FUNCTION shout(s BIGINT) RETURNS STRING AS '" + kUdfs + "' LANGUAGE WASM"),
             "line 1, column 51: CREATE FUNCTION shout: wasm function shout: the export `shout` is (i32, i32) -> i64 "
-            "but the declared (STRING) RETURNS BIGINT needs (i32, i32) -> i64");
+            "but the declared (BIGINT) RETURNS STRING needs (i64) -> i64");
 }
 
 TEST_F(WasmUdf, AModuleAbove32MiBIsRejected) {
@@ -116,7 +116,7 @@ TEST_F(WasmUdf, AModuleAbove32MiBIsRejected) {
   Catalog catalog;
   StatementRunner runner(catalog);
   EXPECT_EQ(error_of(runner, "CREATE FUNCTION big AS '" + big.string() + "' LANGUAGE WASM"),
-            "line 1, column 25: CREATE FUNCTION big: the wasm module '" + big.string() +
+            "line 1, column 24: CREATE FUNCTION big: the wasm module '" + big.string() +
                 "' has 33554433 bytes, above the limit of 33554432 bytes (32 MiB)");
 }
 
@@ -129,21 +129,22 @@ TEST_F(WasmUdf, TheCatalogDirectoryKeepsTheModuleAcrossSessions) {
     catalog.set_persistence_dir(catalog_dir.string());
     StatementRunner runner(catalog);
     runner.run(table_ddl() + "CREATE FUNCTION plus(a BIGINT, b BIGINT) RETURNS BIGINT AS '" + module.string() +
-               "', 'add' LANGUAGE WASM; CREATE FUNCTION sumsq AS '" + module.string() + "' LANGUAGE WASM;");
+               "', 'plus' LANGUAGE WASM; CREATE FUNCTION sumsq AS '" + module.string() + "' LANGUAGE WASM;");
   }
-  ASSERT_TRUE(fs::exists(catalog_dir / "functions" / "plus.json"));
+  ASSERT_TRUE(fs::exists(catalog_dir / "functions" / "PLUS.json"));
   fs::remove(module);  // a new session needs the catalog only
   unregister_wasm_udf("plus");
   unregister_wasm_udf("sumsq");
   Catalog catalog;
   catalog.load_from_dir(catalog_dir.string());
+  catalog.set_persistence_dir(catalog_dir.string());
   StatementRunner runner(catalog);
   EXPECT_EQ(rows_of(runner.run("SELECT plus(v, 10) FROM t").at(0).spec),
             (std::vector<std::string>{"+I[13]", "+I[14]", "+I[15]"}));
   EXPECT_EQ(rows_of(runner.run("SELECT sumsq(v) FROM t").at(0).spec),
             (std::vector<std::string>{"+I[9]", "-U[9]", "+U[25]", "-U[25]", "+U[50]"}));
   runner.run("DROP FUNCTION plus");
-  EXPECT_FALSE(fs::exists(catalog_dir / "functions" / "plus.json"));
+  EXPECT_FALSE(fs::exists(catalog_dir / "functions" / "PLUS.json"));
 }
 
 TEST_F(WasmUdf, TheSpecCarriesTheModuleToAProcessThatNeverSawTheCreate) {

@@ -26,8 +26,8 @@
   (func $pack (param $p i32) (param $n i32) (result i64)
     (i64.or (i64.shl (i64.extend_i32_u (local.get $p)) (i64.const 32)) (i64.extend_i32_u (local.get $n))))
 
-  ;; add(BIGINT, BIGINT) RETURNS BIGINT
-  (func (export "add") (param $a i64) (param $b i64) (result i64)
+  ;; plus(BIGINT, BIGINT) RETURNS BIGINT
+  (func (export "plus") (param $a i64) (param $b i64) (result i64)
     (i64.add (local.get $a) (local.get $b)))
 
   ;; scale(DOUBLE, INT) RETURNS DOUBLE
