@@ -195,7 +195,8 @@ void ensure_in_registry(const std::string& upper, const WasmUdfDecl& d) {
   if (!d.aggregate) {
     r.add_scalar(upper, signature, [upper](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
       std::shared_ptr<const Entry> e = lookup(upper);
-      if (!e || e->decl.aggregate || !castable_to(args, e->decl.params)) return std::nullopt;
+      if (!e || e->decl.aggregate) throw SqlTypeError(fmt::format("No such function: {}", upper));  // dropped
+      if (!castable_to(args, e->decl.params)) return std::nullopt;
       ResolvedFunction f;
       f.name = upper;
       for (std::size_t i = 0; i < args.size(); ++i)
@@ -213,7 +214,8 @@ void ensure_in_registry(const std::string& upper, const WasmUdfDecl& d) {
                   [upper](std::span<const LogicalType> args,
                           const AggregateOptions& options) -> std::unique_ptr<AggregateFunction> {
                     std::shared_ptr<const Entry> e = lookup(upper);
-                    if (!e || !e->decl.aggregate || !castable_to(args, e->decl.params)) return nullptr;
+                    if (!e || !e->decl.aggregate) throw SqlTypeError(fmt::format("No such function: {}", upper));
+                    if (!castable_to(args, e->decl.params)) return nullptr;
                     std::unique_ptr<AggregateFunction> f = wasm::make_aggregate(e->module, e->decl);
                     if (!options.distinct) return f;
                     return make_distinct_aggregate(std::move(f), e->decl.params);
