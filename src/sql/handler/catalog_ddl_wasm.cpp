@@ -50,10 +50,9 @@ void create_wasm_function(Catalog& catalog, const FunctionRegistry& registry, co
                           "module's export)", what, name));
   bool builtin = (registry.has_scalar(name) || registry.has_aggregate(name)) && !is_wasm_udf_name(name);
   if (builtin) fail(pos, fmt::format("{} {}: a built-in function has this name", what, name));
-  if (const FunctionDef* old = catalog.function(name)) {
+  if (catalog.function(name)) {
     if (stmt.if_not_exists) return;
     if (!stmt.or_replace) fail(pos, fmt::format("function `{}` already exists", name));
-    (void)old;
   }
   WasmUdfDecl d;
   d.name = name;
