@@ -157,11 +157,16 @@ TEST_F(WasmUdf, TheSpecCarriesTheModuleToAProcessThatNeverSawTheCreate) {
   nlohmann::json spec = runner.run("SELECT loud(k) FROM t").at(0).spec;
   ASSERT_EQ(spec.at("udfs").size(), 1u);
   EXPECT_EQ(spec.at("udfs")[0].at("name"), "loud");
+  // A coordinator re-serialises the graph it built for its workers (to_spec): the
+  // section comes back from the ops.
+  nlohmann::json resent = to_spec(from_spec(spec, builtin_registry()));
+  ASSERT_TRUE(resent.contains("udfs"));
+  EXPECT_EQ(resent.at("udfs"), spec.at("udfs"));
   // A worker: the module file is gone and the function unknown until the spec brings it.
   fs::remove(module);
   unregister_wasm_udf("loud");
   EXPECT_FALSE(wasm_udf_registered("loud"));
-  EXPECT_EQ(rows_of(nlohmann::json::parse(spec.dump())), (std::vector<std::string>{"+I[A!]", "+I[B!]", "+I[A!]"}));
+  EXPECT_EQ(rows_of(nlohmann::json::parse(resent.dump())), (std::vector<std::string>{"+I[A!]", "+I[B!]", "+I[A!]"}));
 }
 
 TEST_F(WasmUdf, AnAggregatesAccumulatorRoundTripsThroughItsCheckpointForm) {

@@ -38,7 +38,9 @@ std::vector<std::size_t> parse_column_list(const std::string& args, std::size_t 
 
 void register_sql_operators(OperatorRegistry& r) {
   // A SQL job's spec carries the WebAssembly functions its ops call (wasm_udf.hpp).
-  register_spec_section("udfs", [](const nlohmann::json& udfs) { register_spec_wasm_udfs(udfs); });
+  register_spec_section(
+      "udfs", [](const nlohmann::json& udfs) { register_spec_wasm_udfs(udfs); },
+      [](const nlohmann::json& spec) { return wasm_udfs_for_spec(spec); });
   register_sql_calc(r);
   register_sql_correlate(r);
   register_sql_watermark_assigner(r);

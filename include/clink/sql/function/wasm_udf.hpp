@@ -53,8 +53,8 @@ bool is_wasm_udf_name(std::string_view name);
 // The JSON form (catalog files, the JobGraphSpec's "udfs"): the module as base64.
 nlohmann::json wasm_udf_to_json(const WasmUdfDecl& decl);
 WasmUdfDecl wasm_udf_from_json(const nlohmann::json& j);
-// The declarations of the registered wasm functions a spec's ops name (an
-// over-approximation: any op text quoting the name), as the spec's "udfs" array.
+// The declarations of the registered wasm functions a spec's ops call (a "call" or
+// "function" naming one, anywhere in the ops), as the spec's "udfs" array.
 nlohmann::json wasm_udfs_for_spec(const nlohmann::json& spec);
 // Registers each declaration of a spec's "udfs" array not registered here already with
 // the same bytes (a worker deploying a job; the client's files are not needed).

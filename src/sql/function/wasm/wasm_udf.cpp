@@ -319,8 +319,10 @@ nlohmann::json wasm_udfs_for_spec(const nlohmann::json& spec) {
   {
     Table& t = table();
     std::lock_guard lock(t.mu);
-    for (const auto& [upper, e] : t.entries)
-      if (text.find("\"" + upper + "\"") != std::string::npos) used.push_back(e);
+    for (const auto& [upper, e] : t.entries)  // a scalar call ("call") or an aggregate call ("function")
+      if (text.find("\"CALL\":\"" + upper + "\"") != std::string::npos ||
+          text.find("\"FUNCTION\":\"" + upper + "\"") != std::string::npos)
+        used.push_back(e);
   }
   for (const auto& e : used) out.push_back(wasm_udf_to_json(e->decl));
   return out;
