@@ -34,6 +34,7 @@ const std::string kImports = std::string(CLINK_SOURCE_DIR) + "/tests/wasm/import
 class WasmUdf : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (!wasm_udfs_built()) GTEST_SKIP() << "built with -DCLINK_WITH_WASM=OFF";
     dir_ = fs::temp_directory_path() / ("clink_wasm_udf_" + std::to_string(::getpid()) + "_" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
@@ -41,7 +42,9 @@ class WasmUdf : public ::testing::Test {
     std::ofstream(dir_ / "t.json") << R"({"k": "a", "v": 3})" "\n" R"({"k": "b", "v": 4})" "\n"
                                    << R"({"k": "a", "v": 5})" "\n";
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
   std::string table_ddl() const {
     return "CREATE TABLE t (k STRING, v BIGINT) WITH ('connector' = 'filesystem', 'path' = '" +
            (dir_ / "t.json").string() + "', 'format' = 'json');";
