@@ -13,6 +13,20 @@ namespace clink {
 
 using nlohmann::json;
 
+namespace {
+
+struct SpecSection {
+  std::function<void(const json&)> load;
+  std::function<json(const json&)> save;
+};
+
+std::map<std::string, SpecSection>& spec_sections() {
+  static std::map<std::string, SpecSection> sections;
+  return sections;
+}
+
+}  // namespace
+
 json to_spec(const JobGraph& graph) {
   json ops = json::array();
   for (const auto& n : graph.nodes) {
@@ -34,13 +48,19 @@ json to_spec(const JobGraph& graph) {
     if (!inputs.empty()) op["inputs"] = std::move(inputs);
     ops.push_back(std::move(op));
   }
-  return {{"name", graph.name},
-          {"config",
-           {{"parallelism", graph.config.default_parallelism},
-            {"max_parallelism", graph.config.max_parallelism},
-            {"channel_capacity", graph.config.channel_capacity},
-            {"chaining", graph.config.chaining}}},
-          {"ops", std::move(ops)}};
+  json spec = {{"name", graph.name},
+               {"config",
+                {{"parallelism", graph.config.default_parallelism},
+                 {"max_parallelism", graph.config.max_parallelism},
+                 {"channel_capacity", graph.config.channel_capacity},
+                 {"chaining", graph.config.chaining}}},
+               {"ops", std::move(ops)}};
+  for (const auto& [key, section] : spec_sections()) {
+    if (!section.save) continue;
+    json value = section.save(spec);
+    if (!value.is_null() && !value.empty()) spec[key] = std::move(value);
+  }
+  return spec;
 }
 
 namespace {
@@ -66,9 +86,18 @@ void check_keys(const json& obj, const std::set<std::string>& known, const std::
 
 }  // namespace
 
+void register_spec_section(const std::string& key, std::function<void(const json&)> load,
+                           std::function<json(const json&)> save) {
+  spec_sections()[key] = SpecSection{std::move(load), std::move(save)};
+}
+
 JobGraph from_spec(const json& spec, const OperatorRegistry& registry) {
   if (!spec.is_object()) throw ClinkError("job spec: expected a JSON object");
-  check_keys(spec, {"name", "config", "ops"}, "job spec");
+  std::set<std::string> keys = {"name", "config", "ops"};
+  for (const auto& [key, load] : spec_sections()) keys.insert(key);
+  check_keys(spec, keys, "job spec");
+  for (const auto& [key, section] : spec_sections())
+    if (spec.contains(key)) section.load(spec.at(key));
   JobGraph g;
   g.name = field<std::string>(spec, "name", "job", "job spec");
   if (spec.contains("config")) {

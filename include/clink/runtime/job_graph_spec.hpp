@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -19,6 +20,13 @@ namespace clink {
 nlohmann::json to_spec(const JobGraph& graph);
 // Rebuilds a runnable graph through the registry; errors name the op and the field.
 JobGraph from_spec(const nlohmann::json& spec, const OperatorRegistry& registry);
+// A top-level section of a spec besides name / config / ops, loaded before the ops are
+// built by whoever registered it (the SQL layer's "udfs": the WebAssembly functions its
+// ops call, so a worker needs no module file), and written again by to_spec from the
+// ops (`save`, given the spec so far; null or empty: no section), so a coordinator that
+// re-serialises a graph for its workers keeps it. Register at startup, before any from_spec.
+void register_spec_section(const std::string& key, std::function<void(const nlohmann::json&)> load,
+                           std::function<nlohmann::json(const nlohmann::json& spec)> save = nullptr);
 JobGraph load_spec_file(const std::string& path, const OperatorRegistry& registry);
 
 }  // namespace clink

@@ -441,6 +441,12 @@ ViewDef Catalog::view_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json Catalog::to_json(const FunctionDef& f) {
+  if (f.language == "WASM") {  // body_sql: the declaration with its module (catalog_ddl_wasm.cpp)
+    std::vector<nlohmann::json> params;
+    for (const auto& p : f.params) params.push_back({{"name", p.name}, {"type", p.type.to_string()}});
+    return {{"kind", "function"}, {"name", f.name}, {"language", f.language}, {"params", params},
+            {"returns", f.return_type.to_string()}, {"wasm", nlohmann::json::parse(f.body_sql)}};
+  }
   if (!f.class_name.empty())
     return {{"kind", "function"}, {"name", f.name}, {"language", f.language}, {"class", f.class_name}};
   std::vector<nlohmann::json> params;
@@ -453,6 +459,14 @@ FunctionDef Catalog::function_from_json(const nlohmann::json& j) {
   FunctionDef f;
   f.name = j.at("name").get<std::string>();
   f.language = j.value("language", "SQL");
+  if (f.language == "WASM") {
+    for (const auto& p : j.at("params"))
+      f.params.push_back({p.at("name").get<std::string>(), parse_logical_type(p.at("type").get<std::string>())});
+    f.return_type = parse_logical_type(j.at("returns").get<std::string>());
+    f.body_sql = j.at("wasm").dump();
+    f.class_name = f.name;
+    return f;
+  }
   if (j.contains("class")) {
     f.class_name = j.at("class").get<std::string>();
     return f;

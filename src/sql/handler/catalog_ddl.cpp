@@ -2,6 +2,7 @@
 #include "clink/sql/handler/catalog_ddl.hpp"
 
 #include "clink/sql/function/function_classes.hpp"
+#include "catalog_ddl_wasm.hpp"
 #include "clink/sql/function/process_table_function.hpp"
 
 #include <algorithm>
@@ -333,9 +334,11 @@ void CatalogDdl::create_view(const ast::CreateView& stmt, SourcePosition pos) {
 void CatalogDdl::create_function(const ast::CreateFunction& stmt, SourcePosition pos) {
   std::string name = name_of(stmt.name, pos);
   if (stmt.language == "JAVA") return create_class_function(stmt, name, pos);
+  if (stmt.language == "WASM" || stmt.language == kWasmAggregateLanguage)
+    return create_wasm_function(catalog_, registry_, stmt, name, pos);
   if (stmt.language != "SQL")
-    fail(pos, fmt::format("CREATE FUNCTION {}: LANGUAGE {} is not supported (only LANGUAGE SQL, or a class "
-                          "implemented in clink)", name, stmt.language));
+    fail(pos, fmt::format("CREATE FUNCTION {}: LANGUAGE {} is not supported (only LANGUAGE SQL, LANGUAGE WASM, or a "
+                          "class implemented in clink)", name, stmt.language));
   if (!stmt.has_params || !stmt.returns || !stmt.body)
     fail(pos, fmt::format("CREATE FUNCTION {}: a SQL function needs (parameters), RETURNS and AS '<expression>'", name));
   if (stmt.definitions.size() != 1)
@@ -441,6 +444,9 @@ void CatalogDdl::drop(const ast::Drop& stmt, SourcePosition pos) {
       if (!users.empty())
         fail(pos, fmt::format("DROP VIEW {}: the view `{}` depends on it", name, users[0]));
     }
+    if (const FunctionDef* f = want == ObjectKind::kFunction ? catalog_.function(name) : nullptr;
+        f && f->language == "WASM")
+      drop_wasm_function(*f);
     catalog_.remove(want, name);
   }
 }

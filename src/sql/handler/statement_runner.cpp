@@ -1,5 +1,7 @@
 #include "clink/sql/handler/statement_runner.hpp"
 
+#include "catalog_ddl_wasm.hpp"
+#include "clink/sql/function/wasm_udf.hpp"
 #include <fmt/format.h>
 
 #include "clink/sql/optimizer/optimizer.hpp"
@@ -87,6 +89,7 @@ std::string StatementRunner::explain(const ast::Statement& st) {
 }
 
 StatementResult StatementRunner::execute(const ast::Statement& st) {
+  register_catalog_wasm_functions(catalog_);  // a loaded catalog directory's, once per process
   StatementResult r;
   auto text = [&](std::string t) {
     r.kind = StatementResult::Kind::kText;
@@ -154,6 +157,8 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
     PhysicalPlanner planner(catalog_, session_);
     r.kind = StatementResult::Kind::kJob;
     r.spec = planner.compile(sinks, job_name(st));
+    // The wasm functions the job calls ship in its spec (a worker needs no module file).
+    if (nlohmann::json udfs = wasm_udfs_for_spec(r.spec); !udfs.empty()) r.spec["udfs"] = std::move(udfs);
     if (st.as<ast::QueryStatement>()) ++selects_;
     if (on_job_) on_job_(r.spec, st);
   }

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/job_graph_spec.hpp"
+#include "clink/sql/function/wasm_udf.hpp"
 #include "clink/sql/common/column_key.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"
 #include "sql_op_registration.hpp"
@@ -35,6 +37,10 @@ std::vector<std::size_t> parse_column_list(const std::string& args, std::size_t 
 }  // namespace
 
 void register_sql_operators(OperatorRegistry& r) {
+  // A SQL job's spec carries the WebAssembly functions its ops call (wasm_udf.hpp).
+  register_spec_section(
+      "udfs", [](const nlohmann::json& udfs) { register_spec_wasm_udfs(udfs); },
+      [](const nlohmann::json& spec) { return wasm_udfs_for_spec(spec); });
   register_sql_calc(r);
   register_sql_correlate(r);
   register_sql_watermark_assigner(r);

@@ -13,6 +13,7 @@ Statement::Node StatementParser::create(TokenCursor& c) {
   bool temporary = c.accept("TEMPORARY");
   bool system = temporary && c.accept("SYSTEM");
   if (c.peek_is("FUNCTION")) return create_function(c, temporary, system, or_replace);
+  if (c.peek_is("AGGREGATE") && !system) return create_aggregate(c, temporary, or_replace);
   if (system) c.fail_expected("FUNCTION");
   if (c.accept("VIEW")) return create_view(c, temporary, or_replace);
   if (or_replace) c.unsupported(c.peek(), "CREATE OR REPLACE is only supported for views and functions");
@@ -259,7 +260,7 @@ Statement::Node StatementParser::drop(TokenCursor& c) {
   d.system = d.temporary && c.accept("SYSTEM");
   if (c.accept("TABLE")) d.kind = Drop::Kind::Table;
   else if (c.accept("VIEW")) d.kind = Drop::Kind::View;
-  else if (c.accept("FUNCTION")) d.kind = Drop::Kind::Function;
+  else if (c.accept("FUNCTION") || c.accept("AGGREGATE")) d.kind = Drop::Kind::Function;
   else if (c.peek_is("CATALOG") || c.peek_is("DATABASE")) c.unsupported(c.peek(), "DROP " + upper_case(c.peek().text) + " is not supported");
   else if (!d.temporary) unknown_statement(c, b);
   else c.fail_expected("TABLE, VIEW or FUNCTION");

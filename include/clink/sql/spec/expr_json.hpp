@@ -25,7 +25,9 @@ namespace clink::sql {
 
 nlohmann::json expr_to_json(const Expr& e);
 // Throws ClinkError naming the JSON path of the offending node ("/args/1: ...").
+// Functions resolve in the process's registry: the built-ins plus the user functions
+// registered here (C++ UDFs, the WebAssembly functions a spec's "udfs" brought).
 ExprPtr expr_from_json(const nlohmann::json& j, const Schema& input,
-                       const FunctionRegistry& registry = FunctionRegistry::builtins());
+                       const FunctionRegistry& registry = FunctionRegistry::process());
 
 }  // namespace clink::sql
