@@ -135,6 +135,8 @@ struct Binder::Impl {
   Bound bind_table_def(const TableDef& def, const std::string& qualifier, SourcePosition pos);
   Bound bind_view(const ViewDef& view, const std::string& qualifier, SourcePosition pos);
   Bound bind_window_tvf(const ast::WindowTvf& tvf, const ast::TableRef& ref);
+  // ML_PREDICT(TABLE t, MODEL m, DESCRIPTOR(...) [, config]) (binder_ml_predict.cpp).
+  Bound bind_ml_predict(const ast::WindowTvf& tvf, const ast::TableRef& ref);
   // MATCH_RECOGNIZE (binder_match.cpp); while its expressions bind, the AST text of each
   // navigation (A.x, FIRST(A.x), MATCH_ROWTIME(), ...) -> its extended-row column.
   Bound bind_match_recognize(const ast::MatchRecognize& m, const ast::TableRef& ref);

@@ -241,6 +241,8 @@ class Rewriter {
         i = rewrite_cast(cur, e);
       } else if (t.is("TABLE") && next.sym("(")) {
         i = rewrite_table_function(cur);
+      } else if (t.is("ML_PREDICT") && next.sym("(") && cur.peek_is("TABLE", 2)) {
+        i = rewrite_model_function(cur);
       } else if (t.is("INTERVAL") && (next.kind == TokenKind::String || next.sym("-") || next.sym("+"))) {
         ph_.literals.push_back(detail::parse_interval_literal(cur));
         emit("__clink_lit_" + std::to_string(ph_.literals.size() - 1), t.origin);
@@ -534,16 +536,32 @@ class Rewriter {
     cur.next();
     const Token& fn = cur.peek();
     if (!fn.word() || !cur.peek_is("(", 1))
-      cur.unsupported(fn, "TABLE(...) in FROM supports only the window functions TUMBLE, HOP, CUMULATE and SESSION");
+      cur.unsupported(fn, "TABLE(...) in FROM supports only the window functions TUMBLE, HOP, CUMULATE and SESSION "
+                          "and ML_PREDICT");
     std::string fname = upper(fn.value);
-    if (std::find(std::begin(kWindowFunctions), std::end(kWindowFunctions), fname) == std::end(kWindowFunctions))
+    if (fname != "ML_PREDICT" &&
+        std::find(std::begin(kWindowFunctions), std::end(kWindowFunctions), fname) == std::end(kWindowFunctions))
       cur.unsupported(fn, "table function " + fn.value +
-                              " is not supported (supported: TUMBLE, HOP, CUMULATE, SESSION)");
+                              " is not supported (supported: TUMBLE, HOP, CUMULATE, SESSION, ML_PREDICT)");
     cur.next();
-    size_t inner_open = cur.index_ahead(0);
-    size_t inner_close = cur.matching_close(inner_open);
+    size_t inner_close = table_function_call(cur, fname, table_kw);
     TokenCursor after(lx_, inner_close + 1, outer_close, map_);
     if (!after.at_end()) after.fail(after.peek(), "expected ')' but found " + detail::describe(after.peek()));
+    return outer_close + 1;
+  }
+
+  // ML_PREDICT(TABLE t, MODEL m, DESCRIPTOR(c, ...) [, config]) written straight in FROM
+  // (Flink 2.x's process-table-function call syntax): the same placeholder.
+  size_t rewrite_model_function(TokenCursor& cur) {
+    const Token& fn = cur.next();
+    return table_function_call(cur, upper(fn.value), fn) + 1;
+  }
+
+  // The call's parenthesised arguments at the cursor -> __clink_tvf_N; returns the index
+  // of its closing ')'.
+  size_t table_function_call(TokenCursor& cur, const std::string& fname, const Token& at) {
+    size_t inner_open = cur.index_ahead(0);
+    size_t inner_close = cur.matching_close(inner_open);
     ast::WindowTvf tvf;
     tvf.function = fname;
     size_t arg_begin = inner_open + 1;
@@ -556,10 +574,10 @@ class Rewriter {
     }
     if (tvf.args.empty()) cur.fail(tok(inner_close), fname + " needs arguments");
     ph_.table_functions.push_back(
-        ast::TableRef{map_.position(table_kw.origin), ast::TableRef::Node(std::in_place_type<ast::WindowTvf>, std::move(tvf)),
+        ast::TableRef{map_.position(at.origin), ast::TableRef::Node(std::in_place_type<ast::WindowTvf>, std::move(tvf)),
                       std::nullopt, {}});
-    emit("__clink_tvf_" + std::to_string(ph_.table_functions.size() - 1), table_kw.origin);
-    return outer_close + 1;
+    emit("__clink_tvf_" + std::to_string(ph_.table_functions.size() - 1), at.origin);
+    return inner_close;
   }
 #pragma GCC diagnostic pop
 
@@ -585,6 +603,10 @@ class Rewriter {
         while (paren && c.accept(","));
         if (paren) c.expect(")");
       }
+    } else if (c.peek_is("MODEL") && c.peek(1).word()) {
+      c.next();
+      arg.kind = ast::TvfArg::Kind::Model;
+      arg.table = c.qualified_name("a model name");
     } else if (c.peek_is("DESCRIPTOR") && c.peek_is("(", 1)) {
       c.next();
       c.next();

@@ -61,6 +61,7 @@ class StatementParser {
   Statement::Node create_table(TokenCursor& c, bool temporary);
   Statement::Node create_view(TokenCursor& c, bool temporary, bool or_replace);
   Statement::Node create_function(TokenCursor& c, bool temporary, bool system, bool or_replace);
+  Statement::Node create_model(TokenCursor& c, bool temporary);  // model_statements.cpp
   // Parses the inside of a string literal as an expression, mapping positions into the
   // literal ('' escapes included).
   ExprPtr string_body_expression(const Token& literal);
