@@ -77,11 +77,13 @@ class MlPredictTest : public ClinkCliTest {
   // GET /admin/stats or POST /admin/fail through the venv's Python.
   json admin(int port, const std::string& path, const std::string& body = "") {
     const auto out = dir_ / "admin.out";
-    std::string py = "import urllib.request,sys; r=urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:" +
-                     std::to_string(port) + path + "'" +
-                     (body.empty() ? "" : ", data=b'" + body + "', headers={'Content-Type':'application/json'}") +
-                     ")); sys.stdout.write(r.read().decode())";
-    std::string cmd = "'" + venv_python() + "' -c \"" + py + "\" > '" + out.string() + "'";
+    const std::string script = write("admin.py", "import sys, urllib.request\n"
+                                                 "body = sys.argv[2].encode() if len(sys.argv) > 2 else None\n"
+                                                 "r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], data=body, "
+                                                 "headers={'Content-Type': 'application/json'}))\n"
+                                                 "sys.stdout.write(r.read().decode())\n");
+    std::string cmd = "'" + venv_python() + "' '" + script + "' 'http://127.0.0.1:" + std::to_string(port) + path + "'" +
+                      (body.empty() ? "" : " '" + body + "'") + " > '" + out.string() + "'";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     return json::parse(slurp(out));
   }
@@ -205,7 +207,8 @@ TEST_F(MlPredictTest, OpenAiEmbeddingsAndChat) {
   std::vector<std::string> expected;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     std::string v;
-    for (const auto& x : json::parse(vectors[i])["embedding"]) v += (v.empty() ? "" : ", ") + number(x.get<double>());
+    const json vector = json::parse(vectors[i]);
+    for (const auto& x : vector["embedding"]) v += (v.empty() ? "" : ", ") + number(x.get<double>());
     expected.push_back(fmt::format("+I[{}, [{}]]", i + 1, v));
     expected.push_back(fmt::format("+I[{}, {}]", i + 1, json::parse(labels[i])["content"].get<std::string>()));
   }
