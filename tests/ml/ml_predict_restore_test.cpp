@@ -41,7 +41,8 @@ SchemaPtr model_schema() {
 
 SchemaPtr joined_schema() {
   std::vector<sql::RowField> f = kv_schema()->fields();
-  for (const auto& m : model_schema()->fields()) f.push_back(m);
+  const SchemaPtr model = model_schema();  // held: fields() refers into it
+  for (const auto& m : model->fields()) f.push_back(m);
   return std::make_shared<sql::Schema>(f);
 }
 
@@ -93,6 +94,8 @@ class MlPredictRestore : public SqlRestoreHarness {
     const int vs[] = {1, 2, 4, 8, 16};
     for (int v : vs) rows.push_back(json({{"sepal_length", v}, {"sepal_width", v}, {"petal_length", v}, {"petal_width", v}}).dump());
     auto preds = model_expect(scratch_->path, rows);
+    EXPECT_EQ(preds.size(), 5u);
+    if (preds.size() != 5) return {};
     for (std::size_t i = 0; i < 5; ++i) pred[vs[i]] = json::parse(preds[i]);
     std::vector<std::string> out;
     for (std::string k : {"a", "b", "c", "d", "e", "f"})

@@ -3,6 +3,7 @@
 // a child process of a test: started on a port of the ML tests' range (18600-18699),
 // killed with SIGKILL and started again on the same port.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ class ModelServer {
     const std::string py = venv_python(), script = model_server_script(), port = std::to_string(port_);
     pid_ = ::fork();
     if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // no server outlives a killed test
       std::freopen(out.c_str(), "w", stdout);
       ::execl(py.c_str(), py.c_str(), script.c_str(), "--port", port.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
