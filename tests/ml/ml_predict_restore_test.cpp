@@ -171,5 +171,46 @@ TEST_P(MlPredictRestore, RequestsInFlightSurviveASavepoint) {
   }
 }
 
+// A C++ closure provider (register_model_function): y = 2 * x over whole batches, behind
+// the same op, restored the same way.
+json closure_op() {
+  using namespace sql;
+  auto dim = make_schema({{"x", LogicalType::double_type()}, {"y", LogicalType::double_type()}});
+  std::vector<RowField> out = kv_schema()->fields();
+  for (const auto& f : dim->fields()) out.push_back(f);
+  json params = {
+      {"input_schemas", json::array({schema_json(kv_schema())})},
+      {"schema", schema_json(std::make_shared<Schema>(out))},
+      {"join_type", "left"},
+      {"table", "doubler"},
+      {"lookup", kLookupFunctionSource},
+      {"options", {{"lookup_function", kMlPredictLookupFunction}, {kMlModelNameOption, "doubler"},
+                   {"lookup.max-retries", "0"}, {"provider", "test_doubler"}}},
+      {"dim_schema", schema_json(dim)},
+      {"dim_columns", {0, 1}},
+      {"keys", json::array({{{"column", 0},
+                             {"value", expr_to_json(*expr::cast(expr::column(2, LogicalType::bigint(), "v"),
+                                                                LogicalType::double_type()))}}})},
+      {"async", {{"capacity", 100}, {"output_mode", "ORDERED"}, {"timeout_ms", 60000}}}};
+  return {{"id", "predict"},
+          {"type", kSqlLookupJoin},
+          {"params", std::move(params)},
+          {"inputs", json::array({{{"from", "inj"}, {"partitioning", "rebalance"}}})}};
+}
+
+TEST_P(MlPredictRestore, ClosureProvider) {
+  sql::register_model_function("test_doubler", [](const sql::ColumnBatch& features, sql::ColumnBatch& outputs) {
+    const sql::Column& x = features.column(0);
+    for (std::size_t r = 0; r < features.size(); ++r) outputs.column(0).append_value(sql::Value(2 * x.value_at(r).as_double()));
+    outputs.commit_rows(features.size());
+  });
+  std::vector<std::string> expected;
+  for (std::string k : {"a", "b", "c", "d", "e", "f"})
+    for (auto [t, v] : {std::pair{1, 1}, {12, 2}, {15, 4}, {21, 8}, {29, 16}})
+      expected.push_back(fmt::format("+I[{}, {}, {}, {}, {}]", print_timestamp_ms(t), k, v, number(v), number(2 * v)));
+  expect_restores(single_op_job("predict", closure_op(), rising_steps(watermarks_between_steps())), {},
+                  sorted(expected));
+}
+
 }  // namespace
 }  // namespace clink::test

@@ -55,7 +55,7 @@ TEST(ParserError, ErrorsInsideWindowTableFunctions) {
             "ParseError: line 1, column 36: expected an argument but found ','");
   EXPECT_EQ(error_of("SELECT * FROM TABLE(MY_TVF(TABLE t))"),
             "TranslationError: line 1, column 21: table function MY_TVF is not supported (supported: TUMBLE, HOP, "
-            "CUMULATE, SESSION)");
+            "CUMULATE, SESSION, ML_PREDICT)");
   EXPECT_EQ(error_of("SELECT * FROM TABLE(TUMBLE(TABLE t PARTITION k, DESCRIPTOR(ts), INTERVAL '1' HOUR))"),
             "ParseError: line 1, column 46: expected 'BY' but found 'k'");
 }
