@@ -74,6 +74,16 @@ class MlPredictTest : public ClinkCliTest {
     return out;
   }
 
+  // `clink run` of the flowers through the iris model (`extra` model options) FROM `call`,
+  // printing id and the OUTPUT columns.
+  Result run_flowers(int port, const std::string& extra, const std::string& call) {
+    return clink("run -q " + write("s.sql", flowers_table() + iris_model(port, extra) +
+                                                "CREATE TABLE out (id INT, species STRING, class_id INT, probability DOUBLE) "
+                                                "WITH ('connector' = 'print');\n"
+                                                "INSERT INTO out SELECT id, species, class_id, probability FROM " + call +
+                                                ";\n"));
+  }
+
   // GET /admin/stats or POST /admin/fail through the venv's Python.
   json admin(int port, const std::string& path, const std::string& body = "") {
     const auto out = dir_ / "admin.out";
@@ -91,12 +101,7 @@ class MlPredictTest : public ClinkCliTest {
 
 TEST_F(MlPredictTest, HttpProviderOneRowPerRequest) {
   ModelServer server(kBasePort + 1, dir_);
-  const std::string script = write("s.sql", flowers_table() + iris_model(server.port()) +
-                                                "CREATE TABLE out (id INT, species STRING, class_id INT, probability DOUBLE) "
-                                                "WITH ('connector' = 'print');\n"
-                                                "INSERT INTO out SELECT id, species, class_id, probability\n"
-                                                "FROM ML_PREDICT(TABLE flowers, MODEL iris, DESCRIPTOR(sl, sw, pl, pw));\n");
-  Result r = clink("run -q " + script);
+  Result r = run_flowers(server.port(), "", "ML_PREDICT(TABLE flowers, MODEL iris, DESCRIPTOR(sl, sw, pl, pw))");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.sorted_lines(), expected_flowers());
   // One request per distinct feature row (two flowers are the same).
@@ -105,13 +110,8 @@ TEST_F(MlPredictTest, HttpProviderOneRowPerRequest) {
 
 TEST_F(MlPredictTest, HttpProviderBatchesRowsPerRequest) {
   ModelServer server(kBasePort + 2, dir_);
-  const std::string script =
-      write("s.sql", flowers_table() + iris_model(server.port(), ", 'max_batch_size' = '4'") +
-                         "CREATE TABLE out (id INT, species STRING, class_id INT, probability DOUBLE) "
-                         "WITH ('connector' = 'print');\n"
-                         "INSERT INTO out SELECT id, species, class_id, probability\n"
-                         "FROM TABLE(ML_PREDICT(TABLE flowers, MODEL iris, DESCRIPTOR(sl, sw, pl, pw)));\n");
-  Result r = clink("run -q " + script);
+  Result r = run_flowers(server.port(), ", 'max_batch_size' = '4'",
+                         "TABLE(ML_PREDICT(TABLE flowers, MODEL iris, DESCRIPTOR(sl, sw, pl, pw)))");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.sorted_lines(), expected_flowers());
   const json stats = admin(server.port(), "/admin/stats");

@@ -38,8 +38,6 @@ std::int64_t duration_option(const ConnectorOptions& options, const std::string&
                              std::int64_t fallback_ms) {
   auto v = model_option(options, key);
   if (!v) return fallback_ms;
-  if (!v->empty() && std::all_of(v->begin(), v->end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::stoll(*v);
   auto ms = parse_duration_ms(*v);
   if (!ms || *ms < 0)
     throw ClinkError("model `" + model + "`: option '" + key + "' must be a duration such as '100ms' or '5s', got '" +
@@ -51,7 +49,7 @@ RetryPolicy retry_policy(const ConnectorOptions& options, const std::string& mod
   RetryPolicy p;
   p.max_retries = static_cast<int>(int_option(options, model, "max-retries", 3, 0));
   p.backoff_ms = duration_option(options, model, "retry-backoff", 100);
-  if (auto v = model_option(options, "retry_backoff_ms")) p.backoff_ms = duration_option(options, model, "retry_backoff_ms", 100);
+  if (model_option(options, "retry_backoff_ms")) p.backoff_ms = duration_option(options, model, "retry_backoff_ms", 100);
   return p;
 }
 
