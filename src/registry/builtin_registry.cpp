@@ -3,6 +3,7 @@
 #include "clink/connectors/jdbc/register_jdbc_connectors.hpp"
 #include "clink/connectors/jdbc/register_postgres_cdc.hpp"
 #include "clink/connectors/kafka/register_kafka_connectors.hpp"
+#include "clink/connectors/ml/register_ml_models.hpp"
 #include "clink/connectors/nexmark/nexmark_spec.hpp"
 #include "clink/connectors/register_connectors.hpp"
 #include "clink/connectors/sql/register_sql_connectors.hpp"
@@ -20,6 +21,7 @@ const OperatorRegistry& builtin_registry() {
     sql::register_kafka_connectors(r);
     sql::register_jdbc_connectors(r);
     sql::register_postgres_cdc_connector(r);
+    sql::register_ml_models();
     register_kafka_stream_connectors(r);
     register_builtin_operators(r);
     sql::register_sql_operators(r);

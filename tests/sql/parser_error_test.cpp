@@ -57,7 +57,7 @@ TEST(ParserError, ErrorsInsideWindowTableFunctions) {
   // argument it is neither.
   EXPECT_EQ(error_of("SELECT * FROM TABLE(MY_TVF(1))"),
             "TranslationError: line 1, column 21: table function MY_TVF is not supported (supported: TUMBLE, HOP, "
-            "CUMULATE, SESSION, VECTOR_SEARCH, and process table functions with a TABLE argument)");
+            "CUMULATE, SESSION, VECTOR_SEARCH, ML_PREDICT, and process table functions with a TABLE argument)");
   EXPECT_EQ(error_of("SELECT * FROM TABLE(TUMBLE(TABLE t PARTITION k, DESCRIPTOR(ts), INTERVAL '1' HOUR))"),
             "ParseError: line 1, column 46: expected 'BY' but found 'k'");
 }

@@ -67,7 +67,7 @@ Bound Binder::Impl::bind_table_ref(const ast::TableRef& t) {
     b = bind_query(*d->query);
   } else if (const auto* w = std::get_if<ast::WindowTvf>(&t.node)) {
     if (is_vector_search(t)) return bind_vector_search(*w, t, nullptr);
-    b = bind_window_tvf(*w, t);
+    b = w->function == "ML_PREDICT" ? bind_ml_predict(*w, t) : bind_window_tvf(*w, t);
   } else if (const auto* m = std::get_if<ast::MatchRecognize>(&t.node)) {
     b = bind_match_recognize(*m, t);
   } else if (std::holds_alternative<ast::TableFunction>(t.node)) {

@@ -184,6 +184,8 @@ struct Binder::Impl {
   Bound bind_table_argument(const ast::TvfArg& table);
   // f(TABLE t PARTITION BY k, ...): a process table function (binder_ptf.cpp).
   Bound bind_process_table_function(const ast::WindowTvf& call, const ast::TableRef& ref);
+  // ML_PREDICT(TABLE t, MODEL m, DESCRIPTOR(...) [, config]) (binder_ml_predict.cpp).
+  Bound bind_ml_predict(const ast::WindowTvf& tvf, const ast::TableRef& ref);
   // MATCH_RECOGNIZE (binder_match.cpp); while its expressions bind, the AST text of each
   // navigation (A.x, FIRST(A.x), MATCH_ROWTIME(), ...) -> its extended-row column.
   Bound bind_match_recognize(const ast::MatchRecognize& m, const ast::TableRef& ref);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "catalog_files.hpp"
 #include "clink/sql/parser/parser.hpp"
 
 namespace clink::sql {
@@ -241,8 +242,6 @@ std::vector<std::string> Catalog::views_referencing(std::string_view name) const
 
 // ------------------------------------------------------------------ persistence
 
-namespace {
-
 // An object's file: its name with every byte outside [A-Za-z0-9_-] (and a leading '.')
 // as %XX, so a name such as `../../x` stays a file inside the catalog directory. Loading
 // reads the name from the file's content, so the file name only has to be unique.
@@ -262,8 +261,6 @@ std::string catalog_file_name(const std::string& name) {
   }
   return out + ".json";
 }
-
-}  // namespace
 
 void Catalog::set_persistence_dir(std::string dir) {
   dir_ = std::move(dir);
@@ -338,6 +335,7 @@ void Catalog::load_from_dir(const std::string& dir) {
     auto f = function_from_json(read(p));
     functions_[upper(f.name)] = std::move(f);
   }
+  load_models(dir);
 }
 
 nlohmann::json Catalog::to_json(const TableDef& t) {

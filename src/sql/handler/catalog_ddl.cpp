@@ -411,6 +411,7 @@ void CatalogDdl::create_class_function(const ast::CreateFunction& stmt, const st
 // ------------------------------------------------------------------ DROP
 
 void CatalogDdl::drop(const ast::Drop& stmt, SourcePosition pos) {
+  if (stmt.kind == ast::Drop::Kind::Model) return drop_models(stmt, pos);
   ObjectKind want = stmt.kind == ast::Drop::Kind::Table  ? ObjectKind::kTable
                     : stmt.kind == ast::Drop::Kind::View ? ObjectKind::kView
                                                          : ObjectKind::kFunction;

@@ -86,6 +86,8 @@ std::string CatalogDdl::show(const ast::Show& stmt, SourcePosition pos) const {
     case W::CurrentCatalog: return list("current catalog name", {std::string(kDefaultCatalog)});
     case W::CurrentDatabase: return list("current database name", {std::string(kDefaultDatabase)});
     case W::Jars: return "Empty set\n";  // ADD JAR is refused: the list stays empty
+    case W::Models: return show_models();
+    case W::CreateModel: return show_create_model(stmt, pos);
     case W::Jobs:
       fail(pos, "SHOW JOBS lists the jobs of a SQL client: run it in `clink sql` (with --coordinator for a cluster's)");
     case W::CreateTable:

@@ -99,6 +99,7 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
   if (const auto* s = st.as<ast::CreateTable>()) ddl_.create_table(*s, st.pos);
   else if (const auto* s = st.as<ast::CreateView>()) ddl_.create_view(*s, st.pos);
   else if (const auto* s = st.as<ast::CreateFunction>()) ddl_.create_function(*s, st.pos);
+  else if (const auto* s = st.as<ast::CreateModel>()) ddl_.create_model(*s, st.pos);
   else if (const auto* s = st.as<ast::Drop>()) {
     // Flink: a materialized table is dropped as one (its definition goes with it).
     if (s->kind == ast::Drop::Kind::Table)

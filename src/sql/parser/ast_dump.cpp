@@ -119,6 +119,7 @@ std::string tvf_arg(const TvfArg& a) {
       return s;
     case TvfArg::Kind::Descriptor: return s + "DESCRIPTOR(" + names(a.columns) + ")";
     case TvfArg::Kind::Expression: return s + to_string(a.expr);
+    case TvfArg::Kind::Model: return s + "MODEL " + name(a.table);
   }
   return s;
 }
@@ -324,8 +325,18 @@ struct StatementPrinter {
     if (f.returns) s += " RETURNS " + to_string(*f.returns);
     return s + " AS " + join(f.definitions, quote_string) + " LANGUAGE " + f.language;
   }
+  std::string operator()(const CreateModel& m) const {
+    auto columns = [](const std::vector<FunctionParam>& cs) {
+      return "(" + join(cs, [](const FunctionParam& p) { return quote_identifier(p.name) + " " + to_string(p.type); }) + ")";
+    };
+    std::string s = std::string("CREATE ") + (m.temporary ? "TEMPORARY " : "") + "MODEL " +
+                    (m.if_not_exists ? "IF NOT EXISTS " : "") + name(m.name) + " INPUT " + columns(m.input) + " OUTPUT " +
+                    columns(m.output);
+    if (!m.comment.empty()) s += " COMMENT " + quote_string(m.comment);
+    return s + " WITH " + properties(m.options);
+  }
   std::string operator()(const Drop& d) const {
-    static const char* kKind[] = {"TABLE", "VIEW", "FUNCTION"};
+    static const char* kKind[] = {"TABLE", "VIEW", "FUNCTION", "MODEL"};
     return std::string("DROP ") + (d.temporary ? "TEMPORARY " : "") + (d.system ? "SYSTEM " : "") +
            kKind[static_cast<int>(d.kind)] + (d.if_exists ? " IF EXISTS " : " ") + join(d.names, name);
   }
@@ -348,6 +359,8 @@ struct StatementPrinter {
       case Show::What::CurrentDatabase: return "SHOW CURRENT DATABASE";
       case Show::What::Jobs: return "SHOW JOBS";
       case Show::What::Jars: return "SHOW JARS";
+      case Show::What::Models: return "SHOW MODELS";
+      case Show::What::CreateModel: return "SHOW CREATE MODEL " + name(s.object);
     }
     return "";
   }
@@ -458,7 +471,8 @@ std::string to_string(const TableRef& t) {
   } else if (auto* d = std::get_if<DerivedTable>(&t.node)) {
     s = "(" + to_string(*d->query) + ")";
   } else if (auto* w = std::get_if<WindowTvf>(&t.node)) {
-    s = "TABLE(" + w->function + "(" + join(w->args, tvf_arg) + "))";
+    s = w->function == "ML_PREDICT" ? w->function + "(" + join(w->args, tvf_arg) + ")"
+                                    : "TABLE(" + w->function + "(" + join(w->args, tvf_arg) + "))";
   } else if (auto* f = std::get_if<TableFunction>(&t.node)) {
     std::string call = name(f->name) + "(" + join(f->args, [](const ExprPtr& a) { return to_string(a); }) + ")";
     s = f->lateral_table ? "LATERAL TABLE(" + call + ")" : call;

@@ -242,6 +242,10 @@ class Rewriter {
         i = rewrite_cast(cur, e);
       } else if (t.is("TABLE") && next.sym("(")) {
         i = rewrite_table_function(cur);
+      } else if (t.is("ML_PREDICT") && next.sym("(") && cur.peek_is("TABLE", 2)) {
+        // ML_PREDICT(TABLE t, MODEL m, DESCRIPTOR(c, ...) [, config]) written straight in FROM.
+        size_t open = cur.index_ahead(1);
+        i = emit_table_function(t, "ML_PREDICT", open, cur.matching_close(open));
       } else if (t.is("INTERVAL") && (next.kind == TokenKind::String || next.sym("-") || next.sym("+"))) {
         ph_.literals.push_back(detail::parse_interval_literal(cur));
         emit("__clink_lit_" + std::to_string(ph_.literals.size() - 1), t.origin);
@@ -550,15 +554,15 @@ class Rewriter {
     const Token& fn = cur.peek();
     if (!fn.word() || !cur.peek_is("(", 1))
       cur.unsupported(fn, "TABLE(...) in FROM supports only the window functions TUMBLE, HOP, CUMULATE and SESSION, "
-                          "and VECTOR_SEARCH");
+                          "VECTOR_SEARCH, ML_PREDICT and process table functions");
     std::string fname = upper(fn.value);
     // TABLE(f(TABLE t PARTITION BY k)): a process table function in Flink's older spelling.
     const bool ptf = !detail::is_window_function_name(fname) && detail::starts_process_table_function_call(cur);
-    if (!ptf && fname != "VECTOR_SEARCH" &&
+    if (!ptf && fname != "VECTOR_SEARCH" && fname != "ML_PREDICT" &&
         std::find(std::begin(kWindowFunctions), std::end(kWindowFunctions), fname) == std::end(kWindowFunctions))
       cur.unsupported(fn, "table function " + fn.value +
-                              " is not supported (supported: TUMBLE, HOP, CUMULATE, SESSION, VECTOR_SEARCH, and "
-                              "process table functions with a TABLE argument)");
+                              " is not supported (supported: TUMBLE, HOP, CUMULATE, SESSION, VECTOR_SEARCH, ML_PREDICT, "
+                              "and process table functions with a TABLE argument)");
     cur.next();
     size_t inner_open = cur.index_ahead(0);
     size_t inner_close = cur.matching_close(inner_open);
@@ -627,6 +631,10 @@ class Rewriter {
         } while (paren && c.accept(","));
         if (paren) c.expect(")");
       }
+    } else if (c.peek_is("MODEL") && c.peek(1).word()) {
+      c.next();
+      arg.kind = ast::TvfArg::Kind::Model;
+      arg.table = c.qualified_name("a model name");
     } else if (c.peek_is("DESCRIPTOR") && c.peek_is("(", 1)) {
       c.next();
       c.next();

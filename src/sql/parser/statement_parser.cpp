@@ -139,6 +139,11 @@ Statement::Node StatementParser::show(TokenCursor& c) {
   else if (c.accept_all({"CURRENT", "DATABASE"})) s.what = Show::What::CurrentDatabase;
   else if (c.accept("JOBS")) s.what = Show::What::Jobs;
   else if (c.accept("JARS")) s.what = Show::What::Jars;
+  else if (c.accept("MODELS")) s.what = Show::What::Models;
+  else if (c.accept_all({"CREATE", "MODEL"})) {
+    s.what = Show::What::CreateModel;
+    s.object = c.qualified_name("a model name");
+  }
   else if (c.accept_all({"CREATE", "TABLE"})) {
     s.what = Show::What::CreateTable;
     s.object = c.qualified_name("a table name");

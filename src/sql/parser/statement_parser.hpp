@@ -67,6 +67,7 @@ class StatementParser {
   Statement::Node create_function(TokenCursor& c, bool temporary, bool system, bool or_replace);
   // CREATE AGGREGATE (statement_parser_aggregate.cpp): a WebAssembly aggregate.
   Statement::Node create_aggregate(TokenCursor& c, bool temporary, bool or_replace);
+  Statement::Node create_model(TokenCursor& c, bool temporary);  // model_statements.cpp
   // Parses the inside of a string literal as an expression, mapping positions into the
   // literal ('' escapes included).
   ExprPtr string_body_expression(const Token& literal);

@@ -18,7 +18,8 @@ Statement::Node StatementParser::create(TokenCursor& c) {
   if (c.accept("VIEW")) return create_view(c, temporary, or_replace);
   if (or_replace) c.unsupported(c.peek(), "CREATE OR REPLACE is only supported for views and functions");
   if (c.accept("TABLE")) return create_table(c, temporary);
-  for (const char* kw : {"CATALOG", "DATABASE", "MODEL"})
+  if (c.peek_is("MODEL")) return create_model(c, temporary);
+  for (const char* kw : {"CATALOG", "DATABASE"})
     if (c.peek_is(kw)) c.unsupported(c.peek(), "CREATE " + std::string(kw) + " is not supported");
   unknown_statement(c, b);
 }
@@ -261,9 +262,10 @@ Statement::Node StatementParser::drop(TokenCursor& c) {
   if (c.accept("TABLE")) d.kind = Drop::Kind::Table;
   else if (c.accept("VIEW")) d.kind = Drop::Kind::View;
   else if (c.accept("FUNCTION") || c.accept("AGGREGATE")) d.kind = Drop::Kind::Function;
+  else if (c.accept("MODEL")) d.kind = Drop::Kind::Model;
   else if (c.peek_is("CATALOG") || c.peek_is("DATABASE")) c.unsupported(c.peek(), "DROP " + upper_case(c.peek().text) + " is not supported");
   else if (!d.temporary) unknown_statement(c, b);
-  else c.fail_expected("TABLE, VIEW or FUNCTION");
+  else c.fail_expected("TABLE, VIEW, FUNCTION or MODEL");
   d.if_exists = c.accept_all({"IF", "EXISTS"});
   do d.names.push_back(c.qualified_name("a name"));
   while (c.accept(","));

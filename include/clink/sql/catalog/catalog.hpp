@@ -121,6 +121,18 @@ struct FunctionDef {
   std::string class_name;  // language JAVA: the class the function was created AS
 };
 
+// CREATE MODEL m INPUT (...) OUTPUT (...) WITH (...): a declaration ML_PREDICT calls (its
+// provider and options: clink/sql/spec/model_provider.hpp). Models have a namespace of
+// their own, as in Flink; persisted as models/<name>.json (catalog_models.cpp).
+struct ModelDef {
+  std::string name;
+  bool temporary = false;
+  std::vector<SqlFunctionParam> input, output;
+  std::string comment;
+  OptionList options;  // WITH (...) in the order written
+  std::optional<std::string> option(std::string_view key) const;
+};
+
 enum class ObjectKind { kTable, kView, kFunction };
 std::string to_string(ObjectKind kind);  // "table", "view", "function"
 
@@ -155,6 +167,14 @@ class Catalog {
   // Views whose query references `name` (directly), sorted.
   std::vector<std::string> views_referencing(std::string_view name) const;
 
+  // Models (catalog_models.cpp). add_model throws ClinkError when the name is taken.
+  const ModelDef* model(std::string_view name) const;
+  void add_model(ModelDef def);
+  void remove_model(std::string_view name);
+  std::vector<std::string> model_names() const;  // sorted
+  static nlohmann::json to_json(const ModelDef& def);
+  static ModelDef model_from_json(const nlohmann::json& j);
+
   // JSON forms (the persisted files).
   static nlohmann::json to_json(const TableDef& def);
   static TableDef table_from_json(const nlohmann::json& j);
@@ -170,6 +190,8 @@ class Catalog {
   std::map<std::string, TableDef, std::less<>> tables_;
   std::map<std::string, ViewDef, std::less<>> views_;
   std::map<std::string, FunctionDef, std::less<>> functions_;  // key: upper-case name
+  void load_models(const std::string& dir);
+  std::map<std::string, ModelDef, std::less<>> models_;
   std::string dir_;
 };
 

@@ -38,6 +38,11 @@ class CatalogDdl {
   void create_table(const ast::CreateTable& stmt, SourcePosition pos);
   void create_view(const ast::CreateView& stmt, SourcePosition pos);
   void create_function(const ast::CreateFunction& stmt, SourcePosition pos);
+  // CREATE / DROP / SHOW [CREATE] MODEL(S) (model_ddl.cpp).
+  void create_model(const ast::CreateModel& stmt, SourcePosition pos);
+  void drop_models(const ast::Drop& stmt, SourcePosition pos);
+  std::string show_models() const;
+  std::string show_create_model(const ast::Show& stmt, SourcePosition pos) const;
   void drop(const ast::Drop& stmt, SourcePosition pos);
   void alter_table(const ast::AlterTable& stmt, SourcePosition pos);
   void analyze(const ast::AnalyzeTable& stmt, SourcePosition pos);

@@ -308,10 +308,10 @@ struct DerivedTable {
 
 // One argument of a window table-valued function.
 struct TvfArg {
-  enum class Kind { Table, Descriptor, Expression };
+  enum class Kind { Table, Descriptor, Expression, Model };
   Kind kind = Kind::Expression;
   std::string name;                       // named argument, upper case (DATA, TIMECOL, SIZE, ...), else empty
-  QualifiedName table;                    // Kind::Table: TABLE t
+  QualifiedName table;                    // Kind::Table: TABLE t; Kind::Model: MODEL m
   std::vector<QualifiedName> partition_by;  // Kind::Table: SESSION's PARTITION BY keys
   std::vector<QualifiedName> order_by;      // Kind::Table: a process table function's ORDER BY
   std::vector<bool> order_descending;       // per order_by column
@@ -525,8 +525,20 @@ struct CreateFunction {
   ExprPtr body;                          // LANGUAGE SQL: the parsed definition
 };
 
+// CREATE [TEMPORARY] MODEL [IF NOT EXISTS] m INPUT (c T, ...) OUTPUT (c T, ...)
+// [COMMENT '...'] WITH ('provider' = '...', ...) (Flink 2.x; model_statements.cpp).
+struct CreateModel {
+  QualifiedName name;
+  bool temporary = false;
+  bool if_not_exists = false;
+  std::vector<FunctionParam> input, output;
+  std::string comment;
+  std::vector<Property> options;
+  SourcePosition options_pos;  // of WITH
+};
+
 struct Drop {
-  enum class Kind { Table, View, Function };
+  enum class Kind { Table, View, Function, Model };
   Kind kind = Kind::Table;
   bool temporary = false;
   bool system = false;
@@ -559,7 +571,8 @@ struct AlterTable {
 struct Show {
   enum class What {
     Tables, Views, Functions, UserFunctions, CreateTable, CreateView, Columns,
-    Catalogs, Databases, CurrentCatalog, CurrentDatabase, Jobs, Jars  // the SQL client's
+    Catalogs, Databases, CurrentCatalog, CurrentDatabase, Jobs, Jars,  // the SQL client's
+    Models, CreateModel
   };
   What what = What::Tables;
   QualifiedName object;  // CREATE TABLE / CREATE VIEW / COLUMNS
@@ -659,7 +672,7 @@ struct MaterializedTable {
 struct Statement {
   using Node = std::variant<CreateTable, CreateView, CreateFunction, Drop, AlterTable, Show, Describe,
                             AnalyzeTable, Explain, Set, Reset, Insert, StatementSet, QueryStatement, Use,
-                            StopJob, Jar, MaterializedTable>;
+                            StopJob, Jar, MaterializedTable, CreateModel>;
   SourcePosition pos;
   size_t begin = 0;  // byte span [begin, end) in the original script, without the ';'
   size_t end = 0;
