@@ -2,7 +2,6 @@
 // derived tables, window TVFs, joins).
 #include <algorithm>
 
-#include "../parser/lateral_subqueries.hpp"
 #include "../planner/plan_rewrite.hpp"
 #include "binder_internal.hpp"
 #include "clink/core/duration.hpp"
@@ -33,7 +32,7 @@ Bound Binder::Impl::bind_from(const std::vector<ast::TableRefPtr>& from, SourceP
       continue;
     }
     // FROM a, LATERAL (SELECT ...): the subquery decorrelated into a join.
-    if (const auto* d = std::get_if<ast::DerivedTable>(&from[i]->node); d && is_lateral_subquery(d->query)) {
+    if (const auto* d = std::get_if<ast::DerivedTable>(&from[i]->node); d && d->lateral) {
       acc = bind_lateral(std::move(acc), *from[i], false, nullptr);
       continue;
     }
@@ -244,7 +243,7 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
   if (const auto* l = std::get_if<ast::NamedTable>(&j.left->node); l && l->system_time)
     fail(j.left->pos, "Temporal table join only support apply FOR SYSTEM_TIME AS OF on the right table.");
   Bound left = bind_table_ref(*j.left);
-  if (const auto* d = std::get_if<ast::DerivedTable>(&j.right->node); d && is_lateral_subquery(d->query)) {
+  if (const auto* d = std::get_if<ast::DerivedTable>(&j.right->node); d && d->lateral) {
     if (j.type != ast::Join::Type::Inner && j.type != ast::Join::Type::Left && j.type != ast::Join::Type::Cross)
       fail(ref.pos, "a LATERAL subquery joins only as INNER, CROSS or LEFT JOIN");
     return bind_lateral(std::move(left), *j.right, j.type == ast::Join::Type::Left, j.on.get());

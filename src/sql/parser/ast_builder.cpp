@@ -1,7 +1,6 @@
 // libpg_query JSON -> clink AST: queries, FROM items and the entry points. Window
 // table functions (__clink_tvf_N) and table hints are restored here.
 #include "ast_builder_impl.hpp"
-#include "lateral_subqueries.hpp"
 
 namespace clink::sql::detail {
 
@@ -261,8 +260,7 @@ TableRefPtr Builder::table_ref(const J& j, SourcePosition p) {
   if (n.type == "RangeSubselect") {
     QueryPtr q = query(f.at("subquery"), p);
     ref->pos = q->pos;
-    if (f.value("lateral", false)) mark_lateral_subquery(q);
-    ref->node = DerivedTable{q};
+    ref->node = DerivedTable{q, f.value("lateral", false)};
     // The alias follows the subquery's last token (and ORDER BY ... DESC NULLS LAST, AS).
     int last = max_location(f.at("subquery"));
     apply_alias(*ref, f, last < 0 ? -1 : last + 1, 0, 6);

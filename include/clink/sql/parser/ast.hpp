@@ -304,6 +304,7 @@ struct NamedTable {
 
 struct DerivedTable {
   QueryPtr query;
+  bool lateral = false;  // LATERAL (SELECT ...): it may read the FROM items on its left
 };
 
 // One argument of a window table-valued function.
