@@ -300,6 +300,12 @@ class Rewriter {
         if (negated) emit("NOT", t.origin);
         emit("NULL", t.origin);
         i = cur.index_ahead(0);
+      } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2) && cur.peek_is("VECTOR_SEARCH", 3) &&
+                 cur.peek_is("(", 4)) {
+        // Flink's LATERAL TABLE(VECTOR_SEARCH(TABLE vt, ...)): the search over the FROM item
+        // on its left, which the binder takes as its input (docs/vector-search.md).
+        cur.next();
+        i = rewrite_table_function(cur);
       } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2)) {
         // LATERAL TABLE(f(args)): PostgreSQL writes the table function as LATERAL f(args).
         size_t open = cur.index_ahead(2);
@@ -308,12 +314,6 @@ class Rewriter {
         emit("LATERAL", t.origin);
         rewrite(open + 1, close);
         i = close + 1;
-      } else if (t.is("LATERAL") && next.is("TABLE") && cur.peek_is("(", 2) && cur.peek_is("VECTOR_SEARCH", 3) &&
-                 cur.peek_is("(", 4)) {
-        // Flink's LATERAL TABLE(VECTOR_SEARCH(TABLE vt, ...)): the search over the FROM item
-        // on its left, which the binder takes as its input (docs/vector-search.md).
-        cur.next();
-        i = rewrite_table_function(cur);
       } else if (t.is("VECTOR_SEARCH") && next.sym("(")) {
         // VECTOR_SEARCH(TABLE t, ...) written straight in FROM (the seed's form).
         size_t open = cur.index_ahead(1);
