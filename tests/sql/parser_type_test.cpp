@@ -66,6 +66,9 @@ TEST(ParserType, CanonicalSpellings) {
       {"INT ARRAY", "ARRAY<INT>"},
       {"INT NOT NULL ARRAY", "ARRAY<INT NOT NULL>"},
       {"STRING ARRAY ARRAY", "ARRAY<ARRAY<STRING>>"},
+      {"INT[]", "ARRAY<INT>"},  // PostgreSQL's spelling, as the seed's scripts write it
+      {"VARCHAR(10)[][]", "ARRAY<ARRAY<VARCHAR(10)>>"},
+      {"BIGINT NOT NULL[]", "ARRAY<BIGINT NOT NULL>"},
       {"MAP<STRING, INT>", "MAP<STRING, INT>"},
       {"MAP<STRING, MAP<INT, ARRAY<DOUBLE>>>", "MAP<STRING, MAP<INT, ARRAY<DOUBLE>>>"},
       {"MULTISET<STRING>", "MULTISET<STRING>"},
@@ -150,6 +153,9 @@ TEST(ParserType, TypesInsideQueriesAndFunctions) {
             "SELECT CAST(a AS MAP<STRING, INT>), TRY_CAST(b AS ROW<x INT>) FROM t");
   EXPECT_EQ(dump("CREATE FUNCTION f(m MAP<STRING, INT>, a INT ARRAY) RETURNS ROW<k STRING> AS 'x' LANGUAGE JAVA"),
             "CREATE FUNCTION f(m MAP<STRING, INT>, a ARRAY<INT>) RETURNS ROW<k STRING> AS 'x' LANGUAGE JAVA");
+  EXPECT_EQ(dump("CREATE TABLE t (tags STRING[], m INT[][]) WITH ('connector' = 'datagen')"),
+            "CREATE TABLE t (tags ARRAY<STRING>, m ARRAY<ARRAY<INT>>) WITH ('connector' = 'datagen')");
+  EXPECT_EQ(dump("SELECT CAST(a AS BIGINT[]) FROM t"), "SELECT CAST(a AS ARRAY<BIGINT>) FROM t");
   EXPECT_EQ(dump("ALTER TABLE t MODIFY m MAP<STRING, BIGINT> NOT NULL"),
             "ALTER TABLE t MODIFY (m MAP<STRING, BIGINT> NOT NULL)");
 }

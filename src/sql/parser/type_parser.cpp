@@ -169,10 +169,18 @@ TypeName parse_type(TokenCursor& c) {
     } else if (c.peek_is("NULL") && t.name != "NULL") {
       c.next();
       t.nullable = true;
-    } else if (c.peek_is("ARRAY") || c.peek_is("MULTISET")) {
+    } else if (c.peek_is("ARRAY") || c.peek_is("MULTISET") || (c.peek_is("[") && c.peek_is("]", 1))) {
+      // `T ARRAY` / `T MULTISET` (Flink's suffix forms) and `T[]` (PostgreSQL's, which the
+      // seed's scripts use): the collection of T.
       TypeName outer;
       outer.pos = t.pos;
-      outer.name = upper(c.next().text);
+      if (c.peek_is("[")) {
+        c.next();
+        c.next();
+        outer.name = "ARRAY";
+      } else {
+        outer.name = upper(c.next().text);
+      }
       outer.spelling = outer.name;
       outer.elements.push_back(std::move(t));
       t = std::move(outer);
