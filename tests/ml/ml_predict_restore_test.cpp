@@ -26,7 +26,9 @@ namespace clink::test {
 namespace {
 
 using namespace std::chrono_literals;
-constexpr int kPort = 18620;
+// The model server's port: one the system picks, so that ctest may run this suite's
+// tests (each a process with its own server) side by side.
+int server_port = 0;
 
 const char* const kFeatures[] = {"sepal_length", "sepal_width", "petal_length", "petal_width"};
 
@@ -60,7 +62,7 @@ json predict_op(const std::string& mode) {
                  {"lookup", kLookupFunctionSource},
                  {"options", {{"lookup_function", kMlPredictLookupFunction}, {kMlModelNameOption, "iris"},
                               {"lookup.max-retries", "0"}, {"provider", "http"}, {"max_batch_size", "4"},
-                              {"endpoint", "http://127.0.0.1:" + std::to_string(kPort) + "/predict"}}},
+                              {"endpoint", "http://127.0.0.1:" + std::to_string(server_port) + "/predict"}}},
                  {"dim_schema", schema_json(model_schema())},
                  {"dim_columns", {0, 1, 2, 3, 4, 5, 6}},
                  {"keys", keys},
@@ -81,7 +83,8 @@ class MlPredictRestore : public SqlRestoreHarness {
   static void SetUpTestSuite() {
     sql::register_ml_models();
     scratch_ = new TempDir();
-    server_ = new ModelServer(kPort, scratch_->path);
+    server_ = new ModelServer(0, scratch_->path);
+    server_port = server_->port();
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -111,7 +114,7 @@ class MlPredictRestore : public SqlRestoreHarness {
 
   void delay(int ms) {
     const std::string cmd = "'" + venv_python() + "' -c \"import urllib.request; urllib.request.urlopen(urllib.request.Request("
-                            "'http://127.0.0.1:" + std::to_string(kPort) + "/admin/delay', data=b'{\\\"ms\\\": " +
+                            "'http://127.0.0.1:" + std::to_string(server_port) + "/admin/delay', data=b'{\\\"ms\\\": " +
                             std::to_string(ms) + "}', headers={'Content-Type':'application/json'}))\"";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   }

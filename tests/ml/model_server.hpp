@@ -1,7 +1,8 @@
 #pragma once
 // tests/ml/model_server.py (scikit-learn models trained at start, served on loopback) as
-// a child process of a test: started on a port of the ML tests' range (18600-18699),
-// killed with SIGKILL and started again on the same port.
+// a child process of a test: started on a port of the ML tests' range (18600-18699), or
+// on one the system picks (port 0: a suite whose tests ctest runs side by side), killed
+// with SIGKILL and started again on the same port.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -42,7 +43,7 @@ class ModelServer {
   std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
 
   void start() {
-    const std::string out = (dir_ / ("server-" + std::to_string(port_) + ".out")).string();
+    const std::string out = (dir_ / ("server-" + std::to_string(port_) + "-" + std::to_string(::getpid()) + ".out")).string();
     std::filesystem::remove(out);
     const std::string py = venv_python(), script = model_server_script(), port = std::to_string(port_);
     pid_ = ::fork();
@@ -57,7 +58,11 @@ class ModelServer {
     while (std::chrono::steady_clock::now() < deadline) {
       std::ifstream in(out);
       std::string word;
-      if (in >> word && word == "ready") return;
+      int bound = 0;
+      if (in >> word && word == "ready" && in >> bound) {
+        port_ = bound;  // the system's pick for port 0; a restart binds it again
+        return;
+      }
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
