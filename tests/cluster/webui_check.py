@@ -84,7 +84,14 @@ class Browser:
         return self._read(lambda: [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, css)])
 
     def click(self, css):
-        self.wait(f"'{css}' to click", lambda d: d.find_elements(By.CSS_SELECTOR, css))[0].click()
+        # Found and clicked in one step, retried while a redraw makes the element stale.
+        def found_and_clicked(d):
+            found = d.find_elements(By.CSS_SELECTOR, css)
+            if not found:
+                return False
+            found[0].click()
+            return True
+        self.wait(f"'{css}' to click", found_and_clicked)
 
     def screenshot(self, name):
         self.shots += 1
@@ -198,12 +205,13 @@ def check_sql(b, sql):
 
 def check_workers(b):
     b.click("#nav-workers")
-    rows = b.wait("a worker", lambda d: d.find_elements(By.CSS_SELECTOR, "tr.worker-row"))
+    b.wait("a worker", lambda d: d.find_elements(By.CSS_SELECTOR, "tr.worker-row"))
+    rows = b.texts("tr.worker-row")
     slots = b.text("tr.worker-row .worker-slots")
     m = re.match(r"(\d+) of (\d+) slots used", slots or "")
     if not m or int(m.group(1)) < 1:
         raise CheckFailed(f"workers: slots show '{slots}', expected some used by the running job")
-    row = rows[0].text.replace("\n", " ")
+    row = rows[0].replace("\n", " ")
     if " free of 0 B" in row or "free of" not in row:
         raise CheckFailed(f"workers: no memory shown: '{row}'")
     ok(f"workers page: {len(rows)} worker(s): {row}")
@@ -222,7 +230,7 @@ def check_submit(b):
                    CheckFailed(f"submit: {b.text('#sql-result')}")))
     if isinstance(link, CheckFailed):
         raise link
-    submitted = link[0].text
+    submitted = b.text("a.submitted-job")
     ok(f"submit-SQL page started job {submitted}")
     b.screenshot("submit")
     return submitted
