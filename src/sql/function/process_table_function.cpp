@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "clink/core/error.hpp"
+#include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/common/time_zone.hpp"
 #include "clink/sql/common/value_format.hpp"
 
@@ -12,11 +13,6 @@ namespace clink::sql {
 
 namespace {
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool output_supported(const LogicalType& t) { return table_function_type_supported(t); }
 
@@ -71,13 +67,13 @@ void ProcessTableFunctionRegistry::add(std::string_view name, PtfSignature sig,
                        ", not supported (BOOLEAN, INT, BIGINT, DOUBLE, STRING, INTERVAL DAY TO SECOND)");
   for (std::size_t i = 0; i < sig.state.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (upper(sig.state[i].name) == upper(sig.state[j].name))
+      if (upper_ascii(sig.state[i].name) == upper_ascii(sig.state[j].name))
         throw ClinkError("process table function " + n + ": duplicate state entry `" + sig.state[i].name + "`");
-  functions_[upper(n)] = ProcessTableFunctionDef{n, std::move(sig), std::move(make)};
+  functions_[upper_ascii(n)] = ProcessTableFunctionDef{n, std::move(sig), std::move(make)};
 }
 
 const ProcessTableFunctionDef* ProcessTableFunctionRegistry::find(std::string_view name) const {
-  auto it = functions_.find(upper(name));
+  auto it = functions_.find(upper_ascii(name));
   return it == functions_.end() ? nullptr : &it->second;
 }
 

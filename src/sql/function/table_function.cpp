@@ -3,15 +3,11 @@
 #include <cctype>
 
 #include "clink/core/error.hpp"
+#include "clink/sql/function/function_registry.hpp"
 
 namespace clink::sql {
 
 namespace {
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 bool supported(const LogicalType& t) { return table_function_type_supported(t); }
 constexpr const char* kSupported = "(BOOLEAN, INT, BIGINT, DOUBLE, STRING)";
 
@@ -64,11 +60,11 @@ void TableFunctionRegistry::add(std::string_view name, TableFunctionDef def) {
     if (!supported(f.type))
       throw ClinkError("table function " + std::string(name) + ": column `" + f.name + "` is " + f.type.to_string() +
                        ", not supported " + kSupported);
-  functions_[upper(name)] = std::move(def);
+  functions_[upper_ascii(name)] = std::move(def);
 }
 
 const TableFunctionDef* TableFunctionRegistry::find(std::string_view name) const {
-  auto it = functions_.find(upper(name));
+  auto it = functions_.find(upper_ascii(name));
   return it == functions_.end() ? nullptr : &it->second;
 }
 

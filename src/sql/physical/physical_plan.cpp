@@ -1,14 +1,13 @@
 #include "clink/sql/physical/physical_plan.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "clink/metrics/sql_metrics.hpp"
 #include "../planner/plan_rewrite.hpp"
+#include "exec_options.hpp"
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/sql/optimizer/optimizer.hpp"
@@ -150,8 +149,8 @@ struct Compiler {
         // Over insert-only input MIN / MAX keep one value, not a multiset of them.
         json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
                   {"aggregates", aggs}, {"input_retracts", props.changelog(n.input()).updating()}};
-        if (const std::int64_t ttl = state_ttl_ms(n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
-        if (auto mb = mini_batch(n.pos)) {
+        if (const std::int64_t ttl = state_ttl_ms(session, n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
+        if (auto mb = mini_batch(session, n.pos)) {
           p["mini_batch_size"] = mb->size;
           p["mini_batch_latency_ms"] = mb->latency_ms;
         }
@@ -186,7 +185,7 @@ struct Compiler {
         json p = {{"schema", schema_to_json(o.schema)},   {"partition_keys", o.window.partition_keys},
                   {"order_column", o.window.order_column}, {"proctime", o.window.proctime},
                   {"rows", o.window.rows},                 {"preceding", o.window.preceding ? json(*o.window.preceding) : json()},
-                  {"aggregates", aggs},                    {"state_ttl_ms", state_ttl_ms(n.pos)}};
+                  {"aggregates", aggs},                    {"state_ttl_ms", state_ttl_ms(session, n.pos)}};
         const auto& keys = o.window.partition_keys;
         return {add("sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
       }
@@ -321,48 +320,6 @@ struct Compiler {
     fail(n.pos, "unsupported plan node");
   }
 
-  // SET 'table.exec.state.ttl' in milliseconds (0: none).
-  std::int64_t state_ttl_ms(SourcePosition pos) const {
-    auto ttl = session.find("table.exec.state.ttl");
-    if (ttl == session.end()) return 0;
-    auto ms = parse_duration_ms(ttl->second);
-    if (!ms) fail(pos, fmt::format("'table.exec.state.ttl' is not a duration: '{}'", ttl->second));
-    return std::max<std::int64_t>(0, *ms);
-  }
-
-  // SET 'table.exec.mini-batch.enabled' = 'true' with its allow-latency and size (both
-  // required, as Flink: MiniBatch is triggered by either).
-  struct MiniBatch {
-    std::int64_t latency_ms, size;
-  };
-  std::optional<MiniBatch> mini_batch(SourcePosition pos) const {
-    auto get = [&](const char* key) -> std::optional<std::string> {
-      auto it = session.find(key);
-      return it == session.end() ? std::nullopt : std::optional<std::string>(it->second);
-    };
-    auto enabled = get("table.exec.mini-batch.enabled");
-    if (!enabled) return std::nullopt;
-    std::string flag = *enabled;
-    std::transform(flag.begin(), flag.end(), flag.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (flag == "false") return std::nullopt;
-    if (flag != "true") fail(pos, fmt::format("'table.exec.mini-batch.enabled' is not a boolean: '{}'", *enabled));
-    auto latency = get("table.exec.mini-batch.allow-latency");
-    auto ms = latency ? parse_duration_ms(*latency) : std::optional<std::int64_t>(0);
-    if (!ms) fail(pos, fmt::format("'table.exec.mini-batch.allow-latency' is not a duration: '{}'", *latency));
-    if (*ms <= 0)
-      fail(pos, "'table.exec.mini-batch.allow-latency' must be greater than 0 when 'table.exec.mini-batch.enabled' is true");
-    auto size_text = get("table.exec.mini-batch.size");
-    std::int64_t size = -1;
-    if (size_text) {
-      char* end = nullptr;
-      size = std::strtoll(size_text->c_str(), &end, 10);
-      if (size_text->empty() || *end != '\0')
-        fail(pos, fmt::format("'table.exec.mini-batch.size' is not a number: '{}'", *size_text));
-    }
-    if (size <= 0) fail(pos, "'table.exec.mini-batch.size' must be greater than 0 when 'table.exec.mini-batch.enabled' is true");
-    return MiniBatch{*ms, size};
-  }
-
   // Hash on the keys every grouping set shares (a set without them would be split).
   static std::vector<std::size_t> partition_keys(const std::vector<std::size_t>& keys,
                                                  const std::vector<std::vector<std::size_t>>& sets) {
@@ -406,10 +363,8 @@ struct Compiler {
       factory = "sql_window_join";
       p["left_window_end"] = a.window->left_end;
       p["right_window_end"] = a.window->right_end;
-    } else if (auto ttl = session.find("table.exec.state.ttl"); ttl != session.end()) {
-      auto ms = parse_duration_ms(ttl->second);
-      if (!ms) fail(j.pos, fmt::format("'table.exec.state.ttl' is not a duration: '{}'", ttl->second));
-      if (*ms > 0) p["state_ttl_ms"] = *ms;
+    } else if (const std::int64_t ttl = state_ttl_ms(session, j.pos); ttl > 0) {
+      p["state_ttl_ms"] = ttl;
     }
     const bool single = a.left_keys.empty();
     std::string id = next_id(factory);

@@ -1,0 +1,22 @@
+#pragma once
+// Internal to src/sql/physical: the `table.exec.*` session options the physical plan
+// passes to operators, parsed with positioned errors.
+#include <cstdint>
+#include <optional>
+
+#include "clink/sql/common/session_config.hpp"
+#include "clink/sql/common/sql_error.hpp"
+
+namespace clink::sql {
+
+// SET 'table.exec.state.ttl' in milliseconds (0: none).
+std::int64_t state_ttl_ms(const SessionConfig& session, SourcePosition pos);
+
+// SET 'table.exec.mini-batch.enabled' = 'true' with its allow-latency and size (both
+// required, as in Flink: a mini-batch ends at either); nullopt when not enabled.
+struct MiniBatch {
+  std::int64_t latency_ms, size;
+};
+std::optional<MiniBatch> mini_batch(const SessionConfig& session, SourcePosition pos);
+
+}  // namespace clink::sql
