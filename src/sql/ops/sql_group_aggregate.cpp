@@ -106,6 +106,11 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     state_ = backend_->register_state("group-agg", StateKind::kValue, cfg_.state_ttl_ms);
     if (!cfg_.distinct_slots.empty())
       distinct_state_ = backend_->register_state("group-agg-distinct", StateKind::kMap, cfg_.state_ttl_ms);
+    if (mini_batch())  // a mini-batch's groups' first values, and one of them to compare
+      for (const auto& c : cfg_.aggs->calls()) {
+        first_values_.emplace_back(c.result_type);
+        before_.emplace_back(c.result_type);
+      }
   }
 
   void process_batch(int, BatchPtr batch) override {
@@ -395,11 +400,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   void results(const AggState& acc, std::vector<Column>& cells) {
     if (cells.empty())
       for (const auto& c : cfg_.aggs->calls()) cells.emplace_back(c.result_type);
-    if (mini_batch() && first_values_.empty())
-      for (const auto& c : cfg_.aggs->calls()) {
-        first_values_.emplace_back(c.result_type);
-        before_.emplace_back(c.result_type);
-      }
+
     for (auto& c : cells) c.clear();
     cfg_.aggs->append_results(acc, cells, 0);
   }
