@@ -128,17 +128,24 @@ class JobRun final : public TaskEvents {
   void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot,
                               std::int64_t alignment_ns) override {
     std::lock_guard lock(mu_);
-    if (!pending_ || pending_->id != id) {
-      // Aborted meanwhile: delete what this late snapshot uploaded to shared/.
-      std::vector<KeyedStateHandle> uploaded;
-      for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
-      shared_.discard_unregistered(uploaded);
+    if (!pending_ || pending_->id != id) {  // aborted meanwhile
+      discard_uploaded(snapshot);
       return;
     }
     if (phases_[task] == Phase::kEnded) pending_->after_end.insert(task);
     pending_->acks[task] = std::move(snapshot);
     pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
     if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
+  }
+  void discard_snapshot(std::int64_t, TaskSnapshot partial) override {
+    std::lock_guard lock(mu_);
+    discard_uploaded(partial);
+  }
+  // Deletes what a snapshot that no checkpoint will reference uploaded to shared/. Under mu_.
+  void discard_uploaded(const TaskSnapshot& snapshot) {
+    std::vector<KeyedStateHandle> uploaded;
+    for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
+    shared_.discard_unregistered(uploaded);
   }
   void checkpoint_committed(std::size_t, std::int64_t id) override {
     std::lock_guard lock(mu_);

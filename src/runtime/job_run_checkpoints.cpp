@@ -221,10 +221,7 @@ void JobRun::sweep_checkpoint_dirs() {
 }
 
 void JobRun::abort_pending(const std::string& why) {
-  std::vector<KeyedStateHandle> uploaded;  // new shared files of the aborted checkpoint
-  for (const auto& [task, snapshot] : pending_->acks)
-    for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
-  shared_.discard_unregistered(uploaded);
+  for (const auto& [task, snapshot] : pending_->acks) discard_uploaded(snapshot);  // new shared files
   CheckpointStats stats;
   stats.id = pending_->id;
   stats.status = CheckpointStats::Status::kFailed;

@@ -170,6 +170,10 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
     pass_barrier_on();
     return;
   }
+  // A snapshot that will never be acknowledged (the checkpoint was aborted meanwhile, an
+  // operator failed, or the task was cancelled) discards the new shared files it uploaded:
+  // no checkpoint will ever reference them.
+  auto discard = [&] { job_.discard_snapshot(barrier.checkpoint_id, std::move(snapshot)); };
   for (auto& host : chain) {
     try {
       host->op->snapshot_state(barrier.checkpoint_id);
@@ -182,19 +186,22 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
         // Names its own files. Savepoints are self-contained (no shared incremental files).
         state.keyed.push_back(barrier.is_savepoint ? backend->savepoint(barrier.checkpoint_id, dir)
                                                    : backend->snapshot(barrier.checkpoint_id, dir));
+      snapshot.emplace_back(host->node->uid, std::move(state));
+      OperatorSubtaskState& taken = snapshot.back().second;
       const TimerService& timers = ctx.timer_service();
       if (timers.event_time_timer_count() + timers.processing_time_timer_count() > 0) {
         write_timers(timers, dir / sub / "timers");
-        state.timers_file = sub + "/timers";
+        taken.timers_file = sub + "/timers";
       }
       if (!ctx.operator_state().empty()) {
         ctx.operator_state().write(dir / sub / "operator_state");
-        state.operator_state_file = sub + "/operator_state";
+        taken.operator_state_file = sub + "/operator_state";
       }
-      snapshot.emplace_back(host->node->uid, std::move(state));
     } catch (const TaskCancelled&) {
+      discard();
       throw;
     } catch (const std::exception& e) {
+      discard();
       // A checkpoint aborted meanwhile (its directory is gone) is no failure of ours.
       if (!job_.checkpoint_pending(barrier.checkpoint_id)) {
         pass_barrier_on();
@@ -206,7 +213,12 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
   }
   // The barrier goes on only after the snapshot, so nothing emitted after it can be
   // part of this checkpoint's downstream state.
-  pass_barrier_on();
+  try {
+    pass_barrier_on();
+  } catch (const TaskCancelled&) {
+    discard();
+    throw;
+  }
   job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot), alignment_ns);
 }
 

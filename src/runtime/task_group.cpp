@@ -89,6 +89,7 @@ class TaskGroup::Control final : public detail::JobControl {
   void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot, std::int64_t alignment_ns) override {
     events_.acknowledge_checkpoint(task, id, std::move(snapshot), alignment_ns);
   }
+  void discard_snapshot(std::int64_t id, TaskSnapshot partial) override { events_.discard_snapshot(id, std::move(partial)); }
   void task_ended(std::size_t task) override { events_.task_ended(task); }
   void task_finished(std::size_t task) override { events_.task_finished(task); }
   void checkpoint_committed(std::size_t task, std::int64_t id) override { events_.checkpoint_committed(task, id); }

@@ -415,6 +415,21 @@ TEST_P(Checkpoint, FailuresDuringSnapshotAndRestoreAreRecoveredExactlyOnce) {
   EXPECT_EQ(sorted(sink->values()), expected_output(2000));
 }
 
+// The files of shared/ the newest checkpoint references, and those on disk.
+std::pair<std::set<fs::path>, std::set<fs::path>> shared_files(const fs::path& dir) {
+  std::set<fs::path> referenced, on_disk;
+  auto latest = latest_checkpoint(dir);
+  EXPECT_TRUE(latest.has_value());
+  if (latest)
+    for (const auto& [uid, op] : CheckpointMetadata::read(*latest).operators)
+      for (const auto& st : op.subtasks)
+        for (const auto& h : st.keyed)
+          for (const auto& f : shared_state_files(h)) referenced.insert(fs::weakly_canonical(f));
+  if (fs::exists(dir / "shared"))
+    for (const auto& e : fs::directory_iterator(dir / "shared")) on_disk.insert(fs::weakly_canonical(e.path()));
+  return {referenced, on_disk};
+}
+
 TEST_P(Checkpoint, SharedFilesOfDiscardedCheckpointsAreDeleted) {
   TempDir dir;
   StreamExecutionEnvironment env;
@@ -422,17 +437,43 @@ TEST_P(Checkpoint, SharedFilesOfDiscardedCheckpointsAreDeleted) {
   // Unbounded in practice: runs until 5 checkpoints completed, however slow the machine.
   build_job(env, 1'000'000'000, 3000, std::make_shared<Injector>(), sink, 2);
   run_until_checkpoints(env, checkpointing(dir.path, 30), 5);
-  auto latest = latest_checkpoint(dir.path);
-  ASSERT_TRUE(latest.has_value());
-  std::set<fs::path> referenced;
-  for (const auto& [uid, op] : CheckpointMetadata::read(*latest).operators)
-    for (const auto& st : op.subtasks)
-      for (const auto& h : st.keyed)
-        for (const auto& f : shared_state_files(h)) referenced.insert(fs::weakly_canonical(f));
-  std::set<fs::path> on_disk;
-  if (fs::exists(dir.path / "shared"))
-    for (const auto& e : fs::directory_iterator(dir.path / "shared")) on_disk.insert(fs::weakly_canonical(e.path()));
+  auto [referenced, on_disk] = shared_files(dir.path);
   EXPECT_EQ(on_disk, referenced);  // nothing leaks, nothing referenced is missing
+  if (GetParam() == "rocksdb") {
+    EXPECT_FALSE(referenced.empty());
+  }
+}
+
+// A task whose snapshot fails part-way (its keyed state uploaded, a later operator of its
+// chain failing) never acknowledges: what it uploaded to shared/ is deleted, not left behind.
+TEST_P(Checkpoint, SharedFilesOfAPartialSnapshotAreDeleted) {
+  TempDir dir;
+  StreamExecutionEnvironment env;
+  auto sink = std::make_shared<ExactlyOnceCollectSink<Out>>();
+  auto snapshot_failures = std::make_shared<std::atomic<int>>(2);
+  checked_sequence(env, 1'000'000'000, 3000, std::make_shared<Injector>())
+      .set_parallelism(2)
+      .then<Out>("fails-in-snapshot", "FailsInSnapshot", [snapshot_failures] {
+        // Chained after the checker: fails the snapshot of checkpoints 2 and 3 (once each
+        // attempt), after the checker's keyed state was written.
+        struct FailsInSnapshot final : StreamOperator {
+          std::shared_ptr<std::atomic<int>> failures;
+          void process_batch(int, BatchPtr b) override { output().emit(std::move(b)); }
+          void snapshot_state(std::int64_t id) override {
+            if (id >= 2 && failures->fetch_sub(1) > 0) throw std::runtime_error("snapshot failed");
+          }
+        };
+        auto op = std::make_unique<FailsInSnapshot>();
+        op->failures = snapshot_failures;
+        return op;
+      })
+      .set_parallelism(2)  // chained to the checker
+      .uid("fails-in-snapshot")
+      .sink_to(sink, "Sink");
+  run_until_checkpoints(env, checkpointing(dir.path, 30), 5);
+  EXPECT_LE(snapshot_failures->load(), 0);  // both snapshot failures happened
+  auto [referenced, on_disk] = shared_files(dir.path);
+  EXPECT_EQ(on_disk, referenced);
   if (GetParam() == "rocksdb") {
     EXPECT_FALSE(referenced.empty());
   }

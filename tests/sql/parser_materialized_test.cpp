@@ -79,13 +79,25 @@ TEST(ParserMaterialized, AlterRefreshDropAndTheViewSpelling) {
   EXPECT_EQ(m->partition[0].key, "dt");
   EXPECT_EQ(m->partition[1].value, "3");
   EXPECT_EQ(error_of("ALTER MATERIALIZED TABLE t SET ('a' = 'b')"),
-            "TranslationError: line 1, column 28: ALTER MATERIALIZED TABLE ... SET is not supported (SUSPEND, RESUME "
-            "and REFRESH are)");
+            "TranslationError: line 1, column 28: ALTER MATERIALIZED TABLE ... SET is not supported (SUSPEND, RESUME, "
+            "REFRESH and AS <query> are)");
   EXPECT_EQ(error_of("ALTER MATERIALIZED TABLE t STOP"),
-            "ParseError: line 1, column 28: expected SUSPEND, RESUME or REFRESH but found 'STOP'");
+            "ParseError: line 1, column 28: expected SUSPEND, RESUME, REFRESH or AS but found 'STOP'");
   EXPECT_EQ(error_of("CREATE OR REPLACE MATERIALIZED TABLE t AS SELECT 1"),
-            "TranslationError: line 1, column 8: CREATE OR REPLACE is not supported for materialized tables: DROP it "
-            "and CREATE it again");
+            "TranslationError: line 1, column 8: CREATE OR REPLACE is not supported for materialized tables: CREATE OR "
+            "ALTER changes an existing one's query, or DROP it and CREATE it again");
+  // ALTER ... AS and CREATE OR ALTER keep the query as written.
+  auto alter = parse("ALTER MATERIALIZED TABLE t AS SELECT a,  b FROM s").statements[0];
+  const auto* a = alter.as<ast::MaterializedTable>();
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->action, ast::MaterializedTable::Action::AlterQuery);
+  EXPECT_EQ(a->query_sql, "SELECT a,  b FROM s");
+  EXPECT_EQ(ast::to_string(alter), "ALTER MATERIALIZED TABLE t AS SELECT a, b FROM s");
+  auto create = parse("CREATE OR ALTER MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' SECOND AS SELECT 1").statements[0];
+  ASSERT_NE(create.as<ast::MaterializedTable>(), nullptr);
+  EXPECT_TRUE(create.as<ast::MaterializedTable>()->or_alter);
+  EXPECT_EQ(error_of("CREATE OR ALTER MATERIALIZED VIEW v AS SELECT 1"),
+            "ParseError: line 1, column 30: expected 'TABLE' but found 'VIEW'");
 }
 
 }  // namespace

@@ -76,7 +76,16 @@ TEST(ParserStatement, ShowDescribeAnalyze) {
   EXPECT_EQ(show->what, ast::Show::What::CreateTable);
   EXPECT_EQ(show->object, (ast::QualifiedName{"Orders"}));
   EXPECT_EQ(error_of("SHOW MODULES"), "TranslationError: line 1, column 6: SHOW MODULES is not supported");
-  EXPECT_EQ(error_of("SHOW TABLES FROM db"), "ParseError: line 1, column 13: unexpected 'FROM'");
+  script = parse("SHOW MATERIALIZED TABLES IN c.db NOT LIKE 'a%'");
+  show = script.statements[0].as<ast::Show>();
+  ASSERT_NE(show, nullptr);
+  EXPECT_EQ(show->what, ast::Show::What::MaterializedTables);
+  EXPECT_EQ(show->object, (ast::QualifiedName{"c", "db"}));
+  EXPECT_EQ(show->like, "a%");
+  EXPECT_TRUE(show->not_like);
+  EXPECT_EQ(ast::to_string(script.statements[0]), "SHOW MATERIALIZED TABLES FROM c.db NOT LIKE 'a%'");
+  EXPECT_EQ(error_of("SHOW TABLES NOT 'x'"), "ParseError: line 1, column 17: expected 'LIKE' but found string 'x'");
+  EXPECT_EQ(error_of("SHOW CREATE VIEW v LIKE 'x'"), "ParseError: line 1, column 20: unexpected 'LIKE'");
   EXPECT_EQ(error_of("ANALYZE TABLE t"), "ParseError: line 1, column 16: expected 'COMPUTE' but found end of input");
   EXPECT_EQ(error_of("ANALYZE TABLE t COMPUTE STATISTICS NOSCAN"),
             "TranslationError: line 1, column 36: ANALYZE ... NOSCAN is not supported");

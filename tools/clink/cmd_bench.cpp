@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -28,7 +30,9 @@ namespace {
 
 struct BenchOptions {
   std::string query = "q0";
-  std::int64_t events = 10'000'000;
+  std::vector<std::int64_t> events{10'000'000};
+  std::string output;   // a results file (tab-separated) to write
+  std::string compare;  // a results file of an earlier run to compare with
   int parallelism = 1;
   std::string file;  // default: examples/nexmark/<query>.sql
   int workers = 0;   // > 0: on a cluster of this many workers in this process
@@ -82,43 +86,108 @@ std::vector<std::string> example_queries() {
   return names;
 }
 
-// --query all: each query in its own process (this binary), so that CPU time and peak
-// memory are each query's own; one table of their figures.
-int bench_all(const BenchOptions& opts) {
+// One measured run: a query at a number of events.
+struct BenchResult {
+  std::string query;
+  std::int64_t events = 0;
+  int parallelism = 1;
+  double wall_s = 0, events_per_s = 0, per_core = 0, peak_mib = 0;
+};
+
+constexpr const char* kResultHeader = "query\tevents\tparallelism\twall_s\tevents_per_s\tevents_per_core_s\tpeak_mib";
+
+// A results file of --output: the header, then one line per run.
+std::vector<BenchResult> read_results(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ClinkError("--compare: cannot read " + path);
+  std::vector<BenchResult> out;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (number == 1) {
+      if (line != kResultHeader) throw ClinkError(fmt::format("--compare: {} is not a results file of --output (line 1)", path));
+      continue;
+    }
+    if (line.empty()) continue;
+    BenchResult r;
+    std::istringstream fields(line);
+    if (!(fields >> r.query >> r.events >> r.parallelism >> r.wall_s >> r.events_per_s >> r.per_core >> r.peak_mib))
+      throw ClinkError(fmt::format("--compare: {} line {}: expected 7 tab-separated fields", path, number));
+    out.push_back(r);
+  }
+  return out;
+}
+
+// --query all, several --events, --output or --compare: each run in its own process (this
+// binary), so that CPU time and peak memory are each run's own; one table of their
+// figures, with the ratio of events/s per core to the same run in the --compare file.
+int bench_table(const BenchOptions& opts) {
   try {
-    auto queries = example_queries();
-    std::printf("nexmark: %lld events per query, parallelism %d\n\n", static_cast<long long>(opts.events),
-                opts.parallelism);
-    std::printf("%-6s %10s %14s %22s %12s\n", "query", "wall s", "events/s", "events/s per core", "peak MiB");
+    auto queries = opts.query == "all" ? example_queries() : std::vector<std::string>{opts.query};
+    std::vector<BenchResult> baseline;
+    if (!opts.compare.empty()) baseline = read_results(opts.compare);
+    std::ofstream output;
+    if (!opts.output.empty()) {
+      output.open(opts.output);
+      if (!output) throw ClinkError("--output: cannot write " + opts.output);
+      output << kResultHeader << "\n";
+    }
+    std::printf("nexmark: parallelism %d%s\n\n", opts.parallelism,
+                opts.compare.empty() ? "" : fmt::format(", compared to {}", opts.compare).c_str());
+    std::printf("%-6s %11s %10s %14s %18s %10s%s\n", "query", "events", "wall s", "events/s", "events/s per core",
+                "peak MiB", opts.compare.empty() ? "" : "   vs before");
     std::fflush(stdout);
-    int failed = 0;
+    int failed = 0, slower = 0;
     // The shell popen runs would be /proc/self/exe there: resolve this binary first.
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    for (const auto& q : queries) {
-      std::string cmd = fmt::format("'{}' bench nexmark --query {} --events {} -p {} 2>&1", self, q, opts.events,
-                                    opts.parallelism);
-      FILE* pipe = ::popen(cmd.c_str(), "r");
-      if (!pipe) throw ClinkError("cannot run " + cmd);
-      std::string out;
-      char buf[4096];
-      while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-      int status = ::pclose(pipe);
-      auto figure = [&](const char* label) -> std::string {
-        auto at = out.find(label);
-        if (at == std::string::npos) return "";
-        at = out.find_first_not_of(' ', at + std::strlen(label));
-        return out.substr(at, out.find(' ', at) - at);
-      };
-      if (status != 0 || figure("throughput").empty()) {
-        ++failed;
-        std::string message = out.substr(0, out.find('\n'));
-        std::printf("%-6s failed: %s\n", q.c_str(), message.c_str());
-      } else {
-        std::printf("%-6s %10s %14s %22s %12s\n", q.c_str(), figure("wall time").c_str(), figure("throughput").c_str(),
-                    figure("per core").c_str(), figure("peak rss").c_str());
+    for (std::int64_t events : opts.events)
+      for (const auto& q : queries) {
+        std::string cmd = fmt::format("'{}' bench nexmark --query {} --events {} -p {}{} 2>&1", self, q, events,
+                                      opts.parallelism, opts.file.empty() ? "" : " -f '" + opts.file + "'")
+                          + (opts.workers > 0 ? fmt::format(" --workers {}", opts.workers) : "");
+        FILE* pipe = ::popen(cmd.c_str(), "r");
+        if (!pipe) throw ClinkError("cannot run " + cmd);
+        std::string out;
+        char buf[4096];
+        while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+        int status = ::pclose(pipe);
+        auto figure = [&](const char* label) -> double {
+          auto at = out.find(label);
+          if (at == std::string::npos) return -1;
+          return std::atof(out.c_str() + at + std::strlen(label));
+        };
+        BenchResult r{q, events, opts.parallelism, figure("wall time"), figure("throughput"), figure("per core"),
+                      figure("peak rss")};
+        if (status != 0 || r.events_per_s < 0) {
+          ++failed;
+          std::printf("%-6s %11lld failed: %s\n", q.c_str(), static_cast<long long>(events),
+                      out.substr(0, out.find('\n')).c_str());
+          std::fflush(stdout);
+          continue;
+        }
+        std::string versus;
+        if (!opts.compare.empty()) {
+          auto before = std::find_if(baseline.begin(), baseline.end(), [&](const BenchResult& b) {
+            return b.query == q && b.events == events && b.parallelism == opts.parallelism;
+          });
+          if (before == baseline.end() || before->per_core <= 0) {
+            versus = "   (not in it)";
+          } else {
+            double ratio = r.per_core / before->per_core;
+            // Per-core figures of one query vary by a few percent run to run here.
+            bool regressed = ratio < 0.9;
+            slower += regressed;
+            versus = fmt::format("   {:.2f}x{}", ratio, regressed ? "  SLOWER" : "");
+          }
+        }
+        std::printf("%-6s %11lld %10.3f %14.0f %18.0f %10.1f%s\n", q.c_str(), static_cast<long long>(events), r.wall_s,
+                    r.events_per_s, r.per_core, r.peak_mib, versus.c_str());
+        std::fflush(stdout);
+        if (output.is_open())
+          output << fmt::format("{}\t{}\t{}\t{:.3f}\t{:.0f}\t{:.0f}\t{:.1f}\n", q, events, r.parallelism, r.wall_s,
+                                r.events_per_s, r.per_core, r.peak_mib)
+                 << std::flush;
       }
-      std::fflush(stdout);
-    }
+    if (slower > 0) std::printf("\n%d run(s) more than 10%% slower per core than in %s\n", slower, opts.compare.c_str());
     return failed == 0 ? kExitOk : kExitError;
   } catch (const std::exception& e) {
     std::fflush(stdout);
@@ -128,13 +197,15 @@ int bench_all(const BenchOptions& opts) {
 }
 
 int bench_nexmark(const BenchOptions& opts) {
-  if (opts.query == "all" && opts.file.empty()) return bench_all(opts);
+  if ((opts.query == "all" && opts.file.empty()) || opts.events.size() > 1 || !opts.output.empty() ||
+      !opts.compare.empty())
+    return bench_table(opts);
   try {
     std::string path = find_query(opts);
     auto script = sql::parse(read_file(path));
     SqlJobSettings settings;
     settings.parallelism = opts.parallelism;
-    std::int64_t events = opts.events;
+    std::int64_t events = opts.events.front();
     settings.rewrite_spec = [events](nlohmann::json& spec) { size_job(spec, events); };
     // --workers: a coordinator's runtime and workers in this process (their gRPC streams
     // and TCP channels real), so getrusage counts the cluster's whole CPU time.
@@ -197,7 +268,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                                                    "events/s, events/s per core and peak memory");
   nexmark->add_option("-q,--query", opts->query, "The query: examples/nexmark/<query>.sql, or all of them: all")
       ->default_val("q0");
-  nexmark->add_option("-n,--events", opts->events, "Events to generate")->default_val(10'000'000)->check(CLI::Range(1LL, 1LL << 50));
+  nexmark->add_option("-n,--events", opts->events, "Events to generate (several, comma-separated: one run each)")
+      ->delimiter(',')
+      ->check(CLI::Range(1LL, 1LL << 50));
+  nexmark->add_option("-o,--output", opts->output, "Write the figures of every run to this file (tab-separated)");
+  nexmark->add_option("--compare", opts->compare,
+                      "A file of an earlier --output: print each run's events/s per core as a ratio to it");
   nexmark->add_option("-p,--parallelism", opts->parallelism, "Parallelism of the job")->default_val(1)->check(CLI::Range(1, 1 << 15));
   nexmark->add_option("-f,--file", opts->file, "A query script to run instead of examples/nexmark/<query>.sql");
   nexmark->add_option("--workers", opts->workers,

@@ -44,6 +44,10 @@ class TaskEvents {
   // alignment_ns: how long the task held back inputs waiting for all barriers.
   virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot,
                                       std::int64_t alignment_ns) = 0;
+  // A snapshot the task took part of and will never acknowledge (the checkpoint was
+  // aborted, an operator failed, the task was cancelled): the new shared files it uploaded
+  // are deleted. Where the coordinator is remote they stay until the job's shared/ ends.
+  virtual void discard_snapshot(std::int64_t /*checkpoint_id*/, TaskSnapshot /*partial*/) {}
   // The task ran end_of_input() and now waits for its final checkpoint (FLIP-147): it
   // takes part in checkpoints through its mailbox, without barriers (its outputs ended).
   virtual void task_ended(std::size_t task) = 0;

@@ -44,11 +44,55 @@ std::string format_tableau(const std::vector<std::string>& header, const std::ve
   return out;
 }
 
+namespace {
+
+// SQL LIKE: '%' any run, '_' one character (a UTF-8 code point).
+bool like(std::string_view s, std::string_view p) {
+  auto step = [](std::string_view t, std::size_t i) {  // past the code point at i
+    ++i;
+    while (i < t.size() && (static_cast<unsigned char>(t[i]) & 0xC0) == 0x80) ++i;
+    return i;
+  };
+  std::size_t si = 0, pi = 0, star_p = std::string_view::npos, star_s = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '%') {
+      star_p = ++pi;
+      star_s = si;
+    } else if (pi < p.size() && p[pi] == '_') {
+      si = step(s, si);
+      pi = step(p, pi);
+    } else if (pi < p.size() && p[pi] == s[si]) {
+      ++si;
+      ++pi;
+    } else if (star_p != std::string_view::npos) {
+      pi = star_p;
+      si = star_s = step(s, star_s);
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '%') ++pi;
+  return pi == p.size();
+}
+
+}  // namespace
+
+std::vector<std::string> show_filter(const ast::Show& stmt, std::vector<std::string> names, SourcePosition pos) {
+  const auto& db = stmt.object;
+  if (!db.empty() && (db.size() > 2 || db.back() != kDefaultDatabase || (db.size() == 2 && db[0] != kDefaultCatalog)))
+    fail(pos, fmt::format("Database '{}'.'{}' doesn't exist.", db.size() == 2 ? db[0] : kDefaultCatalog, db.back()));
+  if (stmt.like)
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const std::string& n) { return like(n, *stmt.like) == stmt.not_like; }),
+                names.end());
+  return names;
+}
+
 std::string CatalogDdl::show(const ast::Show& stmt, SourcePosition pos) const {
   using W = ast::Show::What;
-  auto list = [](const char* header, const std::vector<std::string>& names) {
+  auto list = [&](const char* header, const std::vector<std::string>& names) {
     std::vector<std::vector<std::string>> rows;
-    for (const auto& n : names) rows.push_back({n});
+    for (const auto& n : show_filter(stmt, names, pos)) rows.push_back({n});
     return format_tableau({header}, rows);
   };
   switch (stmt.what) {
@@ -86,7 +130,10 @@ std::string CatalogDdl::show(const ast::Show& stmt, SourcePosition pos) const {
     case W::CurrentCatalog: return list("current catalog name", {std::string(kDefaultCatalog)});
     case W::CurrentDatabase: return list("current database name", {std::string(kDefaultDatabase)});
     case W::Jars: return "Empty set\n";  // ADD JAR is refused: the list stays empty
-    case W::Models: return show_models();
+    case W::Models: return list("model name", catalog_.model_names());
+    case W::MaterializedTables:
+    case W::CreateMaterializedTable:
+      fail(pos, "materialized tables are shown by the statement runner");  // StatementRunner::execute
     case W::CreateModel: return show_create_model(stmt, pos);
     case W::Jobs:
       fail(pos, "SHOW JOBS lists the jobs of a SQL client: run it in `clink sql` (with --coordinator for a cluster's)");

@@ -126,6 +126,15 @@ bool hidden_name(const fs::path& p) {
   return !n.empty() && (n[0] == '.' || n[0] == '_');
 }
 
+// Empties a continuous table's backing directory for a job that computes it anew (hidden
+// entries, the sink's own, stay).
+void clear_backing(const std::string& path) {
+  if (path.empty()) return;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(path, ec))
+    if (!hidden_name(e.path())) fs::remove_all(e.path());
+}
+
 }  // namespace
 
 std::int64_t parse_duration_ms(const std::string& text) {
@@ -243,8 +252,8 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
   using A = ast::MaterializedTable::Action;
   const std::string name = m.name.back();
   const char* kind = m.view ? "materialized view" : "materialized table";
-  if (m.action == A::Create) return create(m, st, run);
   auto def = find(name);
+  if (m.action == A::Create && !(m.or_alter && def)) return create(m, st, run);
   if (!def) {
     if (m.action == A::Drop && m.if_exists) return;
     if (catalog_.has(name))
@@ -252,7 +261,8 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
     throw TranslationError(st.pos, fmt::format("{} `{}` does not exist", m.view ? "Materialized view" : "Materialized table", name));
   }
   switch (m.action) {
-    case A::Create: break;
+    case A::Create:  // CREATE OR ALTER of an existing table
+    case A::AlterQuery: return alter_query(std::move(*def), m, st, run);
     case A::Drop:
       catalog_.remove(ObjectKind::kTable, name);
       remove(name);
@@ -272,11 +282,7 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
       // No savepoint of the suspended job: the maintenance job recomputes the backing
       // from the sources (see docs/materialized-tables.md).
       if (!def->full()) {
-        if (!def->path.empty()) {  // the resumed job computes the backing from the sources again
-          std::error_code ec;
-          for (const auto& e : fs::directory_iterator(def->path, ec))
-            if (!hidden_name(e.path())) fs::remove_all(e.path());
-        }
+        clear_backing(def->path);  // the resumed job computes the backing from the sources again
         run_continuous(*def, st, run);
       }
       return;
@@ -428,6 +434,69 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
     if (def.default_path) fs::remove_all(def.path);
     throw;
   }
+}
+
+// ALTER MATERIALIZED TABLE t AS <query>, and CREATE OR ALTER of an existing t: Flink's
+// schema evolution (the original columns in order, with their types, then new nullable
+// ones at the end). A FULL table's next refresh runs the new query; an activated
+// continuous table's job restarts on it from the sources (Flink's new refresh job does
+// not restore the old one's state either) and rebuilds the backing, so no row is kept
+// twice.
+void MaterializedTables::alter_query(MaterializedTableDef def, const ast::MaterializedTable& m, const ast::Statement& st,
+                                     const MaterializedJobRunner& run) {
+  const std::string& name = def.name;
+  if (m.action == ast::MaterializedTable::Action::Create) {  // CREATE OR ALTER: only the query may change
+    auto changed = [&](const char* what) {
+      return TranslationError(st.pos, fmt::format("CREATE OR ALTER MATERIALIZED TABLE `{}`: the {} of an existing "
+                                                  "materialized table cannot be changed (only its query)", name, what));
+    };
+    if (m.freshness_ms && *m.freshness_ms != def.freshness_ms) throw changed("FRESHNESS");
+    if (!m.refresh_mode.empty() && m.refresh_mode != def.refresh_mode) throw changed("REFRESH_MODE");
+    if (m.partitioned_by != def.partitioned_by) throw changed("partition keys");
+    if (m.primary_key && m.primary_key->columns != def.primary_key) throw changed("primary key");
+  }
+  const TableDef* backing = catalog_.table(name);
+  if (!backing) throw TranslationError(st.pos, fmt::format("Materialized table `{}` has no backing table", name));
+  Binder binder(catalog_, registry_, session_);
+  LogicalPtr q = binder.bind_select(*m.query);
+  const auto& fields = q->schema.fields();
+  const auto& columns = backing->columns;
+  if (fields.size() < columns.size())
+    throw TranslationError(m.query_pos, fmt::format("Failed to modify query because drop column is unsupported. When "
+                                                    "modifying a query, you can only append new columns at the end of "
+                                                    "original schema. The original schema has {} columns, but the newly "
+                                                    "derived schema from the query has {} columns.",
+                                                    columns.size(), fields.size()));
+  TableDef next = *backing;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const auto& f = fields[i];
+    if (i < columns.size()) {
+      const auto& c = columns[i];
+      // A key column is stored NOT NULL; the query's may be nullable.
+      if (f.name != c.name || f.type.with_nullable(true) != c.type.with_nullable(true))
+        throw TranslationError(m.query_pos, fmt::format("When modifying the query of a materialized table, currently "
+                                                        "only support appending columns at the end of original schema, "
+                                                        "dropping, renaming, and reordering columns are not supported.\n"
+                                                        "Column mismatch at position {}: Original column is [`{}` {}], "
+                                                        "but new column is [`{}` {}].",
+                                                        i, c.name, c.type.to_string(), f.name, f.type.to_string()));
+    } else {
+      if (!f.type.nullable())
+        throw TranslationError(m.query_pos, fmt::format("Materialized table `{}`: the new column `{}` {} must be "
+                                                        "nullable (rows written before it have no value)",
+                                                        name, f.name, f.type.to_string()));
+      next.columns.push_back({f.name, CatalogColumn::Kind::kPhysical, f.type});
+    }
+  }
+  if (changelog_mode(*q).updating() && !def.snapshot)
+    throw TranslationError(m.query_pos, fmt::format("Materialized table `{}` is appended to: its new query must be "
+                                                    "insert-only as its first was, but it produces updates", name));
+  catalog_.replace_table(name, std::move(next));
+  def.query_sql = m.query_sql;
+  save(def);
+  if (def.full() || def.status != "ACTIVATED") return;
+  clear_backing(def.path);
+  run_continuous(def, st, run);
 }
 
 void MaterializedTables::run_continuous(const MaterializedTableDef& def, const ast::Statement& st, const MaterializedJobRunner& run) {

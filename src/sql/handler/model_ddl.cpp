@@ -71,12 +71,6 @@ void CatalogDdl::drop_models(const ast::Drop& stmt, SourcePosition pos) {
   }
 }
 
-std::string CatalogDdl::show_models() const {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& n : catalog_.model_names()) rows.push_back({n});
-  return format_tableau({"model name"}, rows);
-}
-
 std::string CatalogDdl::show_create_model(const ast::Show& stmt, SourcePosition pos) const {
   const std::string& name = stmt.object.back();
   const ModelDef* m = catalog_.model(name);

@@ -118,7 +118,15 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
   }
   else if (const auto* s = st.as<ast::AlterTable>()) ddl_.alter_table(*s, st.pos);
   else if (const auto* s = st.as<ast::AnalyzeTable>()) ddl_.analyze(*s, st.pos);
-  else if (const auto* s = st.as<ast::Show>()) return text(ddl_.show(*s, st.pos));
+  else if (const auto* s = st.as<ast::Show>()) {
+    using W = ast::Show::What;
+    if (s->what == W::MaterializedTables || s->what == W::CreateMaterializedTable) return text(materialized_.show(*s, st.pos));
+    if (s->what == W::CreateTable && materialized_.find(s->object.back()))  // as Flink 2.2+
+      throw TranslationError(st.pos, fmt::format("SHOW CREATE TABLE is not supported for materialized table `{}`: use "
+                                                 "SHOW CREATE MATERIALIZED TABLE",
+                                                 s->object.back()));
+    return text(ddl_.show(*s, st.pos));
+  }
   else if (const auto* s = st.as<ast::Use>()) ddl_.use(*s, st.pos);
   else if (st.as<ast::StopJob>())
     throw TranslationError(st.pos, "STOP JOB stops a job of a SQL client's cluster: run it in `clink sql --coordinator HOST:PORT`");

@@ -345,11 +345,16 @@ struct StatementPrinter {
            join(a.actions, alter_action);
   }
   std::string operator()(const Show& s) const {
+    // For the listings: FROM the database, [NOT] LIKE.
+    const std::string like = (s.object.empty() ? "" : " FROM " + name(s.object)) +
+                             (s.like ? std::string(s.not_like ? " NOT" : "") + " LIKE " + quote_string(*s.like) : "");
     switch (s.what) {
-      case Show::What::Tables: return "SHOW TABLES";
-      case Show::What::Views: return "SHOW VIEWS";
-      case Show::What::Functions: return "SHOW FUNCTIONS";
-      case Show::What::UserFunctions: return "SHOW USER FUNCTIONS";
+      case Show::What::Tables: return "SHOW TABLES" + like;
+      case Show::What::Views: return "SHOW VIEWS" + like;
+      case Show::What::MaterializedTables: return "SHOW MATERIALIZED TABLES" + like;
+      case Show::What::CreateMaterializedTable: return "SHOW CREATE MATERIALIZED TABLE " + name(s.object);
+      case Show::What::Functions: return "SHOW FUNCTIONS" + like;
+      case Show::What::UserFunctions: return "SHOW USER FUNCTIONS" + like;
       case Show::What::CreateTable: return "SHOW CREATE TABLE " + name(s.object);
       case Show::What::CreateView: return "SHOW CREATE VIEW " + name(s.object);
       case Show::What::Columns: return "SHOW COLUMNS FROM " + name(s.object);
@@ -359,7 +364,7 @@ struct StatementPrinter {
       case Show::What::CurrentDatabase: return "SHOW CURRENT DATABASE";
       case Show::What::Jobs: return "SHOW JOBS";
       case Show::What::Jars: return "SHOW JARS";
-      case Show::What::Models: return "SHOW MODELS";
+      case Show::What::Models: return "SHOW MODELS" + like;
       case Show::What::CreateModel: return "SHOW CREATE MODEL " + name(s.object);
     }
     return "";
@@ -374,7 +379,8 @@ struct StatementPrinter {
     const std::string kind = m.view ? "MATERIALIZED VIEW " : "MATERIALIZED TABLE ";
     switch (m.action) {
       case MaterializedTable::Action::Create: {
-        std::string s = "CREATE " + kind + (m.if_not_exists ? "IF NOT EXISTS " : "") + name(m.name);
+        std::string s = std::string(m.or_alter ? "CREATE OR ALTER " : "CREATE ") + kind +
+                        (m.if_not_exists ? "IF NOT EXISTS " : "") + name(m.name);
         if (m.primary_key) s += " (PRIMARY KEY (" + join(m.primary_key->columns, quote_identifier) + ") NOT ENFORCED)";
         if (!m.comment.empty()) s += " COMMENT " + quote_string(m.comment);
         if (!m.partitioned_by.empty()) s += " PARTITIONED BY (" + join(m.partitioned_by, quote_identifier) + ")";
@@ -388,6 +394,8 @@ struct StatementPrinter {
       case MaterializedTable::Action::Resume: return "ALTER " + kind + name(m.name) + " RESUME";
       case MaterializedTable::Action::Refresh: return "ALTER " + kind + name(m.name) + " REFRESH";
       case MaterializedTable::Action::Drop: return "DROP " + kind + (m.if_exists ? "IF EXISTS " : "") + name(m.name);
+      case MaterializedTable::Action::AlterQuery:
+        return "ALTER " + kind + name(m.name) + " AS " + (m.query ? to_string(*m.query) : m.query_sql);
     }
     return "";
   }

@@ -131,6 +131,11 @@ Statement::Node StatementParser::show(TokenCursor& c) {
   const Token& what = c.peek();
   if (c.accept("TABLES")) s.what = Show::What::Tables;
   else if (c.accept("VIEWS")) s.what = Show::What::Views;
+  else if (c.accept_all({"MATERIALIZED", "TABLES"})) s.what = Show::What::MaterializedTables;
+  else if (c.accept_all({"CREATE", "MATERIALIZED", "TABLE"})) {
+    s.what = Show::What::CreateMaterializedTable;
+    s.object = c.qualified_name("a materialized table name");
+  }
   else if (c.accept("FUNCTIONS")) s.what = Show::What::Functions;
   else if (c.accept_all({"USER", "FUNCTIONS"})) s.what = Show::What::UserFunctions;
   else if (c.accept("CATALOGS")) s.what = Show::What::Catalogs;
@@ -158,6 +163,15 @@ Statement::Node StatementParser::show(TokenCursor& c) {
     c.unsupported(what, "SHOW " + upper_case(what.text) + " is not supported");
   } else {
     c.fail_expected("TABLES, VIEWS, FUNCTIONS, CREATE TABLE or COLUMNS");
+  }
+  // Listings take Flink's [ (FROM | IN) [catalog.]database ] [ [NOT] LIKE '<pattern>' ].
+  using W = Show::What;
+  if (s.what == W::Tables || s.what == W::Views || s.what == W::MaterializedTables || s.what == W::Functions ||
+      s.what == W::UserFunctions || s.what == W::Models) {
+    if (c.accept("FROM") || c.accept("IN")) s.object = c.qualified_name("a database name");
+    s.not_like = c.accept("NOT");
+    if (s.not_like) c.expect("LIKE");
+    if (s.not_like || c.accept("LIKE")) s.like = c.string_literal("a LIKE pattern");
   }
   expect_end(c);
   return s;

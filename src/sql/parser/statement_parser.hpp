@@ -53,6 +53,7 @@ class StatementParser {
   // Materialized tables and views (statement_parser_mv.cpp)
   static bool is_materialized(const TokenCursor& c);
   Statement::Node materialized(TokenCursor& c);
+  void defining_query(TokenCursor& c, ast::MaterializedTable& m);
 
   // DDL (statement_parser_ddl.cpp)
   Statement::Node create(TokenCursor& c);

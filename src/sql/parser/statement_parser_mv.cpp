@@ -36,17 +36,25 @@ std::int64_t freshness_ms(TokenCursor& c) {
 }  // namespace
 
 bool StatementParser::is_materialized(const TokenCursor& c) {
-  if (c.peek_is("CREATE")) return c.peek_is("MATERIALIZED", 1) || (c.peek_is("OR", 1) && c.peek_is("REPLACE", 2) && c.peek_is("MATERIALIZED", 3));
+  if (c.peek_is("CREATE"))
+    return c.peek_is("MATERIALIZED", 1) ||
+           (c.peek_is("OR", 1) && (c.peek_is("REPLACE", 2) || c.peek_is("ALTER", 2)) && c.peek_is("MATERIALIZED", 3));
   return (c.peek_is("ALTER") || c.peek_is("DROP") || c.peek_is("REFRESH")) && c.peek_is("MATERIALIZED", 1);
 }
 
 Statement::Node StatementParser::materialized(TokenCursor& c) {
   MaterializedTable m;
   const Token& verb = c.next();
-  if (verb.is("CREATE") && c.peek_is("OR"))
-    c.unsupported(c.peek(), "CREATE OR REPLACE is not supported for materialized tables: DROP it and CREATE it again");
+  if (verb.is("CREATE") && c.peek_is("OR")) {
+    if (c.peek_is("REPLACE", 1))
+      c.unsupported(c.peek(), "CREATE OR REPLACE is not supported for materialized tables: CREATE OR ALTER changes an "
+                              "existing one's query, or DROP it and CREATE it again");
+    c.expect("OR");
+    c.expect("ALTER");
+    m.or_alter = true;
+  }
   c.expect("MATERIALIZED");
-  if (c.accept("VIEW")) m.view = true;
+  if (!m.or_alter && c.accept("VIEW")) m.view = true;
   else c.expect("TABLE");
   if (verb.is("DROP")) {
     m.action = MaterializedTable::Action::Drop;
@@ -72,11 +80,16 @@ Statement::Node StatementParser::materialized(TokenCursor& c) {
     } else if (c.accept("REFRESH")) {
       m.action = MaterializedTable::Action::Refresh;
       if (c.accept("PARTITION")) m.partition = parse_property_list(c);
-    } else if (c.peek_is("SET") || c.peek_is("AS") || c.peek_is("ADD") || c.peek_is("MODIFY")) {
+    } else if (c.peek_is("AS")) {
+      c.next();
+      m.action = MaterializedTable::Action::AlterQuery;
+      defining_query(c, m);
+      return m;
+    } else if (c.peek_is("SET") || c.peek_is("RESET") || c.peek_is("ADD") || c.peek_is("MODIFY") || c.peek_is("DROP")) {
       c.unsupported(c.peek(), "ALTER MATERIALIZED TABLE ... " + upper_case(c.peek().text) +
-                                  " is not supported (SUSPEND, RESUME and REFRESH are)");
+                                  " is not supported (SUSPEND, RESUME, REFRESH and AS <query> are)");
     } else {
-      c.fail_expected("SUSPEND, RESUME or REFRESH");
+      c.fail_expected("SUSPEND, RESUME, REFRESH or AS");
     }
     expect_end(c);
     return m;
@@ -122,6 +135,12 @@ Statement::Node StatementParser::materialized(TokenCursor& c) {
     }
   }
   c.expect("AS");
+  defining_query(c, m);
+  return m;
+}
+
+// The rest of the statement: the query, parsed, and its text as written.
+void StatementParser::defining_query(TokenCursor& c, MaterializedTable& m) {
   const size_t b = c.index_ahead(0);
   if (b >= c.end_index()) c.fail_expected("a query");
   m.query_pos = c.position();
@@ -130,7 +149,6 @@ Statement::Node StatementParser::materialized(TokenCursor& c) {
   const size_t from = first.origin, to = lx_.text.original_offset(last.end - 1) + 1;
   m.query_sql = std::string(map_.original().substr(from, to - from));
   m.query = fe_.parse_query(lx_, b, c.end_index());
-  return m;
 }
 
 }  // namespace clink::sql::detail

@@ -41,7 +41,6 @@ class CatalogDdl {
   // CREATE / DROP / SHOW [CREATE] MODEL(S) (model_ddl.cpp).
   void create_model(const ast::CreateModel& stmt, SourcePosition pos);
   void drop_models(const ast::Drop& stmt, SourcePosition pos);
-  std::string show_models() const;
   std::string show_create_model(const ast::Show& stmt, SourcePosition pos) const;
   void drop(const ast::Drop& stmt, SourcePosition pos);
   void alter_table(const ast::AlterTable& stmt, SourcePosition pos);
@@ -84,5 +83,10 @@ std::string expression_sql(const ast::Expr& e);
 
 // The SQL client's tableau box: right-aligned cells, then "N row(s) in set".
 std::string format_tableau(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+
+// The names a SHOW listing keeps: those its [NOT] LIKE pattern (SQL's % and _,
+// case-sensitive as Flink's) lets through, after checking its FROM / IN database is the
+// one clink has (a TranslationError at `pos` otherwise).
+std::vector<std::string> show_filter(const ast::Show& stmt, std::vector<std::string> names, SourcePosition pos);
 
 }  // namespace clink::sql

@@ -67,8 +67,14 @@ class MaterializedTables {
   std::optional<MaterializedTableDef> find(const std::string& name) const;
   std::vector<MaterializedTableDef> all() const;
 
+  // SHOW MATERIALIZED TABLES and SHOW CREATE MATERIALIZED TABLE, in the SQL client's
+  // table format (materialized_table_show.cpp).
+  std::string show(const ast::Show& stmt, SourcePosition pos) const;
+
  private:
   void create(const ast::MaterializedTable& stmt, const ast::Statement& statement, const MaterializedJobRunner& run);
+  void alter_query(MaterializedTableDef def, const ast::MaterializedTable& stmt, const ast::Statement& statement,
+                   const MaterializedJobRunner& run);
   void run_continuous(const MaterializedTableDef& def, const ast::Statement& statement, const MaterializedJobRunner& run);
   nlohmann::json plan_insert(const MaterializedTableDef& def, ast::QueryPtr query, const std::vector<ast::Property>& hints,
                              SourcePosition pos, const std::string& job_name) const;

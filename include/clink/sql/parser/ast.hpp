@@ -573,10 +573,12 @@ struct Show {
   enum class What {
     Tables, Views, Functions, UserFunctions, CreateTable, CreateView, Columns,
     Catalogs, Databases, CurrentCatalog, CurrentDatabase, Jobs, Jars,  // the SQL client's
-    Models, CreateModel
+    Models, CreateModel, MaterializedTables, CreateMaterializedTable
   };
   What what = What::Tables;
   QualifiedName object;  // CREATE TABLE / CREATE VIEW / COLUMNS
+  std::optional<std::string> like;  // [NOT] LIKE '<pattern>' (SQL's % and _)
+  bool not_like = false;
 };
 
 // USE CATALOG c / USE [c.]db: clink has Flink's default catalog and database only.
@@ -650,9 +652,11 @@ struct QueryStatement {
 //   ALTER MATERIALIZED TABLE t SUSPEND | RESUME [WITH (..)] | REFRESH [PARTITION (k = 'v')]
 //   REFRESH MATERIALIZED VIEW v;  DROP MATERIALIZED TABLE | VIEW [IF EXISTS] t
 struct MaterializedTable {
-  enum class Action { Create, Suspend, Resume, Refresh, Drop };
+  // AlterQuery: ALTER ... AS <query> (and CREATE OR ALTER of an existing table).
+  enum class Action { Create, Suspend, Resume, Refresh, Drop, AlterQuery };
   Action action = Action::Create;
   bool view = false;  // the MATERIALIZED VIEW spelling
+  bool or_alter = false;  // CREATE OR ALTER: an existing table's query is altered
   QualifiedName name;
   bool if_exists = false;
   bool if_not_exists = false;
