@@ -2,13 +2,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <mutex>
-#include <algorithm>
 #include <thread>
+#include <utility>
 
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "clink/cluster/deploy_options.hpp"
@@ -75,7 +79,7 @@ class AttemptHost final : public TaskEvents {
   void start() {
     starter_ = std::thread([this] {
       log::ScopedContext in_job({job_id_});  // the tasks log as this job's
-      log::info("deploying attempt {}: {} local task(s)", attempt_, local_.size());
+      log::info("deploying attempt {}: local task(s) {}", attempt_, fmt::join(local_, " "));
       try {
         TaskGroup::Wiring wiring;
         wiring.local_tasks = local_;
@@ -237,8 +241,8 @@ class Worker::Impl {
     so.on_channel_failure = [this](const ChannelFailure& f) {
       {
         std::lock_guard lock(mu_);
-        auto it = jobs_.find(f.job_id);
-        if (it == jobs_.end() || it->second->attempt() != f.attempt || it->second->cancelled()) return;
+        auto it = jobs_.find({f.job_id, f.attempt});
+        if (it == jobs_.end() || it->second->cancelled()) return;
       }
       log::ScopedContext in_job({f.job_id});
       log::warn("worker {}: {}", config_.worker_id, f.message);
@@ -269,7 +273,7 @@ class Worker::Impl {
 
   ~Impl() {
     control_->stop();  // no more deploys
-    std::map<std::string, std::unique_ptr<AttemptHost>> jobs;
+    std::map<AttemptKey, std::unique_ptr<AttemptHost>> jobs;
     {
       std::lock_guard lock(mu_);
       jobs.swap(jobs_);
@@ -286,7 +290,11 @@ class Worker::Impl {
   std::string metrics_json() {
     nlohmann::json jobs = nlohmann::json::object();
     std::lock_guard lock(mu_);
-    for (const auto& [job, host] : jobs_) jobs[job] = host->metrics();
+    for (const auto& [key, host] : jobs_) {
+      auto& rows = jobs[key.first];
+      if (rows.is_null()) rows = nlohmann::json::array();
+      for (auto& row : host->metrics()) rows.push_back(std::move(row));
+    }
     return jobs.dump();
   }
 
@@ -303,8 +311,15 @@ class Worker::Impl {
           return;
         }
         std::lock_guard lock(mu_);
-        auto& slot = jobs_[d.job_id()];
-        if (slot) retire(std::move(slot));  // an older attempt: its tasks stop
+        // Older attempts of the job stop, unless this one is a region's beside them.
+        for (auto it = jobs_.lower_bound({d.job_id(), INT64_MIN}); it != jobs_.end() && it->first.first == d.job_id();)
+          if (!d.beside_other_attempts() || it->first.second == d.attempt()) {
+            retire(std::move(it->second));
+            it = jobs_.erase(it);
+          } else {
+            ++it;
+          }
+        auto& slot = jobs_[{d.job_id(), d.attempt()}];
         slot = std::move(host);
         slot->start();
         return;
@@ -320,8 +335,8 @@ class Worker::Impl {
     else if (m.has_notify_complete()) job = m.notify_complete().job_id(), attempt = m.notify_complete().attempt();
     else if (m.has_resume_sources()) job = m.resume_sources().job_id(), attempt = m.resume_sources().attempt();
     std::lock_guard lock(mu_);
-    auto it = jobs_.find(job);
-    if (it != jobs_.end() && it->second->attempt() == attempt) it->second->on_message(m);
+    auto it = jobs_.find({job, attempt});
+    if (it != jobs_.end()) it->second->on_message(m);
   }
 
   void report_deploy_failure(const proto::Deploy& d, const std::string& what) {
@@ -351,8 +366,8 @@ class Worker::Impl {
   // its connections close and its gates go.
   void retire(const std::string& job_id, std::int64_t attempt, bool cancel) {
     std::lock_guard lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end() || it->second->attempt() != attempt) return;
+    auto it = jobs_.find({job_id, attempt});
+    if (it == jobs_.end()) return;
     retire(std::move(it->second), cancel);
     jobs_.erase(it);
   }
@@ -391,7 +406,9 @@ class Worker::Impl {
   std::unique_ptr<ShuffleServer> shuffle_;
   std::unique_ptr<ControlClient> control_;
   std::mutex mu_;
-  std::map<std::string, std::unique_ptr<AttemptHost>> jobs_;  // by job id: its current attempt here
+  // The job's attempts running here: one, or with region failover one per region.
+  using AttemptKey = std::pair<std::string, std::int64_t>;  // job id, attempt
+  std::map<AttemptKey, std::unique_ptr<AttemptHost>> jobs_;
   struct Retiring {
     std::thread thread;
     std::shared_ptr<std::atomic<bool>> done;
