@@ -139,7 +139,8 @@ std::vector<std::string> ClusterDeployer::deploy_on_slots(const std::vector<std:
 void ClusterDeployer::wait_exited() {
   {
     std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !placing_whole_ && remaining_ == 0 && awaiting_.empty(); });
+    // Region placers too: none may deploy into the next attempt.
+    cv_.wait(lock, [&] { return !placing_whole_ && remaining_ == 0 && awaiting_.empty() && placers_running_ == 0; });
   }
   cluster_.release(job_id_);  // a finished job holds no slots; a restart takes them again
 }
@@ -151,7 +152,7 @@ std::set<std::pair<std::string, std::int64_t>> ClusterDeployer::hosts_of(const s
   return hosts;
 }
 
-void ClusterDeployer::send_cancels(const std::set<std::pair<std::string, std::int64_t>>& hosts) {
+std::set<std::string> ClusterDeployer::send_cancels(const std::set<std::pair<std::string, std::int64_t>>& hosts) {
   std::set<std::string> gone;
   for (const auto& [worker, attempt] : hosts) {
     proto::CoordinatorMessage m;
@@ -159,7 +160,7 @@ void ClusterDeployer::send_cancels(const std::set<std::pair<std::string, std::in
     m.mutable_cancel_attempt()->set_attempt(attempt);
     if (!cluster_.send(worker, m)) gone.insert(worker);
   }
-  for (const auto& w : gone) worker_lost(w, "it is gone");
+  return gone;
 }
 
 void ClusterDeployer::cancel() {
@@ -172,7 +173,7 @@ void ClusterDeployer::cancel() {
     cv_.notify_all();
   }
   cluster_.wake();  // an attempt or a region waiting for slots gives up
-  send_cancels(hosts);
+  for (const auto& w : send_cancels(hosts)) worker_lost(w, "it is gone");
 }
 
 // ---- region failover ----
@@ -184,6 +185,8 @@ void ClusterDeployer::cancel_tasks(const std::vector<std::size_t>& tasks) {
     if (!cancelled_) awaiting_.insert(layout_.region_of.at(tasks.front()));
     hosts = hosts_of(tasks);  // with by_region_, each is exactly the region's tasks on a worker
   }
+  // A worker gone is not reported from here (the caller holds the job's deploy lock, a
+  // failover it would start takes): the cluster reports every lost worker itself.
   send_cancels(hosts);
 }
 
@@ -203,8 +206,12 @@ void ClusterDeployer::deploy_tasks(const std::vector<std::size_t>& tasks,
     return true;
   });
   auto done = std::make_shared<std::atomic<bool>>(false);
+  ++placers_running_;
   placing_regions_.push_back({std::thread([this, region, restore, done] {
                                 place_region(region, restore);
+                                std::lock_guard lock(mu_);
+                                --placers_running_;
+                                cv_.notify_all();
                                 done->store(true);
                               }),
                               done});
@@ -216,14 +223,17 @@ void ClusterDeployer::place_region(std::size_t region, const std::optional<std::
   log::ScopedContext in_job({job_id_});
   std::lock_guard placing(place_region_mu_);
   const std::vector<std::size_t>& tasks = layout_.regions[region];
-  std::vector<std::size_t> lost;  // subtask indices whose slot is gone
+  std::map<std::size_t, std::string> slot_workers;  // by subtask index
   {
     std::lock_guard lock(mu_);
     for (std::size_t t : tasks) {
       auto i = static_cast<std::size_t>(layout_.tasks[t].subtask);
-      if (std::find(lost.begin(), lost.end(), i) == lost.end() && !cluster_.alive(slots_[i].worker_id)) lost.push_back(i);
+      slot_workers[i] = slots_[i].worker_id;
     }
   }
+  std::vector<std::size_t> lost;  // subtask indices whose slot is gone
+  for (const auto& [i, worker] : slot_workers)  // not under mu_: the cluster calls us under its lock
+    if (!cluster_.alive(worker)) lost.push_back(i);
   std::vector<Slot> fresh;
   std::string failure;
   if (!lost.empty()) {

@@ -74,7 +74,8 @@ class ClusterDeployer final : public TaskDeployer {
                                            bool beside_other_attempts);
   // The (worker, attempt) of every live task among `tasks`. Under mu_.
   std::set<std::pair<std::string, std::int64_t>> hosts_of(const std::vector<std::size_t>& tasks) const;
-  void send_cancels(const std::set<std::pair<std::string, std::int64_t>>& hosts);
+  // CancelAttempt to each; returns the workers that are gone.
+  std::set<std::string> send_cancels(const std::set<std::pair<std::string, std::int64_t>>& hosts);
   void trigger(std::size_t task, const CheckpointBarrier& barrier, bool drains);
   template <class SetAttempt>
   void send_to_task(std::size_t task, proto::CoordinatorMessage& m, SetAttempt set_attempt);
@@ -97,6 +98,7 @@ class ClusterDeployer final : public TaskDeployer {
     std::shared_ptr<std::atomic<bool>> done;
   };
   std::vector<Placer> placing_regions_;  // regions waiting for slots (under mu_)
+  int placers_running_ = 0;              // of placing_regions_ (under mu_)
   std::mutex place_region_mu_;          // one region takes slots at a time
   std::atomic<bool> cancelled_{false};  // the attempt is being cancelled (set under mu_)
   bool placing_whole_ = false;          // deploy() waits for slots
