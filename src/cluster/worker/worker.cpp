@@ -97,13 +97,18 @@ class AttemptHost final : public TaskEvents {
         auto group = std::make_unique<TaskGroup>(graph_, options_, restore_, *this, metrics_, std::move(wiring));
         for (std::size_t t : local_)
           if (InputGate* gate = group->gate(t)) shuffle_.register_gate(job_id_, attempt_, static_cast<int>(t), gate);
-        std::lock_guard lock(mu_);
-        if (cancelled_) {
-          for (std::size_t t : local_) send_event(t, TaskEvent::EXITED);
-          return;
+        std::vector<CoordinatorMessage> early;
+        {
+          std::lock_guard lock(mu_);
+          if (cancelled_) {
+            for (std::size_t t : local_) send_event(t, TaskEvent::EXITED);
+            return;
+          }
+          group_ = std::move(group);
+          group_->start();
+          early.swap(early_);
         }
-        group_ = std::move(group);
-        group_->start();
+        for (const auto& m : early) on_message(m);
       } catch (const std::exception& e) {
         log::error("deploying attempt {} failed: {}", attempt_, e.what());
         fail(kWholeJob, std::string("deploying on worker failed: ") + e.what());
@@ -123,6 +128,16 @@ class AttemptHost final : public TaskEvents {
   }
 
   void on_message(const CoordinatorMessage& m) {
+    {
+      std::lock_guard lock(mu_);
+      const bool announcement = m.has_trigger_checkpoint() && m.trigger_checkpoint().task() < 0;
+      // A trigger may come before the tasks are built (a region redeployed with a
+      // checkpoint due at once): it applies once they run.
+      if (!group_ && !announcement) {
+        if (!cancelled_) early_.push_back(m);
+        return;
+      }
+    }
     switch (m.kind_case()) {
       case CoordinatorMessage::kTriggerCheckpoint: {
         const auto& t = m.trigger_checkpoint();
@@ -229,6 +244,7 @@ class AttemptHost final : public TaskEvents {
   std::function<void()> done_;
   std::atomic<std::size_t> running_{0};  // local tasks that have not exited
   std::unique_ptr<TaskGroup> group_;
+  std::vector<CoordinatorMessage> early_;  // commands that came before group_ (under mu_)
   std::thread starter_;
 };
 
