@@ -12,7 +12,6 @@
 #include <thread>
 #include <utility>
 
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "clink/cluster/deploy_options.hpp"
@@ -79,7 +78,7 @@ class AttemptHost final : public TaskEvents {
   void start() {
     starter_ = std::thread([this] {
       log::ScopedContext in_job({job_id_});  // the tasks log as this job's
-      log::info("deploying attempt {}: local task(s) {}", attempt_, fmt::join(local_, " "));
+      log::info("deploying attempt {}: {} local task(s)", attempt_, local_.size());
       try {
         TaskGroup::Wiring wiring;
         wiring.local_tasks = local_;
