@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <mutex>
-#include <algorithm>
 #include <thread>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -93,13 +96,18 @@ class AttemptHost final : public TaskEvents {
         auto group = std::make_unique<TaskGroup>(graph_, options_, restore_, *this, metrics_, std::move(wiring));
         for (std::size_t t : local_)
           if (InputGate* gate = group->gate(t)) shuffle_.register_gate(job_id_, attempt_, static_cast<int>(t), gate);
-        std::lock_guard lock(mu_);
-        if (cancelled_) {
-          for (std::size_t t : local_) send_event(t, TaskEvent::EXITED);
-          return;
+        std::vector<CoordinatorMessage> early;
+        {
+          std::lock_guard lock(mu_);
+          if (cancelled_) {
+            for (std::size_t t : local_) send_event(t, TaskEvent::EXITED);
+            return;
+          }
+          group_ = std::move(group);
+          group_->start();
+          early.swap(early_);
         }
-        group_ = std::move(group);
-        group_->start();
+        for (const auto& m : early) on_message(m);
       } catch (const std::exception& e) {
         log::error("deploying attempt {} failed: {}", attempt_, e.what());
         fail(kWholeJob, std::string("deploying on worker failed: ") + e.what());
@@ -119,6 +127,16 @@ class AttemptHost final : public TaskEvents {
   }
 
   void on_message(const CoordinatorMessage& m) {
+    {
+      std::lock_guard lock(mu_);
+      const bool announcement = m.has_trigger_checkpoint() && m.trigger_checkpoint().task() < 0;
+      // A trigger may come before the tasks are built (a region redeployed with a
+      // checkpoint due at once): it applies once they run.
+      if (!group_ && !announcement) {
+        if (!cancelled_) early_.push_back(m);
+        return;
+      }
+    }
     switch (m.kind_case()) {
       case CoordinatorMessage::kTriggerCheckpoint: {
         const auto& t = m.trigger_checkpoint();
@@ -225,6 +243,7 @@ class AttemptHost final : public TaskEvents {
   std::function<void()> done_;
   std::atomic<std::size_t> running_{0};  // local tasks that have not exited
   std::unique_ptr<TaskGroup> group_;
+  std::vector<CoordinatorMessage> early_;  // commands that came before group_ (under mu_)
   std::thread starter_;
 };
 
@@ -237,8 +256,8 @@ class Worker::Impl {
     so.on_channel_failure = [this](const ChannelFailure& f) {
       {
         std::lock_guard lock(mu_);
-        auto it = jobs_.find(f.job_id);
-        if (it == jobs_.end() || it->second->attempt() != f.attempt || it->second->cancelled()) return;
+        auto it = jobs_.find({f.job_id, f.attempt});
+        if (it == jobs_.end() || it->second->cancelled()) return;
       }
       log::ScopedContext in_job({f.job_id});
       log::warn("worker {}: {}", config_.worker_id, f.message);
@@ -269,7 +288,7 @@ class Worker::Impl {
 
   ~Impl() {
     control_->stop();  // no more deploys
-    std::map<std::string, std::unique_ptr<AttemptHost>> jobs;
+    std::map<AttemptKey, std::unique_ptr<AttemptHost>> jobs;
     {
       std::lock_guard lock(mu_);
       jobs.swap(jobs_);
@@ -286,7 +305,11 @@ class Worker::Impl {
   std::string metrics_json() {
     nlohmann::json jobs = nlohmann::json::object();
     std::lock_guard lock(mu_);
-    for (const auto& [job, host] : jobs_) jobs[job] = host->metrics();
+    for (const auto& [key, host] : jobs_) {
+      auto& rows = jobs[key.first];
+      if (rows.is_null()) rows = nlohmann::json::array();
+      for (auto& row : host->metrics()) rows.push_back(std::move(row));
+    }
     return jobs.dump();
   }
 
@@ -303,8 +326,15 @@ class Worker::Impl {
           return;
         }
         std::lock_guard lock(mu_);
-        auto& slot = jobs_[d.job_id()];
-        if (slot) retire(std::move(slot));  // an older attempt: its tasks stop
+        // Older attempts of the job stop, unless this one is a region's beside them.
+        for (auto it = jobs_.lower_bound({d.job_id(), INT64_MIN}); it != jobs_.end() && it->first.first == d.job_id();)
+          if (!d.beside_other_attempts() || it->first.second == d.attempt()) {
+            retire(std::move(it->second));
+            it = jobs_.erase(it);
+          } else {
+            ++it;
+          }
+        auto& slot = jobs_[{d.job_id(), d.attempt()}];
         slot = std::move(host);
         slot->start();
         return;
@@ -320,8 +350,8 @@ class Worker::Impl {
     else if (m.has_notify_complete()) job = m.notify_complete().job_id(), attempt = m.notify_complete().attempt();
     else if (m.has_resume_sources()) job = m.resume_sources().job_id(), attempt = m.resume_sources().attempt();
     std::lock_guard lock(mu_);
-    auto it = jobs_.find(job);
-    if (it != jobs_.end() && it->second->attempt() == attempt) it->second->on_message(m);
+    auto it = jobs_.find({job, attempt});
+    if (it != jobs_.end()) it->second->on_message(m);
   }
 
   void report_deploy_failure(const proto::Deploy& d, const std::string& what) {
@@ -351,8 +381,8 @@ class Worker::Impl {
   // its connections close and its gates go.
   void retire(const std::string& job_id, std::int64_t attempt, bool cancel) {
     std::lock_guard lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end() || it->second->attempt() != attempt) return;
+    auto it = jobs_.find({job_id, attempt});
+    if (it == jobs_.end()) return;
     retire(std::move(it->second), cancel);
     jobs_.erase(it);
   }
@@ -391,7 +421,9 @@ class Worker::Impl {
   std::unique_ptr<ShuffleServer> shuffle_;
   std::unique_ptr<ControlClient> control_;
   std::mutex mu_;
-  std::map<std::string, std::unique_ptr<AttemptHost>> jobs_;  // by job id: its current attempt here
+  // The job's attempts running here: one, or with region failover one per region.
+  using AttemptKey = std::pair<std::string, std::int64_t>;  // job id, attempt
+  std::map<AttemptKey, std::unique_ptr<AttemptHost>> jobs_;
   struct Retiring {
     std::thread thread;
     std::shared_ptr<std::atomic<bool>> done;
