@@ -22,6 +22,7 @@ ClusterDeployer::ClusterDeployer(ClusterRuntime::Impl& cluster, std::string job_
       by_region_(options.failover == FailoverStrategy::kRegion && layout_.regions.size() > 1),
       events_(events),
       metrics_(metrics) {
+  next_attempt_ = cluster.attempt_base();
   for (std::size_t t = 0; t < layout_.tasks.size(); ++t) all_tasks_.push_back(t);
   attempt_of_.assign(layout_.tasks.size(), -1);
   worker_of_.assign(layout_.tasks.size(), "");

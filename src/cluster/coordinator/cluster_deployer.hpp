@@ -103,7 +103,7 @@ class ClusterDeployer final : public TaskDeployer {
   std::atomic<bool> cancelled_{false};  // the attempt is being cancelled (set under mu_)
   bool placing_whole_ = false;          // deploy() waits for slots
   bool deployed_ = false;               // its Deploy messages went out
-  std::int64_t next_attempt_ = 0;       // attempt numbers are never reused on a worker
+  std::int64_t next_attempt_ = 0;       // from the cluster's attempt_base(): never reused on a worker
   std::vector<Slot> slots_;             // by subtask index (slot sharing, as Flink's)
   std::vector<std::int64_t> attempt_of_;  // by task
   std::vector<std::string> worker_of_;    // by task

@@ -2,6 +2,7 @@
 // The coordinator's cluster (private to src/cluster/coordinator): the workers, their
 // slots, and the deployers of running jobs, to which it routes the workers' events.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -46,6 +47,10 @@ class ClusterRuntime::Impl {
   void detach(const std::string& job_id);
 
   int rpc_port() const { return server_->port(); }
+  // Where this coordinator's attempt numbers start: its start time in ms x 1000. A
+  // worker remembers the attempts it cancelled (a late channel of one must never join
+  // another), so a new leader's numbers must not meet those of the leaders before it.
+  std::int64_t attempt_base() const { return attempt_base_; }
   std::vector<WorkerInfo> workers() const;
 
  private:
@@ -63,6 +68,9 @@ class ClusterRuntime::Impl {
   std::map<std::string, Worker> workers_;
   std::map<std::string, ClusterDeployer*> deployers_;
   std::unique_ptr<ControlServer> server_;
+  const std::int64_t attempt_base_ =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count() *
+      1000;
 };
 
 }  // namespace clink::cluster
