@@ -56,6 +56,13 @@ class ClusterRuntime::Impl {
 
   int rpc_port() const { return server_->port(); }
   std::vector<WorkerInfo> workers() const;
+  std::vector<WorkerInfo> subtask_workers(const std::string& job_id) const;
+  // Records where the job's current attempt runs: worker ids by subtask index. Kept after
+  // the job ended, as Flink's REST still shows where an ended job's subtasks ran.
+  void placed(const std::string& job_id, std::vector<std::string> workers) {
+    std::lock_guard lock(mu_);
+    placements_[job_id] = std::move(workers);
+  }
 
  private:
   void on_registered(const proto::Register& r);
@@ -71,6 +78,7 @@ class ClusterRuntime::Impl {
   std::condition_variable slots_cv_;
   std::map<std::string, Worker> workers_;
   std::map<std::string, ClusterDeployer*> deployers_;
+  std::map<std::string, std::vector<std::string>> placements_;  // by job: worker id by subtask
   std::unique_ptr<ControlServer> server_;
 };
 
@@ -129,6 +137,11 @@ class ClusterDeployer final : public TaskDeployer {
       failure = e.what();
     }
     const std::string options_json = deploy_options_json(DeployOptions{options_.checkpoints, restore});
+    if (!slots.empty()) {  // (before mu_: the cluster's lock is never taken under a deployer's)
+      std::vector<std::string> by_subtask;
+      for (const auto& slot : slots) by_subtask.push_back(slot.worker_id);
+      cluster_.placed(job_id_, std::move(by_subtask));
+    }
     std::unique_lock lock(mu_);
     if (slots.empty() || cancelled_) {  // no tasks started: the attempt is over
       std::fill(exited_.begin(), exited_.end(), true);
@@ -307,6 +320,16 @@ class ClusterDeployer final : public TaskDeployer {
         m->bytes_in.store(r.at(13).get<std::int64_t>());
         m->bytes_out.store(r.at(14).get<std::int64_t>());
         m->pending_records.store(r.at(15).get<std::int64_t>());
+      }
+      if (r.size() > 16 && r.at(16).is_object()) {
+        // Dead letters by reason: the copy is brought to the worker's counts (a reason
+        // the worker no longer has, after a restart, goes back to 0).
+        std::map<std::string, std::int64_t> want;
+        for (const auto& [reason, n] : r.at(16).items()) want[reason] = n.get<std::int64_t>();
+        auto have = m->dead_letters_by_reason();
+        for (const auto& [reason, n] : have) want.emplace(reason, 0);
+        for (const auto& [reason, n] : want)
+          if (n != have[reason]) m->count_dead_letters(reason, n - have[reason], false);
       }
     }
   }
@@ -488,10 +511,27 @@ std::vector<WorkerInfo> ClusterRuntime::Impl::workers() const {
   return out;
 }
 
+std::vector<WorkerInfo> ClusterRuntime::Impl::subtask_workers(const std::string& job_id) const {
+  std::lock_guard lock(mu_);
+  auto p = placements_.find(job_id);
+  if (p == placements_.end()) return {};
+  std::vector<WorkerInfo> out;
+  for (const auto& id : p->second) {
+    WorkerInfo info;
+    info.id = id;
+    if (auto w = workers_.find(id); w != workers_.end()) info = w->second.info;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 ClusterRuntime::ClusterRuntime(ClusterRuntimeConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 ClusterRuntime::~ClusterRuntime() = default;
 int ClusterRuntime::rpc_port() const { return impl_->rpc_port(); }
 std::vector<WorkerInfo> ClusterRuntime::workers() const { return impl_->workers(); }
+std::vector<WorkerInfo> ClusterRuntime::subtask_workers(const std::string& job_id) const {
+  return impl_->subtask_workers(job_id);
+}
 
 JobHandle ClusterRuntime::launch(const std::string& job_id, const JobGraph& graph, ExecutionOptions options) {
   Impl* impl = impl_.get();

@@ -9,6 +9,7 @@
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
 #include "rest_json.hpp"
+#include "state_sizes.hpp"
 
 namespace clink::cluster::rest {
 namespace {
@@ -40,18 +41,28 @@ std::int64_t completed_at(const DispatchedJob& job, const CheckpointStats& s) {
 json task_statistics(const DispatchedJob& job, const CheckpointStats& s, std::int64_t ack) {
   json tasks = json::object();
   bool done = s.status == CheckpointStats::Status::kCompleted;
-  for (const auto& v : job.vertices)
+  // A vertex's sizes: its operators' state over its subtasks, from the checkpoint's metadata.
+  auto sizes = done ? checkpoint_state_sizes(s.path) : std::make_shared<const StateSizes>();
+  for (const auto& v : job.vertices) {
+    SubtaskStateSize total;
+    for (const auto& op : v.operators)
+      for (int i = 0; i < v.parallelism; ++i)
+        if (auto it = sizes->find({job.graph.node(op).uid, i}); it != sizes->end()) {
+          total.state_size += it->second.state_size;
+          total.checkpointed_size += it->second.checkpointed_size;
+        }
     tasks[v.id] = {{"id", s.id},
                    {"status", done ? "COMPLETED" : "FAILED"},
                    {"latest_ack_timestamp", done ? ack : -1},
-                   {"checkpointed_size", 0},
-                   {"state_size", 0},
+                   {"checkpointed_size", total.checkpointed_size},
+                   {"state_size", total.state_size},
                    {"end_to_end_duration", s.duration_ms},
                    {"alignment_buffered", 0},
                    {"processed_data", 0},
                    {"persisted_data", 0},
                    {"num_subtasks", v.parallelism},
                    {"num_acknowledged_subtasks", done ? v.parallelism : 0}};
+  }
   return tasks;
 }
 

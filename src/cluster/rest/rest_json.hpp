@@ -23,7 +23,7 @@ json job_ids(const Dispatcher& d);                    // GET /jobs
 json jobs_overview(const Dispatcher& d);              // GET /jobs/overview
 json job_details(const DispatchedJob& job);           // GET /jobs/:jobid
 json job_plan(const DispatchedJob& job);              // the "plan" of /jobs/:jobid and /jobs/:jobid/plan
-json vertex_details(const DispatchedJob& job, const JobVertex& v);      // GET .../vertices/:vid
+json vertex_details(const Dispatcher& d, const DispatchedJob& job, const JobVertex& v);  // GET .../vertices/:vid
 json vertex_backpressure(const DispatchedJob& job, const JobVertex& v);  // GET .../backpressure
 json vertex_watermarks(const DispatchedJob& job, const JobVertex& v);    // GET .../watermarks
 // GET .../subtasks/metrics: without `get` the metric names; with it the aggregates

@@ -178,9 +178,9 @@ void RestServer::Impl::add_routes() {
   });
   route("GET", job + "/exceptions", [this](auto& req, auto& res) { reply(res, 200, rest::job_exceptions(*job_of(req))); });
   route("GET", job + "/plan", [this](auto& req, auto& res) { reply(res, 200, json{{"plan", rest::job_plan(*job_of(req))}}); });
-  route("GET", vertex, [this](auto& req, auto& res) {
+  route("GET", vertex, [this, &d](auto& req, auto& res) {
     auto j = job_of(req);
-    reply(res, 200, rest::vertex_details(*j, vertex_of(*j, req)));
+    reply(res, 200, rest::vertex_details(d, *j, vertex_of(*j, req)));
   });
   route("GET", vertex + "/backpressure", [this](auto& req, auto& res) {
     auto j = job_of(req);
