@@ -259,7 +259,8 @@ TEST_F(ClusterMetrics, AJobOnWorkerProcessesReportsItsMetricsAndNetworkBytes) {
   // Where each subtask ran (Flink's taskmanager-id and endpoint, kept after the end):
   // subtask i of every vertex in slot i, one slot per worker, so one worker each.
   std::map<std::string, std::string> endpoints;  // task manager id -> host:data port
-  for (const auto& tm : c.get("/taskmanagers").body["taskmanagers"])
+  const auto tms = c.get("/taskmanagers").body;
+  for (const auto& tm : tms["taskmanagers"])
     endpoints[tm["id"]] = "127.0.0.1:" + std::to_string(tm["dataPort"].get<int>());
   ASSERT_EQ(endpoints.size(), 2u);
   auto counts = c.get("/jobs/" + job + "/vertices/" + d["vertices"][1]["id"].get<std::string>()).body["subtasks"];
