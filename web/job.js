@@ -129,7 +129,7 @@
     return `<tr class="checkpoint-row" data-checkpoint-id="${c.id}"><td class="num">${c.id}</td><td>${type}</td>
       <td>${UI.stateBadge(c.status)}</td><td>${UI.fmtTime(c.trigger_timestamp, true)}</td>
       <td class="num">${UI.fmtDuration(c.end_to_end_duration)}</td><td class="num">${UI.fmtBytes(c.checkpointed_size)}</td>
-      <td class="num">${UI.fmtBytes(c.alignment_buffered)}</td><td class="num">${UI.fmtBytes(c.processed_data)} / ${UI.fmtBytes(c.persisted_data)}</td>
+      <td class="num">${UI.fmtDuration(c.alignment_duration)}</td><td class="num">${UI.fmtBytes(c.processed_data)} / ${UI.fmtBytes(c.persisted_data)}</td>
       <td class="num">${c.num_acknowledged_subtasks} / ${c.num_subtasks}</td></tr>`;
   }
 
@@ -153,7 +153,7 @@
       <p class="sub">Latest completed: ${latest ? `#${latest.id} at ${UI.fmtTime(latest.latest_ack_timestamp)}, ${UI.fmtDuration(latest.end_to_end_duration)}, ${UI.fmtBytes(latest.checkpointed_size)}${latest.external_path ? ` in <span class="mono">${esc(latest.external_path)}</span>` : ''}` : 'none yet'}.
         Mode ${esc(config.mode)}, every ${esc(interval)}, timeout ${UI.fmtDuration(config.timeout)}, state backend ${esc(config.state_backend)}.</p>
       <h2>History <span class="hint">${all.length > HISTORY_ROWS ? `the newest ${HISTORY_ROWS} of ${all.length}` : ''}</span></h2>
-      ${history.length ? table(['ID', 'Type', 'Status', 'Triggered', 'End-to-end duration', 'Checkpointed size', 'Alignment buffered', 'Processed / persisted data', 'Acknowledged'],
+      ${history.length ? table(['ID', 'Type', 'Status', 'Triggered', 'End-to-end duration', 'Checkpointed size', 'Alignment', 'Processed / persisted data', 'Acknowledged'],
         history, 'checkpoint-history') : '<p class="empty" id="no-checkpoints">No checkpoint yet.</p>'}`;
   }
 

@@ -84,7 +84,10 @@ json checkpoint_entry(const DispatchedJob& job, const CheckpointStats& s, bool w
             {"end_to_end_duration", s.duration_ms},
             {"alignment_buffered", 0},
             {"processed_data", 0},
-            {"persisted_data", 0},
+            {"persisted_data", 0},  // aligned checkpoints persist no in-flight data
+            // clink's: the longest time a task held its inputs back for this barrier, in ms
+            // (Flink shows alignment per subtask only).
+            {"alignment_duration", s.alignment_ms},
             {"num_subtasks", subtasks},
             {"num_acknowledged_subtasks", done ? subtasks : 0},
             {"checkpoint_type", savepoint ? "SAVEPOINT" : "CHECKPOINT"},
