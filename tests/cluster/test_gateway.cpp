@@ -246,6 +246,21 @@ TEST_F(Gateway, NestedValuesInJsonRowsAreFlinksJson) {
                       R"(|null|{"z":["x"]}|{"x":3,"y":"b"}|[null,3])"}));
 }
 
+// Flink 2.3's gateway refuses a positive executionTimeout ("doesn't support timeout
+// mechanism now"), as an internal error with the server-side exception; 0 runs.
+TEST_F(Gateway, APositiveExecutionTimeoutIsRefusedAsFlinkDoes) {
+  auto s = open_session();
+  auto a = post("/v4/sessions/" + s + "/statements", json{{"statement", "SELECT 1"}, {"executionTimeout", 1000}});
+  EXPECT_EQ(a.status, 500);
+  ASSERT_EQ(a.body["errors"].size(), 2u) << a.body.dump();
+  EXPECT_EQ(a.body["errors"][0], "Internal server error.");
+  EXPECT_NE(a.body["errors"][1].get<std::string>().find(
+                "Caused by: java.lang.UnsupportedOperationException: SqlGatewayService doesn't support timeout mechanism now."),
+            std::string::npos)
+      << a.body.dump();
+  EXPECT_EQ(all_rows(s, submit(s, "SELECT 1")), std::vector<std::string>{"INSERT:1"}) << "executionTimeout 0 runs";
+}
+
 TEST_F(Gateway, StreamingGroupBySelectServesItsChangelog) {
   std::string s = open_session();
   create_tables(s);

@@ -329,7 +329,15 @@ void SqlGateway::Impl::routes() {
   }));
   srv.Post(session_path + "/statements", handle([this](const httplib::Request& req, httplib::Response& res) {
     auto s = session(req.matches[2]);
-    reply(res, 200, json{{"operationHandle", submit(s, statement_of(body_object(req)))}});
+    json body = body_object(req);
+    // As Flink 2.3's gateway: a positive executionTimeout is refused, before anything runs.
+    if (auto t = body.find("executionTimeout"); t != body.end() && t->is_number() && t->get<double>() > 0)
+      throw ServerSideError(
+          "<Exception on server side:\norg.apache.flink.table.gateway.api.utils.SqlGatewayException: Failed to execute "
+          "statement.\nCaused by: java.lang.UnsupportedOperationException: SqlGatewayService doesn't support timeout "
+          "mechanism now.\n\tat clink.cluster.gateway.SqlGateway.executeStatement(sql-gateway)\n\nEnd of exception on "
+          "server side>");
+    reply(res, 200, json{{"operationHandle", submit(s, statement_of(body))}});
   }));
   const std::string op_path = session_path + "/operations/" + kUuid;
   srv.Get(op_path + "/status", handle([this](const httplib::Request& req, httplib::Response& res) {
