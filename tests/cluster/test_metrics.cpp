@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -341,6 +342,28 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
     total += full;
   }
   EXPECT_EQ(total, files) << "every file of the savepoint is some operator subtask's state";
+
+  // Per subtask, Flink's /checkpoints/details/:id/subtasks/:vertexid: each count subtask's
+  // operators' state (count and the sink chained to it).
+  auto per = c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id) + "/subtasks/" + counts).body;
+  auto ops = vertex_values(c, job, counts, {"0.count.lastCheckpointFullSize", "0.sink.lastCheckpointFullSize",
+                                            "1.count.lastCheckpointFullSize", "1.sink.lastCheckpointFullSize"});
+  ASSERT_EQ(per["subtasks"].size(), 2u) << per.dump();
+  std::int64_t most = 0;
+  for (int i = 0; i < 2; ++i) {
+    const auto& sub = per["subtasks"][i];
+    const std::string n = std::to_string(i);
+    const auto size = static_cast<std::int64_t>(ops[n + ".count.lastCheckpointFullSize"] + ops[n + ".sink.lastCheckpointFullSize"]);
+    EXPECT_EQ(sub["index"], i);
+    EXPECT_EQ(sub["status"], "completed");
+    EXPECT_EQ(sub["state_size"].get<std::int64_t>(), size) << i;
+    EXPECT_EQ(sub["checkpointed_size"].get<std::int64_t>(), size) << i;
+    most = std::max(most, size);
+  }
+  EXPECT_EQ(per["state_size"], details["tasks"][counts]["state_size"]);
+  EXPECT_EQ(per["summary"]["state_size"]["max"].get<std::int64_t>(), most);
+  EXPECT_EQ(c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id) + "/subtasks/" + std::string(32, 'f')).status,
+            404);
   const auto metadata = static_cast<std::int64_t>(fs::file_size(location / "_metadata"));
   auto jm = c.get("/jobs/" + job + "/metrics?get=lastCheckpointSize").body;
   EXPECT_EQ(jm[0]["value"], std::to_string(files + metadata)) << "the job's: the whole directory";

@@ -201,6 +201,59 @@ json checkpoint_details(const DispatchedJob& job, std::int64_t checkpoint_id) {
                                   job.id));
 }
 
+json checkpoint_subtask_details(const DispatchedJob& job, std::int64_t checkpoint_id, const JobVertex& v) {
+  auto history = job.handle.checkpoint_history();
+  auto s = std::find_if(history.begin(), history.end(), [&](const CheckpointStats& c) { return c.id == checkpoint_id; });
+  if (s == history.end())
+    throw NotFoundError(fmt::format("Could not find checkpointing statistics for checkpoint {} of job {}", checkpoint_id,
+                                    job.id));
+  const bool done = s->status == CheckpointStats::Status::kCompleted;
+  const std::int64_t ack = completed_at(job, *s);
+  json task = task_statistics(job, *s, ack)[v.id];
+  auto sizes = done ? checkpoint_state_sizes(s->path) : std::make_shared<const StateSizes>();
+  std::vector<std::int64_t> checkpointed, full, durations, zeros;
+  json subtasks = json::array();
+  for (int i = 0; i < v.parallelism; ++i) {
+    if (!done) {
+      subtasks.push_back({{"index", i}, {"status", "pending_or_failed"}});
+      continue;
+    }
+    SubtaskStateSize size;  // the subtask's operators' state
+    for (const auto& op : v.operators)
+      if (auto it = sizes->find({job.graph.node(op).uid, i}); it != sizes->end()) {
+        size.state_size += it->second.state_size;
+        size.checkpointed_size += it->second.checkpointed_size;
+      }
+    checkpointed.push_back(size.checkpointed_size);
+    full.push_back(size.state_size);
+    durations.push_back(s->duration_ms);
+    zeros.push_back(0);
+    // Not measured per subtask: sync / async durations, alignment (aligned checkpoints
+    // buffer and persist nothing), start delay.
+    subtasks.push_back({{"index", i},
+                        {"status", "completed"},
+                        {"ack_timestamp", ack},
+                        {"end_to_end_duration", s->duration_ms},
+                        {"state_size", size.state_size},
+                        {"checkpointed_size", size.checkpointed_size},
+                        {"checkpoint", {{"sync", 0}, {"async", 0}}},
+                        {"alignment", {{"buffered", 0}, {"processed", 0}, {"persisted", 0}, {"duration", 0}}},
+                        {"start_delay", 0},
+                        {"unaligned_checkpoint", false},
+                        {"aborted", false}});
+  }
+  task["summary"] = {{"checkpointed_size", summary(checkpointed)},
+                     {"state_size", summary(full)},
+                     {"end_to_end_duration", summary(durations)},
+                     {"checkpoint_duration", {{"sync", summary(zeros)}, {"async", summary(zeros)}}},
+                     {"alignment",
+                      {{"buffered", summary(zeros)}, {"processed", summary(zeros)}, {"persisted", summary(zeros)},
+                       {"duration", summary(zeros)}}},
+                     {"start_delay", summary(zeros)}};
+  task["subtasks"] = std::move(subtasks);
+  return task;
+}
+
 json checkpoint_config(const DispatchedJob& job) {
   const auto& cp = job.options.checkpoints;
   // Without periodic checkpoints Flink reports the interval as Long.MAX_VALUE.

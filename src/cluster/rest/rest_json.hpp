@@ -34,6 +34,9 @@ json checkpoint_statistics(const DispatchedJob& job);  // GET /jobs/:jobid/check
 json checkpoint_config(const DispatchedJob& job);      // GET .../checkpoints/config
 // GET .../checkpoints/details/:id; throws NotFoundError.
 json checkpoint_details(const DispatchedJob& job, std::int64_t checkpoint_id);
+// GET .../checkpoints/details/:id/subtasks/:vertexid: the vertex's subtasks' state sizes
+// (Flink's TaskCheckpointStatisticsWithSubtaskDetails); throws NotFoundError.
+json checkpoint_subtask_details(const DispatchedJob& job, std::int64_t checkpoint_id, const JobVertex& v);
 json job_exceptions(const DispatchedJob& job);         // GET /jobs/:jobid/exceptions
 json task_managers(const Dispatcher& d);               // GET /taskmanagers
 json jobmanager_config(const Dispatcher& d);           // GET /jobmanager/config
