@@ -369,6 +369,54 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
   EXPECT_EQ(jm[0]["value"], std::to_string(files + metadata)) << "the job's: the whole directory";
 }
 
+// Incremental RocksDB checkpoints: a checkpoint's checkpointed size is what it wrote (its
+// own directory's files and the shared SSTs it uploaded, named "-c<id>-"), its state size
+// also counts the SSTs it took over from earlier checkpoints.
+TEST_F(ClusterMetrics, IncrementalCheckpointsCountOnlyTheSstsTheyUploaded) {
+  auto& c = start();
+  const fs::path ck = dir_ / "ck";
+  json body{{"spec", json::parse(slurp_file(write_counts_spec(dir_, 1'000'000, 4000)))},
+            {"options",
+             {{"execution.checkpointing.interval", "150 ms"}, {"execution.checkpointing.dir", ck.string()},
+              {"execution.checkpointing.num-retained", "100"}, {"execution.checkpointing.incremental", "true"},
+              {"state.backend.type", "rocksdb"}}}};
+  auto submitted = c.post("/api/v1/jobs/spec", body.dump());
+  ASSERT_EQ(submitted.status, 202) << submitted.body.dump();
+  const std::string job = submitted.body["jobid"];
+  json stats;
+  for (int i = 0; i < 600; ++i) {
+    stats = c.get("/jobs/" + job + "/checkpoints").body;
+    if (stats.value("counts", json::object()).value("completed", 0) >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  c.patch("/jobs/" + job);
+  ASSERT_EQ(c.wait_for_state(job, "CANCELED"), "CANCELED");
+  stats = c.get("/jobs/" + job + "/checkpoints").body;
+  ASSERT_GE(stats["history"].size(), 4u);
+  int reused = 0;
+  for (const auto& h : stats["history"]) {
+    if (h["status"] != "COMPLETED") continue;
+    const std::int64_t id = h["id"];
+    const fs::path chk = h["external_path"].get<std::string>();
+    std::int64_t written = 0;
+    for (const auto& e : fs::recursive_directory_iterator(chk))
+      if (e.is_regular_file() && e.path().filename() != "_metadata") written += static_cast<std::int64_t>(e.file_size());
+    const std::string mark = "-c" + std::to_string(id) + "-";
+    for (const auto& e : fs::directory_iterator(chk.parent_path() / "shared"))
+      if (e.path().filename().string().find(mark) != std::string::npos) written += static_cast<std::int64_t>(e.file_size());
+    std::int64_t checkpointed = 0, full = 0;
+    const auto details = c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id)).body;
+    for (const auto& [vid, task] : details["tasks"].items()) {
+      checkpointed += task["checkpointed_size"].get<std::int64_t>();
+      full += task["state_size"].get<std::int64_t>();
+    }
+    EXPECT_EQ(checkpointed, written) << "checkpoint " << id;
+    EXPECT_GE(full, checkpointed) << "checkpoint " << id;
+    reused += full > checkpointed;
+  }
+  EXPECT_GT(reused, 0) << "a later checkpoint references SSTs an earlier one uploaded";
+}
+
 // Over a cluster's heartbeats: dead letters by reason (a filesystem source's malformed
 // JSON lines routed to the dead-letter table), and FLIP-33's pendingRecords of a bounded
 // datagen source (number-of-rows): the rows it has left, 0 at its end.
