@@ -375,7 +375,8 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
 TEST_F(ClusterMetrics, IncrementalCheckpointsCountOnlyTheSstsTheyUploaded) {
   auto& c = start();
   const fs::path ck = dir_ / "ck";
-  json body{{"spec", json::parse(slurp_file(write_counts_spec(dir_, 1'000'000, 4000)))},
+  // A slow source: RocksDB's per-record work must not backpressure the barriers on a loaded machine.
+  json body{{"spec", json::parse(slurp_file(write_counts_spec(dir_, 1'000'000, 400)))},
             {"options",
              {{"execution.checkpointing.interval", "150 ms"}, {"execution.checkpointing.dir", ck.string()},
               {"execution.checkpointing.num-retained", "100"}, {"execution.checkpointing.incremental", "true"},
@@ -384,7 +385,7 @@ TEST_F(ClusterMetrics, IncrementalCheckpointsCountOnlyTheSstsTheyUploaded) {
   ASSERT_EQ(submitted.status, 202) << submitted.body.dump();
   const std::string job = submitted.body["jobid"];
   json stats;
-  for (int i = 0; i < 600; ++i) {
+  for (int i = 0; i < 1200; ++i) {
     stats = c.get("/jobs/" + job + "/checkpoints").body;
     if (stats.value("counts", json::object()).value("completed", 0) >= 4) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -392,7 +393,7 @@ TEST_F(ClusterMetrics, IncrementalCheckpointsCountOnlyTheSstsTheyUploaded) {
   c.patch("/jobs/" + job);
   ASSERT_EQ(c.wait_for_state(job, "CANCELED"), "CANCELED");
   stats = c.get("/jobs/" + job + "/checkpoints").body;
-  ASSERT_GE(stats["history"].size(), 4u);
+  ASSERT_GE(stats["history"].size(), 4u) << stats["history"].dump() << c.stderr_text();
   int reused = 0;
   for (const auto& h : stats["history"]) {
     if (h["status"] != "COMPLETED") continue;
