@@ -43,24 +43,6 @@ UI.get = (path) => UI.request('GET', path);
 UI.post = (path, body) => UI.request('POST', path, body === undefined ? {} : body);
 UI.patch = (path) => UI.request('PATCH', path, {});  // a body, as Flink's client sends one
 
-// The shares of time spent busy, backpressured and idle since the previous look at the
-// same `key`, from accumulated milliseconds (Flink's accumulated-*-time); the last shares
-// while the counters did not move (workers report them every heartbeat, the page looks
-// more often), the whole life's on the first look or after a restart reset them.
-const timeSamples = new Map();
-UI.timeShares = function (key, busyMs, backpressuredMs, idleMs) {
-  const prev = timeSamples.get(key);
-  let d = prev ? [busyMs - prev.busyMs, backpressuredMs - prev.backpressuredMs, idleMs - prev.idleMs] : [busyMs, backpressuredMs, idleMs];
-  if (d.some((x) => x < 0)) d = [busyMs, backpressuredMs, idleMs];
-  const total = d[0] + d[1] + d[2];
-  const shares = total > 0 ? { busy: d[0] / total, backpressured: d[1] / total, idle: d[2] / total }
-    : prev ? prev.shares : { busy: 0, backpressured: 0, idle: 0 };
-  timeSamples.set(key, { busyMs, backpressuredMs, idleMs, shares });
-  return shares;
-};
-UI.timeSharesOf = (key, metrics) => UI.timeShares(key, metrics['accumulated-busy-time'] || 0,
-  metrics['accumulated-backpressured-time'] || 0, metrics['accumulated-idle-time'] || 0);
-
 // Flink's backpressure levels: up to 10% ok, up to 50% low, above high.
 UI.backpressureLevel = (ratio) => (ratio <= 0.1 ? 'ok' : ratio <= 0.5 ? 'low' : 'high');
 

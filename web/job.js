@@ -30,17 +30,21 @@
     return low;
   }
 
-  // Per vertex: its details (/jobs/:id: records, accumulated times over its subtasks)
-  // and watermarks.
+  // Per vertex: its details (/jobs/:id: records), watermarks, and as Flink's dashboard
+  // its busiest and most backpressured subtask (busyTimeMsPerSecond and
+  // backPressuredTimeMsPerSecond, the max over the subtasks, in ms per second).
   async function vertexInfo(d) {
     const info = {};
     await Promise.all((d.vertices || []).map(async (v) => {
-      const wm = await UI.get(`/jobs/${job.id}/vertices/${v.id}/watermarks`);
-      const shares = UI.timeSharesOf(`${job.id}/${v.id}`, v.metrics);
+      const base = `/jobs/${job.id}/vertices/${v.id}`;
+      const [wm, times] = await Promise.all([UI.get(`${base}/watermarks`),
+        UI.get(`${base}/subtasks/metrics?get=busyTimeMsPerSecond,backPressuredTimeMsPerSecond&agg=max`)]);
+      const max = (id) => ((times.find((m) => m.id === id) || {}).max || 0) / 1000;
+      const busy = max('busyTimeMsPerSecond'), backpressured = max('backPressuredTimeMsPerSecond');
       info[v.id] = {
         name: v.name, status: v.status, parallelism: v.parallelism,
         recordsIn: v.metrics['read-records'], recordsOut: v.metrics['write-records'],
-        busy: shares.busy, backpressured: shares.backpressured, level: UI.backpressureLevel(shares.backpressured),
+        busy, backpressured, level: UI.backpressureLevel(backpressured),
         watermarks: wm, watermark: minWatermark(wm),
       };
     }));
@@ -74,16 +78,17 @@
     const v = info[job.selected];
     if (!v) return '<p class="hint">Select a vertex (in the graph or the table) to see its subtasks.</p>';
     const base = `/jobs/${job.id}/vertices/${job.selected}`;
-    // Flink's backpressure endpoint for its levels; the time shares from each subtask's
-    // accumulated times (as the graph's).
+    // Flink's backpressure endpoint: each subtask's level and its busy, backpressured and
+    // idle ratios (its ...TimeMsPerSecond over 1000).
     const [vd, names, backpressure] = await Promise.all([UI.get(base), UI.get(`${base}/subtasks/metrics`), UI.get(`${base}/backpressure`)]);
     const ids = names.map((m) => m.id).sort();
     const metrics = ids.length ? await UI.get(`${base}/subtasks/metrics?get=${encodeURIComponent(ids.join(','))}`) : [];
-    const levels = new Map((backpressure.subtasks || []).map((s) => [s.subtask, s.backpressureLevel]));
+    const ratios = new Map((backpressure.subtasks || []).map((s) => [s.subtask, s]));
     const wm = new Map((v.watermarks || []).map((w) => [Number(w.id.split('.')[0]), w.value]));
     const rows = (vd.subtasks || []).map((s) => {
-      const shares = UI.timeSharesOf(`${job.id}/${job.selected}/${s.subtask}`, s.metrics);
-      const level = levels.get(s.subtask);
+      const r = ratios.get(s.subtask) || {};
+      const shares = { busy: r.busyRatio, backpressured: r.ratio, idle: r.idleRatio };
+      const level = r.backpressureLevel;
       return `<tr class="subtask-row"><td class="num">${s.subtask}</td><td>${UI.stateBadge(s.status)}</td>
         <td class="num">${UI.fmtCount(s.metrics['read-records'])}</td><td class="num">${UI.fmtCount(s.metrics['write-records'])}</td>
         <td class="num">${UI.fmtPercent(shares.busy)}</td><td class="num">${UI.fmtPercent(shares.backpressured)}</td>
@@ -124,7 +129,7 @@
     return `<tr class="checkpoint-row" data-checkpoint-id="${c.id}"><td class="num">${c.id}</td><td>${type}</td>
       <td>${UI.stateBadge(c.status)}</td><td>${UI.fmtTime(c.trigger_timestamp, true)}</td>
       <td class="num">${UI.fmtDuration(c.end_to_end_duration)}</td><td class="num">${UI.fmtBytes(c.checkpointed_size)}</td>
-      <td class="num">${UI.fmtBytes(c.alignment_buffered)}</td><td class="num">${UI.fmtBytes(c.processed_data)} / ${UI.fmtBytes(c.persisted_data)}</td>
+      <td class="num">${UI.fmtDuration(c.alignment_duration)}</td><td class="num">${UI.fmtBytes(c.processed_data)} / ${UI.fmtBytes(c.persisted_data)}</td>
       <td class="num">${c.num_acknowledged_subtasks} / ${c.num_subtasks}</td></tr>`;
   }
 
@@ -148,7 +153,7 @@
       <p class="sub">Latest completed: ${latest ? `#${latest.id} at ${UI.fmtTime(latest.latest_ack_timestamp)}, ${UI.fmtDuration(latest.end_to_end_duration)}, ${UI.fmtBytes(latest.checkpointed_size)}${latest.external_path ? ` in <span class="mono">${esc(latest.external_path)}</span>` : ''}` : 'none yet'}.
         Mode ${esc(config.mode)}, every ${esc(interval)}, timeout ${UI.fmtDuration(config.timeout)}, state backend ${esc(config.state_backend)}.</p>
       <h2>History <span class="hint">${all.length > HISTORY_ROWS ? `the newest ${HISTORY_ROWS} of ${all.length}` : ''}</span></h2>
-      ${history.length ? table(['ID', 'Type', 'Status', 'Triggered', 'End-to-end duration', 'Checkpointed size', 'Alignment buffered', 'Processed / persisted data', 'Acknowledged'],
+      ${history.length ? table(['ID', 'Type', 'Status', 'Triggered', 'End-to-end duration', 'Checkpointed size', 'Alignment', 'Processed / persisted data', 'Acknowledged'],
         history, 'checkpoint-history') : '<p class="empty" id="no-checkpoints">No checkpoint yet.</p>'}`;
   }
 

@@ -175,7 +175,8 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
       if (incremental_ && p.extension() == ".sst") {
         SharedSst s;
         auto it = confirmed_.find(name);
-        if (it != confirmed_.end() && fs::exists(it->second.path)) {
+        const bool reused = it != confirmed_.end() && fs::exists(it->second.path);
+        if (reused) {
           s = it->second;  // uploaded by an earlier completed checkpoint: reference it
         } else {
           fs::create_directories(shared_dir);
@@ -183,7 +184,8 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
           s.path = (shared_dir / (stem_ + "-" + instance_ + "-c" + std::to_string(checkpoint_id) + "-" + name)).string();
           move_file(p, s.path);
         }
-        shared.push_back({{"local", name}, {"path", s.path}, {"size", s.size}});
+        // "new": uploaded by this checkpoint (its checkpointed size, as Flink's, counts it).
+        shared.push_back({{"local", name}, {"path", s.path}, {"size", s.size}, {"new", !reused}});
         used.emplace(name, std::move(s));
       } else {
         move_file(p, priv / name);

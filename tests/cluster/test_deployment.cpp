@@ -458,9 +458,24 @@ TEST(ClusterDeployment, TheCoordinatorsCatalogSurvivesATakeover) {
   r = post_sql(first.rest, "INSERT INTO doubled SELECT nope FROM nums;");
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(nlohmann::json::parse(r.body)["errors"][0], "line 1, column 28: Column 'nope' not found in any table");
+  // A running SQL job: the new leader recovers it with its statement and plan (stored
+  // with its job graph), for REST's /jobs/:id/sql and the web UI.
+  r = post_sql(first.rest,
+               "CREATE TABLE slow (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10');\n"
+               "CREATE TABLE gone (id BIGINT) WITH ('connector' = 'blackhole');\n"
+               "INSERT INTO gone SELECT id FROM slow WHERE id > 0;\n");
+  ASSERT_EQ(r.status, 202) << r.body;
+  const std::string running = nlohmann::json::parse(r.body)["jobids"][0];
+  const nlohmann::json texts = get_json(first.rest, "/jobs/" + running + "/sql");
+  ASSERT_TRUE(texts.is_object());
+  EXPECT_NE(texts["sql"].get<std::string>().find("INSERT INTO gone SELECT id FROM slow WHERE id > 0"), std::string::npos)
+      << texts;
+  EXPECT_FALSE(texts["plan"].get<std::string>().empty());
 
   first.process->kill(SIGKILL);
   ASSERT_TRUE(second.wait_leading(30'000)) << second.process->err();
+  EXPECT_EQ(get_json(second.rest, "/jobs/" + running + "/sql"), texts);
+  cluster::RestClient(second.rest).patch("/jobs/" + running, "{}");
   r = post_sql(second.rest, "INSERT INTO doubled SELECT id FROM evens;");
   ASSERT_EQ(r.status, 202) << r.body;
   const std::string job = nlohmann::json::parse(r.body)["jobids"][0];

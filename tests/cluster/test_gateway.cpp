@@ -232,6 +232,35 @@ TEST_F(Gateway, BoundedSelectIsServedInPagesUntilEos) {
   EXPECT_EQ(plain.body["results"]["data"], json::parse(R"([{"kind":"INSERT","fields":["b","TRUE"]}])"));
 }
 
+// ROW / ARRAY / MAP values in rowFormat=JSON rows: what Flink 2.3's SQL gateway answers
+// for this SELECT (checked against a running Flink gateway): a ROW is an object of its
+// fields, an ARRAY an array, a MAP with string keys an object, nested timestamps ISO-8601.
+TEST_F(Gateway, NestedValuesInJsonRowsAreFlinksJson) {
+  auto s = open_session();
+  auto rows = all_rows(s, submit(s, "SELECT ROW(1, 'a') AS r, ARRAY[1, 2] AS a, MAP['k', 1.5] AS m, "
+                                    "ARRAY[ROW(2, TIMESTAMP '2020-01-01 10:00:00')] AS ar, CAST(NULL AS ARRAY<INT>) AS n, "
+                                    "MAP['z', ARRAY['x']] AS mi, CAST(ROW(3, 'b') AS ROW<x INT, y STRING>) AS named, "
+                                    "ARRAY[CAST(NULL AS INT), 3] AS an"));
+  EXPECT_EQ(rows, (std::vector<std::string>{
+                      R"(INSERT:{"EXPR$0":1,"EXPR$1":"a"}|[1,2]|{"k":1.5}|[{"EXPR$0":2,"EXPR$1":"2020-01-01T10:00:00"}])"
+                      R"(|null|{"z":["x"]}|{"x":3,"y":"b"}|[null,3])"}));
+}
+
+// Flink 2.3's gateway refuses a positive executionTimeout ("doesn't support timeout
+// mechanism now"), as an internal error with the server-side exception; 0 runs.
+TEST_F(Gateway, APositiveExecutionTimeoutIsRefusedAsFlinkDoes) {
+  auto s = open_session();
+  auto a = post("/v4/sessions/" + s + "/statements", json{{"statement", "SELECT 1"}, {"executionTimeout", 1000}});
+  EXPECT_EQ(a.status, 500);
+  ASSERT_EQ(a.body["errors"].size(), 2u) << a.body.dump();
+  EXPECT_EQ(a.body["errors"][0], "Internal server error.");
+  EXPECT_NE(a.body["errors"][1].get<std::string>().find(
+                "Caused by: java.lang.UnsupportedOperationException: SqlGatewayService doesn't support timeout mechanism now."),
+            std::string::npos)
+      << a.body.dump();
+  EXPECT_EQ(all_rows(s, submit(s, "SELECT 1")), std::vector<std::string>{"INSERT:1"}) << "executionTimeout 0 runs";
+}
+
 TEST_F(Gateway, StreamingGroupBySelectServesItsChangelog) {
   std::string s = open_session();
   create_tables(s);

@@ -11,7 +11,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -254,6 +256,231 @@ TEST_F(ClusterMetrics, AJobOnWorkerProcessesReportsItsMetricsAndNetworkBytes) {
   auto d = c.get("/jobs/" + job).body;
   auto sent = vertex_values(c, job, d["vertices"][0]["id"], {"0.numBytesOut", "0.events.numRecordsOut"});
   EXPECT_GT(sent["0.numBytesOut"], 0) << "a count subtask runs on the other worker: batches crossed the network";
+
+  // Where each subtask ran (Flink's taskmanager-id and endpoint, kept after the end):
+  // subtask i of every vertex in slot i, one slot per worker, so one worker each.
+  std::map<std::string, std::string> endpoints;  // task manager id -> host:data port
+  const auto tms = c.get("/taskmanagers").body;
+  for (const auto& tm : tms["taskmanagers"])
+    endpoints[tm["id"]] = "127.0.0.1:" + std::to_string(tm["dataPort"].get<int>());
+  ASSERT_EQ(endpoints.size(), 2u);
+  auto counts = c.get("/jobs/" + job + "/vertices/" + d["vertices"][1]["id"].get<std::string>()).body["subtasks"];
+  auto source = c.get("/jobs/" + job + "/vertices/" + d["vertices"][0]["id"].get<std::string>()).body["subtasks"];
+  ASSERT_EQ(counts.size(), 2u);
+  ASSERT_EQ(source.size(), 1u);
+  const std::string tm0 = counts[0]["taskmanager-id"], tm1 = counts[1]["taskmanager-id"];
+  EXPECT_NE(tm0, tm1);
+  EXPECT_EQ(endpoints.count(tm0) + endpoints.count(tm1), 2u) << tm0 << " " << tm1;
+  EXPECT_EQ(counts[0]["endpoint"], endpoints[tm0]);
+  EXPECT_EQ(counts[1]["endpoint"], endpoints[tm1]);
+  EXPECT_EQ(source[0]["taskmanager-id"], tm0) << "subtask 0 of every vertex shares slot 0";
+}
+
+// Polls a savepoint operation until it is no longer in progress; its answer.
+json await_savepoint(CoordinatorProcess& c, const std::string& job, const std::string& trigger) {
+  json r;
+  for (int i = 0; i < 600; ++i) {
+    r = c.get("/jobs/" + job + "/savepoints/" + trigger).body;
+    if (r["status"]["id"] != "IN_PROGRESS") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return r;
+}
+
+// State size per operator: clink's operator-scope lastCheckpointSize / lastCheckpointFullSize
+// and Flink's per-vertex checkpointed_size / state_size of a checkpoint's details are what
+// the operator subtasks' files in the checkpoint take: over the job, every file of the
+// savepoint but its _metadata.
+TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake) {
+  auto& c = start({"-D", "heartbeat.interval=500 ms"});
+  std::string job = submit_one(write_counts_spec(dir_, 1'000'000, 2000));
+  ASSERT_EQ(c.wait_for_state(job, "RUNNING"), "RUNNING");
+  auto d = c.get("/jobs/" + job).body;
+  const std::string src = d["vertices"][0]["id"], counts = d["vertices"][1]["id"];
+  EXPECT_EQ(vertex_values(c, job, counts, {"1.count.lastCheckpointSize", "1.sink.lastCheckpointFullSize"}),
+            (std::map<std::string, double>{{"1.count.lastCheckpointSize", -1}, {"1.sink.lastCheckpointFullSize", -1}}))
+      << "no checkpoint yet";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // A savepoint and the job cancelled: the savepoint stays the last completed checkpoint.
+  auto t = c.post("/jobs/" + job + "/savepoints",
+                  json{{"target-directory", (dir_ / "sp").string()}, {"cancel-job", true}}.dump());
+  ASSERT_EQ(t.status, 202) << t.error;
+  auto done = await_savepoint(c, job, t.body["request-id"]);
+  ASSERT_EQ(done["status"]["id"], "COMPLETED") << done.dump();
+  const fs::path location = done["operation"]["location"].get<std::string>();
+  ASSERT_EQ(c.wait_for_state(job, "CANCELED"), "CANCELED");
+
+  std::int64_t files = 0;  // the savepoint's files, but its metadata
+  for (const auto& e : fs::recursive_directory_iterator(location))
+    if (e.is_regular_file() && e.path().filename() != "_metadata") files += static_cast<std::int64_t>(e.file_size());
+  const std::int64_t id = c.get("/jobs/" + job + "/checkpoints").body["latest"]["savepoint"]["id"];
+  auto details = c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id)).body;
+  struct Vertex {
+    std::string id;
+    std::vector<std::string> operators;
+    int parallelism;
+  };
+  std::int64_t total = 0;
+  for (const Vertex& v : {Vertex{src, {"events"}, 1}, Vertex{counts, {"count", "sink"}, 2}}) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < v.parallelism; ++i)
+      for (const auto& op : v.operators)
+        for (const char* m : {"lastCheckpointSize", "lastCheckpointFullSize"})
+          ids.push_back(std::to_string(i) + "." + op + "." + m);
+    auto values = vertex_values(c, job, v.id, ids);
+    ASSERT_EQ(values.size(), ids.size()) << v.id;
+    std::int64_t checkpointed = 0, full = 0;
+    for (const auto& [name, value] : values) {
+      EXPECT_GE(value, 0) << name;
+      (name.ends_with("FullSize") ? full : checkpointed) += static_cast<std::int64_t>(value);
+    }
+    const auto& task = details["tasks"][v.id];
+    EXPECT_EQ(task["state_size"].get<std::int64_t>(), full) << v.id;
+    EXPECT_EQ(task["checkpointed_size"].get<std::int64_t>(), checkpointed) << v.id;
+    EXPECT_EQ(checkpointed, full) << "a savepoint is self-contained: nothing shared with an earlier one";
+    EXPECT_GT(full, 0) << v.id << ": the source's position, the counts of its keys";
+    total += full;
+  }
+  EXPECT_EQ(total, files) << "every file of the savepoint is some operator subtask's state";
+
+  // Per subtask, Flink's /checkpoints/details/:id/subtasks/:vertexid: each count subtask's
+  // operators' state (count and the sink chained to it).
+  auto per = c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id) + "/subtasks/" + counts).body;
+  auto ops = vertex_values(c, job, counts, {"0.count.lastCheckpointFullSize", "0.sink.lastCheckpointFullSize",
+                                            "1.count.lastCheckpointFullSize", "1.sink.lastCheckpointFullSize"});
+  ASSERT_EQ(per["subtasks"].size(), 2u) << per.dump();
+  std::int64_t most = 0;
+  for (int i = 0; i < 2; ++i) {
+    const auto& sub = per["subtasks"][i];
+    const std::string n = std::to_string(i);
+    const auto size = static_cast<std::int64_t>(ops[n + ".count.lastCheckpointFullSize"] + ops[n + ".sink.lastCheckpointFullSize"]);
+    EXPECT_EQ(sub["index"], i);
+    EXPECT_EQ(sub["status"], "completed");
+    EXPECT_EQ(sub["state_size"].get<std::int64_t>(), size) << i;
+    EXPECT_EQ(sub["checkpointed_size"].get<std::int64_t>(), size) << i;
+    most = std::max(most, size);
+  }
+  EXPECT_EQ(per["state_size"], details["tasks"][counts]["state_size"]);
+  EXPECT_EQ(per["summary"]["state_size"]["max"].get<std::int64_t>(), most);
+  EXPECT_EQ(c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id) + "/subtasks/" + std::string(32, 'f')).status,
+            404);
+  const auto metadata = static_cast<std::int64_t>(fs::file_size(location / "_metadata"));
+  auto jm = c.get("/jobs/" + job + "/metrics?get=lastCheckpointSize").body;
+  EXPECT_EQ(jm[0]["value"], std::to_string(files + metadata)) << "the job's: the whole directory";
+}
+
+// Incremental RocksDB checkpoints: a checkpoint's checkpointed size is what it wrote (its
+// own directory's files and the shared SSTs it uploaded, named "-c<id>-"), its state size
+// also counts the SSTs it took over from earlier checkpoints.
+TEST_F(ClusterMetrics, IncrementalCheckpointsCountOnlyTheSstsTheyUploaded) {
+  auto& c = start();
+  const fs::path ck = dir_ / "ck";
+  // A slow source: RocksDB's per-record work must not backpressure the barriers on a loaded machine.
+  json body{{"spec", json::parse(slurp_file(write_counts_spec(dir_, 1'000'000, 400)))},
+            {"options",
+             {{"execution.checkpointing.interval", "150 ms"}, {"execution.checkpointing.dir", ck.string()},
+              {"execution.checkpointing.num-retained", "100"}, {"execution.checkpointing.incremental", "true"},
+              {"state.backend.type", "rocksdb"}}}};
+  auto submitted = c.post("/api/v1/jobs/spec", body.dump());
+  ASSERT_EQ(submitted.status, 202) << submitted.body.dump();
+  const std::string job = submitted.body["jobid"];
+  json stats;
+  for (int i = 0; i < 1200; ++i) {
+    stats = c.get("/jobs/" + job + "/checkpoints").body;
+    if (stats.value("counts", json::object()).value("completed", 0) >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  c.patch("/jobs/" + job);
+  ASSERT_EQ(c.wait_for_state(job, "CANCELED"), "CANCELED");
+  stats = c.get("/jobs/" + job + "/checkpoints").body;
+  ASSERT_GE(stats["history"].size(), 4u) << stats["history"].dump() << c.stderr_text();
+  int reused = 0;
+  for (const auto& h : stats["history"]) {
+    if (h["status"] != "COMPLETED") continue;
+    const std::int64_t id = h["id"];
+    const fs::path chk = h["external_path"].get<std::string>();
+    std::int64_t written = 0;
+    for (const auto& e : fs::recursive_directory_iterator(chk))
+      if (e.is_regular_file() && e.path().filename() != "_metadata") written += static_cast<std::int64_t>(e.file_size());
+    const std::string mark = "-c" + std::to_string(id) + "-";
+    for (const auto& e : fs::directory_iterator(chk.parent_path() / "shared"))
+      if (e.path().filename().string().find(mark) != std::string::npos) written += static_cast<std::int64_t>(e.file_size());
+    std::int64_t checkpointed = 0, full = 0;
+    const auto details = c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id)).body;
+    for (const auto& [vid, task] : details["tasks"].items()) {
+      checkpointed += task["checkpointed_size"].get<std::int64_t>();
+      full += task["state_size"].get<std::int64_t>();
+    }
+    EXPECT_EQ(checkpointed, written) << "checkpoint " << id;
+    EXPECT_GE(full, checkpointed) << "checkpoint " << id;
+    reused += full > checkpointed;
+  }
+  EXPECT_GT(reused, 0) << "a later checkpoint references SSTs an earlier one uploaded";
+}
+
+// Over a cluster's heartbeats: dead letters by reason (a filesystem source's malformed
+// JSON lines routed to the dead-letter table), and FLIP-33's pendingRecords of a bounded
+// datagen source (number-of-rows): the rows it has left, 0 at its end.
+TEST_F(ClusterMetrics, DeadLettersByReasonAndDatagenPendingRecordsComeWithHeartbeats) {
+  auto& c = start({"-D", "heartbeat.interval=200 ms"});
+  std::ofstream(dir_ / "in.json") << R"({"id": 1, "name": "a"}
+{"id": "x", "name": "b"}
+{"id": 3, "name": "c"}
+{"id": "y", "name": "d"}
+)";
+  const std::string sql =
+      "CREATE TABLE b (id INT, name STRING) WITH ('connector' = 'filesystem', 'path' = '" + (dir_ / "in.json").string() +
+      "', 'format' = 'json');\n"
+      "CREATE TABLE dlq (reason STRING, origin STRING, `position` STRING, payload STRING) WITH ("
+      "'connector' = 'filesystem', 'path' = '" + (dir_ / "dlq").string() + "', 'format' = 'json');\n"
+      "CREATE TABLE good (id INT, name STRING) WITH ('connector' = 'blackhole');\n"
+      "SET 'sql.dead-letter' = 'dlq';\n"
+      "INSERT INTO good SELECT * FROM b;\n";
+  auto posted = c.post("/api/v1/jobs/sql", json{{"script", sql}}.dump());
+  ASSERT_EQ(posted.status, 202) << posted.body.dump();
+  const std::string parse_job = posted.body["jobids"][0];
+  ASSERT_EQ(c.wait_for_state(parse_job, "FINISHED"), "FINISHED");
+  const std::string src = c.get("/jobs/" + parse_job).body["vertices"][0]["id"];
+  std::vector<std::string> names;  // "0.<operator>.numDeadLetters", "0.<operator>.deadLetters.<reason>"
+  for (const auto& m : c.get("/jobs/" + parse_job + "/vertices/" + src + "/metrics").body)
+    if (m["id"].get<std::string>().find("eadLetters") != std::string::npos) names.push_back(m["id"]);
+  std::map<std::string, double> dead;  // over the vertex's operators (the source counts them)
+  for (const auto& [name, value] : vertex_values(c, parse_job, src, names))
+    dead[name.substr(name.find('.', 2) + 1)] += value;
+  EXPECT_EQ(dead, (std::map<std::string, double>{{"numDeadLetters", 2}, {"deadLetters.parse-error", 2}}));
+
+  const int rows = 300;
+  posted = c.post("/api/v1/jobs/sql",
+                  json{{"script", "CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '" +
+                                      std::to_string(rows) + "', 'rows-per-second' = '100');\n"
+                                      "CREATE TABLE sunk (id BIGINT) WITH ('connector' = 'blackhole');\n"
+                                      "INSERT INTO sunk SELECT id FROM g;\n"}}
+                      .dump());
+  ASSERT_EQ(posted.status, 202) << posted.body.dump();
+  const std::string gen_job = posted.body["jobids"][0];
+  ASSERT_EQ(c.wait_for_state(gen_job, "RUNNING"), "RUNNING");
+  const std::string gen = c.get("/jobs/" + gen_job).body["vertices"][0]["id"];
+  std::string op;  // the source operator's metric prefix, "0.<name>.": the one with pendingRecords
+  for (int i = 0; i < 100 && op.empty(); ++i) {
+    for (const auto& m : c.get("/jobs/" + gen_job + "/vertices/" + gen + "/metrics").body)
+      if (const std::string name = m["id"]; name.ends_with(".pendingRecords"))
+        op = name.substr(0, name.size() - std::string("pendingRecords").size());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(op.empty()) << "no pendingRecords";
+  // While it runs: what it emitted and what it has left make the rows (a heartbeat copies
+  // both from one snapshot; a batch between the two reads is retried).
+  bool seen_running = false;
+  for (int i = 0; i < 100 && !seen_running; ++i) {
+    auto v = vertex_values(c, gen_job, gen, {op + "pendingRecords", op + "numRecordsOut"});
+    seen_running = v.size() == 2 && v[op + "pendingRecords"] > 0 && v[op + "numRecordsOut"] > 0 &&
+                   v[op + "pendingRecords"] + v[op + "numRecordsOut"] == rows;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(seen_running) << "no read with 0 < pendingRecords = " << rows << " - numRecordsOut";
+  ASSERT_EQ(c.wait_for_state(gen_job, "FINISHED"), "FINISHED");
+  EXPECT_EQ(vertex_values(c, gen_job, gen, {op + "pendingRecords", op + "numRecordsOut"}),
+            (std::map<std::string, double>{{op + "pendingRecords", 0}, {op + "numRecordsOut", rows}}));
 }
 
 // The Prometheus endpoint of a coordinator (Flink's metrics.reporter.prom.port, given

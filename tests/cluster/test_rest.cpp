@@ -337,6 +337,9 @@ TEST_F(RestApi, CheckpointStatisticsConfigAndDetails) {
   EXPECT_EQ(stats["history"][0]["id"], latest["id"]) << "newest first";
   for (const char* k : {"checkpointed_size", "state_size", "end_to_end_duration", "alignment_buffered", "processed_data", "persisted_data"})
     EXPECT_TRUE(stats["summary"].contains(k)) << k;
+  // Every task of this job reads one channel (the source, or one count subtask fed by the
+  // one source subtask): no barrier to wait for, nothing aligned.
+  for (const auto& h : stats["history"]) EXPECT_EQ(h["alignment_duration"], 0) << h.dump();
 
   auto config = c.get("/jobs/" + job + "/checkpoints/config").body;
   EXPECT_EQ(config["mode"], "exactly_once");
@@ -348,6 +351,11 @@ TEST_F(RestApi, CheckpointStatisticsConfigAndDetails) {
   for (const auto& [k, v] : details["tasks"].items()) task_ids.push_back(k);
   auto d = c.get("/jobs/" + job).body;
   EXPECT_THAT(task_ids, ::testing::UnorderedElementsAre(d["vertices"][0]["id"], d["vertices"][1]["id"]));
+  // The source's position, the counts of its keys (test_metrics checks the sizes exactly).
+  for (const auto& [vid, task] : details["tasks"].items()) {
+    EXPECT_GT(task["state_size"].get<std::int64_t>(), 0) << vid;
+    EXPECT_EQ(task["checkpointed_size"], task["state_size"]) << vid << ": the heap backend shares nothing";
+  }
   EXPECT_EQ(c.get("/jobs/" + job + "/checkpoints/details/999999").status, 404);
   EXPECT_EQ(c.get("/jobs/" + job + "/checkpoints/details/x").status, 400);
   EXPECT_EQ(c.stop(), 0) << "SIGTERM cancels the running job and exits";

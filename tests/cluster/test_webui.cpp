@@ -154,7 +154,7 @@ TEST_F(WebUi, ChromiumSeesARunningSqlJobItsCheckpointsASavepointAndCancel) {
 
   auto shots = artifacts("coordinator");
   auto r = run_browser_check("--url http://" + c.address() + " --job " + id + " --sql " + quoted(kInsert) +
-                                 " --vertices datagen_source,group_aggregate --parallelism 2 --stop-job " + stop_id +
+                                 " --vertices datagen_source,group_aggregate --parallelism 2 --worker local --stop-job " + stop_id +
                                  " --failed-job " + failed_id + " --failure 'malformed JSON in " + input.string() +
                                  " line 1' --screenshots '" +
                                  shots.string() + "'",
@@ -213,7 +213,7 @@ TEST_F(WebUi, ClinkRunWebUiServesItsEmbeddedJob) {
 
   auto shots = artifacts("embedded");
   auto r = run_browser_check("--url http://" + address + " --job " + id + " --sql " + quoted(kInsert) +
-                                 " --vertices datagen_source,group_aggregate --parallelism 2 --embedded --savepoint-dir '" +
+                                 " --vertices datagen_source,group_aggregate --parallelism 2 --worker coordinator --embedded --savepoint-dir '" +
                                  (dir_ / "typed-savepoints").string() + "' --screenshots '" + shots.string() + "'",
                              dir_);
   ASSERT_EQ(r.exit_code, 0) << "the browser check failed (screenshots in " << shots << "):\n" << r.out << r.err;

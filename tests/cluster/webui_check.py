@@ -157,14 +157,24 @@ def check_graph(b, job, vertices):
     b.screenshot("job-graph")
 
 
-def check_subtasks(b, vertices, parallelism):
+def check_subtasks(b, vertices, parallelism, worker):
     b.click(f"svg.job-graph g.vertex[data-vertex-name^='{vertices[-1]}']")
     b.wait("the vertex's subtasks", lambda d: len(d.find_elements(By.CSS_SELECTOR, "table.subtasks tr.subtask-row")) == parallelism)
     title = b.text("#subtasks-title")
     if vertices[-1] not in title:
         raise CheckFailed(f"subtasks: the panel is titled '{title}'")
-    cells = b.texts("table.subtasks tr.subtask-row td")
-    ok(f"{title}: {parallelism} subtask rows ({' | '.join(cells[:11])})")
+    # Busy / backpressured / idle are ratios (the backpressure endpoint's, from the
+    # tasks' ...TimeMsPerSecond), the last column the worker each subtask runs on.
+    def rows_read(d):
+        cells = b.texts("table.subtasks tr.subtask-row td")
+        if len(cells) != 11 * parallelism:
+            return None
+        rows = [cells[i * 11:(i + 1) * 11] for i in range(parallelism)]
+        return rows if all(re.fullmatch(r"\d+%", c) for r in rows for c in r[4:7]) else None
+    rows = b.wait("the subtasks' busy, backpressured and idle percentages", rows_read)
+    if worker and any(r[10] != worker for r in rows):
+        raise CheckFailed(f"subtasks: the workers shown are {[r[10] for r in rows]}, expected {worker}")
+    ok(f"{title}: {parallelism} subtask rows ({' | '.join(rows[0])})")
     b.screenshot("subtasks")
 
 
@@ -290,6 +300,7 @@ def main():
     p.add_argument("--sql", required=True, help="the job's statement, as the SQL tab should show it")
     p.add_argument("--vertices", required=True, help="name prefixes of the graph's vertices, the source first")
     p.add_argument("--parallelism", type=int, default=1)
+    p.add_argument("--worker", help="the worker every subtask of the last vertex shows")
     p.add_argument("--stop-job", help="another running job, to stop with a savepoint from its page")
     p.add_argument("--failed-job", help="a job that failed after a restart, with --failure in its exceptions")
     p.add_argument("--failure", help="text each of the failed job's exceptions contains")
@@ -304,7 +315,7 @@ def main():
         b = Browser(args.url, args.screenshots)
         check_job_list(b, args.job)
         check_graph(b, args.job, vertices)
-        check_subtasks(b, vertices, args.parallelism)
+        check_subtasks(b, vertices, args.parallelism, args.worker)
         check_checkpoints(b, args.job, args.savepoint_dir)
         check_sql(b, args.sql)
         check_workers(b)

@@ -84,6 +84,11 @@ class WorkersInfo final : public cluster::ClusterInfo {
     }
     return out;
   }
+  std::vector<cluster::SubtaskLocation> subtask_locations(const std::string& job_id) const override {
+    std::vector<cluster::SubtaskLocation> out;
+    for (const auto& w : runtime_.subtask_workers(job_id)) out.push_back({w.id, w.host, w.data_port});
+    return out;
+  }
 
  private:
   const cluster::ClusterRuntime& runtime_;
@@ -193,8 +198,12 @@ int run_coordinator(const CoordinatorOptions& opts) {
       if (ha_enabled)
         dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
           if (options.contains(cluster::gateway::kCollectJobOption)) return;  // a SQL gateway SELECT: not resumed
-          services->job_graphs().put(job.id, nlohmann::json{{"spec", nlohmann::json::parse(job.spec)},
-                                                            {"options", options}}.dump());
+          // A SQL job's statement and plan go along, so that a new leader's REST and web UI
+          // still show them.
+          nlohmann::json record{{"spec", nlohmann::json::parse(job.spec)}, {"options", options}};
+          if (!job.sql.empty()) record["sql"] = job.sql;
+          if (!job.plan.empty()) record["plan"] = job.plan;
+          services->job_graphs().put(job.id, record.dump());
         };
       dopts.on_ended = [services, &suspending, ha_enabled](const cluster::DispatchedJob& job) {
         {
@@ -275,7 +284,8 @@ int run_coordinator(const CoordinatorOptions& opts) {
           }
           auto submit = cluster::parse_submit_options(options, dispatcher.configuration());
           submit.raw = record.value("options", nlohmann::json::object());
-          dispatcher.submit(record.at("spec"), submit, job_id);
+          dispatcher.submit(record.at("spec"), submit, job_id,
+                            cluster::JobTexts{"", record.value("sql", ""), record.value("plan", "")});
           log::ScopedContext in_job({job_id});
           log::info("recovered the job{}", options.contains("execution.state-recovery.path")
                                                ? " from " + options["execution.state-recovery.path"].get<std::string>()

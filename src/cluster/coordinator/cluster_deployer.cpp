@@ -72,6 +72,11 @@ void ClusterDeployer::place(const std::optional<std::filesystem::path>& restore)
     failure = e.what();
   }
   const std::string options_json = deploy_options_json(DeployOptions{options_.checkpoints, restore});
+  if (!slots.empty()) {  // (before mu_: the cluster's lock is never taken under a deployer's)
+    std::vector<std::string> by_subtask;
+    for (const auto& slot : slots) by_subtask.push_back(slot.worker_id);
+    cluster_.placed(job_id_, std::move(by_subtask));
+  }
   std::unique_lock lock(mu_);
   if (slots.empty() || cancelled_) {  // no tasks started: the attempt is over
     lock.unlock();
@@ -262,7 +267,10 @@ void ClusterDeployer::place_region(std::size_t region, const std::optional<std::
   auto gone = deploy_on_slots(tasks, options_json, true);
   awaiting_.erase(region);
   cv_.notify_all();
+  std::vector<std::string> by_subtask;
+  for (const auto& slot : slots_) by_subtask.push_back(slot.worker_id);
   lock.unlock();
+  if (!lost.empty()) cluster_.placed(job_id_, std::move(by_subtask));  // not under mu_, as in place()
   for (const auto& w : gone) worker_lost(w, "it left before its tasks were deployed");
 }
 
@@ -393,6 +401,16 @@ void ClusterDeployer::on_metrics(const nlohmann::json& rows) {
       m->bytes_in.store(r.at(13).get<std::int64_t>());
       m->bytes_out.store(r.at(14).get<std::int64_t>());
       m->pending_records.store(r.at(15).get<std::int64_t>());
+    }
+    if (r.size() > 16 && r.at(16).is_object()) {
+      // Dead letters by reason: the copy is brought to the worker's counts (a reason
+      // the worker no longer has, after a restart, goes back to 0).
+      std::map<std::string, std::int64_t> want;
+      for (const auto& [reason, n] : r.at(16).items()) want[reason] = n.get<std::int64_t>();
+      auto have = m->dead_letters_by_reason();
+      for (const auto& [reason, n] : have) want.emplace(reason, 0);
+      for (const auto& [reason, n] : want)
+        if (n != have[reason]) m->count_dead_letters(reason, n - have[reason], false);
     }
   }
 }

@@ -145,10 +145,27 @@ std::vector<WorkerInfo> ClusterRuntime::Impl::workers() const {
   return out;
 }
 
+std::vector<WorkerInfo> ClusterRuntime::Impl::subtask_workers(const std::string& job_id) const {
+  std::lock_guard lock(mu_);
+  auto p = placements_.find(job_id);
+  if (p == placements_.end()) return {};
+  std::vector<WorkerInfo> out;
+  for (const auto& id : p->second) {
+    WorkerInfo info;
+    info.id = id;
+    if (auto w = workers_.find(id); w != workers_.end()) info = w->second.info;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 ClusterRuntime::ClusterRuntime(ClusterRuntimeConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 ClusterRuntime::~ClusterRuntime() = default;
 int ClusterRuntime::rpc_port() const { return impl_->rpc_port(); }
 std::vector<WorkerInfo> ClusterRuntime::workers() const { return impl_->workers(); }
+std::vector<WorkerInfo> ClusterRuntime::subtask_workers(const std::string& job_id) const {
+  return impl_->subtask_workers(job_id);
+}
 
 JobHandle ClusterRuntime::launch(const std::string& job_id, const JobGraph& graph, ExecutionOptions options) {
   Impl* impl = impl_.get();

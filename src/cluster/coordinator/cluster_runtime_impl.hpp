@@ -52,6 +52,13 @@ class ClusterRuntime::Impl {
   // another), so a new leader's numbers must not meet those of the leaders before it.
   std::int64_t attempt_base() const { return attempt_base_; }
   std::vector<WorkerInfo> workers() const;
+  std::vector<WorkerInfo> subtask_workers(const std::string& job_id) const;
+  // Records where the job's current attempt runs: worker ids by subtask index. Kept after
+  // the job ended, as Flink's REST still shows where an ended job's subtasks ran.
+  void placed(const std::string& job_id, std::vector<std::string> workers) {
+    std::lock_guard lock(mu_);
+    placements_[job_id] = std::move(workers);
+  }
 
  private:
   void on_registered(const proto::Register& r);
@@ -67,6 +74,7 @@ class ClusterRuntime::Impl {
   std::condition_variable slots_cv_;
   std::map<std::string, Worker> workers_;
   std::map<std::string, ClusterDeployer*> deployers_;
+  std::map<std::string, std::vector<std::string>> placements_;  // by job: worker id by subtask
   std::unique_ptr<ControlServer> server_;
   const std::int64_t attempt_base_ =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count() *

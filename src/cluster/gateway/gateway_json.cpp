@@ -138,7 +138,9 @@ json row_json(const ResultRow& row, const std::vector<sql::LogicalType>& types, 
       continue;
     }
     const sql::LogicalType& t = types[i];
-    if (t.is_numeric()) {
+    if (auto nested = row.nested_json.find(i); nested != row.nested_json.end()) {
+      fields.push_back(json::parse(nested->second));  // ROW: an object, ARRAY: an array, MAP: an object
+    } else if (t.is_numeric()) {
       fields.push_back(number(*cell));
     } else if (t.is(K::kBoolean)) {
       fields.push_back(*cell == "TRUE" || *cell == "true");

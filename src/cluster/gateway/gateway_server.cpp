@@ -12,6 +12,7 @@
 
 #include "clink/cluster/gateway/sql_gateway.hpp"
 #include "clink/core/error.hpp"
+#include "clink/formats/json_row_format.hpp"
 #include "clink/sql/common/column_batch.hpp"
 #include "clink/sql/common/column_serde.hpp"
 #include "clink/sql/common/time_zone.hpp"
@@ -130,7 +131,26 @@ struct Collect {
   std::shared_ptr<CollectedRows> rows;
   sql::SchemaPtr schema;
   sql::TimeZonePtr zone;
+  // By column: an encoder of a one-field row {"v": value} for ROW / ARRAY / MAP columns.
+  std::vector<std::shared_ptr<const sql::JsonRowEncoder>> nested;
 };
+
+bool is_nested(const sql::LogicalType& t) {
+  return t.is(sql::TypeKind::kRow) || t.is(sql::TypeKind::kArray) || t.is(sql::TypeKind::kMap);
+}
+
+// Flink's SQL gateway writes JSON rows with RowDataToJsonConverters: ISO-8601 timestamps,
+// a NULL map key as the literal "null"; the json format's encoder is those converters.
+std::vector<std::shared_ptr<const sql::JsonRowEncoder>> nested_encoders(const sql::Schema& schema) {
+  sql::JsonFormatOptions o;
+  o.timestamp_standard = sql::TimestampStandard::kIso8601;
+  o.map_null_key_mode = sql::JsonFormatOptions::MapNullKeyMode::kLiteral;
+  std::vector<std::shared_ptr<const sql::JsonRowEncoder>> out;
+  for (const auto& f : schema.fields())
+    out.push_back(is_nested(f.type) ? std::make_shared<const sql::JsonRowEncoder>(sql::make_schema({{"v", f.type}}), o)
+                                    : nullptr);
+  return out;
+}
 
 }  // namespace
 
@@ -309,7 +329,15 @@ void SqlGateway::Impl::routes() {
   }));
   srv.Post(session_path + "/statements", handle([this](const httplib::Request& req, httplib::Response& res) {
     auto s = session(req.matches[2]);
-    reply(res, 200, json{{"operationHandle", submit(s, statement_of(body_object(req)))}});
+    json body = body_object(req);
+    // As Flink 2.3's gateway: a positive executionTimeout is refused, before anything runs.
+    if (auto t = body.find("executionTimeout"); t != body.end() && t->is_number() && t->get<double>() > 0)
+      throw ServerSideError(
+          "<Exception on server side:\norg.apache.flink.table.gateway.api.utils.SqlGatewayException: Failed to execute "
+          "statement.\nCaused by: java.lang.UnsupportedOperationException: SqlGatewayService doesn't support timeout "
+          "mechanism now.\n\tat clink.cluster.gateway.SqlGateway.executeStatement(sql-gateway)\n\nEnd of exception on "
+          "server side>");
+    reply(res, 200, json{{"operationHandle", submit(s, statement_of(body))}});
   }));
   const std::string op_path = session_path + "/operations/" + kUuid;
   srv.Get(op_path + "/status", handle([this](const httplib::Request& req, httplib::Response& res) {
@@ -387,6 +415,12 @@ void SqlGateway::Impl::routes() {
         std::string cell;
         sql::append_cell_string(column, r, *c.zone, /*printing=*/true, cell);
         rows[r].cells.emplace_back(std::move(cell));
+        if (col < c.nested.size() && c.nested[col]) {
+          std::string one;  // {"v":<value>}
+          const sql::Column* only = &column;
+          c.nested[col]->encode(&only, r, one);
+          rows[r].nested_json[col] = one.substr(5, one.size() - 6);
+        }
       }
     }
     c.rows->append(std::move(rows));
@@ -449,7 +483,8 @@ std::shared_ptr<CollectedRows> SqlGateway::open_collect(const std::string& resul
   nlohmann::json fields = nlohmann::json::array();
   for (const auto& c : columns) fields.push_back({{"name", c.name}, {"type", c.type}});
   Collect c{std::make_shared<CollectedRows>(), sql::schema_from_json(fields, "gateway result " + result_id),
-            sql::TimeZone::of(time_zone)};
+            sql::TimeZone::of(time_zone), {}};
+  c.nested = nested_encoders(*c.schema);
   std::lock_guard lock(impl_->mu);
   impl_->collects[result_id] = c;
   return c.rows;

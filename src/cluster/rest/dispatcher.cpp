@@ -356,6 +356,18 @@ void Dispatcher::shutdown() {
 
 std::vector<TaskManagerInfo> Dispatcher::task_managers() const { return options_.cluster->task_managers(); }
 
+std::vector<SubtaskLocation> ClusterInfo::subtask_locations(const std::string&) const { return {}; }
+
+SubtaskLocation Dispatcher::subtask_location(const DispatchedJob& job, int subtask) const {
+  auto placed = options_.cluster->subtask_locations(job.id);
+  if (subtask >= 0 && static_cast<std::size_t>(subtask) < placed.size() && !placed[subtask].tm_id.empty())
+    return placed[subtask];
+  auto tms = task_managers();
+  if (tms.size() != 1) return {"cluster", "", -1};
+  const std::string& path = tms.front().path;  // host:port, or host/pid for this process
+  return {tms.front().id, path.substr(0, path.find_first_of(":/")), tms.front().data_port};
+}
+
 std::map<std::string, std::string> Dispatcher::configuration() const {
   std::lock_guard lock(mu_);
   return options_.configuration;

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "state_sizes.hpp"
+
 namespace clink::cluster::metrics {
 
 namespace {
@@ -19,6 +21,14 @@ bool running(JobStatus s) { return s == JobStatus::kRunning || s == JobStatus::k
 // rate of the accumulated milliseconds, at most 1000.
 double time_per_second(const MetricRegistry& r, const std::string& key, std::int64_t ns, std::int64_t now) {
   return std::clamp(r.rate(key, static_cast<double>(ns) / 1e6, now), 0.0, 1000.0);
+}
+
+// The newest completed checkpoint or savepoint (what the lastCheckpoint* metrics describe).
+const CheckpointStats* last_completed(const std::vector<CheckpointStats>& history) {
+  const CheckpointStats* last = nullptr;
+  for (const auto& s : history)
+    if (s.status == CheckpointStats::Status::kCompleted) last = &s;
+  return last;
 }
 
 }  // namespace
@@ -77,10 +87,8 @@ std::string rest_component(const std::string& name) {
 std::vector<MetricValue> job_level(const DispatchedJob& job, std::int64_t now_ms) {
   std::vector<MetricValue> out;
   CheckpointCounts counts = job.handle.checkpoint_counts();
-  const CheckpointStats* last = nullptr;
   auto history = job.handle.checkpoint_history();
-  for (const auto& s : history)
-    if (s.status == CheckpointStats::Status::kCompleted) last = &s;
+  const CheckpointStats* last = last_completed(history);
   const bool live = running(job.status());
   out.push_back(MetricValue::of_long("numRestarts", counts.restarts));
   // Flink's uptime: milliseconds since the job started running, -1 once it ended.
@@ -111,6 +119,11 @@ std::vector<SubtaskScope> vertex_level(const DispatchedJob& job, const JobVertex
   auto rate = [&](const std::string& op, int s, const char* what, std::int64_t value) {
     return r.rate(fmt::format("{}/{}/{}", op, s, what), static_cast<double>(value), now_ms);
   };
+
+  // Each operator subtask's state in the last completed checkpoint (none before one).
+  auto history = job.handle.checkpoint_history();
+  const CheckpointStats* last = last_completed(history);
+  auto state_sizes = last ? checkpoint_state_sizes(last->path) : std::make_shared<const StateSizes>();
 
   const std::string task_key = "task:" + v.id;
   std::vector<SubtaskScope> out;
@@ -171,6 +184,12 @@ std::vector<SubtaskScope> vertex_level(const DispatchedJob& job, const JobVertex
         vals.push_back(MetricValue::of_long("watermarkLag", known ? now_ms - wm : -1));
         if (m.pending_records >= 0) vals.push_back(MetricValue::of_long("pendingRecords", m.pending_records));
       }
+      // The operator subtask's share of the job's lastCheckpointSize / lastCheckpointFullSize:
+      // bytes this checkpoint wrote for its state, and its whole state (-1 before one).
+      auto size = state_sizes->find({node.uid, s});
+      const bool sized = size != state_sizes->end();
+      vals.push_back(MetricValue::of_long("lastCheckpointSize", sized ? size->second.checkpointed_size : -1));
+      vals.push_back(MetricValue::of_long("lastCheckpointFullSize", sized ? size->second.state_size : -1));
       vals.push_back(MetricValue::of_long("numDeadLetters", m.dead_letters));
       for (const auto& [reason, n] : m.dead_letters_by_reason)
         vals.push_back(MetricValue::of_long("deadLetters." + reason, n));

@@ -149,10 +149,6 @@ std::string prometheus_text(const Dispatcher& d) {
   const std::string host = hostname();
   const std::int64_t now = now_ms();
   for (const auto& v : metrics::jobmanager_level(d)) e.add("jobmanager", v, {{"host", host}});
-  auto tms = d.task_managers();
-  // Which worker runs which subtask is not tracked on the coordinator: with one task
-  // manager its id, else "cluster".
-  const std::string tm_id = tms.size() == 1 ? tms.front().id : "cluster";
   for (const auto& job : d.jobs()) {
     if (job->terminal()) continue;  // as in Flink, an ended job's metrics are gone
     Labels job_labels = {{"job_id", job->id}, {"job_name", job->name}, {"host", host}};
@@ -160,6 +156,7 @@ std::string prometheus_text(const Dispatcher& d) {
     for (const auto& v : m.job) e.add("jobmanager_job", v, job_labels);
     std::int64_t attempt = job->handle.checkpoint_counts().restarts;
     for (const auto& s : m.subtasks) {
+      const SubtaskLocation at = d.subtask_location(*job, s.subtask);  // the worker running it
       Labels task = {{"job_id", job->id},
                      {"job_name", job->name},
                      {"task_id", s.vertex->id},
@@ -167,8 +164,8 @@ std::string prometheus_text(const Dispatcher& d) {
                      {"task_attempt_id", fmt::format("{}_{}_{}_{}", job->id, s.vertex->id, s.subtask, attempt)},
                      {"task_attempt_num", std::to_string(attempt)},
                      {"subtask_index", std::to_string(s.subtask)},
-                     {"tm_id", tm_id},
-                     {"host", host}};
+                     {"tm_id", at.tm_id},
+                     {"host", at.host.empty() ? host : at.host}};
       for (const auto& v : s.task) e.add("taskmanager_job_task", v, task);
       for (const auto& op : s.operators) {
         Labels labels = task;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "clink/checkpoint/checkpoint_metadata.hpp"
+#include "job_metrics.hpp"
 
 namespace clink::cluster::rest {
 
@@ -266,21 +267,24 @@ json job_details(const DispatchedJob& job) {
               {"pending-operators", 0}};
 }
 
-json vertex_details(const DispatchedJob& job, const JobVertex& v) {
+json vertex_details(const Dispatcher& d, const DispatchedJob& job, const JobVertex& v) {
   std::int64_t now = now_ms(), end = job.end_time_ms();
   const char* ts = task_state(job.status());
   bool done = job.terminal();
   json subtasks = json::array();
   for (const auto& [index, c] : subtask_counters(job, v)) {
+    // Flink's endpoint: the task manager's host and data port.
+    const SubtaskLocation at = d.subtask_location(job, index);
+    const std::string endpoint = at.data_port > 0 ? fmt::format("{}:{}", at.host, at.data_port) : at.host;
     subtasks.push_back({{"subtask", index},
                         {"status", ts},
                         {"attempt", static_cast<int>(job.handle.checkpoint_counts().restarts)},
-                        {"endpoint", "coordinator"},
+                        {"endpoint", endpoint.empty() ? at.tm_id : endpoint},
                         {"start-time", job.start_time_ms},
                         {"end-time", done ? end : -1},
                         {"duration", duration_of(job, now)},
                         {"metrics", io_metrics(c, true)},
-                        {"taskmanager-id", "coordinator"},
+                        {"taskmanager-id", at.tm_id},
                         {"start_time", job.start_time_ms}});
   }
   return json{{"id", v.id},
@@ -293,32 +297,28 @@ json vertex_details(const DispatchedJob& job, const JobVertex& v) {
 
 namespace {
 
-// Backpressure is a rate (Flink: the share of the last second spent backpressured):
-// the share of the time since the previous request of the same vertex, or of the
-// task's whole life on the first.
-struct TimeSample {
-  double busy = 0, backpressured = 0, idle = 0;
-};
-std::mutex g_samples_mu;
-std::map<std::string, TimeSample> g_samples;  // "<job>/<vertex>/<subtask>"
-
 const char* level_of(double ratio) { return ratio <= 0.10 ? "ok" : ratio <= 0.5 ? "low" : "high"; }
+
+// A task-scope metric of one subtask by name (0 when absent).
+double task_value(const metrics::SubtaskScope& s, const std::string& name) {
+  for (const auto& m : s.task)
+    if (m.name == name) return m.number();
+  return 0;
+}
 
 }  // namespace
 
+// As Flink's JobVertexBackPressureHandler: each subtask's ratios are its task's
+// backPressuredTimeMsPerSecond, idleTimeMsPerSecond and busyTimeMsPerSecond over 1000.
 json vertex_backpressure(const DispatchedJob& job, const JobVertex& v) {
   json subtasks = json::array();
   double worst = 0;
-  std::lock_guard lock(g_samples_mu);
-  for (const auto& [index, c] : subtask_counters(job, v)) {
-    auto& prev = g_samples[fmt::format("{}/{}/{}", job.id, v.id, index)];
-    double busy = c.busy_ms - prev.busy, bp = c.backpressured_ms - prev.backpressured, idle = c.idle_ms - prev.idle;
-    prev = {c.busy_ms, c.backpressured_ms, c.idle_ms};
-    double total = busy + bp + idle;
-    double ratio = total > 0 ? bp / total : 0, idle_ratio = total > 0 ? idle / total : 0,
-           busy_ratio = total > 0 ? busy / total : 0;
+  for (const auto& s : metrics::vertex_level(job, v, now_ms())) {
+    double ratio = task_value(s, "backPressuredTimeMsPerSecond") / 1000.0;
+    double idle_ratio = task_value(s, "idleTimeMsPerSecond") / 1000.0;
+    double busy_ratio = task_value(s, "busyTimeMsPerSecond") / 1000.0;
     worst = std::max(worst, ratio);
-    subtasks.push_back({{"subtask", index},
+    subtasks.push_back({{"subtask", s.subtask},
                         {"backpressureLevel", level_of(ratio)},
                         {"ratio", ratio},
                         {"idleRatio", idle_ratio},
@@ -351,24 +351,15 @@ json vertex_watermarks(const DispatchedJob& job, const JobVertex& v) {
 
 json vertex_subtask_metrics(const DispatchedJob& job, const JobVertex& v, const std::string& get,
                             const std::string& agg) {
-  // Each metric's value per subtask: the task's own (numRecordsIn / Out of the chain,
-  // its times) and each operator's, as "<operator name>.<metric>".
+  // Each metric's value per subtask: the task's (metrics::vertex_level, what
+  // /vertices/:vid/metrics answers) and each operator's, as "<operator name>.<metric>".
   std::map<std::string, std::map<int, double>> values;
-  for (const auto& [index, c] : subtask_counters(job, v)) {
-    values["numRecordsIn"][index] = static_cast<double>(c.read_records);
-    values["numRecordsOut"][index] = static_cast<double>(c.write_records);
-    values["accumulateBusyTimeMs"][index] = c.busy_ms;
-    values["accumulateBackPressuredTimeMs"][index] = c.backpressured_ms;
-    values["accumulateIdleTimeMs"][index] = c.idle_ms;
-  }
-  std::set<std::string> in_vertex(v.operators.begin(), v.operators.end());
-  for (const auto& m : job.handle.metrics().snapshot()) {
-    if (!in_vertex.count(m.operator_id)) continue;
-    const JobNode& n = job.graph.node(m.operator_id);
-    std::string prefix = (n.name.empty() ? n.id : n.name) + ".";
-    values[prefix + "numRecordsIn"][m.subtask] = static_cast<double>(m.records_in);
-    values[prefix + "numRecordsOut"][m.subtask] = static_cast<double>(m.records_out);
-    values[prefix + "numLateRecordsDropped"][m.subtask] = static_cast<double>(m.late_records_dropped);
+  for (const auto& s : metrics::vertex_level(job, v, now_ms())) {
+    for (const auto& m : s.task)
+      if (m.kind != metrics::MetricValue::Kind::kString) values[m.name][s.subtask] = m.number();
+    for (const auto& op : s.operators)
+      for (const auto& m : op.values)
+        if (m.kind != metrics::MetricValue::Kind::kString) values[op.name + "." + m.name][s.subtask] = m.number();
   }
   json out = json::array();
   if (get.empty()) {

@@ -23,7 +23,7 @@ json job_ids(const Dispatcher& d);                    // GET /jobs
 json jobs_overview(const Dispatcher& d);              // GET /jobs/overview
 json job_details(const DispatchedJob& job);           // GET /jobs/:jobid
 json job_plan(const DispatchedJob& job);              // the "plan" of /jobs/:jobid and /jobs/:jobid/plan
-json vertex_details(const DispatchedJob& job, const JobVertex& v);      // GET .../vertices/:vid
+json vertex_details(const Dispatcher& d, const DispatchedJob& job, const JobVertex& v);  // GET .../vertices/:vid
 json vertex_backpressure(const DispatchedJob& job, const JobVertex& v);  // GET .../backpressure
 json vertex_watermarks(const DispatchedJob& job, const JobVertex& v);    // GET .../watermarks
 // GET .../subtasks/metrics: without `get` the metric names; with it the aggregates
@@ -34,6 +34,9 @@ json checkpoint_statistics(const DispatchedJob& job);  // GET /jobs/:jobid/check
 json checkpoint_config(const DispatchedJob& job);      // GET .../checkpoints/config
 // GET .../checkpoints/details/:id; throws NotFoundError.
 json checkpoint_details(const DispatchedJob& job, std::int64_t checkpoint_id);
+// GET .../checkpoints/details/:id/subtasks/:vertexid: the vertex's subtasks' state sizes
+// (Flink's TaskCheckpointStatisticsWithSubtaskDetails); throws NotFoundError.
+json checkpoint_subtask_details(const DispatchedJob& job, std::int64_t checkpoint_id, const JobVertex& v);
 json job_exceptions(const DispatchedJob& job);         // GET /jobs/:jobid/exceptions
 json task_managers(const Dispatcher& d);               // GET /taskmanagers
 json jobmanager_config(const Dispatcher& d);           // GET /jobmanager/config

@@ -103,6 +103,16 @@ struct RestServer::Impl {
   std::shared_ptr<DispatchedJob> job_of(const httplib::Request& req) {
     return dispatcher.job(hex_id(req.matches[1], "jobid"));
   }
+  static std::int64_t checkpoint_id_of(const std::string& text) {
+    try {
+      std::size_t used = 0;
+      std::int64_t id = std::stoll(text, &used);
+      if (used == text.size()) return id;
+    } catch (const std::exception&) {
+    }
+    throw BadRequestError(fmt::format("Cannot resolve path parameter (checkpointid) from value \"{}\".", text));
+  }
+
   const JobVertex& vertex_of(const DispatchedJob& job, const httplib::Request& req) {
     std::string id = hex_id(req.matches[2], "vertexid");
     if (const JobVertex* v = job.vertex(id)) return *v;
@@ -158,17 +168,15 @@ void RestServer::Impl::add_routes() {
   route("GET", job + "/checkpoints", [this](auto& req, auto& res) { reply(res, 200, rest::checkpoint_statistics(*job_of(req))); });
   route("GET", job + "/checkpoints/config", [this](auto& req, auto& res) { reply(res, 200, rest::checkpoint_config(*job_of(req))); });
   route("GET", job + "/checkpoints/details/([^/]+)", [this](const httplib::Request& req, auto& res) {
+    reply(res, 200, rest::checkpoint_details(*job_of(req), checkpoint_id_of(req.matches[2])));
+  });
+  route("GET", job + "/checkpoints/details/([^/]+)/subtasks/([^/]+)", [this](const httplib::Request& req, auto& res) {
     auto j = job_of(req);
-    std::string text = req.matches[2];
-    std::int64_t id = 0;
-    try {
-      std::size_t used = 0;
-      id = std::stoll(text, &used);
-      if (used != text.size()) throw std::invalid_argument(text);
-    } catch (const std::exception&) {
-      throw BadRequestError(fmt::format("Cannot resolve path parameter (checkpointid) from value \"{}\".", text));
-    }
-    reply(res, 200, rest::checkpoint_details(*j, id));
+    const std::int64_t id = checkpoint_id_of(req.matches[2]);
+    const std::string vid = hex_id(req.matches[3], "vertexid");
+    const JobVertex* v = j->vertex(vid);
+    if (!v) throw NotFoundError(fmt::format("JobVertex {} not found in job {}", vid, j->id));
+    reply(res, 200, rest::checkpoint_subtask_details(*j, id, *v));
   });
   // clink's own: a SQL job's statement and optimised plan.
   route("GET", job + "/sql", [this](auto& req, auto& res) {
@@ -178,9 +186,9 @@ void RestServer::Impl::add_routes() {
   });
   route("GET", job + "/exceptions", [this](auto& req, auto& res) { reply(res, 200, rest::job_exceptions(*job_of(req))); });
   route("GET", job + "/plan", [this](auto& req, auto& res) { reply(res, 200, json{{"plan", rest::job_plan(*job_of(req))}}); });
-  route("GET", vertex, [this](auto& req, auto& res) {
+  route("GET", vertex, [this, &d](auto& req, auto& res) {
     auto j = job_of(req);
-    reply(res, 200, rest::vertex_details(*j, vertex_of(*j, req)));
+    reply(res, 200, rest::vertex_details(d, *j, vertex_of(*j, req)));
   });
   route("GET", vertex + "/backpressure", [this](auto& req, auto& res) {
     auto j = job_of(req);

@@ -1,5 +1,6 @@
 #include "clink/connectors/sql/sql_datagen_source.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "clink/connectors/rate_limiter.hpp"
 #include "clink/core/error.hpp"
 #include "clink/formats/sql_text_values.hpp"
+#include "clink/runtime/runtime_context.hpp"
 #include "clink/sql/common/decimal.hpp"
 #include "clink/sql/common/temporal.hpp"
 
@@ -203,7 +205,20 @@ class DatagenReader final : public SqlSourceReader {
     if (c.rows_per_second > 0) limiter_.emplace(c.rows_per_second / parallelism, RateLimiter::Clock::now());
   }
 
+  // FLIP-33's pendingRecords of a bounded datagen (number-of-rows, or a sequence's end):
+  // the rows its splits have left; unbounded, it stays unknown (-1).
+  void open(RuntimeContext& ctx) override {
+    if (total_ >= 0) pending_ = &ctx.metrics().pending_records;
+    report_pending();
+  }
+
   Status poll(ColumnBatch& out, std::size_t max_rows) override {
+    const Status s = generate(out, max_rows);
+    report_pending();
+    return s;
+  }
+
+  Status generate(ColumnBatch& out, std::size_t max_rows) {
     if (splits_.empty()) return Status::kEnd;
     auto n = static_cast<std::int64_t>(max_rows);
     if (limiter_) {
@@ -243,9 +258,21 @@ class DatagenReader final : public SqlSourceReader {
         throw ClinkError("sql_datagen_source: malformed split '" + text + "' in the restored checkpoint");
       if (total_ < 0 || sp.next < static_cast<std::uint64_t>(total_)) splits_.push_back(sp);
     }
+    report_pending();
   }
 
  private:
+  // Once per poll (a batch), one relaxed store.
+  void report_pending() {
+    if (!pending_) return;
+    std::int64_t left = 0;
+    for (const auto& sp : splits_) {
+      const auto total = static_cast<std::uint64_t>(total_);
+      if (sp.next < total) left += static_cast<std::int64_t>((total - sp.next + sp.step - 1) / sp.step);
+    }
+    pending_->store(left, std::memory_order_relaxed);
+  }
+
   struct Split {
     std::uint64_t next = 0;
     std::uint64_t step = 1;
@@ -254,6 +281,7 @@ class DatagenReader final : public SqlSourceReader {
   std::int64_t total_;
   std::vector<Split> splits_;
   std::optional<RateLimiter> limiter_;
+  std::atomic<std::int64_t>* pending_ = nullptr;  // the operator's pendingRecords, when bounded
 };
 
 }  // namespace

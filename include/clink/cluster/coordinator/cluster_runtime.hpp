@@ -45,6 +45,10 @@ class ClusterRuntime {
 
   int rpc_port() const;
   std::vector<WorkerInfo> workers() const;
+  // The worker running each subtask index of the job's latest attempt (every vertex's
+  // subtask i shares slot i), by subtask index: its id, and its host and data port while
+  // it is registered. Kept after the job ended; empty before its first placement.
+  std::vector<WorkerInfo> subtask_workers(const std::string& job_id) const;
   // Runs the job's tasks on the workers' slots (one slot per subtask index, every
   // chain's subtask i in slot i, as Flink's slot sharing). `job_id` names it on the
   // control plane.

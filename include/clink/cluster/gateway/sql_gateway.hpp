@@ -30,6 +30,9 @@ struct ResultColumn {
 struct ResultRow {
   sql::RowKind kind = sql::RowKind::kInsert;
   std::vector<std::optional<std::string>> cells;
+  // ROW / ARRAY / MAP cells (not NULL) also as JSON text, by column index, as Flink's
+  // RowDataToJsonConverters write them for rowFormat=JSON (cells keeps PLAIN_TEXT's).
+  std::map<std::size_t, std::string> nested_json;
 };
 
 // The rows of a running SELECT, taken by the operation that serves them.

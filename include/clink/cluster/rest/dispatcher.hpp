@@ -132,11 +132,22 @@ struct TaskManagerInfo {
   std::int64_t free_memory = 0;
 };
 
+// The task manager running one subtask (Flink's subtask "taskmanager-id" and
+// "endpoint", the Prometheus label tm_id).
+struct SubtaskLocation {
+  std::string tm_id;
+  std::string host;
+  int data_port = -1;
+};
+
 // What the cluster has. The cluster runtime implements it from its registered workers.
 class ClusterInfo {
  public:
   virtual ~ClusterInfo() = default;
   virtual std::vector<TaskManagerInfo> task_managers() const = 0;
+  // Where each subtask index of the job runs, by subtask index; empty when unknown (not
+  // placed yet). Default: every subtask on the one task manager there is.
+  virtual std::vector<SubtaskLocation> subtask_locations(const std::string& job_id) const;
 };
 
 // Starts a job; `job_id` is its 32-hex id (ClusterRuntime::launch names the job with it
@@ -194,6 +205,9 @@ class Dispatcher {
   void shutdown();
 
   std::vector<TaskManagerInfo> task_managers() const;
+  // Where subtask `subtask` of the job runs (the task manager's id and host); with
+  // no placement known, the only task manager, or tm_id "cluster" when there are several.
+  SubtaskLocation subtask_location(const DispatchedJob& job, int subtask) const;
   // The configuration /jobmanager/config lists; set adds or replaces one key.
   std::map<std::string, std::string> configuration() const;
   void set_configuration(const std::string& key, const std::string& value);
