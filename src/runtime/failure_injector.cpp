@@ -200,7 +200,10 @@ std::uint64_t FailureInjector::draw_gap(std::size_t rule, const std::string& tar
   if (r.probability >= 1) return 1;
   // The gap to the next failure of independent trials with probability p is geometric:
   // drawn once per failure, not once per record.
-  const std::uint64_t bits = splitmix64(r.seed ^ fnv1a(target) ^ splitmix64(index));
+  // Mixed in turn, so that streams of targets whose names differ in one character (the
+  // subtasks of an operator) are unrelated.
+  const std::uint64_t stream = splitmix64(splitmix64(r.seed) ^ splitmix64(fnv1a(target)));
+  const std::uint64_t bits = splitmix64(stream + splitmix64(index));
   const double u = static_cast<double>(bits >> 11) * 0x1.0p-53;  // [0, 1)
   const double gap = std::floor(std::log1p(-u) / std::log1p(-r.probability)) + 1;
   return gap >= 9e18 ? std::numeric_limits<std::uint64_t>::max() / 2 : static_cast<std::uint64_t>(gap);
@@ -209,7 +212,7 @@ std::uint64_t FailureInjector::draw_gap(std::size_t rule, const std::string& tar
 void FailureInjector::fail(std::size_t rule, const std::string& what) {
   ++injected_;
   const std::string message = "injected failure [" + rules_[rule].text + "]: " + what;
-  log::info("{}", message);
+  log::debug("{}", message);
   throw ClinkError(message);
 }
 

@@ -1,7 +1,8 @@
 // The failure injector (ExecutionOptions::failures) inside jobs: each trigger makes the
 // operator subtask it selects fail as an ordinary task failure - the restart strategy
 // restarts the job from its latest checkpoint - and the exactly-once output of the
-// self-checking sequence job (checkpoint_support.hpp) equals the failure-free run.
+// self-checking sequence job (checkpoint_support.hpp; checker at parallelism 2, sink 1)
+// equals the failure-free run.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -65,7 +66,7 @@ TEST_P(FailureInjection, AfterCheckpointFailsOnceItCompletedAndTheRestartRestore
   EXPECT_EQ(injector->injected(), 1);
   ASSERT_EQ(handle.restart_causes().size(), 1u);
   EXPECT_THAT(handle.restart_causes()[0],
-              HasSubstr("Sink (1/2) failed: injected failure [operator=Sink,subtask=0,after-checkpoint=2]: "
+              HasSubstr("Sink (1/1) failed: injected failure [operator=Sink,subtask=0,after-checkpoint=2]: "
                         "checkpoint 2 completed at "));
   EXPECT_GE(handle.checkpoint_counts().last_restored_id, 2);
   EXPECT_EQ(sorted(sink_->values()), expected_output(4000));

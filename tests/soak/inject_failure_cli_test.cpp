@@ -55,7 +55,7 @@ TEST_F(InjectFailureCli, AMalformedSpecIsRefusedWithItsProblemAndPosition) {
 
 TEST_F(InjectFailureCli, InjectedFailuresAreRestartedFromAndTheOutputIsExact) {
   ASSERT_EQ(run({"--restart-attempts", "5", "--restart-delay", "0", "--inject-failure",
-                 "operator=*Over*,after-records=700,times=2", "--inject-failure", "after-checkpoint=3"}),
+                 "operator=over_aggregate*,after-records=700,times=2", "--inject-failure", "after-checkpoint=3"}),
             0)
       << proc_->err();
   int restarts = 0;
@@ -63,7 +63,7 @@ TEST_F(InjectFailureCli, InjectedFailuresAreRestartedFromAndTheOutputIsExact) {
   for (std::string line; std::getline(in, line);)
     if (line.find(" after: ") != std::string::npos && line.find("injected failure [") != std::string::npos) ++restarts;
   EXPECT_EQ(restarts, 3) << proc_->err();
-  EXPECT_THAT(proc_->err(), HasSubstr("injected failure [operator=*Over*,after-records=700,times=2]: "));
+  EXPECT_THAT(proc_->err(), HasSubstr("injected failure [operator=over_aggregate*,after-records=700,times=2]: "));
   EXPECT_THAT(proc_->err(), HasSubstr("injected failure [after-checkpoint=3]: checkpoint "));
   const auto lines = committed_lines(dir_.path / "out");
   EXPECT_EQ(lines.size(), 4000u);
@@ -71,8 +71,8 @@ TEST_F(InjectFailureCli, InjectedFailuresAreRestartedFromAndTheOutputIsExact) {
 }
 
 TEST_F(InjectFailureCli, WithoutRestartsAnInjectedFailureFailsTheRun) {
-  EXPECT_EQ(run({"--inject-failure", "operator=*Over*,subtask=0,after-records=100"}), 1);
-  EXPECT_THAT(proc_->err(), HasSubstr("(1/1) failed: injected failure [operator=*Over*,subtask=0,after-records=100]: "));
+  EXPECT_EQ(run({"--inject-failure", "operator=over_aggregate*,subtask=0,after-records=100"}), 1);
+  EXPECT_THAT(proc_->err(), HasSubstr("(1/1) failed: injected failure [operator=over_aggregate*,subtask=0,after-records=100]: "));
 }
 
 }  // namespace
