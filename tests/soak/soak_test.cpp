@@ -183,7 +183,7 @@ TEST_P(Soak, StatefulSqlJobSurvivesInjectedFailuresKillsAndRescalesWithoutLossOr
     }
     // Its budget is used up once the restarts it caused reach it, or (some merged into
     // others) once none came for 3 s.
-    for (int waited = 0, seen = 0, quiet = 0; inject && waited < 60000 && quiet < 3000 && !code;
+    for (int waited = 0, seen = 0, quiet = 0; inject && waited < 30000 && quiet < 3000 && !code;
          waited += 20, quiet += 20) {
       const int now = injected_failures(err) - failures_before;
       if (now >= plan.budget - 2) break;
@@ -191,9 +191,12 @@ TEST_P(Soak, StatefulSqlJobSurvivesInjectedFailuresKillsAndRescalesWithoutLossOr
       code = proc->wait_for(20);
     }
     note("budget used");
-    for (int waited = 0; waited < 60000 && !code && newest_checkpoint(checkpoints) <= restored_from; waited += 5)
+    // (At most 10 s: one RocksDB run under load once completed no checkpoint for 38 s
+    // after its failures, and the job would have ended meanwhile. A kill before the run's
+    // own checkpoint restores an older one: a valid schedule too.)
+    for (int waited = 0; waited < 10000 && !code && newest_checkpoint(checkpoints) <= restored_from; waited += 5)
       code = proc->wait_for(5);
-    note("checkpointed");
+    note(newest_checkpoint(checkpoints) > restored_from ? "checkpointed" : "no checkpoint of its own yet");
     if (!code) code = proc->wait_for(static_cast<int>(rng() % 300));
     if (code) {  // the job ended by itself: done
       ASSERT_EQ(code, std::optional<int>(0)) << proc->err() << "\ncommands:\n" << commands_;
