@@ -29,6 +29,7 @@ void HostOutput::fan_out(std::vector<std::unique_ptr<Target>>& targets, BatchPtr
 void HostOutput::emit(BatchPtr batch) {
   if (!batch || batch->empty()) return;
   metrics->count_out(batch->size());
+  if (source_probe) source_probe->on_batch(batch->size());
   fan_out(main, std::move(batch));
 }
 
@@ -65,7 +66,10 @@ void HostOutput::barrier_network_outputs(const CheckpointBarrier& barrier) {
 
 void ChainedTarget::push(BatchPtr batch) {
   next_->metrics->count_in(batch->size());
-  attributed(*next_, [&] { next_->op->process_batch(0, std::move(batch)); });
+  attributed(*next_, [&] {
+    if (next_->probe) next_->probe->on_batch(batch->size());
+    next_->op->process_batch(0, std::move(batch));
+  });
 }
 
 void ChainedTarget::push_watermark(Watermark wm) {
@@ -150,6 +154,10 @@ void Task::notify_checkpoint_complete(std::int64_t checkpoint_id) {
     if (first_checkpoint_after_end_ > 0 && checkpoint_id >= first_checkpoint_after_end_)
       final_checkpoint_completed_ = true;
     job_.checkpoint_committed(index_, checkpoint_id);
+    // After the chain committed and said so: the failure follows a completed checkpoint,
+    // which the restart restores.
+    for (auto& host : chain)
+      if (host->probe) attributed(*host, [&] { host->probe->on_checkpoint_complete(checkpoint_id); });
   });
 }
 
@@ -176,6 +184,7 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
   auto discard = [&] { job_.discard_snapshot(barrier.checkpoint_id, std::move(snapshot)); };
   for (auto& host : chain) {
     try {
+      if (host->probe) host->probe->on_snapshot(barrier.checkpoint_id);
       host->op->snapshot_state(barrier.checkpoint_id);
       RuntimeContext& ctx = *host->ctx;
       OperatorSubtaskState state;
@@ -366,7 +375,10 @@ void Task::run_inputs() {
       if (auto* batch = std::get_if<BatchPtr>(&element)) {
         head.metrics->count_in((*batch)->size());
         int input = gate->input_of(channel);
-        attributed(head, [&] { head.op->process_batch(input, std::move(*batch)); });
+        attributed(head, [&] {
+          if (head.probe) head.probe->on_batch((*batch)->size());
+          head.op->process_batch(input, std::move(*batch));
+        });
       } else if (auto* wm = std::get_if<Watermark>(&element)) {
         if (auto out = alignment.on_watermark(channel, *wm)) {
           if (!out->idle) head.metrics->input_watermark.store(out->timestamp, std::memory_order_relaxed);

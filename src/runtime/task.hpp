@@ -17,6 +17,7 @@
 #include "clink/core/log.hpp"
 #include "clink/metrics/metric_registry.hpp"
 #include "clink/runtime/channel_writer.hpp"
+#include "clink/runtime/failure_injector.hpp"
 #include "clink/runtime/input_gate.hpp"
 #include "clink/runtime/job_graph.hpp"
 #include "clink/runtime/operator.hpp"
@@ -46,6 +47,8 @@ class HostOutput final : public Output {
   void barrier_network_outputs(const CheckpointBarrier& barrier);
 
   OperatorMetrics* metrics = nullptr;
+  // A source's failure probe (it counts what the source emits); null: none.
+  FailureProbe* source_probe = nullptr;
   std::vector<std::unique_ptr<Target>> main;
   std::map<std::string, std::vector<std::unique_ptr<Target>>> sides;
 
@@ -60,6 +63,9 @@ struct OperatorHost {
   HostOutput output;
   std::shared_ptr<OperatorMetrics> metrics;
   std::string display_name;  // "Map (1/2)"
+  // Where an injected failure may hit this operator subtask (failure_injector.hpp);
+  // null unless a rule selects it, so the per-batch cost is one predictable branch.
+  std::unique_ptr<FailureProbe> probe;
 };
 
 // Thrown when an operator inside a chain fails, carrying the attributed message.

@@ -12,6 +12,7 @@
 
 #include "clink/checkpoint/timer_snapshot.hpp"
 #include "clink/core/error.hpp"
+#include "clink/runtime/failure_injector.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "finished_operators.hpp"
 #include "task.hpp"
@@ -230,6 +231,10 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
           ctx.set_operator_state(OperatorStateStore::redistribute(op_states, s, p));
           ctx.set_restored(true);
         }
+      }
+      if (options_.failures) {
+        host->probe = options_.failures->probe(n.uid, n.name, s);
+        if (n.num_inputs == 0) host->output.source_probe = host->probe.get();
       }
       host->op = n.build();
       if (!host->op) throw ClinkError("operator '" + n.id + "': builder returned nothing");

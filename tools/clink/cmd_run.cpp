@@ -15,6 +15,7 @@
 #include "clink/core/error.hpp"
 #include "clink/core/log.hpp"
 #include "clink/runtime/executor.hpp"
+#include "clink/runtime/failure_injector.hpp"
 #include "commands.hpp"
 #include "run_services.hpp"
 #include "sql_session.hpp"
@@ -58,6 +59,11 @@ ExecutionOptions execution_options(const RunOptions& opts) {
                     ? RestartStrategy::exponential_backoff(opts.restart_attempts, opts.restart_delay_ms, 60'000)
                     : RestartStrategy::fixed_delay(opts.restart_attempts, opts.restart_delay_ms);
   o.failover = opts.failover_strategy == "full" ? FailoverStrategy::kFull : FailoverStrategy::kRegion;
+  try {
+    o.failures = FailureInjector::parse(opts.inject_failures);
+  } catch (const ClinkError& e) {
+    throw ClinkError(std::string("--inject-failure: ") + e.what());
+  }
   return o;
 }
 
@@ -83,6 +89,12 @@ int run(const RunOptions& opts) {
   if (!opts.coordinator.empty() && opts.web_ui) {
     std::fprintf(stderr, "error: --web-ui serves a job run here; a coordinator serves its web UI at its REST address (%s)\n",
                  opts.coordinator.c_str());
+    return kExitUnsupported;
+  }
+  if (!opts.coordinator.empty() && !opts.inject_failures.empty()) {
+    // A cluster's workers rebuild each attempt's tasks from the deployed spec and
+    // options: the injector's counts would not carry over attempts there.
+    std::fprintf(stderr, "error: --inject-failure applies to jobs run in this process, not to --coordinator\n");
     return kExitUnsupported;
   }
   if (!opts.coordinator.empty()) return submit_to_coordinator(opts);
@@ -172,6 +184,18 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--keep-refreshing", opts->keep_refreshing,
                 "SQL: after the script, keep refreshing its catalog's FULL-mode materialized tables on their "
                 "freshness until stopped (SIGINT/SIGTERM), as Flink's SQL Gateway scheduler does");
+  cmd->add_option("--inject-failure", opts->inject_failures,
+                  "Testing: make chosen tasks fail, as ordinary task failures (repeatable). SPEC is key=value,... "
+                  "with one trigger: after-records=K (on the batch bringing an operator subtask's records to K), "
+                  "after-checkpoint=N / during-checkpoint=N (once / while a checkpoint numbered N or later "
+                  "completes / is snapshotted), probability=P (each record fails with P; per=batch: each batch; "
+                  "seed=S); selected by operator=GLOB (uid or name, * ?) and subtask=I (0-based); times=N "
+                  "failures in all (default 1, probability: unlimited). E.g. "
+                  "operator=Window*,subtask=1,after-records=5000 or probability=0.0001,seed=7. "
+                  "See docs/fault-injection.md")
+      ->type_name("SPEC")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--quiet,-q", opts->quiet, "No progress line on a terminal and no info logs (warnings and errors only)");
   cmd->callback([opts, &exit_code] {
     if (opts->quiet && log::level() < log::Level::kWarn) log::set_level(log::Level::kWarn);

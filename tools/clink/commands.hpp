@@ -83,6 +83,7 @@ struct RunOptions {
   int rest_port = 8081;     // where (on 127.0.0.1); 0: any free port
   bool quiet = false;       // --quiet: no progress line, no info logs
   bool keep_refreshing = false;  // after the script: refresh FULL materialized tables until stopped
+  std::vector<std::string> inject_failures;  // --inject-failure specs (docs/fault-injection.md)
 };
 ExecutionOptions execution_options(const RunOptions& opts);
 void print_metrics(const JobGraph& graph, const MetricRegistry& metrics);

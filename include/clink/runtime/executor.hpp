@@ -41,6 +41,7 @@ struct CheckpointCounts {
 };
 
 class JobRun;  // the running job's internals
+class FailureInjector;  // clink/runtime/failure_injector.hpp
 
 // A running or finished job.
 class JobHandle {
@@ -92,6 +93,10 @@ struct ExecutionOptions {
   // new leader never resumes from a checkpoint older than committed output. A throw
   // fails the checkpoint.
   std::function<void(std::int64_t checkpoint_id, const std::filesystem::path& dir)> on_checkpoint_completed;
+  // Deterministic fault injection (docs/fault-injection.md; `clink run --inject-failure`):
+  // chosen operator subtasks fail at chosen points, as ordinary task failures. Shared by
+  // this struct's copies, so what the rules injected carries over restarts. Null: none.
+  std::shared_ptr<FailureInjector> failures;
 };
 
 
