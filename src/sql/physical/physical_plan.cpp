@@ -141,6 +141,8 @@ struct Compiler {
       }
       case LogicalKind::kProject:
       case LogicalKind::kFilter: return {calc(n)};
+      // A column past the aggregates: the binder asked for each row's grouping set index
+      // (GROUPING / GROUPING_ID over several sets).
       case LogicalKind::kAggregate: {
         const auto& a = static_cast<const LogicalAggregate&>(n);
         auto in = compile(n.input());
@@ -154,6 +156,7 @@ struct Compiler {
           p["mini_batch_size"] = mb->size;
           p["mini_batch_latency_ms"] = mb->latency_ms;
         }
+        if (a.schema.size() > a.keys.size() + a.aggregates.size()) p["grouping_set_column"] = true;
         auto hash = partition_keys(a.keys, a.grouping_sets);
         return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
       }
@@ -172,6 +175,7 @@ struct Compiler {
                   {"keys", a.keys},                      {"grouping_sets", a.grouping_sets},
                   {"aggregates", aggs},                  {"allowed_lateness_ms", a.allowed_lateness_ms},
                   {"late_records_to_dlq", a.late_records_to_dlq}};
+        if (a.schema.size() > a.keys.size() + 3 + a.aggregates.size()) p["grouping_set_column"] = true;
         auto hash = partition_keys(a.keys, a.grouping_sets);
         std::string id = add("sql_window_aggregate", in, p, &hash, hash.empty(), &n.input().schema);
         if (a.late_records_to_dlq) dead_letter_producers.push_back(id);
