@@ -6,32 +6,48 @@ namespace clink::test {
 
 using namespace clink::sql;
 
-TEST(ExprArithmeticTest, IntegersKeepFlinkTypesAndOverflowToNull) {
-  // Over constants the value is known: NOT NULL when it is not NULL, nullable when the
-  // call overflows (the type of + over columns is nullable: overflow gives NULL).
+TEST(ExprArithmeticTest, IntegersKeepFlinkTypesAndWrapAsFlink) {
+  // Flink's semantics (the operators' own names): overflow wraps, a zero divisor fails.
   EXPECT_EQ(call("+", {i32(2), i32(3)})->type.to_string(), "INT NOT NULL");
-  EXPECT_EQ(call("+", {i32(2147483647), i32(1)})->type.to_string(), "INT");
+  EXPECT_EQ(call("+", {i32(2147483647), i32(1)})->type.to_string(), "INT NOT NULL");
   EXPECT_EQ(eval_call("+", {i32(2), i32(3)}), "5");
-  EXPECT_EQ(eval_call("+", {i32(2147483647), i32(1)}), "NULL");
+  EXPECT_EQ(eval_call("+", {i32(2147483647), i32(1)}), "-2147483648");
   EXPECT_EQ(eval_call("+", {i32(2147483647), i64(1)}), "2147483648");
-  EXPECT_EQ(eval_call("-", {i64(INT64_MIN), i64(1)}), "NULL");
-  EXPECT_EQ(eval_call("*", {i64(INT64_MAX / 2 + 1), i64(2)}), "NULL");
+  EXPECT_EQ(eval_call("-", {i64(INT64_MIN), i64(1)}), "9223372036854775807");
+  EXPECT_EQ(eval_call("*", {i64(INT64_MAX / 2 + 1), i64(2)}), "-9223372036854775808");
   EXPECT_EQ(eval_call("*", {i64(-3), i64(4)}), "-12");
   EXPECT_EQ(eval_call("/", {i32(7), i32(2)}), "3");
   EXPECT_EQ(eval_call("/", {i32(-7), i32(2)}), "-3");
-  EXPECT_EQ(eval_call("/", {i32(7), i32(0)}), "NULL");
-  EXPECT_EQ(eval_call("/", {i64(INT64_MIN), i64(-1)}), "NULL");
+  EXPECT_THROW(eval_call("/", {i32(7), i32(0)}), SqlRuntimeError);
+  EXPECT_EQ(eval_call("/", {i64(INT64_MIN), i64(-1)}), "-9223372036854775808");
   EXPECT_EQ(eval_call("%", {i32(-7), i32(3)}), "-1");
-  EXPECT_EQ(eval_call("MOD", {i32(7), i32(0)}), "NULL");
+  EXPECT_THROW(eval_call("MOD", {i32(7), i32(0)}), SqlRuntimeError);
   EXPECT_EQ(call("MOD", {i64(7), i32(3)})->type.to_string(), "INT NOT NULL");
-  EXPECT_EQ(call("MOD", {i64(7), i32(0)})->type.to_string(), "INT");
   EXPECT_EQ(eval_call("MOD", {i64(10000000000), i32(7)}), "4");
-  EXPECT_EQ(eval_call("-", {i32(-2147483647 - 1)}), "NULL");
+  EXPECT_EQ(eval_call("-", {i32(-2147483647 - 1)}), "-2147483648");
   EXPECT_EQ(eval_call("-", {i32(5)}), "-5");
   EXPECT_EQ(eval_call("ABS", {i64(-9)}), "9");
-  EXPECT_EQ(eval_call("ABS", {i64(INT64_MIN)}), "NULL");
+  EXPECT_EQ(eval_call("ABS", {i64(INT64_MIN)}), "-9223372036854775808");
   EXPECT_EQ(eval_call("+", {i32(1), null_of(LogicalType::int_type())}), "NULL");
   EXPECT_EQ(eval_call("+", {i32(1), null_of()}), "NULL");
+}
+
+TEST(ExprArithmeticTest, NullOnErrorVariantsGiveNull) {
+  // The seed's semantics ('clink.sql.arithmetic' = 'null': the binder calls $+ ...).
+  // Over constants the value is known: NOT NULL when it is not NULL, nullable when the
+  // call overflows.
+  EXPECT_EQ(call("$+", {i32(2), i32(3)})->type.to_string(), "INT NOT NULL");
+  EXPECT_EQ(call("$+", {i32(2147483647), i32(1)})->type.to_string(), "INT");
+  EXPECT_EQ(eval_call("$+", {i32(2147483647), i32(1)}), "NULL");
+  EXPECT_EQ(eval_call("$-", {i64(INT64_MIN), i64(1)}), "NULL");
+  EXPECT_EQ(eval_call("$*", {i64(INT64_MAX / 2 + 1), i64(2)}), "NULL");
+  EXPECT_EQ(eval_call("$/", {i32(7), i32(0)}), "NULL");
+  EXPECT_EQ(eval_call("$/", {i64(INT64_MIN), i64(-1)}), "NULL");
+  EXPECT_EQ(eval_call("$MOD", {i32(7), i32(0)}), "NULL");
+  EXPECT_EQ(call("$MOD", {i64(7), i32(0)})->type.to_string(), "INT");
+  EXPECT_EQ(eval_call("$-", {i32(-2147483647 - 1)}), "NULL");
+  EXPECT_EQ(eval_call("$ABS", {i64(INT64_MIN)}), "NULL");
+  EXPECT_EQ(eval_call("$/", {dec("1", 10, 2), i32(0)}), "NULL");
 }
 
 TEST(ExprArithmeticTest, DecimalAndFloatingPoint) {
@@ -41,7 +57,7 @@ TEST(ExprArithmeticTest, DecimalAndFloatingPoint) {
   auto quotient = call("/", {dec("1", 10, 2), i32(3)});
   EXPECT_EQ(quotient->type.to_string(), "DECIMAL(21, 13) NOT NULL");
   EXPECT_EQ(eval(quotient), "0.3333333333333");
-  EXPECT_EQ(eval_call("/", {dec("1", 10, 2), i32(0)}), "NULL");
+  EXPECT_THROW(eval_call("/", {dec("1", 10, 2), i32(0)}), SqlRuntimeError);
   EXPECT_EQ(eval_call("*", {dec("1.5", 2, 1), dec("-2.25", 3, 2)}), "-3.375");
   EXPECT_EQ(eval_call("%", {dec("7.5", 3, 1), i32(2)}), "1.5");
   EXPECT_EQ(eval_call("+", {dec("99999999999999999999999999999999999999", 38, 0), i32(1)}), "NULL");

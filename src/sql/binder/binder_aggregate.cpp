@@ -93,6 +93,25 @@ const LogicalScan* first_scan(const LogicalNode& n) {
   return nullptr;
 }
 
+// A GROUPING / GROUPING_ID call in `e` (the aggregate then emits each row's grouping set).
+bool mentions_grouping(const ast::Expr* e) {
+  if (!e) return false;
+  if (const auto* f = e->as<ast::FunctionCall>()) {
+    const std::string name = upper_name(f->name.back());
+    if (name == "GROUPING" || name == "GROUPING_ID") return true;
+  }
+  bool found = false;
+  walk_children(*e, [&](const ast::ExprPtr& c) { found = found || mentions_grouping(c.get()); });
+  return found;
+}
+
+// The aggregate's output with one more column: the index of the row's grouping set.
+Schema with_grouping_set_column(const Schema& s) {
+  std::vector<RowField> fields = s.fields();
+  fields.push_back({"$grouping_set", LogicalType::int_type().not_null()});
+  return Schema(std::move(fields));
+}
+
 bool references_at_least(const ExprPtr& e, std::size_t first) {
   if (e->kind == ExprKind::kColumnRef) return e->column_index >= first;
   return std::any_of(e->args.begin(), e->args.end(), [&](const auto& a) { return references_at_least(a, first); });
@@ -172,9 +191,11 @@ AggregateCall Binder::Impl::bind_aggregate_call(const ast::FunctionCall& f, cons
     collect_aggregates(a.get(), registry, nested);
     if (!nested.empty()) fail(nested[0]->pos, "aggregate calls cannot be nested");
   }
+  const std::string& fn = call.function;
+  if ((fn == "LAG" || fn == "LEAD") && !f.over)
+    fail(e.pos, fmt::format("OVER clause is necessary for window functions: {}(...) OVER (...)", fn));
   std::vector<ExprPtr> args;
   for (const auto& a : f.args) args.push_back(bind_expr(*a, ctx));
-  const std::string& fn = call.function;
   const bool is_builtin = fn == "COUNT" || fn == "SUM" || fn == "AVG" || fn == "MIN" || fn == "MAX";
   auto arity = [&](std::size_t n) {
     if (args.size() != n) fail(e.pos, fmt::format("{} takes {} argument{}, got {}", fn, n, n == 1 ? "" : "s", args.size()));
@@ -444,6 +465,9 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
   if (!identity) pre = make_project(base, pre_exprs, pre_names, group_pos);
   bool nullable_keys = sets.size() > 1;
   std::size_t k = keys.size();
+  agg.grouping_sets = sets;
+  bool set_column = sets.size() > 1 && mentions_grouping(s.having.get());
+  for (const auto& item : s.items) set_column = set_column || (sets.size() > 1 && mentions_grouping(item.expr.get()));
   if (windowed) {
     auto w = std::make_shared<LogicalWindowAggregate>();
     window.time_column = *time_pre;
@@ -456,6 +480,7 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
       w->late_records_to_dlq = scan->table.late_records_to_dlq();
     }
     w->schema = window_aggregate_schema(pre->schema, window, keys, nullable_keys, aggregates);
+    if (set_column) w->schema = with_grouping_set_column(w->schema);
     w->inputs = {pre};
     w->pos = group_pos;
     agg.has_window = true;
@@ -469,12 +494,15 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
     a->grouping_sets = sets;
     a->aggregates = aggregates;
     a->schema = aggregate_schema(pre->schema, keys, nullable_keys, aggregates);
+    if (set_column) a->schema = with_grouping_set_column(a->schema);
     a->inputs = {pre};
     a->pos = s.group_by.empty() ? (calls.empty() ? pos : calls[0]->pos) : group_pos;
     agg.output = a->schema;
     for (std::size_t i = 0; i < aggregates.size(); ++i) agg.agg_outputs[call_texts[i]] = k + i;
     in.plan = a;
   }
+
+  if (set_column) agg.grouping_set_column = in.plan->schema.size() - 1;
 
   // 5. HAVING and the select list over the aggregate's output.
   Bound out{in.plan, Scope::of(in.plan->schema, "")};
@@ -493,6 +521,61 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
     out.plan = make_filter(out.plan, cond, s.having->pos);
   }
   return project_items(s.items, out, &agg, pos);
+}
+
+// Flink's GROUPING_ID(k1, ..., km): per grouping set a number whose bit m-1-j is set when
+// kj is not in the set (GROUPING(k) is GROUPING_ID(k)). A constant when every set gives
+// the same value; else a CASE over the set index the aggregate emits.
+ExprPtr Binder::Impl::bind_grouping(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx) {
+  const std::string name = upper_name(f.name.back());
+  if (!ctx.agg) fail(e.pos, fmt::format("{}: GROUPING operator may only occur in an aggregate query", name));
+  if (f.args.empty()) fail(e.pos, fmt::format("{} takes at least one argument: a GROUP BY key", name));
+  if (f.distinct || f.filter || f.star) fail(e.pos, fmt::format("{} takes GROUP BY keys only", name));
+  if (f.args.size() > 63) fail(e.pos, fmt::format("{} takes at most 63 arguments", name));
+  const AggContext& agg = *ctx.agg;
+  // Per argument: its key, or none for a key of every set (window_start, window_end).
+  std::vector<std::optional<std::size_t>> arg_keys;
+  for (const auto& a : f.args) {
+    auto it = std::find(agg.key_texts.begin(), agg.key_texts.end(), ast_text(*a));
+    if (it != agg.key_texts.end()) {
+      arg_keys.push_back(static_cast<std::size_t>(it - agg.key_texts.begin()));
+      continue;
+    }
+    if (agg.has_window && a->as<ast::ColumnRef>()) {
+      ExprPtr b = bind_expr(*a, ctx);
+      if (b->kind == ExprKind::kColumnRef && b->column_index >= agg.window_output &&
+          b->column_index < agg.window_output + 2) {
+        arg_keys.push_back(std::nullopt);
+        continue;
+      }
+    }
+    fail(a->pos, fmt::format("{}: Argument to GROUPING operator must be a grouped expression, got {}", name,
+                             ast_text(*a)));
+  }
+  std::vector<std::vector<std::size_t>> sets = agg.grouping_sets;
+  if (sets.empty()) {  // one set of every key
+    sets.emplace_back(agg.key_texts.size());
+    for (std::size_t i = 0; i < sets[0].size(); ++i) sets[0][i] = i;
+  }
+  std::vector<std::int64_t> values;
+  for (const auto& set : sets) {
+    std::int64_t v = 0;
+    for (const auto& k : arg_keys) {
+      const bool grouped = !k || std::find(set.begin(), set.end(), *k) != set.end();
+      v = (v << 1) | (grouped ? 0 : 1);
+    }
+    values.push_back(v);
+  }
+  auto lit = [](std::int64_t v) { return expr::literal(Value(v), LogicalType::bigint().not_null()); };
+  if (std::all_of(values.begin(), values.end(), [&](std::int64_t v) { return v == values[0]; })) return lit(values[0]);
+  if (!agg.grouping_set_column) fail(e.pos, fmt::format("{} is only supported in the select list and HAVING", name));
+  ExprPtr set = expr::column(*agg.grouping_set_column, LogicalType::int_type().not_null(), "$grouping_set");
+  std::vector<std::pair<ExprPtr, ExprPtr>> branches;
+  for (std::size_t i = 0; i + 1 < values.size(); ++i)
+    branches.emplace_back(
+        call("=", {set, expr::literal(Value(static_cast<std::int64_t>(i)), LogicalType::int_type().not_null())}, e.pos),
+        lit(values[i]));
+  return expr::case_when(std::move(branches), lit(values.back()));
 }
 
 }  // namespace clink::sql

@@ -18,7 +18,7 @@ bool is_aggregate_name(const std::string& u, const FunctionRegistry& registry) {
   // supported" rather than "no such function".
   static const std::set<std::string> kNames = {"COUNT", "SUM", "AVG", "MIN", "MAX", "SUM0", "LISTAGG", "FIRST_VALUE",
                                                "LAST_VALUE", "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP",
-                                               "COLLECT", "ARRAY_AGG", "STDDEV", "VARIANCE"};
+                                               "COLLECT", "ARRAY_AGG", "STDDEV", "VARIANCE", "LEAD"};
   return kNames.count(u) > 0 || registry.has_aggregate(u);
 }
 
@@ -241,6 +241,19 @@ std::size_t Binder::Impl::resolve_column(const ast::ColumnRef& ref, const Scope&
 }
 
 ExprPtr Binder::Impl::call(std::string_view name, std::vector<ExprPtr> args, SourcePosition pos) {
+  // SET 'clink.sql.arithmetic' = 'null': numeric operators give NULL on integer overflow
+  // and division by zero (the seed's semantics; function_arith.cpp) instead of Flink's.
+  static const std::set<std::string, std::less<>> kArithmetic = {"+", "-", "*", "/", "%", "MOD", "ABS"};
+  if (kArithmetic.count(name) &&
+      std::all_of(args.begin(), args.end(), [](const ExprPtr& a) { return a->type.is_numeric(); })) {
+    if (auto it = session.find("clink.sql.arithmetic"); it != session.end()) {
+      if (it->second == "null") return at(pos, [&] { return expr::call(registry, "$" + std::string(name), std::move(args)); });
+      if (it->second != "flink")
+        fail(pos, fmt::format("'clink.sql.arithmetic' = '{}': expected 'flink' (integer overflow wraps, division by "
+                              "zero fails) or 'null' (both give NULL)",
+                              it->second));
+    }
+  }
   return at(pos, [&] { return expr::call(registry, name, std::move(args)); });
 }
 
@@ -495,6 +508,7 @@ ExprPtr Binder::Impl::bind_call(const ast::FunctionCall& f, const ast::Expr& e, 
     bind_over_reference(f, e, ctx);
   }
   if (!f.arg_names.empty()) fail(e.pos, "named function arguments are only supported in window TVFs");
+  if (name == "GROUPING" || name == "GROUPING_ID") return bind_grouping(f, e, ctx);
   if (is_aggregate_name(name, registry)) {
     if (ctx.agg) fail(e.pos, fmt::format("aggregate {} is not allowed here", ast_text(e)));
     fail(e.pos, fmt::format("aggregate functions are not allowed in {}", ctx.clause));

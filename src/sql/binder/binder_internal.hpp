@@ -57,6 +57,8 @@ struct AggContext {
   std::string legacy_window_text;                      // GROUP BY TUMBLE(ts, ...): the call's args text
   std::string legacy_window_function;                  // TUMBLE / HOP / SESSION
   bool legacy_window_proctime = false;                 // over a processing-time attribute
+  std::vector<std::vector<std::size_t>> grouping_sets;  // per grouping set: its keys (indices into key_texts)
+  std::optional<std::size_t> grouping_set_column;      // output column of the row's set index (GROUPING calls)
   Schema output;
 };
 
@@ -225,6 +227,8 @@ struct Binder::Impl {
   std::vector<std::size_t> find_columns(const ast::ColumnRef& ref, const Scope& scope) const;
   ExprPtr bind_literal(const ast::Literal& l, SourcePosition pos);
   ExprPtr bind_call(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx);
+  // GROUPING(k, ...) / GROUPING_ID(k, ...) over the grouping sets of ctx.agg.
+  ExprPtr bind_grouping(const ast::FunctionCall& f, const ast::Expr& e, const ExprContext& ctx);
   ExprPtr call(std::string_view name, std::vector<ExprPtr> args, SourcePosition pos);
   // binder_special_forms.cpp: TIMESTAMPADD/DIFF units and SQL/JSON clauses (nullptr when `f`
   // needs no lowering), IS [NOT] JSON.

@@ -4,7 +4,8 @@
 //   - frames from UNBOUNDED PRECEDING, `n PRECEDING` (ROWS) or `INTERVAL ... PRECEDING`
 //     (RANGE) up to CURRENT ROW (no FOLLOWING); without a frame RANGE UNBOUNDED PRECEDING;
 //   - every call of one query over the same window (one OverAggregate node);
-//   - bounded frames retract rows leaving the frame, so their functions must retract.
+//   - bounded frames retract rows leaving the frame, so their functions must retract;
+//   - LAG (an aggregate keeping the last values) over the default frame only, as Flink.
 // Plan shape as Flink's: a Calc keeps the input's columns and appends partition keys,
 // aggregate arguments and FILTER conditions that are not plain columns; the
 // OverAggregate appends one column per call (w0$o0, ...); a Calc evaluates the select
@@ -117,7 +118,13 @@ Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos
     if (!is_aggregate_name(fn, registry))
       fail(c->pos, fmt::format("{} OVER (...) is not supported here: only aggregate functions run over an OVER window",
                                fn));
-    OverWindow w = bind_window(resolve_window(s, *f.over, c->pos), c->pos);
+    const ast::WindowSpec& spec = resolve_window(s, *f.over, c->pos);
+    // Flink runs LAG (LagAggFunction) over the default frame only, and no LEAD in streaming.
+    if (fn == "LEAD") fail(c->pos, "LEAD Function is not supported in stream mode.");
+    if (fn == "LAG" && spec.frame)
+      fail(c->pos, "ROW/RANGE not allowed with RANK, DENSE_RANK, ROW_NUMBER or LAG/LEAD functions: LAG runs over "
+                   "the default frame (RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)");
+    OverWindow w = bind_window(spec, c->pos);
     if (window && !same_window(*window, w)) fail(c->pos, kSameWindow);
     window = w;
     const std::string text = ast_text(*c);

@@ -12,6 +12,14 @@
 //    its own separator; updating input (ListAgg[Ws]WithRetractAggFunction) keeps the list
 //    and a list of retractions that found nothing to remove, joined with the last
 //    separator seen. A NULL separator makes the result NULL, as Flink's CONCAT does.
+//  - LAG(x [, offset [, default]]) OVER (...) (Flink's LagAggFunction, the streaming
+//    LAG): the last offset + 1 values (NULLs included) in arrival order; the result is the
+//    oldest of them once there are offset + 1, else the default (NULL without one). Each
+//    row sets the offset and the default it brings, so peers of a RANGE frame (rows of one
+//    time, accumulated together) all see the values and default of the last of them. A
+//    NULL value offset rows back gives the default too (as Flink's generated code; Flink
+//    then even gives the first LAG call's default to the others of the query, which clink
+//    does not copy).
 //  - ARRAY_AGG(x) collects the values, NULLs included (Flink's default RESPECT NULLS), in
 //    arrival order; NULL when there are none. One accumulator for both inputs, like
 //    Flink's ArrayAggFunction: the list and the unmatched retractions.
@@ -399,6 +407,91 @@ class RetractingListAgg final : public ObjectAggregate<ListAggAcc> {
   }
 };
 
+// ---------------------------------------------------------------- LAG
+
+struct LagAcc {
+  std::int32_t offset = 1;
+  std::string default_cell = std::string(1, '\0');  // NULL
+  Cells buffer;                                     // at most offset + 1 values
+};
+
+class LagAggregate final : public ObjectAggregate<LagAcc> {
+ public:
+  LagAggregate(LogicalType result, std::vector<LogicalType> args)
+      : ObjectAggregate(std::move(result)), args_(std::move(args)) {}
+  std::vector<LogicalType> argument_types() const override { return args_; }
+  bool supports_retraction() const override { return false; }
+  bool supports_merge() const override { return false; }
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
+    std::string cell;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const std::uint32_t r = rows[k];
+      if (accs[k] == nullptr) continue;
+      auto& a = A(accs[k]);
+      if (args.size() > 2) encode_cell(*args[2], r, a.default_cell);
+      if (args.size() > 1) {
+        if (args[1]->is_null(r)) throw ClinkError("LAG: the offset is NULL");
+        const std::int32_t offset = args[1]->values<std::int32_t>()[r];
+        if (offset < 0) throw ClinkError(fmt::format("LAG: Offset({}) should be positive.", offset));
+        a.offset = offset;
+      }
+      encode_cell(*args[0], r, cell);
+      a.buffer.push_back(cell);
+      while (a.buffer.size() > static_cast<std::size_t>(a.offset) + 1) a.buffer.pop_front();
+    }
+  }
+  void retract(void* const*, std::span<const Column* const>, std::span<const std::uint32_t>) const override {
+    no_retraction("LAG");
+  }
+  void merge(void*, const void*) const override { no_merge("LAG"); }
+  void get_value(const void* acc, Column& out) const override {
+    const auto& a = A(acc);
+    // accumulate keeps at most offset + 1 values. A NULL value gives the default, as
+    // Flink's generated code does with LagAggFunction's NULL result.
+    const bool full = a.buffer.size() == static_cast<std::size_t>(a.offset) + 1;
+    const bool null_value = !full || a.buffer.front().empty() || a.buffer.front()[0] == '\0';
+    append_cell(null_value ? a.default_cell : a.buffer.front(), out);
+  }
+  void serialize(const void* acc, std::string& out) const override {
+    const auto& a = A(acc);
+    put<std::int32_t>(out, a.offset);
+    put_bytes(out, a.default_cell);
+    serialize_cells(a.buffer, out);
+  }
+  void deserialize(void* acc, std::string_view& in) const override {
+    auto& a = A(acc);
+    a.offset = get<std::int32_t>(in);
+    a.default_cell.assign(get_bytes(in));
+    deserialize_cells(a.buffer, in);
+  }
+
+ private:
+  std::vector<LogicalType> args_;
+};
+
+// Flink takes a default of the value's Java class only (an INT value, an INT default):
+// the same type kind, any two character strings, any two binary strings.
+bool same_value_class(const LogicalType& value, const LogicalType& dflt) {
+  if (dflt.is(TypeKind::kNull) || value.kind() == dflt.kind()) return true;
+  if (value.is_character_string() && dflt.is_character_string()) return true;
+  return value.is_binary_string() && dflt.is_binary_string();
+}
+
+std::unique_ptr<AggregateFunction> make_lag(std::span<const LogicalType> args) {
+  if (args.empty() || args.size() > 3 || !is_storable(args[0])) return nullptr;
+  if (args.size() > 1 && !args[1].is_integer()) return nullptr;
+  if (args.size() > 2 && !same_value_class(args[0], args[2]))
+    throw SqlTypeError(fmt::format("LAG: the default value's type {} is not the value's type {}: cast it explicitly "
+                                   "(CAST(... AS {}))",
+                                   args[2].to_string(), args[0].to_string(), args[0].with_nullable(true).to_string()));
+  // NOT NULL only when the value and a default both are (LagAggFunction's output type).
+  const bool not_null = !args[0].nullable() && args.size() == 3 && !args[2].nullable();
+  std::vector<LogicalType> declared{args[0]};
+  if (args.size() > 1) declared.push_back(LogicalType::int_type());
+  if (args.size() > 2) declared.push_back(args[0]);
+  return std::make_unique<LagAggregate>(args[0].with_nullable(!not_null), std::move(declared));
+}
+
 // ---------------------------------------------------------------- ARRAY_AGG
 
 // ARRAY_AGG (Flink's ArrayAggFunction, RESPECT NULLS): the values, NULLs included.
@@ -462,6 +555,10 @@ void register_value_aggregate_functions(FunctionRegistry& r) {
                     if (o.needs_retraction) a = std::make_unique<RetractingListAgg>();
                     else a = std::make_unique<ConcatListAgg>();
                     return with_distinct(std::move(a), args, o);
+                  });
+  r.add_aggregate("LAG", "LAG([DISTINCT] T [, INT [, T]]) OVER (...)",
+                  [](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {
+                    return with_distinct(make_lag(args), args, o);
                   });
   r.add_aggregate("ARRAY_AGG", "ARRAY_AGG([DISTINCT] T)",
                   [](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {

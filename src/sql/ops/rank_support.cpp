@@ -164,7 +164,7 @@ std::size_t TopNBuffer::group_end(std::size_t i) const {
 void RankEmitter::emit(std::string_view row, RowKind kind, std::int64_t rank, std::optional<EventTime> time) {
   if (!out_) out_ = std::make_unique<ColumnBatch>(schema_, 64);
   const EventTime t = codec_.decode(row, *out_);
-  if (output_rank_) out_->column(schema_->size() - 1).append<std::int64_t>(rank);
+  if (output_rank_) out_->column(schema_->size() - 1).append<std::int64_t>(constant_rank_.value_or(rank));
   out_->row_kinds().push_back(kind);
   out_->event_times().push_back(time.value_or(t));
 }

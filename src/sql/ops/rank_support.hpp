@@ -85,8 +85,11 @@ class TopNBuffer {
 
 class RankEmitter {
  public:
-  RankEmitter(SchemaPtr out_schema, const RankRowCodec& codec, bool output_rank)
-      : schema_(std::move(out_schema)), codec_(codec), output_rank_(output_rank) {}
+  // constant_rank: the rank output is this number whatever emit() is given (a rank range
+  // of one number, which Flink computes without the rank and projects as a constant).
+  RankEmitter(SchemaPtr out_schema, const RankRowCodec& codec, bool output_rank,
+              std::optional<std::int64_t> constant_rank = std::nullopt)
+      : schema_(std::move(out_schema)), codec_(codec), output_rank_(output_rank), constant_rank_(constant_rank) {}
   // A stored row; `rank` is appended when the rank is output. `time`: the row's own when absent.
   void emit(std::string_view row, RowKind kind, std::int64_t rank, std::optional<EventTime> time = std::nullopt);
   void flush(Output& out);
@@ -96,6 +99,7 @@ class RankEmitter {
   SchemaPtr schema_;
   const RankRowCodec& codec_;
   bool output_rank_;
+  std::optional<std::int64_t> constant_rank_;
   std::unique_ptr<ColumnBatch> out_;
 };
 

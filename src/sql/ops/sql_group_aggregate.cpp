@@ -447,9 +447,10 @@ class SqlGroupAggregateOperator final : public StreamOperator {
 
   void emit(RowKind kind, const std::string& key, const std::vector<Column>& cells) {
     if (!out_) out_ = std::make_unique<ColumnBatch>(cfg_.out_schema, 64);
-    cfg_.grouping.decode(key, *out_);
+    const std::size_t set = cfg_.grouping.decode(key, *out_);
     const std::size_t nk = cfg_.grouping.keys.size();
     for (std::size_t i = 0; i < cells.size(); ++i) append_cell(out_->column(nk + i), cells[i]);
+    cfg_.grouping.append_set_column(set, *out_);
     out_->row_kinds().push_back(kind);
     out_->event_times().push_back(kNoEventTime);
     if (out_->size() >= kDefaultBatchSize) flush();
@@ -489,7 +490,7 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "aggregates", "input_retracts", "state_ttl_ms",
+        SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "grouping_set_column", "aggregates", "input_retracts", "state_ttl_ms",
                                                         "mini_batch_size", "mini_batch_latency_ms"});
         SchemaPtr in = p.input_schema(0);
         auto cfg = std::make_shared<GroupAggConfig>();
@@ -509,6 +510,7 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
         std::vector<RowField> fields;
         cfg->grouping.key_fields(*in, fields);
         for (const auto& c : cfg->aggs->calls()) fields.push_back({"", c.result_type});
+        cfg->grouping.set_column_field(fields);
         check_output_types(*cfg->out_schema, fields, p);
         return [cfg] { return std::make_unique<SqlGroupAggregateOperator>(*cfg); };
       }});

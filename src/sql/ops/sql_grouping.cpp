@@ -18,7 +18,9 @@ SqlGrouping SqlGrouping::parse(const SqlOpParams& p, const Schema& input) {
     if (!key_type_decodable(input.type(k)))
       p.fail("param 'keys': grouping by column " + std::to_string(k) + " of type " + input.type(k).to_string() +
              " is not supported (ARRAY, MAP and ROW keys)");
+  g.set_column = p.get_bool("grouping_set_column", false);
   if (!p.has("grouping_sets")) {
+    if (g.set_column) p.fail("param 'grouping_set_column' needs 'grouping_sets'");
     g.in_set.push_back(std::vector<bool>(g.keys.size(), true));
     return g;
   }
@@ -51,7 +53,7 @@ void SqlGrouping::encode(const ColumnBatch& batch, std::size_t row, std::size_t 
     if (in[k]) append_key_value(batch.column(keys[k]), row, out);
 }
 
-void SqlGrouping::decode(std::string_view key, ColumnBatch& out) const {
+std::size_t SqlGrouping::decode(std::string_view key, ColumnBatch& out) const {
   std::size_t set = 0;
   if (in_set.size() > 1) {
     set = static_cast<unsigned char>(key[0]);
@@ -62,6 +64,15 @@ void SqlGrouping::decode(std::string_view key, ColumnBatch& out) const {
     if (in[k]) decode_key_value(key, out.column(k));
     else out.column(k).append_null();
   }
+  return set;
+}
+
+void SqlGrouping::append_set_column(std::size_t set, ColumnBatch& out) const {
+  if (set_column) out.column(out.schema()->size() - 1).append<std::int32_t>(static_cast<std::int32_t>(set));
+}
+
+void SqlGrouping::set_column_field(std::vector<RowField>& out) const {
+  if (set_column) out.push_back({"$grouping_set", LogicalType::int_type().not_null()});
 }
 
 void SqlGrouping::key_fields(const Schema& input, std::vector<RowField>& out) const {

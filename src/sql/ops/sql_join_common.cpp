@@ -26,16 +26,17 @@ std::size_t JoinSpec::time_column(const SqlOpParams& p, int side, const char* na
   return c;
 }
 
-JoinSpec JoinSpec::parse(const SqlOpParams& p, bool semi_anti) {
+JoinSpec JoinSpec::parse(const SqlOpParams& p, SemiAnti semi_anti) {
   JoinSpec s;
   s.where = p.where();
   s.out_schema = p.output_schema();
   s.side[0] = p.input_schema(0);
   s.side[1] = p.input_schema(1);
   s.session = session_from_params(p);
-  std::string type = p.get_string("join_type", semi_anti ? "semi" : "inner");
-  if (semi_anti) {
-    if (type != "semi" && type != "anti") p.fail("param 'join_type' must be semi or anti, got '" + type + "'");
+  std::string type = p.get_string("join_type", semi_anti == SemiAnti::kOnly ? "semi" : "inner");
+  if (semi_anti == SemiAnti::kOnly && type != "semi" && type != "anti")
+    p.fail("param 'join_type' must be semi or anti, got '" + type + "'");
+  if (semi_anti != SemiAnti::kNo && (type == "semi" || type == "anti")) {
     s.semi_anti = true;
     s.anti = type == "anti";
   } else if (type == "left") s.outer[0] = true;

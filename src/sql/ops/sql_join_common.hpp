@@ -37,9 +37,10 @@ struct JoinSpec {
   // Reads join_type, left_keys, right_keys, filter_nulls, condition, schema and
   // input_schemas; checks the output schema is left ++ right with the outer join's
   // nullability (the left schema for a semi/anti join) and that every column can be kept
-  // in state. join_type semi and anti only where `semi_anti` (sql_semi_anti_join), which
-  // takes no other join type.
-  static JoinSpec parse(const SqlOpParams& p, bool semi_anti = false);
+  // in state. join_type semi and anti where `semi_anti` allows them: kOnly
+  // (sql_semi_anti_join, which takes no other join type) or kAlso (sql_window_join).
+  enum class SemiAnti { kNo, kAlso, kOnly };
+  static JoinSpec parse(const SqlOpParams& p, SemiAnti semi_anti = SemiAnti::kNo);
   // The params parse() reads, then an operator's own.
   static std::vector<std::string> param_names(std::initializer_list<const char*> own = {});
   // The column param `name` names in side `side`'s schema, which must be a TIMESTAMP or

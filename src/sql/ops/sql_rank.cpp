@@ -33,7 +33,8 @@ class SqlRankOperator final : public StreamOperator {
         keys_(*cfg_->in_schema, cfg_->keys),
         sort_(*cfg_->in_schema, cfg_->order),
         codec_(*cfg_->in_schema),
-        out_(cfg_->out_schema, codec_, cfg_->output_rank_number),
+        out_(cfg_->out_schema, codec_, cfg_->output_rank_number,
+             cfg_->top1() ? std::optional<std::int64_t>(1) : std::nullopt),
         retract_(*cfg_, out_) {}
 
   void open(RuntimeContext& ctx) override {
@@ -99,7 +100,8 @@ class SqlRankOperator final : public StreamOperator {
     }
     const std::size_t pos = buf.upper_bound(sort_key_);
     buf.insert(pos, sort_key_, row_);
-    if (cfg_->output_rank_number || cfg_->rank_start > 1) {
+    // FastTop1Function (top-1) replaces the top row as -U / +U, as the numbered path does.
+    if (cfg_->output_rank_number || cfg_->rank_start > 1 || cfg_->top1()) {
       std::int64_t rank = 0;
       bool found = false;
       std::size_t current = 0;  // the row taking the next rank

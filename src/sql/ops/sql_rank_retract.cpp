@@ -95,7 +95,7 @@ void RetractableTopN::process(const std::string& key, const std::string& sort_ke
   now_ = now;
   backend_->set_current_key(key);
   read_prefix(sort_key, accumulate);
-  const bool with_number = cfg_.output_rank_number || cfg_.rank_start > 1;
+  const bool with_number = (cfg_.output_rank_number && !cfg_.top1()) || cfg_.rank_start > 1;
   if (accumulate) {
     if (with_number) emit_with_row_number(sort_key, row);
     else emit_without_row_number(sort_key, row);

@@ -24,6 +24,10 @@ struct RankConfig {
   bool output_rank_number = false;
   bool retract = false;
   std::int64_t state_ttl_ms = 0;
+  // Top-1: Flink's RankNumberColumnRemoveRule drops the rank number of a one-number range
+  // and projects it as a constant, so the functions run without it: the Retract strategy
+  // emits -D / +I when the top row changes, and AppendFast runs FastTop1Function (-U / +U).
+  bool top1() const { return rank_start == 1 && rank_end == 1; }
 
   // keys, order, rank_start, rank_end, output_rank_number and the schemas (the output is
   // the input, then the rank number when output).

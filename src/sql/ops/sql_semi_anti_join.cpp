@@ -75,7 +75,7 @@ void register_sql_semi_anti_join(OperatorRegistry& r) {
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_semi_anti_join", JoinSpec::param_names({"state_ttl_ms"}));
         auto cfg = std::make_shared<JoinConfig>();
-        cfg->spec = JoinSpec::parse(p, true);
+        cfg->spec = JoinSpec::parse(p, JoinSpec::SemiAnti::kOnly);
         cfg->state_ttl_ms = p.get_int("state_ttl_ms", 0, 0);
         return [cfg] { return std::make_unique<SqlSemiAntiJoinOperator>(cfg); };
       }});

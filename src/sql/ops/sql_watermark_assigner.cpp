@@ -6,7 +6,9 @@
 //    watermark <= 0 is never emitted, as in Flink;
 //  - it is emitted when it advanced by more than interval_ms over the last emitted one
 //    (Flink's eager emission), and by a processing-time timer every interval_ms;
-//    emit 'on-event' is interval 0: every advance is emitted;
+//    emit 'on-event' is interval 0: every advance is emitted; with per_row (the planner
+//    sets it when the job calls CURRENT_WATERMARK) right after the row that made it, so
+//    the next row sees it, as in Flink (a batch is cut there);
 //  - rows always precede the watermark that follows them in Flink's per-row order. A
 //    batch is cut only where a later row of it would be at or below a watermark Flink
 //    had already emitted before that row (out-of-order data); rows above it cannot be
@@ -43,6 +45,7 @@ struct WatermarkConfig {
   SessionContext session;
   std::int64_t interval_ms = 200;
   bool periodic = true;
+  bool per_row = false;  // 'on-event': a watermark right after each row that advances it
   std::int64_t idle_timeout_ms = 0;
   WatermarkAlignment alignment;
 };
@@ -101,6 +104,11 @@ class SqlWatermarkAssigner final : public StreamOperator {
       }
       if (w.is_valid(r)) current_ = std::max(current_, micros_to_millis(w.values<std::int64_t>()[r]));
       if (current_ - pending > cfg_.interval_ms && current_ > pending) pending = current_;
+      if (cfg_.per_row && pending > last_) {  // the next row comes after this watermark
+        emit_rows(in, start, r + 1);
+        start = r + 1;
+        advance_to(pending);
+      }
     }
     if (start == 0) output().emit(std::move(batch));
     else emit_rows(in, start, n);
@@ -232,7 +240,7 @@ void register_sql_watermark_assigner(OperatorRegistry& r) {
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_watermark_assigner",
-                      {"rowtime", "watermark", "emit", "interval_ms", "idle_timeout_ms", "alignment"});
+                      {"rowtime", "watermark", "emit", "interval_ms", "per_row", "idle_timeout_ms", "alignment"});
         SchemaPtr in = p.input_schema(0);
         check_schema_equal(*in, *p.output_schema(), p.where() + ": param 'schema'");
         auto cfg = std::make_shared<WatermarkConfig>();
@@ -256,6 +264,8 @@ void register_sql_watermark_assigner(OperatorRegistry& r) {
         cfg->periodic = emit == "on-periodic";
         cfg->interval_ms = cfg->periodic ? p.get_int("interval_ms", 200, 1) : 0;
         if (!cfg->periodic && p.has("interval_ms")) p.fail("param 'interval_ms' applies to emit 'on-periodic' only");
+        cfg->per_row = p.get_bool("per_row", false);
+        if (cfg->per_row && cfg->periodic) p.fail("param 'per_row' applies to emit 'on-event' only");
         cfg->idle_timeout_ms = p.get_int("idle_timeout_ms", 0, 0);
         if (p.has("alignment")) {
           const auto& a = p.params().at("alignment");

@@ -104,14 +104,16 @@ class WindowResultWriter {
   void write(const K& key, const TimeWindow& w, const AggState& s) {
     if (!batch_) batch_ = std::make_unique<ColumnBatch>(cfg_.out_schema, 64);
     const std::size_t nk = cfg_.grouping.keys.size();
+    std::size_t set = 0;
     if constexpr (std::is_same_v<K, Int64Key>) {
       if (key.null) batch_->column(0).append_null();
       else batch_->column(0).append<std::int64_t>(key.value);
     } else {
-      cfg_.grouping.decode(key.bytes, *batch_);
+      set = cfg_.grouping.decode(key.bytes, *batch_);
     }
     cfg_.window.append_window(*batch_, nk, w);
     cfg_.aggs->append_results(s, *batch_, nk + 3);
+    cfg_.grouping.append_set_column(set, *batch_);
     batch_->row_kinds().push_back(RowKind::kInsert);
     batch_->event_times().push_back(cfg_.window.window_time_ms(w));
     if (batch_->size() >= kDefaultBatchSize) flush();
@@ -318,7 +320,8 @@ void register_sql_window_aggregate(OperatorRegistry& r) {
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_window_aggregate",
-                      {"window", "keys", "grouping_sets", "aggregates", "allowed_lateness_ms", "late_records_to_dlq"});
+                      {"window", "keys", "grouping_sets", "grouping_set_column", "aggregates", "allowed_lateness_ms",
+                       "late_records_to_dlq"});
         SchemaPtr in = p.input_schema(0);
         auto cfg = std::make_shared<WindowAggConfig>();
         cfg->where = p.where();
@@ -341,6 +344,7 @@ void register_sql_window_aggregate(OperatorRegistry& r) {
         cfg->grouping.key_fields(*in, fields);
         append_window_fields(fields, cfg->window.ltz);
         for (const auto& c : cfg->aggs->calls()) fields.push_back({"", c.result_type});
+        cfg->grouping.set_column_field(fields);
         check_output_types(*cfg->out_schema, fields, p);
         return [cfg] { return std::make_unique<SqlWindowAggregateOperator>(*cfg); };
       },

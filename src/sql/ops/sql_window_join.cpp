@@ -6,7 +6,9 @@
 //   inner / left / full  per left row in arrival order, its matches (right rows in arrival
 //                        order), then the row NULL-padded if it matched nothing (LEFT, FULL);
 //                        FULL then pads the right rows that matched nothing;
-//   right                the same with the sides' roles swapped.
+//   right                the same with the sides' roles swapped;
+//   semi / anti          per left row in arrival order: the row when it has a match
+//                        (semi) / none (anti) (SemiAntiJoinOperator).
 // A row whose window already fired is late: dropped and counted (late_records_dropped).
 // Append-only in and out; output rows carry window_end - 1 as event time (the window's
 // time attribute), and the watermark passes through.
@@ -106,6 +108,7 @@ class SqlWindowJoinOperator final : public StreamOperator {
   // nothing and its side is preserved; a FULL join pads the unmatched right rows last.
   // A NULL in a `=` key never matches.
   void join_window(EventTime time) {
+    if (spec_.semi_anti) return semi_anti_window(time);
     const int outer_side = spec_.outer[1] && !spec_.outer[0] ? 1 : 0;
     const int inner_side = 1 - outer_side;
     const ColumnBatch& outer_rows = rows_[outer_side];
@@ -142,6 +145,33 @@ class SqlWindowJoinOperator final : public StreamOperator {
         if (!matched_[i]) joined_.emit_padded(inner_side, inner_rows, i, RowKind::kInsert, time);
   }
 
+  // Flink's SemiAntiJoinOperator: each left row (arrival order) goes out as it is when
+  // some right row matches it (semi) / none does (anti).
+  void semi_anti_window(EventTime time) {
+    const ColumnBatch& left = rows_[0];
+    const ColumnBatch& right = rows_[1];
+    const std::size_t nl = left.size(), nr = right.size();
+    const std::size_t per_row = std::max<std::size_t>(nr, 1);
+    for (std::size_t l0 = 0; l0 < nl;) {
+      const std::size_t l1 = std::min(nl, l0 + std::max<std::size_t>(1, kMaxPairs / per_row));
+      joined_.reset_pairs();
+      row_pairs_.resize(l1 - l0 + 1);
+      for (std::size_t l = l0; l < l1; ++l) {
+        row_pairs_[l - l0] = joined_.num_pairs();
+        if (has_null_key(left, l, spec_.keys[0], spec_.filter_nulls)) continue;
+        for (std::size_t r = 0; r < nr; ++r) joined_.add_pair(static_cast<std::uint32_t>(l), static_cast<std::uint32_t>(r));
+      }
+      row_pairs_[l1 - l0] = joined_.num_pairs();
+      joined_.evaluate(0, left, right);
+      for (std::size_t l = l0; l < l1; ++l) {
+        bool any = false;
+        for (std::size_t q = row_pairs_[l - l0]; q < row_pairs_[l - l0 + 1] && !any; ++q) any = joined_.matches(q);
+        if (any != spec_.anti) joined_.emit_padded(0, left, l, RowKind::kInsert, time);  // the left columns only
+      }
+      l0 = l1;
+    }
+  }
+
   static constexpr std::size_t kMaxPairs = 16 * 1024;
 
   std::shared_ptr<const WindowJoinConfig> cfg_;
@@ -162,14 +192,15 @@ class SqlWindowJoinOperator final : public StreamOperator {
 void register_sql_window_join(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
       .name = "sql_window_join",
-      .description = "sql_row x sql_row -> sql_row: window join on the window bounds (inner, left, right, full), "
+      .description = "sql_row x sql_row -> sql_row: window join on the window bounds (inner, left, right, full, semi, "
+                     "anti), "
                      "emitted when the watermark passes the window's end",
       .num_inputs = 2,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_window_join", JoinSpec::param_names({"left_window_end", "right_window_end"}));
         auto cfg = std::make_shared<WindowJoinConfig>();
-        cfg->spec = JoinSpec::parse(p);
+        cfg->spec = JoinSpec::parse(p, JoinSpec::SemiAnti::kAlso);
         cfg->window_end[0] = cfg->spec.time_column(p, 0, "left_window_end");
         cfg->window_end[1] = cfg->spec.time_column(p, 1, "right_window_end");
         for (int side = 0; side < 2; ++side) {

@@ -42,6 +42,7 @@ struct Compiler {
   // at parallelism 1 too, so no downstream subtask waits on an input that never comes.
   std::set<std::string> single_ops;
   std::vector<std::size_t> dead_letter_sources;  // ops that get `dead_letter: true` when wired
+  bool reads_current_watermark = false;  // a CURRENT_WATERMARK call in the job: 'on-event' emits per row
 
   std::string next_id(const std::string& factory) {
     std::string base = factory.rfind("sql_", 0) == 0 ? factory.substr(4) : factory;
@@ -137,10 +138,13 @@ struct Compiler {
                   {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
         // The assigner rejects an interval for 'on-event' emission (every advance goes out).
         if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
+        else if (reads_current_watermark) p["per_row"] = true;
         return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
       }
       case LogicalKind::kProject:
       case LogicalKind::kFilter: return {calc(n)};
+      // A column past the aggregates: the binder asked for each row's grouping set index
+      // (GROUPING / GROUPING_ID over several sets).
       case LogicalKind::kAggregate: {
         const auto& a = static_cast<const LogicalAggregate&>(n);
         auto in = compile(n.input());
@@ -154,6 +158,7 @@ struct Compiler {
           p["mini_batch_size"] = mb->size;
           p["mini_batch_latency_ms"] = mb->latency_ms;
         }
+        if (a.schema.size() > a.keys.size() + a.aggregates.size()) p["grouping_set_column"] = true;
         auto hash = partition_keys(a.keys, a.grouping_sets);
         return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
       }
@@ -172,6 +177,7 @@ struct Compiler {
                   {"keys", a.keys},                      {"grouping_sets", a.grouping_sets},
                   {"aggregates", aggs},                  {"allowed_lateness_ms", a.allowed_lateness_ms},
                   {"late_records_to_dlq", a.late_records_to_dlq}};
+        if (a.schema.size() > a.keys.size() + 3 + a.aggregates.size()) p["grouping_set_column"] = true;
         auto hash = partition_keys(a.keys, a.grouping_sets);
         std::string id = add("sql_window_aggregate", in, p, &hash, hash.empty(), &n.input().schema);
         if (a.late_records_to_dlq) dead_letter_producers.push_back(id);
@@ -750,6 +756,26 @@ json aggregate_to_json(const AggregateCall& a) {
           {"filter", a.filter ? json(*a.filter) : json(nullptr)}, {"type", a.type.to_string()}};
 }
 
+namespace {
+
+bool calls_current_watermark(const ExprPtr& e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::kCall && e->name == "CURRENT_WATERMARK") return true;
+  return std::any_of(e->args.begin(), e->args.end(), calls_current_watermark);
+}
+
+bool calls_current_watermark(const LogicalNode& n) {
+  if (n.kind == LogicalKind::kProject) {
+    const auto& exprs = static_cast<const LogicalProject&>(n).exprs;
+    if (std::any_of(exprs.begin(), exprs.end(), [](const ExprPtr& e) { return calls_current_watermark(e); })) return true;
+  }
+  if (n.kind == LogicalKind::kFilter && calls_current_watermark(static_cast<const LogicalFilter&>(n).condition))
+    return true;
+  return std::any_of(n.inputs.begin(), n.inputs.end(), [](const LogicalPtr& i) { return calls_current_watermark(*i); });
+}
+
+}  // namespace
+
 json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::string& job_name,
                               PlanProperties* props) const {
   metrics::sql::StageTimer timer(metrics::sql::counters().physical_plan);
@@ -759,6 +785,7 @@ json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::s
     if (s->kind != LogicalKind::kSink) fail(s->pos, "a job plan must end in a sink");
     check_sink_changelog(static_cast<const LogicalSink&>(*s), c.props);
   }
+  for (const auto& s : sinks) c.reads_current_watermark = c.reads_current_watermark || calls_current_watermark(*s);
   for (const auto& s : sinks) c.compile(*s);
   c.wire_dead_letters();
   return {{"name", job_name}, {"config", {{"parallelism", c.parallelism()}}}, {"ops", c.ops}};

@@ -125,9 +125,24 @@ JoinAnalysis analyze_join(const LogicalJoin& j) {
     }
     if (!is_key) rest.push_back(c);
   }
+  auto window_bounds = [&]() -> std::optional<WindowJoinBounds> {
+    auto lw = window_bound_columns(j.input(0));
+    auto rw = window_bound_columns(j.input(1));
+    auto keyed = [&](std::size_t l, std::size_t r) {
+      for (std::size_t k = 0; k < out.left_keys.size(); ++k)
+        if (out.left_keys[k] == l && out.right_keys[k] == r) return true;
+      return false;
+    };
+    if (lw && rw && keyed(lw->first, rw->first) && keyed(lw->second, rw->second))
+      return WindowJoinBounds{lw->second, rw->second};
+    return std::nullopt;
+  };
   if (j.semi_or_anti()) {
-    // Semi and anti joins run as regular (keyed) joins only, as Flink's streaming planner.
+    // Semi and anti joins run as regular (keyed) joins, or as window joins when both sides
+    // are windowed and the condition equates their window_start and window_end, as Flink's
+    // streaming planner (a window semi / anti join: final per window, append-only).
     out.residual = conjunction(std::move(rest));
+    if (!out.temporal) out.window = window_bounds();
     return out;
   }
   // Interval join: a lower and an upper bound over the same pair of time attributes.
@@ -152,17 +167,7 @@ JoinAnalysis analyze_join(const LogicalJoin& j) {
     residual = rest;
   }
   out.residual = conjunction(std::move(residual));
-  if (!out.interval && !out.temporal) {
-    auto lw = window_bound_columns(j.input(0));
-    auto rw = window_bound_columns(j.input(1));
-    auto keyed = [&](std::size_t l, std::size_t r) {
-      for (std::size_t k = 0; k < out.left_keys.size(); ++k)
-        if (out.left_keys[k] == l && out.right_keys[k] == r) return true;
-      return false;
-    };
-    if (lw && rw && keyed(lw->first, rw->first) && keyed(lw->second, rw->second))
-      out.window = WindowJoinBounds{lw->second, rw->second};
-  }
+  if (!out.interval && !out.temporal) out.window = window_bounds();
   return out;
 }
 

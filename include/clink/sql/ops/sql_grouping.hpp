@@ -23,6 +23,9 @@ class SqlOpParams;
 struct SqlGrouping {
   std::vector<std::size_t> keys;          // input columns
   std::vector<std::vector<bool>> in_set;  // per grouping set: whether each key is in it
+  // "grouping_set_column": each output row ends with the index of its grouping set (INT
+  // NOT NULL), which the planner's GROUPING / GROUPING_ID read.
+  bool set_column = false;
 
   // "keys" and "grouping_sets" ([[index into keys]]; absent: one set of every key).
   static SqlGrouping parse(const SqlOpParams& p, const Schema& input);
@@ -32,8 +35,12 @@ struct SqlGrouping {
 
   void encode(const ColumnBatch& batch, std::size_t row, std::size_t set, std::string& out) const;
   // Appends the key columns of a key (NULL for keys outside its set) to out's columns
-  // [0, keys.size()).
-  void decode(std::string_view key, ColumnBatch& out) const;
+  // [0, keys.size()); returns the key's grouping set.
+  std::size_t decode(std::string_view key, ColumnBatch& out) const;
+  // With set_column: appends `set` to out's last column.
+  void append_set_column(std::size_t set, ColumnBatch& out) const;
+  // With set_column: the field of that column (after the operator's other fields).
+  void set_column_field(std::vector<RowField>& out) const;
   // The output fields of the keys: the input's, nullable where some set leaves them out.
   void key_fields(const Schema& input, std::vector<RowField>& out) const;
 };
