@@ -63,7 +63,7 @@ class JsonValueReader {
  private:
   template <class ColAt>
   bool decode_object(od::object& obj, ColAt&& col_at, TypePlan& plan, std::string& reason);
-  bool decode_value(od::value v, Column& col, TypePlan& plan, std::string& reason);
+  bool decode_value(od::value& v, Column& col, TypePlan& plan, std::string& reason);
   bool decode_integer(od::value& v, od::json_type jt, Column& col, std::string& reason);
   bool decode_as_text(od::value& v, od::json_type jt, Column& col, std::string& reason);
   bool value_error(const Column& col, std::string_view text, std::string& reason);
