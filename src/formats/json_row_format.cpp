@@ -160,7 +160,7 @@ bool read_string(od::value& v, std::string_view& out, std::string& reason) {
 }
 
 // A key's text when it holds no escape: the bytes up to its closing quote, compared in
-// place (unescaping every key into simdjson's buffer cost as much as the values).
+// place rather than unescaped into simdjson's string buffer first.
 bool plain_key(od::raw_json_string raw, std::string_view& out) {
   const char* p = raw.raw();
   const char* c = p;

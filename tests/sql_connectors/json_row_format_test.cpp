@@ -144,7 +144,7 @@ TEST(JsonRowFormat, EscapedAndPlainKeysAndStrings) {
   EXPECT_EQ(decode(s, {R"({"\u0061":1,"q\"k":"x","s":"plain","m":{"k\u00e9":1,"k":2}})",
                        R"({ "a" : 2 , "s" : "tab\tquote\"end" , "q\u0022k" : "y\\" })",
                        R"({"s":"","a":3,"s2":"ignored \" too"})"}),
-            (std::vector<std::string>{"+I[1, x, plain, {k\xc3\xa9=1, k=2}]", "+I[2, y\\, tab\tquote\"end, null]",
+            (std::vector<std::string>{"+I[1, x, plain, {k=2, k\xc3\xa9=1}]", "+I[2, y\\, tab\tquote\"end, null]",
                                       "+I[3, null, , null]"}));
 }
 
