@@ -90,6 +90,16 @@ std::string describe(simdjson::error_code e) {
   }
 }
 
+namespace {
+
+void mark_raw_comparable(const std::vector<std::string>& names, std::vector<std::uint8_t>& out) {
+  out.clear();
+  for (const auto& n : names)
+    out.push_back(n.size() < simdjson::SIMDJSON_PADDING && n.find_first_of("\"\\") == std::string::npos);
+}
+
+}  // namespace
+
 TypePlan::TypePlan(const LogicalType& t) {
   switch (t.kind()) {
     case TypeKind::kArray: children.emplace_back(t.element_type()); break;
@@ -103,6 +113,7 @@ TypePlan::TypePlan(const LogicalType& t) {
         children.emplace_back(f.type);
       }
       seen.resize(names.size());
+      mark_raw_comparable(names, raw_comparable);
       break;
     default: break;
   }
@@ -114,6 +125,7 @@ TypePlan::TypePlan(const Schema& s) {
     children.emplace_back(f.type);
   }
   seen.resize(names.size());
+  mark_raw_comparable(names, raw_comparable);
 }
 
 JsonValueReader::JsonValueReader(const Schema& schema, const JsonFormatOptions& options)
@@ -342,11 +354,14 @@ bool JsonValueReader::decode_object(od::object& obj, ColAt&& col_at, TypePlan& p
     // forwarding (a third of the decoder's time).
     if (auto e = item.error()) return fail(reason, describe(e));
     od::field& f = item.value_unsafe();
-    std::string_view key;
-    if (!plain_key(f.key(), key))
-      if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
-    std::size_t i = plan.find(key, hint);
-    if (i == plan.names.size()) continue;  // not a column: on-demand skips its value
+    std::size_t i = hint;
+    if (!plan.key_is(f.key().raw(), hint)) {
+      std::string_view key;
+      if (!plain_key(f.key(), key))
+        if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
+      i = plan.find(key, hint);
+      if (i == plan.names.size()) continue;  // not a column: on-demand skips its value
+    }
     hint = i + 1;
     Column& col = col_at(i);
     if (plan.seen[i]) truncate_column(col, col.size() - 1);  // repeated field: the last value wins

@@ -148,6 +148,17 @@ TEST(JsonRowFormat, EscapedAndPlainKeysAndStrings) {
                                       "+I[3, null, , null]"}));
 }
 
+// Keys are compared in place with the name expected next: a name that is a prefix of the
+// key (or the other way round), a name longer than simdjson's padding and one with a
+// backslash all still match exactly their own key.
+TEST(JsonRowFormat, KeysComparedInPlace) {
+  const std::string long_name(70, 'x');
+  auto s = schema_of({{"a", "INT"}, {"ab", "INT"}, {long_name, "INT"}, {"b\\c", "INT"}});
+  EXPECT_EQ(decode(s, {"{\"ab\":1,\"a\":2,\"" + long_name + "\":3,\"b\\\\c\":4}", R"({"abc":9,"a":5,"x":6})",
+                       "{\"" + long_name + "x\":7,\"" + long_name.substr(1) + "\":8,\"a\":0}"}),
+            (std::vector<std::string>{"+I[2, 1, 3, 4]", "+I[5, null, null, null]", "+I[0, null, null, null]"}));
+}
+
 // Timestamps of the usual fixed shape are read by position, the others by the general
 // parser: both accept and reject the same texts, with the same values.
 TEST(JsonRowFormat, TimestampShapes) {
