@@ -90,6 +90,16 @@ std::string describe(simdjson::error_code e) {
   }
 }
 
+namespace {
+
+void mark_raw_comparable(const std::vector<std::string>& names, std::vector<std::uint8_t>& out) {
+  out.clear();
+  for (const auto& n : names)
+    out.push_back(n.size() < simdjson::SIMDJSON_PADDING && n.find_first_of("\"\\") == std::string::npos);
+}
+
+}  // namespace
+
 TypePlan::TypePlan(const LogicalType& t) {
   switch (t.kind()) {
     case TypeKind::kArray: children.emplace_back(t.element_type()); break;
@@ -103,6 +113,7 @@ TypePlan::TypePlan(const LogicalType& t) {
         children.emplace_back(f.type);
       }
       seen.resize(names.size());
+      mark_raw_comparable(names, raw_comparable);
       break;
     default: break;
   }
@@ -114,6 +125,7 @@ TypePlan::TypePlan(const Schema& s) {
     children.emplace_back(f.type);
   }
   seen.resize(names.size());
+  mark_raw_comparable(names, raw_comparable);
 }
 
 JsonValueReader::JsonValueReader(const Schema& schema, const JsonFormatOptions& options)
@@ -135,6 +147,42 @@ simdjson::error_code JsonValueReader::iterate(std::string_view text, std::size_t
   }
   return parser_.iterate(data, text.size(), readable).get(doc);
 }
+
+namespace {
+
+// A string's text straight from the input when it holds no escape (the common case): no
+// copy through simdjson's string buffer. The value is not consumed (iteration skips it).
+// False: it has escapes, unescape it (get_string).
+bool raw_string(od::value& v, std::string_view& out) {
+  // The token runs from the opening quote to the next structural character: the closing
+  // quote is its last character but whitespace.
+  std::string_view token = trim_right(v.raw_json_token());
+  if (token.size() < 2 || token.back() != '"') return false;
+  const char* p = token.data() + 1;
+  const std::size_t n = token.size() - 2;
+  if (std::memchr(p, '\\', n) != nullptr) return false;
+  out = std::string_view(p, n);
+  return true;
+}
+
+bool read_string(od::value& v, std::string_view& out, std::string& reason) {
+  if (raw_string(v, out)) return true;
+  if (auto e = v.get_string().get(out)) return fail(reason, describe(e));
+  return true;
+}
+
+// A key's text when it holds no escape: the bytes up to its closing quote, compared in
+// place rather than unescaped into simdjson's string buffer first.
+bool plain_key(od::raw_json_string raw, std::string_view& out) {
+  const char* p = raw.raw();
+  const char* c = p;
+  while (*c != '"' && *c != '\\') ++c;  // a key always ends with a quote in the input
+  if (*c == '\\') return false;
+  out = std::string_view(p, static_cast<std::size_t>(c - p));
+  return true;
+}
+
+}  // namespace
 
 bool JsonValueReader::value_error(const Column& col, std::string_view text, std::string& reason) {
   std::string shown(text.substr(0, 64));
@@ -186,7 +234,7 @@ bool JsonValueReader::decode_integer(od::value& v, od::json_type jt, Column& col
 bool JsonValueReader::decode_as_text(od::value& v, od::json_type jt, Column& col, std::string& reason) {
   std::string_view text;
   if (jt == od::json_type::string) {
-    if (auto e = v.get_string().get(text)) return fail(reason, describe(e));
+    if (!read_string(v, text, reason)) return false;
   } else if (jt == od::json_type::object || jt == od::json_type::array) {
     return fail(reason, std::string("a JSON ") + (jt == od::json_type::object ? "object" : "array") +
                             " is not a valid " + col.type().to_string());
@@ -196,7 +244,7 @@ bool JsonValueReader::decode_as_text(od::value& v, od::json_type jt, Column& col
   return append_text_value(col, text, opts_.timestamp_standard, reason);
 }
 
-bool JsonValueReader::decode_value(od::value v, Column& col, TypePlan& plan, std::string& reason) {
+bool JsonValueReader::decode_value(od::value& v, Column& col, TypePlan& plan, std::string& reason) {
   od::json_type jt;
   if (auto e = v.type().get(jt)) return fail(reason, describe(e));
   if (jt == od::json_type::null) {
@@ -241,7 +289,7 @@ bool JsonValueReader::decode_value(od::value v, Column& col, TypePlan& plan, std
       std::string_view s;
       simdjson::error_code e = simdjson::SUCCESS;
       if (jt == od::json_type::string) {
-        e = v.get_string().get(s);
+        if (!read_string(v, s, reason)) return false;
       } else if (jt == od::json_type::object) {
         od::object o;
         e = v.get_object().get(o);
@@ -262,9 +310,8 @@ bool JsonValueReader::decode_value(od::value v, Column& col, TypePlan& plan, std
       if (v.get_array().get(arr) != simdjson::SUCCESS) return fail(reason, "expected a JSON array for " + col.type().to_string());
       Column& elems = col.child(0);
       for (auto item : arr) {
-        od::value ev;
-        if (auto e = std::move(item).get(ev)) return fail(reason, describe(e));
-        if (!decode_value(ev, elems, plan.children[0], reason)) return false;
+        if (auto e = item.error()) return fail(reason, describe(e));
+        if (!decode_value(item.value_unsafe(), elems, plan.children[0], reason)) return false;
       }
       finish_nested_value(col);
       return true;
@@ -273,10 +320,11 @@ bool JsonValueReader::decode_value(od::value v, Column& col, TypePlan& plan, std
       od::object obj;
       if (v.get_object().get(obj) != simdjson::SUCCESS) return fail(reason, "expected a JSON object for " + col.type().to_string());
       for (auto item : obj) {
-        od::field f;
+        if (auto e = item.error()) return fail(reason, describe(e));
+        od::field& f = item.value_unsafe();
         std::string_view key;
-        if (auto e = std::move(item).get(f)) return fail(reason, describe(e));
-        if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
+        if (!plain_key(f.key(), key))
+          if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
         if (!append_text_value(col.child(0), key, opts_.timestamp_standard, reason)) return false;
         if (!decode_value(f.value(), col.child(1), plan.children[1], reason)) return false;
       }
@@ -302,12 +350,18 @@ bool JsonValueReader::decode_object(od::object& obj, ColAt&& col_at, TypePlan& p
   std::fill(plan.seen.begin(), plan.seen.end(), 0);
   std::size_t hint = 0;
   for (auto item : obj) {
-    od::field f;
-    std::string_view key;
-    if (auto e = std::move(item).get(f)) return fail(reason, describe(e));
-    if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
-    std::size_t i = plan.find(key, hint);
-    if (i == plan.names.size()) continue;  // not a column: on-demand skips its value
+    // The field used in place: copying simdjson's iterator structs stalled on store
+    // forwarding (a third of the decoder's time).
+    if (auto e = item.error()) return fail(reason, describe(e));
+    od::field& f = item.value_unsafe();
+    std::size_t i = hint;
+    if (!plan.key_is(f.key().raw(), hint)) {
+      std::string_view key;
+      if (!plain_key(f.key(), key))
+        if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
+      i = plan.find(key, hint);
+      if (i == plan.names.size()) continue;  // not a column: on-demand skips its value
+    }
     hint = i + 1;
     Column& col = col_at(i);
     if (plan.seen[i]) truncate_column(col, col.size() - 1);  // repeated field: the last value wins

@@ -5,6 +5,7 @@
 // objects with it. Not a public header: it exposes simdjson.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +29,19 @@ struct TypePlan {
   std::vector<std::string> names;
   std::vector<TypePlan> children;
   std::vector<std::uint8_t> seen;  // ROW: scratch, fields seen in the current object
+  std::vector<std::uint8_t> raw_comparable;  // ROW: names key_is can compare in place
 
   explicit TypePlan(const LogicalType& t);
   explicit TypePlan(const Schema& s);
+  // Whether the key whose raw bytes (after the opening quote, in a padded document)
+  // start at `raw` is the field at `hint`, compared in place: a name without quote or
+  // backslash (shorter than simdjson's padding, so the compare stays in readable bytes)
+  // is the key exactly when the raw key starts with it and closes right after.
+  bool key_is(const char* raw, std::size_t hint) const {
+    if (hint >= names.size() || !raw_comparable[hint]) return false;
+    const std::string& n = names[hint];
+    return std::memcmp(raw, n.data(), n.size()) == 0 && raw[n.size()] == '"';
+  }
   // The field named `key`, trying `hint` first (fields usually come in schema order).
   std::size_t find(std::string_view key, std::size_t hint) const {
     if (hint < names.size() && names[hint] == key) return hint;
@@ -63,7 +74,7 @@ class JsonValueReader {
  private:
   template <class ColAt>
   bool decode_object(od::object& obj, ColAt&& col_at, TypePlan& plan, std::string& reason);
-  bool decode_value(od::value v, Column& col, TypePlan& plan, std::string& reason);
+  bool decode_value(od::value& v, Column& col, TypePlan& plan, std::string& reason);
   bool decode_integer(od::value& v, od::json_type jt, Column& col, std::string& reason);
   bool decode_as_text(od::value& v, od::json_type jt, Column& col, std::string& reason);
   bool value_error(const Column& col, std::string_view text, std::string& reason);

@@ -68,6 +68,35 @@ bool parse_java_double(std::string_view s, double& out) {
   return true;
 }
 
+// The shape nearly every file has, "yyyy-MM-dd<sep>HH:mm:ss[.f{1,9}]", read by position
+// (the general parser's cursor costs several times as much per field). Anything else,
+// valid or not, is left to the general parser (nullopt), which then decides alone.
+std::optional<std::int64_t> parse_fixed_timestamp(std::string_view s, char sep) {
+  if (s.size() < 19 || s.size() == 20 || s.size() > 28) return std::nullopt;  // 1..9 fraction digits
+  const char* c = s.data();
+  auto digit = [c](int i) { return static_cast<unsigned>(c[i] - '0'); };
+  auto two = [&](int i) { return digit(i) * 10 + digit(i + 1); };
+  static constexpr int kDigits[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+  for (int i : kDigits)
+    if (digit(i) > 9) return std::nullopt;
+  if (c[4] != '-' || c[7] != '-' || c[10] != sep || c[13] != ':' || c[16] != ':') return std::nullopt;
+  std::int64_t frac = 0;
+  if (s.size() > 19) {
+    if (c[19] != '.') return std::nullopt;
+    for (std::size_t i = 20; i < s.size(); ++i) {
+      unsigned d = digit(static_cast<int>(i));
+      if (d > 9) return std::nullopt;
+      if (i < 26) frac = frac * 10 + d;
+    }
+    for (std::size_t i = std::min<std::size_t>(s.size(), 26); i < 26; ++i) frac *= 10;
+  }
+  const auto year = static_cast<std::int64_t>(two(0) * 100 + two(2));
+  const int month = static_cast<int>(two(5)), day = static_cast<int>(two(8));
+  const std::int64_t h = two(11), mi = two(14), sec = two(17);
+  if (!is_valid_civil(year, month, day) || h > 23 || mi > 59 || sec > 59) return std::nullopt;
+  return days_from_civil(year, month, day) * kMicrosPerDay + ((h * 60 + mi) * 60 + sec) * kMicrosPerSecond + frac;
+}
+
 // "date<sep>time" with a required separator; `zulu` requires (and strips) a final 'Z'.
 std::optional<std::int64_t> parse_timestamp_text(std::string_view s, char sep, bool zulu) {
   s = java_trim(s);
@@ -75,6 +104,7 @@ std::optional<std::int64_t> parse_timestamp_text(std::string_view s, char sep, b
     if (s.empty() || s.back() != 'Z') return std::nullopt;
     s.remove_suffix(1);
   }
+  if (auto fixed = parse_fixed_timestamp(s, sep)) return fixed;
   auto pos = s.find_first_of(" T");
   if (pos == std::string_view::npos || s[pos] != sep) return std::nullopt;
   return parse_timestamp(s);

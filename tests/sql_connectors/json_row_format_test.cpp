@@ -137,6 +137,50 @@ TEST(JsonRowFormat, NestedArrayMapRow) {
                                       "+I[null, null, +I[1, null]]"}));
 }
 
+// Keys and strings are read in place when they hold no escape; with escapes they are
+// unescaped first, so either spelling of a name or value decodes the same.
+TEST(JsonRowFormat, EscapedAndPlainKeysAndStrings) {
+  auto s = schema_of({{"a", "INT"}, {"q\"k", "STRING"}, {"s", "STRING"}, {"m", "MAP<STRING, INT>"}});
+  EXPECT_EQ(decode(s, {R"({"\u0061":1,"q\"k":"x","s":"plain","m":{"k\u00e9":1,"k":2}})",
+                       R"({ "a" : 2 , "s" : "tab\tquote\"end" , "q\u0022k" : "y\\" })",
+                       R"({"s":"","a":3,"s2":"ignored \" too"})"}),
+            (std::vector<std::string>{"+I[1, x, plain, {k=2, k\xc3\xa9=1}]", "+I[2, y\\, tab\tquote\"end, null]",
+                                      "+I[3, null, , null]"}));
+}
+
+// Keys are compared in place with the name expected next: a name that is a prefix of the
+// key (or the other way round), a name longer than simdjson's padding and one with a
+// backslash all still match exactly their own key.
+TEST(JsonRowFormat, KeysComparedInPlace) {
+  const std::string long_name(70, 'x');
+  auto s = schema_of({{"a", "INT"}, {"ab", "INT"}, {long_name, "INT"}, {"b\\c", "INT"}});
+  EXPECT_EQ(decode(s, {"{\"ab\":1,\"a\":2,\"" + long_name + "\":3,\"b\\\\c\":4}", R"({"abc":9,"a":5,"x":6})",
+                       "{\"" + long_name + "x\":7,\"" + long_name.substr(1) + "\":8,\"a\":0}"}),
+            (std::vector<std::string>{"+I[2, 1, 3, 4]", "+I[5, null, null, null]", "+I[0, null, null, null]"}));
+}
+
+// Timestamps of the usual fixed shape are read by position, the others by the general
+// parser: both accept and reject the same texts, with the same values.
+TEST(JsonRowFormat, TimestampShapes) {
+  auto s = schema_of({{"ts", "TIMESTAMP(9)"}});
+  EXPECT_EQ(decode(s, {R"({"ts":"2020-04-15 08:05:00"})", R"({"ts":"2020-04-15 08:05:00.1"})",
+                       R"({"ts":"2020-04-15 08:05:00.123456789"})", R"({"ts":" 2020-04-15 08:05:00.12 "})",
+                       R"({"ts":"2020-04-15 8:05:00"})", R"({"ts":"2020-04-15 08:05"})", R"({"ts":"1969-12-31 23:59:59.999"})",
+                       R"({"ts":"2020-04-15 08:05:00.1234567891"})", R"({"ts":"2021-02-29 00:00:00"})",
+                       R"({"ts":"2020-04-15 24:00:00"})", R"({"ts":"2020-04-15 08:05:00."})",
+                       R"({"ts":"2020-04-15T08:05:00"})", R"({"ts":"2020-04-15 08:05:00Z"})"}),
+            (std::vector<std::string>{
+                "+I[2020-04-15T08:05]", "+I[2020-04-15T08:05:00.100]", "+I[2020-04-15T08:05:00.123456]",
+                "+I[2020-04-15T08:05:00.120]", "+I[2020-04-15T08:05]", "+I[2020-04-15T08:05]",
+                "+I[1969-12-31T23:59:59.999]",
+                "ERROR: field \"ts\": '2020-04-15 08:05:00.1234567891' is not a valid TIMESTAMP(9)",
+                "ERROR: field \"ts\": '2021-02-29 00:00:00' is not a valid TIMESTAMP(9)",
+                "ERROR: field \"ts\": '2020-04-15 24:00:00' is not a valid TIMESTAMP(9)",
+                "ERROR: field \"ts\": '2020-04-15 08:05:00.' is not a valid TIMESTAMP(9)",
+                "ERROR: field \"ts\": '2020-04-15T08:05:00' is not a valid TIMESTAMP(9)",
+                "ERROR: field \"ts\": '2020-04-15 08:05:00Z' is not a valid TIMESTAMP(9)"}));
+}
+
 TEST(JsonRowFormat, ProjectionDecodesOnlyTheSchemaFields) {
   auto s = schema_of({{"c", "STRING"}, {"a", "INT"}});
   EXPECT_EQ(decode(s, {R"({"a":1,"b":{"deep":[1,2,3]},"c":"x","d":"not an int"})"}),

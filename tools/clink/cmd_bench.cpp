@@ -282,6 +282,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   nexmark->callback([opts, &exit_code] { exit_code = bench_nexmark(*opts); });
   add_bench_kafka_command(*bench, exit_code);
   add_bench_jdbc_command(*bench, exit_code);
+  add_bench_json_command(*bench, exit_code);
 }
 
 }  // namespace clink::cli

@@ -20,6 +20,7 @@ void add_sql_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_bench_kafka_command(CLI::App& bench, int& exit_code);  // a subcommand of `bench`
 void add_bench_jdbc_command(CLI::App& bench, int& exit_code);   // a subcommand of `bench`
+void add_bench_json_command(CLI::App& bench, int& exit_code);   // a subcommand of `bench`
 void add_version_command(CLI::App& app, int& exit_code);
 void add_worker_command(CLI::App& app, int& exit_code);
 // The cluster: the client commands list, cancel, stop, savepoint.
