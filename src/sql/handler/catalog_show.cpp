@@ -20,6 +20,7 @@ std::string bool_text(bool b) { return b ? "TRUE" : "FALSE"; }
 }  // namespace
 
 std::string format_tableau(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return "Empty set\n";  // no header box, as Flink's SQL client prints it
   // Widths in characters (code points), as the SQL client pads them.
   auto width = [](const std::string& s) {
     std::size_t n = 0;
@@ -40,7 +41,7 @@ std::string format_tableau(const std::vector<std::string>& header, const std::ve
   std::string out = border + "\n" + line(header) + border + "\n";
   for (const auto& r : rows) out += line(r);
   out += border + "\n";
-  out += rows.empty() ? "Empty set\n" : fmt::format("{} row{} in set\n", rows.size(), rows.size() == 1 ? "" : "s");
+  out += fmt::format("{} row{} in set\n", rows.size(), rows.size() == 1 ? "" : "s");
   return out;
 }
 
