@@ -147,15 +147,21 @@ class JobRun final : public TaskEvents {
     for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
     shared_.discard_unregistered(uploaded);
   }
-  void checkpoint_committed(std::size_t, std::int64_t id) override {
+  void checkpoint_committed(std::size_t task, std::int64_t id) override {
     std::lock_guard lock(mu_);
-    ++commits_done_[id];
+    commits_done_[id].insert(task);
     cv_.notify_all();
   }
-  // Waits until every task it notified ran notify_checkpoint_complete(id) (its sinks committed).
+  // Waits until every task it notified committed checkpoint `id`: ran its
+  // notify_checkpoint_complete, or restored from it after a failure (a restore commits
+  // what the checkpoint pre-committed).
   bool wait_committed(std::int64_t id, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return commits_done_[id] >= commits_expected_[id] || done_; });
+    return cv_.wait_for(lock, timeout, [&] {
+      const auto& done = commits_done_[id];
+      const auto& expected = commits_expected_[id];
+      return std::includes(done.begin(), done.end(), expected.begin(), expected.end()) || done_;
+    });
   }
   void task_ended(std::size_t task) override {
     std::lock_guard lock(mu_);
@@ -223,8 +229,9 @@ class JobRun final : public TaskEvents {
   // `verified`: the metadata of restore_from, already read and verified (else read here).
   void build(const std::optional<std::filesystem::path>& restore_from,
              std::optional<CheckpointMetadata> verified = std::nullopt);
-  // Where a restart restores from: the newest retained checkpoint that is intact (a
-  // corrupt one is passed over, with a line on stderr), else what the job started from.
+  // Where a restart restores from: a stop's completed savepoint; else the newest
+  // retained checkpoint that is intact (a corrupt one is passed over, with a line on
+  // stderr); else what the job started from.
   std::optional<std::pair<std::filesystem::path, CheckpointMetadata>> restart_point();
   void complete_pending();                      // under mu_
   void sweep_checkpoint_dirs();                 // under mu_
@@ -287,8 +294,14 @@ class JobRun final : public TaskEvents {
   SharedStateRegistry shared_;
   std::map<std::string, FileDigest> shared_digests_;  // of shared files, taken once (immutable)
   detail::DirectoryLock directory_lock_;  // the checkpoint directory's, until the job ends
-  std::map<std::int64_t, std::size_t> commits_done_;      // checkpoint id -> tasks that ran its commit
-  std::map<std::int64_t, std::size_t> commits_expected_;  // checkpoint id -> tasks notified of it
+  std::map<std::int64_t, std::set<std::size_t>> commits_done_;      // checkpoint id -> tasks that committed it
+  std::map<std::int64_t, std::set<std::size_t>> commits_expected_;  // checkpoint id -> tasks notified of it
+  // The savepoint of a stop-with-savepoint, once complete. Its commits are under way
+  // (some tasks may have made its output visible already), so a failure before the job
+  // stopped restores from it, never from an older checkpoint: that would write the
+  // committed output again, and its sinks would delete the savepoint's pre-committed
+  // files as leftovers of a failed attempt (a resume from it then fails for ever).
+  std::optional<std::filesystem::path> stop_savepoint_;
   std::vector<CheckpointStats> history_;
   CheckpointCounts counts_;
   std::vector<std::string> restart_causes_;

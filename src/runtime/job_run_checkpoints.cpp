@@ -175,15 +175,17 @@ void JobRun::complete_pending() {
   // Tasks that snapshotted after their end of input exit once they committed this.
   for (std::size_t t : p.after_end)
     if (phases_[t] == Phase::kEnded) phases_[t] = Phase::kCovered;
-  std::size_t notified = 0;
+  auto& notified = commits_expected_[p.id];
   for (std::size_t t = 0; t < layout_.tasks.size(); ++t)
     if (phases_[t] != Phase::kFinished) {
       deployer_->notify_checkpoint_complete(t, p.id);
-      ++notified;
+      notified.insert(t);
     }
-  commits_expected_[p.id] = notified;
   cv_.notify_all();
-  if (p.savepoint_dir) return;  // savepoints belong to the user: not retained, not used for failover
+  if (p.savepoint_dir && p.stops_sources) stop_savepoint_ = dir;
+  // Savepoints belong to the user: not retained, and used for failover only once a
+  // stop's savepoint completed (see stop_savepoint_).
+  if (p.savepoint_dir) return;
   ++counts_.completed;
   counts_.last_completed_id = p.id;
   last_completed_ = dir;
