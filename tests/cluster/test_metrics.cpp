@@ -272,7 +272,7 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
   auto ops = vertex_values(c, job, counts, {"0.count.lastCheckpointFullSize", "0.sink.lastCheckpointFullSize",
                                             "1.count.lastCheckpointFullSize", "1.sink.lastCheckpointFullSize"});
   ASSERT_EQ(per["subtasks"].size(), 2u) << per.dump();
-  std::int64_t most = 0;
+  std::int64_t most = 0, last_ack = 0;
   for (int i = 0; i < 2; ++i) {
     const auto& sub = per["subtasks"][i];
     const std::string n = std::to_string(i);
@@ -282,7 +282,17 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
     EXPECT_EQ(sub["state_size"].get<std::int64_t>(), size) << i;
     EXPECT_EQ(sub["checkpointed_size"].get<std::int64_t>(), size) << i;
     most = std::max(most, size);
+    // Its own acknowledgement: after the trigger, by the checkpoint's end; no alignment
+    // (one input channel: the one source subtask).
+    const std::int64_t trigger = details["trigger_timestamp"], end_to_end = sub["end_to_end_duration"];
+    EXPECT_EQ(sub["ack_timestamp"].get<std::int64_t>(), trigger + end_to_end) << i;
+    EXPECT_GE(end_to_end, 0) << i;
+    EXPECT_LE(end_to_end, details["end_to_end_duration"].get<std::int64_t>()) << i;
+    EXPECT_EQ(sub["alignment"]["duration"], 0) << i;
+    last_ack = std::max(last_ack, sub["ack_timestamp"].get<std::int64_t>());
   }
+  EXPECT_EQ(details["tasks"][counts]["latest_ack_timestamp"], last_ack) << "the vertex's last acknowledgement";
+  EXPECT_EQ(per["summary"]["alignment"]["duration"]["max"], 0);
   EXPECT_EQ(per["state_size"], details["tasks"][counts]["state_size"]);
   EXPECT_EQ(per["summary"]["state_size"]["max"].get<std::int64_t>(), most);
   EXPECT_EQ(c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id) + "/subtasks/" + std::string(32, 'f')).status,
