@@ -135,6 +135,7 @@ class JobRun final : public TaskEvents {
     if (phases_[task] == Phase::kEnded) pending_->after_end.insert(task);
     pending_->acks[task] = std::move(snapshot);
     pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
+    pending_->task_stats[task] = {ms_since(pending_->started), alignment_ns};
     if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
   }
   void discard_snapshot(std::int64_t, TaskSnapshot partial) override {
@@ -176,6 +177,7 @@ class JobRun final : public TaskEvents {
     phases_[task] = Phase::kFinished;
     if (pending_ && !pending_->acks.count(task)) {
       pending_->acks[task] = finished_snapshot(task);
+      pending_->task_stats[task] = {ms_since(pending_->started), 0};
       if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
     }
     cv_.notify_all();
@@ -193,7 +195,13 @@ class JobRun final : public TaskEvents {
     bool drains = false;  // sources emit MAX_WATERMARK first (stop --drain)
     CheckpointBarrier barrier;
     std::int64_t max_alignment_ns = 0;
+    // By task: when its acknowledgement came (ms after `started`; a task finished before
+    // the trigger: 0) and its alignment time (ns).
+    std::map<std::size_t, std::pair<std::int64_t, std::int64_t>> task_stats;
   };
+  static std::int64_t ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count();
+  }
   // Where each task of the attempt is (FLIP-147): running; ended (its end of input
   // done, waiting for a checkpoint taken after it); covered (such a checkpoint
   // completed: it exits once it committed); finished (exited).

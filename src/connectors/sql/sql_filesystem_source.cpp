@@ -88,6 +88,7 @@ class FilesystemReader final : public SqlSourceReader {
     auto files = list_input_files(c_.path);
     splits_.assign(files_for_subtask(readable(files, nullptr), subtask_, parallelism_));
     start_reading();
+    report_bytes();
   }
 
   Status poll(ColumnBatch& out, std::size_t max_rows) override {
@@ -159,6 +160,7 @@ class FilesystemReader final : public SqlSourceReader {
     batch_rows_ = 0;
     if (ignored > 0) ctx_->metrics().count_dead_letters("ignored-parse-error", ignored, false);
     dead_.flush(*ctx_);
+    report_bytes();
     out_cols_ = nullptr;
     if (!more) return Status::kEnd;
     return waiting && rows == 0 ? Status::kNothingAvailable : Status::kMore;
@@ -179,7 +181,9 @@ class FilesystemReader final : public SqlSourceReader {
   void restore_splits(std::vector<std::string> splits) override {
     splits_.restore(splits, "sql_filesystem_source");
     discovered_.clear();
+    discovered_bytes_ = 0;
     start_reading();
+    report_bytes();
   }
 
   // Monitoring: every file taken by any subtask, so that after a restore (at any
@@ -231,6 +235,9 @@ class FilesystemReader final : public SqlSourceReader {
       known_.insert(f);
       taken_.push_back(f);
       discovered_.push_back(f);
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      if (!ec) discovered_bytes_ += static_cast<std::int64_t>(size);
     }
     return !kept.empty();
   }
@@ -242,8 +249,17 @@ class FilesystemReader final : public SqlSourceReader {
 
   void start_reading() {
     if (partitions_) partitions_->assign(splits_.files());
+    if (lines_) bytes_done_ += lines_->bytes_read();
     lines_.emplace(splits_.files(), c_.read_buffer_bytes);
     held_ = false;
+  }
+
+  // FLIP-33's numBytesIn and pendingBytes of the source: the bytes of its files it read
+  // (those of a restored split's lines consumed before the checkpoint too: they are read
+  // again to be skipped) and the bytes of the files it was given that it has not read.
+  void report_bytes() {
+    ctx_->metrics().bytes_in.store(bytes_done_ + lines_->bytes_read(), std::memory_order_relaxed);
+    ctx_->metrics().pending_bytes.store(lines_->bytes_pending() + discovered_bytes_, std::memory_order_relaxed);
   }
 
   // The next line: one put back by read_multi_line_record first; at the end of the
@@ -260,6 +276,7 @@ class FilesystemReader final : public SqlSourceReader {
       if (out_cols_) end_run(*out_cols_);  // file indices restart with the new files
       splits_.assign(std::move(discovered_));
       discovered_.clear();
+      discovered_bytes_ = 0;
       start_reading();
     }
   }
@@ -344,6 +361,8 @@ class FilesystemReader final : public SqlSourceReader {
   // the ones this subtask took, and those it discovered but not started.
   std::unordered_set<std::string> known_;
   std::vector<std::string> taken_, discovered_;
+  std::int64_t discovered_bytes_ = 0;  // the size of discovered_'s files
+  std::int64_t bytes_done_ = 0;        // read by the LineReaders before lines_
   std::int64_t next_scan_ms_ = 0;
   std::string reason_, position_;
   DeadLetterCollector dead_;
