@@ -14,6 +14,7 @@
 #include "clink/sql/binder/binder.hpp"
 #include "clink/sql/common/sql_error.hpp"
 #include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/function/date_format.hpp"
 #include "clink/sql/optimizer/optimizer.hpp"
 #include "clink/sql/parser/parser.hpp"
 #include "clink/sql/physical/physical_plan.hpp"
@@ -163,7 +164,8 @@ nlohmann::json MaterializedTableDef::to_json() const {
           {"path", path},         {"partitioned_by", partitioned_by},
           {"primary_key", primary_key},   {"snapshot", snapshot},
           {"default_path", default_path}, {"last_refresh_ms", last_refresh_ms},
-          {"refreshes", refreshes}};
+          {"refreshes", refreshes},       {"last_schedule_ms", last_schedule_ms},
+          {"job_id", job_id}};
 }
 
 MaterializedTableDef MaterializedTableDef::from_json(const nlohmann::json& j) {
@@ -181,13 +183,15 @@ MaterializedTableDef MaterializedTableDef::from_json(const nlohmann::json& j) {
   d.default_path = j.value("default_path", false);
   d.last_refresh_ms = j.value("last_refresh_ms", std::int64_t{0});
   d.refreshes = j.value("refreshes", std::int64_t{0});
+  d.last_schedule_ms = j.value("last_schedule_ms", std::int64_t{0});
+  d.job_id = j.value("job_id", "");
   return d;
 }
 
 std::optional<MaterializedTableDef> MaterializedTables::find(const std::string& name) const {
   if (catalog_.persistence_dir().empty()) {
-    auto it = memory_.find(name);
-    if (it == memory_.end()) return std::nullopt;
+    auto it = memory_->find(name);
+    if (it == memory_->end()) return std::nullopt;
     return it->second;
   }
   fs::path p = fs::path(catalog_.persistence_dir()) / kDir / (name + ".json");
@@ -199,7 +203,7 @@ std::optional<MaterializedTableDef> MaterializedTables::find(const std::string& 
 std::vector<MaterializedTableDef> MaterializedTables::all() const {
   std::vector<MaterializedTableDef> out;
   if (catalog_.persistence_dir().empty()) {
-    for (const auto& [n, d] : memory_) out.push_back(d);
+    for (const auto& [n, d] : *memory_) out.push_back(d);
     return out;
   }
   std::error_code ec;
@@ -214,7 +218,7 @@ std::vector<MaterializedTableDef> MaterializedTables::all() const {
 
 void MaterializedTables::save(const MaterializedTableDef& def) {
   if (catalog_.persistence_dir().empty()) {
-    memory_[def.name] = def;
+    (*memory_)[def.name] = def;
     return;
   }
   fs::path dir = fs::path(catalog_.persistence_dir()) / kDir;
@@ -225,7 +229,7 @@ void MaterializedTables::save(const MaterializedTableDef& def) {
 }
 
 void MaterializedTables::remove(const std::string& name) {
-  memory_.erase(name);
+  memory_->erase(name);
   if (!catalog_.persistence_dir().empty())
     fs::remove(fs::path(catalog_.persistence_dir()) / kDir / (name + ".json"));
 }
@@ -248,12 +252,12 @@ nlohmann::json MaterializedTables::plan_insert(const MaterializedTableDef& def, 
   return planner.compile({sink}, job_name);
 }
 
-void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Statement& st, const MaterializedJobRunner& run) {
+void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Statement& st, const MaterializedJobs& jobs) {
   using A = ast::MaterializedTable::Action;
   const std::string name = m.name.back();
   const char* kind = m.view ? "materialized view" : "materialized table";
   auto def = find(name);
-  if (m.action == A::Create && !(m.or_alter && def)) return create(m, st, run);
+  if (m.action == A::Create && !(m.or_alter && def)) return create(m, st, jobs);
   if (!def) {
     if (m.action == A::Drop && m.if_exists) return;
     if (catalog_.has(name))
@@ -262,8 +266,9 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
   }
   switch (m.action) {
     case A::Create:  // CREATE OR ALTER of an existing table
-    case A::AlterQuery: return alter_query(std::move(*def), m, st, run);
-    case A::Drop:
+    case A::AlterQuery: return alter_query(std::move(*def), m, st, jobs);
+    case A::Drop:  // the refresh pipeline first, as Flink's
+      stop_continuous(*def, jobs);
       catalog_.remove(ObjectKind::kTable, name);
       remove(name);
       if (def->default_path) fs::remove_all(def->path);
@@ -272,29 +277,30 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
       if (def->status == "SUSPENDED")
         throw TranslationError(st.pos, fmt::format("Materialized table `{}` is already suspended", name));
       def->status = "SUSPENDED";
-      save(*def);
+      stop_continuous(*def, jobs);  // saves
       return;
     case A::Resume:
       if (def->status == "ACTIVATED")
         throw TranslationError(st.pos, fmt::format("Materialized table `{}` is not suspended", name));
       def->status = "ACTIVATED";
+      def->last_schedule_ms = now_ms();  // the schedule goes on from here (no catch-up)
       save(*def);
       // No savepoint of the suspended job: the maintenance job recomputes the backing
       // from the sources (see docs/materialized-tables.md).
       if (!def->full()) {
         clear_backing(def->path);  // the resumed job computes the backing from the sources again
-        run_continuous(*def, st, run);
+        run_continuous(*def, st, jobs);
       }
       return;
     case A::Refresh: {
       std::vector<std::pair<std::string, std::string>> partition;
       for (const auto& p : m.partition) partition.emplace_back(p.key, p.value);
-      return refresh(name, partition, st, run);
+      return refresh(name, partition, st, jobs.run);
     }
   }
 }
 
-void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Statement& st, const MaterializedJobRunner& run) {
+void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Statement& st, const MaterializedJobs& jobs) {
   const std::string name = m.name.back();
   const char* kind = m.view ? "materialized view" : "materialized table";
   if (catalog_.has(name) || find(name)) {
@@ -421,12 +427,30 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
     t.options.emplace_back("format", "json");
   }
   for (const auto& p : options) t.options.emplace_back(p.key, p.value);
+  for (const auto& [field, pattern] : date_formatters(t.options)) {
+    auto index = q->schema.index_of(field);
+    if (std::find(def.partitioned_by.begin(), def.partitioned_by.end(), field) == def.partitioned_by.end() || !index)
+      throw TranslationError(st.pos, fmt::format("{} `{}`: 'partition.fields.{}.date-formatter' names `{}`, which is not "
+                                                 "a partition key ({})", kind, name, field, field,
+                                                 fmt::join(def.partitioned_by, ", ")));
+    if (!q->schema.type(*index).is_character_string())
+      throw TranslationError(st.pos, fmt::format("{} `{}`: the partition key `{}` of 'partition.fields.{}.date-formatter' "
+                                                 "must be a string column, it is {}", kind, name, field, field,
+                                                 q->schema.type(*index).to_string()));
+    try {
+      DateFormatter check(pattern);
+    } catch (const std::exception& e) {
+      throw TranslationError(st.pos, fmt::format("{} `{}`: 'partition.fields.{}.date-formatter' = '{}': {}", kind, name,
+                                                 field, pattern, e.what()));
+    }
+  }
   if (file_backed) fs::create_directories(def.path);
   catalog_.add_table(t);
+  def.last_schedule_ms = now_ms();
   save(def);
   try {
-    if (def.full()) refresh(name, {}, st, run);  // the initial population
-    else run_continuous(def, st, run);
+    if (def.full()) refresh(name, {}, st, jobs.run);  // the initial population
+    else run_continuous(def, st, jobs);
   } catch (...) {
     if (!def.full()) throw;  // a continuous job that failed leaves the table, as Flink's
     catalog_.remove(ObjectKind::kTable, name);
@@ -443,7 +467,7 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
 // not restore the old one's state either) and rebuilds the backing, so no row is kept
 // twice.
 void MaterializedTables::alter_query(MaterializedTableDef def, const ast::MaterializedTable& m, const ast::Statement& st,
-                                     const MaterializedJobRunner& run) {
+                                     const MaterializedJobs& jobs) {
   const std::string& name = def.name;
   if (m.action == ast::MaterializedTable::Action::Create) {  // CREATE OR ALTER: only the query may change
     auto changed = [&](const char* what) {
@@ -495,11 +519,12 @@ void MaterializedTables::alter_query(MaterializedTableDef def, const ast::Materi
   def.query_sql = m.query_sql;
   save(def);
   if (def.full() || def.status != "ACTIVATED") return;
+  stop_continuous(def, jobs);
   clear_backing(def.path);
-  run_continuous(def, st, run);
+  run_continuous(def, st, jobs);
 }
 
-void MaterializedTables::run_continuous(const MaterializedTableDef& def, const ast::Statement& st, const MaterializedJobRunner& run) {
+void MaterializedTables::run_continuous(MaterializedTableDef& def, const ast::Statement& st, const MaterializedJobs& jobs) {
   std::vector<ast::Property> hints;
   if (def.snapshot) {  // the backing is read as filesystem, written by the snapshot sink
     hints.push_back({"connector", "filesystem-snapshot", st.pos});
@@ -507,7 +532,16 @@ void MaterializedTables::run_continuous(const MaterializedTableDef& def, const a
   }
   ast::QueryPtr query = parse_stored_query(def.query_sql);
   if (const auto* m = st.as<ast::MaterializedTable>(); m && m->query) query = m->query;  // positions as written
-  run(plan_insert(def, query, hints, st.pos, "materialized-table_" + def.name), st);
+  nlohmann::json spec = plan_insert(def, query, hints, st.pos, "materialized-table_" + def.name);
+  if (!jobs.start) return jobs.run(spec, st);  // in the foreground, until it ends
+  def.job_id = jobs.start(spec, st);
+  save(def);
+}
+
+void MaterializedTables::stop_continuous(MaterializedTableDef& def, const MaterializedJobs& jobs) {
+  if (!def.job_id.empty() && jobs.cancel) jobs.cancel(def.job_id);
+  def.job_id.clear();
+  save(def);
 }
 
 void MaterializedTables::refresh(const std::string& name, const std::vector<std::pair<std::string, std::string>>& partition,
