@@ -3,7 +3,9 @@
 // store, FULL tables refreshed by its scheduler on their freshness, CONTINUOUS tables'
 // maintenance jobs run on its workers. Real coordinator processes, real jobs.
 #include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <regex>
 #include <fstream>
 #include <set>
 #include <string>
@@ -13,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/clink_process.hpp"
 #include "coordinator_process.hpp"
 
 namespace clink::test {
@@ -190,6 +193,67 @@ TEST(ClusterMaterialized, AContinuousTablesJobRunsOnTheCoordinator) {
   ASSERT_EQ(post_sql(c, "DROP MATERIALIZED TABLE evens;").status, 202);
   EXPECT_EQ(c.wait_for_state(second, "CANCELED"), "CANCELED");
   EXPECT_EQ(post_sql(c, "ALTER MATERIALIZED TABLE evens RESUME;").status, 400);
+  fs::remove_all(dir);
+}
+
+// Under ZooKeeper HA: the leader is killed (SIGKILL) between refreshes; the standby that
+// takes over has the table (the HA catalog store) and refreshes it on its freshness.
+TEST(ClusterMaterialized, ANewLeaderGoesOnRefreshing) {
+  const char* quorum = std::getenv("CLINK_ZOOKEEPER_QUORUM");
+  if (!quorum) GTEST_SKIP() << "needs CLINK_ZOOKEEPER_QUORUM (ctest's zookeeper fixture sets it)";
+  const fs::path dir = scratch_dir("clink_mt_cluster_");
+  const fs::path src = dir / "src", backing = dir / "totals" / "part-0.json";
+  std::ofstream(dir / "config.yaml") << "high-availability.type: zookeeper\n"
+                                     << "high-availability.zookeeper.quorum: " << quorum << "\n"
+                                     << "high-availability.storageDir: " << (dir / "ha").string() << "\n"
+                                     << "high-availability.cluster-id: /mt-" << ::getpid() << "\n"
+                                     << "high-availability.zookeeper.client.session-timeout: 2000\n"
+                                     << "rest.port: 0\njobmanager.rpc.port: 0\n";
+  auto start = [&](const std::string& name) {
+    fs::create_directories(dir / name);
+    return std::make_unique<ClinkProcess>(
+        std::vector<std::string>{"coordinator", "--config", (dir / "config.yaml").string(), "--local-slots", "2"},
+        dir / name);
+  };
+  // The REST address a coordinator prints once it leads.
+  auto leading = [](ClinkProcess& p, int seconds) -> std::string {
+    static const std::regex line(R"(\nrest: http://([^\s]+)\n)");
+    std::string rest;
+    eventually([&] {
+      std::smatch m;
+      std::string out = "\n" + p.out();
+      if (std::regex_search(out, m, line)) rest = m[1];
+      return !rest.empty();
+    }, seconds);
+    return rest;
+  };
+  auto sql = [](const std::string& rest, const std::string& script) {
+    return cluster::RestClient(rest).post("/api/v1/jobs/sql", nlohmann::json{{"script", script}}.dump());
+  };
+  write_source(src, "{\"shop\":\"a\",\"amount\":1}\n");
+  auto first = start("first");
+  const std::string first_rest = leading(*first, 30);
+  ASSERT_FALSE(first_rest.empty()) << first->err();
+  auto second = start("second");
+  auto r = sql(first_rest, "CREATE TABLE orders (shop STRING, amount BIGINT) WITH ('connector' = 'filesystem', "
+                           "'path' = '" + src.string() + "', 'format' = 'json');\n"
+                           "CREATE MATERIALIZED TABLE totals WITH ('path' = '" + (dir / "totals").string() + "') "
+                           "FRESHNESS = INTERVAL '1' SECOND REFRESH_MODE = FULL AS "
+                           "SELECT shop, SUM(amount) AS total FROM orders GROUP BY shop;\n");
+  ASSERT_EQ(r.status, 202) << r.body;
+  write_source(src, "{\"shop\":\"b\",\"amount\":2}\n");
+  EXPECT_TRUE(eventually([&] { return lines_of(backing) == std::vector<std::string>{R"({"shop":"b","total":2})"}; }))
+      << first->err();
+
+  first->kill(SIGKILL);
+  const std::string second_rest = leading(*second, 40);
+  ASSERT_FALSE(second_rest.empty()) << second->err();
+  write_source(src, "{\"shop\":\"c\",\"amount\":3}\n{\"shop\":\"c\",\"amount\":4}\n");
+  EXPECT_TRUE(eventually([&] { return lines_of(backing) == std::vector<std::string>{R"({"shop":"c","total":7})"}; }))
+      << second->err();
+  EXPECT_NE(second->err().find("refreshed materialized table totals"), std::string::npos) << second->err();
+  second->kill(SIGTERM);
+  second->wait_for(30'000);
   fs::remove_all(dir);
 }
 

@@ -122,6 +122,15 @@ void swap_directory(const fs::path& staged, const fs::path& target) {
   fs::remove_all(staged);  // now the previous snapshot
 }
 
+// 'partition.fields.<field>.date-formatter' -> field.
+std::optional<std::string> date_formatter_field(std::string_view key) {
+  constexpr std::string_view prefix = "partition.fields.", suffix = ".date-formatter";
+  if (key.size() <= prefix.size() + suffix.size() || key.substr(0, prefix.size()) != prefix ||
+      key.substr(key.size() - suffix.size()) != suffix)
+    return std::nullopt;
+  return std::string(key.substr(prefix.size(), key.size() - prefix.size() - suffix.size()));
+}
+
 bool hidden_name(const fs::path& p) {
   auto n = p.filename().string();
   return !n.empty() && (n[0] == '.' || n[0] == '_');
@@ -165,7 +174,8 @@ nlohmann::json MaterializedTableDef::to_json() const {
           {"primary_key", primary_key},   {"snapshot", snapshot},
           {"default_path", default_path}, {"last_refresh_ms", last_refresh_ms},
           {"refreshes", refreshes},       {"last_schedule_ms", last_schedule_ms},
-          {"job_id", job_id}};
+          {"job_id", job_id},             {"date_formatters", date_formatters},
+          {"resume_options", resume_options}, {"time_zone", time_zone}};
 }
 
 MaterializedTableDef MaterializedTableDef::from_json(const nlohmann::json& j) {
@@ -185,6 +195,9 @@ MaterializedTableDef MaterializedTableDef::from_json(const nlohmann::json& j) {
   d.refreshes = j.value("refreshes", std::int64_t{0});
   d.last_schedule_ms = j.value("last_schedule_ms", std::int64_t{0});
   d.job_id = j.value("job_id", "");
+  d.date_formatters = j.value("date_formatters", std::vector<std::pair<std::string, std::string>>{});
+  d.resume_options = j.value("resume_options", std::vector<std::pair<std::string, std::string>>{});
+  d.time_zone = j.value("time_zone", "");
   return d;
 }
 
@@ -284,6 +297,9 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
         throw TranslationError(st.pos, fmt::format("Materialized table `{}` is not suspended", name));
       def->status = "ACTIVATED";
       def->last_schedule_ms = now_ms();  // the schedule goes on from here (no catch-up)
+      def->resume_options.clear();
+      for (const auto& p : resume_hints(*def, m.options, st.pos)) def->resume_options.emplace_back(p.key, p.value);
+      if (!def->full()) def->resume_options.clear();  // the new job's only (run_continuous takes them from the statement)
       save(*def);
       // No savepoint of the suspended job: the maintenance job recomputes the backing
       // from the sources (see docs/materialized-tables.md).
@@ -336,6 +352,14 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
   if (auto p = take(options, "partition_by")) def.partitioned_by = split_names(*p);
   if (auto p = take(options, "primary_key")) def.primary_key = split_names(*p);
   take(options, "mode");  // the seed's 'upsert': derived from the query here
+  for (auto it = options.begin(); it != options.end();) {
+    if (auto field = date_formatter_field(it->key)) {
+      def.date_formatters.emplace_back(*field, it->value);
+      it = options.erase(it);
+    } else {
+      ++it;
+    }
+  }
   // Flink's derivation: a freshness below the threshold is CONTINUOUS, else FULL.
   if (mode.empty()) {
     const auto threshold = session_duration(session_, "materialized-table.refresh-mode.freshness-threshold",
@@ -427,7 +451,7 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
     t.options.emplace_back("format", "json");
   }
   for (const auto& p : options) t.options.emplace_back(p.key, p.value);
-  for (const auto& [field, pattern] : date_formatters(t.options)) {
+  for (const auto& [field, pattern] : def.date_formatters) {
     auto index = q->schema.index_of(field);
     if (std::find(def.partitioned_by.begin(), def.partitioned_by.end(), field) == def.partitioned_by.end() || !index)
       throw TranslationError(st.pos, fmt::format("{} `{}`: 'partition.fields.{}.date-formatter' names `{}`, which is not "
@@ -447,6 +471,7 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
   if (file_backed) fs::create_directories(def.path);
   catalog_.add_table(t);
   def.last_schedule_ms = now_ms();
+  if (auto tz = session_.find("table.local-time-zone"); tz != session_.end()) def.time_zone = tz->second;
   save(def);
   try {
     if (def.full()) refresh(name, {}, st, jobs.run);  // the initial population
@@ -531,7 +556,11 @@ void MaterializedTables::run_continuous(MaterializedTableDef& def, const ast::St
     hints.push_back({"sink.parallelism", "1", st.pos});
   }
   ast::QueryPtr query = parse_stored_query(def.query_sql);
-  if (const auto* m = st.as<ast::MaterializedTable>(); m && m->query) query = m->query;  // positions as written
+  const auto* m = st.as<ast::MaterializedTable>();
+  if (m && m->query) query = m->query;  // positions as written
+  // RESUME WITH (...): dynamic options of this job's sink only (Flink does not keep them).
+  if (m && m->action == ast::MaterializedTable::Action::Resume)
+    for (auto& p : resume_hints(def, m->options, st.pos)) hints.push_back(std::move(p));
   nlohmann::json spec = plan_insert(def, query, hints, st.pos, "materialized-table_" + def.name);
   if (!jobs.start) return jobs.run(spec, st);  // in the foreground, until it ends
   def.job_id = jobs.start(spec, st);
@@ -544,8 +573,26 @@ void MaterializedTables::stop_continuous(MaterializedTableDef& def, const Materi
   save(def);
 }
 
+std::vector<ast::Property> MaterializedTables::resume_hints(const MaterializedTableDef& def,
+                                                           const std::vector<ast::Property>& options, SourcePosition pos) const {
+  std::vector<ast::Property> out;
+  for (const auto& p : options) {
+    const SourcePosition at = p.pos.known() ? p.pos : pos;
+    if (p.key == "connector" || p.key == "path" || p.key == "format")
+      throw TranslationError(at, fmt::format("ALTER MATERIALIZED TABLE `{}` RESUME WITH: '{}' is the backing's own and "
+                                             "cannot be a dynamic option", def.name, p.key));
+    if (p.key == "sink.parallelism" && def.snapshot && p.value != "1")
+      throw TranslationError(at, fmt::format("ALTER MATERIALIZED TABLE `{}` RESUME WITH: 'sink.parallelism' = '{}': "
+                                             "the backing's snapshot is written at parallelism 1 (one file per "
+                                             "partition, replaced as a whole)", def.name, p.value));
+    if (p.key == "sink.parallelism" && def.snapshot) continue;  // '1', as it is anyway
+    out.push_back(p);
+  }
+  return out;
+}
+
 void MaterializedTables::refresh(const std::string& name, const std::vector<std::pair<std::string, std::string>>& partition,
-                                 const ast::Statement& st, const MaterializedJobRunner& run) {
+                                 const ast::Statement& st, const MaterializedJobRunner& run, bool periodic) {
   auto def = find(name);
   if (!def) throw TranslationError(st.pos, fmt::format("Materialized table `{}` does not exist", name));
   if (def->path.empty())
@@ -578,6 +625,8 @@ void MaterializedTables::refresh(const std::string& name, const std::vector<std:
   std::vector<ast::Property> hints = {{"connector", "filesystem-snapshot", st.pos},
                                       {"path", staging.string(), st.pos},
                                       {"sink.parallelism", "1", st.pos}};
+  if (periodic)
+    for (const auto& [k, v] : def->resume_options) hints.push_back({k, v, st.pos});
   try {
     run(plan_insert(*def, query, hints, st.pos, "refresh_" + name), st);
   } catch (...) {

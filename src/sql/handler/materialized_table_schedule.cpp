@@ -17,17 +17,13 @@ namespace clink::sql {
 
 namespace {
 
-constexpr std::string_view kFieldsPrefix = "partition.fields.";
-constexpr std::string_view kFormatterSuffix = ".date-formatter";
-
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-std::shared_ptr<const TimeZone> session_zone(const SessionConfig& session) {
-  auto it = session.find("table.local-time-zone");
-  return it == session.end() ? TimeZone::utc() : TimeZone::of(it->second);
+std::shared_ptr<const TimeZone> zone_of(const MaterializedTableDef& def) {
+  return def.time_zone.empty() ? TimeZone::utc() : TimeZone::of(def.time_zone);
 }
 
 // The freshness boundaries are multiples of the freshness on the wall clock of `zone`
@@ -39,37 +35,22 @@ std::int64_t last_boundary_at_or_before(std::int64_t utc_ms, std::int64_t freshn
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> date_formatters(const std::vector<std::pair<std::string, std::string>>& options) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [key, value] : options) {
-    std::string_view k = key;
-    if (k.size() > kFieldsPrefix.size() + kFormatterSuffix.size() && k.substr(0, kFieldsPrefix.size()) == kFieldsPrefix &&
-        k.substr(k.size() - kFormatterSuffix.size()) == kFormatterSuffix)
-      out.emplace_back(std::string(k.substr(kFieldsPrefix.size(), k.size() - kFieldsPrefix.size() - kFormatterSuffix.size())),
-                       value);
-  }
-  return out;
-}
-
 std::int64_t MaterializedTables::next_scheduled_refresh(const MaterializedTableDef& def) const {
   if (!def.full() || def.status != "ACTIVATED" || def.freshness_ms <= 0) return std::numeric_limits<std::int64_t>::max();
   const std::int64_t since = def.last_schedule_ms > 0 ? def.last_schedule_ms : def.last_refresh_ms;
-  return last_boundary_at_or_before(since, def.freshness_ms, *session_zone(session_)) + def.freshness_ms;
+  return last_boundary_at_or_before(since, def.freshness_ms, *zone_of(def)) + def.freshness_ms;
 }
 
 std::vector<std::pair<std::string, std::string>> MaterializedTables::scheduled_partition(const MaterializedTableDef& def,
                                                                                          std::int64_t schedule_ms) const {
-  const TableDef* backing = catalog_.table(def.name);
-  if (!backing) return {};
-  auto formatters = date_formatters(backing->options);
-  if (formatters.empty()) return {};
-  // The interval that just ended: schedule time minus the freshness, on the session's
-  // wall clock (Flink's getPeriodRefreshPartition).
-  const auto zone = session_zone(session_);
+  if (def.date_formatters.empty()) return {};
+  // The interval that just ended: schedule time minus the freshness, on the creating
+  // session's wall clock (Flink's getPeriodRefreshPartition).
+  const auto zone = zone_of(def);
   const std::int64_t at_ms = schedule_ms - def.freshness_ms;
   const std::int64_t local_micros = (at_ms + zone->offset_at_utc(floor_div(at_ms, 1000)) * 1000) * 1000;
   std::vector<std::pair<std::string, std::string>> partition;
-  for (const auto& [field, pattern] : formatters) partition.emplace_back(field, DateFormatter(pattern).format(local_micros));
+  for (const auto& [field, pattern] : def.date_formatters) partition.emplace_back(field, DateFormatter(pattern).format(local_micros));
   return partition;
 }
 
@@ -81,11 +62,11 @@ std::int64_t MaterializedTables::refresh_due(std::int64_t now_ms, const Material
     if (due <= now_ms) {
       // The latest boundary passed: missed ones (a refresh that overran, a process that
       // was down) are not caught up one by one.
-      const std::int64_t schedule_ms = last_boundary_at_or_before(now_ms, listed.freshness_ms, *session_zone(session_));
+      const std::int64_t schedule_ms = last_boundary_at_or_before(now_ms, listed.freshness_ms, *zone_of(listed));
       // The statement a user would type, so the refresh is the one ALTER ... REFRESH runs.
       ast::Script script = parse(fmt::format("ALTER MATERIALIZED TABLE {} REFRESH", ast::quote_identifier(listed.name)));
       try {
-        refresh(listed.name, scheduled_partition(listed, schedule_ms), script.statements.at(0), run);
+        refresh(listed.name, scheduled_partition(listed, schedule_ms), script.statements.at(0), run, true);
         done(listed.name, nullptr);
       } catch (const std::exception& e) {
         done(listed.name, &e);

@@ -46,6 +46,16 @@ struct MaterializedTableDef {
   // (a definition from before it existed: last_refresh_ms stands in).
   std::int64_t last_schedule_ms = 0;
   std::string job_id;  // a CONTINUOUS table's maintenance job on a coordinator ('' elsewhere)
+  // 'partition.fields.<field>.date-formatter' options: (field, pattern), a FULL table's
+  // periodic refresh recomputes that partition only (kept here: no connector takes them).
+  std::vector<std::pair<std::string, std::string>> date_formatters;
+  // RESUME WITH (...) of a FULL table: dynamic options of its periodic refreshes' sink
+  // (Flink's ResumeRefreshWorkflow), until the next RESUME.
+  std::vector<std::pair<std::string, std::string>> resume_options;
+  // The creating session's table.local-time-zone ('' : UTC): the wall clock of the
+  // schedule and of the date-formatter (Flink keeps the session's configuration with the
+  // refresh workflow).
+  std::string time_zone;
 
   bool full() const { return refresh_mode == "FULL"; }
   nlohmann::json to_json() const;
@@ -87,11 +97,13 @@ class MaterializedTables {
   // recompute, then the atomic swap. `partition`: (column, value) pairs, a prefix of the
   // partition keys.
   void refresh(const std::string& name, const std::vector<std::pair<std::string, std::string>>& partition,
-               const ast::Statement& statement, const MaterializedJobRunner& run);
+               const ast::Statement& statement, const MaterializedJobRunner& run) {
+    refresh(name, partition, statement, run, false);
+  }
 
   // The scheduler (materialized_table_schedule.cpp). Flink's workflow scheduler runs a
   // FULL table's refresh on a cron made of its freshness: at every multiple of the
-  // freshness in the session's time zone (table.local-time-zone). When the table sets
+  // freshness in the creating session's time zone (table.local-time-zone). When the table sets
   // 'partition.fields.<f>.date-formatter', a periodic refresh recomputes only the
   // partition f = the schedule time minus the freshness, formatted so (the interval
   // that just ended); else the whole table.
@@ -120,6 +132,12 @@ class MaterializedTables {
   // Starts the maintenance job (def.job_id: its id, saved) / cancels the one running.
   void run_continuous(MaterializedTableDef& def, const ast::Statement& statement, const MaterializedJobs& jobs);
   void stop_continuous(MaterializedTableDef& def, const MaterializedJobs& jobs);
+  // periodic: the scheduler's (with the RESUME WITH options).
+  void refresh(const std::string& name, const std::vector<std::pair<std::string, std::string>>& partition,
+               const ast::Statement& statement, const MaterializedJobRunner& run, bool periodic);
+  // RESUME WITH (...): the options a job of `def` may take as dynamic options of its sink.
+  std::vector<ast::Property> resume_hints(const MaterializedTableDef& def, const std::vector<ast::Property>& options,
+                                          SourcePosition pos) const;
   // The partition a periodic refresh at `schedule_ms` recomputes (date-formatter options).
   std::vector<std::pair<std::string, std::string>> scheduled_partition(const MaterializedTableDef& def,
                                                                        std::int64_t schedule_ms) const;
@@ -133,9 +151,6 @@ class MaterializedTables {
   const SessionConfig& session_;
   std::shared_ptr<MaterializedDefinitions> memory_;  // without a catalog directory
 };
-
-// A table's 'partition.fields.<field>.date-formatter' options: (field, pattern) pairs.
-std::vector<std::pair<std::string, std::string>> date_formatters(const std::vector<std::pair<std::string, std::string>>& options);
 
 // "30 min", "1 h", "90s", "180000" (ms): Flink's duration option values.
 std::int64_t parse_duration_ms(const std::string& text);
