@@ -80,15 +80,17 @@ void CoordinatorSql::start_refreshing() {
     std::lock_guard lock(mu_);
     sql::StatementRunner runner(catalog_);
     prepare(runner, [this] { return cluster::parse_submit_options(nlohmann::json::object(), dispatcher_.configuration()); });
+    bool ran = false;
     const std::int64_t next = runner.materialized().refresh_due(
-        now_ms, runner.materialized_jobs().run, [](const std::string& name, const std::exception* failure) {
+        now_ms, runner.materialized_jobs().run, [&ran](const std::string& name, const std::exception* failure) {
+          ran = true;
           if (failure)
             log::warn("refresh of materialized table {} failed: {}; it runs again at its next scheduled time", name,
                       failure->what());
           else
             log::info("refreshed materialized table {}", name);
         });
-    if (!stopping_.load()) save();  // a stopping leader leaves the schedule to its successor
+    if (ran && !stopping_.load()) save();  // a stopping leader leaves the schedule to its successor
     return next;
   });
 }
