@@ -236,6 +236,9 @@ CsvRowDecoder::Result CsvRowDecoder::decode_record(std::string_view line, std::s
   }
   if (options_.allow_comments && line.front() == '#') return Result::kSkipped;
   if (auto r = split(line, reason); r != Result::kRow) return r;
+  // Under ignore-parse-errors a short row is padded with NULLs, a long one skipped (Jackson's
+  // "too many entries" fails the record, which Flink then drops).
+  if (fields_.size() > schema_->size() && options_.ignore_parse_errors) return Result::kSkipped;
   if (fields_.size() != schema_->size() && !options_.ignore_parse_errors) {
     reason = "row length mismatch: " + std::to_string(schema_->size()) + " fields expected but was " +
              std::to_string(fields_.size());

@@ -71,12 +71,20 @@ TEST(AggregateTest, SumAndAvgFollowFlinkTypesExactly) {
   Acc s(*sum);
   EXPECT_EQ(value(*sum, s.p()), "NULL");  // empty group
   feed(*sum, s.p(), column_of(LogicalType::bigint(), {INT64_MAX, std::int64_t{1}}));
-  EXPECT_EQ(value(*sum, s.p()), "NULL");  // past BIGINT: NULL, never wrapped
+  EXPECT_EQ(value(*sum, s.p()), "-9223372036854775808");  // past BIGINT: wraps, as Flink's
   feed(*sum, s.p(), column_of(LogicalType::bigint(), {std::int64_t{2}}), false);
   feed(*sum, s.p(), column_of(LogicalType::bigint(), {INT64_MAX}), true);
   EXPECT_EQ(value(*sum, s.p()), "3");  // exact through the overflow and back
   feed(*sum, s.p(), column_of(LogicalType::bigint(), {std::int64_t{1}, std::int64_t{2}}), true);
   EXPECT_EQ(value(*sum, s.p()), "NULL");  // all retracted
+
+  // $SUM (SET 'clink.sql.arithmetic' = 'null'): past BIGINT is NULL, never wrapped.
+  auto nsum = agg("$SUM", {LogicalType::bigint()});
+  Acc n(*nsum);
+  feed(*nsum, n.p(), column_of(LogicalType::bigint(), {INT64_MAX, std::int64_t{1}}));
+  EXPECT_EQ(value(*nsum, n.p()), "NULL");
+  feed(*nsum, n.p(), column_of(LogicalType::bigint(), {INT64_MAX}), true);
+  EXPECT_EQ(value(*nsum, n.p()), "1");
 
   auto avg = agg("AVG", {LogicalType::int_type()});
   EXPECT_EQ(avg->result_type().to_string(), "INT");

@@ -1,5 +1,5 @@
 // The ranking operators in real jobs: an append-only Top-N, a Top-N over a retracting GROUP
-// BY, row-time deduplication keep-last and keep-first, and a window Top-N, each run
+// BY, row-time deduplication keep-last and keep-first, a window Top-N over TUMBLE and over SESSION windows, each run
 // failure-free at parallelism 1 and 2, stopped with a savepoint and resumed (1 -> 1, 1 -> 2,
 // 2 -> 1), and with an injected failure, on the memory and the RocksDB backends. The
 // exactly-once output must equal the failure-free one: insert-only results exactly (sorted),
@@ -119,13 +119,42 @@ std::vector<json> window_topn_ops() {
   return {assign, rank};
 }
 
+// SESSION(PARTITION BY k, gap 5 ms) without aggregation (sql_window_session), then the
+// highest value per key and session: the session op keeps rows until the watermark closes
+// their session, so savepoints and failures meet rows waiting in merging sessions.
+std::vector<json> session_topn_ops() {
+  std::vector<sql::RowField> windowed = kv_schema()->fields();
+  for (const char* n : {"window_start", "window_end", "window_time"}) windowed.push_back({n, LogicalType::timestamp(3).not_null()});
+  SchemaPtr ws = sql::make_schema(windowed);
+  json session = {{"id", "session"},
+                  {"type", "sql_window_session"},
+                  {"params",
+                   {{"input_schemas", json::array({schema_json(kv_schema())})},
+                    {"schema", schema_json(ws)},
+                    {"keys", {1}},
+                    {"window", {{"kind", "session"}, {"time_column", 0}, {"gap_ms", 5}}}}},
+                  {"inputs", json::array({edge("inj", "sql_columns:1")})}};
+  json rank = {{"id", "rank"},
+               {"type", "sql_window_rank"},
+               {"params",
+                {{"input_schemas", json::array({schema_json(ws)})},
+                 {"schema", schema_json(with_rank(ws))},
+                 {"keys", {1, 3, 4}},
+                 {"order", order_desc(2)},
+                 {"rank_end", 1},
+                 {"output_rank_number", true},
+                 {"window_end", 4}}},
+               {"inputs", json::array({edge("session", "sql_columns:1,3,4")})}};
+  return {session, rank};
+}
+
 class SqlRankRestore : public SqlRestoreHarness {
  protected:
   // Key i gets v * (i + 1), watermarks between the steps; a savepoint after step 3.
   void expect_restores(const std::vector<json>& ops, const std::string& last, const std::vector<std::string>& expected,
-                       SinkView view) {
-    SqlRestoreHarness::expect_restores(
-        pipeline_job("rank", ops, last, rising_steps(watermarks_between_steps(), true), std::move(view)), {}, expected);
+                       SinkView view, const std::vector<std::optional<EventTime>>& wms = watermarks_between_steps()) {
+    SqlRestoreHarness::expect_restores(pipeline_job("rank", ops, last, rising_steps(wms, true), std::move(view)), {},
+                                       expected);
   }
 };
 INSTANTIATE_TEST_SUITE_P(Backends, SqlRankRestore, ::testing::Values("memory", "rocksdb"),
@@ -182,6 +211,16 @@ TEST_P(SqlRankRestore, WindowTopN) {
       expected.push_back("+I[" + row(t, k, v) + ", " + ts(start) + ", " + ts(start + 10) + ", " + ts(start + 9) + ", 1]");
     }
   expect_restores(window_topn_ops(), "rank", sorted(expected), sorted_rows);
+}
+
+// Sessions of gap 5 ms per key: {1} [1, 6), {12, 15} [12, 20), {21} [21, 26), {29} [29, 34);
+// the watermarks stay a step behind, so rows wait in open (and merging) sessions.
+TEST_P(SqlRankRestore, WindowTopNOverSessionWindows) {
+  std::vector<std::string> expected;
+  for (int k = 0; k < 6; ++k)
+    for (auto [t, v, start, end] : {std::tuple{1, 1, 1, 6}, {15, 4, 12, 20}, {21, 8, 21, 26}, {29, 16, 29, 34}})
+      expected.push_back("+I[" + row(t, k, v) + ", " + ts(start) + ", " + ts(end) + ", " + ts(end - 1) + ", 1]");
+  expect_restores(session_topn_ops(), "rank", sorted(expected), sorted_rows, watermarks_one_step_behind());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // joins), projections, DISTINCT, set operations, ORDER BY / LIMIT, INSERT.
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "binder_internal.hpp"
 #include "clink/metrics/sql_metrics.hpp"
@@ -18,6 +19,42 @@ std::optional<std::int64_t> literal_int(const ast::ExprPtr& e) {
   const auto* l = e->as<ast::Literal>();
   if (!l || l->kind != ast::Literal::Kind::Integer) return std::nullopt;
   return std::stoll(l->text);
+}
+
+// ORDER BY an expression that is not an output column (GROUPING(k), a + b, a column not
+// selected): as Calcite, the expression joins the select list as a hidden column named
+// $order<i>, the ORDER BY item refers to it, and bind_query drops the hidden columns after
+// the sort. Not for SELECT DISTINCT (whose ORDER BY must be in the select list, as in
+// Flink) nor set operations.
+struct HiddenOrder {
+  ast::Query query;
+  std::size_t hidden = 0;
+};
+std::optional<HiddenOrder> with_hidden_order_columns(const ast::Query& q) {
+  const auto* s = std::get_if<ast::Select>(&q.body);
+  if (!s || s->distinct) return std::nullopt;
+  std::set<std::string> names;
+  bool star = false;
+  for (const auto& item : s->items) {
+    if (item.alias) names.insert(*item.alias);
+    else if (const auto* ref = item.expr->as<ast::ColumnRef>()) names.insert(ref->names.back());
+    else if (item.expr->as<ast::Star>()) star = true;
+  }
+  auto shown = [&](const ast::OrderItem& o) {
+    if (literal_int(o.expr)) return true;
+    const auto* ref = o.expr->as<ast::ColumnRef>();
+    return ref && (star || names.count(ref->names.back()) > 0);
+  };
+  if (std::all_of(q.order_by.begin(), q.order_by.end(), shown)) return std::nullopt;
+  HiddenOrder out{q, 0};
+  auto& select = std::get<ast::Select>(out.query.body);
+  for (auto& o : out.query.order_by) {
+    if (shown(o)) continue;
+    const std::string name = fmt::format("$order{}", out.hidden++);
+    select.items.push_back(ast::SelectItem{o.expr, name, o.expr->pos});
+    o.expr = ast::make_expr(o.expr->pos, ast::ColumnRef{{name}});
+  }
+  return out;
 }
 
 }  // namespace
@@ -75,8 +112,21 @@ Bound Binder::Impl::bind_query(const ast::Query& q) {
     b = with_aliases(std::move(b), cte.columns, cte.name, cte.pos);
     ctes.back()[cte.name] = std::move(b);
   }
-  Bound body = bind_query_body(q);
-  Bound out = bind_order_limit(q, std::move(body));
+  Bound out;
+  if (auto sorted = with_hidden_order_columns(q)) {
+    out = bind_order_limit(sorted->query, bind_query_body(sorted->query));
+    const std::size_t shown = out.scope.columns.size() - sorted->hidden;
+    std::vector<ExprPtr> exprs;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < shown; ++i) {
+      exprs.push_back(expr::column(i, out.scope.columns[i].type, out.scope.columns[i].name));
+      names.push_back(out.scope.columns[i].name);
+    }
+    out.plan = make_project(out.plan, std::move(exprs), std::move(names), q.order_by[0].pos);
+    out.scope.columns.resize(shown);
+  } else {
+    out = bind_order_limit(q, bind_query_body(q));
+  }
   ctes.pop_back();
   return out;
 }

@@ -239,6 +239,10 @@ AggregateCall Binder::Impl::bind_aggregate_call(const ast::FunctionCall& f, cons
       args[i] = expr::cast_if_needed(args[i], declared[i].with_nullable(args[i]->type.nullable()));
   }
   if (!is_builtin) call.type = agg->result_type();
+  // SET 'clink.sql.arithmetic' = 'null': an integer SUM / AVG that overflows is NULL (the
+  // seed's semantics), not wrapped as Flink's (function_aggregates.cpp).
+  if (auto it = session.find("clink.sql.arithmetic"); it != session.end() && it->second == "null" && (fn == "SUM" || fn == "AVG"))
+    call.function = "$" + fn;
   call.retractable = agg->supports_retraction();
   call.mergeable = agg->supports_merge();
   for (const auto& a : args) call.args.push_back(pre_column(pre_exprs, pre_names, a, pre_name(a, pre_exprs.size())));

@@ -124,8 +124,9 @@ Bound Binder::Impl::bind_correlate_join(const ast::Join& j, const ast::TableRef&
   if (!cond->type.is(TypeKind::kBoolean))
     fail(j.on->pos, fmt::format("JOIN ON needs a BOOLEAN condition, got {}", cond->type.to_string()));
   if (is_true_literal(cond)) return out;
-  // Flink: "Currently only support literal TRUE as a LEFT JOIN condition with a table function".
-  if (left_outer) fail(j.on->pos, "LEFT JOIN with a table function supports only ON TRUE (as in Flink)");
+  // Flink: "Currently only support literal TRUE as a LEFT JOIN condition with a table function"
+  // (for LATERAL TABLE; Flink 2.3 takes a condition on LEFT JOIN UNNEST, clink not yet).
+  if (left_outer) fail(j.on->pos, "LEFT JOIN with a table function supports only ON TRUE");
   out.plan = make_filter(out.plan, cond, j.on->pos);
   return out;
 }

@@ -489,7 +489,14 @@ ExprPtr Binder::Impl::bind_expr(const ast::Expr& e, const ExprContext& ctx) {
           for (const auto& x : n.fields) args.push_back(sub(x));
           return call("ROW", std::move(args), e.pos);
         } else if constexpr (std::is_same_v<T, ast::Subscript>) {
-          return call("ITEM", {sub(n.base), sub(n.index)}, e.pos);
+          ExprPtr base = sub(n.base), index = sub(n.index);
+          // A constant index below 1 into an ARRAY is Flink's validation error (a computed
+          // one gives NULL at run time).
+          if (base->type.is(TypeKind::kArray) && index->is_literal() && !index->literal.is_null() &&
+              index->type.is_integer() && index->literal.as_int() < 1)
+            fail(n.index->pos, fmt::format("Array element access needs an index starting at 1 but was {}.",
+                                           index->literal.as_int()));
+          return call("ITEM", {std::move(base), std::move(index)}, e.pos);
         } else {
           static_assert(std::is_same_v<T, ast::FieldAccess>);
           return call("FIELD", {sub(n.base), expr::literal(Value(n.field), LogicalType::string().not_null())}, e.pos);

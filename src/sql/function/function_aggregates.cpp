@@ -1,7 +1,12 @@
 // COUNT, COUNT(*), SUM, AVG, MIN, MAX and DISTINCT over any of them.
 // SUM and AVG accumulate exactly (128-bit for integers and DECIMAL) with a count of
-// non-NULL inputs, so retraction is exact and an empty group gives NULL; a SUM whose
-// result does not fit its type is NULL (overflow -> NULL, the seed's numeric model).
+// non-NULL inputs, so retraction is exact and an empty group gives NULL. Integer overflow
+// as Flink's (IntSumAggFunction and the others add in the result type, AvgAggFunction sums
+// in BIGINT): SUM of TINYINT / SMALLINT / INT / BIGINT wraps in its own type, AVG of them
+// divides the sum wrapped to BIGINT. Two's complement addition wraps the same in any order,
+// so the exact sum, wrapped, is what Flink's running sum gives, retractions and merges
+// included. $SUM / $AVG (the binder's names under SET 'clink.sql.arithmetic' = 'null') give
+// NULL instead, the seed's numeric model. A DECIMAL SUM that does not fit is NULL (both).
 // AVG of integers is an integer (truncated), as Flink. Flink's further aggregates live
 // beside it: FIRST_VALUE / LAST_VALUE / LISTAGG / ARRAY_AGG in function_aggregates_value.cpp,
 // the variances in function_aggregates_stats.cpp.
@@ -38,6 +43,27 @@ Int128 exact_at(const Column& c, std::size_t i) {
 }
 double approx_at(const Column& c, std::size_t i) {
   return c.type().is(TypeKind::kFloat) ? static_cast<double>(c.values<float>()[i]) : c.values<double>()[i];
+}
+
+// Two's complement wrap of an exact integer to `bits` (Java's narrowing of a long; the
+// low 64 bits first, then the narrower type, modulo 2^bits as C++20 defines it).
+Int128 wrap_to(Int128 v, int bits) {
+  switch (bits) {
+    case 8: return static_cast<std::int8_t>(static_cast<std::uint8_t>(static_cast<std::uint64_t>(v)));
+    case 16: return static_cast<std::int16_t>(static_cast<std::uint16_t>(static_cast<std::uint64_t>(v)));
+    case 32: return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v)));
+    default: return static_cast<std::int64_t>(static_cast<std::uint64_t>(v));
+  }
+}
+
+int integer_bits(const LogicalType& t) {
+  switch (t.kind()) {
+    case TypeKind::kTinyInt: return 8;
+    case TypeKind::kSmallInt: return 16;
+    case TypeKind::kInt: return 32;
+    case TypeKind::kBigInt: return 64;
+    default: return 0;
+  }
 }
 
 void append_exact(Int128 v, Column& out) {
@@ -90,8 +116,9 @@ struct ApproxSumAcc {
 // SUM and AVG share accumulators; `avg` picks the result.
 class ExactSumAggregate final : public PodAggregate<ExactSumAcc> {
  public:
-  ExactSumAggregate(LogicalType result, int input_scale, bool avg)
-      : PodAggregate(std::move(result)), input_scale_(input_scale), avg_(avg) {}
+  // wrap: Flink's integer overflow (above); false: NULL on overflow.
+  ExactSumAggregate(LogicalType result, int input_scale, bool avg, bool wrap)
+      : PodAggregate(std::move(result)), input_scale_(input_scale), avg_(avg), wrap_(wrap) {}
   void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
     update(accs, *args[0], rows, false);
   }
@@ -108,13 +135,15 @@ class ExactSumAggregate final : public PodAggregate<ExactSumAcc> {
       out.append_null();
       return;
     }
+    const int bits = wrap_ ? integer_bits(out.type()) : 0;
     if (!avg_) {
-      append_exact(a.sum, out);
+      append_exact(bits ? wrap_to(a.sum, bits) : a.sum, out);
     } else if (out.type().is(TypeKind::kDecimal)) {
       auto r = Decimal128::divide(a.sum, input_scale_, a.count, 0, out.type().precision(), out.type().scale());
       r ? out.append<Int128>(*r) : out.append_null();
     } else {
-      append_exact(a.sum / a.count, out);  // truncates toward zero, like Java
+      const Int128 sum = bits ? wrap_to(a.sum, 64) : a.sum;
+      append_exact(sum / a.count, out);  // truncates toward zero, like Java
     }
   }
 
@@ -129,6 +158,7 @@ class ExactSumAggregate final : public PodAggregate<ExactSumAcc> {
   }
   int input_scale_;
   bool avg_;
+  bool wrap_;
 };
 
 class ApproxSumAggregate final : public PodAggregate<ApproxSumAcc> {
@@ -441,17 +471,19 @@ void register_aggregate_functions(FunctionRegistry& r) {
                     if (args.size() != 1) return nullptr;
                     return with_distinct(std::make_unique<CountAggregate>(false), args, o);
                   });
-  for (bool avg : {false, true}) {
-    r.add_aggregate(avg ? "AVG" : "SUM", avg ? "AVG([DISTINCT] NUMERIC)" : "SUM([DISTINCT] NUMERIC)",
-                    [avg](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {
-                      if (args.size() != 1 || !args[0].is_numeric()) return nullptr;
-                      LogicalType result = avg ? avg_result_type(args[0]) : sum_result_type(args[0]);
-                      std::unique_ptr<AggregateFunction> a;
-                      if (args[0].is_approx_numeric()) a = std::make_unique<ApproxSumAggregate>(result, avg);
-                      else a = std::make_unique<ExactSumAggregate>(result, args[0].is(TypeKind::kDecimal) ? args[0].scale() : 0, avg);
-                      return with_distinct(std::move(a), args, o);
-                    });
-  }
+  for (bool avg : {false, true})
+    for (bool wrap : {true, false}) {
+      const std::string name = std::string(wrap ? "" : "$") + (avg ? "AVG" : "SUM");
+      r.add_aggregate(name, name + "([DISTINCT] NUMERIC)",
+                      [avg, wrap](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {
+                        if (args.size() != 1 || !args[0].is_numeric()) return nullptr;
+                        LogicalType result = avg ? avg_result_type(args[0]) : sum_result_type(args[0]);
+                        std::unique_ptr<AggregateFunction> a;
+                        if (args[0].is_approx_numeric()) a = std::make_unique<ApproxSumAggregate>(result, avg);
+                        else a = std::make_unique<ExactSumAggregate>(result, args[0].is(TypeKind::kDecimal) ? args[0].scale() : 0, avg, wrap);
+                        return with_distinct(std::move(a), args, o);
+                      });
+    }
   for (bool is_max : {false, true}) {
     r.add_aggregate(is_max ? "MAX" : "MIN", is_max ? "MAX(T)" : "MIN(T)",
                     [is_max](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {

@@ -346,15 +346,14 @@ bool contains(const Column& elements, std::uint32_t b, std::uint32_t e, const Co
   return false;
 }
 
-// ARRAY_EXCEPT(a, b): the distinct non-NULL elements of a that b lacks, in a's order, then
-// one NULL if a has a NULL and b has none; a NULL b counts as empty (ArrayExceptFunction).
-// ARRAY_INTERSECT(a, b): the distinct elements of a (NULL included) that b has; NULL when
-// either array is NULL (ArrayIntersectFunction).
+// ARRAY_EXCEPT(a, b): the distinct elements of a (NULL one of them, in its place) that b
+// lacks; ARRAY_INTERSECT(a, b): those that b has; in a's order, NULL equal to NULL, NULL
+// when either array is NULL (Flink 2.3's ArrayExceptFunction / ArrayIntersectFunction).
 std::optional<ResolvedFunction> resolve_set_op(bool except, std::span<const LogicalType> args) {
   if (args.size() != 2 || !args[0].is(TypeKind::kArray) || !args[1].is(TypeKind::kArray)) return std::nullopt;
   auto common = find_common_type({args[0], args[1]});
   if (!common) return std::nullopt;
-  bool nullable = except ? args[0].nullable() : (args[0].nullable() || args[1].nullable());
+  bool nullable = args[0].nullable() || args[1].nullable();
   return array_fn(except ? "ARRAY_EXCEPT" : "ARRAY_INTERSECT",
                   {common->with_nullable(args[0].nullable()), common->with_nullable(args[1].nullable())},
                   common->with_nullable(nullable), [except](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
@@ -363,26 +362,19 @@ std::optional<ResolvedFunction> resolve_set_op(bool except, std::span<const Logi
                     std::vector<std::uint32_t> idx;
                     out.reserve(ctx.rows);
                     for (std::size_t i = 0; i < ctx.rows; ++i) {
-                      if (!a[0].valid(i) || (!except && !a[1].valid(i))) {
+                      if (!a[0].valid(i) || !a[1].valid(i)) {
                         out.append_null();
                         continue;
                       }
                       auto [b1, e1] = one.list_range(a[0].row(i));
-                      std::uint32_t b2 = 0, e2 = 0;
-                      if (a[1].valid(i)) std::tie(b2, e2) = two.list_range(a[1].row(i));
+                      auto [b2, e2] = two.list_range(a[1].row(i));
                       idx.clear();
-                      std::optional<std::uint32_t> null_at;
                       for (auto k = b1; k < e1; ++k) {
-                        if (except && one.child(0).is_null(k)) {
-                          if (!null_at) null_at = k;
-                          continue;
-                        }
                         bool seen = false;
                         for (std::size_t q = 0; q < idx.size() && !seen; ++q) seen = cell_equal_nulls(one.child(0), idx[q], one.child(0), k);
                         if (seen || contains(two.child(0), b2, e2, one.child(0), k) == except) continue;
                         idx.push_back(k);
                       }
-                      if (null_at && !contains(two.child(0), b2, e2, one.child(0), *null_at)) idx.push_back(*null_at);
                       append_selected(one.child(0), idx, out);
                     }
                   });

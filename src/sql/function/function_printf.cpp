@@ -2,8 +2,9 @@
 // over the arguments' Java values. Supported conversions: %s %S %b %B %c %C %d %o %x %X
 // %e %E %f %g %G %h %H %% %n, with argument indexes (n$, <), flags (- # + space 0 , ( ),
 // width and precision. Floating conversions round the value's shortest decimal digits
-// HALF_UP, as Java's FormattedFloatingDecimal does (so %.1f of 0.25 is 0.3). A
-// conversion Java rejects for the argument's type fails the query, as in Flink.
+// HALF_UP, as Java's FormattedFloatingDecimal does (so %.1f of 0.25 is 0.3). Where Java's
+// Formatter throws (a conversion the argument's type does not take, DECIMAL under %e / %f /
+// %g since Flink passes DecimalData, a missing argument) the result is NULL, as Flink's.
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -46,27 +47,6 @@ void shortest_digits(double v, Digits& d) {
     if (c != '.') d.digits += c;
   d.exp10 = std::atoi(std::string(s.substr(e + 1)).c_str()) + 1;
   while (d.digits.size() > 1 && d.digits.back() == '0') d.digits.pop_back();
-}
-
-void decimal_digits(Int128 unscaled, int scale, Digits& d, std::string& text) {
-  text.clear();
-  Decimal128::append_string(unscaled < 0 ? -unscaled : unscaled, scale, text);
-  d.digits.clear();
-  int int_digits = 0;
-  bool seen_point = false;
-  for (char c : text) {
-    if (c == '.') {
-      seen_point = true;
-      continue;
-    }
-    if (!seen_point) ++int_digits;
-    d.digits += c;
-  }
-  std::size_t lead = 0;
-  while (lead + 1 < d.digits.size() && d.digits[lead] == '0') ++lead;
-  d.digits.erase(0, lead);
-  d.exp10 = int_digits - static_cast<int>(lead);
-  if (d.digits == "0") d.exp10 = 1;
 }
 
 // Rounds d HALF_UP to keep `keep` digits (keep may be <= 0: rounds to 0 or 1 unit).
@@ -178,7 +158,8 @@ void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string
     return;
   }
   if (arg.null()) {
-    tmp = "null";
+    tmp = "null";  // Java's Formatter prints null for any conversion, cut to the precision
+    if (s.precision >= 0 && static_cast<std::size_t>(s.precision) < tmp.size()) tmp.resize(static_cast<std::size_t>(s.precision));
     if (s.upper) upper_ascii_in_place(tmp);
     pad(s, tmp, out);
     return;
@@ -199,7 +180,7 @@ void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string
   switch (c) {
     case 's':
     case 'h': {
-      if (c == 'h') fail("%h (hashCode) is not supported");
+      if (c == 'h') throw ClinkError("PRINTF: %h (hashCode) is not supported");  // clink's gap: fails, not NULL
       append_print_cell(col, r, zone, tmp);
       if (s.precision >= 0) tmp.resize(utf8_offset(tmp, static_cast<std::size_t>(s.precision)));
       if (s.upper) upper_ascii_in_place(tmp);
@@ -268,12 +249,8 @@ void format_one(const Spec& s, const Arg& arg, const TimeZone& zone, std::string
         } else {
           shortest_digits(v, d);
         }
-      } else if (k == TypeKind::kDecimal) {
-        Int128 u = col.values<Int128>()[r];
-        negative = u < 0;
-        decimal_digits(u, col.type().scale(), d, sc.text);
       } else {
-        bad();
+        bad();  // DECIMAL too: Flink passes DecimalData, which %e / %f / %g do not take
       }
       int prec = s.precision < 0 ? 6 : s.precision;
       std::string& mag = sc.mag;
@@ -359,6 +336,8 @@ void format_row(std::string_view fmt_text, std::span<const KernelArg> a, std::si
     }
     s.upper = std::isupper(static_cast<unsigned char>(conv)) != 0;
     s.conv = static_cast<char>(std::tolower(static_cast<unsigned char>(conv)));
+    if (s.conv == 't' || s.conv == 'a')  // Java's, not implemented here: fails, not NULL
+      throw ClinkError(fmt::format("PRINTF: the conversion '%{}' is not supported", conv));
     if (std::string_view("bcdoxefgsh").find(s.conv) == std::string_view::npos || (s.upper && (s.conv == 'd' || s.conv == 'o' || s.conv == 'f')))
       fail(fmt::format("unknown format conversion '{}'", conv));
     std::size_t k = previous ? last_arg : (index != 0 ? index : next_arg++);
@@ -377,7 +356,7 @@ void register_printf_function(FunctionRegistry& r) {
     f.name = "PRINTF";
     f.arg_types.push_back(LogicalType::string().with_nullable(args[0].nullable()));
     for (std::size_t k = 1; k < args.size(); ++k) f.arg_types.push_back(args[k]);
-    f.return_type = LogicalType::string().with_nullable(args[0].nullable());
+    f.return_type = LogicalType::string();  // NULL when Java's Formatter throws
     f.null_policy = NullPolicy::kCustom;
     f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
       std::string text, tmp;
@@ -390,7 +369,12 @@ void register_printf_function(FunctionRegistry& r) {
           continue;
         }
         text.clear();
-        format_row(kernels::sv(a, 0, i), a, i, zone, text, tmp, sc);
+        try {
+          format_row(kernels::sv(a, 0, i), a, i, zone, text, tmp, sc);
+        } catch (const SqlRuntimeError&) {  // Flink's PrintfFunction returns NULL on any exception
+          out.append_null();
+          continue;
+        }
         out.append_string(text);
       }
     };

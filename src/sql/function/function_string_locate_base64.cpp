@@ -16,11 +16,13 @@ LogicalType int_t() { return LogicalType::int_type(); }
 using kernels::sv;
 
 // LOCATE(needle, haystack, from): the 1-based character position of the first needle at
-// or after character `from`, 0 when there is none or `from` < 1 (Java's indexOf from
-// from - 1; an empty needle is found at `from` itself while inside the text).
+// or after character `from`, 0 when there is none (Java's indexOf from from - 1, which
+// reads a negative start as 0: a `from` < 1 searches from the first character, as Flink;
+// an empty needle is found at `from` itself while inside the text).
 std::int32_t locate(std::string_view needle, std::string_view hay, std::int64_t from) {
   auto chars = static_cast<std::int64_t>(utf8_length(hay));
-  if (from < 1 || from - 1 > chars) return 0;
+  if (from < 1) from = 1;
+  if (from - 1 > chars) return 0;
   std::size_t start = utf8_offset(hay, static_cast<std::size_t>(from - 1));
   std::size_t at = hay.find(needle, start);
   if (at == std::string_view::npos) return 0;

@@ -24,7 +24,7 @@ struct UrlParts {
   std::string_view protocol;
   std::optional<std::string_view> authority, user_info, query, ref;
   std::string_view host;
-  std::string_view path;  // before /./ and /../ removal (see normalized_path)
+  std::string_view path;  // as written (Flink 2.3 keeps /./ and /../ segments)
 };
 
 bool is_scheme_char(char c) {
@@ -104,36 +104,8 @@ bool parse_url(std::string_view spec, UrlParts& u) {
   return true;
 }
 
-// URLStreamHandler's removal of "/./" and resolvable "/../" segments; `scratch` receives
-// the result when anything changes.
-std::string_view normalized_path(std::string_view path, std::string& scratch) {
-  if (path.find("/.") == std::string_view::npos && path.substr(0, 2) != "./") return path;
-  scratch.assign(path);
-  std::size_t i;
-  while ((i = scratch.find("/./")) != std::string::npos) scratch.erase(i, 2);
-  i = 0;
-  while ((i = scratch.find("/../", i)) != std::string::npos) {
-    std::size_t prev = i > 0 ? scratch.rfind('/', i - 1) : std::string::npos;
-    if (i > 0 && prev != std::string::npos && scratch.find("/../", prev) != 0) {
-      scratch.erase(prev, i + 3 - prev);
-      i = 0;
-    } else {
-      i += 3;
-    }
-  }
-  while (scratch.size() >= 3 && scratch.compare(scratch.size() - 3, 3, "/..") == 0) {
-    std::size_t at = scratch.find("/..");
-    std::size_t prev = at > 0 ? scratch.rfind('/', at - 1) : std::string::npos;
-    if (prev == std::string::npos) break;
-    scratch.erase(prev + 1);
-  }
-  if (scratch.size() > 2 && scratch.compare(0, 2, "./") == 0) scratch.erase(0, 2);
-  if (scratch.size() >= 2 && scratch.compare(scratch.size() - 2, 2, "/.") == 0) scratch.pop_back();
-  return scratch;
-}
-
 // Appends PARSE_URL(url, part) or a NULL; the FILE part is path + "?" + query.
-void append_url_part(std::string_view url, std::string_view part, Column& out, std::string& scratch) {
+void append_url_part(std::string_view url, std::string_view part, Column& out) {
   UrlParts u;
   if (!parse_url(url, u)) {
     out.append_null();
@@ -144,15 +116,14 @@ void append_url_part(std::string_view url, std::string_view part, Column& out, s
     else out.append_null();
   };
   if (part == "HOST") out.append_string(u.host);
-  else if (part == "PATH") out.append_string(normalized_path(u.path, scratch));
+  else if (part == "PATH") out.append_string(u.path);  // as written: Flink 2.3 keeps /./ and /../
   else if (part == "QUERY") opt(u.query);
   else if (part == "REF") opt(u.ref);
   else if (part == "PROTOCOL") out.append_string(u.protocol);
   else if (part == "AUTHORITY") opt(u.authority);
   else if (part == "USERINFO") opt(u.user_info);
   else if (part == "FILE") {
-    std::string_view path = normalized_path(u.path, scratch);
-    out.arena().append(path.data(), path.size());
+    out.arena().append(u.path.data(), u.path.size());
     if (u.query) {
       out.arena().append("?", 1);
       out.arena().append(u.query->data(), u.query->size());
@@ -351,8 +322,7 @@ void append_decoded(std::string_view bytes, Charset cs, Buffer& arena) {
 
 void register_url_codec_functions(FunctionRegistry& r) {
   r.add_fixed("PARSE_URL", {str(), str()}, str(), [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
-    std::string scratch;
-    for_each_valid_row(ctx, out, [&](std::size_t i) { append_url_part(sv(a, 0, i), sv(a, 1, i), out, scratch); });
+    for_each_valid_row(ctx, out, [&](std::size_t i) { append_url_part(sv(a, 0, i), sv(a, 1, i), out); });
   });
   r.add_fixed("PARSE_URL", {str(), str(), str()}, str(), [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
     for_each_valid_row(ctx, out, [&](std::size_t i) { append_query_value(sv(a, 0, i), sv(a, 1, i), sv(a, 2, i), out); });

@@ -46,6 +46,7 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_watermark_assigner(r);
   register_sql_window_assign(r);
   register_sql_window_aggregate(r);
+  register_sql_window_session(r);
   register_sql_group_aggregate(r);
   register_sql_limit_sort(r);
   register_sql_join(r);

@@ -66,7 +66,7 @@ void register_sql_window_assign(OperatorRegistry& r) {
         SqlWindowSpec spec = SqlWindowSpec::parse(p.require("window"), *in, p);
         if (spec.ltz) spec.zone = session_from_params(p).time_zone;
         if (spec.kind == SqlWindowSpec::Kind::kSession)
-          p.fail("param 'window': a SESSION window TVF needs an aggregation over it (use sql_window_aggregate)");
+          p.fail("param 'window': a SESSION window is not assigned row by row (use sql_window_session)");
         std::vector<RowField> fields = in->fields();
         append_window_fields(fields, spec.ltz);
         check_schema_equal(Schema(fields), *out, p.where() + ": param 'schema'");

@@ -259,14 +259,15 @@ struct Compiler {
       }
       case LogicalKind::kWindowTvf: {
         const auto& t = static_cast<const LogicalWindowTvf&>(n);
-        if (t.window.kind == WindowSpec::Kind::kSession)
-          fail(n.pos, "a SESSION window TVF is only supported under a window aggregate (GROUP BY window_start, window_end)");
         if (t.window.proctime)
           fail(n.pos, "a processing-time window TVF is only supported under a window aggregate (GROUP BY window_start, "
                       "window_end), as in Flink");
         auto in = compile(n.input());
         json p = {{"schema", schema_to_json(t.schema)}, {"window", window_to_json(t.window)}};
-        return {add("sql_window_assign", in, p, nullptr, false, &n.input().schema)};
+        if (t.window.kind != WindowSpec::Kind::kSession)  // a session is final once the watermark closes it
+          return {add("sql_window_assign", in, p, nullptr, false, &n.input().schema)};
+        const auto& keys = p["keys"] = t.window.partition_keys;  // none: one partition
+        return {add("sql_window_session", in, p, &t.window.partition_keys, keys.empty(), &n.input().schema)};
       }
       case LogicalKind::kUnion: {
         std::vector<std::string> out;
@@ -306,8 +307,7 @@ struct Compiler {
       }
       case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
       case LogicalKind::kProcessTableFunction: {
-        // Set semantics: keyed by the PARTITION BY columns (none: one partition, parallelism
-        // 1); row semantics: row by row on a forward edge.
+        // Set semantics: keyed by the PARTITION BY columns (none: one partition); row semantics: forward.
         const auto& f = static_cast<const LogicalProcessTableFunction&>(n);
         auto in = compile(n.input());
         json args = json::array();
