@@ -17,6 +17,7 @@
 #include "clink/sql/catalog/catalog.hpp"
 #include "clink/sql/handler/statement_runner.hpp"
 #include "sql_job_support.hpp"
+#include "sql_reader_harness.hpp"
 
 namespace clink::test {
 
@@ -87,6 +88,56 @@ class ThrottleOp final : public StreamOperator {
  private:
   std::shared_ptr<Throttle> t_;
 };
+
+// Rows {"id": n} for n in [from, to), as the reader prints them.
+std::string id_rows(int from, int to) {
+  std::string s;
+  for (int n = from; n < to; ++n) s += "{\"id\":" + std::to_string(n) + "}\n";
+  return s;
+}
+std::vector<std::string> printed(int from, int to) {
+  std::vector<std::string> v;
+  for (int n = from; n < to; ++n) v.push_back("+I[" + std::to_string(n) + "]");
+  return v;
+}
+
+// One reader restored with two old readers' splits (lanes "0.0" and "1.0") reads them in
+// turn, a poll each, says which lane each row came from (its watermark split), holds a
+// lane until it is read to its end, and checkpoints each lane as a lane of its own.
+TEST(SqlFilesystemLanes, ARestoredReaderReadsEachOldReadersFilesAsALaneInTurn) {
+  TempDir dir;
+  for (int f = 0; f < 4; ++f) write_file(dir.path / ("f" + std::to_string(f) + ".json"), id_rows(f * 10, f * 10 + 6));
+  auto file = [&](int f) { return (dir.path / ("f" + std::to_string(f) + ".json")).string(); };
+  FilesystemSourceConfig c;
+  c.path = dir.path.string();
+  c.format = RowFormat::kJson;
+  c.table_schema = schema_of({{"id", "BIGINT"}});
+  c.projected = {0};
+  ReaderHarness h(c);
+  // Old reader 0 had read 2 lines of f0 (f2 next), old reader 1 one line of f1 (f3 next).
+  h.reader().restore_splits({"2@0.0 " + file(0), "0@0.0 " + file(2), "1@1.0 " + file(1), "0@1.0 " + file(3)});
+  EXPECT_EQ(h.reader().held_splits().size(), 2u);
+  h.poll(5);  // lines 1-2 were consumed before: skipped (but examined)
+  EXPECT_EQ(h.rows, printed(2, 5));
+  EXPECT_EQ(h.reader().row_splits(), std::vector<std::uint64_t>(3, h.reader().held_splits()[0]));
+  h.rows.clear();
+  h.poll(4);
+  EXPECT_EQ(h.rows, printed(11, 14));
+  EXPECT_EQ(h.reader().row_splits(), std::vector<std::uint64_t>(3, h.reader().held_splits()[1]));
+  EXPECT_EQ(h.reader().snapshot_splits(), (std::vector<std::string>{"5@0.0 " + file(0), "0@0.0 " + file(2),
+                                                                     "4@0.1 " + file(1), "0@0.1 " + file(3)}));
+  h.rows.clear();
+  h.poll(4);  // lane 0: the last row of f0, 3 of f2
+  EXPECT_EQ(h.rows, (std::vector<std::string>{"+I[5]", "+I[20]", "+I[21]", "+I[22]"}));
+  h.rows.clear();
+  h.poll(100);  // lane 1 to its end, and on to lane 0 in the same poll
+  std::vector<std::string> rest = printed(14, 16);
+  for (auto& r : printed(30, 36)) rest.push_back(r);
+  for (auto& r : printed(23, 26)) rest.push_back(r);
+  EXPECT_EQ(h.rows, rest);
+  EXPECT_TRUE(h.reader().held_splits().empty());
+  EXPECT_EQ(h.reader().snapshot_splits(), std::vector<std::string>{});
+}
 
 class SqlFilesystemRescale : public BackendTest {
  protected:
