@@ -77,6 +77,11 @@ class FileSplits {
   }
   // Lane `l` was read to its end: a snapshot leaves it out.
   void finish_lane(std::size_t l) { lanes_[l].current = lanes_[l].end; }
+  // For a reader of its lanes one after the other (the typed source): file `f` is being
+  // read (files().size(): all were), so the lanes before its lane are finished.
+  void finish_lanes_before(std::size_t f) {
+    while (first_open_ < lanes_.size() && lanes_[first_open_].end <= f) finish_lane(first_open_++);
+  }
   // The splits of subtask `subtask` (which names its lanes); `queued`: files to read after
   // these from their first line, as one more lane.
   std::vector<std::string> snapshot(int subtask, const std::vector<std::string>& queued = {}) const;
@@ -93,6 +98,7 @@ class FileSplits {
   std::vector<std::int64_t> skip_;  // lines of each consumed before the restored checkpoint
   std::vector<std::uint32_t> lane_of_;
   std::vector<Lane> lanes_;
+  std::size_t first_open_ = 0;  // finish_lanes_before: the lanes before it are finished
 };
 
 // "malformed JSON in /x/events.jsonl line 17: missing field \"value\""
@@ -151,9 +157,11 @@ class FileSource final : public Source<T> {
       // lines cannot keep one poll busy indefinitely.
       for (std::size_t examined = 0; examined < max_records; ++examined) {
         if (!lines_->next(line)) {
+          splits_.finish_lanes_before(splits_.files().size());
           more = false;
           break;
         }
+        splits_.finish_lanes_before(lines_->current_file_index());
         if (splits_.consumed_before_restore(lines_->current_file_index(), line.number)) continue;
         if (decoder_->skips_blank_lines() && is_blank(line.text)) continue;
         auto& rec = out.records.emplace_back();
