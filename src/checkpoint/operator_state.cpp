@@ -32,13 +32,16 @@ OperatorStateStore OperatorStateStore::read(const std::filesystem::path& file) {
   if (!f) throw ClinkError("cannot read operator state " + file.string());
   std::stringstream ss;
   ss << f.rdbuf();
-  std::string data = ss.str();
+  return parse(ss.str(), file.string());
+}
+
+OperatorStateStore OperatorStateStore::parse(std::string_view data, const std::string& where) {
   std::string_view in(data);
   OperatorStateStore store;
   auto n = get_varint(in);
   for (std::uint64_t i = 0; i < n; ++i) {
     std::string name = StateCodec<std::string>::decode(in);
-    if (in.empty()) throw ClinkError("operator state " + file.string() + " is truncated");
+    if (in.empty()) throw ClinkError("operator state " + where + " is truncated");
     Redistribution mode = in.front() == 'U' ? Redistribution::kUnion : Redistribution::kEvenSplit;
     in.remove_prefix(1);
     store.lists_[name] = List{mode, StateCodec<std::vector<std::string>>::decode(in)};

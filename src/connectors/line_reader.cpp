@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "clink/core/error.hpp"
 #include "clink/formats/json_codec.hpp"
@@ -16,6 +17,11 @@ LineReader::LineReader(std::vector<std::string> files, std::size_t buffer_bytes)
     : files_(std::move(files)), cap_(std::max<std::size_t>(buffer_bytes, 64)) {
   // Value-initialised: the padding after the data is never uninitialised memory.
   buf_ = std::make_unique<char[]>(cap_ + kJsonPadding);
+  for (const auto& f : files_) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(f, ec);
+    if (!ec) bytes_total_ += static_cast<std::int64_t>(size);
+  }
 }
 
 LineReader::~LineReader() { close_file(); }
@@ -92,7 +98,9 @@ bool LineReader::next(Line& line) {
     line.text = std::string_view(start, len);
     line.readable = static_cast<std::size_t>(base + cap_ + kJsonPadding - start);
     line.number = ++line_number_;
-    pos_ = scan_ = std::min(end_, static_cast<std::size_t>(stop - base) + 1);
+    const std::size_t next = std::min(end_, static_cast<std::size_t>(stop - base) + 1);
+    bytes_read_ += static_cast<std::int64_t>(next - pos_);
+    pos_ = scan_ = next;
     return true;
   }
 }

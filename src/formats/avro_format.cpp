@@ -230,8 +230,11 @@ void read_value(Reader& r, const AvroNode& n, Column& col) {
     case TypeKind::kDouble: col.append<double>(r.read_fixed<double>()); return;
     case TypeKind::kTimestamp:
     case TypeKind::kTimestampLtz: {
-      std::int64_t v = r.read_long();
-      col.append<std::int64_t>(n.micros ? v : v * 1000);
+      const std::int64_t v = r.read_long();
+      std::int64_t micros = v;
+      if (!n.micros && __builtin_mul_overflow(v, 1000, &micros))  // found by fuzzing
+        throw AvroError{{}, "timestamp-millis " + std::to_string(v) + " is out of range"};
+      col.append<std::int64_t>(micros);
       return;
     }
     case TypeKind::kChar:

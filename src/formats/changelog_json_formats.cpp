@@ -21,6 +21,7 @@
 //   debezium {"before":null,"after":{..},"op":"c"} / {"before":{..},"after":null,"op":"d"}
 //   canal    {"data":[{..}],"type":"INSERT"} / {"data":[{..}],"type":"DELETE"}
 //   maxwell  {"data":{..},"type":"insert"} / {"data":{..},"type":"delete"}
+#include <cstring>
 #include <optional>
 #include <regex>
 
@@ -104,6 +105,8 @@ class ChangelogJsonDecoder final : public RecordDecoder {
     bool ok = false;
     if (auto e = reader_.iterate(message, message.size(), doc_)) {
       reason = describe(e);
+    } else if (auto e1 = validate(message)) {
+      reason = describe(e1);
     } else if (auto e2 = doc_.get_object().get(root_)) {
       reason = e2 == simdjson::INCORRECT_TYPE ? "expected a JSON object" : describe(e2);
     } else {
@@ -126,6 +129,18 @@ class ChangelogJsonDecoder final : public RecordDecoder {
  private:
   enum class Found { kObject, kNull, kError };
 
+  // The lookups below find fields in any order, which rewinds the document, and
+  // simdjson's on-demand API takes a rewound part as well-formed (undefined behaviour
+  // otherwise: found by fuzzing, a crash of the task on a malformed message). So the
+  // message is validated in full first, by simdjson's DOM parser.
+  simdjson::error_code validate(std::string_view message) {
+    if (message.starts_with("\xEF\xBB\xBF")) message.remove_prefix(3);  // as reader_.iterate
+    if (padded_.size() < message.size() + simdjson::SIMDJSON_PADDING)
+      padded_.resize(message.size() + simdjson::SIMDJSON_PADDING);
+    std::memcpy(padded_.data(), message.data(), message.size());
+    return validator_.parse(padded_.data(), message.size(), false).error();
+  }
+
   // The field `name` of `obj`, in any order: an object in `out`, kNull for JSON null or a
   // missing field, kError (reason set) for anything else.
   Found object_field(od::object& obj, const char* name, od::object& out, std::string& reason) {
@@ -141,11 +156,16 @@ class ChangelogJsonDecoder final : public RecordDecoder {
     return Found::kObject;
   }
 
-  // A string field; false with reason when missing, null or not a string.
-  bool string_field(od::object& obj, const char* name, std::string_view& out, std::string& reason) {
+  // A string field; false with reason when missing (then `missing` is set), null or not
+  // a string.
+  bool string_field(od::object& obj, const char* name, std::string_view& out, std::string& reason,
+                    bool* missing = nullptr) {
     od::value v;
     auto e = obj.find_field_unordered(name).get(v);
-    if (e == simdjson::NO_SUCH_FIELD) return fail(reason, std::string("missing \"") + name + "\" field");
+    if (e == simdjson::NO_SUCH_FIELD) {
+      if (missing) *missing = true;
+      return fail(reason, std::string("missing \"") + name + "\" field");
+    }
     if (e) return fail(reason, describe(e));
     od::json_type jt;
     if (auto e2 = v.type().get(jt)) return fail(reason, describe(e2));
@@ -179,8 +199,11 @@ class ChangelogJsonDecoder final : public RecordDecoder {
       env = payload;
     }
     std::string_view op_text;
-    if (!string_field(env, "op", op_text, reason)) {
-      if (!schema_include_) {
+    bool op_missing = false;
+    if (!string_field(env, "op", op_text, reason, &op_missing)) {
+      // Only when the message was read to its end: after a malformed one the iterator
+      // is spent, and a search in it reads through a null parser (found by fuzzing).
+      if (!schema_include_ && op_missing) {
         od::object payload;
         std::string ignored;
         if (object_field(root_, "payload", payload, ignored) == Found::kObject)
@@ -308,6 +331,8 @@ class ChangelogJsonDecoder final : public RecordDecoder {
   JsonValueReader reader_;
   bool schema_include_ = false;
   std::optional<std::regex> database_, table_;
+  std::string padded_;
+  simdjson::dom::parser validator_;
   od::document doc_;
   od::object root_;
   std::vector<Column> data_, old_;  // scratch: an update's new and old rows

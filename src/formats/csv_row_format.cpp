@@ -3,35 +3,13 @@
 #include <simdjson.h>
 
 #include "clink/core/error.hpp"
+#include "clink/core/utf8.hpp"
 #include "clink/formats/sql_text_values.hpp"
 #include "clink/sql/common/decimal.hpp"
 
 namespace clink::sql {
 
 namespace {
-
-// The offset of the first byte that does not continue a well-formed UTF-8 sequence (the
-// slow path of a record validate_utf8 rejected).
-std::size_t first_invalid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return i;
-    std::uint32_t cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
-    for (std::size_t k = 1; k < len; ++k) {
-      const auto c = static_cast<unsigned char>(s[i + k]);
-      if ((c & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    // Overlong forms, surrogates and code points beyond U+10FFFF are malformed too.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-      return i;
-    i += len;
-  }
-  return s.size();
-}
 
 bool parse_bool_option(const std::string& key, const std::string& value) {
   if (value == "true" || value == "TRUE" || value == "True") return true;

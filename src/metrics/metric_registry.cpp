@@ -30,6 +30,8 @@ static OperatorMetricsSnapshot snap(const OperatorMetrics& m) {
   s.bytes_in = m.bytes_in.load(std::memory_order_relaxed);
   s.bytes_out = m.bytes_out.load(std::memory_order_relaxed);
   s.pending_records = m.pending_records.load(std::memory_order_relaxed);
+  s.pending_bytes = m.pending_bytes.load(std::memory_order_relaxed);
+  s.records_lag_max = m.records_lag_max.load(std::memory_order_relaxed);
   s.dead_letters_by_reason = m.dead_letters_by_reason();
   s.input_watermark = m.input_watermark.load(std::memory_order_relaxed);
   s.output_watermark = m.output_watermark.load(std::memory_order_relaxed);

@@ -42,10 +42,14 @@ JobRun::JobRun(const JobGraph& graph, ExecutionOptions options, const DeployerFa
 
 std::optional<std::pair<std::filesystem::path, CheckpointMetadata>> JobRun::restart_point() {
   std::vector<std::pair<std::int64_t, std::filesystem::path>> retained;
+  std::optional<std::filesystem::path> stop_savepoint;
   {
     std::lock_guard lock(mu_);
     retained = retained_;
+    stop_savepoint = stop_savepoint_;
   }
+  // Once a stop's savepoint completed, only it (see stop_savepoint_).
+  if (stop_savepoint) return std::make_pair(*stop_savepoint, read_verified_checkpoint(*stop_savepoint));
   for (auto it = retained.rbegin(); it != retained.rend(); ++it) {
     try {
       return std::make_pair(it->second, read_verified_checkpoint(it->second));

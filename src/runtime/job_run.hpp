@@ -135,6 +135,7 @@ class JobRun final : public TaskEvents {
     if (phases_[task] == Phase::kEnded) pending_->after_end.insert(task);
     pending_->acks[task] = std::move(snapshot);
     pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
+    pending_->task_stats[task] = {ms_since(pending_->started), alignment_ns};
     if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
   }
   void discard_snapshot(std::int64_t, TaskSnapshot partial) override {
@@ -147,15 +148,21 @@ class JobRun final : public TaskEvents {
     for (const auto& [uid, st] : snapshot) uploaded.insert(uploaded.end(), st.keyed.begin(), st.keyed.end());
     shared_.discard_unregistered(uploaded);
   }
-  void checkpoint_committed(std::size_t, std::int64_t id) override {
+  void checkpoint_committed(std::size_t task, std::int64_t id) override {
     std::lock_guard lock(mu_);
-    ++commits_done_[id];
+    commits_done_[id].insert(task);
     cv_.notify_all();
   }
-  // Waits until every task it notified ran notify_checkpoint_complete(id) (its sinks committed).
+  // Waits until every task it notified committed checkpoint `id`: ran its
+  // notify_checkpoint_complete, or restored from it after a failure (a restore commits
+  // what the checkpoint pre-committed).
   bool wait_committed(std::int64_t id, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return commits_done_[id] >= commits_expected_[id] || done_; });
+    return cv_.wait_for(lock, timeout, [&] {
+      const auto& done = commits_done_[id];
+      const auto& expected = commits_expected_[id];
+      return std::includes(done.begin(), done.end(), expected.begin(), expected.end()) || done_;
+    });
   }
   void task_ended(std::size_t task) override {
     std::lock_guard lock(mu_);
@@ -170,6 +177,7 @@ class JobRun final : public TaskEvents {
     phases_[task] = Phase::kFinished;
     if (pending_ && !pending_->acks.count(task)) {
       pending_->acks[task] = finished_snapshot(task);
+      pending_->task_stats[task] = {ms_since(pending_->started), 0};
       if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
     }
     cv_.notify_all();
@@ -187,7 +195,13 @@ class JobRun final : public TaskEvents {
     bool drains = false;  // sources emit MAX_WATERMARK first (stop --drain)
     CheckpointBarrier barrier;
     std::int64_t max_alignment_ns = 0;
+    // By task: when its acknowledgement came (ms after `started`; a task finished before
+    // the trigger: 0) and its alignment time (ns).
+    std::map<std::size_t, std::pair<std::int64_t, std::int64_t>> task_stats;
   };
+  static std::int64_t ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count();
+  }
   // Where each task of the attempt is (FLIP-147): running; ended (its end of input
   // done, waiting for a checkpoint taken after it); covered (such a checkpoint
   // completed: it exits once it committed); finished (exited).
@@ -223,8 +237,9 @@ class JobRun final : public TaskEvents {
   // `verified`: the metadata of restore_from, already read and verified (else read here).
   void build(const std::optional<std::filesystem::path>& restore_from,
              std::optional<CheckpointMetadata> verified = std::nullopt);
-  // Where a restart restores from: the newest retained checkpoint that is intact (a
-  // corrupt one is passed over, with a line on stderr), else what the job started from.
+  // Where a restart restores from: a stop's completed savepoint; else the newest
+  // retained checkpoint that is intact (a corrupt one is passed over, with a line on
+  // stderr); else what the job started from.
   std::optional<std::pair<std::filesystem::path, CheckpointMetadata>> restart_point();
   void complete_pending();                      // under mu_
   void sweep_checkpoint_dirs();                 // under mu_
@@ -287,8 +302,14 @@ class JobRun final : public TaskEvents {
   SharedStateRegistry shared_;
   std::map<std::string, FileDigest> shared_digests_;  // of shared files, taken once (immutable)
   detail::DirectoryLock directory_lock_;  // the checkpoint directory's, until the job ends
-  std::map<std::int64_t, std::size_t> commits_done_;      // checkpoint id -> tasks that ran its commit
-  std::map<std::int64_t, std::size_t> commits_expected_;  // checkpoint id -> tasks notified of it
+  std::map<std::int64_t, std::set<std::size_t>> commits_done_;      // checkpoint id -> tasks that committed it
+  std::map<std::int64_t, std::set<std::size_t>> commits_expected_;  // checkpoint id -> tasks notified of it
+  // The savepoint of a stop-with-savepoint, once complete. Its commits are under way
+  // (some tasks may have made its output visible already), so a failure before the job
+  // stopped restores from it, never from an older checkpoint: that would write the
+  // committed output again, and its sinks would delete the savepoint's pre-committed
+  // files as leftovers of a failed attempt (a resume from it then fails for ever).
+  std::optional<std::filesystem::path> stop_savepoint_;
   std::vector<CheckpointStats> history_;
   CheckpointCounts counts_;
   std::vector<std::string> restart_causes_;

@@ -62,7 +62,10 @@ void JobRun::trigger(Pending p) {
   pending_ = std::move(p);
   deployer_->checkpoint_started(pending_->barrier, dir);
   for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
-    if (phases_[t] == Phase::kFinished) pending_->acks[t] = finished_snapshot(t);
+    if (phases_[t] == Phase::kFinished) {
+      pending_->acks[t] = finished_snapshot(t);
+      pending_->task_stats[t] = {0, 0};
+    }
     else if (pending_->drains && phases_[t] == Phase::kRunning && layout_.tasks[t].source)
       deployer_->trigger_drained_checkpoint(t, pending_->barrier);
     else if (phases_[t] != Phase::kRunning || layout_.tasks[t].source) deployer_->trigger_checkpoint(t, pending_->barrier);
@@ -168,6 +171,8 @@ void JobRun::complete_pending() {
   stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started).count();
   stats.size_bytes = directory_size(dir);
   stats.alignment_ms = p.max_alignment_ns / 1'000'000;
+  for (const auto& [t, ack] : p.task_stats)
+    stats.tasks.push_back({layout_.chains[layout_.tasks[t].chain].front(), layout_.tasks[t].subtask, ack.first, ack.second});
   log::debug("{} {} completed in {} ms ({} bytes): {}", p.savepoint_dir ? "savepoint" : "checkpoint", p.id,
              stats.duration_ms, stats.size_bytes, stats.path);
   history_.push_back(stats);
@@ -175,15 +180,17 @@ void JobRun::complete_pending() {
   // Tasks that snapshotted after their end of input exit once they committed this.
   for (std::size_t t : p.after_end)
     if (phases_[t] == Phase::kEnded) phases_[t] = Phase::kCovered;
-  std::size_t notified = 0;
+  auto& notified = commits_expected_[p.id];
   for (std::size_t t = 0; t < layout_.tasks.size(); ++t)
     if (phases_[t] != Phase::kFinished) {
       deployer_->notify_checkpoint_complete(t, p.id);
-      ++notified;
+      notified.insert(t);
     }
-  commits_expected_[p.id] = notified;
   cv_.notify_all();
-  if (p.savepoint_dir) return;  // savepoints belong to the user: not retained, not used for failover
+  if (p.savepoint_dir && p.stops_sources) stop_savepoint_ = dir;
+  // Savepoints belong to the user: not retained, and used for failover only once a
+  // stop's savepoint completed (see stop_savepoint_).
+  if (p.savepoint_dir) return;
   ++counts_.completed;
   counts_.last_completed_id = p.id;
   last_completed_ = dir;

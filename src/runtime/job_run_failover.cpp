@@ -125,7 +125,7 @@ void JobRun::restart_region(std::size_t region, const std::string& cause) {
     restart_causes_.push_back(cause);
     log::warn("region {} restarts in {} ms after: {}", region, delay->count(), cause);
     if (cv_.wait_for(lock, *delay, [&] { return user_cancelled_ || attempt_failed_; })) return;
-    from = last_completed_;
+    from = stop_savepoint_ ? stop_savepoint_ : last_completed_;
     if (!from && options_.restore) from = options_.restore->path;
     for (std::size_t t : tasks) phases_[t] = Phase::kRunning;
     failed_regions_.erase(region);  // its old tasks are gone: a new failure is a new failover

@@ -252,6 +252,8 @@ void Task::run() {
       }
       ++opened;
     }
+    // Its two-phase-commit sinks committed the restored checkpoint's transactions in open().
+    if (restored_checkpoint > 0) job_.checkpoint_committed(index_, restored_checkpoint);
     if (gate) run_inputs();
     else run_source();
     if (checkpoints_.enabled()) await_final_checkpoint();

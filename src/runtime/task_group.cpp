@@ -175,6 +175,7 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
       task->gate->set_bytes_counter(&metrics.operator_metrics(head.id, s, task->time_metrics())->bytes_in);
     }
     task->finished_on_restore = finished.count(head.id) > 0;
+    if (meta) task->restored_checkpoint = meta->checkpoint_id;
     task->log_context = log::Context{log::context().job, head.name, s, p};
     for (const auto& id : chain) {
       const JobNode& n = graph.node(id);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "../support/clink_process.hpp"
@@ -123,6 +124,42 @@ class Gateway : public ::testing::Test {
   int port_ = 0;
   std::unique_ptr<httplib::Client> http_;
 };
+
+// A materialized table created in a gateway session is the coordinator's: every session
+// sees it, and its refresh scheduler refreshes it on its freshness (exact rows after a
+// source change) until a session SUSPENDs it.
+TEST_F(Gateway, AMaterializedTableOfASessionIsRefreshedByTheCoordinator) {
+  const std::string s = open_session();
+  create_tables(s);
+  const fs::path backing = dir_ / "totals" / "part-0.json";
+  auto a = first_page(s, submit(s, "CREATE MATERIALIZED TABLE totals WITH ('path' = '" + (dir_ / "totals").string() +
+                                       "') FRESHNESS = INTERVAL '1' SECOND REFRESH_MODE = FULL AS "
+                                       "SELECT w, SUM(n) AS total FROM src GROUP BY w"));
+  ASSERT_EQ(a.status, 200) << a.body.dump();
+  ASSERT_EQ(a.body["resultKind"], "SUCCESS") << a.body.dump();
+  auto rows = [&] {
+    std::vector<std::string> v;
+    std::istringstream in(slurp_file(backing));
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(rows(), (std::vector<std::string>{R"({"w":"a","total":4})", R"({"w":"b","total":2})"}));
+  std::ofstream(dir_ / "in" / "more.csv") << "c,5\n";
+  const std::vector<std::string> refreshed{R"({"w":"a","total":4})", R"({"w":"b","total":2})", R"({"w":"c","total":5})"};
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (rows() != refreshed && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(rows(), refreshed) << coordinator_->stderr_text();
+
+  const std::string other = open_session();
+  EXPECT_EQ(all_rows(other, submit(other, "SHOW MATERIALIZED TABLES")), std::vector<std::string>{"INSERT:\"totals\""});
+  a = first_page(other, submit(other, "ALTER MATERIALIZED TABLE totals SUSPEND"));
+  ASSERT_EQ(a.body["resultKind"], "SUCCESS") << a.body.dump();
+  std::ofstream(dir_ / "in" / "late.csv") << "d,6\n";
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(rows(), refreshed);
+}
 
 TEST_F(Gateway, SessionLifecycleWithFlinksBodies) {
   EXPECT_EQ(get("/v1/api_versions").body, json::parse(R"({"versions":["V1","V2","V3","V4"]})"));

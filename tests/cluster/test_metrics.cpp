@@ -24,6 +24,7 @@
 #include "clink/runtime/job_graph.hpp"
 #include "../../src/cluster/rest/job_metrics.hpp"
 #include "coordinator_process.hpp"
+#include "metrics_scrape.hpp"
 #include "../support/clink_process.hpp"
 
 namespace clink::test {
@@ -83,84 +84,6 @@ TEST(PrometheusOptions, FlinksPortOrRangeLoopbackUnlessAHostIsSet) {
 }
 
 // ---- against processes ----
-
-// A port free right now on the loopback interface.
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t n = sizeof(a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  int port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
-
-// One sample of a scrape, as prometheus_client's parser read it.
-struct Sample {
-  std::string family, type, help, name;
-  std::map<std::string, std::string> labels;
-  double value = 0;
-};
-
-// The Python of the venv tests/flink/setup makes (it has prometheus_client).
-std::string venv_python() {
-  const char* venv = std::getenv("CLINK_FLINK_VENV");
-  const char* home = std::getenv("HOME");
-  fs::path root = venv ? venv : fs::path(home ? home : "/root") / ".cache/clink/flink-venv";
-  return (root / "bin/python").string();
-}
-
-// Whether the venv has prometheus_client (tests/flink/setup installs it).
-bool have_parser(const fs::path& scratch) {
-  return run_command("'" + venv_python() + "' -c 'import prometheus_client.parser'", scratch).exit_code == 0;
-}
-
-// Scrapes `url` through prometheus_scrape.py; fails the test when it does not parse.
-std::vector<Sample> scrape(const std::string& url, const fs::path& scratch) {
-  auto r = run_command("'" + venv_python() + "' '" + std::string(CLINK_SOURCE_DIR) +
-                           "/tests/cluster/prometheus_scrape.py' '" + url + "'",
-                       scratch);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::vector<Sample> out;
-  std::istringstream in(r.out);
-  for (std::string line; std::getline(in, line);) {
-    auto j = json::parse(line);
-    Sample s{j["family"], j["type"], j["help"], j["name"], {}, 0};
-    for (auto& [k, v] : j["labels"].items()) s.labels[k] = v.get<std::string>();
-    s.value = j["value"].is_string() ? std::nan("") : j["value"].get<double>();
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-// The samples named `name` whose labels include `match`.
-std::vector<Sample> find(const std::vector<Sample>& samples, const std::string& name,
-                         const std::map<std::string, std::string>& match = {}) {
-  std::vector<Sample> out;
-  for (const auto& s : samples) {
-    if (s.name != name) continue;
-    bool ok = true;
-    for (const auto& [k, v] : match) ok &= s.labels.count(k) && s.labels.at(k) == v;
-    if (ok) out.push_back(s);
-  }
-  return out;
-}
-
-// A vertex's metric values by id (GET .../metrics?get=...), parsed as numbers.
-std::map<std::string, double> vertex_values(CoordinatorProcess& c, const std::string& job, const std::string& vid,
-                                            const std::vector<std::string>& ids) {
-  std::string get;
-  for (const auto& id : ids) get += (get.empty() ? "" : ",") + id;
-  auto r = c.get("/jobs/" + job + "/vertices/" + vid + "/metrics?get=" + get);
-  EXPECT_EQ(r.status, 200) << r.body.dump();
-  std::map<std::string, double> out;
-  for (const auto& m : r.body) out[m["id"].get<std::string>()] = std::stod(m["value"].get<std::string>());
-  return out;
-}
 
 class ClusterMetrics : public CoordinatorTest {
  protected:
@@ -349,7 +272,7 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
   auto ops = vertex_values(c, job, counts, {"0.count.lastCheckpointFullSize", "0.sink.lastCheckpointFullSize",
                                             "1.count.lastCheckpointFullSize", "1.sink.lastCheckpointFullSize"});
   ASSERT_EQ(per["subtasks"].size(), 2u) << per.dump();
-  std::int64_t most = 0;
+  std::int64_t most = 0, last_ack = 0;
   for (int i = 0; i < 2; ++i) {
     const auto& sub = per["subtasks"][i];
     const std::string n = std::to_string(i);
@@ -359,7 +282,17 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
     EXPECT_EQ(sub["state_size"].get<std::int64_t>(), size) << i;
     EXPECT_EQ(sub["checkpointed_size"].get<std::int64_t>(), size) << i;
     most = std::max(most, size);
+    // Its own acknowledgement: after the trigger, by the checkpoint's end; no alignment
+    // (one input channel: the one source subtask).
+    const std::int64_t trigger = details["trigger_timestamp"], end_to_end = sub["end_to_end_duration"];
+    EXPECT_EQ(sub["ack_timestamp"].get<std::int64_t>(), trigger + end_to_end) << i;
+    EXPECT_GE(end_to_end, 0) << i;
+    EXPECT_LE(end_to_end, details["end_to_end_duration"].get<std::int64_t>()) << i;
+    EXPECT_EQ(sub["alignment"]["duration"], 0) << i;
+    last_ack = std::max(last_ack, sub["ack_timestamp"].get<std::int64_t>());
   }
+  EXPECT_EQ(details["tasks"][counts]["latest_ack_timestamp"], last_ack) << "the vertex's last acknowledgement";
+  EXPECT_EQ(per["summary"]["alignment"]["duration"]["max"], 0);
   EXPECT_EQ(per["state_size"], details["tasks"][counts]["state_size"]);
   EXPECT_EQ(per["summary"]["state_size"]["max"].get<std::int64_t>(), most);
   EXPECT_EQ(c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id) + "/subtasks/" + std::string(32, 'f')).status,

@@ -75,5 +75,15 @@ TEST(ParserRobustness, UnbalancedBracketsInsideRewrittenConstructs) {
   }
 }
 
+// Found by fuzz_sql_frontend: a byte that is not UTF-8 outside any literal passed the
+// parser and the planner and failed far away, in the JobGraphSpec's JSON, with no position.
+TEST(ParserRobustness, TextThatIsNotUtf8IsAParseErrorAtTheByte) {
+  EXPECT_EQ(error_of("VALUES (1, 'x'),\n (2,\xff 'yy');"),
+            "ParseError: line 2, column 5: the SQL text is not valid UTF-8 here (byte 255)");
+  EXPECT_EQ(error_of("SELECT 'caf\xc3' AS x;"),  // a sequence cut short
+            "ParseError: line 1, column 12: the SQL text is not valid UTF-8 here (byte 195)");
+  EXPECT_EQ(error_of("SELECT 'caf\xc3\xa9' AS x"), "no error");  // café: fine
+}
+
 }  // namespace
 }  // namespace clink::test

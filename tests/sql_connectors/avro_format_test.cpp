@@ -104,6 +104,11 @@ TEST(AvroFormat, MalformedInputNamesTheField) {
                   "ERROR: field \"r.y\": truncated message", "ERROR: field \"b\": invalid boolean byte 2",
                   "ERROR: field \"s\": negative length -1", "ERROR: field \"a\": truncated message",
                   "ERROR: field \"a\": invalid varint", "+I[null, null, null, true]"}));
+  // Found by fuzzing: a timestamp-millis whose microseconds overflow 64 bits (the long
+  // 2^62, zigzag 2^63: varint 80 80 80 80 80 80 80 80 80 01).
+  EXPECT_EQ(decode("avro", fields_of({{"t", "TIMESTAMP(3) NOT NULL"}}),
+                   {bytes({0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01})}),
+            Rows{"ERROR: field \"t\": timestamp-millis 4611686018427387904 is out of range"});
   // A DECIMAL beyond its precision is NULL, as Flink's DecimalData.
   EXPECT_EQ(decode("avro", fields_of({{"d", "DECIMAL(3, 2) NOT NULL"}}), {bytes({0x04, 0x03, 0xe8})}), Rows{"+I[null]"});
 }

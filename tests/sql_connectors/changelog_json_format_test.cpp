@@ -109,13 +109,26 @@ TEST(DebeziumJsonFormat, MalformedMessages) {
                   "ERROR: Unknown \"op\" value \"x\"", "ERROR: \"after\": field \"id\": 'one' is not a valid INT",
                   "ERROR: \"after\": field \"id\": 'two' is not a valid INT",  // -U appended first, then undone
                   "ERROR: missing \"op\" field",
-                  "ERROR: invalid JSON (JSON document ended early in the middle of an object or array.)",
+                  "ERROR: invalid JSON (The JSON document has an improper structure: missing or superfluous "
+                  "commas, braces, missing keys, etc.)",
                   "ERROR: field \"after\": expected a JSON object"}));
   std::size_t skipped = 0;
   EXPECT_EQ(decode("debezium-json", s, {R"({"op":"u","after":{"id":1}})", kDebeziumUpdate, "[]"},
                    {{"debezium-json.ignore-parse-errors", "true"}}, &skipped),
             (Rows{"-U[111, scooter, Big 2-wheel scooter, 5.18]", "+U[111, scooter, Big 2-wheel scooter, 5.15]"}));
   EXPECT_EQ(skipped, 2u);
+}
+
+// Found by fuzz_record_format: in a message that ends early, the search for "op"
+// failed part-way, and the hint that looked for a "payload" then searched the spent
+// document through a null parser (a crash of the job's task). Malformed messages are
+// now rejected before any field is looked up.
+TEST(DebeziumJsonFormat, AMalformedValueBeforeTheOpFieldIsAnErrorNotACrash) {
+  const auto rows = decode("debezium-json", products(), {R"({"":{})"});  // ends inside the object
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0],
+            "ERROR: invalid JSON (The JSON document has an improper structure: missing or superfluous commas, braces, "
+            "missing keys, etc.)");
 }
 
 TEST(DebeziumJsonFormat, EncodesAsFlink) {

@@ -59,6 +59,15 @@ TEST(StateCodec, CompositeValuesRoundTrip) {
   EXPECT_THROW(decode_state<std::string>(std::string("\x05" "ab")), ClinkError);
 }
 
+// Found by fuzz_checkpoint: a damaged element count (here 2^60) reserved that many
+// elements up front, an allocation far beyond any memory, before the input ran out.
+TEST(StateCodec, ADamagedVectorCountFailsAsTruncatedWithoutReservingIt) {
+  std::string s;
+  put_varint(std::uint64_t{1} << 60, s);
+  s += "\x02" "ab";
+  EXPECT_THROW(decode_state<std::vector<std::string>>(s), ClinkError);
+}
+
 TEST(StateTtl, TimestampPrefixAndExpiry) {
   std::string s;
   put_ttl_timestamp(0x0102030405060708, s);

@@ -62,6 +62,38 @@ TEST(ProgressLine, RendersTheSampleExactly) {
   EXPECT_THAT(cli::render_progress(early), HasSubstr("| 1:00:05"));
 }
 
+// The sample of a running job: records its sources emitted, and the bytes of the file
+// sources (those telling pendingBytes) read of their total, numBytesIn + pendingBytes.
+TEST(ProgressLine, SamplesTheFileSourcesBytesFromTheirMetrics) {
+  JobGraph g;
+  g.add_node(JobNode{.id = "files", .num_inputs = 0});
+  g.add_node(JobNode{.id = "kafka", .num_inputs = 0});
+  g.add_node(JobNode{.id = "sink", .num_inputs = 2});
+  MetricRegistry r;
+  auto files0 = r.operator_metrics("files", 0, nullptr), files1 = r.operator_metrics("files", 1, nullptr);
+  auto kafka = r.operator_metrics("kafka", 0, nullptr);
+  files0->records_out = 10;
+  files0->bytes_in = 100;
+  files0->pending_bytes = 300;
+  files1->records_out = 5;
+  files1->bytes_in = 50;
+  files1->pending_bytes = 0;
+  kafka->records_out = 7;
+  kafka->bytes_in = 999;  // not a file source: no pendingBytes
+  kafka->pending_records = 12;
+  auto s = cli::sample_progress(g, r, CheckpointCounts{}, std::chrono::milliseconds(2000));
+  EXPECT_EQ(s.records_read, 22);
+  EXPECT_EQ(s.bytes_read, 150);
+  EXPECT_EQ(s.bytes_total, 450);
+  EXPECT_EQ(cli::render_progress(s), "records 22 (11/s) | files 150 B of 450 B 33% ETA 0:04 | checkpoints 0 | 0:02");
+  // No file source: no files part.
+  JobGraph only_kafka;
+  only_kafka.add_node(JobNode{.id = "kafka", .num_inputs = 0});
+  s = cli::sample_progress(only_kafka, r, CheckpointCounts{}, std::chrono::milliseconds(2000));
+  EXPECT_EQ(s.bytes_read, -1);
+  EXPECT_EQ(s.bytes_total, -1);
+}
+
 TEST_F(Terminal, LogLinesCarryLevelJobTaskAndSubtask) {
   // A job failing at every attempt: its source reads a file that is not there.
   const std::string spec = write("failing.json", R"({"name": "logtest", "ops": [
@@ -153,6 +185,24 @@ INSERT INTO snk SELECT k FROM src;
   Result r = clink("run '" + script + "'");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
+}
+
+// A bounded filesystem source on the line: its files' bytes read of their total (all of
+// them once it is done, while a slow datagen keeps the job running ~1.5 s).
+TEST_F(Terminal, ProgressLineShowsTheBytesOfTheFilesRead) {
+  fs::create_directories(dir_ / "in");
+  write("in/a.json", "{\"k\": 1}\n{\"k\": 2}\n");  // 18 bytes
+  write("in/b.json", "{\"k\": 30}\n");              // 10 bytes
+  const std::string script = write("files.sql", R"(
+CREATE TABLE src (k BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'number-of-rows' = '3000');
+CREATE TABLE f (k BIGINT) WITH ('connector' = 'filesystem', 'path' = ')" + (dir_ / "in").string() + R"(', 'format' = 'json');
+CREATE TABLE snk (k BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO snk SELECT k FROM src UNION ALL SELECT k FROM f;
+)");
+  int code = -1;
+  std::string out = run_on_pty({"run", script}, code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_THAT(out, ContainsRegex("\rrecords [0-9,]+ .*\\| files 28 B of 28 B 100% \\| checkpoints 0 \\| 0:0[0-9]\x1b\\[K"));
 }
 
 // The SQL client's result modes on a terminal: changelog shows the changes with their

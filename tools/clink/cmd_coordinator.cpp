@@ -198,6 +198,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
       if (ha_enabled)
         dopts.on_submitted = [services](const cluster::DispatchedJob& job, const nlohmann::json& options) {
           if (options.contains(cluster::gateway::kCollectJobOption)) return;  // a SQL gateway SELECT: not resumed
+          if (options.contains(kRefreshJobOption)) return;  // a refresh: the next leader's scheduler runs it again
           // A SQL job's statement and plan go along, so that a new leader's REST and web UI
           // still show them.
           nlohmann::json record{{"spec", nlohmann::json::parse(job.spec)}, {"options", options}};
@@ -296,6 +297,9 @@ int run_coordinator(const CoordinatorOptions& opts) {
         }
       }
 
+      // FULL materialized tables are refreshed on their freshness while this one leads.
+      sql.start_refreshing();
+
       // `clink cluster start`: worker processes of this binary, stopped with the coordinator.
       std::vector<pid_t> children;
       const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
@@ -339,6 +343,7 @@ int run_coordinator(const CoordinatorOptions& opts) {
         }
       }
       suspending.store(ha_enabled);
+      sql.stop_refreshing();  // a refresh in progress ends when shutdown() cancels its job
       for (pid_t pid : children) ::kill(pid, SIGTERM);
       for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
       gateway.reset();  // its sessions' SELECT jobs end first

@@ -100,7 +100,9 @@ class CoordinatorSession final : public gw::SessionBackend {
  public:
   CoordinatorSession(CoordinatorSql& sql, gw::SqlGateway& gateway, std::string collect_url,
                      std::map<std::string, std::string> properties)
-      : sql_(sql), gateway_(gateway), collect_url_(std::move(collect_url)), runner_(sql.catalog()), properties_(std::move(properties)) {}
+      : sql_(sql), gateway_(gateway), collect_url_(std::move(collect_url)), runner_(sql.catalog()), properties_(std::move(properties)) {
+    sql_.prepare(runner_, [this] { return submit_options(); });  // materialized tables: the coordinator's
+  }
 
   gw::StatementOutcome execute(const std::string& statement) override {
     sql::ast::Script script = sql::parse(statement);

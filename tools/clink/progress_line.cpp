@@ -93,6 +93,11 @@ ProgressSample sample_progress(const JobGraph& graph, const MetricRegistry& metr
   for (const auto& m : metrics.snapshot()) {
     if (sources.count(m.operator_id)) {
       s.records_read += m.records_out;
+      // File sources tell their pendingBytes: with the bytes they read, their files' total.
+      if (m.pending_bytes >= 0) {
+        s.bytes_read = std::max<std::int64_t>(s.bytes_read, 0) + m.bytes_in;
+        s.bytes_total = std::max<std::int64_t>(s.bytes_total, 0) + m.bytes_in + m.pending_bytes;
+      }
       continue;
     }
     any_input = true;

@@ -17,7 +17,9 @@ namespace clink::cli {
 
 struct ProgressSample {
   std::int64_t records_read = 0;  // emitted by the job's sources (numRecordsOut of source operators)
-  std::int64_t bytes_read = -1;   // of bounded file sources; -1: unknown (no such source)
+  // Of the file sources (those that tell their pendingBytes): numBytesIn, and numBytesIn +
+  // pendingBytes; -1: unknown (no such source).
+  std::int64_t bytes_read = -1;
   std::int64_t bytes_total = -1;
   // The job's event-time progress: the least watermark its non-source operators received.
   std::int64_t watermark = std::numeric_limits<std::int64_t>::min();

@@ -75,8 +75,10 @@ SqlSession::SqlSession(SqlJobSettings settings, const std::string& catalog_dir, 
   // like an INSERT's job; a full refresh's swap follows its job's end.
   runner_.set_job_runner([this](const nlohmann::json& spec, const sql::ast::Statement& st) {
     if (settings_.submit)
-      throw ClinkError("materialized tables are maintained by the process that creates them: run the script "
-                       "without --coordinator (a coordinator's refresh scheduler is not built yet)");
+      throw ClinkError("materialized tables are maintained where their catalog is, and with --coordinator this "
+                       "client plans over its own catalog: create them through the coordinator's SQL (POST "
+                       "/api/v1/jobs/sql, or its SQL Gateway: sql-client.sh gateway), which refreshes them, or run "
+                       "the script without --coordinator");
     if (!run_job(spec, st)) throw ClinkError("the materialized table's job was stopped");
   });
   presenter_ = [out] { return make_tableau_presenter(out); };

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace clink {
@@ -26,6 +27,8 @@ class OperatorStateStore {
 
   void write(const std::filesystem::path& file) const;
   static OperatorStateStore read(const std::filesystem::path& file);
+  // The store `write` wrote as `data`; throws ClinkError naming `where` when malformed.
+  static OperatorStateStore parse(std::string_view data, const std::string& where);
   // The share of subtask `subtask` of `parallelism` of the old subtasks' stores.
   static OperatorStateStore redistribute(const std::vector<OperatorStateStore>& old, int subtask, int parallelism);
 

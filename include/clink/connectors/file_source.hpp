@@ -146,6 +146,7 @@ class FileSource final : public Source<T> {
       ctx_ = &ctx;
       splits_.assign(files_for_subtask(list_input_files(path_), subtask_, parallelism_));
       lines_.emplace(splits_.files(), options_.read_buffer_bytes);
+      report_bytes();
     }
 
     Status poll(Batch<T>& out, std::size_t max_records) override {
@@ -176,6 +177,7 @@ class FileSource final : public Source<T> {
         ctx_->metrics().dead_letters.fetch_add(static_cast<std::int64_t>(dead->size()), std::memory_order_relaxed);
         ctx_->output().emit_side(kDeadLetterTag, std::move(dead));
       }
+      report_bytes();
       return more ? Status::kMore : Status::kEnd;
     }
 
@@ -184,9 +186,16 @@ class FileSource final : public Source<T> {
     void restore_splits(std::vector<std::string> splits) override {
       splits_.restore(splits, "file source");
       lines_.emplace(splits_.files(), options_.read_buffer_bytes);
+      report_bytes();
     }
 
    private:
+    // FLIP-33's numBytesIn and pendingBytes: the bytes of its files read, and left.
+    void report_bytes() {
+      ctx_->metrics().bytes_in.store(lines_->bytes_read(), std::memory_order_relaxed);
+      ctx_->metrics().pending_bytes.store(lines_->bytes_pending(), std::memory_order_relaxed);
+    }
+
     static bool is_blank(std::string_view s) {
       for (char c : s)
         if (!std::isspace(static_cast<unsigned char>(c))) return false;

@@ -2,6 +2,7 @@
 // Reads files line by line with large reads into one reused buffer. Lines are handed
 // out as views into that buffer (no allocation per line), with readable padding after
 // them so a JSON parser can work on them in place.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,6 +35,13 @@ class LineReader {
   const std::string& current_file() const;
   // Its index in `files` (0 before the first line).
   std::size_t current_file_index() const { return file_index_ == 0 ? 0 : file_index_ - 1; }
+  // The sources' backlog metrics: the bytes of the lines handed out so far (each with its
+  // line break), and the size of all `files` when this reader was made (a file that
+  // cannot be read counts 0).
+  std::int64_t bytes_read() const { return bytes_read_; }
+  std::int64_t bytes_total() const { return bytes_total_; }
+  // What is left: bytes_total() - bytes_read(), never below 0 (a file may have grown).
+  std::int64_t bytes_pending() const { return std::max<std::int64_t>(0, bytes_total_ - bytes_read_); }
 
  private:
   bool open_next_file();
@@ -48,6 +56,7 @@ class LineReader {
   std::size_t cap_;  // usable bytes; kJsonPadding more are allocated
   std::size_t pos_ = 0, scan_ = 0, end_ = 0;  // next line start, newline search start, data end
   std::int64_t line_number_ = 0;
+  std::int64_t bytes_read_ = 0, bytes_total_ = 0;
 };
 
 }  // namespace clink

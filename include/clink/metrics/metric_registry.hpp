@@ -31,12 +31,18 @@ struct OperatorMetrics {
   std::atomic<std::int64_t> dead_letters{0};
   // Flink's numBytesIn / numBytesOut: bytes of the batches this operator received from /
   // sent to network channels (serialized size; 0 over in-process channels, which move
-  // batches without serializing them).
+  // batches without serializing them). A source's numBytesIn is FLIP-33's: the bytes it
+  // read from outside (the filesystem source: of its files, set after each batch).
   std::atomic<std::int64_t> bytes_in{0};
   std::atomic<std::int64_t> bytes_out{0};
-  // Flink's pendingRecords of a source: records it knows are left to read; -1 when the
-  // source cannot tell. Set by the source, at most once per batch.
+  // Flink's pendingRecords / pendingBytes of a source (FLIP-33): records / bytes it knows
+  // are left to read; -1 when the source cannot tell. Set by the source, at most once per
+  // batch.
   std::atomic<std::int64_t> pending_records{-1};
+  std::atomic<std::int64_t> pending_bytes{-1};
+  // The Kafka source's KafkaSourceReader.KafkaConsumer.records-lag-max: the largest
+  // (high watermark - next offset) over the partitions it reads; -1 until it knows.
+  std::atomic<std::int64_t> records_lag_max{-1};
   // Flink's currentInputWatermark (what the operator's inputs delivered) and
   // currentOutputWatermark (what it emitted); the minimum value until the first one.
   std::atomic<std::int64_t> input_watermark{std::numeric_limits<std::int64_t>::min()};
@@ -76,7 +82,7 @@ struct OperatorMetricsSnapshot {
   int subtask = 0;
   std::int64_t records_in = 0, records_out = 0, batches_in = 0, batches_out = 0;
   std::int64_t late_records_dropped = 0, dead_letters = 0;
-  std::int64_t bytes_in = 0, bytes_out = 0, pending_records = -1;
+  std::int64_t bytes_in = 0, bytes_out = 0, pending_records = -1, pending_bytes = -1, records_lag_max = -1;
   std::map<std::string, std::int64_t> dead_letters_by_reason;
   std::int64_t busy_ns = 0, backpressured_ns = 0, idle_ns = 0;
   std::int64_t input_watermark = std::numeric_limits<std::int64_t>::min();

@@ -18,6 +18,16 @@ enum class JobStatus { kCreated, kRunning, kFinished, kFailed, kCanceled };
 const char* job_status_name(JobStatus s);
 
 
+// One task's part in a completed checkpoint: the subtask of a chain (named by its head
+// operator, as the REST API's vertices are), when its acknowledgement arrived and how
+// long it held inputs back for the barrier (from the first barrier to the last).
+struct CheckpointTaskStats {
+  std::string head;
+  int subtask = 0;
+  std::int64_t ack_ms = 0;  // after the trigger
+  std::int64_t alignment_ns = 0;
+};
+
 // One checkpoint of a job, as its handle reports it.
 struct CheckpointStats {
   enum class Status { kCompleted, kFailed };
@@ -26,6 +36,7 @@ struct CheckpointStats {
   std::int64_t duration_ms = 0;  // trigger to metadata written
   std::int64_t size_bytes = 0;   // bytes written into the checkpoint directory (not shared/)
   std::int64_t alignment_ms = 0;  // longest time a task held back inputs for this barrier
+  std::vector<CheckpointTaskStats> tasks;  // of a completed checkpoint: every task's
   std::string path;
   std::string failure;  // why it failed
 };

@@ -2,6 +2,7 @@
 // Binary encoding of state values (not keys: keys use KeyCodec). Compact by design:
 // integers as zig-zag varints, strings length-prefixed. Part of the checkpoint format,
 // so an encoding, once released, never changes.
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
@@ -95,7 +96,8 @@ struct StateCodec<std::vector<T>> {
   static std::vector<T> decode(std::string_view& in) {
     auto n = get_varint(in);
     std::vector<T> v;
-    v.reserve(n);
+    // A damaged count must not reserve without bound: each element takes a byte or more.
+    v.reserve(std::min<std::uint64_t>(n, in.size()));
     for (std::uint64_t i = 0; i < n; ++i) v.push_back(StateCodec<T>::decode(in));
     return v;
   }

@@ -412,6 +412,10 @@ void ClusterDeployer::on_metrics(const nlohmann::json& rows) {
       for (const auto& [reason, n] : want)
         if (n != have[reason]) m->count_dead_letters(reason, n - have[reason], false);
     }
+    if (r.size() > 18) {
+      m->pending_bytes.store(r.at(17).get<std::int64_t>());
+      m->records_lag_max.store(r.at(18).get<std::int64_t>());
+    }
   }
 }
 

@@ -183,6 +183,9 @@ std::vector<SubtaskScope> vertex_level(const DispatchedJob& job, const JobVertex
         bool known = wm != kNoWatermark && wm != std::numeric_limits<std::int64_t>::max();
         vals.push_back(MetricValue::of_long("watermarkLag", known ? now_ms - wm : -1));
         if (m.pending_records >= 0) vals.push_back(MetricValue::of_long("pendingRecords", m.pending_records));
+        if (m.pending_bytes >= 0) vals.push_back(MetricValue::of_long("pendingBytes", m.pending_bytes));
+        if (m.records_lag_max >= 0)
+          vals.push_back(MetricValue::of_long("KafkaSourceReader.KafkaConsumer.records-lag-max", m.records_lag_max));
       }
       // The operator subtask's share of the job's lastCheckpointSize / lastCheckpointFullSize:
       // bytes this checkpoint wrote for its state, and its whole state (-1 before one).

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <thread>
 #include <vector>
@@ -47,10 +48,13 @@ class Exposition {
  public:
   void add(const std::string& scope, const MetricValue& m, const Labels& labels) {
     if (m.kind == MetricValue::Kind::kString) return;  // not a number: Flink's reporter leaves it out
-    // A user-scope group ("deadLetters.parse-error") extends the logical scope.
+    // User-scope groups ("deadLetters.parse-error", "KafkaSourceReader.KafkaConsumer.
+    // records-lag-max") extend the logical scope, one '_'-joined component each.
     std::string group_scope = scope, short_name = m.name;
     if (auto dot = m.name.rfind('.'); dot != std::string::npos) {
-      group_scope += "_" + m.name.substr(0, dot);
+      std::string groups = m.name.substr(0, dot);
+      std::replace(groups.begin(), groups.end(), '.', '_');
+      group_scope += "_" + groups;
       short_name = m.name.substr(dot + 1);
     }
     std::string name = filtered("flink_" + group_scope + "_" + short_name);

@@ -38,8 +38,17 @@ std::int64_t completed_at(const DispatchedJob& job, const CheckpointStats& s) {
   return cache[key] = ts;
 }
 
+// A task's acknowledgement of checkpoint `s`: the subtask `subtask` of the chain headed
+// by `head` (CheckpointStats::tasks); for a checkpoint without them, one at its end.
+CheckpointTaskStats task_ack(const CheckpointStats& s, const std::string& head, int subtask) {
+  for (const auto& t : s.tasks)
+    if (t.subtask == subtask && t.head == head) return t;
+  return {head, subtask, s.duration_ms, 0};
+}
+
 json task_statistics(const DispatchedJob& job, const CheckpointStats& s, std::int64_t ack) {
   json tasks = json::object();
+  const std::int64_t trigger = ack - s.duration_ms;
   bool done = s.status == CheckpointStats::Status::kCompleted;
   // A vertex's sizes: its operators' state over its subtasks, from the checkpoint's metadata.
   auto sizes = done ? checkpoint_state_sizes(s.path) : std::make_shared<const StateSizes>();
@@ -51,12 +60,15 @@ json task_statistics(const DispatchedJob& job, const CheckpointStats& s, std::in
           total.state_size += it->second.state_size;
           total.checkpointed_size += it->second.checkpointed_size;
         }
+    // Flink's: the vertex's last acknowledgement, and its time after the trigger.
+    std::int64_t last_ack_ms = 0;
+    for (int i = 0; i < v.parallelism; ++i) last_ack_ms = std::max(last_ack_ms, task_ack(s, v.operators.front(), i).ack_ms);
     tasks[v.id] = {{"id", s.id},
                    {"status", done ? "COMPLETED" : "FAILED"},
-                   {"latest_ack_timestamp", done ? ack : -1},
+                   {"latest_ack_timestamp", done ? trigger + last_ack_ms : -1},
                    {"checkpointed_size", total.checkpointed_size},
                    {"state_size", total.state_size},
-                   {"end_to_end_duration", s.duration_ms},
+                   {"end_to_end_duration", done ? last_ack_ms : s.duration_ms},
                    {"alignment_buffered", 0},
                    {"processed_data", 0},
                    {"persisted_data", 0},
@@ -211,7 +223,7 @@ json checkpoint_subtask_details(const DispatchedJob& job, std::int64_t checkpoin
   const std::int64_t ack = completed_at(job, *s);
   json task = task_statistics(job, *s, ack)[v.id];
   auto sizes = done ? checkpoint_state_sizes(s->path) : std::make_shared<const StateSizes>();
-  std::vector<std::int64_t> checkpointed, full, durations, zeros;
+  std::vector<std::int64_t> checkpointed, full, durations, alignments, zeros;
   json subtasks = json::array();
   for (int i = 0; i < v.parallelism; ++i) {
     if (!done) {
@@ -224,20 +236,25 @@ json checkpoint_subtask_details(const DispatchedJob& job, std::int64_t checkpoin
         size.state_size += it->second.state_size;
         size.checkpointed_size += it->second.checkpointed_size;
       }
+    // The subtask's acknowledgement (ms after the trigger) and alignment: from the first
+    // barrier its inputs delivered to the last (0 with one input, and for sources).
+    const CheckpointTaskStats acked = task_ack(*s, v.operators.front(), i);
+    const std::int64_t alignment_ms = acked.alignment_ns / 1'000'000;
     checkpointed.push_back(size.checkpointed_size);
     full.push_back(size.state_size);
-    durations.push_back(s->duration_ms);
+    durations.push_back(acked.ack_ms);
+    alignments.push_back(alignment_ms);
     zeros.push_back(0);
-    // Not measured per subtask: sync / async durations, alignment (aligned checkpoints
-    // buffer and persist nothing), start delay.
+    // Not measured per subtask: sync / async durations, the bytes processed during
+    // alignment (aligned checkpoints buffer and persist nothing), start delay.
     subtasks.push_back({{"index", i},
                         {"status", "completed"},
-                        {"ack_timestamp", ack},
-                        {"end_to_end_duration", s->duration_ms},
+                        {"ack_timestamp", ack - s->duration_ms + acked.ack_ms},
+                        {"end_to_end_duration", acked.ack_ms},
                         {"state_size", size.state_size},
                         {"checkpointed_size", size.checkpointed_size},
                         {"checkpoint", {{"sync", 0}, {"async", 0}}},
-                        {"alignment", {{"buffered", 0}, {"processed", 0}, {"persisted", 0}, {"duration", 0}}},
+                        {"alignment", {{"buffered", 0}, {"processed", 0}, {"persisted", 0}, {"duration", alignment_ms}}},
                         {"start_delay", 0},
                         {"unaligned_checkpoint", false},
                         {"aborted", false}});
@@ -248,7 +265,7 @@ json checkpoint_subtask_details(const DispatchedJob& job, std::int64_t checkpoin
                      {"checkpoint_duration", {{"sync", summary(zeros)}, {"async", summary(zeros)}}},
                      {"alignment",
                       {{"buffered", summary(zeros)}, {"processed", summary(zeros)}, {"persisted", summary(zeros)},
-                       {"duration", summary(zeros)}}},
+                       {"duration", summary(alignments)}}},
                      {"start_delay", summary(zeros)}};
   task["subtasks"] = std::move(subtasks);
   return task;

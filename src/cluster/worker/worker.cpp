@@ -63,7 +63,8 @@ class AttemptHost final : public TaskEvents {
   std::int64_t attempt() const { return attempt_; }
   // [[operator id, subtask, records in, records out, batches in, batches out, late records
   // dropped, dead letters, busy ns, backpressured ns, idle ns, input watermark, output
-  // watermark, bytes in, bytes out, pending records, {dead-letter reason: count}], ...]
+  // watermark, bytes in, bytes out, pending records, {dead-letter reason: count}, pending
+  // bytes, records lag max], ...]
   nlohmann::json metrics() const {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& m : metrics_.snapshot()) {
@@ -71,7 +72,8 @@ class AttemptHost final : public TaskEvents {
       for (const auto& [reason, n] : m.dead_letters_by_reason) reasons[reason] = n;
       rows.push_back({m.operator_id, m.subtask, m.records_in, m.records_out, m.batches_in, m.batches_out,
                       m.late_records_dropped, m.dead_letters, m.busy_ns, m.backpressured_ns, m.idle_ns,
-                      m.input_watermark, m.output_watermark, m.bytes_in, m.bytes_out, m.pending_records, reasons});
+                      m.input_watermark, m.output_watermark, m.bytes_in, m.bytes_out, m.pending_records, reasons,
+                      m.pending_bytes, m.records_lag_max});
     }
     return rows;
   }

@@ -134,25 +134,31 @@ struct KafkaPartitionReader::Impl {
       std::erase_if(splits_, [](const Split& s) { return s.next >= s.stop; });
       assign();
     }
-    if (pending_counter_ && now >= next_pending_) {
+    // Also when splits finished: a bounded source's last poll may come within the second.
+    if (pending_counter_ && (now >= next_pending_ || finished)) {
       next_pending_ = now + std::chrono::seconds(1);
-      pending_counter_->store(pending_records(), std::memory_order_relaxed);
+      report_backlog();
     }
     if (splits_.empty() && c_.bounded.mode != Mode::kUnbounded) return Status::kEnd;
     return n > 0 ? Status::kMore : Status::kNothingAvailable;
   }
 
-  // Records left in the held partitions, by the high watermarks the client last saw
-  // (rd_kafka_get_watermark_offsets: cached, no broker round trip); a partition whose
-  // high watermark is not known yet counts 0.
-  std::int64_t pending_records() const {
-    std::int64_t pending = 0;
+  // The held partitions' backlog, by the high watermarks the client last saw
+  // (rd_kafka_get_watermark_offsets: cached from fetch responses, no broker round trip):
+  // pendingRecords, the records left to read (up to the stop offset when bounded), and
+  // records-lag-max, the Kafka consumer's largest lag (high watermark - position, as the
+  // Java client's records-lag, which knows no stop offset). A partition whose high
+  // watermark is not known yet counts 0 in both.
+  void report_backlog() {
+    std::int64_t pending = 0, lag_max = 0;
     for (const auto& s : splits_) {
       std::int64_t lo = 0, hi = -1;
       if (rd_kafka_get_watermark_offsets(consumer_.get(), s.tp.topic.c_str(), s.tp.partition, &lo, &hi) || hi < 0) continue;
       pending += std::max<std::int64_t>(0, std::min(hi, s.stop) - s.next);
+      lag_max = std::max(lag_max, hi - s.next);
     }
-    return pending;
+    pending_counter_->store(pending, std::memory_order_relaxed);
+    if (lag_max_gauge_) lag_max_gauge_->store(lag_max, std::memory_order_relaxed);
   }
 
   // The client's destruction waits for every message it handed out: give them back first.
@@ -420,6 +426,7 @@ struct KafkaPartitionReader::Impl {
   std::map<std::int64_t, std::vector<std::pair<KafkaTopicPartition, std::int64_t>>> pending_commits_;
   std::vector<std::pair<KafkaTopicPartition, std::int64_t>> finished_offsets_;  // not yet in a checkpoint
   std::atomic<std::int64_t>* pending_counter_ = nullptr;
+  std::atomic<std::int64_t>* lag_max_gauge_ = nullptr;
   std::chrono::steady_clock::time_point next_pending_{};
 };
 
@@ -430,8 +437,10 @@ void KafkaPartitionReader::open() { impl_->open(); }
 KafkaPartitionReader::Status KafkaPartitionReader::poll(std::size_t max_messages) { return impl_->poll(max_messages); }
 std::span<const KafkaMessage> KafkaPartitionReader::records() const { return impl_->records_; }
 void KafkaPartitionReader::close() { impl_->close(); }
-void KafkaPartitionReader::report_pending_records_to(std::atomic<std::int64_t>* counter) {
-  impl_->pending_counter_ = counter;
+void KafkaPartitionReader::report_backlog_to(std::atomic<std::int64_t>* pending_records,
+                                             std::atomic<std::int64_t>* records_lag_max) {
+  impl_->pending_counter_ = pending_records;
+  impl_->lag_max_gauge_ = records_lag_max;
 }
 std::vector<std::string> KafkaPartitionReader::snapshot_splits() const { return impl_->snapshot_splits(); }
 void KafkaPartitionReader::restore_splits(const std::vector<std::string>& splits) { impl_->restore_splits(splits); }

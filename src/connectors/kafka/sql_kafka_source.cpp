@@ -29,7 +29,7 @@ class KafkaSqlReader final : public SqlSourceReader {
   void open(RuntimeContext& ctx) override {
     ctx_ = &ctx;
     partitions_.open();
-    partitions_.report_pending_records_to(&ctx.metrics().pending_records);
+    partitions_.report_backlog_to(&ctx.metrics().pending_records, &ctx.metrics().records_lag_max);
     if (!c_.formats.key_format.empty()) {
       key_decoder_ = make_record_decoder(c_.formats.key_format, c_.formats.key_fields, c_.formats.key_options);
       for (const auto& f : c_.formats.key_fields->fields()) key_scratch_.emplace_back(f.type);

@@ -88,6 +88,7 @@ class FilesystemReader final : public SqlSourceReader {
     auto files = list_input_files(c_.path);
     splits_.assign(files_for_subtask(readable(files, nullptr), subtask_, parallelism_));
     start_reading();
+    report_bytes();
   }
 
   Status poll(ColumnBatch& out, std::size_t max_rows) override {
@@ -160,6 +161,7 @@ class FilesystemReader final : public SqlSourceReader {
     batch_rows_ = 0;
     if (ignored > 0) ctx_->metrics().count_dead_letters("ignored-parse-error", ignored, false);
     dead_.flush(*ctx_);
+    report_bytes();
     out_cols_ = nullptr;
     // The next poll reads the next lane (a csv line held back is its lane's next one).
     if (lanes_.size() > 1 && !held_) lane_ = (lane_ + 1) % lanes_.size();
@@ -178,7 +180,9 @@ class FilesystemReader final : public SqlSourceReader {
   void restore_splits(std::vector<std::string> splits) override {
     splits_.restore(splits, "sql_filesystem_source");
     discovered_.clear();
+    discovered_bytes_ = 0;
     start_reading();
+    report_bytes();
   }
 
   // Monitoring: every file taken by any subtask, so that after a restore (at any
@@ -233,6 +237,9 @@ class FilesystemReader final : public SqlSourceReader {
       known_.insert(f);
       taken_.push_back(f);
       discovered_.push_back(f);
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      if (!ec) discovered_bytes_ += static_cast<std::int64_t>(size);
     }
     return !kept.empty();
   }
@@ -250,6 +257,8 @@ class FilesystemReader final : public SqlSourceReader {
     const std::size_t buffer = n <= 1 ? c_.read_buffer_bytes
                                       : std::max(std::min<std::size_t>(c_.read_buffer_bytes, 64 << 10),
                                                  c_.read_buffer_bytes / n);
+    for (const Lane& l : lanes_)
+      if (l.lines) bytes_done_ += l.lines->bytes_read();
     lanes_.clear();
     held_splits_.clear();
     for (std::size_t l = 0; l < n; ++l) {
@@ -263,6 +272,20 @@ class FilesystemReader final : public SqlSourceReader {
     held_ = false;
   }
   std::size_t current_file_index() const { return lanes_[lane_].begin + lanes_[lane_].lines->current_file_index(); }
+
+  // FLIP-33's numBytesIn and pendingBytes of the source: the bytes of its files it read
+  // (those of a restored split's lines consumed before the checkpoint too: they are read
+  // again to be skipped) and the bytes of the files it was given that it has not read.
+  void report_bytes() {
+    std::int64_t in = bytes_done_, pending = discovered_bytes_;
+    for (const Lane& l : lanes_)
+      if (l.lines) {
+        in += l.lines->bytes_read();
+        pending += l.lines->bytes_pending();
+      }
+    ctx_->metrics().bytes_in.store(in, std::memory_order_relaxed);
+    ctx_->metrics().pending_bytes.store(pending, std::memory_order_relaxed);
+  }
 
   // The next line: one put back by read_multi_line_record first, else of the lane being
   // read, else of the next lane not finished; once every lane is, a monitoring source
@@ -278,6 +301,7 @@ class FilesystemReader final : public SqlSourceReader {
         Lane& l = lanes_[lane_];
         if (!l.lines) continue;
         if (l.lines->next(line)) return true;
+        bytes_done_ += l.lines->bytes_read();
         l.lines.reset();  // its buffer and file go now
         splits_.finish_lane(lane_);
         held_splits_.erase(std::find(held_splits_.begin(), held_splits_.end(), l.id));
@@ -286,6 +310,7 @@ class FilesystemReader final : public SqlSourceReader {
       if (out_cols_) end_run(*out_cols_);  // file indices restart with the new files
       splits_.assign(std::move(discovered_));
       discovered_.clear();
+      discovered_bytes_ = 0;
       start_reading();
     }
   }
@@ -381,6 +406,8 @@ class FilesystemReader final : public SqlSourceReader {
   // the ones this subtask took, and those it discovered but not started.
   std::unordered_set<std::string> known_;
   std::vector<std::string> taken_, discovered_;
+  std::int64_t discovered_bytes_ = 0;  // the size of discovered_'s files
+  std::int64_t bytes_done_ = 0;        // read by the LineReaders of lanes gone
   std::int64_t next_scan_ms_ = 0;
   std::string reason_, position_;
   DeadLetterCollector dead_;

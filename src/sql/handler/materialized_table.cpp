@@ -14,6 +14,7 @@
 #include "clink/sql/binder/binder.hpp"
 #include "clink/sql/common/sql_error.hpp"
 #include "clink/sql/common/time_zone.hpp"
+#include "clink/sql/function/date_format.hpp"
 #include "clink/sql/optimizer/optimizer.hpp"
 #include "clink/sql/parser/parser.hpp"
 #include "clink/sql/physical/physical_plan.hpp"
@@ -121,6 +122,15 @@ void swap_directory(const fs::path& staged, const fs::path& target) {
   fs::remove_all(staged);  // now the previous snapshot
 }
 
+// 'partition.fields.<field>.date-formatter' -> field.
+std::optional<std::string> date_formatter_field(std::string_view key) {
+  constexpr std::string_view prefix = "partition.fields.", suffix = ".date-formatter";
+  if (key.size() <= prefix.size() + suffix.size() || key.substr(0, prefix.size()) != prefix ||
+      key.substr(key.size() - suffix.size()) != suffix)
+    return std::nullopt;
+  return std::string(key.substr(prefix.size(), key.size() - prefix.size() - suffix.size()));
+}
+
 bool hidden_name(const fs::path& p) {
   auto n = p.filename().string();
   return !n.empty() && (n[0] == '.' || n[0] == '_');
@@ -163,7 +173,9 @@ nlohmann::json MaterializedTableDef::to_json() const {
           {"path", path},         {"partitioned_by", partitioned_by},
           {"primary_key", primary_key},   {"snapshot", snapshot},
           {"default_path", default_path}, {"last_refresh_ms", last_refresh_ms},
-          {"refreshes", refreshes}};
+          {"refreshes", refreshes},       {"last_schedule_ms", last_schedule_ms},
+          {"job_id", job_id},             {"date_formatters", date_formatters},
+          {"resume_options", resume_options}, {"time_zone", time_zone}};
 }
 
 MaterializedTableDef MaterializedTableDef::from_json(const nlohmann::json& j) {
@@ -181,13 +193,18 @@ MaterializedTableDef MaterializedTableDef::from_json(const nlohmann::json& j) {
   d.default_path = j.value("default_path", false);
   d.last_refresh_ms = j.value("last_refresh_ms", std::int64_t{0});
   d.refreshes = j.value("refreshes", std::int64_t{0});
+  d.last_schedule_ms = j.value("last_schedule_ms", std::int64_t{0});
+  d.job_id = j.value("job_id", "");
+  d.date_formatters = j.value("date_formatters", std::vector<std::pair<std::string, std::string>>{});
+  d.resume_options = j.value("resume_options", std::vector<std::pair<std::string, std::string>>{});
+  d.time_zone = j.value("time_zone", "");
   return d;
 }
 
 std::optional<MaterializedTableDef> MaterializedTables::find(const std::string& name) const {
   if (catalog_.persistence_dir().empty()) {
-    auto it = memory_.find(name);
-    if (it == memory_.end()) return std::nullopt;
+    auto it = memory_->find(name);
+    if (it == memory_->end()) return std::nullopt;
     return it->second;
   }
   fs::path p = fs::path(catalog_.persistence_dir()) / kDir / (name + ".json");
@@ -199,7 +216,7 @@ std::optional<MaterializedTableDef> MaterializedTables::find(const std::string& 
 std::vector<MaterializedTableDef> MaterializedTables::all() const {
   std::vector<MaterializedTableDef> out;
   if (catalog_.persistence_dir().empty()) {
-    for (const auto& [n, d] : memory_) out.push_back(d);
+    for (const auto& [n, d] : *memory_) out.push_back(d);
     return out;
   }
   std::error_code ec;
@@ -214,7 +231,7 @@ std::vector<MaterializedTableDef> MaterializedTables::all() const {
 
 void MaterializedTables::save(const MaterializedTableDef& def) {
   if (catalog_.persistence_dir().empty()) {
-    memory_[def.name] = def;
+    (*memory_)[def.name] = def;
     return;
   }
   fs::path dir = fs::path(catalog_.persistence_dir()) / kDir;
@@ -225,7 +242,7 @@ void MaterializedTables::save(const MaterializedTableDef& def) {
 }
 
 void MaterializedTables::remove(const std::string& name) {
-  memory_.erase(name);
+  memory_->erase(name);
   if (!catalog_.persistence_dir().empty())
     fs::remove(fs::path(catalog_.persistence_dir()) / kDir / (name + ".json"));
 }
@@ -248,12 +265,12 @@ nlohmann::json MaterializedTables::plan_insert(const MaterializedTableDef& def, 
   return planner.compile({sink}, job_name);
 }
 
-void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Statement& st, const MaterializedJobRunner& run) {
+void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Statement& st, const MaterializedJobs& jobs) {
   using A = ast::MaterializedTable::Action;
   const std::string name = m.name.back();
   const char* kind = m.view ? "materialized view" : "materialized table";
   auto def = find(name);
-  if (m.action == A::Create && !(m.or_alter && def)) return create(m, st, run);
+  if (m.action == A::Create && !(m.or_alter && def)) return create(m, st, jobs);
   if (!def) {
     if (m.action == A::Drop && m.if_exists) return;
     if (catalog_.has(name))
@@ -262,8 +279,9 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
   }
   switch (m.action) {
     case A::Create:  // CREATE OR ALTER of an existing table
-    case A::AlterQuery: return alter_query(std::move(*def), m, st, run);
-    case A::Drop:
+    case A::AlterQuery: return alter_query(std::move(*def), m, st, jobs);
+    case A::Drop:  // the refresh pipeline first, as Flink's
+      stop_continuous(*def, jobs);
       catalog_.remove(ObjectKind::kTable, name);
       remove(name);
       if (def->default_path) fs::remove_all(def->path);
@@ -272,29 +290,33 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
       if (def->status == "SUSPENDED")
         throw TranslationError(st.pos, fmt::format("Materialized table `{}` is already suspended", name));
       def->status = "SUSPENDED";
-      save(*def);
+      stop_continuous(*def, jobs);  // saves
       return;
     case A::Resume:
       if (def->status == "ACTIVATED")
         throw TranslationError(st.pos, fmt::format("Materialized table `{}` is not suspended", name));
       def->status = "ACTIVATED";
+      def->last_schedule_ms = now_ms();  // the schedule goes on from here (no catch-up)
+      def->resume_options.clear();
+      for (const auto& p : resume_hints(*def, m.options, st.pos)) def->resume_options.emplace_back(p.key, p.value);
+      if (!def->full()) def->resume_options.clear();  // the new job's only (run_continuous takes them from the statement)
       save(*def);
       // No savepoint of the suspended job: the maintenance job recomputes the backing
       // from the sources (see docs/materialized-tables.md).
       if (!def->full()) {
         clear_backing(def->path);  // the resumed job computes the backing from the sources again
-        run_continuous(*def, st, run);
+        run_continuous(*def, st, jobs);
       }
       return;
     case A::Refresh: {
       std::vector<std::pair<std::string, std::string>> partition;
       for (const auto& p : m.partition) partition.emplace_back(p.key, p.value);
-      return refresh(name, partition, st, run);
+      return refresh(name, partition, st, jobs.run);
     }
   }
 }
 
-void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Statement& st, const MaterializedJobRunner& run) {
+void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Statement& st, const MaterializedJobs& jobs) {
   const std::string name = m.name.back();
   const char* kind = m.view ? "materialized view" : "materialized table";
   if (catalog_.has(name) || find(name)) {
@@ -330,6 +352,14 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
   if (auto p = take(options, "partition_by")) def.partitioned_by = split_names(*p);
   if (auto p = take(options, "primary_key")) def.primary_key = split_names(*p);
   take(options, "mode");  // the seed's 'upsert': derived from the query here
+  for (auto it = options.begin(); it != options.end();) {
+    if (auto field = date_formatter_field(it->key)) {
+      def.date_formatters.emplace_back(*field, it->value);
+      it = options.erase(it);
+    } else {
+      ++it;
+    }
+  }
   // Flink's derivation: a freshness below the threshold is CONTINUOUS, else FULL.
   if (mode.empty()) {
     const auto threshold = session_duration(session_, "materialized-table.refresh-mode.freshness-threshold",
@@ -421,12 +451,31 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
     t.options.emplace_back("format", "json");
   }
   for (const auto& p : options) t.options.emplace_back(p.key, p.value);
+  for (const auto& [field, pattern] : def.date_formatters) {
+    auto index = q->schema.index_of(field);
+    if (std::find(def.partitioned_by.begin(), def.partitioned_by.end(), field) == def.partitioned_by.end() || !index)
+      throw TranslationError(st.pos, fmt::format("{} `{}`: 'partition.fields.{}.date-formatter' names `{}`, which is not "
+                                                 "a partition key ({})", kind, name, field, field,
+                                                 fmt::join(def.partitioned_by, ", ")));
+    if (!q->schema.type(*index).is_character_string())
+      throw TranslationError(st.pos, fmt::format("{} `{}`: the partition key `{}` of 'partition.fields.{}.date-formatter' "
+                                                 "must be a string column, it is {}", kind, name, field, field,
+                                                 q->schema.type(*index).to_string()));
+    try {
+      DateFormatter check(pattern);
+    } catch (const std::exception& e) {
+      throw TranslationError(st.pos, fmt::format("{} `{}`: 'partition.fields.{}.date-formatter' = '{}': {}", kind, name,
+                                                 field, pattern, e.what()));
+    }
+  }
   if (file_backed) fs::create_directories(def.path);
   catalog_.add_table(t);
+  def.last_schedule_ms = now_ms();
+  if (auto tz = session_.find("table.local-time-zone"); tz != session_.end()) def.time_zone = tz->second;
   save(def);
   try {
-    if (def.full()) refresh(name, {}, st, run);  // the initial population
-    else run_continuous(def, st, run);
+    if (def.full()) refresh(name, {}, st, jobs.run);  // the initial population
+    else run_continuous(def, st, jobs);
   } catch (...) {
     if (!def.full()) throw;  // a continuous job that failed leaves the table, as Flink's
     catalog_.remove(ObjectKind::kTable, name);
@@ -443,7 +492,7 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
 // not restore the old one's state either) and rebuilds the backing, so no row is kept
 // twice.
 void MaterializedTables::alter_query(MaterializedTableDef def, const ast::MaterializedTable& m, const ast::Statement& st,
-                                     const MaterializedJobRunner& run) {
+                                     const MaterializedJobs& jobs) {
   const std::string& name = def.name;
   if (m.action == ast::MaterializedTable::Action::Create) {  // CREATE OR ALTER: only the query may change
     auto changed = [&](const char* what) {
@@ -495,23 +544,55 @@ void MaterializedTables::alter_query(MaterializedTableDef def, const ast::Materi
   def.query_sql = m.query_sql;
   save(def);
   if (def.full() || def.status != "ACTIVATED") return;
+  stop_continuous(def, jobs);
   clear_backing(def.path);
-  run_continuous(def, st, run);
+  run_continuous(def, st, jobs);
 }
 
-void MaterializedTables::run_continuous(const MaterializedTableDef& def, const ast::Statement& st, const MaterializedJobRunner& run) {
+void MaterializedTables::run_continuous(MaterializedTableDef& def, const ast::Statement& st, const MaterializedJobs& jobs) {
   std::vector<ast::Property> hints;
   if (def.snapshot) {  // the backing is read as filesystem, written by the snapshot sink
     hints.push_back({"connector", "filesystem-snapshot", st.pos});
     hints.push_back({"sink.parallelism", "1", st.pos});
   }
   ast::QueryPtr query = parse_stored_query(def.query_sql);
-  if (const auto* m = st.as<ast::MaterializedTable>(); m && m->query) query = m->query;  // positions as written
-  run(plan_insert(def, query, hints, st.pos, "materialized-table_" + def.name), st);
+  const auto* m = st.as<ast::MaterializedTable>();
+  if (m && m->query) query = m->query;  // positions as written
+  // RESUME WITH (...): dynamic options of this job's sink only (Flink does not keep them).
+  if (m && m->action == ast::MaterializedTable::Action::Resume)
+    for (auto& p : resume_hints(def, m->options, st.pos)) hints.push_back(std::move(p));
+  nlohmann::json spec = plan_insert(def, query, hints, st.pos, "materialized-table_" + def.name);
+  if (!jobs.start) return jobs.run(spec, st);  // in the foreground, until it ends
+  def.job_id = jobs.start(spec, st);
+  save(def);
+}
+
+void MaterializedTables::stop_continuous(MaterializedTableDef& def, const MaterializedJobs& jobs) {
+  if (!def.job_id.empty() && jobs.cancel) jobs.cancel(def.job_id);
+  def.job_id.clear();
+  save(def);
+}
+
+std::vector<ast::Property> MaterializedTables::resume_hints(const MaterializedTableDef& def,
+                                                           const std::vector<ast::Property>& options, SourcePosition pos) const {
+  std::vector<ast::Property> out;
+  for (const auto& p : options) {
+    const SourcePosition at = p.pos.known() ? p.pos : pos;
+    if (p.key == "connector" || p.key == "path" || p.key == "format")
+      throw TranslationError(at, fmt::format("ALTER MATERIALIZED TABLE `{}` RESUME WITH: '{}' is the backing's own and "
+                                             "cannot be a dynamic option", def.name, p.key));
+    if (p.key == "sink.parallelism" && def.snapshot && p.value != "1")
+      throw TranslationError(at, fmt::format("ALTER MATERIALIZED TABLE `{}` RESUME WITH: 'sink.parallelism' = '{}': "
+                                             "the backing's snapshot is written at parallelism 1 (one file per "
+                                             "partition, replaced as a whole)", def.name, p.value));
+    if (p.key == "sink.parallelism" && def.snapshot) continue;  // '1', as it is anyway
+    out.push_back(p);
+  }
+  return out;
 }
 
 void MaterializedTables::refresh(const std::string& name, const std::vector<std::pair<std::string, std::string>>& partition,
-                                 const ast::Statement& st, const MaterializedJobRunner& run) {
+                                 const ast::Statement& st, const MaterializedJobRunner& run, bool periodic) {
   auto def = find(name);
   if (!def) throw TranslationError(st.pos, fmt::format("Materialized table `{}` does not exist", name));
   if (def->path.empty())
@@ -544,6 +625,8 @@ void MaterializedTables::refresh(const std::string& name, const std::vector<std:
   std::vector<ast::Property> hints = {{"connector", "filesystem-snapshot", st.pos},
                                       {"path", staging.string(), st.pos},
                                       {"sink.parallelism", "1", st.pos}};
+  if (periodic)
+    for (const auto& [k, v] : def->resume_options) hints.push_back({k, v, st.pos});
   try {
     run(plan_insert(*def, query, hints, st.pos, "refresh_" + name), st);
   } catch (...) {

@@ -61,12 +61,14 @@ std::string MaterializedTables::show(const ast::Show& stmt, SourcePosition pos) 
     for (const auto& p : def->partitioned_by) cols.push_back(q(p));
     out += fmt::format("\nPARTITIONED BY ({})", fmt::join(cols, ", "));
   }
-  if (backing && !backing->options.empty()) {
-    std::vector<std::string> opts;
+  std::vector<std::string> opts;
+  if (backing)
     for (const auto& [k, v] : backing->options)
       opts.push_back(fmt::format("  {} = {}", ast::quote_string(k), ast::quote_string(v)));
-    out += fmt::format("\nWITH (\n{}\n)", fmt::join(opts, ",\n"));
-  }
+  for (const auto& [field, pattern] : def->date_formatters)
+    opts.push_back(fmt::format("  {} = {}", ast::quote_string("partition.fields." + field + ".date-formatter"),
+                               ast::quote_string(pattern)));
+  if (!opts.empty()) out += fmt::format("\nWITH (\n{}\n)", fmt::join(opts, ",\n"));
   out += fmt::format("\nFRESHNESS = {}\nREFRESH_MODE = {}\nAS {}\n", freshness_text(def->freshness_ms), def->refresh_mode,
                      def->query_sql);
   return out;

@@ -109,12 +109,12 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
                                                      n.back()));
     ddl_.drop(*s, st.pos);
   } else if (const auto* s = st.as<ast::MaterializedTable>()) {
-    MaterializedJobRunner run = job_runner_;
-    if (!run && on_job_) run = [this](const nlohmann::json& spec, const ast::Statement& s2) { on_job_(spec, s2); };
-    if (!run)
+    MaterializedJobs jobs = jobs_;
+    if (!jobs.run && on_job_) jobs.run = [this](const nlohmann::json& spec, const ast::Statement& s2) { on_job_(spec, s2); };
+    if (!jobs.run)
       throw TranslationError(st.pos, "materialized tables are maintained by the process that runs their jobs and "
-                                     "refreshes (`clink run`, `clink sql`); this session does not run jobs");
-    materialized_.execute(*s, st, run);
+                                     "refreshes (`clink run`, `clink sql`, a coordinator); this session does not run jobs");
+    materialized_.execute(*s, st, jobs);
   }
   else if (const auto* s = st.as<ast::AlterTable>()) ddl_.alter_table(*s, st.pos);
   else if (const auto* s = st.as<ast::AnalyzeTable>()) ddl_.analyze(*s, st.pos);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "clink/core/utf8.hpp"
 #include "clink/metrics/sql_metrics.hpp"
 #include "ast_builder.hpp"
 #include "frontend.hpp"
@@ -39,6 +40,11 @@ size_t byte_offset_of_character(const std::string& text, int cursorpos) {
 
 Frontend::Frontend(std::string_view original)
     : original_(original), map_(original_), lexed_(preparse::tokenize(preparse::MappedText::identity(original_), map_)) {
+  // SQL text is Unicode: a byte that is not UTF-8 would reach string values, names and
+  // the JobGraphSpec's JSON (found by fuzzing: a failure far from its cause).
+  if (const std::size_t bad = first_invalid_utf8(original_); bad < original_.size())
+    throw ParseError(map_.position(bad), "the SQL text is not valid UTF-8 here (byte " +
+                                             std::to_string(static_cast<unsigned char>(original_[bad])) + ")");
   // The shim's own recursive descent (CAST, table functions, clauses) nests with the
   // brackets: bounded here, before any stage recurses, with the position of the first
   // bracket too deep (PostgreSQL's parser stops at about 10 000 with "memory exhausted").

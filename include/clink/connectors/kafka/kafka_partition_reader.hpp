@@ -91,10 +91,12 @@ class KafkaPartitionReader {
   // Their partitions, in the same order (they change only when the splits do).
   const std::vector<KafkaTopicPartition>& held_partitions() const;
   const std::string& what() const;
-  // Where to store Flink's pendingRecords of the source (the records between each held
-  // partition's next offset and its high watermark, summed), updated by poll() at most
-  // once a second from the offsets the client already has (no request to the broker).
-  void report_pending_records_to(std::atomic<std::int64_t>* counter);
+  // Where to store the source's backlog: Flink's pendingRecords (the records between each
+  // held partition's next offset and its high watermark, or its stop offset when bounded,
+  // summed) and the Kafka consumer's records-lag-max (the largest high watermark - next
+  // offset over the held partitions). Updated by poll() at most once a second from the
+  // offsets the client already has (no request to the broker).
+  void report_backlog_to(std::atomic<std::int64_t>* pending_records, std::atomic<std::int64_t>* records_lag_max);
 
  private:
   struct Impl;

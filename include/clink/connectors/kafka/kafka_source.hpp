@@ -231,7 +231,7 @@ class KafkaSource<T>::Reader final : public SourceReader<T> {
 
   void open(RuntimeContext& ctx) override {
     partitions_.open();
-    partitions_.report_pending_records_to(&ctx.metrics().pending_records);
+    partitions_.report_backlog_to(&ctx.metrics().pending_records, &ctx.metrics().records_lag_max);
     deserialize_ = source_.schema_.make();
   }
 

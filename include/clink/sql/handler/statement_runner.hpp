@@ -40,7 +40,10 @@ class StatementRunner {
   void on_job(JobCallback callback) { on_job_ = std::move(callback); }
   // Runs a materialized table's jobs to completion (its maintenance job, a refresh);
   // when unset, on_job runs them (the SQL test runner's runs each job to its end).
-  void set_job_runner(MaterializedJobRunner runner) { job_runner_ = std::move(runner); }
+  void set_job_runner(MaterializedJobRunner runner) { jobs_.run = std::move(runner); }
+  // All of how they run (a coordinator starts maintenance jobs and cancels them).
+  void set_materialized_jobs(MaterializedJobs jobs) { jobs_ = std::move(jobs); }
+  const MaterializedJobs& materialized_jobs() const { return jobs_; }
   MaterializedTables& materialized() { return materialized_; }
   void set_analyzer(TableAnalyzer analyzer) { ddl_.set_analyzer(std::move(analyzer)); }
 
@@ -64,7 +67,7 @@ class StatementRunner {
   SessionConfig session_;
   CatalogDdl ddl_;
   JobCallback on_job_;
-  MaterializedJobRunner job_runner_;
+  MaterializedJobs jobs_;
   MaterializedTables materialized_;
   int selects_ = 0;
 };
