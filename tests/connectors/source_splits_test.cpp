@@ -117,7 +117,7 @@ TEST(SourceSplits, FileSplitsAreFilesWithTheirConsumedLines) {
   auto st = run_and_snapshot(*source, 2, 2, 20, got);  // subtask 0: files 0, 2, 4; 1: files 1, 3
   // Subtask 0 read all 37 lines of file 0 (left out: finished) and 3 of file 2.
   EXPECT_EQ(st[0].list("source-splits"),
-            (std::vector<std::string>{"3 " + dir.file("in/part-2.txt"), "0 " + dir.file("in/part-4.txt")}));
+            (std::vector<std::string>{"3@0.0 " + dir.file("in/part-2.txt"), "0@0.0 " + dir.file("in/part-4.txt")}));
   st = run_and_snapshot(*source, 1, 3, 25, got, &st);
   st = run_and_snapshot(*source, 3, 1, 30, got, &st);
   st = run_and_snapshot(*source, 2, 1000, 1024, got, &st);

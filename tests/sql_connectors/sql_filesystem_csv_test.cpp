@@ -54,10 +54,10 @@ TEST(SqlFilesystemCsv, SplitPositionsAreRecordBoundariesAndRestoreResumesAfterTh
   while (h.poll(1)) snapshots.push_back(h.reader().snapshot_splits());
   EXPECT_THAT(h.rows, ElementsAre("+I[1, a\nb]", "+I[2, c]", "+I[3, x\r\n\r\n\"y\"]", "+I[4, d]"));
   ASSERT_EQ(snapshots.size(), 4u);
-  EXPECT_EQ(snapshots[0], std::vector<std::string>{"2 " + file});
-  EXPECT_EQ(snapshots[1], std::vector<std::string>{"3 " + file});
-  EXPECT_EQ(snapshots[2], std::vector<std::string>{"6 " + file});
-  EXPECT_EQ(snapshots[3], std::vector<std::string>{"7 " + file});
+  EXPECT_EQ(snapshots[0], std::vector<std::string>{"2@0.0 " + file});
+  EXPECT_EQ(snapshots[1], std::vector<std::string>{"3@0.0 " + file});
+  EXPECT_EQ(snapshots[2], std::vector<std::string>{"6@0.0 " + file});
+  EXPECT_EQ(snapshots[3], std::vector<std::string>{"7@0.0 " + file});
 
   const std::vector<std::vector<std::string>> rest = {
       {"+I[2, c]", "+I[3, x\r\n\r\n\"y\"]", "+I[4, d]"}, {"+I[3, x\r\n\r\n\"y\"]", "+I[4, d]"}, {"+I[4, d]"}, {}};

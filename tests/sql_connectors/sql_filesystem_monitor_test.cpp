@@ -83,7 +83,7 @@ TEST(SqlFilesystemMonitor, ARestoredReaderReadsOnlyNewFilesAndUnfinishedSplits) 
   auto splits = h.reader().snapshot_splits();
   auto shared = h.reader().snapshot_shared();
   const std::string a = (dir.path / "a.json").string(), b = (dir.path / "b.json").string();
-  EXPECT_EQ(splits, (std::vector<std::string>{"1 " + b}));
+  EXPECT_EQ(splits, (std::vector<std::string>{"1@0.0 " + b}));
   EXPECT_EQ(shared, (std::vector<std::string>{a, b}));
 
   publish(dir.path, "c.json", json_rows(6, 8));

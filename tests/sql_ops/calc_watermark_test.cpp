@@ -210,6 +210,28 @@ TEST(SqlWatermarkAssigner, TimeFunctionsInTheExpressionReadTheTasksClockAndWater
                                    "+I[1970-01-01T00:00:00.011, 1970-01-01T00:00:00.003]", "WM 9"));
 }
 
+// source_bounded: upstream watermarks are the source's bound (the minimum over its splits,
+// sent before a batch and including it), and the watermark never passes it, row by row.
+// Lane A's rows (to 20) come first while lane B has none: nothing goes out; B's rows are
+// then not late. Without the bound the watermark was 20 after A's batch.
+TEST(SqlWatermarkAssigner, SourceBoundedNeverPassesTheSourcesSlowestSplit) {
+  json p = wm_params("on-event");
+  p["source_bounded"] = true;
+  OpHarness h("sql_watermark_assigner", p);
+  h.push(batch(wm_schema(), {wrow(11, 10), wrow(21, 20)}));  // lane A; B has no rows: no bound yet
+  h.watermark(8);                                            // min(A 20, B 8): B's batch follows
+  h.push(batch(wm_schema(), {wrow(6, 5), wrow(9, 8)}));
+  h.watermark(15);
+  h.push(batch(wm_schema(), {wrow(16, 15)}));
+  h.finish();
+  EXPECT_THAT(h.lines, ElementsAre("+I[1970-01-01T00:00:00.011, 1970-01-01T00:00:00.010]",
+                                   "+I[1970-01-01T00:00:00.021, 1970-01-01T00:00:00.020]",
+                                   "+I[1970-01-01T00:00:00.006, 1970-01-01T00:00:00.005]",
+                                   "+I[1970-01-01T00:00:00.009, 1970-01-01T00:00:00.008]", "WM 8",
+                                   "+I[1970-01-01T00:00:00.016, 1970-01-01T00:00:00.015]", "WM 15",
+                                   "WM " + std::to_string(kMaxEventTime)));
+}
+
 TEST(SqlWatermarkAssigner, NullRowtimeFails) {
   OpHarness h("sql_watermark_assigner", wm_params("on-event"));
   try {

@@ -48,34 +48,57 @@ std::vector<std::string> list_input_files(const std::string& path);
 // Subtask i of p reads the files at sorted positions i, i+p, i+2p, ...
 std::vector<std::string> files_for_subtask(const std::vector<std::string>& files, int subtask, int parallelism);
 
-// The files one file-source reader reads, in order, and how far each was read: what the
-// typed and the SQL file sources checkpoint, one split "<lines consumed> <path>" per file
-// not finished. Restoring re-reads and skips the consumed lines of each file (a byte
-// offset per file would seek instead).
+// The files one file-source reader reads and how far each was read: what the typed and
+// the SQL file sources checkpoint, one split "<lines consumed>@<lane> <path>" per file not
+// finished. Restoring re-reads and skips the consumed lines of each file (a byte offset
+// per file would seek instead).
+//
+// Lanes: files a reader reads one after the other. A fresh reader's files are one lane. A
+// restore at another parallelism deals the old readers' splits round-robin, and each old
+// lane stays a lane of its own, its files in their order ("<subtask>.<lane>" names it in
+// a checkpoint; splits without one, of older checkpoints, form one lane). The SQL source
+// reads its lanes interleaved with a watermark per lane (issue 16: read one after the
+// other, one old reader's files made the next one's rows late).
 class FileSplits {
  public:
-  void assign(std::vector<std::string> files) {
-    files_ = std::move(files);
-    skip_.assign(files_.size(), 0);
-    current_ = 0;
-    current_lines_ = 0;
-  }
+  // A fresh reader's files, in one lane.
+  void assign(std::vector<std::string> files);
   const std::vector<std::string>& files() const { return files_; }
+  std::size_t lanes() const { return lanes_.size(); }
+  // Lane `l` is files()[lane_begin(l), lane_end(l)), read in that order.
+  std::size_t lane_begin(std::size_t l) const { return lanes_[l].begin; }
+  std::size_t lane_end(std::size_t l) const { return lanes_[l].end; }
   // Line `line` of file `f` was read; true when it was consumed before the restored checkpoint.
   bool consumed_before_restore(std::size_t f, std::int64_t line) {
-    current_ = f;
-    current_lines_ = line;
+    Lane& l = lanes_[lane_of_[f]];
+    l.current = f;
+    l.current_lines = line;
     return line <= skip_[f];
   }
-  std::vector<std::string> snapshot() const;
+  // Lane `l` was read to its end: a snapshot leaves it out.
+  void finish_lane(std::size_t l) { lanes_[l].current = lanes_[l].end; }
+  // For a reader of its lanes one after the other (the typed source): file `f` is being
+  // read (files().size(): all were), so the lanes before its lane are finished.
+  void finish_lanes_before(std::size_t f) {
+    while (first_open_ < lanes_.size() && lanes_[first_open_].end <= f) finish_lane(first_open_++);
+  }
+  // The splits of subtask `subtask` (which names its lanes); `queued`: files to read after
+  // these from their first line, as one more lane.
+  std::vector<std::string> snapshot(int subtask, const std::vector<std::string>& queued = {}) const;
   // Throws ClinkError naming `source` for a malformed split.
   void restore(const std::vector<std::string>& splits, const char* source);
 
  private:
-  std::vector<std::string> files_;
+  struct Lane {
+    std::size_t begin = 0, end = 0;
+    std::size_t current = 0;          // the file being read
+    std::int64_t current_lines = 0;   // lines of it consumed
+  };
+  std::vector<std::string> files_;  // lane by lane
   std::vector<std::int64_t> skip_;  // lines of each consumed before the restored checkpoint
-  std::size_t current_ = 0;         // the file being read
-  std::int64_t current_lines_ = 0;  // lines of it consumed
+  std::vector<std::uint32_t> lane_of_;
+  std::vector<Lane> lanes_;
+  std::size_t first_open_ = 0;  // finish_lanes_before: the lanes before it are finished
 };
 
 // "malformed JSON in /x/events.jsonl line 17: missing field \"value\""
@@ -135,9 +158,11 @@ class FileSource final : public Source<T> {
       // lines cannot keep one poll busy indefinitely.
       for (std::size_t examined = 0; examined < max_records; ++examined) {
         if (!lines_->next(line)) {
+          splits_.finish_lanes_before(splits_.files().size());
           more = false;
           break;
         }
+        splits_.finish_lanes_before(lines_->current_file_index());
         if (splits_.consumed_before_restore(lines_->current_file_index(), line.number)) continue;
         if (decoder_->skips_blank_lines() && is_blank(line.text)) continue;
         auto& rec = out.records.emplace_back();
@@ -156,7 +181,8 @@ class FileSource final : public Source<T> {
       return more ? Status::kMore : Status::kEnd;
     }
 
-    std::optional<std::vector<std::string>> snapshot_splits() const override { return splits_.snapshot(); }
+    // Its lanes are read one after the other (no per-lane watermarks in the typed source).
+    std::optional<std::vector<std::string>> snapshot_splits() const override { return splits_.snapshot(subtask_); }
     void restore_splits(std::vector<std::string> splits) override {
       splits_.restore(splits, "file source");
       lines_.emplace(splits_.files(), options_.read_buffer_bytes);

@@ -219,28 +219,6 @@ KafkaOffsetSpec offset_spec(const SqlConnectorParams& p, const std::string& what
   return s;
 }
 
-// "watermark": {"watermark", "rowtime" (expressions over the output row), "interval_ms",
-// "idle_timeout_ms"}: the planner pushed the table's WATERMARK into the source, which then
-// generates it per partition.
-std::shared_ptr<const SourceWatermarkSpec> source_watermarks(const SqlConnectorParams& p, const Schema& output) {
-  if (!p.has("watermark")) return nullptr;
-  const auto& w = p.raw("watermark");
-  auto spec = std::make_shared<SourceWatermarkSpec>();
-  try {
-    spec->watermark = expr_from_json(w.at("watermark"), output);
-    spec->rowtime = expr_from_json(w.at("rowtime"), output);
-    spec->interval_ms = w.value("interval_ms", std::int64_t{200});
-    spec->idle_timeout_ms = w.value("idle_timeout_ms", std::int64_t{0});
-  } catch (const std::exception& e) {
-    p.fail(std::string("param 'watermark': ") + e.what());
-  }
-  for (const ExprPtr* e : {&spec->watermark, &spec->rowtime})
-    if (!(*e)->type.is(TypeKind::kTimestamp) && !(*e)->type.is(TypeKind::kTimestampLtz))
-      p.fail("param 'watermark': " + (*e)->type.to_string() + " is not a TIMESTAMP");
-  spec->session.time_zone = TimeZone::of(p.local_time_zone());
-  return spec;
-}
-
 OperatorBuilder kafka_source(const OperatorSpecContext& ctx, bool upsert) {
   const char* factory = upsert ? "sql_upsert_kafka_source" : "sql_kafka_source";
   SqlConnectorParams p(ctx, factory, {"schema", "metadata", "primary_key", "dead_letter", "table", "watermark"});
@@ -299,7 +277,7 @@ OperatorBuilder kafka_source(const OperatorSpecContext& ctx, bool upsert) {
   make_record_decoder(c.formats.value_format, c.formats.value_fields, c.formats.value_options);
   if (!c.formats.key_format.empty()) make_record_decoder(c.formats.key_format, c.formats.key_fields, c.formats.key_options);
   std::shared_ptr<const SqlSource> source = std::make_shared<KafkaSqlSource>(std::move(c));
-  auto watermarks = source_watermarks(p, *source->output_schema());
+  auto watermarks = source_watermark_spec(p, *source->output_schema());
   return [source, watermarks] { return std::make_unique<SqlSourceOperator>(source, kDefaultBatchSize, watermarks); };
 }
 

@@ -113,6 +113,7 @@ std::vector<ConnectorDescriptor> make_table() {
                .projection_pushdown = true,
                .partition_pushdown = true,
                .dead_letters = true,
+               .watermark_bound = true,
                .sink_factory = "sql_filesystem_sink",
                .sink_changelog = {},
                .overwrite = true,

@@ -82,9 +82,11 @@ std::string default_partition_name(const SqlConnectorParams& p) {
 
 // ---- sql_filesystem_source ------------------------------------------------------------
 
-std::shared_ptr<FilesystemSqlSource> filesystem_source(const OperatorSpecContext& ctx) {
+// `watermarks`, when given, gets the pushed-down WATERMARK (source_watermarks.hpp).
+std::shared_ptr<FilesystemSqlSource> filesystem_source(const OperatorSpecContext& ctx,
+                                                       std::shared_ptr<const SourceWatermarkSpec>* watermarks) {
   SqlConnectorParams p(ctx, "sql_filesystem_source",
-                       {"schema", "projected", "dead_letter", "partition_keys", "partition_filter"});
+                       {"schema", "projected", "dead_letter", "partition_keys", "partition_filter", "watermark"});
   FilesystemSourceConfig c;
   c.format = row_format(p);
   p.check_options({"path", "format", "partition.default-name", "source.monitor-interval"},
@@ -126,11 +128,14 @@ std::shared_ptr<FilesystemSqlSource> filesystem_source(const OperatorSpecContext
         p.fail("param 'partition_filter' references `" + output.name(col) + "`, which is not a partition column");
     c.partitions.session.time_zone = TimeZone::of(p.local_time_zone());
   }
+  std::shared_ptr<FilesystemSqlSource> source;
   try {
-    return std::make_shared<FilesystemSqlSource>(std::move(c));
+    source = std::make_shared<FilesystemSqlSource>(std::move(c));
   } catch (const ClinkError& e) {
     p.fail(e.what());
   }
+  if (watermarks) *watermarks = source_watermark_spec(p, *source->output_schema());
+  return source;
 }
 
 // ---- sql_datagen_source ---------------------------------------------------------------
@@ -305,17 +310,20 @@ OperatorBuilder make_collect_sink(const OperatorSpecContext& ctx) {
 
 void register_sql_connectors(OperatorRegistry& r) {
   // Read whole inside an op (VECTOR_SEARCH's vector table): the same sources as the scans.
-  register_sql_source_maker("sql_filesystem_source", filesystem_source);
+  register_sql_source_maker("sql_filesystem_source",
+                            [](const OperatorSpecContext& ctx) { return filesystem_source(ctx, nullptr); });
   register_sql_source_maker("sql_datagen_source", datagen_source);
   r.add(OperatorFactoryInfo{
       .name = "sql_filesystem_source",
       .description = "SQL table source reading json or csv lines from a file or a directory (one split per file); "
-                     "params: schema, projected, dead_letter, and the DDL options path, format, json.*/csv.*",
+                     "params: schema, projected, dead_letter, watermark (bounds the assigner), and the DDL options path, "
+                     "format, json.*/csv.*",
       .num_inputs = 0,
       .out_type = sql_row,
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        std::shared_ptr<const SqlSource> s = filesystem_source(ctx);
-        return [s] { return std::make_unique<SqlSourceOperator>(s); };
+        std::shared_ptr<const SourceWatermarkSpec> watermarks;
+        std::shared_ptr<const SqlSource> s = filesystem_source(ctx, &watermarks);
+        return [s, watermarks] { return std::make_unique<SqlSourceOperator>(s, kDefaultBatchSize, watermarks); };
       },
       .side_outputs = {{kDeadLetterTag, kSqlRowType}}});
   r.add(OperatorFactoryInfo{

@@ -99,6 +99,7 @@ class FilesystemReader final : public SqlSourceReader {
     // partition columns get their file's values per run of rows from one file.
     auto& cols = out.columns();
     out_cols_ = &cols;
+    row_splits_.clear();
     file_cols_.clear();
     for (std::size_t c : file_out_) file_cols_.push_back(std::move(cols[c]));
     run_rows_ = 0;
@@ -116,7 +117,7 @@ class FilesystemReader final : public SqlSourceReader {
         break;
       }
       ++examined;
-      const std::size_t f = lines_->current_file_index();
+      const std::size_t f = current_file_index();
       if (splits_.consumed_before_restore(f, line.number)) continue;
       std::string_view record = line.text;
       const std::int64_t first_line = line.number;
@@ -162,6 +163,8 @@ class FilesystemReader final : public SqlSourceReader {
     dead_.flush(*ctx_);
     report_bytes();
     out_cols_ = nullptr;
+    // The next poll reads the next lane (a csv line held back is its lane's next one).
+    if (lanes_.size() > 1 && !held_) lane_ = (lane_ + 1) % lanes_.size();
     if (!more) return Status::kEnd;
     return waiting && rows == 0 ? Status::kNothingAvailable : Status::kMore;
   }
@@ -173,11 +176,7 @@ class FilesystemReader final : public SqlSourceReader {
 
   // Splits as the typed file source's (FileSplits); a monitoring source's discovered
   // files not started yet are splits from their first line.
-  std::vector<std::string> snapshot_splits() const override {
-    auto out = splits_.snapshot();
-    for (const auto& f : discovered_) out.push_back("0 " + f);
-    return out;
-  }
+  std::vector<std::string> snapshot_splits() const override { return splits_.snapshot(subtask_, discovered_); }
   void restore_splits(std::vector<std::string> splits) override {
     splits_.restore(splits, "sql_filesystem_source");
     discovered_.clear();
@@ -190,6 +189,9 @@ class FilesystemReader final : public SqlSourceReader {
   // parallelism) none is taken twice. Each subtask writes the files it took; subtask 0
   // also carries the restored ones on.
   std::vector<std::string> snapshot_shared() const override { return taken_; }
+
+  const std::vector<std::uint64_t>& row_splits() const override { return row_splits_; }
+  const std::vector<std::uint64_t>& held_splits() const override { return held_splits_; }
   void restore_shared(std::vector<std::string> files) override {
     known_.clear();
     known_.insert(files.begin(), files.end());
@@ -247,23 +249,47 @@ class FilesystemReader final : public SqlSourceReader {
     return static_cast<int>(h % static_cast<std::uint64_t>(parallelism_));
   }
 
+  // One reader per lane (FileSplits), each over its files; the read buffer is shared out
+  // between them (at least 64 KiB each).
   void start_reading() {
     if (partitions_) partitions_->assign(splits_.files());
-    if (lines_) bytes_done_ += lines_->bytes_read();
-    lines_.emplace(splits_.files(), c_.read_buffer_bytes);
+    const std::size_t n = splits_.lanes();
+    const std::size_t buffer = n <= 1 ? c_.read_buffer_bytes
+                                      : std::max(std::min<std::size_t>(c_.read_buffer_bytes, 64 << 10),
+                                                 c_.read_buffer_bytes / n);
+    for (const Lane& l : lanes_)
+      if (l.lines) bytes_done_ += l.lines->bytes_read();
+    lanes_.clear();
+    held_splits_.clear();
+    for (std::size_t l = 0; l < n; ++l) {
+      const auto& files = splits_.files();
+      std::vector<std::string> mine(files.begin() + static_cast<std::ptrdiff_t>(splits_.lane_begin(l)),
+                                    files.begin() + static_cast<std::ptrdiff_t>(splits_.lane_end(l)));
+      lanes_.push_back(Lane{std::make_unique<LineReader>(std::move(mine), buffer), splits_.lane_begin(l), next_lane_id_});
+      held_splits_.push_back(next_lane_id_++);
+    }
+    lane_ = 0;
     held_ = false;
   }
+  std::size_t current_file_index() const { return lanes_[lane_].begin + lanes_[lane_].lines->current_file_index(); }
 
   // FLIP-33's numBytesIn and pendingBytes of the source: the bytes of its files it read
   // (those of a restored split's lines consumed before the checkpoint too: they are read
   // again to be skipped) and the bytes of the files it was given that it has not read.
   void report_bytes() {
-    ctx_->metrics().bytes_in.store(bytes_done_ + lines_->bytes_read(), std::memory_order_relaxed);
-    ctx_->metrics().pending_bytes.store(lines_->bytes_pending() + discovered_bytes_, std::memory_order_relaxed);
+    std::int64_t in = bytes_done_, pending = discovered_bytes_;
+    for (const Lane& l : lanes_)
+      if (l.lines) {
+        in += l.lines->bytes_read();
+        pending += l.lines->bytes_pending();
+      }
+    ctx_->metrics().bytes_in.store(in, std::memory_order_relaxed);
+    ctx_->metrics().pending_bytes.store(pending, std::memory_order_relaxed);
   }
 
-  // The next line: one put back by read_multi_line_record first; at the end of the
-  // current files, a monitoring source moves on to the files discovered since.
+  // The next line: one put back by read_multi_line_record first, else of the lane being
+  // read, else of the next lane not finished; once every lane is, a monitoring source
+  // moves on to the files discovered since.
   bool next_line(LineReader::Line& line) {
     if (held_) {
       held_ = false;
@@ -271,7 +297,15 @@ class FilesystemReader final : public SqlSourceReader {
       return true;
     }
     for (;;) {
-      if (lines_->next(line)) return true;
+      for (std::size_t tried = 0; tried < lanes_.size(); ++tried, lane_ = (lane_ + 1) % lanes_.size()) {
+        Lane& l = lanes_[lane_];
+        if (!l.lines) continue;
+        if (l.lines->next(line)) return true;
+        bytes_done_ += l.lines->bytes_read();
+        l.lines.reset();  // its buffer and file go now
+        splits_.finish_lane(lane_);
+        held_splits_.erase(std::find(held_splits_.begin(), held_splits_.end(), l.id));
+      }
       if (discovered_.empty()) return false;
       if (out_cols_) end_run(*out_cols_);  // file indices restart with the new files
       splits_.assign(std::move(discovered_));
@@ -308,8 +342,8 @@ class FilesystemReader final : public SqlSourceReader {
       // LineReader strips "\r\n" and "\n"; the field keeps the one the file had. The byte
       // after the text is still in the buffer (readable padding).
       const bool crlf = line.text.data()[line.text.size()] == '\r';
-      if (!lines_->next(line)) break;
-      if (lines_->current_file_index() != f) {
+      if (!lanes_[lane_].lines->next(line)) break;
+      if (current_file_index() != f) {
         held_ = true;
         held_line_ = line;
         break;
@@ -331,6 +365,7 @@ class FilesystemReader final : public SqlSourceReader {
   // A row of file `f` was decoded: the partition values follow per run of one file.
   void count_row(std::size_t f, std::vector<Column>& cols) {
     ++batch_rows_;
+    row_splits_.push_back(lanes_[lane_].id);
     if (!partitions_) return;
     if (run_rows_ > 0 && f != run_file_) end_run(cols);
     run_file_ = f;
@@ -350,7 +385,17 @@ class FilesystemReader final : public SqlSourceReader {
   std::optional<FilePartitions> partitions_;
   std::vector<std::size_t> file_out_;  // output columns the files hold, in decoder order
   std::vector<Column> file_cols_;
-  std::optional<LineReader> lines_;
+  // The lanes of splits_, read in turn a poll each; a lane is a split of the source's
+  // watermarks (source_watermarks.hpp), so one read ahead never makes another's rows late.
+  struct Lane {
+    std::unique_ptr<LineReader> lines;  // null once read to its end
+    std::size_t begin = 0;              // its first file's index in splits_.files()
+    std::uint64_t id = 0;               // its watermark split
+  };
+  std::vector<Lane> lanes_;
+  std::size_t lane_ = 0;  // the lane being read
+  std::uint64_t next_lane_id_ = 0;
+  std::vector<std::uint64_t> row_splits_, held_splits_;  // the lane of each row of the last poll; the lanes not finished
   LineReader::Line held_line_;
   bool held_ = false;
   std::string pending_;  // a record spanning lines
@@ -362,7 +407,7 @@ class FilesystemReader final : public SqlSourceReader {
   std::unordered_set<std::string> known_;
   std::vector<std::string> taken_, discovered_;
   std::int64_t discovered_bytes_ = 0;  // the size of discovered_'s files
-  std::int64_t bytes_done_ = 0;        // read by the LineReaders before lines_
+  std::int64_t bytes_done_ = 0;        // read by the LineReaders of lanes gone
   std::int64_t next_scan_ms_ = 0;
   std::string reason_, position_;
   DeadLetterCollector dead_;

@@ -31,6 +31,11 @@ SourceOperator::PollStatus SqlSourceOperator::poll_next() {
     const std::int64_t now = ctx().timer_service().current_processing_time();
     watermarks_->set_splits(reader_->held_splits(), now);
     watermarks_->on_batch(*batch, reader_->row_splits(), now);
+    if (watermark_spec_->bounds_assigner) {  // the bound for the assigner's rows: before them
+      if (auto wm = watermarks_->poll(now)) output().emit_watermark(*wm);
+      if (batch->size() > 0) output().emit(std::move(batch));
+      return s;
+    }
     if (batch->size() > 0) output().emit(std::move(batch));
     if (auto wm = watermarks_->poll(now)) output().emit_watermark(*wm);
     return s;

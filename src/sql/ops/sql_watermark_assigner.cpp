@@ -17,7 +17,14 @@
 //    re-activates the stream; upstream watermarks are dropped except the final one;
 //  - alignment: before each batch the assigner waits (at most update_interval_ms)
 //    while its watermark is more than max_drift_ms ahead of its group's slowest
-//    member (time/alignment_group.hpp, as the DataStream assigner).
+//    member (time/alignment_group.hpp, as the DataStream assigner);
+//  - source_bounded: the source (a filesystem source reading several old readers' files
+//    after a rescale) sends before each batch the minimum of its splits' watermarks,
+//    the batch's rows included (connectors/sql/source_watermarks.hpp). The watermark
+//    never passes it: the max of the expression is capped at it row by row, so it
+//    never runs ahead of the split a row comes from. With one split the bound is that
+//    max itself and changes nothing; upstream watermarks are bounds then, not read by
+//    CURRENT_WATERMARK.
 // Checkpoint: the emitted and the current watermark, per subtask, in the union list
 // "sql-watermark-assigner"; a restore at the same parallelism takes its own entry back
 // and re-emits its watermark first; rescaled, the minimum over the old subtasks.
@@ -48,6 +55,7 @@ struct WatermarkConfig {
   bool per_row = false;  // 'on-event': a watermark right after each row that advances it
   std::int64_t idle_timeout_ms = 0;
   WatermarkAlignment alignment;
+  bool source_bounded = false;
 };
 
 class SqlWatermarkAssigner final : public StreamOperator {
@@ -103,6 +111,7 @@ class SqlWatermarkAssigner final : public StreamOperator {
         advance_to(pending);
       }
       if (w.is_valid(r)) current_ = std::max(current_, micros_to_millis(w.values<std::int64_t>()[r]));
+      if (cfg_.source_bounded) current_ = std::min(current_, bound_);
       if (current_ - pending > cfg_.interval_ms && current_ > pending) pending = current_;
       if (cfg_.per_row && pending > last_) {  // the next row comes after this watermark
         emit_rows(in, start, r + 1);
@@ -118,8 +127,12 @@ class SqlWatermarkAssigner final : public StreamOperator {
   // Upstream watermarks are not forwarded (but the final one); CURRENT_WATERMARK in the
   // expression reads the last one, as Flink's operator-level current watermark.
   void process_watermark(Watermark wm) override {
+    if (wm.is_max()) return emit_final();
+    if (cfg_.source_bounded) {
+      if (!wm.idle) bound_ = std::max(bound_, wm.timestamp);
+      return;
+    }
     if (!wm.idle && wm.timestamp != kMinEventTime) batch_time_->current_watermark_millis = wm.timestamp;
-    if (wm.is_max()) emit_final();
   }
 
   void on_processing_time_timer(const Timer&) override {
@@ -202,6 +215,7 @@ class SqlWatermarkAssigner final : public StreamOperator {
     current_ = own ? own_current : min_last;
     finished_ = last_ == kMaxEventTime;
     restored_pending_ = last_ > 0;
+    bound_ = std::max(bound_, current_);  // the source's splits start again: not below what was reached
   }
   void emit_restored() {
     if (!restored_pending_) return;
@@ -221,6 +235,7 @@ class SqlWatermarkAssigner final : public StreamOperator {
   std::vector<std::uint32_t> idx_;
   EventTime current_ = 0;  // Flink: "watermark and timestamp should start from 0"
   EventTime last_ = 0;
+  EventTime bound_ = 0;  // source_bounded: the source's watermark so far
   std::int64_t last_row_time_ = 0;
   bool idle_ = false;
   bool finished_ = false;
@@ -240,7 +255,8 @@ void register_sql_watermark_assigner(OperatorRegistry& r) {
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_watermark_assigner",
-                      {"rowtime", "watermark", "emit", "interval_ms", "per_row", "idle_timeout_ms", "alignment"});
+                      {"rowtime", "watermark", "emit", "interval_ms", "per_row", "idle_timeout_ms", "alignment",
+                       "source_bounded"});
         SchemaPtr in = p.input_schema(0);
         check_schema_equal(*in, *p.output_schema(), p.where() + ": param 'schema'");
         auto cfg = std::make_shared<WatermarkConfig>();
@@ -267,6 +283,7 @@ void register_sql_watermark_assigner(OperatorRegistry& r) {
         cfg->per_row = p.get_bool("per_row", false);
         if (cfg->per_row && cfg->periodic) p.fail("param 'per_row' applies to emit 'on-event' only");
         cfg->idle_timeout_ms = p.get_int("idle_timeout_ms", 0, 0);
+        cfg->source_bounded = p.get_bool("source_bounded", false);
         if (p.has("alignment")) {
           const auto& a = p.params().at("alignment");
           if (!a.is_object() || !a.contains("group") || !a.at("group").is_string() || a.at("group").get<std::string>().empty())

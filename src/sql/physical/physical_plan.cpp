@@ -122,20 +122,18 @@ struct Compiler {
       case LogicalKind::kJoin: return {join(static_cast<const LogicalJoin&>(n))};
       case LogicalKind::kWatermarkAssigner: {
         const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
-        if (json pushed = pushed_down_watermark(w); !pushed.is_null()) {
-          // The source generates the watermark per split: no assigner after it.
-          scan_watermark = std::move(pushed);
-          auto in = compile(n.input());
-          scan_watermark = nullptr;
-          return in;
-        }
+        scan_watermark = pushed_down_watermark(w);  // the scan below takes it
+        const bool bounds = scan_watermark.contains("bounds_assigner"), generated = !scan_watermark.is_null() && !bounds;
         auto in = compile(n.input());
+        scan_watermark = nullptr;
+        if (generated) return in;  // the source generates the watermark per split: no assigner after it
         json alignment = nullptr;
         if (!w.alignment_group.empty())
           alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
                        {"update_interval_ms", w.alignment_update_interval_ms}};
         json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*w.watermark)},
                   {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
+        if (bounds) p["source_bounded"] = true;
         // The assigner rejects an interval for 'on-event' emission (every advance goes out).
         if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
         else if (reads_current_watermark) p["per_row"] = true;
@@ -494,8 +492,9 @@ struct Compiler {
   }
 
   // Watermark push-down: a WATERMARK right above a scan (or above the projection of its
-  // computed columns) of a connector that takes it, without alignment. The expressions
-  // are over the scan's row: the computed columns inlined.
+  // computed columns) of a connector that takes it (or bounds the assigner by it: only the
+  // expression), without alignment. The expressions are over the scan's row: the
+  // computed columns inlined.
   json pushed_down_watermark(const LogicalWatermarkAssigner& w) const {
     if (!w.alignment_group.empty()) return nullptr;
     const LogicalNode* in = &w.input();
@@ -506,8 +505,9 @@ struct Compiler {
     }
     if (in->kind != LogicalKind::kScan) return nullptr;
     const ConnectorDescriptor* d = find_sql_connector(static_cast<const LogicalScan&>(*in).table.connector());
-    if (!d || !d->watermark_pushdown) return nullptr;
+    if (!d || !(d->watermark_pushdown || d->watermark_bound)) return nullptr;
     ExprPtr watermark = project ? rewrite::substitute(w.watermark, project->exprs) : w.watermark;
+    if (d->watermark_bound) return {{"watermark", expr_to_json(*watermark)}, {"bounds_assigner", true}};
     ExprPtr rowtime = project ? project->exprs[w.rowtime]
                               : expr::column(w.rowtime, w.schema.type(w.rowtime), w.schema.name(w.rowtime));
     return {{"watermark", expr_to_json(*watermark)}, {"rowtime", expr_to_json(*rowtime)},

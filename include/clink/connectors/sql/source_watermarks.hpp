@@ -7,6 +7,13 @@
 // out and never make it regress); emitted every interval_ms when it advanced (0: after
 // every batch, 'on-event'); a watermark <= 0 is never emitted (as the WATERMARK
 // assigner); every row's event time is its rowtime (a NULL rowtime fails the job).
+//
+// Or, as the filesystem source, bounding a sql_watermark_assigner that follows it
+// (bounds_assigner): the assigner keeps Flink's WatermarkAssigner rules (per-row
+// emission, its checkpointed watermark) and never emits above the source's watermark,
+// which then goes out before each batch, already including the batch's rows. A reader
+// with one split bounds nothing; one holding several (a rescale dealt it several old
+// readers' files) holds the assigner at its slowest split.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -29,7 +36,14 @@ struct SourceWatermarkSpec {
   SessionContext session;
   std::int64_t interval_ms = 200;
   std::int64_t idle_timeout_ms = 0;
+  bool bounds_assigner = false;  // rowtime null: the assigner sets the event times
 };
+
+class SqlConnectorParams;
+// The "watermark" param the planner pushes into a source: {"watermark", "rowtime"
+// (expressions over the output row), "interval_ms", "idle_timeout_ms"} to generate it, or
+// {"watermark", "bounds_assigner": true} to bound the assigner after it. Null without one.
+std::shared_ptr<const SourceWatermarkSpec> source_watermark_spec(const SqlConnectorParams& p, const Schema& output);
 
 class CompiledExpr;
 

@@ -13,6 +13,12 @@
 // neither re-reads nor skips one; like Flink's enumerator state, that set grows with the
 // number of files.
 //
+// A reader restored with several old readers' splits (a rescale) keeps each old reader's
+// files a lane (FileSplits) and reads its lanes in turn, a poll each. With the table's
+// WATERMARK the planner makes the source bound the assigner after it (param watermark,
+// source_watermarks.hpp): each lane is a split, so the watermark waits for the slowest
+// lane, and a lane read ahead makes no other lane's rows late (issue 16).
+//
 // A csv record may span lines (a quoted field holding line breaks); a poll never ends
 // inside one, so a split's position ("<lines consumed> <path>") is always a record
 // boundary and a restore resumes after the last whole record.

@@ -86,6 +86,11 @@ struct ConnectorDescriptor {
   // WATERMARK as a `watermark` param and generates it per split (a Kafka partition), so
   // no assigner follows it.
   bool watermark_pushdown = false;
+  // Or the source only bounds the assigner, which stays after it for Flink's per-row
+  // WatermarkAssigner rules (Flink pushes no WATERMARK into its filesystem source): the
+  // source takes {"watermark", "bounds_assigner": true} and a reader holding several splits
+  // (several old readers' files after a rescale) holds the watermark at its slowest one.
+  bool watermark_bound = false;
   // The source reads at parallelism 1 whatever the job's (one replication slot: the
   // CDC sources), as a VALUES scan; forward ops after it stay at 1 too.
   bool single_reader = false;
