@@ -153,8 +153,8 @@ class Task {
   // Every operator of the chain finished in the restored checkpoint: nothing runs, the
   // outputs end at once (Flink's finished-on-restore task).
   bool finished_on_restore = false;
-  // The checkpoint it restores from (0: none). Opening its chain commits what that
-  // checkpoint pre-committed, which the task then reports as committed.
+  // The savepoint it restores from (0: none, or a checkpoint). Opening its chain commits
+  // what that savepoint pre-committed, which the task then reports as committed.
   std::int64_t restored_checkpoint = 0;
   log::Context log_context;  // its thread logs as this task of the job
   const std::string& name() const { return name_; }
