@@ -18,7 +18,8 @@ std::string deploy_options_json(const DeployOptions& o) {
       {"state_backend", c.state_backend.kind},
       {"incremental", c.state_backend.incremental},
   };
-  if (o.restore) j["restore"] = o.restore->string();
+  if (o.start.restore) j["restore"] = o.start.restore->string();
+  j["last_checkpoint_id"] = o.start.last_checkpoint_id;
   return j.dump();
 }
 
@@ -36,7 +37,8 @@ DeployOptions parse_deploy_options(const std::string& text) {
                                                                : CheckpointingMode::kAtLeastOnce;
     c.state_backend.kind = j.at("state_backend").get<std::string>();
     c.state_backend.incremental = j.at("incremental").get<bool>();
-    if (j.contains("restore")) o.restore = std::filesystem::path(j.at("restore").get<std::string>());
+    if (j.contains("restore")) o.start.restore = std::filesystem::path(j.at("restore").get<std::string>());
+    o.start.last_checkpoint_id = j.value("last_checkpoint_id", std::int64_t{0});
   } catch (const nlohmann::json::exception& e) {
     throw ClinkError(std::string("deploy options: ") + e.what());
   }

@@ -110,14 +110,16 @@ void JobRun::build(const std::optional<std::filesystem::path>& restore_from,
     if (first && !(options_.restore && options_.restore->claim)) first_own_checkpoint_id_ = next_checkpoint_id_;
   }
 
+  AttemptStart start{restore_from, 0};
   {
     std::lock_guard lock(mu_);
     phases_.assign(layout_.tasks.size(), Phase::kRunning);
     pending_.reset();
+    start.last_checkpoint_id = next_checkpoint_id_ - 1;
   }
   std::lock_guard lock(deploy_mu_);
   stopping_.store(false);
-  deployer_->deploy(attempt_++, restore_from);
+  deployer_->deploy(attempt_++, start);
   // A cancel or failure while the attempt was being deployed reached no task of it.
   std::lock_guard state_lock(mu_);
   if (user_cancelled_ || attempt_failed_) {

@@ -108,7 +108,7 @@ void JobRun::run_attempt() {
 void JobRun::restart_region(std::size_t region, const std::string& cause) {
   const std::vector<std::size_t>& tasks = layout_.regions[region];
   deployer_->wait_tasks_exited(tasks);
-  std::optional<std::filesystem::path> from;
+  AttemptStart from;
   {
     std::unique_lock lock(mu_);
     if (user_cancelled_ || attempt_failed_) return;  // the whole attempt ends anyway
@@ -125,8 +125,9 @@ void JobRun::restart_region(std::size_t region, const std::string& cause) {
     restart_causes_.push_back(cause);
     log::warn("region {} restarts in {} ms after: {}", region, delay->count(), cause);
     if (cv_.wait_for(lock, *delay, [&] { return user_cancelled_ || attempt_failed_; })) return;
-    from = stop_savepoint_ ? stop_savepoint_ : last_completed_;
-    if (!from && options_.restore) from = options_.restore->path;
+    from.restore = stop_savepoint_ ? stop_savepoint_ : last_completed_;
+    if (!from.restore && options_.restore) from.restore = options_.restore->path;
+    from.last_checkpoint_id = next_checkpoint_id_ - 1;
     for (std::size_t t : tasks) phases_[t] = Phase::kRunning;
     failed_regions_.erase(region);  // its old tasks are gone: a new failure is a new failover
   }

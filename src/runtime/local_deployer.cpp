@@ -20,8 +20,7 @@ LocalDeployer::~LocalDeployer() {
   groups.clear();  // joins their threads, whose exit takes mu_
 }
 
-std::unique_ptr<TaskGroup> LocalDeployer::make_group(std::size_t region,
-                                                     const std::optional<std::filesystem::path>& restore) {
+std::unique_ptr<TaskGroup> LocalDeployer::make_group(std::size_t region, const AttemptStart& start) {
   TaskGroup::Wiring wiring;
   wiring.local_tasks = layout_.regions[region];
   // No edge leaves a pipelined region (that is what makes it one).
@@ -32,13 +31,13 @@ std::unique_ptr<TaskGroup> LocalDeployer::make_group(std::size_t region,
     std::lock_guard lock(mu_);
     if (--live_ == 0) cv_.notify_all();
   };
-  return std::make_unique<TaskGroup>(graph_, options_, restore, events_, metrics_, std::move(wiring));
+  return std::make_unique<TaskGroup>(graph_, options_, start, events_, metrics_, std::move(wiring));
 }
 
-void LocalDeployer::deploy(std::int64_t, const std::optional<std::filesystem::path>& restore) {
+void LocalDeployer::deploy(std::int64_t, const AttemptStart& start) {
   // Every group is built before any starts: a bad restore throws with nothing running.
   std::vector<std::unique_ptr<TaskGroup>> fresh;
-  for (std::size_t r = 0; r < layout_.regions.size(); ++r) fresh.push_back(make_group(r, restore));
+  for (std::size_t r = 0; r < layout_.regions.size(); ++r) fresh.push_back(make_group(r, start));
   std::vector<std::unique_ptr<TaskGroup>> old;  // the previous attempt's: its tasks exited
   {
     std::lock_guard lock(mu_);
@@ -111,10 +110,9 @@ void LocalDeployer::wait_tasks_exited(const std::vector<std::size_t>& tasks) {
   if (g) g->join();
 }
 
-void LocalDeployer::deploy_tasks(const std::vector<std::size_t>& tasks,
-                                 const std::optional<std::filesystem::path>& restore) {
+void LocalDeployer::deploy_tasks(const std::vector<std::size_t>& tasks, const AttemptStart& start) {
   const std::size_t region = layout_.region_of.at(tasks.front());
-  auto fresh = make_group(region, restore);
+  auto fresh = make_group(region, start);
   std::unique_ptr<TaskGroup> old;  // its tasks exited (wait_tasks_exited)
   std::lock_guard lock(mu_);
   old = std::move(groups_[region]);

@@ -16,7 +16,7 @@ class LocalDeployer final : public TaskDeployer {
   LocalDeployer(const JobGraph& graph, const ExecutionOptions& options, TaskEvents& events, MetricRegistry& metrics);
   ~LocalDeployer() override;
 
-  void deploy(std::int64_t attempt, const std::optional<std::filesystem::path>& restore) override;
+  void deploy(std::int64_t attempt, const AttemptStart& start) override;
   void wait_exited() override;
   void cancel() override;
   void checkpoint_started(const CheckpointBarrier&, const std::filesystem::path&) override {}
@@ -28,10 +28,10 @@ class LocalDeployer final : public TaskDeployer {
   bool deploys_regions() const override { return true; }
   void cancel_tasks(const std::vector<std::size_t>& tasks) override;
   void wait_tasks_exited(const std::vector<std::size_t>& tasks) override;
-  void deploy_tasks(const std::vector<std::size_t>& tasks, const std::optional<std::filesystem::path>& restore) override;
+  void deploy_tasks(const std::vector<std::size_t>& tasks, const AttemptStart& start) override;
 
  private:
-  std::unique_ptr<TaskGroup> make_group(std::size_t region, const std::optional<std::filesystem::path>& restore);
+  std::unique_ptr<TaskGroup> make_group(std::size_t region, const AttemptStart& start);
   TaskGroup* group_of(std::size_t task);  // under mu_
 
   const JobGraph& graph_;

@@ -102,9 +102,8 @@ class TaskGroup::Control final : public detail::JobControl {
   std::atomic<bool> cancelled_{false};
 };
 
-TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
-                     const std::optional<std::filesystem::path>& restore, TaskEvents& events, MetricRegistry& metrics,
-                     Wiring wiring)
+TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options, const AttemptStart& start,
+                     TaskEvents& events, MetricRegistry& metrics, Wiring wiring)
     : layout_(TaskLayout::of(graph)),
       options_(options),
       control_(std::make_unique<Control>(events)),
@@ -115,8 +114,8 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
 
   std::optional<CheckpointMetadata> meta;
   std::filesystem::path restore_dir;
-  if (restore) {
-    restore_dir = *restore;
+  if (start.restore) {
+    restore_dir = *start.restore;
     meta = CheckpointMetadata::read(restore_dir);
   }
   // Fully finished operators (every subtask finished) do not run again.
@@ -176,9 +175,7 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
     }
     task->finished_on_restore = finished.count(head.id) > 0;
     // Only a savepoint's: a stop's, restored after a failure, whose commits the stop
-    // waits for. (Reporting every restore shifted the timing of ordinary restarts, and a
-    // fallback restart then lost a row in about 1 run of 5: a race left open, see the
-    // session notes.)
+    // waits for; ordinary restarts keep their timing.
     if (meta && meta->is_savepoint) task->restored_checkpoint = meta->checkpoint_id;
     task->log_context = log::Context{log::context().job, head.name, s, p};
     for (const auto& id : chain) {
@@ -193,6 +190,7 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
                                                    *options_.clock);
       RuntimeContext& ctx = *host->ctx;
       ctx.set_checkpointing_enabled(options_.checkpoints.enabled());
+      ctx.set_last_checkpoint_id(std::max(start.last_checkpoint_id, meta ? meta->checkpoint_id : 0));
       ctx.set_task_mailbox([tk = task.get()](std::function<void()> action) { tk->post(std::move(action)); });
       ctx.set_cancelled_check([c = control_.get()] { return c->cancelled(); });
       // Operators whose every input is hash-partitioned are keyed: they get a backend.
@@ -235,6 +233,7 @@ TaskGroup::TaskGroup(const JobGraph& graph, const ExecutionOptions& options,
           restore_timers(ctx.timer_service(), timer_files, ctx.key_groups(), max_par, s);
           ctx.set_operator_state(OperatorStateStore::redistribute(op_states, s, p));
           ctx.set_restored(true);
+          ctx.set_restored_checkpoint_id(meta->checkpoint_id);
         }
       }
       if (options_.failures) {

@@ -73,8 +73,10 @@ class TwoPhaseCommitSinkOperator final : public StreamOperator {
     ctx.operator_state().list(kPendingState).clear();
     // Transaction ids follow the checkpoints: the one after checkpoint n is
     // (subtask << 40) + n + 1, so a restored run continues above every id the restored
-    // checkpoint's runs used, even those of subtasks that finished (and left no state).
-    std::int64_t restored_checkpoint = 0;
+    // checkpoint's runs used, even those of subtasks that finished (and left no state),
+    // and above every checkpoint the job issued: a restart that falls back past a
+    // damaged newest checkpoint never reuses the id of a transaction that committed.
+    std::int64_t restored_checkpoint = ctx.last_checkpoint_id();
     for (const auto& item : ctx.operator_state().list(kCheckpointState, Redistribution::kUnion))
       restored_checkpoint = std::max<std::int64_t>(restored_checkpoint, std::stoll(item));
     auto& older = ctx.operator_state().list(kNextTransactionState, Redistribution::kUnion);

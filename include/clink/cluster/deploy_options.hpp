@@ -1,18 +1,19 @@
 #pragma once
 // What a worker needs of a job's execution options to run its tasks: the checkpoint
-// configuration (where snapshots go, the state backend, the mode) and the restore
-// point. Travels as JSON in the Deploy message (once per attempt, not a hot path).
+// configuration (where snapshots go, the state backend, the mode) and where the attempt
+// starts (the restore point, the last checkpoint id). Travels as JSON in the Deploy message (once per attempt, not a hot path).
 #include <filesystem>
 #include <optional>
 #include <string>
 
 #include "clink/runtime/executor.hpp"
+#include "clink/runtime/task_group.hpp"
 
 namespace clink::cluster {
 
 struct DeployOptions {
   CheckpointConfig checkpoints;
-  std::optional<std::filesystem::path> restore;
+  AttemptStart start;
 };
 
 std::string deploy_options_json(const DeployOptions& options);

@@ -3,13 +3,17 @@
 // visible only when the checkpoint covering them completes (or at end of input), and
 // a transaction is committed at most once even when a restore commits it again. For
 // exactly-once tests: its contents after failures and restarts must equal a
-// failure-free run.
+// failure-free run. A transaction id committed again with other records fails the
+// commit: a restored run reused the id of a committed transaction (whose records a
+// sink that skips committed ids would lose).
+#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
+#include <string>
 #include <vector>
 
 #include "clink/api/two_phase_commit_sink.hpp"
+#include "clink/core/error.hpp"
 #include "clink/state/state_codec.hpp"
 
 namespace clink {
@@ -35,7 +39,7 @@ class ExactlyOnceCollectSink final : public TransactionalSink<T> {
   struct State {
     mutable std::mutex mu;
     std::vector<T> committed;
-    std::set<std::string> committed_ids;
+    std::map<std::string, std::string> committed_ids;  // id -> its records, encoded
   };
   class Writer final : public TransactionalSinkWriter<T> {
    public:
@@ -57,9 +61,16 @@ class ExactlyOnceCollectSink final : public TransactionalSink<T> {
     void commit(const std::string& committable) override {
       std::string_view in(committable);
       std::string id = StateCodec<std::string>::decode(in);
+      std::string_view records = in;
       auto values = StateCodec<std::vector<T>>::decode(in);
       std::lock_guard lock(state_->mu);
-      if (!state_->committed_ids.insert(id).second) return;  // already committed
+      auto [it, fresh] = state_->committed_ids.emplace(id, records);
+      if (!fresh) {
+        if (it->second != records)
+          throw ClinkError("exactly-once collect sink: transaction " + id +
+                           " committed again with other records (a restored run reused its id)");
+        return;  // already committed
+      }
       state_->committed.insert(state_->committed.end(), values.begin(), values.end());
     }
 

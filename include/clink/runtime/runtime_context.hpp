@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -49,9 +50,18 @@ class RuntimeContext {
   // Non-keyed state (source positions, pending commits); restored before open().
   OperatorStateStore& operator_state() { return operator_state_; }
   void set_operator_state(OperatorStateStore s) { operator_state_ = std::move(s); }
-  // Whether this run restored from a checkpoint or savepoint.
+  // Whether this run restored from a checkpoint or savepoint, and its id (0: none).
   bool is_restored() const { return restored_; }
   void set_restored(bool r) { restored_ = r; }
+  std::int64_t restored_checkpoint_id() const { return restored_checkpoint_id_; }
+  void set_restored_checkpoint_id(std::int64_t id) { restored_checkpoint_id_ = id; }
+  // The highest checkpoint id the job issued before this attempt started (0: none).
+  // This attempt's checkpoints are numbered above it, also when it restored an older
+  // one (a restart falling back past a damaged newest checkpoint): what an operator
+  // numbers after checkpoints (a sink's transactions) starts above it, never reusing an
+  // id an earlier attempt may have committed.
+  std::int64_t last_checkpoint_id() const { return last_checkpoint_id_; }
+  void set_last_checkpoint_id(std::int64_t id) { last_checkpoint_id_ = id; }
   // Whether the job takes periodic checkpoints. With them, what an operator leaves
   // pending at its end of input (a transactional sink's last transaction) is committed
   // by the final checkpoint that covers it; without, the end of input commits it.
@@ -86,6 +96,8 @@ class RuntimeContext {
   std::unique_ptr<KeyedStateBackend> keyed_backend_;
   OperatorStateStore operator_state_;
   bool restored_ = false;
+  std::int64_t restored_checkpoint_id_ = 0;
+  std::int64_t last_checkpoint_id_ = 0;
   bool checkpointing_ = false;
   Mailbox mailbox_;
   std::function<bool()> cancelled_;

@@ -63,6 +63,16 @@ class TaskEvents {
 };
 
 // The layout of a job's tasks.
+// Where an attempt (or one region's redeployment) starts: the checkpoint or savepoint
+// its tasks restore (none: a fresh start) and the highest checkpoint id the job issued
+// before it. The two differ when a restart falls back past a damaged newest checkpoint:
+// what the tasks number after their restore (a sink's transactions) must stay above
+// every id the earlier attempts used, for those may have committed.
+struct AttemptStart {
+  std::optional<std::filesystem::path> restore;
+  std::int64_t last_checkpoint_id = 0;
+};
+
 struct TaskLayout {
   struct Entry {
     std::size_t chain = 0;
@@ -92,10 +102,11 @@ class TaskGroup {
     // Called on a task's thread as it exits.
     std::function<void(std::size_t task)> exited;
   };
-  // Builds the tasks, restoring from `restore` (a checkpoint or savepoint directory);
-  // throws ClinkError on a bad graph or restore. `metrics` and `events` outlive the group.
-  TaskGroup(const JobGraph& graph, const ExecutionOptions& options, const std::optional<std::filesystem::path>& restore,
-            TaskEvents& events, MetricRegistry& metrics, Wiring wiring);
+  // Builds the tasks, restoring from `start.restore` (a checkpoint or savepoint
+  // directory); throws ClinkError on a bad graph or restore. `metrics` and `events`
+  // outlive the group.
+  TaskGroup(const JobGraph& graph, const ExecutionOptions& options, const AttemptStart& start, TaskEvents& events,
+            MetricRegistry& metrics, Wiring wiring);
   ~TaskGroup();  // cancels, joins, and removes a working directory it made
   TaskGroup(const TaskGroup&) = delete;
   TaskGroup& operator=(const TaskGroup&) = delete;
@@ -135,9 +146,9 @@ class TaskGroup {
 class TaskDeployer {
  public:
   virtual ~TaskDeployer() = default;
-  // Starts attempt `attempt` of every task, restoring from `restore`; throws when it
-  // cannot (no slots, no workers).
-  virtual void deploy(std::int64_t attempt, const std::optional<std::filesystem::path>& restore) = 0;
+  // Starts attempt `attempt` of every task from `start`; throws when it cannot (no
+  // slots, no workers).
+  virtual void deploy(std::int64_t attempt, const AttemptStart& start) = 0;
   // Whether the attempt's tasks run (a cluster's attempt may still wait for slots):
   // checkpoints and savepoints start only then.
   virtual bool ready() const { return true; }
@@ -161,8 +172,7 @@ class TaskDeployer {
   virtual bool deploys_regions() const { return false; }
   virtual void cancel_tasks(const std::vector<std::size_t>& /*tasks*/) {}
   virtual void wait_tasks_exited(const std::vector<std::size_t>& /*tasks*/) {}
-  virtual void deploy_tasks(const std::vector<std::size_t>& /*tasks*/,
-                            const std::optional<std::filesystem::path>& /*restore*/) {}
+  virtual void deploy_tasks(const std::vector<std::size_t>& /*tasks*/, const AttemptStart& /*start*/) {}
 };
 
 // Runs `graph` with its tasks deployed by the deployer `make_deployer` returns; that

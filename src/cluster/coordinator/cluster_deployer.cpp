@@ -38,7 +38,7 @@ ClusterDeployer::~ClusterDeployer() {
   cluster_.release(job_id_);
 }
 
-void ClusterDeployer::deploy(std::int64_t, const std::optional<std::filesystem::path>& restore) {
+void ClusterDeployer::deploy(std::int64_t, const AttemptStart& start) {
   // The previous attempt's placer: every task exited and cancel() woke it. (Its region
   // placers are not joined here: one may be reporting a failure, which takes the lock
   // the caller holds; they are reaped once done.)
@@ -52,7 +52,7 @@ void ClusterDeployer::deploy(std::int64_t, const std::optional<std::filesystem::
     deployed_ = false;
     cancelled_ = false;
   }
-  placing_ = std::thread([this, restore] { place(restore); });
+  placing_ = std::thread([this, start] { place(start); });
 }
 
 bool ClusterDeployer::ready() const {
@@ -60,7 +60,7 @@ bool ClusterDeployer::ready() const {
   return deployed_ && awaiting_.empty();
 }
 
-void ClusterDeployer::place(const std::optional<std::filesystem::path>& restore) {
+void ClusterDeployer::place(const AttemptStart& start) {
   log::ScopedContext in_job({job_id_});
   int slots_needed = 0;
   for (const auto& t : layout_.tasks) slots_needed = std::max(slots_needed, t.subtask + 1);
@@ -71,7 +71,7 @@ void ClusterDeployer::place(const std::optional<std::filesystem::path>& restore)
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  const std::string options_json = deploy_options_json(DeployOptions{options_.checkpoints, restore});
+  const std::string options_json = deploy_options_json(DeployOptions{options_.checkpoints, start});
   if (!slots.empty()) {  // (before mu_: the cluster's lock is never taken under a deployer's)
     std::vector<std::string> by_subtask;
     for (const auto& slot : slots) by_subtask.push_back(slot.worker_id);
@@ -98,7 +98,7 @@ void ClusterDeployer::place(const std::optional<std::filesystem::path>& restore)
   }
   deployed_ = true;
   placing_whole_ = false;
-  if (restore) log::info("restoring from {}", restore->string());
+  if (start.restore) log::info("restoring from {}", start.restore->string());
   lock.unlock();
   for (const auto& w : gone) worker_lost(w, "it left before its tasks were deployed");
 }
@@ -201,8 +201,7 @@ void ClusterDeployer::wait_tasks_exited(const std::vector<std::size_t>& tasks) {
   cv_.wait(lock, [&] { return std::all_of(tasks.begin(), tasks.end(), [&](std::size_t t) { return exited_[t]; }); });
 }
 
-void ClusterDeployer::deploy_tasks(const std::vector<std::size_t>& tasks,
-                                   const std::optional<std::filesystem::path>& restore) {
+void ClusterDeployer::deploy_tasks(const std::vector<std::size_t>& tasks, const AttemptStart& start) {
   const std::size_t region = layout_.region_of.at(tasks.front());
   std::lock_guard lock(mu_);
   if (cancelled_) return;
@@ -213,8 +212,8 @@ void ClusterDeployer::deploy_tasks(const std::vector<std::size_t>& tasks,
   });
   auto done = std::make_shared<std::atomic<bool>>(false);
   ++placers_running_;
-  placing_regions_.push_back({std::thread([this, region, restore, done] {
-                                place_region(region, restore);
+  placing_regions_.push_back({std::thread([this, region, start, done] {
+                                place_region(region, start);
                                 std::lock_guard lock(mu_);
                                 --placers_running_;
                                 cv_.notify_all();
@@ -225,7 +224,7 @@ void ClusterDeployer::deploy_tasks(const std::vector<std::size_t>& tasks,
 
 // The region's tasks keep their slots where the worker is still there; a lost worker's
 // slots are replaced by free ones (a new worker's, or a survivor's spare).
-void ClusterDeployer::place_region(std::size_t region, const std::optional<std::filesystem::path>& restore) {
+void ClusterDeployer::place_region(std::size_t region, const AttemptStart& start) {
   log::ScopedContext in_job({job_id_});
   std::lock_guard placing(place_region_mu_);
   const std::vector<std::size_t>& tasks = layout_.regions[region];
@@ -249,7 +248,7 @@ void ClusterDeployer::place_region(std::size_t region, const std::optional<std::
       failure = e.what();
     }
   }
-  const std::string options_json = deploy_options_json(DeployOptions{options_.checkpoints, restore});
+  const std::string options_json = deploy_options_json(DeployOptions{options_.checkpoints, start});
   std::unique_lock lock(mu_);
   if (cancelled_ || fresh.size() < lost.size()) {  // cancelled, or no slots: the whole job fails
     lock.unlock();
@@ -263,7 +262,7 @@ void ClusterDeployer::place_region(std::size_t region, const std::optional<std::
   }
   for (std::size_t k = 0; k < lost.size(); ++k) slots_[lost[k]] = fresh[k];
   log::info("region {} ({} task(s)) deployed again{}", region, tasks.size(),
-            restore ? " from " + restore->string() : std::string());
+            start.restore ? " from " + start.restore->string() : std::string());
   auto gone = deploy_on_slots(tasks, options_json, true);
   awaiting_.erase(region);
   cv_.notify_all();

@@ -35,7 +35,7 @@ class ClusterDeployer final : public TaskDeployer {
   // Returns at once: the attempt waits for free slots (up to slot.request.timeout) on a
   // thread of its own, so a submission or a restart does not block on the cluster's
   // resources; checkpoints start once the tasks are deployed.
-  void deploy(std::int64_t attempt, const std::optional<std::filesystem::path>& restore) override;
+  void deploy(std::int64_t attempt, const AttemptStart& start) override;
   bool ready() const override;
   void wait_exited() override;
   void cancel() override;
@@ -52,7 +52,7 @@ class ClusterDeployer final : public TaskDeployer {
   void cancel_tasks(const std::vector<std::size_t>& tasks) override;
   void wait_tasks_exited(const std::vector<std::size_t>& tasks) override;
   // Returns at once, as deploy(): the region waits for slots on a thread of its own.
-  void deploy_tasks(const std::vector<std::size_t>& tasks, const std::optional<std::filesystem::path>& restore) override;
+  void deploy_tasks(const std::vector<std::size_t>& tasks, const AttemptStart& start) override;
 
   // ---- from the workers ----
   void on_task_event(const proto::TaskEvent& e);
@@ -66,8 +66,8 @@ class ClusterDeployer final : public TaskDeployer {
 
  private:
   using Slot = ClusterRuntime::Impl::Slot;
-  void place(const std::optional<std::filesystem::path>& restore);
-  void place_region(std::size_t region, const std::optional<std::filesystem::path>& restore);
+  void place(const AttemptStart& start);
+  void place_region(std::size_t region, const AttemptStart& start);
   // Deploys `tasks` on slots_ as a new attempt (per region when by_region_), sending the
   // Deploy messages; returns the workers that are gone. Under mu_.
   std::vector<std::string> deploy_on_slots(const std::vector<std::size_t>& tasks, const std::string& options_json,

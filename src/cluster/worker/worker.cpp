@@ -44,7 +44,7 @@ class AttemptHost final : public TaskEvents {
     graph_ = from_spec(nlohmann::json::parse(d.spec_json()), registry);
     DeployOptions o = parse_deploy_options(d.options_json());
     options_.checkpoints = o.checkpoints;
-    restore_ = o.restore;
+    start_ = o.start;
     for (const auto& loc : d.tasks()) locations_.push_back({loc.host(), loc.data_port()});
     for (int t : d.local_tasks()) local_.push_back(static_cast<std::size_t>(t));
     running_ = local_.size();
@@ -98,7 +98,7 @@ class AttemptHost final : public TaskEvents {
           send_event(task, TaskEvent::EXITED);
           if (last) done_();
         };
-        auto group = std::make_unique<TaskGroup>(graph_, options_, restore_, *this, metrics_, std::move(wiring));
+        auto group = std::make_unique<TaskGroup>(graph_, options_, start_, *this, metrics_, std::move(wiring));
         for (std::size_t t : local_)
           if (InputGate* gate = group->gate(t)) shuffle_.register_gate(job_id_, attempt_, static_cast<int>(t), gate);
         std::vector<CoordinatorMessage> early;
@@ -237,7 +237,7 @@ class AttemptHost final : public TaskEvents {
   ShuffleServer& shuffle_;
   JobGraph graph_;
   ExecutionOptions options_;
-  std::optional<std::filesystem::path> restore_;
+  AttemptStart start_;
   std::vector<std::pair<std::string, int>> locations_;  // by task: host, data port
   std::vector<std::size_t> local_;
   MetricRegistry metrics_;

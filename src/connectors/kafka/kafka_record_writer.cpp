@@ -48,7 +48,8 @@ std::size_t length(std::optional<std::string_view> v) { return v ? v->size() : 0
 struct KafkaRecordWriter::Impl {
   Impl(const KafkaWriterConfig& c, int subtask, int parallelism) : c_(c), subtask_(subtask), parallelism_(parallelism) {}
 
-  void open() {
+  void open(std::int64_t restored_checkpoint) {
+    restored_checkpoint_ = restored_checkpoint;
     if (c_.delivery != DeliveryGuarantee::kExactlyOnce) producer_ = new_producer("");
   }
 
@@ -57,7 +58,7 @@ struct KafkaRecordWriter::Impl {
     const std::int64_t checkpoint = transaction_id & kCheckpointBits;
     if (first_transaction_) {
       first_transaction_ = false;
-      abort_lingering(checkpoint);
+      abort_lingering();
     }
     std::string id = fmt::format("{}-{}-{}", c_.transactional_id_prefix, subtask_, checkpoint);
     producer_ = new_producer(id);
@@ -281,11 +282,13 @@ struct KafkaRecordWriter::Impl {
     throw ClinkError(fmt::format("{}: cannot {} (transactional id '{}'): {}", c_.what, action, transactional_id_, msg));
   }
 
-  // Transactions of this prefix that earlier attempts left open after `checkpoint` (the
-  // restored one, 0 for a fresh start) on the subtasks this one now stands for: abort
+  // Transactions of this prefix that earlier attempts left open after the restored
+  // checkpoint (0 for a fresh start) on the subtasks this one now stands for: abort
   // them, or read_committed readers stall behind them until they time out. Earlier
-  // transactions are the restored checkpoint's: committed, or to commit.
-  void abort_lingering(std::int64_t checkpoint) {
+  // transactions are the restored checkpoint's: committed, or to commit (by whichever
+  // subtask restored them). The first transaction may be numbered well above the
+  // restored checkpoint (after a fallback past a damaged one): those between linger too.
+  void abort_lingering() {
     const std::string prefix = c_.transactional_id_prefix + "-";
     for (const std::string& id : admin().list_open(prefix, broker_addresses())) {
       // "<prefix>-<subtask>-<checkpoint>"
@@ -300,7 +303,7 @@ struct KafkaRecordWriter::Impl {
       } catch (const std::exception&) {
         continue;
       }
-      if (old_subtask % parallelism_ != subtask_ || old_checkpoint < checkpoint) continue;
+      if (old_subtask % parallelism_ != subtask_ || old_checkpoint <= restored_checkpoint_) continue;
       admin().abort_lingering(id);
     }
   }
@@ -350,12 +353,13 @@ struct KafkaRecordWriter::Impl {
   std::string delivery_error_;
   std::int32_t partitions_ = 0;
   bool first_transaction_ = true;
+  std::int64_t restored_checkpoint_ = 0;  // the sink restored it (0: a fresh start)
 };
 
 KafkaRecordWriter::KafkaRecordWriter(const KafkaWriterConfig& config, int subtask, int parallelism)
     : impl_(std::make_unique<Impl>(config, subtask, parallelism)) {}
 KafkaRecordWriter::~KafkaRecordWriter() = default;
-void KafkaRecordWriter::open() { impl_->open(); }
+void KafkaRecordWriter::open(std::int64_t restored_checkpoint) { impl_->open(restored_checkpoint); }
 void KafkaRecordWriter::begin_transaction(std::int64_t transaction_id) { impl_->begin_transaction(transaction_id); }
 std::string KafkaRecordWriter::pre_commit() { return impl_->pre_commit(); }
 void KafkaRecordWriter::commit(const std::string& committable) { impl_->commit(committable); }

@@ -15,14 +15,14 @@ class KafkaSqlWriter final : public TransactionalSinkWriter<ColumnBatch> {
  public:
   KafkaSqlWriter(const KafkaSinkConfig& c, int subtask, int parallelism) : c_(c), records_(c.writer, subtask, parallelism) {}
 
-  void open(RuntimeContext&) override {
+  void open(RuntimeContext& ctx) override {
     if (!c_.formats.key_format.empty()) {
       key_encoder_ = make_record_encoder(c_.formats.key_format, c_.formats.key_fields, c_.formats.key_options);
       key_cols_.resize(c_.formats.key_columns.size());
     }
     value_encoder_ = make_record_encoder(c_.formats.value_format, c_.formats.value_fields, c_.formats.value_options);
     value_cols_.resize(c_.formats.value_columns.size());
-    records_.open();
+    records_.open(ctx.restored_checkpoint_id());
   }
 
   void begin_transaction(std::int64_t transaction_id) override { records_.begin_transaction(transaction_id); }

@@ -58,8 +58,10 @@ class KafkaRecordWriter {
   KafkaRecordWriter& operator=(const KafkaRecordWriter&) = delete;
 
   // Creates the producer of a non-transactional writer (throws ClinkError naming a
-  // property the client rejects, or a topic that does not exist).
-  void open();
+  // property the client rejects, or a topic that does not exist). `restored_checkpoint`:
+  // the checkpoint the sink restored (0: none); transactions earlier attempts left open
+  // after it are aborted before the first one begins.
+  void open(std::int64_t restored_checkpoint);
   // The two-phase-commit protocol (TransactionalSinkWriter's calls).
   void begin_transaction(std::int64_t transaction_id);
   std::string pre_commit();  // flushes; exactly-once: the committable, empty when nothing was written

@@ -220,7 +220,7 @@ class KafkaSink<T>::Writer final : public TransactionalSinkWriter<T> {
   Writer(const KafkaSink& sink, int subtask, int parallelism)
       : serialize_(sink.schema_.serializer()), records_(sink.config_, subtask, parallelism) {}
 
-  void open(RuntimeContext&) override { records_.open(); }
+  void open(RuntimeContext& ctx) override { records_.open(ctx.restored_checkpoint_id()); }
   void begin_transaction(std::int64_t transaction_id) override { records_.begin_transaction(transaction_id); }
 
   void write(const Batch<T>& batch) override {
