@@ -35,8 +35,10 @@ void restore_timers(TimerService& timers, const std::vector<std::pair<std::files
     std::string data = ss.str();
     std::string_view in(data);
     while (!in.empty()) {
-      char domain = in.front();
+      const char domain = in.front();
       in.remove_prefix(1);
+      if (domain != 'E' && domain != 'P')
+        throw ClinkError("timers " + file.string() + ": a timer of unknown kind '" + std::string(1, domain) + "'");
       auto time = StateCodec<std::int64_t>::decode(in);
       auto key = StateCodec<std::string>::decode(in);
       auto ns = StateCodec<std::string>::decode(in);
