@@ -328,6 +328,25 @@ void add_timestampadd(FunctionRegistry& r) {
                });
 }
 
+// The unit TIMESTAMPDIFF counts for `u`, as Flink 2.3 counts it (checked on Flink): the
+// day-of units count days, EPOCH seconds, ISOYEAR and DECADE years; CENTURY and
+// MILLENNIUM count their own months (unit_months). NANOSECOND stays unsupported (Flink
+// gives the seconds times 10^9 as a BIGINT).
+TimeUnit timestampdiff_unit(TimeUnit u) {
+  switch (u) {
+    case TimeUnit::kDoy:
+    case TimeUnit::kDow:
+    case TimeUnit::kIsoDow: return TimeUnit::kDay;
+    case TimeUnit::kEpoch: return TimeUnit::kSecond;
+    case TimeUnit::kIsoYear:
+    case TimeUnit::kDecade: return TimeUnit::kYear;
+    default: return u;
+  }
+}
+std::int64_t timestampdiff_months(TimeUnit u) {
+  return u == TimeUnit::kCentury ? 1200 : u == TimeUnit::kMillennium ? 12000 : unit_months(u);
+}
+
 // TIMESTAMPDIFF(unit, a, b): whole units from a to b as INT (Flink: months through
 // subtractMonths, smaller units by dividing the millisecond difference, toward zero).
 void add_timestampdiff(FunctionRegistry& r) {
@@ -344,14 +363,14 @@ void add_timestampdiff(FunctionRegistry& r) {
                  f.return_type = LogicalType::int_type().with_nullable(args[1].nullable() || args[2].nullable());
                  TypeKind k1 = args[1].kind(), k2 = args[2].kind();
                  f.prepare = [](std::span<const LogicalType>, std::span<const std::optional<Value>> c) {
-                   TimeUnit u = unit_argument("TIMESTAMPDIFF", c, 0);
-                   if (unit_months(u) == 0 && unit_micros(u) == 0)
+                   TimeUnit u = timestampdiff_unit(unit_argument("TIMESTAMPDIFF", c, 0));
+                   if (timestampdiff_months(u) == 0 && unit_micros(u) == 0)
                      throw SqlTypeError(fmt::format("TIMESTAMPDIFF: unit {} is not supported", unit_name(u)));
                    return std::shared_ptr<const void>(std::make_shared<UnitState>(UnitState{u}));
                  };
                  f.kernel = [k1, k2](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
                    TimeUnit u = static_cast<const UnitState*>(ctx.state)->unit;
-                   std::int64_t months = unit_months(u), step = unit_micros(u);
+                   std::int64_t months = timestampdiff_months(u), step = unit_micros(u);
                    // LTZ pairs compare instants; others compare wall clocks.
                    auto micros = [&](TypeKind k, const Column& c, std::size_t i) {
                      return k == TypeKind::kDate ? std::int64_t{c.values<std::int32_t>()[i]} * kMicrosPerDay
