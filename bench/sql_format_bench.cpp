@@ -10,6 +10,7 @@
 #include "clink/formats/csv_row_format.hpp"
 #include "clink/formats/json_codec.hpp"
 #include "clink/formats/json_row_format.hpp"
+#include "clink/formats/record_format.hpp"
 
 namespace clink::sql {
 namespace {
@@ -122,6 +123,50 @@ void BM_JsonEncodeSixColumns(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(rows));
 }
 BENCHMARK(BM_JsonEncodeSixColumns);
+
+// The changelog JSON formats: one update message (two rows) per item, arg 0 debezium-json
+// (Debezium's documented 456-byte MySQL update), 1 canal-json, 2 maxwell-json.
+void BM_ChangelogJsonDecodeUpdate(benchmark::State& state) {
+  static const char* kFormats[] = {"debezium-json", "canal-json", "maxwell-json"};
+  static const char* kMessages[] = {
+      R"j({"before":{"id":111,"name":"scooter","description":"Big 2-wheel scooter","weight":5.18},)j"
+      R"j("after":{"id":111,"name":"scooter","description":"Big 2-wheel scooter","weight":5.15},)j"
+      R"j("source":{"version":"1.1.1.Final","connector":"mysql","name":"dbserver1","ts_ms":0,"snapshot":"true",)j"
+      R"j("db":"inventory","table":"products","server_id":0,"gtid":null,"file":"mysql-bin.000003","pos":154,"row":0,)j"
+      R"j("thread":2,"query":null},"op":"u","ts_ms":1589362330904,"transaction":null})j",
+      R"j({"data":[{"id":"111","name":"scooter","description":"Big 2-wheel scooter","weight":"5.15"}],)j"
+      R"j("database":"inventory","es":1589373560000,"id":9,"isDdl":false,"mysqlType":{"id":"INTEGER",)j"
+      R"j("name":"VARCHAR(255)","description":"VARCHAR(512)","weight":"FLOAT"},"old":[{"weight":"5.18"}],)j"
+      R"j("pkNames":["id"],"sql":"","sqlType":{"id":4,"name":12,"description":12,"weight":7},)j"
+      R"j("table":"products","ts":1589373560798,"type":"UPDATE"})j",
+      R"j({"database":"test","table":"product","type":"update","ts":1596684906,"xid":7152,"commit":true,)j"
+      R"j("data":{"id":111,"name":"scooter","description":"Big 2-wheel scooter","weight":5.15},)j"
+      R"j("old":{"weight":5.18}})j"};
+  const auto f = static_cast<std::size_t>(state.range(0));
+  auto schema = make_schema({{"id", LogicalType::int_type()},
+                             {"name", LogicalType::string()},
+                             {"description", LogicalType::string()},
+                             {"weight", LogicalType::double_type()}});
+  auto dec = make_record_decoder(kFormats[f], schema, {});
+  const std::string message = kMessages[f];
+  ColumnBatch batch(schema, 2048);
+  std::vector<Column*> cols;
+  for (auto& c : batch.columns()) cols.push_back(&c);
+  std::vector<RowKind> kinds;
+  std::string reason;
+  std::size_t messages = 0;
+  for (auto _ : state) {
+    for (auto& c : batch.columns()) c.clear();
+    kinds.clear();
+    for (std::size_t k = 0; k < 1024; ++k)
+      if (dec->decode(message, cols, kinds, reason) != 2) state.SkipWithError(reason.c_str());
+    messages += 1024;
+    benchmark::DoNotOptimize(batch);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(messages));
+  state.SetLabel(kFormats[f]);
+}
+BENCHMARK(BM_ChangelogJsonDecodeUpdate)->Arg(0)->Arg(1)->Arg(2);
 
 // sql_nexmark_source's reader at max-emit-speed: events/s generated into columns, all
 // four columns (arg 0) or the bid column only (arg 1, as q0-q2 read it).

@@ -1,8 +1,9 @@
 // Flink's changelog JSON formats: debezium-json, canal-json and maxwell-json
 // (flink-formats/flink-json .../{debezium,canal,maxwell}). A message is an envelope whose
 // row objects ("before"/"after", "data"/"old") are decoded by the json format's reader
-// (json_value_reader.hpp) straight into the columns; the envelope's fields are looked up
-// by name in any order (simdjson on-demand's unordered lookup), so no DOM is built.
+// (json_value_reader.hpp) straight into the columns; the envelope is read in one ordered
+// pass (its fields in any order), so no DOM is built and nothing is read twice but the
+// row objects' bytes.
 //
 //   debezium-json  {"before":{..},"after":{..},"op":"c|r|u|d"} (or inside "payload" with
 //                  debezium-json.schema-include): c/r -> +I after; u -> -U before, +U
@@ -80,6 +81,22 @@ std::vector<Column> columns_of(const Schema& s) {
   return cols;
 }
 
+// The envelope's fields a flavor reads, recorded in one ordered pass over the message
+// (no lookup by name, which rewinds: simdjson on-demand takes a rewound part as
+// well-formed, undefined behaviour on a malformed message, found by fuzzing). An object
+// or array is kept as its raw text and decoded after the pass as a document of its own
+// (the reader's parser, straight from the padded message: no copy).
+struct Slot {
+  enum Kind : std::uint8_t { kMissing, kNull, kObject, kArray, kString, kOther };
+  const char* name;
+  std::string_view key;  // name, compared with the keys
+  Kind kind = kMissing;
+  std::string_view raw;  // kObject / kArray: the value's JSON text
+  std::string text;      // kString: the unescaped string (reused: no allocation once grown)
+};
+
+enum SlotId : std::size_t { kBefore, kAfter, kOp, kPayload, kData, kOld, kType, kDatabase, kTable, kSlots };
+
 class ChangelogJsonDecoder final : public RecordDecoder {
  public:
   ChangelogJsonDecoder(std::string_view format, const SchemaPtr& fields, const FormatOptions& options)
@@ -94,6 +111,13 @@ class ChangelogJsonDecoder final : public RecordDecoder {
     table_ = regex_option(options, format_ + ".table.include");
     for (auto& c : data_) data_ptrs_.push_back(&c);
     for (auto& c : old_) old_ptrs_.push_back(&c);
+    const char* names[kSlots] = {"before", "after", "op", "payload", "data", "old", "type", "database", "table"};
+    for (std::size_t i = 0; i < kSlots; ++i) slots_[i].name = names[i], slots_[i].key = names[i];
+    switch (flavor_) {
+      case Flavor::kDebezium: read_ = {kBefore, kAfter, kOp, kPayload}; break;
+      case Flavor::kCanal: read_ = {kData, kOld, kType, kDatabase, kTable}; break;
+      case Flavor::kMaxwell: read_ = {kData, kOld, kType}; break;
+    }
   }
 
   int decode(std::string_view message, std::span<Column* const> columns, std::vector<RowKind>& kinds,
@@ -103,13 +127,11 @@ class ChangelogJsonDecoder final : public RecordDecoder {
     for (std::size_t i = 0; i < columns.size(); ++i) start_sizes_[i] = columns[i]->size();
     const std::size_t start_kinds = kinds.size();
     bool ok = false;
-    if (auto e = reader_.iterate(message, message.size(), doc_)) {
-      reason = describe(e);
-    } else if (auto e1 = validate(message)) {
-      reason = describe(e1);
-    } else if (auto e2 = doc_.get_object().get(root_)) {
-      reason = e2 == simdjson::INCORRECT_TYPE ? "expected a JSON object" : describe(e2);
-    } else {
+    if (message.starts_with("\xEF\xBB\xBF")) message.remove_prefix(3);  // a BOM, as the json format
+    if (padded_.size() < message.size() + simdjson::SIMDJSON_PADDING)
+      padded_.resize(message.size() + simdjson::SIMDJSON_PADDING);
+    std::memcpy(padded_.data(), message.data(), message.size());
+    if (envelope(std::string_view(padded_.data(), message.size()), reason)) {
       switch (flavor_) {
         case Flavor::kDebezium: ok = debezium(columns, kinds, reason); break;
         case Flavor::kCanal: ok = canal(columns, kinds, reason); break;
@@ -127,57 +149,99 @@ class ChangelogJsonDecoder final : public RecordDecoder {
   }
 
  private:
-  enum class Found { kObject, kNull, kError };
+  // Bytes readable from `p`, a pointer into padded_.
+  std::size_t readable_from(const char* p) const { return padded_.size() - static_cast<std::size_t>(p - padded_.data()); }
 
-  // The lookups below find fields in any order, which rewinds the document, and
-  // simdjson's on-demand API takes a rewound part as well-formed (undefined behaviour
-  // otherwise: found by fuzzing, a crash of the task on a malformed message). So the
-  // message is validated in full first, by simdjson's DOM parser.
-  simdjson::error_code validate(std::string_view message) {
-    if (message.starts_with("\xEF\xBB\xBF")) message.remove_prefix(3);  // as reader_.iterate
-    if (padded_.size() < message.size() + simdjson::SIMDJSON_PADDING)
-      padded_.resize(message.size() + simdjson::SIMDJSON_PADDING);
-    std::memcpy(padded_.data(), message.data(), message.size());
-    return validator_.parse(padded_.data(), message.size(), false).error();
-  }
-
-  // The field `name` of `obj`, in any order: an object in `out`, kNull for JSON null or a
-  // missing field, kError (reason set) for anything else.
-  Found object_field(od::object& obj, const char* name, od::object& out, std::string& reason) {
-    od::value v;
-    auto e = obj.find_field_unordered(name).get(v);
-    if (e == simdjson::NO_SUCH_FIELD) return Found::kNull;
-    if (e) return fail(reason, describe(e)), Found::kError;
-    od::json_type jt;
-    if (auto e2 = v.type().get(jt)) return fail(reason, describe(e2)), Found::kError;
-    if (jt == od::json_type::null) return Found::kNull;
-    if (v.get_object().get(out))
-      return fail(reason, std::string("field \"") + name + "\": expected a JSON object"), Found::kError;
-    return Found::kObject;
-  }
-
-  // A string field; false with reason when missing (then `missing` is set), null or not
-  // a string.
-  bool string_field(od::object& obj, const char* name, std::string_view& out, std::string& reason,
-                    bool* missing = nullptr) {
-    od::value v;
-    auto e = obj.find_field_unordered(name).get(v);
-    if (e == simdjson::NO_SUCH_FIELD) {
-      if (missing) *missing = true;
-      return fail(reason, std::string("missing \"") + name + "\" field");
+  // One pass over the object `text` (in padded_), to its end: the slots' fields recorded
+  // (a repeated field: the last wins, as Jackson's tree), the others skipped.
+  bool envelope(std::string_view text, std::string& reason) {
+    for (auto& s : slots_) s.kind = Slot::kMissing;
+    od::document doc;
+    if (auto e = env_parser_.iterate(text.data(), text.size(), readable_from(text.data())).get(doc))
+      return fail(reason, describe(e));
+    od::object root;
+    if (auto e = doc.get_object().get(root))
+      return fail(reason, e == simdjson::INCORRECT_TYPE ? "expected a JSON object" : describe(e));
+    for (auto item : root) {
+      if (auto e = item.error()) return fail(reason, describe(e));
+      od::field& f = item.value_unsafe();
+      std::string_view key;
+      if (auto e = field_key(f, key)) return fail(reason, describe(e));
+      Slot* slot = nullptr;
+      for (SlotId id : read_)
+        if (key == slots_[id].key) slot = &slots_[id];
+      if (slot == nullptr) continue;  // not read: on-demand skips its value
+      od::value v = f.value();
+      od::json_type jt;
+      if (auto e = v.type().get(jt)) return fail(reason, describe(e));
+      simdjson::error_code e = simdjson::SUCCESS;
+      switch (jt) {
+        case od::json_type::null: {
+          bool is_null = false;
+          e = v.is_null().get(is_null);
+          slot->kind = Slot::kNull;
+          break;
+        }
+        case od::json_type::object: {
+          od::object o;
+          e = v.get_object().get(o);
+          if (!e) e = o.raw_json().get(slot->raw);
+          slot->kind = Slot::kObject;
+          break;
+        }
+        case od::json_type::array: {
+          od::array a;
+          e = v.get_array().get(a);
+          if (!e) e = a.raw_json().get(slot->raw);
+          slot->kind = Slot::kArray;
+          break;
+        }
+        case od::json_type::string: {
+          std::string_view s;
+          e = v.get_string().get(s);
+          slot->text.assign(s);
+          slot->kind = Slot::kString;
+          break;
+        }
+        default: slot->kind = Slot::kOther; break;
+      }
+      if (e) return fail(reason, describe(e));
     }
-    if (e) return fail(reason, describe(e));
-    od::json_type jt;
-    if (auto e2 = v.type().get(jt)) return fail(reason, describe(e2));
-    if (jt == od::json_type::null) return fail(reason, std::string("the \"") + name + "\" field is null");
-    if (jt != od::json_type::string) return fail(reason, std::string("the \"") + name + "\" field is not a string");
-    if (auto e3 = v.get_string().get(out)) return fail(reason, describe(e3));
+    const char* loc = nullptr;
+    if (doc.current_location().get(loc) == simdjson::SUCCESS) return fail(reason, describe(simdjson::TRAILING_CONTENT));
     return true;
   }
 
-  bool row(od::object& obj, const char* where, Column* const* cols, std::string& reason) {
+  enum class Found { kObject, kNull, kError };
+
+  // The object field `id`: kObject, kNull for JSON null or a missing field, kError (reason
+  // set) for anything else.
+  Found object_field(SlotId id, std::string& reason) {
+    const Slot& s = slots_[id];
+    if (s.kind == Slot::kMissing || s.kind == Slot::kNull) return Found::kNull;
+    if (s.kind != Slot::kObject)
+      return fail(reason, std::string("field \"") + s.name + "\": expected a JSON object"), Found::kError;
+    return Found::kObject;
+  }
+
+  // A string field; false with reason when missing, null or not a string.
+  bool string_field(SlotId id, std::string_view& out, std::string& reason) {
+    const Slot& s = slots_[id];
+    if (s.kind == Slot::kMissing) return fail(reason, std::string("missing \"") + s.name + "\" field");
+    if (s.kind == Slot::kNull) return fail(reason, std::string("the \"") + s.name + "\" field is null");
+    if (s.kind != Slot::kString) return fail(reason, std::string("the \"") + s.name + "\" field is not a string");
+    out = s.text;
+    return true;
+  }
+
+  // The object field `id` (kObject) decoded as one row of `cols`.
+  bool row(SlotId id, Column* const* cols, std::string& reason) {
+    const Slot& s = slots_[id];
+    od::object obj;
+    if (auto e = reader_.iterate(s.raw, readable_from(s.raw.data()), row_doc_)) return fail(reason, describe(e));
+    if (auto e = row_doc_.get_object().get(obj)) return fail(reason, describe(e));
     if (reader_.decode_row(obj, cols, reason)) return true;
-    reason = std::string("\"") + where + "\": " + reason;
+    reason = std::string("\"") + s.name + "\": " + reason;
     return false;
   }
 
@@ -188,73 +252,66 @@ class ChangelogJsonDecoder final : public RecordDecoder {
   }
 
   bool debezium(std::span<Column* const> cols, std::vector<RowKind>& kinds, std::string& reason) {
-    od::object env = root_;
     if (schema_include_) {
-      od::object payload;
-      Found f = object_field(root_, "payload", payload, reason);
+      Found f = object_field(kPayload, reason);
       if (f == Found::kError) return false;
       if (f == Found::kNull)
         return fail(reason, "missing \"payload\" field ('debezium-json.schema-include' is true: messages are "
                             "{\"schema\":..,\"payload\":..})");
-      env = payload;
+      if (!envelope(slots_[kPayload].raw, reason)) return false;  // the payload's own fields
     }
     std::string_view op_text;
-    bool op_missing = false;
-    if (!string_field(env, "op", op_text, reason, &op_missing)) {
-      // Only when the message was read to its end: after a malformed one the iterator
-      // is spent, and a search in it reads through a null parser (found by fuzzing).
-      if (!schema_include_ && op_missing) {
-        od::object payload;
-        std::string ignored;
-        if (object_field(root_, "payload", payload, ignored) == Found::kObject)
-          reason += " (the message has a \"payload\": set 'debezium-json.schema-include' to true)";
-      }
+    if (!string_field(kOp, op_text, reason)) {
+      if (!schema_include_ && slots_[kOp].kind == Slot::kMissing && slots_[kPayload].kind == Slot::kObject)
+        reason += " (the message has a \"payload\": set 'debezium-json.schema-include' to true)";
       return false;
     }
     const char op = op_text.size() == 1 ? op_text[0] : '?';
     if (op != 'c' && op != 'r' && op != 'u' && op != 'd')
       return fail(reason, "Unknown \"op\" value \"" + std::string(op_text) + "\"");
-    od::object obj;
     if (op == 'u' || op == 'd') {
-      Found f = object_field(env, "before", obj, reason);
+      Found f = object_field(kBefore, reason);
       if (f == Found::kError) return false;
       if (f == Found::kNull) return fail(reason, replica_identity(op == 'u' ? "UPDATE" : "DELETE"));
-      if (!row(obj, "before", cols.data(), reason)) return false;
+      if (!row(kBefore, cols.data(), reason)) return false;
       kinds.push_back(op == 'u' ? RowKind::kUpdateBefore : RowKind::kDelete);
       if (op == 'd') return true;
     }
-    Found f = object_field(env, "after", obj, reason);
+    Found f = object_field(kAfter, reason);
     if (f == Found::kError) return false;
     if (f == Found::kNull)
       return fail(reason, std::string("The \"after\" field of ") + (op == 'u' ? "UPDATE" : "INSERT") + " message is null");
-    if (!row(obj, "after", cols.data(), reason)) return false;
+    if (!row(kAfter, cols.data(), reason)) return false;
     kinds.push_back(op == 'u' ? RowKind::kUpdateAfter : RowKind::kInsert);
     return true;
   }
 
-  bool matches(const std::optional<std::regex>& re, const char* name, bool& keep, std::string& reason) {
+  bool matches(const std::optional<std::regex>& re, SlotId id, bool& keep, std::string& reason) {
     if (!re) return true;
     std::string_view v;
-    if (!string_field(root_, name, v, reason)) return false;
+    if (!string_field(id, v, reason)) return false;
     keep = keep && std::regex_match(v.begin(), v.end(), *re);
     return true;
   }
 
-  // The elements of the array field `name` (each an object) as rows of `cols`.
-  bool rows(od::object& obj, const char* name, Column* const* cols, std::size_t& n, std::string& reason) {
+  // The elements of the array field `id` (each an object) as rows of `cols`.
+  bool rows(SlotId id, Column* const* cols, std::size_t& n, std::string& reason) {
     n = 0;
-    od::value v;
-    auto e = obj.find_field_unordered(name).get(v);
-    if (e == simdjson::NO_SUCH_FIELD) return fail(reason, std::string("missing \"") + name + "\" field");
-    if (e) return fail(reason, describe(e));
+    const Slot& s = slots_[id];
+    if (s.kind == Slot::kMissing) return fail(reason, std::string("missing \"") + s.name + "\" field");
+    if (s.kind != Slot::kArray) return fail(reason, std::string("the \"") + s.name + "\" field is not a JSON array");
     od::array arr;
-    if (v.get_array().get(arr)) return fail(reason, std::string("the \"") + name + "\" field is not a JSON array");
+    if (auto e = reader_.iterate(s.raw, readable_from(s.raw.data()), row_doc_)) return fail(reason, describe(e));
+    if (auto e = row_doc_.get_array().get(arr)) return fail(reason, describe(e));
     for (auto item : arr) {
       od::value ev;
-      if (auto e2 = std::move(item).get(ev)) return fail(reason, describe(e2));
+      if (auto e = std::move(item).get(ev)) return fail(reason, describe(e));
       od::object o;
-      if (ev.get_object().get(o)) return fail(reason, std::string("\"") + name + "\": expected JSON objects");
-      if (!row(o, name, cols, reason)) return false;
+      if (ev.get_object().get(o)) return fail(reason, std::string("\"") + s.name + "\": expected JSON objects");
+      if (!reader_.decode_row(o, cols, reason)) {
+        reason = std::string("\"") + s.name + "\": " + reason;
+        return false;
+      }
       ++n;
     }
     return true;
@@ -262,13 +319,13 @@ class ChangelogJsonDecoder final : public RecordDecoder {
 
   bool canal(std::span<Column* const> cols, std::vector<RowKind>& kinds, std::string& reason) {
     bool keep = true;
-    if (!matches(database_, "database", keep, reason) || !matches(table_, "table", keep, reason)) return false;
+    if (!matches(database_, kDatabase, keep, reason) || !matches(table_, kTable, keep, reason)) return false;
     if (!keep) return true;
     std::string_view type_text;
-    if (!string_field(root_, "type", type_text, reason)) return false;
+    if (!string_field(kType, type_text, reason)) return false;
     std::size_t n = 0;
     if (type_text == "INSERT" || type_text == "DELETE") {
-      if (!rows(root_, "data", cols.data(), n, reason)) return false;
+      if (!rows(kData, cols.data(), n, reason)) return false;
       kinds.insert(kinds.end(), n, type_text == "INSERT" ? RowKind::kInsert : RowKind::kDelete);
       return true;
     }
@@ -276,17 +333,16 @@ class ChangelogJsonDecoder final : public RecordDecoder {
       for (auto& c : data_) c.clear();
       for (auto& c : old_) c.clear();
       std::size_t n_old = 0;
-      if (!rows(root_, "data", data_ptrs_.data(), n, reason)) return false;
-      if (!rows(root_, "old", old_ptrs_.data(), n_old, reason)) return false;
+      if (!rows(kData, data_ptrs_.data(), n, reason)) return false;
+      if (!rows(kOld, old_ptrs_.data(), n_old, reason)) return false;
       if (n_old < n)
         return fail(reason, "the \"old\" field has " + std::to_string(n_old) + " rows for " + std::to_string(n) +
                                 " rows of \"data\"");
       for (std::size_t i = 0; i < n; ++i) {
         // A field null or absent in "old" did not change: its value is data's.
-        for (std::size_t f = 0; f < cols.size(); ++f)
-          cols[f]->append_range(old_[f].is_null(i) ? data_[f] : old_[f], i, i + 1);
+        for (std::size_t f = 0; f < cols.size(); ++f) append_row(*cols[f], old_[f].is_null(i) ? data_[f] : old_[f], i);
         kinds.push_back(RowKind::kUpdateBefore);
-        for (std::size_t f = 0; f < cols.size(); ++f) cols[f]->append_range(data_[f], i, i + 1);
+        for (std::size_t f = 0; f < cols.size(); ++f) append_row(*cols[f], data_[f], i);
         kinds.push_back(RowKind::kUpdateAfter);
       }
       return true;
@@ -297,32 +353,37 @@ class ChangelogJsonDecoder final : public RecordDecoder {
 
   bool maxwell(std::span<Column* const> cols, std::vector<RowKind>& kinds, std::string& reason) {
     std::string_view type_text;
-    if (!string_field(root_, "type", type_text, reason)) return false;
+    if (!string_field(kType, type_text, reason)) return false;
     const bool insert = type_text == "insert", update = type_text == "update", del = type_text == "delete";
     if (!insert && !update && !del) return fail(reason, "Unknown \"type\" value \"" + std::string(type_text) + "\"");
-    od::object obj;
-    Found f = object_field(root_, "data", obj, reason);
+    Found f = object_field(kData, reason);
     if (f == Found::kError) return false;
     if (f == Found::kNull) return fail(reason, "the \"data\" field is null");
     if (!update) {
-      if (!row(obj, "data", cols.data(), reason)) return false;
+      if (!row(kData, cols.data(), reason)) return false;
       kinds.push_back(insert ? RowKind::kInsert : RowKind::kDelete);
       return true;
     }
     for (auto& c : data_) c.clear();
     for (auto& c : old_) c.clear();
-    if (!row(obj, "data", data_ptrs_.data(), reason)) return false;
-    f = object_field(root_, "old", obj, reason);
+    if (!row(kData, data_ptrs_.data(), reason)) return false;
+    f = object_field(kOld, reason);
     if (f == Found::kError) return false;
     if (f == Found::kNull) return fail(reason, "the \"old\" field of an update is null");
-    if (!row(obj, "old", old_ptrs_.data(), reason)) return false;
+    if (!row(kOld, old_ptrs_.data(), reason)) return false;
     // A field present in "old" (even as null) changed; the others are data's.
     const auto& seen = reader_.seen();
-    for (std::size_t c = 0; c < cols.size(); ++c) cols[c]->append_range(seen[c] ? old_[c] : data_[c], 0, 1);
+    for (std::size_t c = 0; c < cols.size(); ++c) append_row(*cols[c], seen[c] ? old_[c] : data_[c], 0);
     kinds.push_back(RowKind::kUpdateBefore);
-    for (std::size_t c = 0; c < cols.size(); ++c) cols[c]->append_range(data_[c], 0, 1);
+    for (std::size_t c = 0; c < cols.size(); ++c) append_row(*cols[c], data_[c], 0);
     kinds.push_back(RowKind::kUpdateAfter);
     return true;
+  }
+
+  // Row `i` of `src` appended to `out` (append_range would allocate its index list).
+  static void append_row(Column& out, const Column& src, std::size_t i) {
+    const auto idx = static_cast<std::uint32_t>(i);
+    out.append_gather(src, &idx, 1);
   }
 
   std::string format_;
@@ -331,10 +392,11 @@ class ChangelogJsonDecoder final : public RecordDecoder {
   JsonValueReader reader_;
   bool schema_include_ = false;
   std::optional<std::regex> database_, table_;
-  std::string padded_;
-  simdjson::dom::parser validator_;
-  od::document doc_;
-  od::object root_;
+  std::string padded_;      // the message, padded for simdjson; the slots' raw spans point into it
+  od::parser env_parser_;   // the envelope's pass (reader_'s parser decodes the rows)
+  od::document row_doc_;
+  Slot slots_[kSlots];
+  std::vector<SlotId> read_;  // the slots this flavor reads
   std::vector<Column> data_, old_;  // scratch: an update's new and old rows
   std::vector<Column*> data_ptrs_, old_ptrs_;
   std::vector<std::size_t> start_sizes_;

@@ -184,6 +184,11 @@ bool plain_key(od::raw_json_string raw, std::string_view& out) {
 
 }  // namespace
 
+simdjson::error_code field_key(od::field& f, std::string_view& out) {
+  if (plain_key(f.key(), out)) return simdjson::SUCCESS;
+  return f.unescaped_key().get(out);
+}
+
 bool JsonValueReader::value_error(const Column& col, std::string_view text, std::string& reason) {
   std::string shown(text.substr(0, 64));
   return fail(reason, "'" + shown + (text.size() > 64 ? "...'" : "'") + " is not a valid " + col.type().to_string());

@@ -23,6 +23,10 @@ namespace od = simdjson::ondemand;
 // A readable message for a simdjson error.
 std::string describe(simdjson::error_code e);
 
+// A field's key: its bytes in place when it holds no escape (the common case), else
+// unescaped into the parser's string buffer (valid until the next key).
+simdjson::error_code field_key(od::field& f, std::string_view& out);
+
 // How to decode one type: for ROW the fields by name, for ARRAY the element, for MAP
 // the value. Built once per decoder.
 struct TypePlan {

@@ -144,6 +144,36 @@ TEST(ColumnBatchTest, ColumnWiseBuildersAndCommit) {
   EXPECT_THROW(b.validate(), clink::ClinkError);
 }
 
+// append_range copies fixed-width and string rows contiguously: word-aligned (a column
+// appended whole, as the FIELD kernel does) and not, nulls and all, after existing rows.
+TEST(ColumnBatchTest, AppendRangeCopiesRowsAlignedOrNot) {
+  Column ints(LogicalType::bigint()), strs(LogicalType::string());
+  for (int i = 0; i < 150; ++i) {
+    if (i % 5 == 0) ints.append_null(), strs.append_null();
+    else ints.append<std::int64_t>(i), strs.append_string("s" + std::to_string(i));
+  }
+  for (auto [begin, end, prefix] : {std::tuple<std::size_t, std::size_t, std::size_t>{0, 150, 0}, {0, 70, 64},
+                                    {3, 131, 0}, {64, 130, 5}, {10, 10, 2}}) {
+    Column di(LogicalType::bigint()), ds(LogicalType::string());
+    for (std::size_t p = 0; p < prefix; ++p) di.append<std::int64_t>(-1), ds.append_string("p");
+    di.append_range(ints, begin, end);
+    ds.append_range(strs, begin, end);
+    ASSERT_EQ(di.size(), prefix + end - begin);
+    ASSERT_EQ(ds.size(), prefix + end - begin);
+    for (std::size_t r = 0; r < di.size(); ++r) {
+      const Value want_i = r < prefix ? Value(std::int64_t{-1}) : ints.value_at(begin + r - prefix);
+      const Value want_s = r < prefix ? Value(std::string("p")) : strs.value_at(begin + r - prefix);
+      EXPECT_EQ(di.value_at(r), want_i) << begin << " " << r;
+      EXPECT_EQ(ds.value_at(r), want_s) << begin << " " << r;
+    }
+    EXPECT_EQ(di.null_count(), ds.null_count());
+    di.append<std::int64_t>(7);  // no stray bit past the copied rows
+    EXPECT_TRUE(di.is_valid(di.size() - 1));
+    di.append_null();
+    EXPECT_TRUE(di.is_null(di.size() - 1));
+  }
+}
+
 TEST(ColumnSerdeTest, RoundTripsEveryType) {
   auto b = sample_batch();
   std::string bytes = serialize_batch(b);

@@ -188,3 +188,42 @@ TEST(PlanPhysical, GroupAggregateTakesTheStateTtl) {
 }
 
 }  // namespace clink::test
+
+namespace clink::test {
+
+// Nested projection push-down: a json filesystem scan reads a ROW column narrowed to the
+// fields the query reads through `col.field` (in the declared order), through the
+// computed column, the watermark and the WHERE; a ROW used whole, or any ROW under
+// json.fail-on-missing-field, is read whole.
+TEST(PlanPhysical, JsonScanReadsOnlyTheNestedFieldsUsed) {
+  PlanFixture f;
+  f.ddl(R"(CREATE TABLE events (
+      kind INT,
+      a ROW<id BIGINT, name STRING, ts TIMESTAMP(3)>,
+      b ROW<x BIGINT, y STRING, z STRING, ts TIMESTAMP(3)>,
+      ts AS CASE WHEN kind = 0 THEN a.ts ELSE b.ts END,
+      WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+    ) WITH ('connector' = 'filesystem', 'path' = '/data/e.json', 'format' = 'json');
+    CREATE TABLE strict_events (kind INT, b ROW<x BIGINT, y STRING>)
+      WITH ('connector' = 'filesystem', 'path' = '/data/s.json', 'format' = 'json',
+            'json.fail-on-missing-field' = 'true');
+    CREATE TABLE out2 (x BIGINT, y STRING) WITH ('connector' = 'blackhole');
+    CREATE TABLE out_row (k INT, b ROW<x BIGINT, y STRING, z STRING, ts TIMESTAMP(3)>) WITH ('connector' = 'blackhole'))");
+  auto source_schema = [&](const std::string& sql) { return f.spec(sql).at("ops")[0]["params"]["schema"].dump(); };
+  EXPECT_EQ(source_schema("INSERT INTO out2 SELECT b.x, b.z FROM events WHERE kind = 2"),
+            R"([{"name":"kind","type":"INT"},{"name":"a","type":"ROW<`ts` TIMESTAMP(3)>"},)"
+            R"({"name":"b","type":"ROW<`x` BIGINT, `z` STRING, `ts` TIMESTAMP(3)>"}])");
+  // The whole ROW to the sink: read whole.
+  EXPECT_EQ(source_schema("INSERT INTO out_row SELECT kind, b FROM events WHERE b.y = 'k'"),
+            R"([{"name":"kind","type":"INT"},{"name":"a","type":"ROW<`ts` TIMESTAMP(3)>"},)"
+            R"({"name":"b","type":"ROW<`x` BIGINT, `y` STRING, `z` STRING, `ts` TIMESTAMP(3)>"}])");
+  EXPECT_EQ(source_schema("INSERT INTO out2 SELECT b.x, b.y FROM strict_events"),
+            R"([{"name":"kind","type":"INT"},{"name":"b","type":"ROW<`x` BIGINT, `y` STRING>"}])");
+  // The consumers read the narrowed ROW: FIELD by name finds the field in it.
+  const auto ops = f.spec("INSERT INTO out2 SELECT b.x, b.z FROM events WHERE kind = 2").at("ops");
+  EXPECT_EQ(ops[1]["params"]["input_schemas"][0].dump(),
+            R"([{"name":"kind","type":"INT"},{"name":"a","type":"ROW<`ts` TIMESTAMP(3)>"},)"
+            R"({"name":"b","type":"ROW<`x` BIGINT, `z` STRING, `ts` TIMESTAMP(3)>"}])");
+}
+
+}  // namespace clink::test

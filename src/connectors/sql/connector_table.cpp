@@ -57,6 +57,15 @@ void blackhole_sink_params(const SinkParamsContext&, nlohmann::json& p) { p = nl
 
 // Kafka: a table in a changelog format (debezium-json, ...) reads and writes row kinds;
 // so does one with the seed's 'mode' = 'cdc', and 'mode' = 'upsert' makes it upsert-kafka.
+// The json format reads a ROW's fields by name and skips the others, so a narrowed ROW
+// reads only what the query uses, as an unprojected column is never read. Not under
+// fail-on-missing-field, which must see every declared field.
+bool json_reads_nested_projection(const ConnectorOptions& o) {
+  if (find_option(o, "format").value_or("") != "json") return false;
+  auto fail_on_missing = find_option(o, "json.fail-on-missing-field");
+  return !fail_on_missing || (*fail_on_missing != "true" && *fail_on_missing != "TRUE" && *fail_on_missing != "True");
+}
+
 bool kafka_changelog_format(const ConnectorOptions& o) {
   auto f = find_option(o, "value.format");
   if (!f) f = find_option(o, "format");
@@ -111,6 +120,7 @@ std::vector<ConnectorDescriptor> make_table() {
                .bounded = [](const ConnectorOptions& o) { return !find_option(o, "source.monitor-interval"); },
                .bounded_when = "without 'source.monitor-interval'",
                .projection_pushdown = true,
+               .nested_projection_pushdown = json_reads_nested_projection,
                .partition_pushdown = true,
                .dead_letters = true,
                .watermark_bound = true,

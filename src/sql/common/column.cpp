@@ -310,7 +310,46 @@ void Column::append_gather(const Column& src, const std::uint32_t* idx, std::siz
   size_ = base + n;
 }
 
+// Rows [begin, begin + n) of src's validity to rows [base, base + n) of dst's: whole
+// words when both start on a word (the usual case: a column appended whole), else bit by bit.
+void copy_validity_range(Column& dst, const Column& src, std::size_t base, std::size_t begin, std::size_t n) {
+  dst.grow_validity(base + n);
+  const auto* sv = src.validity();
+  auto* dv = dst.validity();
+  if (base % 64 == 0 && begin % 64 == 0) {
+    std::memcpy(dv + base / 64, sv + begin / 64, (n + 63) / 64 * 8);
+    if (n % 64 != 0) dv[(base + n) / 64] &= (std::uint64_t(1) << (n % 64)) - 1;  // no bits past the end
+    return;
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t i = begin + k, o = base + k;
+    std::uint64_t bit = (sv[i >> 6] >> (i & 63)) & 1;
+    dv[o >> 6] = (dv[o >> 6] & ~(std::uint64_t(1) << (o & 63))) | (bit << (o & 63));
+  }
+}
+
 void Column::append_range(const Column& src, std::size_t begin, std::size_t end) {
+  // Fixed-width and string columns: contiguous copies (the FIELD kernel appends a ROW's
+  // child whole per batch); nested ones through the gather.
+  const std::size_t n = end - begin, base = size_;
+  if (n != 0 && (layout_ == PhysicalLayout::kFixed || layout_ == PhysicalLayout::kVarLen)) {
+    copy_validity_range(*this, src, base, begin, n);
+    if (layout_ == PhysicalLayout::kFixed) {
+      const auto w = static_cast<std::size_t>(fixed_width(type_.kind()));
+      values_.resize((base + n) * w);
+      std::memcpy(values_.data() + base * w, src.values_.data() + begin * w, n * w);
+    } else {
+      const auto* so = src.offsets();
+      const std::uint32_t first = so[begin];
+      const auto arena_base = static_cast<std::uint32_t>(arena_.size());
+      arena_.append(src.arena_.data() + first, so[end] - first);
+      values_.resize((base + n + 1) * 4);
+      auto* o = offsets();
+      for (std::size_t k = 1; k <= n; ++k) o[base + k] = so[begin + k] - first + arena_base;
+    }
+    size_ = base + n;
+    return;
+  }
   std::vector<std::uint32_t> idx(end - begin);
   for (std::size_t i = begin; i < end; ++i) idx[i - begin] = static_cast<std::uint32_t>(i);
   append_gather(src, idx.data(), idx.size());

@@ -1,6 +1,7 @@
 // sql_calc: WHERE and SELECT through compiled expressions (expr_compiler.hpp), batch in,
-// batch out. The filter runs first and selects rows (one gather of the kept rows, none
-// when every row is kept); the projections then run over the kept rows only, so an
+// batch out. The filter runs first and selects rows (one gather of the kept rows in the
+// columns the projections read, none when every row is kept: q0's WHERE drops the
+// person and auction events and copies only the bid fields it outputs); the projections then run over the kept rows only, so an
 // expression never fails on a row the filter dropped (Flink evaluates the condition
 // first too). Row kinds and event times follow their rows.
 #include <memory>
@@ -32,6 +33,7 @@ class SqlCalcOperator final : public StreamOperator {
         session_(with_batch_time(cfg.session, batch_time_)),
         projection_(cfg.projections, names(*cfg.out_schema), session_) {
     if (cfg.filter) predicate_.emplace(cfg.filter, session_);
+    for (const auto& e : cfg.projections) mark_read(*e);
   }
 
   // CURRENT_WATERMARK reads the last watermark this operator saw (NULL before the first).
@@ -52,7 +54,7 @@ class SqlCalcOperator final : public StreamOperator {
         const std::size_t n = predicate_->select(in, selection_);
         if (n == 0) return;
         if (n < in.size()) {
-          kept = in.gather(selection_.data(), n);
+          gather_read(in, n, kept);
           rows = &kept;
         }
       }
@@ -64,6 +66,29 @@ class SqlCalcOperator final : public StreamOperator {
   }
 
  private:
+  void mark_read(const Expr& e) {
+    if (e.kind == ExprKind::kColumnRef) {
+      if (read_.size() <= e.column_index) read_.resize(e.column_index + 1, false);
+      read_[e.column_index] = true;
+    }
+    for (const auto& a : e.args) mark_read(*a);
+  }
+
+  // The selected rows of the columns the projections read; the others stay empty.
+  void gather_read(const ColumnBatch& in, std::size_t n, ColumnBatch& kept) const {
+    const std::uint32_t* idx = selection_.data();
+    for (std::size_t c = 0; c < read_.size() && c < in.num_columns(); ++c)
+      if (read_[c]) kept.column(c).append_gather(in.column(c), idx, n);
+    auto& kinds = kept.row_kinds();
+    auto& times = kept.event_times();
+    kinds.resize(n);
+    times.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      kinds[k] = in.row_kind(idx[k]);
+      times[k] = in.event_times()[idx[k]];
+    }
+  }
+
   static std::vector<std::string> names(const Schema& s) {
     std::vector<std::string> n;
     for (const auto& f : s.fields()) n.push_back(f.name);
@@ -81,6 +106,7 @@ class SqlCalcOperator final : public StreamOperator {
   CompiledProjection projection_;
   std::optional<CompiledPredicate> predicate_;
   std::vector<std::uint32_t> selection_;
+  std::vector<bool> read_;  // the input columns the projections read
 };
 
 }  // namespace

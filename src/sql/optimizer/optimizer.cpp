@@ -5,6 +5,7 @@
 
 #include "clink/metrics/sql_metrics.hpp"
 #include "../planner/plan_rewrite.hpp"
+#include "nested_projection.hpp"
 #include "clink/sql/common/column_batch.hpp"
 #include "clink/sql/expression/expr_compiler.hpp"
 #include "clink/sql/optimizer/join_reorder.hpp"
@@ -640,7 +641,7 @@ LogicalPtr push_down_projections(const LogicalPtr& plan) {
     for (std::size_t i = 0; i < plan->schema.size(); ++i) cols.push_back(*p.map[i]);
     out = make_column_project(out, cols, plan->pos);
   }
-  return merge_projects(out);
+  return push_down_nested_projections(merge_projects(out));
 }
 
 // ------------------------------------------------------------------ driver

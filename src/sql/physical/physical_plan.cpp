@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "clink/metrics/sql_metrics.hpp"
+#include "../optimizer/nested_projection.hpp"
 #include "../planner/plan_rewrite.hpp"
 #include "exec_options.hpp"
 #include "clink/connectors/sql/sql_dead_letters.hpp"
@@ -526,8 +527,7 @@ struct Compiler {
                               sql_source_names()));
     }
     json p = connector_params(s.table);
-    // The table's physical schema; the output is that restricted to `projected`.
-    p["schema"] = schema_to_json(s.table.physical_schema());
+    p["schema"] = schema_to_json(scan_read_schema(s));  // physical columns as read; output: the `projected`
     if (d->projection_pushdown) p["projected"] = s.projected;
     if (d->partition_pushdown) add_partitions(s, filter, p);
     if (d->filter_pushdown && filter) add_filter(filter, p);

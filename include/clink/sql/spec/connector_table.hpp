@@ -65,6 +65,10 @@ struct ConnectorDescriptor {
   std::function<bool(const ConnectorOptions&)> bounded;
   std::string bounded_when;  // how a table is bounded, for messages: "with 'number-of-rows'"
   bool projection_pushdown = false;  // reads only the `projected` physical columns
+  // Nested projection push-down (Flink's supportsNestedProjection): with these options
+  // the source reads a ROW column narrowed to the fields the query uses (the `schema`
+  // param carries the narrowed ROW types). Null: never.
+  std::function<bool(const ConnectorOptions&)> nested_projection_pushdown;
   // Partition pushdown: takes `partition_keys` (PARTITIONED BY) and a `partition_filter`
   // (the conjuncts of the filter right above the scan on partition columns only).
   bool partition_pushdown = false;

@@ -1,0 +1,14 @@
+#pragma once
+// Nested projection push-down (nested_projection.cpp): ROW columns of scans narrowed to
+// the fields the plan reads, for connectors that read nested projections.
+#include "clink/sql/planner/logical_plan.hpp"
+
+namespace clink::sql {
+
+LogicalPtr push_down_nested_projections(const LogicalPtr& plan);
+
+// The table's physical schema as the scan reads it (the source's `schema` param): a ROW
+// column the pass narrowed has the scan's narrowed type.
+Schema scan_read_schema(const LogicalScan& s);
+
+}  // namespace clink::sql
