@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <limits>
+#include <optional>
 
 #include "token_cursor.hpp"
 
@@ -58,6 +59,8 @@ class ClauseParser {
       c.expect("PER");
       c.expect("MATCH");
     }
+    if (running_at_)
+      c.unsupported(tok(*running_at_), "RUNNING measures are not supported: with ONE ROW PER MATCH every measure is FINAL (Flink 2.3 cannot generate code for RUNNING either)");
     if (c.accept("AFTER")) {
       mr.skip_pos = c.position(tok(c.index() - 1));
       c.expect("MATCH");
@@ -114,6 +117,8 @@ class ClauseParser {
  private:
   const Token& tok(size_t i) const { return lx_.tokens[i]; }
 
+  std::optional<size_t> running_at_;  // the first measure written RUNNING
+
   ast::ExprPtr expression(size_t b, size_t e) {
     TokenCursor c(lx_, b, e, map_);
     if (c.at_end()) c.fail_expected("an expression");
@@ -143,8 +148,7 @@ class ClauseParser {
     // RUNNING. Taken before the expression only (FINAL LAST(A.price) AS p).
     size_t expr_begin = b;
     if (size_t at = find_semantics_keyword(b, expr_end); at == b) {
-      if (tok(at).is("RUNNING"))
-        c.unsupported(tok(at), "RUNNING measures are not supported: with ONE ROW PER MATCH every measure is FINAL (Flink 2.3 cannot generate code for RUNNING either)");
+      if (tok(at).is("RUNNING") && !running_at_) running_at_ = at;  // rejected after the ROWS PER MATCH clause
       expr_begin = b + 1;
     }
     if (size_t at = find_semantics_keyword(expr_begin, expr_end); at < expr_end)
