@@ -3,7 +3,6 @@
 // the function's rows are joined to each left row: INNER for `, f(...)`, CROSS JOIN and
 // JOIN ... ON c (a filter above), LEFT for LEFT JOIN ... ON TRUE.
 #include "binder_internal.hpp"
-#include "clink/sql/common/multiset_type.hpp"
 #include "clink/sql/function/table_function.hpp"
 
 namespace clink::sql {
@@ -35,9 +34,6 @@ Bound Binder::Impl::bind_correlate(Bound left, const ast::TableRef& ref, bool le
     // Flink's UNNEST expands one collection (UnnestRowsFunction reads its first argument).
     if (args.size() != 1)
       fail(ref.pos, fmt::format("UNNEST takes one ARRAY or MAP argument, got {}", args.size()));
-    // A multiset is held as its map of counts (multiset_type.hpp): expanding it as a MAP
-    // would give (element, count) rows where Flink repeats each element count times.
-    if (is_multiset(args[0]->type)) fail(tf.args[0]->pos, "UNNEST of a MULTISET is not supported");
     function_fields = unnest_fields(args[0]->type, tf.with_ordinality, left_outer);
     if (function_fields.empty())
       fail(tf.args[0]->pos, fmt::format("UNNEST needs an ARRAY or MAP argument, got {}", args[0]->type.to_string()));
