@@ -196,6 +196,58 @@ TEST(ClusterMaterialized, AContinuousTablesJobRunsOnTheCoordinator) {
   fs::remove_all(dir);
 }
 
+// `clink run --coordinator` / `clink sql --coordinator` plan on the client, but hand a
+// materialized-table statement to the coordinator's SQL with CREATE ... IF NOT EXISTS of
+// the tables it reads: the table is the coordinator's (its catalog store, its scheduler).
+TEST(ClusterMaterialized, AClientWithCoordinatorHandsMaterializedTablesToIt) {
+  const fs::path dir = scratch_dir("clink_mt_cluster_");
+  const fs::path src = dir / "src", backing = dir / "totals" / "part-0.json";
+  write_source(src, "{\"shop\":\"a\",\"amount\":1}\n{\"shop\":\"a\",\"amount\":2}\n");
+  auto process = coordinator(dir, "c");
+  CoordinatorProcess& c = *process;
+  ASSERT_TRUE(c.running());
+  const fs::path script = dir / "create.sql";
+  std::ofstream(script) << "CREATE TABLE orders (shop STRING, amount BIGINT) WITH ('connector' = 'filesystem', "
+                           "'path' = '" + src.string() + "', 'format' = 'json');\n"
+                           "CREATE VIEW big AS SELECT * FROM orders WHERE amount > 1;\n"
+                           "CREATE MATERIALIZED TABLE totals WITH ('path' = '" + (dir / "totals").string() + "') "
+                           "FRESHNESS = INTERVAL '1' SECOND REFRESH_MODE = FULL AS "
+                           "SELECT shop, SUM(amount) AS total FROM big GROUP BY shop;\n";
+  auto r = run_clink("run " + script.string() + " --coordinator " + c.address(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << c.stderr_text();
+  // CREATE ran the first refresh on the coordinator's worker before it answered.
+  EXPECT_EQ(lines_of(backing), (std::vector<std::string>{R"({"shop":"a","total":2})"}));
+  // The coordinator's scheduler refreshes it on its freshness.
+  write_source(src, "{\"shop\":\"b\",\"amount\":5}\n");
+  EXPECT_TRUE(eventually([&] { return lines_of(backing) == std::vector<std::string>{R"({"shop":"b","total":5})"}; }))
+      << c.stderr_text();
+  EXPECT_GE(job_names(c, "FINISHED").count("refresh_totals"), 2u);
+
+  // `clink sql --coordinator` suspends it there; the coordinator's catalog has the table
+  // and the view (a second CREATE TABLE of orders would fail: IF NOT EXISTS was sent).
+  std::ofstream(dir / "suspend.sql") << "ALTER MATERIALIZED TABLE totals SUSPEND;\n";
+  r = run_clink("sql --coordinator " + c.address() + " < '" + (dir / "suspend.sql").string() + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("[INFO] Execute statement succeeded."), std::string::npos) << r.out;
+  const std::size_t refreshed = job_names(c).count("refresh_totals");
+  write_source(src, "{\"shop\":\"c\",\"amount\":7}\n");
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(lines_of(backing), (std::vector<std::string>{R"({"shop":"b","total":5})"}));
+  EXPECT_EQ(job_names(c).count("refresh_totals"), refreshed);
+  auto shown = post_sql(c, "CREATE TABLE orders (x INT) WITH ('connector' = 'datagen');");
+  EXPECT_EQ(shown.status, 400) << shown.body.dump();
+
+  // A statement the coordinator refuses fails the client, naming the coordinator's error.
+  std::ofstream(dir / "again.sql") << "ALTER MATERIALIZED TABLE totals SUSPEND;\n";
+  r = run_clink("run " + (dir / "again.sql").string() + " --coordinator " + c.address(), dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("again.sql: line 1, column 1: coordinator " + c.address() +
+                       " (HTTP 400): line 1, column 1: Materialized table `totals` is already suspended"),
+            std::string::npos)
+      << r.err;
+  fs::remove_all(dir);
+}
+
 // Under ZooKeeper HA: the leader is killed (SIGKILL) between refreshes; the standby that
 // takes over has the table (the HA catalog store) and refreshes it on its freshness.
 TEST(ClusterMaterialized, ANewLeaderGoesOnRefreshing) {

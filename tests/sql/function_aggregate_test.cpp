@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "clink/sql/common/multiset_type.hpp"
 #include "clink/sql/function/aggregate.hpp"
 #include "expr_test_util.hpp"
 
@@ -391,6 +392,39 @@ TEST(AggregateTest, ArrayAggRespectsNullsAndMergesRetractionsLikeFlink) {
   EXPECT_EQ(value(*array_agg, c.p()), "[5]");
   array_agg->merge(c.p(), empty.p());
   EXPECT_EQ(value(*array_agg, c.p()), "NULL");
+}
+
+// COLLECT is Flink's CollectAggFunction: counts per non-NULL value; a retraction of a
+// value never seen records it at -1 and a later row raises it to 0, where it stays (only
+// a retraction at count 1 removes a value); merge adds the counts; restore keeps them
+// and their first-insertion order (the order entries sharing a printed bucket keep).
+TEST(AggregateTest, CollectCountsRetractsAndRestoresLikeFlink) {
+  auto collect = agg("COLLECT", {LogicalType::int_type()}, {false, true});
+  EXPECT_EQ(collect->result_type().to_string(), "MULTISET<INT> NOT NULL");
+  EXPECT_TRUE(is_multiset(collect->result_type()));
+  EXPECT_EQ(parse_logical_type("MULTISET<INT> NOT NULL"), collect->result_type());
+  EXPECT_EQ(parse_logical_type("STRING MULTISET"), multiset_type(LogicalType::string()));
+  EXPECT_FALSE(parse_logical_type("MAP<INT, INT NOT NULL>") == multiset_type(LogicalType::int_type()));
+  EXPECT_FALSE(supports_assignment_cast(multiset_type(LogicalType::int_type()),
+                                        LogicalType::map(LogicalType::int_type(), LogicalType::int_type())));
+  Acc a(*collect), b(*collect), restored(*collect);
+  EXPECT_EQ(value(*collect, a.p()), "{}");
+  feed(*collect, a.p(), column_of(LogicalType::int_type(), {3, Value::null(), 1, 3}));
+  feed(*collect, a.p(), column_of(LogicalType::int_type(), {1, 7, Value::null()}), true);
+  EXPECT_EQ(value(*collect, a.p()), "{3=2, 7=-1}");
+  feed(*collect, a.p(), column_of(LogicalType::int_type(), {7}));
+  EXPECT_EQ(value(*collect, a.p()), "{3=2, 7=0}");
+  feed(*collect, b.p(), column_of(LogicalType::int_type(), {7, 2}));
+  collect->merge(a.p(), b.p());
+  EXPECT_EQ(value(*collect, a.p()), "{3=2, 7=1, 2=1}");
+  std::string bytes;
+  collect->serialize(a.p(), bytes);
+  std::string_view in = bytes;
+  collect->deserialize(restored.p(), in);
+  EXPECT_TRUE(in.empty());
+  EXPECT_EQ(value(*collect, restored.p()), "{3=2, 7=1, 2=1}");
+  feed(*collect, restored.p(), column_of(LogicalType::int_type(), {7, 2}), true);
+  EXPECT_EQ(value(*collect, restored.p()), "{3=2}");
 }
 
 }  // namespace clink::test

@@ -83,6 +83,14 @@ std::string post_spec(cluster::RestClient& client, const nlohmann::json& spec, c
   return id;
 }
 
+// A script for the coordinator's SQL (materialized-table statements): the ids of the
+// jobs it started are printed like a submitted spec's.
+void post_sql(cluster::RestClient& client, const std::string& script, const nlohmann::json& options) {
+  auto r = rest_call(client, "POST", "/api/v1/jobs/sql", {{"script", script}, {"options", options}});
+  for (const auto& id : r.value("jobids", nlohmann::json::array())) std::printf("%s\n", id.get<std::string>().c_str());
+  std::fflush(stdout);
+}
+
 int submit_sql(const RunOptions& opts, cluster::RestClient& client, const nlohmann::json& options) {
   const std::string& path = opts.job.path;
   sql::ast::Script script;
@@ -90,6 +98,7 @@ int submit_sql(const RunOptions& opts, cluster::RestClient& client, const nlohma
   SqlJobSettings settings;
   settings.sets = opts.job.sets;  // -p goes in the options: the coordinator applies it
   settings.submit = [&](nlohmann::json& spec) { post_spec(client, spec, options); };
+  settings.forward_sql = [&](const std::string& sql) { post_sql(client, sql, options); };
   try {
     script = sql::parse(read_file(path));  // the whole script parses before anything is submitted
     session = std::make_unique<SqlSession>(settings, opts.catalog_dir, stdout);

@@ -210,6 +210,13 @@ class Shell {
                     r.value("jobid", "").c_str());
         std::fflush(stdout);
       };
+      // Materialized tables are the coordinator's (it keeps and refreshes them).
+      s.forward_sql = [address = opts.coordinator, options](const std::string& script) {
+        cluster::RestClient client(address);
+        rest_call(client, "POST", "/api/v1/jobs/sql", {{"script", script}, {"options", options}});
+        std::fputs("[INFO] Execute statement succeeded.\n", stdout);
+        std::fflush(stdout);
+      };
     }
     return s;
   }

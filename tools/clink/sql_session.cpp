@@ -75,10 +75,8 @@ SqlSession::SqlSession(SqlJobSettings settings, const std::string& catalog_dir, 
   // like an INSERT's job; a full refresh's swap follows its job's end.
   runner_.set_job_runner([this](const nlohmann::json& spec, const sql::ast::Statement& st) {
     if (settings_.submit)
-      throw ClinkError("materialized tables are maintained where their catalog is, and with --coordinator this "
-                       "client plans over its own catalog: create them through the coordinator's SQL (POST "
-                       "/api/v1/jobs/sql, or its SQL Gateway: sql-client.sh gateway), which refreshes them, or run "
-                       "the script without --coordinator");
+      throw ClinkError("with --coordinator, a materialized table's job runs on the coordinator, which keeps the "
+                       "table (its statements are sent to the coordinator's SQL)");
     if (!run_job(spec, st)) throw ClinkError("the materialized table's job was stopped");
   });
   presenter_ = [out] { return make_tableau_presenter(out); };
@@ -171,6 +169,10 @@ bool SqlSession::execute(const sql::ast::Statement& st) {
   if (st.as<sql::ast::StopJob>() || !client_text.empty()) {
     std::fputs(client_text.c_str(), out_);
     std::fflush(out_);
+    return true;
+  }
+  if (settings_.forward_sql && st.as<sql::ast::MaterializedTable>()) {
+    settings_.forward_sql(coordinator_script(runner_, st));
     return true;
   }
   sql::StatementResult r = runner_.execute(st);

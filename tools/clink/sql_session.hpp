@@ -37,6 +37,10 @@ struct SqlJobSettings {
   // When set, an INSERT's job is handed to it (a coordinator's submission) instead of
   // running here; a SELECT is an error (its rows have nowhere to go).
   std::function<void(nlohmann::json&)> submit;
+  // With a coordinator: materialized-table statements are handed to it as a script for
+  // its SQL (POST /api/v1/jobs/sql: coordinator_script), since the coordinator keeps and
+  // refreshes them.
+  std::function<void(const std::string& script)> forward_sql;
   // `clink sql --coordinator HOST:PORT`: SHOW JOBS and STOP JOB ask this REST API.
   std::string coordinator;
   // Called when a job ended or is being stopped, before anything about it is printed
@@ -98,6 +102,11 @@ class SqlSession {
   PresenterFactory presenter_;
   int streams_ = 0;
 };
+
+// A materialized-table statement as a script for a coordinator's SQL: CREATE TABLE / VIEW
+// IF NOT EXISTS of what its query reads from the runner's catalog, then the statement
+// (materialized_forward.cpp).
+std::string coordinator_script(sql::StatementRunner& runner, const sql::ast::Statement& statement);
 
 // A presenter printing Flink's tableau changelog (`clink run`, and `clink sql` when its
 // output is not a terminal).

@@ -1,5 +1,7 @@
 #include "clink/sql/common/types.hpp"
 
+#include "clink/sql/common/multiset_type.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -45,6 +47,13 @@ LogicalType adjust_precision_scale(int p, int s) {
   int min_scale = std::min(s, 6);
   s = std::max(kMaxDecimalPrecision - int_digits, min_scale);
   return LogicalType::decimal(kMaxDecimalPrecision, s);
+}
+
+// What multiset_type() passes to LogicalType::map as the value type to ask for a
+// multiset's children: a ROW whose field name no SQL text spells.
+const LogicalType& multiset_request() {
+  static const LogicalType kRequest = LogicalType::row({{"\x01multiset", LogicalType::int_type().not_null()}});
+  return kRequest;
 }
 
 }  // namespace
@@ -125,6 +134,11 @@ LogicalType LogicalType::array(LogicalType element) {
 }
 LogicalType LogicalType::map(LogicalType key, LogicalType value) {
   LogicalType t(TypeKind::kMap);
+  if (value == multiset_request()) {
+    t.children_ = std::make_shared<const std::vector<RowField>>(
+        std::vector<RowField>{{"element", std::move(key)}, {"count", LogicalType::int_type().not_null()}});
+    return t;
+  }
   t.children_ = std::make_shared<const std::vector<RowField>>(
       std::vector<RowField>{{"key", std::move(key)}, {"value", std::move(value)}});
   return t;
@@ -134,6 +148,9 @@ LogicalType LogicalType::row(std::vector<RowField> fields) {
   t.children_ = std::make_shared<const std::vector<RowField>>(std::move(fields));
   return t;
 }
+
+LogicalType multiset_type(LogicalType element) { return LogicalType::map(std::move(element), multiset_request()); }
+bool is_multiset(const LogicalType& t) { return t.is(TypeKind::kMap) && t.fields().at(1).name == "count"; }
 
 const LogicalType& LogicalType::element_type() const { return (*children_)[0].type; }
 const LogicalType& LogicalType::key_type() const { return (*children_)[0].type; }
@@ -207,7 +224,10 @@ std::string LogicalType::to_string() const {
       break;
     }
     case TypeKind::kArray: s = "ARRAY<" + element_type().to_string() + ">"; break;
-    case TypeKind::kMap: s = "MAP<" + key_type().to_string() + ", " + value_type().to_string() + ">"; break;
+    case TypeKind::kMap:
+      s = is_multiset(*this) ? "MULTISET<" + key_type().to_string() + ">"
+                        : "MAP<" + key_type().to_string() + ", " + value_type().to_string() + ">";
+      break;
     case TypeKind::kRow: {
       s = "ROW<";
       bool first = true;
@@ -323,7 +343,8 @@ bool supports_implicit_cast(const LogicalType& from, const LogicalType& to) {
     return (tk == TypeKind::kTimestamp || tk == TypeKind::kTimestampLtz) && to.precision() >= from.precision();
   if (fk == TypeKind::kArray && tk == TypeKind::kArray) return supports_implicit_cast(from.element_type(), to.element_type());
   if (fk == TypeKind::kMap && tk == TypeKind::kMap)
-    return supports_implicit_cast(from.key_type(), to.key_type()) && supports_implicit_cast(from.value_type(), to.value_type());
+    return is_multiset(from) == is_multiset(to) && supports_implicit_cast(from.key_type(), to.key_type()) &&
+           supports_implicit_cast(from.value_type(), to.value_type());
   if (fk == TypeKind::kRow && tk == TypeKind::kRow) {
     if (from.fields().size() != to.fields().size()) return false;
     for (std::size_t i = 0; i < from.fields().size(); ++i)
@@ -339,7 +360,7 @@ bool supports_assignment_cast(const LogicalType& from, const LogicalType& to) {
     if (!from.is_nested()) return true;
     if (fk == TypeKind::kArray) return supports_assignment_cast(from.element_type(), to.element_type());
     if (fk == TypeKind::kMap)
-      return supports_assignment_cast(from.key_type(), to.key_type()) &&
+      return is_multiset(from) == is_multiset(to) && supports_assignment_cast(from.key_type(), to.key_type()) &&
              supports_assignment_cast(from.value_type(), to.value_type());
     if (from.fields().size() != to.fields().size()) return false;
     for (std::size_t i = 0; i < from.fields().size(); ++i)
@@ -386,7 +407,8 @@ bool supports_explicit_cast(const LogicalType& from, const LogicalType& to) {
   if (fk == tk && from.is_nested()) {
     if (fk == TypeKind::kArray) return supports_explicit_cast(from.element_type(), to.element_type());
     if (fk == TypeKind::kMap)
-      return supports_explicit_cast(from.key_type(), to.key_type()) && supports_explicit_cast(from.value_type(), to.value_type());
+      return is_multiset(from) == is_multiset(to) && supports_explicit_cast(from.key_type(), to.key_type()) &&
+             supports_explicit_cast(from.value_type(), to.value_type());
     if (from.fields().size() != to.fields().size()) return false;
     for (std::size_t i = 0; i < from.fields().size(); ++i)
       if (!supports_explicit_cast(from.fields()[i].type, to.fields()[i].type)) return false;
@@ -442,6 +464,12 @@ std::optional<LogicalType> common_of_two(const LogicalType& a, const LogicalType
       return LogicalType::array(e->with_nullable(a.element_type().nullable() || b.element_type().nullable()));
     }
     case TypeKind::kMap: {
+      if (is_multiset(a) != is_multiset(b)) return std::nullopt;
+      if (is_multiset(a)) {
+        auto e = common_of_two(a.key_type(), b.key_type());
+        if (!e) return std::nullopt;
+        return multiset_type(e->with_nullable(a.key_type().nullable() || b.key_type().nullable()));
+      }
       auto k = common_of_two(a.key_type(), b.key_type());
       auto v = common_of_two(a.value_type(), b.value_type());
       if (!k || !v) return std::nullopt;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "clink/sql/common/multiset_type.hpp"
 #include "clink/sql/common/types.hpp"
 
 namespace clink::sql {
@@ -111,6 +112,10 @@ class TypeTextParser {
     for (;;) {
       if (accept_word("ARRAY")) {
         t = LogicalType::array(t);
+        continue;
+      }
+      if (accept_word("MULTISET")) {
+        t = multiset_type(t);
         continue;
       }
       if (accept_word("NOT")) {
@@ -221,6 +226,12 @@ class TypeTextParser {
       LogicalType e = parse_type();
       expect('>');
       return LogicalType::array(e);
+    }
+    if (w == "MULTISET") {
+      expect('<');
+      LogicalType e = parse_type();
+      expect('>');
+      return multiset_type(e);
     }
     if (w == "MAP") {
       expect('<');

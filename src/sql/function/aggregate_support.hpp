@@ -88,7 +88,7 @@ class ObjectAggregate : public AggregateFunction {
 
 // Registration of the aggregate groups beyond COUNT / SUM / AVG / MIN / MAX (called by
 // register_aggregate_functions).
-void register_value_aggregate_functions(FunctionRegistry& r);       // FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG
+void register_value_aggregate_functions(FunctionRegistry& r);       // FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, COLLECT
 void register_statistical_aggregate_functions(FunctionRegistry& r);  // STDDEV_*, VAR_*, STDDEV, VARIANCE
 
 }  // namespace clink::sql

@@ -1,4 +1,4 @@
-// FIRST_VALUE, LAST_VALUE, LISTAGG and ARRAY_AGG: the aggregates whose result depends on
+// FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG and COLLECT: the aggregates whose result depends on
 // the arrival order of the rows, with Flink's runtime classes as the specification.
 //
 //  - FIRST_VALUE / LAST_VALUE skip NULLs. Over insert-only input (FirstValueAggFunction)
@@ -23,6 +23,10 @@
 //  - ARRAY_AGG(x) collects the values, NULLs included (Flink's default RESPECT NULLS), in
 //    arrival order; NULL when there are none. One accumulator for both inputs, like
 //    Flink's ArrayAggFunction: the list and the unmatched retractions.
+//  - COLLECT(x) (Flink's CollectAggFunction) counts the non-NULL values: a MULTISET<T>,
+//    empty (not NULL) when there are none. A retraction decrements a value's count and
+//    removes it at 1 -> 0; one of a value never seen records it with count -1, which later
+//    rows raise to 0 and beyond without removing it (Flink's map of counts does the same).
 // Values are kept as their bytes (a marker byte, then the fixed-width value or the string
 // bytes), so a retraction compares bytes; nested types (ARRAY, MAP, ROW) are not accepted.
 #include <algorithm>
@@ -30,11 +34,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include "aggregate_support.hpp"
 #include "clink/sql/common/decimal.hpp"
+#include "clink/sql/common/multiset_type.hpp"
 #include "clink/sql/function/function_registry.hpp"
 #include "collection_util.hpp"
 
@@ -530,6 +537,90 @@ class ArrayAgg final : public ObjectAggregate<ListAndRetractions> {
   void deserialize(void* acc, std::string_view& in) const override { deserialize_lists(A(acc), in); }
 };
 
+// ---------------------------------------------------------------- COLLECT
+
+// The counts by value bytes (encode_cell), each with the sequence number of its first
+// insertion: a printed multiset is a java.util.HashMap whose entries sharing a bucket
+// keep the order Flink's accumulator map inserted them in.
+struct CollectAcc {
+  struct Slot {
+    std::uint64_t seq;
+    std::int32_t count;
+  };
+  absl::flat_hash_map<std::string, Slot> counts;
+  std::uint64_t next_seq = 0;
+
+  // Debian's Abseil has its own string_view: heterogeneous lookups go through it.
+  static absl::string_view key(std::string_view s) { return {s.data(), s.size()}; }
+  void add(std::string_view cell, std::int32_t n) {
+    auto it = counts.find(key(cell));
+    if (it == counts.end()) counts.emplace(std::string(cell), Slot{next_seq++, n});
+    else it->second.count += n;
+  }
+  std::vector<std::pair<const std::string*, const Slot*>> in_order() const {
+    std::vector<std::pair<const std::string*, const Slot*>> v;
+    v.reserve(counts.size());
+    for (const auto& [cell, slot] : counts) v.emplace_back(&cell, &slot);
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second->seq < b.second->seq; });
+    return v;
+  }
+};
+
+class CollectAgg final : public ObjectAggregate<CollectAcc> {
+ public:
+  explicit CollectAgg(const LogicalType& element) : ObjectAggregate(multiset_type(element).not_null()) {}
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
+    std::string cell;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (accs[k] == nullptr || args[0]->is_null(rows[k])) continue;
+      encode_cell(*args[0], rows[k], cell);
+      A(accs[k]).add(cell, 1);
+    }
+  }
+  void retract(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
+    std::string cell;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (accs[k] == nullptr || args[0]->is_null(rows[k])) continue;
+      encode_cell(*args[0], rows[k], cell);
+      auto& a = A(accs[k]);
+      auto it = a.counts.find(CollectAcc::key(cell));
+      if (it != a.counts.end() && it->second.count == 1) a.counts.erase(it);
+      else a.add(cell, -1);
+    }
+  }
+  void merge(void* acc, const void* other) const override {
+    auto& a = A(acc);
+    for (const auto& [cell, slot] : A(other).in_order()) a.add(*cell, slot->count);
+  }
+  void get_value(const void* acc, Column& out) const override {
+    Column& elements = out.child(0);
+    Column& counts = out.child(1);
+    for (const auto& [cell, slot] : A(acc).in_order()) {
+      append_cell(*cell, elements);
+      counts.append<std::int32_t>(slot->count);
+    }
+    collections::commit_list(out);
+  }
+  void serialize(const void* acc, std::string& out) const override {
+    const auto entries = A(acc).in_order();
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(entries.size()));
+    for (const auto& [cell, slot] : entries) {
+      put_bytes(out, *cell);
+      put<std::int32_t>(out, slot->count);
+    }
+  }
+  void deserialize(void* acc, std::string_view& in) const override {
+    auto& a = A(acc);
+    a.counts.clear();
+    a.next_seq = 0;
+    const auto n = get<std::uint32_t>(in);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::string_view cell = get_bytes(in);
+      a.add(cell, get<std::int32_t>(in));
+    }
+  }
+};
+
 std::unique_ptr<AggregateFunction> with_distinct(std::unique_ptr<AggregateFunction> a, std::span<const LogicalType> args,
                                                  const AggregateOptions& o) {
   if (!a || !o.distinct) return a;
@@ -564,6 +655,11 @@ void register_value_aggregate_functions(FunctionRegistry& r) {
                   [](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {
                     if (args.size() != 1 || !is_storable(args[0])) return nullptr;
                     return with_distinct(std::make_unique<ArrayAgg>(args[0]), args, o);
+                  });
+  r.add_aggregate("COLLECT", "COLLECT([DISTINCT] T) -> MULTISET<T>",
+                  [](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {
+                    if (args.size() != 1 || !is_storable(args[0])) return nullptr;
+                    return with_distinct(std::make_unique<CollectAgg>(args[0]), args, o);
                   });
 }
 

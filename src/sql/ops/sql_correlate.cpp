@@ -15,6 +15,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
+#include "clink/sql/common/multiset_type.hpp"
 #include "clink/sql/expression/expr_compiler.hpp"
 #include "clink/sql/function/table_function.hpp"
 #include "clink/sql/spec/expr_json.hpp"
@@ -28,7 +29,8 @@ namespace {
 constexpr std::uint32_t kNoElement = std::numeric_limits<std::uint32_t>::max();
 
 // How the collection's elements become columns.
-enum class Expansion { kElement, kRowFields, kMapEntries };
+// kMultisetElements: a multiset's element once per count (its entries are element -> count).
+enum class Expansion { kElement, kRowFields, kMapEntries, kMultisetElements };
 
 struct CorrelateConfig {
   std::string where;
@@ -163,8 +165,15 @@ class SqlCorrelateOperator final : public StreamOperator {
         continue;
       }
       for (std::uint32_t e = begin; e < end; ++e) {
-        input_rows_.push_back(static_cast<std::uint32_t>(r));
-        elements_.push_back(e);
+        std::int32_t times = 1;
+        if (cfg_.expansion == Expansion::kMultisetElements) {
+          const Column& counts = collection.child(1);
+          times = counts.is_null(e) ? 0 : counts.values<std::int32_t>()[e];  // <= 0: no row, as Flink's loop
+        }
+        for (std::int32_t t = 0; t < times; ++t) {
+          input_rows_.push_back(static_cast<std::uint32_t>(r));
+          elements_.push_back(e);
+        }
       }
     }
     const std::size_t n = input_rows_.size();
@@ -172,7 +181,8 @@ class SqlCorrelateOperator final : public StreamOperator {
     auto out = std::make_unique<ColumnBatch>(cfg_.out_schema, n);
     std::size_t c = in.num_columns();
     switch (cfg_.expansion) {
-      case Expansion::kElement: append_elements(out->column(c++), collection.child(0), elements_, nullptr); break;
+      case Expansion::kElement:
+      case Expansion::kMultisetElements: append_elements(out->column(c++), collection.child(0), elements_, nullptr); break;
       case Expansion::kRowFields: {
         const Column& rows = collection.child(0);
         for (std::size_t f = 0; f < rows.num_children(); ++f) append_elements(out->column(c++), rows.child(f), elements_, &rows);
@@ -184,14 +194,17 @@ class SqlCorrelateOperator final : public StreamOperator {
         break;
     }
     if (cfg_.with_ordinality) {
-      // 1-based position in the collection: the element's offset from its row's first.
+      // 1-based position among the rows of the input row's collection (a row's rows are
+      // consecutive; a multiset's element counts once per repetition).
       Column& ord = out->column(c);
+      std::int32_t position = 0;
       for (std::size_t k = 0; k < n; ++k) {
         if (elements_[k] == kNoElement) {
           ord.append_null();
-        } else {
-          ord.append(static_cast<std::int32_t>(elements_[k] - collection.list_range(input_rows_[k]).first + 1));
+          continue;
         }
+        position = k > 0 && input_rows_[k - 1] == input_rows_[k] ? position + 1 : 1;
+        ord.append(position);
       }
     }
     emit(in, std::move(out));
@@ -272,7 +285,8 @@ void register_sql_correlate(OperatorRegistry& r) {
           const LogicalType& t = cfg->collection->type;
           fields = unnest_fields(t, cfg->with_ordinality, cfg->left_outer);
           if (fields.empty()) p.fail("param 'args'[0] is " + t.to_string() + ": UNNEST needs an ARRAY or MAP");
-          cfg->expansion = t.is(TypeKind::kMap)                  ? Expansion::kMapEntries
+          cfg->expansion = is_multiset(t)                        ? Expansion::kMultisetElements
+                           : t.is(TypeKind::kMap)                  ? Expansion::kMapEntries
                            : t.element_type().is(TypeKind::kRow) ? Expansion::kRowFields
                                                                  : Expansion::kElement;
         }

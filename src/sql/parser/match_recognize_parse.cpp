@@ -1,7 +1,7 @@
 // The MATCH_RECOGNIZE clause parser (see match_recognize_parse.hpp). Grammar (Flink's,
 // clauses in this order):
 //   MATCH_RECOGNIZE ( [PARTITION BY e, ...] [ORDER BY e [ASC|DESC], ...]
-//     [MEASURES e [AS] name, ...] [ONE ROW PER MATCH | ALL ROWS PER MATCH]
+//     [MEASURES [FINAL | RUNNING] e [AS] name, ...] [ONE ROW PER MATCH | ALL ROWS PER MATCH]
 //     [AFTER MATCH SKIP {PAST LAST ROW | TO NEXT ROW | TO FIRST v | TO LAST v | TO v}]
 //     PATTERN ( term ... ) [WITHIN INTERVAL '...' unit]
 //     DEFINE v AS condition, ... ) [AS] alias
@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <limits>
+#include <optional>
 
 #include "token_cursor.hpp"
 
@@ -58,6 +59,8 @@ class ClauseParser {
       c.expect("PER");
       c.expect("MATCH");
     }
+    if (running_at_)
+      c.unsupported(tok(*running_at_), "RUNNING measures are not supported: with ONE ROW PER MATCH every measure is FINAL (Flink 2.3 cannot generate code for RUNNING either)");
     if (c.accept("AFTER")) {
       mr.skip_pos = c.position(tok(c.index() - 1));
       c.expect("MATCH");
@@ -103,6 +106,8 @@ class ClauseParser {
       d.variable = ic.identifier("a pattern variable");
       ic.expect("AS");
       if (ic.at_end()) ic.fail_expected("a condition");
+      if (size_t at = find_semantics_keyword(ic.index_ahead(0), e0); at < e0)
+        ic.fail(tok(at), "Cannot use RUNNING/FINAL in DEFINE");
       d.condition = exprs_.parse_expression(lx_, ic.index_ahead(0), e0);
       mr.define.push_back(std::move(d));
     }
@@ -111,6 +116,8 @@ class ClauseParser {
 
  private:
   const Token& tok(size_t i) const { return lx_.tokens[i]; }
+
+  std::optional<size_t> running_at_;  // the first measure written RUNNING
 
   ast::ExprPtr expression(size_t b, size_t e) {
     TokenCursor c(lx_, b, e, map_);
@@ -136,11 +143,34 @@ class ClauseParser {
       expr_end = last;
       name_at = last;
     }
-    item.expr = expression(b, expr_end);
+    // RUNNING / FINAL: ONE ROW PER MATCH (the only mode, as in Flink 2.3) computes every
+    // measure over the whole match, which is FINAL; Flink 2.3 fails generating code for
+    // RUNNING. Taken before the expression only (FINAL LAST(A.price) AS p).
+    size_t expr_begin = b;
+    if (size_t at = find_semantics_keyword(b, expr_end); at == b) {
+      if (tok(at).is("RUNNING") && !running_at_) running_at_ = at;  // rejected after the ROWS PER MATCH clause
+      expr_begin = b + 1;
+    }
+    if (size_t at = find_semantics_keyword(expr_begin, expr_end); at < expr_end)
+      c.unsupported(tok(at), "RUNNING / FINAL is supported only before a whole MEASURES expression");
+    item.expr = expression(expr_begin, expr_end);
     TokenCursor nc(lx_, name_at, e, map_);
     item.alias = nc.identifier("a measure name");
     if (!nc.at_end()) nc.fail(nc.peek(), "unexpected " + describe(nc.peek()) + " after the measure name");
     return item;
+  }
+
+  // The first FINAL / RUNNING in [b, e) that qualifies a navigation or an aggregate (the
+  // word before `LAST(`, `A.price`, ...; not a column called final), else e.
+  size_t find_semantics_keyword(size_t b, size_t e) const {
+    for (size_t i = b; i + 1 < e; ++i) {
+      const Token& t = tok(i);
+      if (!(t.is("FINAL") || t.is("RUNNING")) || !tok(i + 1).word()) continue;
+      if (i > b && tok(i - 1).sym(".")) continue;
+      if (i + 2 < e && (tok(i + 2).sym("(") || tok(i + 2).sym("."))) return i;
+      if (i + 2 == e) return i;
+    }
+    return e;
   }
 
   // Comma-separated items [begin, end) from the cursor up to the first top-level keyword

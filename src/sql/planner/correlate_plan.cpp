@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "clink/sql/common/multiset_type.hpp"
+
 
 namespace clink::sql {
 
@@ -14,7 +16,10 @@ std::string rel_type_text(const LogicalType& t) {
     case TypeKind::kVarBinary: s = fmt::format("VARBINARY({})", t.precision()); break;
     case TypeKind::kTimestampLtz: s = fmt::format("TIMESTAMP_WITH_LOCAL_TIME_ZONE({})", t.precision()); break;
     case TypeKind::kArray: s = rel_type_text(t.element_type()) + " ARRAY"; break;
-    case TypeKind::kMap: s = fmt::format("({}, {}) MAP", rel_type_text(t.key_type()), rel_type_text(t.value_type())); break;
+    case TypeKind::kMap:
+      s = is_multiset(t) ? rel_type_text(t.key_type()) + " MULTISET"
+                         : fmt::format("({}, {}) MAP", rel_type_text(t.key_type()), rel_type_text(t.value_type()));
+      break;
     case TypeKind::kRow: {
       s = "RecordType:peek_no_expand(";
       for (std::size_t i = 0; i < t.fields().size(); ++i)

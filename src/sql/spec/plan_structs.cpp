@@ -1,5 +1,7 @@
 #include "clink/sql/spec/plan_structs.hpp"
 
+#include "clink/sql/common/multiset_type.hpp"
+
 namespace clink::sql {
 
 std::vector<RowField> unnest_fields(const LogicalType& collection, bool with_ordinality, bool left_outer) {
@@ -13,6 +15,9 @@ std::vector<RowField> unnest_fields(const LogicalType& collection, bool with_ord
     } else {
       fields.push_back({"f0", element});
     }
+  } else if (is_multiset(collection)) {
+    // Each element as often as its count (Flink's UnnestRowsFunction over a multiset).
+    fields.push_back({"f0", collection.key_type()});
   } else if (collection.is(TypeKind::kMap)) {
     fields.push_back({"f0", collection.key_type()});
     fields.push_back({"f1", collection.value_type()});
