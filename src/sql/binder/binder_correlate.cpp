@@ -124,9 +124,16 @@ Bound Binder::Impl::bind_correlate_join(const ast::Join& j, const ast::TableRef&
   if (!cond->type.is(TypeKind::kBoolean))
     fail(j.on->pos, fmt::format("JOIN ON needs a BOOLEAN condition, got {}", cond->type.to_string()));
   if (is_true_literal(cond)) return out;
-  // Flink: "Currently only support literal TRUE as a LEFT JOIN condition with a table function"
-  // (for LATERAL TABLE; Flink 2.3 takes a condition on LEFT JOIN UNNEST, clink not yet).
-  if (left_outer) fail(j.on->pos, "LEFT JOIN with a table function supports only ON TRUE");
+  if (left_outer) {
+    // Flink: "Currently only support literal TRUE as a LEFT JOIN condition with a table
+    // function" for LATERAL TABLE; LEFT JOIN UNNEST takes a condition, kept in the
+    // Correlate (a filter above it would drop the NULL-padded rows too).
+    auto c = std::static_pointer_cast<LogicalCorrelate>(std::const_pointer_cast<LogicalNode>(out.plan));
+    if (c->function != LogicalCorrelate::Function::kUnnest)
+      fail(j.on->pos, "LEFT JOIN with a table function supports only ON TRUE (LEFT JOIN UNNEST takes a condition)");
+    c->condition = cond;
+    return out;
+  }
   out.plan = make_filter(out.plan, cond, j.on->pos);
   return out;
 }

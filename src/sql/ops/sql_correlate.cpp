@@ -43,6 +43,7 @@ struct CorrelateConfig {
   Expansion expansion = Expansion::kElement;
   bool with_ordinality = false;
   bool left_outer = false;
+  ExprPtr condition;  // LEFT JOIN UNNEST ... ON condition, over the output row
   SessionContext session;
 };
 
@@ -76,6 +77,7 @@ class SqlCorrelateOperator final : public StreamOperator {
     } else {
       collection_.emplace(cfg.collection, cfg.session);
     }
+    if (cfg.condition) condition_.emplace(cfg.condition, cfg.session);
   }
 
   void process_batch(int, BatchPtr batch) override {
@@ -139,31 +141,52 @@ class SqlCorrelateOperator final : public StreamOperator {
 
   // The input columns, kinds and event times of the output rows (input_rows_), then out.
   void emit(const ColumnBatch& in, std::unique_ptr<ColumnBatch> out) {
+    if (input_rows_.empty()) return;
+    add_input_columns(in, *out);
+    output().emit(std::move(out));
+  }
+  void add_input_columns(const ColumnBatch& in, ColumnBatch& out) const {
     const std::size_t n = input_rows_.size();
-    if (n == 0) return;
-    for (std::size_t c = 0; c < in.num_columns(); ++c) out->column(c).append_gather(in.column(c), input_rows_.data(), n);
-    auto& kinds = out->row_kinds();
-    auto& times = out->event_times();
+    for (std::size_t c = 0; c < in.num_columns(); ++c) out.column(c).append_gather(in.column(c), input_rows_.data(), n);
+    auto& kinds = out.row_kinds();
+    auto& times = out.event_times();
     kinds.resize(n);
     times.resize(n);
     for (std::size_t k = 0; k < n; ++k) {
       kinds[k] = in.row_kind(input_rows_[k]);
       times[k] = in.event_times()[input_rows_[k]];
     }
-    output().emit(std::move(out));
   }
 
   void expand(const ColumnBatch& in, const Column& collection) {
+    collect_elements(in, collection);
+    if (input_rows_.empty()) return;
+    auto out = unnested(in, collection);
+    // LEFT JOIN UNNEST ... ON condition: evaluated over the joined rows, which are then
+    // built again from the rows it kept (and the padding of input rows it kept none of).
+    if (condition_ && keep_matching(*out)) {
+      if (input_rows_.empty()) return;
+      out = unnested(in, collection);
+    }
+    output().emit(std::move(out));
+  }
+
+  // Per output row: its input row, its element and (WITH ORDINALITY) its 1-based position
+  // among its input row's rows (a multiset's element counts once per repetition).
+  void collect_elements(const ColumnBatch& in, const Column& collection) {
     input_rows_.clear();
     elements_.clear();
+    ordinals_.clear();
     for (std::size_t r = 0; r < in.size(); ++r) {
       auto [begin, end] = collection.is_null(r) ? std::pair<std::uint32_t, std::uint32_t>{0, 0} : collection.list_range(r);
       if (begin == end) {
         if (!cfg_.left_outer) continue;  // INNER: a NULL or empty collection drops the row
         input_rows_.push_back(static_cast<std::uint32_t>(r));
         elements_.push_back(kNoElement);
+        ordinals_.push_back(0);
         continue;
       }
+      std::int32_t position = 0;
       for (std::uint32_t e = begin; e < end; ++e) {
         std::int32_t times = 1;
         if (cfg_.expansion == Expansion::kMultisetElements) {
@@ -173,11 +196,43 @@ class SqlCorrelateOperator final : public StreamOperator {
         for (std::int32_t t = 0; t < times; ++t) {
           input_rows_.push_back(static_cast<std::uint32_t>(r));
           elements_.push_back(e);
+          ordinals_.push_back(++position);
         }
       }
     }
+  }
+
+  // Keeps the output rows the condition holds for; an input row whose elements it keeps
+  // none of gets one row of NULLs (LEFT). True when it dropped any row.
+  bool keep_matching(const ColumnBatch& joined) {
+    condition_->select(joined, selection_);
     const std::size_t n = input_rows_.size();
-    if (n == 0) return;
+    if (selection_.size() == n) return false;
+    std::size_t s = 0, kept = 0;
+    auto keep = [&](std::uint32_t r, std::uint32_t e, std::int32_t ordinal) {
+      input_rows_[kept] = r;
+      elements_[kept] = e;
+      ordinals_[kept++] = ordinal;
+    };
+    for (std::size_t k = 0; k < n;) {
+      const std::uint32_t r = input_rows_[k];
+      const std::size_t group = kept;
+      for (; k < n && input_rows_[k] == r; ++k) {
+        const bool holds = s < selection_.size() && selection_[s] == k;
+        if (holds) ++s;
+        if (holds && elements_[k] != kNoElement) keep(r, elements_[k], ordinals_[k]);
+      }
+      if (kept == group && cfg_.left_outer) keep(r, kNoElement, 0);
+    }
+    input_rows_.resize(kept);
+    elements_.resize(kept);
+    ordinals_.resize(kept);
+    return true;
+  }
+
+  // The output rows of input_rows_, elements_ and ordinals_.
+  std::unique_ptr<ColumnBatch> unnested(const ColumnBatch& in, const Column& collection) {
+    const std::size_t n = input_rows_.size();
     auto out = std::make_unique<ColumnBatch>(cfg_.out_schema, n);
     std::size_t c = in.num_columns();
     switch (cfg_.expansion) {
@@ -194,29 +249,26 @@ class SqlCorrelateOperator final : public StreamOperator {
         break;
     }
     if (cfg_.with_ordinality) {
-      // 1-based position among the rows of the input row's collection (a row's rows are
-      // consecutive; a multiset's element counts once per repetition).
       Column& ord = out->column(c);
-      std::int32_t position = 0;
       for (std::size_t k = 0; k < n; ++k) {
-        if (elements_[k] == kNoElement) {
-          ord.append_null();
-          continue;
-        }
-        position = k > 0 && input_rows_[k - 1] == input_rows_[k] ? position + 1 : 1;
-        ord.append(position);
+        if (elements_[k] == kNoElement) ord.append_null();
+        else ord.append(ordinals_[k]);
       }
     }
-    emit(in, std::move(out));
+    add_input_columns(in, *out);
+    return out;
   }
 
   std::string function_name() const { return cfg_.function; }
 
   CorrelateConfig cfg_;
   std::optional<CompiledExpr> collection_;
+  std::optional<CompiledPredicate> condition_;
   std::vector<CompiledExpr> udtf_args_;
+  std::vector<std::uint32_t> selection_;   // the rows the condition holds for
   std::vector<std::uint32_t> input_rows_;  // per output row: its input row
   std::vector<std::uint32_t> elements_;    // per output row: its element (kNoElement: padded)
+  std::vector<std::int32_t> ordinals_;     // per output row: its position (WITH ORDINALITY)
 };
 
 }  // namespace
@@ -230,7 +282,7 @@ void register_sql_correlate(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SqlOpParams p(ctx, "sql_correlate", {"function", "args", "with_ordinality", "join_type"});
+        SqlOpParams p(ctx, "sql_correlate", {"function", "args", "with_ordinality", "join_type", "condition"});
         SchemaPtr in = p.input_schema(0);
         auto cfg = std::make_shared<CorrelateConfig>();
         cfg->where = p.where();
@@ -280,6 +332,17 @@ void register_sql_correlate(OperatorRegistry& r) {
         if (!cfg->udtf && !cfg->replicate_rows) {
           if (bound.size() != 1) p.fail("param 'args' must be an array of one expression (the collection)");
           cfg->collection = bound[0];
+        }
+        if (p.has("condition")) {
+          if (cfg->udtf || cfg->replicate_rows || !cfg->left_outer)
+            p.fail("param 'condition' applies to a LEFT join with UNNEST only");
+          try {
+            cfg->condition = expr_from_json(p.require("condition"), *cfg->out_schema);
+          } catch (const std::exception& e) {
+            p.fail(std::string("param 'condition': ") + e.what());
+          }
+          if (!cfg->condition->type.is(TypeKind::kBoolean))
+            p.fail("param 'condition' is " + cfg->condition->type.to_string() + ", expected BOOLEAN");
         }
         if (!cfg->udtf && !cfg->replicate_rows) {
           const LogicalType& t = cfg->collection->type;

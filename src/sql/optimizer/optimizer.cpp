@@ -92,6 +92,10 @@ LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session)
     case LogicalKind::kCorrelate: {
       auto c = std::static_pointer_cast<LogicalCorrelate>(std::const_pointer_cast<LogicalNode>(with_inputs(*plan, inputs)));
       for (auto& a : c->args) a = fold_constants(a, session);
+      if (c->condition) {
+        c->condition = fold_constants(c->condition, session);
+        if (is_true(c->condition)) c->condition = nullptr;
+      }
       return c;
     }
     case LogicalKind::kLookupJoin: {
@@ -413,6 +417,12 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       for (auto r : req)
         if (r < n_in) in_req.insert(r);
       for (const auto& a : c.args) collect_columns(a, in_req);
+      if (c.condition) {
+        std::set<std::size_t> read;
+        collect_columns(c.condition, read);
+        for (auto r : read)
+          if (r < n_in) in_req.insert(r);
+      }
       if (in_req.empty() && n_in > 0) in_req.insert(0);  // rows must flow
       Pruned in = prune(c.inputs[0], in_req);
       auto nc = std::make_shared<LogicalCorrelate>(c);
@@ -425,6 +435,7 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       std::size_t new_n_in = in.plan->schema.size();
       for (std::size_t i = 0; i < n_in; ++i) m[i] = in.map[i];
       for (std::size_t i = n_in; i < n_out; ++i) m[i] = new_n_in + (i - n_in);
+      if (nc->condition) nc->condition = remap_columns(nc->condition, via(m));
       return {nc, m};
     }
     case LogicalKind::kLookupJoin: {

@@ -202,9 +202,9 @@ struct Compiler {
         for (const auto& a : c.args) args.push_back(expr_to_json(*a));
         json p = {{"schema", schema_to_json(c.schema)},
                   {"function", c.function == LogicalCorrelate::Function::kUnnest ? "UNNEST" : c.function_name},
-                  {"args", args},
-                  {"with_ordinality", c.with_ordinality},
+                  {"args", args},                 {"with_ordinality", c.with_ordinality},
                   {"join_type", c.left_outer ? "LEFT" : "INNER"}};
+        if (c.condition) p["condition"] = expr_to_json(*c.condition);
         return {add("sql_correlate", in, p, nullptr, false, &n.input().schema)};
       }
       case LogicalKind::kLookupJoin: return {lookup_join(static_cast<const LogicalLookupJoin&>(n))};

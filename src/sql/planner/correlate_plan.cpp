@@ -70,8 +70,9 @@ std::string describe_correlate(const LogicalCorrelate& c) {
     row_type += (i ? ", " : "") + rel_type_text(c.schema.type(i)) + marker + " " + c.schema.name(i);
   }
   return fmt::format("Correlate(invocation=[{}], correlate=[table({})], select=[{}], rowType=[RecordType({})], "
-                     "joinType=[{}])",
-                     invocation, correlate, select, row_type, c.left_outer ? "LEFT" : "INNER");
+                     "joinType=[{}]{})",
+                     invocation, correlate, select, row_type, c.left_outer ? "LEFT" : "INNER",
+                     c.condition ? ", condition=[" + expr_text(c.condition, c.schema) + "]" : std::string());
 }
 
 }  // namespace clink::sql

@@ -233,6 +233,9 @@ struct LogicalCorrelate : LogicalNode {
   std::vector<ExprPtr> args;   // over the input row
   bool with_ordinality = false;  // UNNEST ... WITH ORDINALITY: a 1-based INT column last
   bool left_outer = false;
+  // LEFT JOIN UNNEST ... ON condition (over the output row): the joined rows failing it
+  // are dropped, and an input row that keeps none gets one row of NULLs. Null: ON TRUE.
+  ExprPtr condition;
   std::size_t function_columns() const { return schema.size() - input().schema.size(); }
 };
 
