@@ -29,6 +29,7 @@
 
 #include <absl/container/btree_set.h>
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
 namespace clink::state_internal {
@@ -81,13 +82,76 @@ class CompactMapStore {
     return read_varint(read_varint(blob, key_len), value_len);
   }
 
-  struct BlobLess {
-    using is_transparent = void;
-    bool operator()(const char* a, const char* b) const { return user_key(a) < user_key(b); }
-    bool operator()(const char* a, std::string_view b) const { return user_key(a) < b; }
-    bool operator()(std::string_view a, const char* b) const { return a < user_key(b); }
+  // A B-tree element: the blob and its user key's first 15 bytes (big-endian, zero-padded)
+  // with the key's length (capped at 255) in the last byte. Comparisons inside a node read
+  // only the element: a key of up to 15 bytes (a slot and a BIGINT, two INTs...) is
+  // ordered and matched without touching its blob, so a lookup in a large tree costs its
+  // node visits, not a cache miss per comparison. Longer keys with equal prefixes fall
+  // back to the blobs. The order is bytewise, as std::string compares: zero padding ties
+  // only with a prefix, and then the shorter (smaller length byte) comes first.
+  struct KeyPrefix {
+    std::uint64_t hi = 0, lo = 0;  // bytes 0-7; bytes 8-14 then the length byte
+    static KeyPrefix of(std::string_view key);
+    bool both_long(const KeyPrefix& o) const { return (lo & 0xff) > 15 && (o.lo & 0xff) > 15; }
   };
-  using Tree = absl::btree_set<const char*, BlobLess>;
+  struct TreeEntry {
+    KeyPrefix prefix;
+    const char* blob;
+  };
+  struct KeyProbe {
+    KeyPrefix prefix;
+    std::string_view key;
+  };
+  struct EntryLess {
+    using is_transparent = void;
+    // -1, 0, 1 from the prefixes; 2: equal prefixes of two long keys (compare the bytes).
+    static int compare(const KeyPrefix& a, const KeyPrefix& b) {
+      if (a.hi != b.hi) return a.hi < b.hi ? -1 : 1;
+      if ((a.lo >> 8) != (b.lo >> 8)) return (a.lo >> 8) < (b.lo >> 8) ? -1 : 1;
+      if (a.both_long(b)) return 2;  // lengths past 15 say nothing about the later bytes
+      return a.lo == b.lo ? 0 : (a.lo < b.lo ? -1 : 1);  // a short key is a prefix of the other
+    }
+    bool operator()(const TreeEntry& a, const TreeEntry& b) const {
+      int c = compare(a.prefix, b.prefix);
+      return c == 2 ? user_key(a.blob) < user_key(b.blob) : c < 0;
+    }
+    bool operator()(const TreeEntry& a, const KeyProbe& b) const {
+      int c = compare(a.prefix, b.prefix);
+      return c == 2 ? user_key(a.blob) < b.key : c < 0;
+    }
+    bool operator()(const KeyProbe& a, const TreeEntry& b) const {
+      int c = compare(a.prefix, b.prefix);
+      return c == 2 ? a.key < user_key(b.blob) : c < 0;
+    }
+  };
+  static TreeEntry tree_entry(const char* blob) { return {KeyPrefix::of(user_key(blob)), blob}; }
+  static KeyProbe probe(std::string_view key) { return {KeyPrefix::of(key), key}; }
+  using Tree = absl::btree_set<TreeEntry, EntryLess>;
+  // A large entry set's blobs by user key: a point lookup (get, and put of a present key
+  // whose value keeps its length, the counters of COUNT(DISTINCT ...)) costs a hash probe
+  // instead of a walk down the B-tree, whose depth and cache misses grow with the set.
+  struct BlobHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view k) const { return absl::Hash<absl::string_view>{}({k.data(), k.size()}); }
+    std::size_t operator()(const char* blob) const { return (*this)(user_key(blob)); }
+  };
+  struct BlobEq {
+    using is_transparent = void;
+    static std::string_view view(std::string_view k) { return k; }
+    static std::string_view view(const char* blob) { return user_key(blob); }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) == view(b);
+    }
+  };
+  using BlobIndex = absl::flat_hash_set<const char*, BlobHash, BlobEq>;
+  // The B-tree gets its index from this many entries on (below, a walk touches few nodes
+  // and the index would cost more memory than it saves time).
+  static constexpr std::size_t kIndexFrom = 64;
+  struct Big {
+    Tree tree;
+    std::unique_ptr<BlobIndex> index;
+  };
 
   // One (key, namespace)'s entries in user-key order: up to two blob pointers inline
   // (most join keys hold one or two rows), a B-tree from the third on.
@@ -121,8 +185,8 @@ class CompactMapStore {
     template <class Fn>
     void for_each(Fn&& fn) const {
       if (Tree* t = tree()) {
-        for (const char* blob : *t)
-          if (!fn(blob)) return;
+        for (const TreeEntry& e : *t)
+          if (!fn(e.blob)) return;
       } else if (p0_) {
         if (fn(first()) && p1_) fn(p1_);
       }
@@ -131,15 +195,17 @@ class CompactMapStore {
    private:
     friend class CompactMapStore;
     static const char kTreeTag;
-    Tree* tree() const { return p1_ == &kTreeTag ? static_cast<Tree*>(p0_) : nullptr; }
+    Big* big() const { return p1_ == &kTreeTag ? static_cast<Big*>(p0_) : nullptr; }
+    Tree* tree() const { return p1_ == &kTreeTag ? &static_cast<Big*>(p0_)->tree : nullptr; }
+    BlobIndex* index() const { return p1_ == &kTreeTag ? static_cast<Big*>(p0_)->index.get() : nullptr; }
     const char* first() const { return static_cast<const char*>(p0_); }
     void reset() {
-      delete tree();
+      delete big();
       p0_ = nullptr;
       p1_ = nullptr;
     }
     // Inline: p0_ the first blob (or null), p1_ the second (or null). A B-tree: p0_ is
-    // the Tree, p1_ == &kTreeTag.
+    // the Big (tree and index), p1_ == &kTreeTag.
     void* p0_ = nullptr;
     const char* p1_ = nullptr;
   };
