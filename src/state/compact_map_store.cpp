@@ -43,16 +43,6 @@ inline BlobView view(const char* blob) {
 
 }  // namespace
 
-CompactMapStore::KeyPrefix CompactMapStore::KeyPrefix::of(std::string_view key) {
-  unsigned char b[16] = {};
-  std::memcpy(b, key.data(), std::min<std::size_t>(key.size(), 15));
-  b[15] = static_cast<unsigned char>(std::min<std::size_t>(key.size(), 255));
-  KeyPrefix p;
-  for (int i = 0; i < 8; ++i) p.hi = (p.hi << 8) | b[i];
-  for (int i = 8; i < 16; ++i) p.lo = (p.lo << 8) | b[i];
-  return p;
-}
-
 char* EntryArena::allocate(std::size_t n) {
   if (n > left_) {
     std::size_t chunk = std::clamp(capacity_, kMinChunk, kMaxChunk);
@@ -291,7 +281,7 @@ void CompactMapStore::maybe_compact() {
       }
       for (const TreeEntry& e : old->tree) {
         const char* blob = copy_entry(e.blob);
-        big->tree.insert(big->tree.end(), TreeEntry{e.prefix, blob});
+        big->tree.insert(big->tree.end(), TreeEntry{blob});
         if (big->index) big->index->insert(blob);
       }
       moved.p0_ = big.release();

@@ -13,7 +13,8 @@
 // in the slot, longer ones as a blob `varint(len) bytes`, so a lookup of a short key
 // touches no other memory); Entries holds up to two blob
 // pointers inline, or a B-tree of them from the third on, ordered by user key (bytewise,
-// as std::string compares). A value rewritten with the same length is
+// as std::string compares), with a hash index of them from kIndexFrom entries on (point
+// lookups in O(1), not O(log n) cache misses). A value rewritten with the same length is
 // overwritten in place; blobs freed by removals or length changes are garbage until the
 // store is compacted (live blobs copied into a fresh arena, the index rebuilt) once the
 // garbage outweighs the live bytes, so a long-running job does not grow with its churn.
@@ -82,50 +83,23 @@ class CompactMapStore {
     return read_varint(read_varint(blob, key_len), value_len);
   }
 
-  // A B-tree element: the blob and its user key's first 15 bytes (big-endian, zero-padded)
-  // with the key's length (capped at 255) in the last byte. Comparisons inside a node read
-  // only the element: a key of up to 15 bytes (a slot and a BIGINT, two INTs...) is
-  // ordered and matched without touching its blob, so a lookup in a large tree costs its
-  // node visits, not a cache miss per comparison. Longer keys with equal prefixes fall
-  // back to the blobs. The order is bytewise, as std::string compares: zero padding ties
-  // only with a prefix, and then the shorter (smaller length byte) comes first.
-  struct KeyPrefix {
-    std::uint64_t hi = 0, lo = 0;  // bytes 0-7; bytes 8-14 then the length byte
-    static KeyPrefix of(std::string_view key);
-    bool both_long(const KeyPrefix& o) const { return (lo & 0xff) > 15 && (o.lo & 0xff) > 15; }
-  };
+  // A B-tree element: an entry's blob, ordered by user key (bytewise, as std::string
+  // compares). Point lookups in a large tree go through its hash index (BlobIndex below), so
+  // walks, with a blob dereference per comparison, are left to inserts and removals.
   struct TreeEntry {
-    KeyPrefix prefix;
     const char* blob;
   };
   struct KeyProbe {
-    KeyPrefix prefix;
     std::string_view key;
   };
   struct EntryLess {
     using is_transparent = void;
-    // -1, 0, 1 from the prefixes; 2: equal prefixes of two long keys (compare the bytes).
-    static int compare(const KeyPrefix& a, const KeyPrefix& b) {
-      if (a.hi != b.hi) return a.hi < b.hi ? -1 : 1;
-      if ((a.lo >> 8) != (b.lo >> 8)) return (a.lo >> 8) < (b.lo >> 8) ? -1 : 1;
-      if (a.both_long(b)) return 2;  // lengths past 15 say nothing about the later bytes
-      return a.lo == b.lo ? 0 : (a.lo < b.lo ? -1 : 1);  // a short key is a prefix of the other
-    }
-    bool operator()(const TreeEntry& a, const TreeEntry& b) const {
-      int c = compare(a.prefix, b.prefix);
-      return c == 2 ? user_key(a.blob) < user_key(b.blob) : c < 0;
-    }
-    bool operator()(const TreeEntry& a, const KeyProbe& b) const {
-      int c = compare(a.prefix, b.prefix);
-      return c == 2 ? user_key(a.blob) < b.key : c < 0;
-    }
-    bool operator()(const KeyProbe& a, const TreeEntry& b) const {
-      int c = compare(a.prefix, b.prefix);
-      return c == 2 ? a.key < user_key(b.blob) : c < 0;
-    }
+    bool operator()(const TreeEntry& a, const TreeEntry& b) const { return user_key(a.blob) < user_key(b.blob); }
+    bool operator()(const TreeEntry& a, const KeyProbe& b) const { return user_key(a.blob) < b.key; }
+    bool operator()(const KeyProbe& a, const TreeEntry& b) const { return a.key < user_key(b.blob); }
   };
-  static TreeEntry tree_entry(const char* blob) { return {KeyPrefix::of(user_key(blob)), blob}; }
-  static KeyProbe probe(std::string_view key) { return {KeyPrefix::of(key), key}; }
+  static TreeEntry tree_entry(const char* blob) { return {blob}; }
+  static KeyProbe probe(std::string_view key) { return {key}; }
   using Tree = absl::btree_set<TreeEntry, EntryLess>;
   // A large entry set's blobs by user key: a point lookup (get, and put of a present key
   // whose value keeps its length, the counters of COUNT(DISTINCT ...)) costs a hash probe
