@@ -547,9 +547,9 @@ struct Compiler {
     const bool upsert = d->source_changelog_for(s.table.options) == ChangelogKind::kUpsert;
     if (upsert) p["primary_key"] = s.table.primary_key;
     const auto scan_parallelism = parallelism_option(s.table, "scan.parallelism", s.pos);
-    // Equal scans (same params: options, projection, filter, watermark) share one source, as
-    // Flink reuses them (reuse-source-enabled): a self-join reads its input once, not per side.
-    std::string reuse_key = d->source_factory + "|" + p.dump() + "|" + std::to_string(scan_parallelism.value_or(0));
+    // Equal scans of one table (same params: options, projection, filter, watermark) share a
+    // source, as Flink reuses them (reuse-source-enabled): a self-join reads its input once.
+    std::string reuse_key = s.table.name + "|" + p.dump() + "|" + std::to_string(scan_parallelism.value_or(0));
     if (auto it = reused_scans.find(reuse_key); it != reused_scans.end()) return it->second;
     std::string id = add(d->source_factory, {}, p, nullptr, d->single_reader);
     if (scan_parallelism) ops.back()["parallelism"] = *scan_parallelism;
