@@ -116,13 +116,9 @@ void CompactMapStore::erase(std::string_view composite) {
 const char CompactMapStore::Entries::kTreeTag = 0;
 
 const char* CompactMapStore::get(const Entries& entries, std::string_view user_key) const {
-  if (BlobIndex* index = entries.index()) {
-    auto it = index->find(user_key);
-    return it == index->end() ? nullptr : *it;
-  }
   if (Tree* t = entries.tree()) {
-    auto it = t->find(probe(user_key));
-    return it == t->end() ? nullptr : it->blob;
+    auto it = t->find(user_key);
+    return it == t->end() ? nullptr : *it;
   }
   if (entries.p0_ && CompactMapStore::user_key(entries.first()) == user_key) return entries.first();
   if (entries.p1_ && CompactMapStore::user_key(entries.p1_) == user_key) return entries.p1_;
@@ -132,9 +128,8 @@ const char* CompactMapStore::get(const Entries& entries, std::string_view user_k
 CompactMapStore::Position CompactMapStore::locate(Entries& entries, std::string_view user_key) const {
   Position at;
   if (Tree* t = entries.tree()) {
-    const KeyProbe key = probe(user_key);
-    at.where = t->lower_bound(key);
-    if (at.where != t->end() && !EntryLess{}(key, *at.where)) at.blob = at.where->blob;
+    at.where = t->lower_bound(user_key);
+    if (at.where != t->end() && CompactMapStore::user_key(*at.where) == user_key) at.blob = *at.where;
     return at;
   }
   const char* inline_blobs[2] = {entries.first(), entries.p1_};
@@ -152,16 +147,6 @@ CompactMapStore::Position CompactMapStore::locate(Entries& entries, std::string_
 }
 
 void CompactMapStore::put(Entries& entries, std::string_view user_key, std::string_view value) {
-  if (BlobIndex* index = entries.index()) {  // a present key keeping its value's length: in place
-    auto it = index->find(user_key);
-    if (it != index->end()) {
-      BlobView v = view(*it);
-      if (v.value_len == value.size()) {
-        std::memcpy(const_cast<char*>(v.bytes + v.key_len), value.data(), value.size());
-        return;
-      }
-    }
-  }
   Position at = locate(entries, user_key);
   if (at.blob) replace(entries, at, value);
   else insert(entries, at, user_key, value);
@@ -169,15 +154,8 @@ void CompactMapStore::put(Entries& entries, std::string_view user_key, std::stri
 
 void CompactMapStore::insert(Entries& entries, const Position& at, std::string_view user_key, std::string_view value) {
   const char* blob = make_blob(user_key, value);
-  if (Big* big = entries.big()) {
-    big->tree.insert(at.where, tree_entry(blob));
-    if (big->index) {
-      big->index->insert(blob);
-    } else if (big->tree.size() >= kIndexFrom) {
-      big->index = std::make_unique<BlobIndex>();
-      big->index->reserve(big->tree.size());
-      for (const TreeEntry& e : big->tree) big->index->insert(e.blob);
-    }
+  if (Tree* t = entries.tree()) {
+    t->insert(at.where, blob);
   } else if (!entries.p0_) {
     entries.p0_ = const_cast<char*>(blob);
   } else if (!entries.p1_) {
@@ -188,11 +166,11 @@ void CompactMapStore::insert(Entries& entries, const Position& at, std::string_v
       entries.p1_ = blob;
     }
   } else {
-    auto big = std::make_unique<Big>();
-    big->tree.insert(big->tree.end(), tree_entry(entries.first()));
-    big->tree.insert(big->tree.end(), tree_entry(entries.p1_));
-    big->tree.insert(tree_entry(blob));
-    entries.p0_ = big.release();
+    auto tree = std::make_unique<Tree>();
+    tree->insert(tree->end(), entries.first());
+    tree->insert(tree->end(), entries.p1_);
+    tree->insert(blob);
+    entries.p0_ = tree.release();
     entries.p1_ = &Entries::kTreeTag;
   }
 }
@@ -206,13 +184,9 @@ void CompactMapStore::replace(Entries& entries, const Position& at, std::string_
     return;
   }
   const char* fresh = make_blob({v.bytes, v.key_len}, value);
-  if (Big* big = entries.big()) {
-    auto it = big->tree.erase(at.where);
-    big->tree.insert(it, tree_entry(fresh));
-    if (big->index) {
-      big->index->erase(at.blob);
-      big->index->insert(fresh);
-    }
+  if (Tree* t = entries.tree()) {
+    auto it = t->erase(at.where);
+    t->insert(it, fresh);
   } else if (entries.first() == at.blob) {
     entries.p0_ = const_cast<char*>(fresh);
   } else {
@@ -223,10 +197,9 @@ void CompactMapStore::replace(Entries& entries, const Position& at, std::string_
 }
 
 void CompactMapStore::remove(std::string_view composite, Entries& entries, const Position& at) {
-  if (Big* big = entries.big()) {
-    big->tree.erase(at.where);
-    if (big->index) big->index->erase(at.blob);
-    if (big->tree.empty()) entries.reset();
+  if (Tree* t = entries.tree()) {
+    t->erase(at.where);
+    if (t->empty()) entries.reset();
   } else if (entries.first() == at.blob) {
     entries.p0_ = const_cast<char*>(entries.p1_);
     entries.p1_ = nullptr;
@@ -273,18 +246,10 @@ void CompactMapStore::maybe_compact() {
   rebuilt.reserve(keys_.size());
   for (auto& [key, entries] : keys_) {
     Entries moved;
-    if (Big* old = entries.big()) {
-      auto big = std::make_unique<Big>();
-      if (old->index) {
-        big->index = std::make_unique<BlobIndex>();
-        big->index->reserve(old->tree.size());
-      }
-      for (const TreeEntry& e : old->tree) {
-        const char* blob = copy_entry(e.blob);
-        big->tree.insert(big->tree.end(), TreeEntry{blob});
-        if (big->index) big->index->insert(blob);
-      }
-      moved.p0_ = big.release();
+    if (Tree* t = entries.tree()) {
+      auto tree = std::make_unique<Tree>();
+      for (const char* blob : *t) tree->insert(tree->end(), copy_entry(blob));
+      moved.p0_ = tree.release();
       moved.p1_ = &Entries::kTreeTag;
     } else {
       if (entries.p0_) moved.p0_ = const_cast<char*>(copy_entry(entries.first()));

@@ -13,8 +13,7 @@
 // in the slot, longer ones as a blob `varint(len) bytes`, so a lookup of a short key
 // touches no other memory); Entries holds up to two blob
 // pointers inline, or a B-tree of them from the third on, ordered by user key (bytewise,
-// as std::string compares), with a hash index of them from kIndexFrom entries on (point
-// lookups in O(1), not O(log n) cache misses). A value rewritten with the same length is
+// as std::string compares). A value rewritten with the same length is
 // overwritten in place; blobs freed by removals or length changes are garbage until the
 // store is compacted (live blobs copied into a fresh arena, the index rebuilt) once the
 // garbage outweighs the live bytes, so a long-running job does not grow with its churn.
@@ -30,7 +29,6 @@
 
 #include <absl/container/btree_set.h>
 #include <absl/container/flat_hash_map.h>
-#include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
 namespace clink::state_internal {
@@ -83,49 +81,13 @@ class CompactMapStore {
     return read_varint(read_varint(blob, key_len), value_len);
   }
 
-  // A B-tree element: an entry's blob, ordered by user key (bytewise, as std::string
-  // compares). Point lookups in a large tree go through its hash index (BlobIndex below), so
-  // walks, with a blob dereference per comparison, are left to inserts and removals.
-  struct TreeEntry {
-    const char* blob;
-  };
-  struct KeyProbe {
-    std::string_view key;
-  };
-  struct EntryLess {
+  struct BlobLess {
     using is_transparent = void;
-    bool operator()(const TreeEntry& a, const TreeEntry& b) const { return user_key(a.blob) < user_key(b.blob); }
-    bool operator()(const TreeEntry& a, const KeyProbe& b) const { return user_key(a.blob) < b.key; }
-    bool operator()(const KeyProbe& a, const TreeEntry& b) const { return a.key < user_key(b.blob); }
+    bool operator()(const char* a, const char* b) const { return user_key(a) < user_key(b); }
+    bool operator()(const char* a, std::string_view b) const { return user_key(a) < b; }
+    bool operator()(std::string_view a, const char* b) const { return a < user_key(b); }
   };
-  static TreeEntry tree_entry(const char* blob) { return {blob}; }
-  static KeyProbe probe(std::string_view key) { return {key}; }
-  using Tree = absl::btree_set<TreeEntry, EntryLess>;
-  // A large entry set's blobs by user key: a point lookup (get, and put of a present key
-  // whose value keeps its length, the counters of COUNT(DISTINCT ...)) costs a hash probe
-  // instead of a walk down the B-tree, whose depth and cache misses grow with the set.
-  struct BlobHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view k) const { return absl::Hash<absl::string_view>{}({k.data(), k.size()}); }
-    std::size_t operator()(const char* blob) const { return (*this)(user_key(blob)); }
-  };
-  struct BlobEq {
-    using is_transparent = void;
-    static std::string_view view(std::string_view k) { return k; }
-    static std::string_view view(const char* blob) { return user_key(blob); }
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      return view(a) == view(b);
-    }
-  };
-  using BlobIndex = absl::flat_hash_set<const char*, BlobHash, BlobEq>;
-  // The B-tree gets its index from this many entries on (below, a walk touches few nodes
-  // and the index would cost more memory than it saves time).
-  static constexpr std::size_t kIndexFrom = 64;
-  struct Big {
-    Tree tree;
-    std::unique_ptr<BlobIndex> index;
-  };
+  using Tree = absl::btree_set<const char*, BlobLess>;
 
   // One (key, namespace)'s entries in user-key order: up to two blob pointers inline
   // (most join keys hold one or two rows), a B-tree from the third on.
@@ -159,8 +121,8 @@ class CompactMapStore {
     template <class Fn>
     void for_each(Fn&& fn) const {
       if (Tree* t = tree()) {
-        for (const TreeEntry& e : *t)
-          if (!fn(e.blob)) return;
+        for (const char* blob : *t)
+          if (!fn(blob)) return;
       } else if (p0_) {
         if (fn(first()) && p1_) fn(p1_);
       }
@@ -169,17 +131,15 @@ class CompactMapStore {
    private:
     friend class CompactMapStore;
     static const char kTreeTag;
-    Big* big() const { return p1_ == &kTreeTag ? static_cast<Big*>(p0_) : nullptr; }
-    Tree* tree() const { return p1_ == &kTreeTag ? &static_cast<Big*>(p0_)->tree : nullptr; }
-    BlobIndex* index() const { return p1_ == &kTreeTag ? static_cast<Big*>(p0_)->index.get() : nullptr; }
+    Tree* tree() const { return p1_ == &kTreeTag ? static_cast<Tree*>(p0_) : nullptr; }
     const char* first() const { return static_cast<const char*>(p0_); }
     void reset() {
-      delete big();
+      delete tree();
       p0_ = nullptr;
       p1_ = nullptr;
     }
     // Inline: p0_ the first blob (or null), p1_ the second (or null). A B-tree: p0_ is
-    // the Big (tree and index), p1_ == &kTreeTag.
+    // the Tree, p1_ == &kTreeTag.
     void* p0_ = nullptr;
     const char* p1_ = nullptr;
   };
