@@ -1,5 +1,7 @@
 #include "clink/connectors/sql/sql_nexmark_source.hpp"
 
+#include <cstring>
+
 #include "clink/core/error.hpp"
 #include "clink/formats/sql_text_values.hpp"
 #include "clink/sql/common/temporal.hpp"
@@ -38,6 +40,42 @@ void append_extra(Column& col, const NexmarkExtra& extra) {
   col.values_buffer().append(&end, sizeof end);
   col.set_valid(row, true);
   col.set_size(row + 1);
+}
+
+// `n` NULLs at once, Column::append_null's effect in bulk: 92 % of Nexmark's events are
+// bids, so the person and auction structs are NULL in runs, and row by row their
+// children cost more than generating the events.
+void append_nulls(Column& col, std::size_t n) {
+  if (n == 0) return;
+  const std::size_t size = col.size();
+  col.grow_validity(size + n);
+  std::uint64_t* bits = col.validity();
+  for (std::size_t i = size; i < size + n; ++i) bits[i >> 6] &= ~(std::uint64_t(1) << (i & 63));
+  Buffer& values = col.values_buffer();
+  switch (col.layout()) {
+    case PhysicalLayout::kFixed: {
+      const std::size_t width = static_cast<std::size_t>(fixed_width(col.type().kind()));
+      const std::size_t at = values.size();
+      values.resize(at + n * width);
+      std::memset(values.data() + at, 0, n * width);
+      break;
+    }
+    case PhysicalLayout::kVarLen:
+    case PhysicalLayout::kList:
+    case PhysicalLayout::kMap: {
+      const std::uint32_t end = col.offsets()[size];
+      const std::size_t at = values.size();
+      values.resize(at + n * sizeof end);
+      auto* out = reinterpret_cast<std::uint32_t*>(values.data() + at);
+      for (std::size_t i = 0; i < n; ++i) out[i] = end;
+      break;
+    }
+    case PhysicalLayout::kStruct:
+      for (auto& c : col.children()) append_nulls(c, n);
+      break;
+    case PhysicalLayout::kNull: break;
+  }
+  col.set_size(size + n);
 }
 
 void append_time(Column& col, std::int64_t millis) { col.append<std::int64_t>(millis * kMicrosPerMilli); }
@@ -92,26 +130,30 @@ class NexmarkSqlReader final : public SqlSourceReader {
     scratch_.records.clear();  // reused: events are trivially copyable values
     Status s = events_->poll(scratch_, max_rows);
     auto& times = out.event_times();
-    for (const auto& rec : scratch_.records) {
-      const NexmarkEvent& e = rec.value;
-      for (std::size_t c = 0; c < projected_.size(); ++c) {
-        Column& col = out.column(c);
-        switch (projected_[c]) {
-          case kEventType: col.append<std::int32_t>(static_cast<std::int32_t>(e.type)); break;
-          case kPerson:
-            if (e.type == NexmarkEventType::kPerson) append_person(col, e.person);
-            else col.append_null();
-            break;
-          case kAuction:
-            if (e.type == NexmarkEventType::kAuction) append_auction(col, e.auction);
-            else col.append_null();
-            break;
-          default:
-            if (e.type == NexmarkEventType::kBid) append_bid(col, e.bid);
-            else col.append_null();
-            break;
-        }
+    // Column by column: a struct's NULLs (the other event types) go in as runs.
+    for (std::size_t c = 0; c < projected_.size(); ++c) {
+      Column& col = out.column(c);
+      if (projected_[c] == kEventType) {
+        for (const auto& rec : scratch_.records) col.append<std::int32_t>(static_cast<std::int32_t>(rec.value.type));
+        continue;
       }
+      const NexmarkEventType type = projected_[c] == kPerson    ? NexmarkEventType::kPerson
+                                    : projected_[c] == kAuction ? NexmarkEventType::kAuction
+                                                                : NexmarkEventType::kBid;
+      std::size_t nulls = 0;
+      for (const auto& rec : scratch_.records) {
+        const NexmarkEvent& e = rec.value;
+        if (e.type != type) {
+          ++nulls;
+          continue;
+        }
+        append_nulls(col, nulls);
+        nulls = 0;
+        if (type == NexmarkEventType::kPerson) append_person(col, e.person);
+        else if (type == NexmarkEventType::kAuction) append_auction(col, e.auction);
+        else append_bid(col, e.bid);
+      }
+      append_nulls(col, nulls);
     }
     std::size_t before = times.size();
     out.commit_rows(scratch_.records.size());

@@ -38,8 +38,7 @@
 #include <memory>
 
 #include <absl/container/flat_hash_map.h>
-#include <absl/container/inlined_vector.h>
-#include <absl/container/node_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
@@ -144,7 +143,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         if (aggs.row_count(g->acc) <= 0) {
           emit(RowKind::kDelete, key_, before_);
           g->exists = false;
-          clear_distinct(*g);
+          clear_distinct(*g, key_);
           continue;
         }
         results(g->acc, now_);
@@ -209,7 +208,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         add(*g, row, retract ? -1 : 1);
         if (aggs.row_count(g->acc) <= 0) {
           g->exists = false;
-          clear_distinct(*g);
+          clear_distinct(*g, key_);
         }
       }
       if (++buffered_ >= cfg_.mini_batch_size) end_mini_batch();  // Flink's count trigger: exactly `size` rows
@@ -256,10 +255,37 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   }
 
   // One DISTINCT value's counts in a group (one per call of its slot), as read from map
-  // state and as updated.
+  // state and as updated. The batch's entries live in flat arrays (no allocation per
+  // entry): the key bytes (group key, then the map key) in distinct_keys_, the counts in
+  // distinct_now_ / distinct_stored_.
   struct DistinctCount {
-    absl::InlinedVector<std::int64_t, 4> count, stored;
-    std::size_t group_key_size = 0;  // the entry's key: group key, then the map key
+    std::uint32_t key_begin = 0, key_size = 0, group_key_size = 0;
+    std::uint32_t counts = 0;  // the first of its calls' counts
+  };
+  // The entries' index, by key bytes: hash and equality read them from the operator's arrays.
+  struct DistinctKeys {
+    const std::string* bytes;
+    const std::vector<DistinctCount>* entries;
+    std::string_view key(std::uint32_t i) const {
+      const DistinctCount& d = (*entries)[i];
+      return std::string_view(*bytes).substr(d.key_begin, d.key_size);
+    }
+  };
+  struct DistinctHash {
+    using is_transparent = void;
+    DistinctKeys keys;
+    std::size_t operator()(std::string_view k) const { return absl::Hash<std::string_view>{}(k); }
+    std::size_t operator()(std::uint32_t i) const { return (*this)(keys.key(i)); }
+  };
+  struct DistinctEq {
+    using is_transparent = void;
+    DistinctKeys keys;
+    std::string_view view(std::string_view k) const { return k; }
+    std::string_view view(std::uint32_t i) const { return keys.key(i); }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) == view(b);
+    }
   };
   struct Group {
     AggState acc;
@@ -268,7 +294,6 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     // The group was deleted in this batch: its map state goes, and values seen after
     // the deletion start from 0.
     bool distinct_cleared = false;
-    std::vector<DistinctCount*> distinct;  // the entries of distinct_counts_ for this group
     // Mini-batch: whether the group existed when the mini-batch first touched it, and
     // then its values' row in first_values_.
     bool existed = false;
@@ -292,47 +317,64 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       distinct_key_.assign(key_);
       StateCodec<std::uint32_t>::encode(static_cast<std::uint32_t>(slot), distinct_key_);
       for (const Column* a : args) append_key_value(*a, row, distinct_key_);
-      DistinctCount& d = distinct_count(g, calls.size());
+      std::int64_t* count = &distinct_now_[distinct_count(g, calls.size())];
       for (std::size_t j = 0; j < calls.size(); ++j) {
         if (!AggregateSet::passes_filter(input_, calls[j], row)) continue;
-        const std::int64_t before = d.count[j], after = before + sign;
-        d.count[j] = after;
+        const std::int64_t before = count[j], after = before + sign;
+        count[j] = after;
         if ((sign > 0 && before <= 0 && after > 0) || (sign < 0 && before > 0 && after <= 0))
           aggs.add_call(g.acc, input_, calls[j], row, sign);
       }
     }
   }
 
-  // The counts of distinct_key_ (group key_ first), read from map state on first touch.
-  DistinctCount& distinct_count(Group& g, std::size_t calls) {
-    auto [it, created] = distinct_counts_.try_emplace(distinct_key_);
-    DistinctCount& d = it->second;
-    if (created) {
-      d.group_key_size = key_.size();
-      d.count.assign(calls, 0);
-      d.stored.assign(calls, 0);
-      g.distinct.push_back(&d);
-      if (!g.distinct_cleared) {
-        backend_->set_current_key(key_);
-        const std::string_view user_key = std::string_view(distinct_key_).substr(key_.size());
-        if (backend_->map_get(distinct_state_, user_key, bytes_)) {
-          std::string_view v(bytes_);
-          const bool expired = strip_expired(v);
-          for (std::size_t j = 0; j < calls; ++j) d.stored[j] = StateCodec<std::int64_t>::decode(v);
-          if (!v.empty())
-            throw ClinkError(cfg_.where + ": a DISTINCT entry in state holds more than its " + std::to_string(calls) +
-                             " counts (state written by another plan of this query?)");
-          if (!expired) d.count = d.stored;  // stored != count: write_back removes the entry
-        }
+  // Where the counts of distinct_key_ (group key_ first) are in distinct_now_, read from
+  // map state on first touch.
+  std::size_t distinct_count(const Group& g, std::size_t calls) {
+    if (auto it = distinct_index_.find(std::string_view(distinct_key_)); it != distinct_index_.end())
+      return distinct_entries_[*it].counts;
+    DistinctCount d;
+    d.key_begin = static_cast<std::uint32_t>(distinct_keys_.size());
+    d.key_size = static_cast<std::uint32_t>(distinct_key_.size());
+    d.group_key_size = static_cast<std::uint32_t>(key_.size());
+    d.counts = static_cast<std::uint32_t>(distinct_now_.size());
+    distinct_keys_ += distinct_key_;
+    distinct_entries_.push_back(d);
+    distinct_index_.insert(static_cast<std::uint32_t>(distinct_entries_.size() - 1));
+    distinct_now_.resize(distinct_now_.size() + calls, 0);
+    distinct_stored_.resize(distinct_stored_.size() + calls, 0);
+    if (!g.distinct_cleared) {
+      backend_->set_current_key(key_);
+      const std::string_view user_key = std::string_view(distinct_key_).substr(key_.size());
+      if (backend_->map_get(distinct_state_, user_key, bytes_)) {
+        std::string_view v(bytes_);
+        const bool expired = strip_expired(v);
+        for (std::size_t j = 0; j < calls; ++j) distinct_stored_[d.counts + j] = StateCodec<std::int64_t>::decode(v);
+        if (!v.empty())
+          throw ClinkError(cfg_.where + ": a DISTINCT entry in state holds more than its " + std::to_string(calls) +
+                           " counts (state written by another plan of this query?)");
+        if (!expired)  // stored != count: write_back removes the entry
+          std::copy_n(&distinct_stored_[d.counts], calls, &distinct_now_[d.counts]);
       }
     }
-    return d;
+    return d.counts;
+  }
+  // The number of counts of entry i (its slot's calls).
+  std::size_t distinct_calls(std::size_t i) const {
+    const std::size_t end = i + 1 < distinct_entries_.size() ? distinct_entries_[i + 1].counts : distinct_now_.size();
+    return end - distinct_entries_[i].counts;
   }
 
-  void clear_distinct(Group& g) {
+  // A deleted (or expired) group: its values seen so far in the batch count 0 again (a
+  // scan of the batch's entries: deletions are rare next to rows).
+  void clear_distinct(Group& g, std::string_view group_key) {
     if (cfg_.distinct_slots.empty()) return;
     g.distinct_cleared = true;
-    for (DistinctCount* d : g.distinct) std::fill(d->count.begin(), d->count.end(), 0);
+    for (std::size_t i = 0; i < distinct_entries_.size(); ++i) {
+      const DistinctCount& d = distinct_entries_[i];
+      if (std::string_view(distinct_keys_).substr(d.key_begin, d.group_key_size) == group_key)
+        std::fill_n(&distinct_now_[d.counts], distinct_calls(i), 0);
+    }
   }
 
   // The group's accumulator for this batch, read from keyed state on first touch.
@@ -348,7 +390,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         } else {
           // Expired: removed at the end of the batch, with the group's distinct values.
           it->second.dirty = true;
-          clear_distinct(it->second);
+          clear_distinct(it->second, key);
         }
       }
     }
@@ -362,25 +404,34 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         backend_->map_clear(distinct_state_);
       }
     }
-    for (auto& [entry, d] : distinct_counts_) {
-      group_key_.assign(entry, 0, d.group_key_size);
-      const bool cleared = touched_.find(group_key_)->second.distinct_cleared;
-      const bool zero = std::all_of(d.count.begin(), d.count.end(), [](std::int64_t c) { return c == 0; });
-      const bool unchanged = cleared ? zero : d.count == d.stored;
+    for (std::size_t i = 0; i < distinct_entries_.size(); ++i) {
+      const DistinctCount& d = distinct_entries_[i];
+      const std::string_view entry = std::string_view(distinct_keys_).substr(d.key_begin, d.key_size);
+      const std::string_view group_key = entry.substr(0, d.group_key_size);
+      const std::int64_t* now = &distinct_now_[d.counts];
+      const std::int64_t* stored = &distinct_stored_[d.counts];
+      const std::size_t calls = distinct_calls(i);
+      const bool cleared = touched_.find(absl::string_view(group_key.data(), group_key.size()))->second.distinct_cleared;
+      const bool zero = std::all_of(now, now + calls, [](std::int64_t c) { return c == 0; });
+      const bool unchanged = cleared ? zero : std::equal(now, now + calls, stored);
       // With a TTL every touched value is rewritten (Flink puts it per row): its time refreshes.
       if (unchanged && (zero || !ttl())) continue;
-      backend_->set_current_key(group_key_);
-      const std::string_view user_key = std::string_view(entry).substr(d.group_key_size);
+      backend_->set_current_key(group_key);
+      const std::string_view user_key = entry.substr(d.group_key_size);
       if (zero) {
         backend_->map_remove(distinct_state_, user_key);
       } else {
         bytes_.clear();
         if (ttl()) put_ttl_timestamp(now_ms_, bytes_);
-        for (std::int64_t c : d.count) StateCodec<std::int64_t>::encode(c, bytes_);
+        for (std::size_t j = 0; j < calls; ++j) StateCodec<std::int64_t>::encode(now[j], bytes_);
         backend_->map_put(distinct_state_, user_key, bytes_);
       }
     }
-    distinct_counts_.clear();
+    distinct_index_.clear();
+    distinct_entries_.clear();
+    distinct_keys_.clear();
+    distinct_now_.clear();
+    distinct_stored_.clear();
     for (auto& [key, g] : touched_) {
       if (!g.dirty) continue;
       backend_->set_current_key(key);
@@ -464,10 +515,14 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   KeyedStateBackend* backend_ = nullptr;
   StateId state_, distinct_state_;
   absl::flat_hash_map<std::string, Group> touched_;
-  // Keyed by group key then map key; node map: Group::distinct points into it.
-  absl::node_hash_map<std::string, DistinctCount> distinct_counts_;
+  // The batch's DISTINCT entries (see DistinctCount).
+  std::string distinct_keys_;
+  std::vector<DistinctCount> distinct_entries_;
+  std::vector<std::int64_t> distinct_now_, distinct_stored_;
+  absl::flat_hash_set<std::uint32_t, DistinctHash, DistinctEq> distinct_index_{
+      0, DistinctHash{{&distinct_keys_, &distinct_entries_}}, DistinctEq{{&distinct_keys_, &distinct_entries_}}};
   AggregateInput input_;
-  std::string key_, distinct_key_, group_key_, bytes_;
+  std::string key_, distinct_key_, bytes_;
   std::int64_t now_ms_ = 0;  // the batch's processing time, with a state TTL
   std::vector<Column> before_, now_;
   std::unique_ptr<ColumnBatch> out_;

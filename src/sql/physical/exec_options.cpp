@@ -54,4 +54,16 @@ std::optional<MiniBatch> mini_batch(const SessionConfig& session, SourcePosition
   return MiniBatch{*ms, size};
 }
 
+std::optional<int> parallelism_option(const TableDef& t, const char* key, SourcePosition pos) {
+  auto v = t.option(key);
+  if (!v) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    int n = std::stoi(*v, &used);
+    if (used == v->size() && n > 0) return n;
+  } catch (const std::exception&) {
+  }
+  throw TranslationError(pos, fmt::format("table `{}`: option '{}' must be a positive integer, got '{}'", t.name, key, *v));
+}
+
 }  // namespace clink::sql

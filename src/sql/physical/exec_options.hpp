@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "clink/sql/catalog/catalog.hpp"
 #include "clink/sql/common/session_config.hpp"
 #include "clink/sql/common/sql_error.hpp"
 
@@ -18,5 +19,8 @@ struct MiniBatch {
   std::int64_t latency_ms, size;
 };
 std::optional<MiniBatch> mini_batch(const SessionConfig& session, SourcePosition pos);
+
+// A table's 'scan.parallelism' / 'sink.parallelism' (`key`): a positive integer, or none.
+std::optional<int> parallelism_option(const TableDef& t, const char* key, SourcePosition pos);
 
 }  // namespace clink::sql

@@ -1,6 +1,7 @@
 #include "clink/sql/physical/physical_plan.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -43,7 +44,8 @@ struct Compiler {
   // at parallelism 1 too, so no downstream subtask waits on an input that never comes.
   std::set<std::string> single_ops;
   std::vector<std::size_t> dead_letter_sources;  // ops that get `dead_letter: true` when wired
-  bool reads_current_watermark = false;  // a CURRENT_WATERMARK call in the job: 'on-event' emits per row
+  bool reads_current_watermark = false;
+  std::map<std::string, std::string> reused_scans;  // a scan's source params -> its op id  // a CURRENT_WATERMARK call in the job: 'on-event' emits per row
 
   std::string next_id(const std::string& factory) {
     std::string base = factory.rfind("sql_", 0) == 0 ? factory.substr(4) : factory;
@@ -544,8 +546,13 @@ struct Compiler {
     }
     const bool upsert = d->source_changelog_for(s.table.options) == ChangelogKind::kUpsert;
     if (upsert) p["primary_key"] = s.table.primary_key;
+    const auto scan_parallelism = parallelism_option(s.table, "scan.parallelism", s.pos);
+    // Equal scans of one table (same params: options, projection, filter, watermark) share a
+    // source, as Flink reuses them (reuse-source-enabled): a self-join reads its input once.
+    std::string reuse_key = s.table.name + "|" + p.dump() + "|" + std::to_string(scan_parallelism.value_or(0));
+    if (auto it = reused_scans.find(reuse_key); it != reused_scans.end()) return it->second;
     std::string id = add(d->source_factory, {}, p, nullptr, d->single_reader);
-    if (auto n = parallelism_option(s.table, "scan.parallelism", s.pos)) ops.back()["parallelism"] = *n;
+    if (scan_parallelism) ops.back()["parallelism"] = *scan_parallelism;
     if (d->dead_letters) {
       dead_letter_producers.push_back(id);
       dead_letter_sources.push_back(ops.size() - 1);
@@ -558,6 +565,7 @@ struct Compiler {
       json n = {{"keys", keys}, {"schema", schema_to_json(s.schema)}};
       id = add("sql_changelog_normalize", {id}, n, &keys, false, &s.schema);
     }
+    reused_scans.emplace(std::move(reuse_key), id);
     return id;
   }
 
@@ -671,19 +679,6 @@ struct Compiler {
     std::string id = add(d->sink_factory, in, p, key.empty() ? nullptr : &key, s.overwrite, &s.input().schema);
     if (parallelism) ops.back()["parallelism"] = *parallelism;
     return id;
-  }
-
-  // 'scan.parallelism' / 'sink.parallelism': a positive integer, or none.
-  static std::optional<int> parallelism_option(const TableDef& t, const char* key, SourcePosition pos) {
-    auto v = t.option(key);
-    if (!v) return std::nullopt;
-    try {
-      std::size_t used = 0;
-      int n = std::stoi(*v, &used);
-      if (used == v->size() && n > 0) return n;
-    } catch (const std::exception&) {
-    }
-    fail(pos, fmt::format("table `{}`: option '{}' must be a positive integer, got '{}'", t.name, key, *v));
   }
 
   void wire_dead_letters() {
