@@ -228,38 +228,37 @@ void CompactMapStore::release_entry(const char* blob) {
   garbage_ += n;
 }
 
-CompactMapStore::CompactMapStore(const CompactMapStore& other) : generation_(other.generation_ + 1) {
-  // Every live blob copied into a fresh arena, the index and each B-tree rebuilt in
+void CompactMapStore::maybe_compact() {
+  if (garbage_ < kMinGarbageToCompact || garbage_ < live_) return;
+  // Copy every live blob into a fresh arena and rebuild the index and each B-tree in
   // order (appending at the end of a B-tree is linear).
-  auto copy_entry = [this](const char* blob) {
-    BlobView v = view(blob);
-    const std::size_t n = blob_size(v.key_len, v.value_len);
-    char* out = arena_.allocate(n);
+  EntryArena fresh;
+  auto copy = [&fresh](const char* blob, std::size_t n) {
+    char* out = fresh.allocate(n);
     std::memcpy(out, blob, n);
     return static_cast<const char*>(out);
   };
-  keys_.reserve(other.keys_.size());
-  for (const auto& [key, entries] : other.keys_) {
-    Entries copied;
+  auto copy_entry = [&](const char* blob) {
+    BlobView v = view(blob);
+    return copy(blob, blob_size(v.key_len, v.value_len));
+  };
+  KeyIndex rebuilt;
+  rebuilt.reserve(keys_.size());
+  for (auto& [key, entries] : keys_) {
+    Entries moved;
     if (Tree* t = entries.tree()) {
       auto tree = std::make_unique<Tree>();
       for (const char* blob : *t) tree->insert(tree->end(), copy_entry(blob));
-      copied.p0_ = tree.release();
-      copied.p1_ = &Entries::kTreeTag;
+      moved.p0_ = tree.release();
+      moved.p1_ = &Entries::kTreeTag;
     } else {
-      if (entries.p0_) copied.p0_ = const_cast<char*>(copy_entry(entries.first()));
-      if (entries.p1_) copied.p1_ = copy_entry(entries.p1_);
+      if (entries.p0_) moved.p0_ = const_cast<char*>(copy_entry(entries.first()));
+      if (entries.p1_) moved.p1_ = copy_entry(entries.p1_);
     }
-    keys_.emplace(KeyRef(key.view(), arena_), std::move(copied));
+    rebuilt.emplace(KeyRef(key.view(), fresh), std::move(moved));
   }
-  live_ = other.live_;
-}
-
-void CompactMapStore::maybe_compact() {
-  if (garbage_ < kMinGarbageToCompact || garbage_ < live_) return;
-  CompactMapStore compacted(*this);
-  keys_ = std::move(compacted.keys_);
-  arena_ = std::move(compacted.arena_);
+  keys_ = std::move(rebuilt);
+  arena_ = std::move(fresh);
   garbage_ = 0;
   ++generation_;
 }

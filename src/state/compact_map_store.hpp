@@ -151,14 +151,6 @@ class CompactMapStore {
     int index = 0;           // inline: the entry's slot, or where it would go
   };
 
-  CompactMapStore() = default;
-  // A deep copy with only the live bytes (a compacted copy): what a copy-on-write
-  // snapshot keeps while the task goes on changing the original.
-  CompactMapStore(const CompactMapStore& other);
-  CompactMapStore& operator=(const CompactMapStore&) = delete;
-  CompactMapStore(CompactMapStore&&) = default;
-  CompactMapStore& operator=(CompactMapStore&&) = default;
-
   // The entries of a composite key, nullptr when it has none. Pointers stay valid until
   // a call that changes generation() (a key added or dropped, a compaction).
   Entries* find(std::string_view composite);

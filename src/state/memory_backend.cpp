@@ -1,20 +1,25 @@
 // The memory backend: one hash map per (state, key group) from composite key (key,
 // namespace) to value; map states keep their entries in a CompactMapStore per (state, key
 // group) (compact_map_store.hpp: arena blobs ordered by user key per composite key).
-// Snapshots are full snapshots in the canonical format (snapshot_format.hpp), taken
-// asynchronously with copy-on-write per (state, key group), as Flink's heap backend
-// copies on write per state-map entry: begin_snapshot only shares every (state, key
-// group) map with the snapshot and bumps the backend's epoch (O(states x key groups),
-// not O(keys)); the writer then writes the key groups in order on another thread. A
-// write of the task to a key group the writer has not finished yet first copies that
-// group's map (once per snapshot), so the snapshot keeps the state of its barrier; a
-// group the writer has finished is written in place. Key groups are small (a 3 M-key
-// state at max parallelism 128 has ~23 k keys per group), so a copy costs about a
-// millisecond, and groups the writer reached before the task touched them cost nothing.
+//
+// Snapshots are full snapshots in the canonical format (snapshot_format.hpp), written
+// asynchronously as Flink's heap backend does: begin_snapshot (at the barrier) only
+// starts a new snapshot epoch (O(states), not O(keys)); the writer then writes the key
+// groups in order on another thread while the task goes on. Flink copies an entry on
+// write while a snapshot holds its old version; here the first change of an entry in a
+// key group the writer has not written yet keeps the entry's value at the barrier in
+// the snapshot's undo log of that group (its map entries, for a map state), and the
+// writer writes the undo log's values instead of the live ones. The task's changes to
+// an unwritten group and the writer's pass over it exclude each other with a lock per
+// key group (uncontended but for the few milliseconds the writer spends in a group);
+// changes to written groups take no lock. So a checkpoint costs the task a copy of the
+// entries it changes before the writer reaches them, never a copy of the whole state.
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -42,33 +47,44 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   }
 
   bool get(StateId id, std::string& out) override {
-    const ValueMap& m = values(id);
+    auto& m = values(id);
     auto it = m.find(composite());
     if (it == m.end()) return false;
     out.assign(it->second);
     return true;
   }
   void put(StateId id, std::string_view value) override {
-    ValueMap& m = values_for_write(id);
+    Change change = begin_change(value_table(id));
+    auto& m = values(id);
     auto it = m.find(composite());
+    change.keep_value(ck_, it == m.end() ? nullptr : &it->second);
     if (it != m.end()) {
       it->second.assign(value);
     } else {
       m.emplace(ck_, value);
-      added(id);
+      added(id, change);
     }
   }
   void append(StateId id, std::string_view bytes) override {
-    ValueMap& m = values_for_write(id);
+    Change change = begin_change(value_table(id));
+    auto& m = values(id);
     auto it = m.find(composite());
+    change.keep_value(ck_, it == m.end() ? nullptr : &it->second);
     if (it != m.end()) {
       it->second.append(bytes);
     } else {
       m.emplace(ck_, bytes);
-      added(id);
+      added(id, change);
     }
   }
-  void remove(StateId id) override { values_for_write(id).erase(composite()); }
+  void remove(StateId id) override {
+    Change change = begin_change(value_table(id));
+    auto& m = values(id);
+    auto it = m.find(composite());
+    if (it == m.end()) return;
+    change.keep_value(ck_, &it->second);
+    m.erase(it);
+  }
 
   bool map_get(StateId id, std::string_view user_key, std::string& out) override {
     auto [store, entries] = current_entries(id);
@@ -80,13 +96,13 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   }
   void map_put(StateId id, std::string_view user_key, std::string_view value) override {
     check_not_iterating(id);
-    prepare_map_write(id);
+    Change change = begin_map_change(id);
     auto [store, entries] = current_entries_for_write(id);
     store->put(*entries, user_key, value);
   }
   void map_update(StateId id, std::string_view user_key, MapUpdateFn fn) override {
     check_not_iterating(id);
-    prepare_map_write(id);
+    Change change = begin_map_change(id);
     auto [store, entries] = current_entries(id);
     CompactMapStore::Position at;
     if (entries) at = store->locate(*entries, user_key);
@@ -105,7 +121,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   }
   void map_remove(StateId id, std::string_view user_key) override {
     check_not_iterating(id);
-    prepare_map_write(id);
+    Change change = begin_map_change(id);
     auto [store, entries] = current_entries(id);
     if (!entries) return;
     CompactMapStore::Position at = store->locate(*entries, user_key);
@@ -125,7 +141,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   }
   void map_clear(StateId id) override {
     check_not_iterating(id);
-    prepare_map_write(id);
+    Change change = begin_map_change(id);
     auto [store, entries] = current_entries(id);
     if (entries) store->erase(composite());
   }
@@ -138,7 +154,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     std::string_view key, ns;
     if (t.meta.kind == StateKind::kMap) {
       std::string v;
-      t.maps[kg]->for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
+      t.maps[kg].for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
         std::string_view in(ck);
         parse_composite_key(in, key, ns);
         entries.for_each([&](const char* blob) {
@@ -150,7 +166,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
         });
       });
     } else {
-      for (const auto& [ck, value] : *t.values[kg]) {
+      for (const auto& [ck, value] : t.values[kg]) {
         std::string_view in(ck);
         parse_composite_key(in, key, ns);
         fn(key, ns, value);
@@ -165,18 +181,25 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   SnapshotWriter begin_snapshot(std::int64_t checkpoint_id, const std::filesystem::path& dir, bool) override {
     if (running_ && running_->next_kg.load(std::memory_order_acquire) != kWritten)
       throw ClinkError("keyed state: a snapshot began while the previous one was still being written");
-    auto v = std::make_shared<Version>();
-    v->checkpoint_id = checkpoint_id;
-    v->dir = dir;
-    v->file_name = "keyed-" + stem_ + ".bin";
-    v->key_groups = key_groups();
-    v->now = clock().now_ms();
-    v->progress = std::make_shared<Progress>();
-    v->progress->next_kg.store(key_groups().first, std::memory_order_relaxed);
-    for (const auto& t : tables_) v->tables.push_back({t->meta, t->values, t->maps});
-    running_ = v->progress;
+    auto r = std::make_shared<Running>();
+    const auto groups = static_cast<std::size_t>(key_groups().size());
+    r->locks = std::make_unique<std::mutex[]>(groups);
+    r->next_kg.store(key_groups().first, std::memory_order_relaxed);
+    for (const auto& t : tables_) {
+      r->tables.push_back(t.get());
+      r->metas.push_back(t->meta);
+      r->undo.emplace_back(groups);
+    }
+    running_ = r;
     ++epoch_;
-    return [v](const std::function<bool()>& cancelled) { return v->write(cancelled); };
+    auto w = std::make_shared<Writer>();
+    w->running = std::move(r);
+    w->checkpoint_id = checkpoint_id;
+    w->dir = dir;
+    w->file_name = "keyed-" + stem_ + ".bin";
+    w->key_groups = key_groups();
+    w->now = clock().now_ms();
+    return [w](const std::function<bool()>& cancelled) { return w->write(cancelled); };
   }
 
   void restore(const std::vector<KeyedStateHandle>& handles) override {
@@ -207,11 +230,11 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
             if (t.meta.kind == StateKind::kMap) {
               std::string_view uk = get_length_prefixed(value);
               std::string_view uv = get_length_prefixed(value);
-              CompactMapStore& store = map_for_write(t, local);
+              CompactMapStore& store = t.maps[local];
               store.put(store.find_or_create(ck), uk, uv);
               t.cached_store = nullptr;
             } else {
-              value_map_for_write(t, local).insert_or_assign(ck, std::string(value));
+              t.values[local].insert_or_assign(ck, std::string(value));
             }
           });
     }
@@ -219,19 +242,17 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
 
  private:
   using ValueMap = absl::flat_hash_map<std::string, std::string>;
-  using ValueMaps = std::vector<std::shared_ptr<ValueMap>>;  // per key group of the range
-  using MapStores = std::vector<std::shared_ptr<CompactMapStore>>;
   struct Table {
+    int index = 0;  // in tables_
     StateMeta meta;
-    // Shared with the snapshot being written until copied on write.
-    ValueMaps values;
-    MapStores maps;
-    // Per key group: the backend's epoch when the task last made sure its map is not
-    // shared with a snapshot still to write it (== epoch_: write in place).
-    std::vector<std::uint64_t> epoch;
+    // Per key group: the snapshot epoch whose writer is known to have written the group
+    // (changes need no undo log until the next snapshot).
+    std::vector<std::uint64_t> written_epoch;
+    std::vector<ValueMap> values;  // per key group of the range
     // TTL states: entries added to each key group's map since its last cleanup sweep,
     // and its size after that sweep.
     std::vector<std::size_t> added_since_sweep, size_after_sweep;
+    std::vector<CompactMapStore> maps;
     // The current (key, namespace)'s entries of a map state, looked up once per key:
     // valid while the backend's key_version and the store's generation are unchanged.
     CompactMapStore::Entries* cached = nullptr;
@@ -239,6 +260,92 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     std::uint64_t cached_key_version = 0, cached_generation = 0;
     int iterating = 0;  // map_for_each calls in progress (changes are refused meanwhile)
   };
+
+  // ---- asynchronous snapshots ----
+  // How far the writer of the latest snapshot got: the first key group it has not
+  // written (kWritten once done or dropped), published with release after its pass
+  // over a group, under the group's lock.
+  static constexpr int kWritten = INT_MAX;
+  // A table's entries of one key group at the barrier that the task changed since.
+  struct Undo {
+    absl::flat_hash_map<std::string, std::optional<std::string>> values;  // nullopt: absent
+    using MapEntries = std::vector<std::pair<std::string, std::string>>;   // in user-key order
+    absl::flat_hash_map<std::string, std::optional<MapEntries>> maps;
+    bool empty() const { return values.empty() && maps.empty(); }
+  };
+  struct Running {
+    std::unique_ptr<std::mutex[]> locks;  // per key group of the range
+    std::atomic<int> next_kg{kWritten};
+    std::vector<Table*> tables;            // those of the snapshot (registered before it)
+    std::vector<StateMeta> metas;          // theirs, at the barrier
+    std::vector<std::vector<Undo>> undo;   // [table][key group]
+  };
+  // The writer's part (another thread): reads the live tables and the undo logs.
+  struct Writer {
+    std::shared_ptr<Running> running;
+    std::int64_t checkpoint_id = 0;
+    std::filesystem::path dir;
+    std::string file_name;
+    KeyGroupRange key_groups;
+    std::int64_t now = 0;  // TTL: entries expired at the barrier are left out
+    ~Writer() { running->next_kg.store(kWritten, std::memory_order_release); }
+    KeyedStateHandle write(const std::function<bool()>& cancelled);
+  };
+  // One change of a table's key group by the task: while the running snapshot has not
+  // written the group, holds its lock and keeps the barrier's value of each entry it
+  // changes (the first change of an entry only).
+  struct Change {
+    std::unique_lock<std::mutex> lock;
+    Undo* undo = nullptr;
+    void keep_value(std::string_view ck, const std::string* value) {
+      if (!undo || undo->values.contains(absl::string_view(ck.data(), ck.size()))) return;
+      undo->values.emplace(std::string(ck), value ? std::optional<std::string>(*value) : std::nullopt);
+    }
+  };
+  Change begin_change(Table& t) {
+    Change c;
+    const std::size_t kg = local_key_group();
+    if (t.written_epoch[kg] == epoch_) return c;
+    Running* r = running_.get();
+    const int group = key_groups().first + static_cast<int>(kg);
+    if (r && static_cast<std::size_t>(t.index) < r->tables.size() &&
+        group >= r->next_kg.load(std::memory_order_acquire)) {
+      c.lock = std::unique_lock(r->locks[kg]);
+      if (group >= r->next_kg.load(std::memory_order_relaxed)) {
+        c.undo = &r->undo[static_cast<std::size_t>(t.index)][kg];
+        return c;
+      }
+      c.lock.unlock();
+    }
+    t.written_epoch[kg] = epoch_;
+    return c;
+  }
+  // A map state's change of the current (key, namespace): keeps its entries first.
+  Change begin_map_change(StateId id) {
+    Change c = begin_change(map_table(id));
+    if (!c.undo || c.undo->maps.contains(composite())) return c;
+    auto [store, entries] = current_entries(id);
+    std::optional<Undo::MapEntries> kept;
+    if (entries) {
+      kept.emplace();
+      entries->for_each([&](const char* blob) {
+        kept->emplace_back(CompactMapStore::user_key(blob), CompactMapStore::value(blob));
+        return true;
+      });
+    }
+    c.undo->maps.emplace(ck_, std::move(kept));
+    return c;
+  }
+  Table& value_table(StateId id) {
+    Table& t = table(id);
+    if (t.meta.kind == StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is a map state");
+    return t;
+  }
+  Table& map_table(StateId id) {
+    Table& t = table(id);
+    if (t.meta.kind != StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is not a map state");
+    return t;
+  }
 
   int find(const std::string& name) const {
     for (std::size_t i = 0; i < tables_.size(); ++i)
@@ -248,13 +355,12 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   int add_table(StateMeta meta) {
     auto t = std::make_unique<Table>();
     auto n = static_cast<std::size_t>(key_groups().size());
-    t->epoch.assign(n, epoch_);
+    t->index = static_cast<int>(tables_.size());
+    t->written_epoch.assign(n, epoch_);
     if (meta.kind == StateKind::kMap) {
       t->maps.resize(n);
-      for (auto& m : t->maps) m = std::make_shared<CompactMapStore>();
     } else {
       t->values.resize(n);
-      for (auto& m : t->values) m = std::make_shared<ValueMap>();
       t->added_since_sweep.assign(n, 0);
       t->size_after_sweep.assign(n, 0);
     }
@@ -273,70 +379,16 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
                        std::to_string(key_groups().first) + ", " + std::to_string(key_groups().last) + "]");
     return static_cast<std::size_t>(kg - key_groups().first);
   }
-  Table& value_table(StateId id) {
+  ValueMap& values(StateId id) {
     auto& t = table(id);
     if (t.meta.kind == StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is a map state");
-    return t;
+    return t.values[local_key_group()];
   }
-  Table& map_table(StateId id) {
+  CompactMapStore& map_store(StateId id) {
     auto& t = table(id);
     if (t.meta.kind != StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is not a map state");
-    return t;
+    return t.maps[local_key_group()];
   }
-  const ValueMap& values(StateId id) { return *value_table(id).values[local_key_group()]; }
-  ValueMap& values_for_write(StateId id) { return value_map_for_write(value_table(id), local_key_group()); }
-  CompactMapStore& map_store(StateId id) { return *map_table(id).maps[local_key_group()]; }
-  // Before a change of the current key's map entries: the key group's store is the
-  // task's own (copied when a snapshot still has to write it), the cached lookup valid.
-  void prepare_map_write(StateId id) {
-    Table& t = map_table(id);
-    const std::size_t kg = local_key_group();
-    CompactMapStore* before = t.maps[kg].get();
-    if (&map_for_write(t, kg) != before) t.cached_store = nullptr;
-  }
-
-  // ---- copy-on-write ----
-  // How far the writer of the latest snapshot got: the first key group it has not
-  // written yet (kWritten once done or dropped). Written with release after the writer
-  // no longer reads that group's maps; the task reads it with acquire before writing
-  // in place.
-  static constexpr int kWritten = INT_MAX;
-  struct Progress {
-    std::atomic<int> next_kg{kWritten};
-  };
-  // What a snapshot writes: every table's maps as they were at begin_snapshot.
-  struct Version {
-    struct TableVersion {
-      StateMeta meta;
-      ValueMaps values;
-      MapStores maps;
-    };
-    std::int64_t checkpoint_id = 0;
-    std::filesystem::path dir;
-    std::string file_name;
-    KeyGroupRange key_groups;
-    std::int64_t now = 0;  // TTL: entries expired at the barrier are left out
-    std::vector<TableVersion> tables;
-    std::shared_ptr<Progress> progress;
-
-    ~Version() {
-      tables.clear();
-      progress->next_kg.store(kWritten, std::memory_order_release);
-    }
-    KeyedStateHandle write(const std::function<bool()>& cancelled);
-  };
-  template <class M>
-  M& for_write(Table& t, std::vector<std::shared_ptr<M>>& slots, std::size_t kg) {
-    std::shared_ptr<M>& slot = slots[kg];
-    if (t.epoch[kg] != epoch_) {
-      if (running_ && key_groups().first + static_cast<int>(kg) >= running_->next_kg.load(std::memory_order_acquire))
-        slot = std::make_shared<M>(std::as_const(*slot));
-      t.epoch[kg] = epoch_;
-    }
-    return *slot;
-  }
-  ValueMap& value_map_for_write(Table& t, std::size_t kg) { return for_write(t, t.values, kg); }
-  CompactMapStore& map_for_write(Table& t, std::size_t kg) { return for_write(t, t.maps, kg); }
   // The store and the current (key, namespace)'s entries (nullptr when it has none).
   std::pair<CompactMapStore*, CompactMapStore::Entries*> current_entries(StateId id) {
     Table& t = table(id);
@@ -369,22 +421,26 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   // are read again or not. Amortised O(1) per added entry, and the map stays within
   // about twice its live entries (a unique-key GROUP BY with a TTL no longer grows
   // without bound). List entries drop their expired elements.
-  void added(StateId id) {
+  void added(StateId id, Change& change) {
     Table& t = *tables_[static_cast<std::size_t>(id.index)];
     if (t.meta.ttl_ms <= 0) return;
     static constexpr std::size_t kMinSweep = 64;
     const std::size_t kg = local_key_group();
     if (++t.added_since_sweep[kg] < std::max(kMinSweep, t.size_after_sweep[kg])) return;
-    ValueMap& m = *t.values[kg];  // values_for_write made it the task's own
+    ValueMap& m = t.values[kg];
     const std::int64_t now = clock().now_ms();
     std::string scratch;
     std::string_view kept;
     for (auto it = m.begin(); it != m.end();) {
       if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, it->second, scratch, kept)) {
+        change.keep_value(it->first, &it->second);
         m.erase(it++);
         continue;
       }
-      if (kept.data() == scratch.data() && kept.size() != it->second.size()) it->second.assign(kept);
+      if (kept.data() == scratch.data() && kept.size() != it->second.size()) {
+        change.keep_value(it->first, &it->second);
+        it->second.assign(kept);
+      }
       ++it;
     }
     t.added_since_sweep[kg] = 0;
@@ -399,60 +455,72 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
 
   std::string stem_;
   std::vector<std::unique_ptr<Table>> tables_;
-  std::uint64_t epoch_ = 0;  // snapshots begun
-  std::shared_ptr<Progress> running_;  // of the latest snapshot
+  std::uint64_t epoch_ = 0;            // snapshots begun
+  std::shared_ptr<Running> running_;  // the latest snapshot's
   std::string ck_;
   std::string next_;  // map_update's new value
 };
 
-KeyedStateHandle MemoryKeyedStateBackend::Version::write(const std::function<bool()>& cancelled) {
-  std::vector<StateMeta> metas;
-  for (const auto& t : tables) metas.push_back(t.meta);
-  FullSnapshotWriter w(dir, file_name, key_groups, metas);
+KeyedStateHandle MemoryKeyedStateBackend::Writer::write(const std::function<bool()>& cancelled) {
+  Running& r = *running;
+  FullSnapshotWriter w(dir, file_name, key_groups, r.metas);
   std::string scratch, composed;
   std::string_view key, ns, out;
+  auto add = [&](int si, const StateMeta& meta, std::string_view ck, std::string_view value) {
+    if (!snapshot_value(meta.kind, meta.ttl_ms, now, value, scratch, out)) return;
+    std::string_view in(ck);
+    parse_composite_key(in, key, ns);
+    w.add(si, key, ns, out);
+  };
+  auto add_map_entry = [&](int si, const StateMeta& meta, std::string_view uk, std::string_view value) {
+    if (!snapshot_value(meta.kind, meta.ttl_ms, now, value, scratch, out)) return;
+    composed.clear();
+    put_length_prefixed(uk, composed);
+    put_length_prefixed(out, composed);
+    w.add(si, key, ns, composed);
+  };
   for (int kg = key_groups.first; kg <= key_groups.last; ++kg) {
     if (cancelled()) throw TaskCancelled();
     w.begin_key_group(kg);
     auto local = static_cast<std::size_t>(kg - key_groups.first);
-    for (std::size_t i = 0; i < tables.size(); ++i) {
-      const TableVersion& t = tables[i];
+    std::lock_guard lock(r.locks[local]);
+    for (std::size_t i = 0; i < r.tables.size(); ++i) {
+      const Table& t = *r.tables[i];
+      const StateMeta& meta = r.metas[i];
+      Undo& undo = r.undo[i][local];
       const int si = static_cast<int>(i);
-      if (t.meta.kind == StateKind::kMap) {
+      // The barrier's entries: the undo log's where the task changed them since, else
+      // the live ones.
+      if (meta.kind == StateKind::kMap) {
         // The canonical format wants each key's entries together and in user-key
-        // order (the B-trees give that); keys may come in any order.
-        t.maps[local]->for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
+        // order (the B-trees and the undo log give that); keys may come in any order.
+        for (const auto& [ck, kept] : undo.maps) {
+          if (!kept) continue;
+          std::string_view in(ck);
+          parse_composite_key(in, key, ns);
+          for (const auto& [uk, uv] : *kept) add_map_entry(si, meta, uk, uv);
+        }
+        t.maps[local].for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
+          if (!undo.maps.empty() && undo.maps.contains(absl::string_view(ck.data(), ck.size()))) return;
           std::string_view in(ck);
           parse_composite_key(in, key, ns);
           entries.for_each([&](const char* blob) {
-            if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, CompactMapStore::value(blob), scratch, out))
-              return true;
-            composed.clear();
-            put_length_prefixed(CompactMapStore::user_key(blob), composed);
-            put_length_prefixed(out, composed);
-            w.add(si, key, ns, composed);
+            add_map_entry(si, meta, CompactMapStore::user_key(blob), CompactMapStore::value(blob));
             return true;
           });
         });
       } else {
-        for (const auto& [ck, value] : *t.values[local]) {
-          if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, value, scratch, out)) continue;
-          std::string_view in(ck);
-          parse_composite_key(in, key, ns);
-          w.add(si, key, ns, out);
-        }
+        for (const auto& [ck, kept] : undo.values)
+          if (kept) add(si, meta, ck, *kept);
+        for (const auto& [ck, value] : t.values[local])
+          if (undo.values.empty() || !undo.values.contains(absl::string_view(ck.data(), ck.size()))) add(si, meta, ck, value);
       }
+      undo = Undo{};
     }
-    // Done with this group: the task may now change it in place (and a copy it made
-    // is freed here).
-    for (auto& t : tables) {
-      if (!t.values.empty()) t.values[local].reset();
-      if (!t.maps.empty()) t.maps[local].reset();
-    }
-    progress->next_kg.store(kg + 1, std::memory_order_release);
+    r.next_kg.store(kg + 1, std::memory_order_release);
   }
   KeyedStateHandle handle = w.finish(checkpoint_id, "memory");
-  progress->next_kg.store(kWritten, std::memory_order_release);
+  r.next_kg.store(kWritten, std::memory_order_release);
   return handle;
 }
 

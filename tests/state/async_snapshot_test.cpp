@@ -13,6 +13,7 @@
 
 #include "clink/core/error.hpp"
 #include "clink/state/state_codec.hpp"
+#include "clink/state/state_ttl.hpp"
 #include "state_test_util.hpp"
 
 namespace clink::test {
@@ -188,6 +189,35 @@ TEST_F(AsyncSnapshotTest, FreeRunningWriterAndTask) {
     EXPECT_EQ(restored(handle), at_barrier) << "checkpoint " << checkpoint;
     EXPECT_EQ(dump(*b, s.all()), dump(*model, ms.all())) << "checkpoint " << checkpoint;
   }
+}
+
+// The incremental TTL cleanup removes entries the snapshot still has to write (live at
+// the barrier, expired by the time of the sweep): the snapshot keeps them.
+TEST_F(AsyncSnapshotTest, TtlSweepsAfterTheBarrierDoNotReachTheSnapshot) {
+  auto b = make();
+  StateId id = b->register_state("t", StateKind::kValue, 1000);
+  auto put = [&](int k) {
+    std::string value;
+    put_ttl_timestamp(maker.clock.now_ms(), value);
+    value += "x" + std::to_string(k);
+    b->set_current_key(key(k));
+    b->put(id, value);
+  };
+  maker.clock.set(500);
+  for (int k = 0; k < kKeys; ++k) put(k);
+  maker.clock.set(1000);  // the barrier: every entry is live (until 1500)
+  const Dump at_barrier = dump(*b, {{"t", id}});
+  ASSERT_EQ(at_barrier.size(), static_cast<std::size_t>(kKeys));
+  auto write = b->begin_snapshot(1, dir.path, false);
+  maker.clock.set(2000);
+  for (int k = kKeys; k < 5 * kKeys; ++k) put(k);  // sweeps every key group
+  EXPECT_EQ(dump(*b, {{"t", id}}).size(), static_cast<std::size_t>(4 * kKeys));  // the old ones swept
+  const KeyedStateHandle handle = write([] { return false; });
+  write = nullptr;
+  auto r = make();
+  StateId rid = r->register_state("t", StateKind::kValue, 1000);
+  r->restore({handle});
+  EXPECT_EQ(dump(*r, {{"t", rid}}), at_barrier);
 }
 
 TEST_F(AsyncSnapshotTest, OneSnapshotAtATime) {
