@@ -464,60 +464,88 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
 KeyedStateHandle MemoryKeyedStateBackend::Writer::write(const std::function<bool()>& cancelled) {
   Running& r = *running;
   FullSnapshotWriter w(dir, file_name, key_groups, r.metas);
+  // A key group's entries at the barrier, copied under its lock as
+  // len-prefixed(ck) len-prefixed(value) (a map state: len-prefixed(ck) varint(n)
+  // n x (len-prefixed(uk) len-prefixed(uv))), then encoded without the lock: the task
+  // waits for the group only as long as the copy takes.
+  std::string copied;
+  std::vector<std::size_t> ends(r.tables.size());
   std::string scratch, composed;
   std::string_view key, ns, out;
-  auto add = [&](int si, const StateMeta& meta, std::string_view ck, std::string_view value) {
-    if (!snapshot_value(meta.kind, meta.ttl_ms, now, value, scratch, out)) return;
-    std::string_view in(ck);
-    parse_composite_key(in, key, ns);
-    w.add(si, key, ns, out);
-  };
-  auto add_map_entry = [&](int si, const StateMeta& meta, std::string_view uk, std::string_view value) {
-    if (!snapshot_value(meta.kind, meta.ttl_ms, now, value, scratch, out)) return;
-    composed.clear();
-    put_length_prefixed(uk, composed);
-    put_length_prefixed(out, composed);
-    w.add(si, key, ns, composed);
-  };
   for (int kg = key_groups.first; kg <= key_groups.last; ++kg) {
     if (cancelled()) throw TaskCancelled();
-    w.begin_key_group(kg);
     auto local = static_cast<std::size_t>(kg - key_groups.first);
-    std::lock_guard lock(r.locks[local]);
-    for (std::size_t i = 0; i < r.tables.size(); ++i) {
-      const Table& t = *r.tables[i];
-      const StateMeta& meta = r.metas[i];
-      Undo& undo = r.undo[i][local];
-      const int si = static_cast<int>(i);
-      // The barrier's entries: the undo log's where the task changed them since, else
-      // the live ones.
-      if (meta.kind == StateKind::kMap) {
-        // The canonical format wants each key's entries together and in user-key
-        // order (the B-trees and the undo log give that); keys may come in any order.
-        for (const auto& [ck, kept] : undo.maps) {
-          if (!kept) continue;
-          std::string_view in(ck);
-          parse_composite_key(in, key, ns);
-          for (const auto& [uk, uv] : *kept) add_map_entry(si, meta, uk, uv);
-        }
-        t.maps[local].for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
-          if (!undo.maps.empty() && undo.maps.contains(absl::string_view(ck.data(), ck.size()))) return;
-          std::string_view in(ck);
-          parse_composite_key(in, key, ns);
-          entries.for_each([&](const char* blob) {
-            add_map_entry(si, meta, CompactMapStore::user_key(blob), CompactMapStore::value(blob));
-            return true;
+    copied.clear();
+    {
+      std::lock_guard lock(r.locks[local]);
+      for (std::size_t i = 0; i < r.tables.size(); ++i) {
+        const Table& t = *r.tables[i];
+        Undo& undo = r.undo[i][local];
+        // The undo log's entries where the task changed them since the barrier, else
+        // the live ones.
+        if (r.metas[i].kind == StateKind::kMap) {
+          for (const auto& [ck, kept] : undo.maps) {
+            if (!kept) continue;
+            put_length_prefixed(ck, copied);
+            put_varint(kept->size(), copied);
+            for (const auto& [uk, uv] : *kept) {
+              put_length_prefixed(uk, copied);
+              put_length_prefixed(uv, copied);
+            }
+          }
+          t.maps[local].for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
+            if (!undo.maps.empty() && undo.maps.contains(absl::string_view(ck.data(), ck.size()))) return;
+            put_length_prefixed(ck, copied);
+            put_varint(entries.size(), copied);
+            entries.for_each([&](const char* blob) {
+              put_length_prefixed(CompactMapStore::user_key(blob), copied);
+              put_length_prefixed(CompactMapStore::value(blob), copied);
+              return true;
+            });
           });
-        });
-      } else {
-        for (const auto& [ck, kept] : undo.values)
-          if (kept) add(si, meta, ck, *kept);
-        for (const auto& [ck, value] : t.values[local])
-          if (undo.values.empty() || !undo.values.contains(absl::string_view(ck.data(), ck.size()))) add(si, meta, ck, value);
+        } else {
+          for (const auto& [ck, kept] : undo.values) {
+            if (!kept) continue;
+            put_length_prefixed(ck, copied);
+            put_length_prefixed(*kept, copied);
+          }
+          for (const auto& [ck, value] : t.values[local]) {
+            if (!undo.values.empty() && undo.values.contains(absl::string_view(ck.data(), ck.size()))) continue;
+            put_length_prefixed(ck, copied);
+            put_length_prefixed(value, copied);
+          }
+        }
+        undo = Undo{};
+        ends[i] = copied.size();
       }
-      undo = Undo{};
+      r.next_kg.store(kg + 1, std::memory_order_release);
     }
-    r.next_kg.store(kg + 1, std::memory_order_release);
+    w.begin_key_group(kg);
+    std::string_view in(copied);
+    for (std::size_t i = 0; i < r.tables.size(); ++i) {
+      const StateMeta& meta = r.metas[i];
+      const int si = static_cast<int>(i);
+      while (copied.size() - in.size() < ends[i]) {
+        std::string_view ck = get_length_prefixed(in);
+        parse_composite_key(ck, key, ns);
+        if (meta.kind == StateKind::kMap) {
+          // The canonical format wants each key's entries together and in user-key
+          // order (the B-trees and the undo log give that); keys may come in any order.
+          for (std::uint64_t n = get_varint(in); n > 0; --n) {
+            std::string_view uk = get_length_prefixed(in);
+            std::string_view uv = get_length_prefixed(in);
+            if (!snapshot_value(meta.kind, meta.ttl_ms, now, uv, scratch, out)) continue;
+            composed.clear();
+            put_length_prefixed(uk, composed);
+            put_length_prefixed(out, composed);
+            w.add(si, key, ns, composed);
+          }
+        } else {
+          std::string_view value = get_length_prefixed(in);
+          if (snapshot_value(meta.kind, meta.ttl_ms, now, value, scratch, out)) w.add(si, key, ns, out);
+        }
+      }
+    }
   }
   KeyedStateHandle handle = w.finish(checkpoint_id, "memory");
   r.next_kg.store(kWritten, std::memory_order_release);
