@@ -185,8 +185,11 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
   // A snapshot that will never be acknowledged (the checkpoint was aborted meanwhile, an
   // operator failed, or the task was cancelled) discards the new shared files it uploaded:
   // no checkpoint will ever reference them.
-  auto discard = [&] { job_.discard_snapshot(barrier.checkpoint_id, std::move(snapshot)); };
   std::vector<AsyncKeyedSnapshot> keyed;
+  auto discard = [&] {
+    give_up(snapshot, keyed);
+    job_.discard_snapshot(barrier.checkpoint_id, std::move(snapshot));
+  };
   for (auto& host : chain) {
     try {
       if (host->probe) host->probe->on_snapshot(barrier.checkpoint_id);
@@ -253,15 +256,16 @@ void Task::write_keyed_snapshots(std::int64_t id, TaskSnapshot snapshot, std::ve
   const std::string* writing = nullptr;
   try {
     auto cancelled = [this] { return job_.cancelled(); };
-    for (auto& k : keyed) {
-      writing = &k.operator_name;
-      snapshot[k.entry].second.keyed.push_back(k.write(cancelled));
+    for (auto it = keyed.begin(); it != keyed.end(); it = keyed.erase(it)) {
+      writing = &it->operator_name;
+      snapshot[it->entry].second.keyed.push_back(it->write(cancelled));
     }
-    keyed.clear();  // frees what the task copied on write
   } catch (const TaskCancelled&) {
+    give_up(snapshot, keyed);
     job_.discard_snapshot(id, std::move(snapshot));
     return;
   } catch (const std::exception& e) {
+    give_up(snapshot, keyed);
     job_.discard_snapshot(id, std::move(snapshot));
     // A checkpoint aborted meanwhile (its directory is gone) is no failure of ours.
     if (!job_.cancelled() && job_.checkpoint_pending(id))
@@ -271,6 +275,16 @@ void Task::write_keyed_snapshots(std::int64_t id, TaskSnapshot snapshot, std::ve
   log::debug("checkpoint {}: synchronous part {} ms, asynchronous part {} ms", id, sync_ms,
              ns_since(started) / 1'000'000);
   job_.acknowledge_checkpoint(index_, id, std::move(snapshot), alignment_ns);
+}
+
+void Task::give_up(TaskSnapshot& snapshot, std::vector<AsyncKeyedSnapshot>& keyed) {
+  for (auto& k : keyed) {
+    try {
+      snapshot[k.entry].second.keyed.push_back(k.write([] { return true; }));
+    } catch (const std::exception&) {  // cancelled (or failed): nothing written
+    }
+  }
+  keyed.clear();
 }
 
 void Task::join_async_snapshot() {

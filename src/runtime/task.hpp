@@ -186,6 +186,10 @@ class Task {
   void write_keyed_snapshots(std::int64_t id, TaskSnapshot snapshot, std::vector<AsyncKeyedSnapshot> keyed,
                              std::int64_t alignment_ns, std::int64_t sync_ms);
   void join_async_snapshot();
+  // Gives up the keyed snapshots not written (yet), which a failed or aborted snapshot
+  // of the task discards: a backend that wrote its snapshot in begin_snapshot (RocksDB's
+  // new shared SSTs) hands over its handle, so the discard deletes its files.
+  static void give_up(TaskSnapshot& snapshot, std::vector<AsyncKeyedSnapshot>& keyed);
 
   std::size_t index_;
   std::string name_;

@@ -463,6 +463,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
 
 KeyedStateHandle MemoryKeyedStateBackend::Writer::write(const std::function<bool()>& cancelled) {
   Running& r = *running;
+  if (cancelled()) throw TaskCancelled();
   FullSnapshotWriter w(dir, file_name, key_groups, r.metas);
   // A key group's entries at the barrier, copied under its lock as
   // len-prefixed(ck) len-prefixed(value) (a map state: len-prefixed(ck) varint(n)
