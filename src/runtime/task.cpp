@@ -334,7 +334,8 @@ void Task::run() {
     } catch (const std::exception& e) {
       job_.fail(index_, chain[i]->display_name + " failed to close: " + e.what());
     }
-  }  join_async_snapshot();
+  }
+  join_async_snapshot();
 }
 
 std::chrono::steady_clock::time_point Task::next_wakeup() const {
