@@ -298,8 +298,9 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     std::unique_lock<std::mutex> lock;
     Undo* undo = nullptr;
     void keep_value(std::string_view ck, const std::string* value) {
-      if (!undo || undo->values.contains(absl::string_view(ck.data(), ck.size()))) return;
-      undo->values.emplace(std::string(ck), value ? std::optional<std::string>(*value) : std::nullopt);
+      if (!undo) return;
+      auto [it, first] = undo->values.try_emplace(std::string(ck));  // nullopt: absent
+      if (first && value) it->second = *value;
     }
   };
   Change begin_change(Table& t) {
