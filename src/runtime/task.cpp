@@ -172,6 +172,10 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
   if (barrier.checkpoint_id <= last_checkpoint_) return;  // triggered twice around the end of input
   last_checkpoint_ = barrier.checkpoint_id;
   if (ended_ && first_checkpoint_after_end_ == 0) first_checkpoint_after_end_ = barrier.checkpoint_id;
+  // A backend writes one snapshot at a time (the coordinator triggers the next after the
+  // previous completed, so this waits only after an abort).
+  join_async_snapshot();
+  const Clock::time_point started = Clock::now();
   const fs::path dir = job_.checkpoint_directory(barrier.checkpoint_id);
   TaskSnapshot snapshot;
   if (!job_.checkpoint_pending(barrier.checkpoint_id)) {  // aborted already: just pass the barrier on
@@ -181,7 +185,11 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
   // A snapshot that will never be acknowledged (the checkpoint was aborted meanwhile, an
   // operator failed, or the task was cancelled) discards the new shared files it uploaded:
   // no checkpoint will ever reference them.
-  auto discard = [&] { job_.discard_snapshot(barrier.checkpoint_id, std::move(snapshot)); };
+  std::vector<AsyncKeyedSnapshot> keyed;
+  auto discard = [&] {
+    give_up(snapshot, keyed);
+    job_.discard_snapshot(barrier.checkpoint_id, std::move(snapshot));
+  };
   for (auto& host : chain) {
     try {
       if (host->probe) host->probe->on_snapshot(barrier.checkpoint_id);
@@ -193,8 +201,8 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
       fs::create_directories(dir / sub);
       if (auto* backend = ctx.keyed_state_backend())
         // Names its own files. Savepoints are self-contained (no shared incremental files).
-        state.keyed.push_back(barrier.is_savepoint ? backend->savepoint(barrier.checkpoint_id, dir)
-                                                   : backend->snapshot(barrier.checkpoint_id, dir));
+        keyed.push_back({snapshot.size(), host->display_name,
+                         backend->begin_snapshot(barrier.checkpoint_id, dir, barrier.is_savepoint)});
       snapshot.emplace_back(host->node->uid, std::move(state));
       OperatorSubtaskState& taken = snapshot.back().second;
       const TimerService& timers = ctx.timer_service();
@@ -228,7 +236,59 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
     discard();
     throw;
   }
-  job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot), alignment_ns);
+  const std::int64_t sync_ms = ns_since(started) / 1'000'000;
+  if (keyed.empty()) {
+    log::debug("checkpoint {}: synchronous part {} ms", barrier.checkpoint_id, sync_ms);
+    job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot), alignment_ns);
+    return;
+  }
+  // The keyed state is written while the task goes on; the acknowledgement follows it.
+  async_snapshot_ = std::thread([this, id = barrier.checkpoint_id, alignment_ns, sync_ms,
+                                 snapshot = std::move(snapshot), keyed = std::move(keyed)]() mutable {
+    write_keyed_snapshots(id, std::move(snapshot), std::move(keyed), alignment_ns, sync_ms);
+  });
+}
+
+void Task::write_keyed_snapshots(std::int64_t id, TaskSnapshot snapshot, std::vector<AsyncKeyedSnapshot> keyed,
+                                 std::int64_t alignment_ns, std::int64_t sync_ms) {
+  log::ScopedContext context(log_context);
+  const Clock::time_point started = Clock::now();
+  const std::string* writing = nullptr;
+  try {
+    auto cancelled = [this] { return job_.cancelled(); };
+    for (auto it = keyed.begin(); it != keyed.end(); it = keyed.erase(it)) {
+      writing = &it->operator_name;
+      snapshot[it->entry].second.keyed.push_back(it->write(cancelled));
+    }
+  } catch (const TaskCancelled&) {
+    give_up(snapshot, keyed);
+    job_.discard_snapshot(id, std::move(snapshot));
+    return;
+  } catch (const std::exception& e) {
+    give_up(snapshot, keyed);
+    job_.discard_snapshot(id, std::move(snapshot));
+    // A checkpoint aborted meanwhile (its directory is gone) is no failure of ours.
+    if (!job_.cancelled() && job_.checkpoint_pending(id))
+      job_.fail(index_, *writing + " failed in checkpoint " + std::to_string(id) + ": " + e.what());
+    return;
+  }
+  log::debug("checkpoint {}: synchronous part {} ms, asynchronous part {} ms", id, sync_ms,
+             ns_since(started) / 1'000'000);
+  job_.acknowledge_checkpoint(index_, id, std::move(snapshot), alignment_ns);
+}
+
+void Task::give_up(TaskSnapshot& snapshot, std::vector<AsyncKeyedSnapshot>& keyed) {
+  for (auto& k : keyed) {
+    try {
+      snapshot[k.entry].second.keyed.push_back(k.write([] { return true; }));
+    } catch (const std::exception&) {  // cancelled (or failed): nothing written
+    }
+  }
+  keyed.clear();
+}
+
+void Task::join_async_snapshot() {
+  if (async_snapshot_.joinable()) async_snapshot_.join();
 }
 
 void Task::run() {
@@ -257,6 +317,7 @@ void Task::run() {
     if (gate) run_inputs();
     else run_source();
     if (checkpoints_.enabled()) await_final_checkpoint();
+    join_async_snapshot();  // its acknowledgement comes before the task's end
     job_.task_finished(index_);
   } catch (const TaskCancelled&) {
     // The job is being cancelled or another task failed: leave quietly.
@@ -274,6 +335,7 @@ void Task::run() {
       job_.fail(index_, chain[i]->display_name + " failed to close: " + e.what());
     }
   }
+  join_async_snapshot();
 }
 
 std::chrono::steady_clock::time_point Task::next_wakeup() const {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "clink/checkpoint/checkpoint_config.hpp"
@@ -23,6 +24,7 @@
 #include "clink/runtime/operator.hpp"
 #include "clink/runtime/partitioner.hpp"
 #include "clink/runtime/task_group.hpp"
+#include "clink/state/keyed_state_backend.hpp"
 
 namespace clink::detail {
 
@@ -137,6 +139,10 @@ class Task {
         checkpoints_(checkpoints),
         time_(std::make_shared<TaskTimeMetrics>()) {}
 
+  ~Task() { join_async_snapshot(); }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+
   void run();  // the thread body: never throws
 
   // Called from other threads; run on the task thread between elements.
@@ -168,8 +174,22 @@ class Task {
   void end_of_input();
   void await_final_checkpoint();
   void run_mailbox();
-  // Snapshots every operator of the chain and forwards the barrier downstream.
+  // Snapshots every operator of the chain and forwards the barrier downstream: the
+  // synchronous part. Keyed state that its backend writes asynchronously is written on
+  // async_snapshot_, which acknowledges the checkpoint after it.
   void perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t alignment_ns = 0);
+  struct AsyncKeyedSnapshot {
+    std::size_t entry;          // its operator's entry of the task's snapshot
+    std::string operator_name;  // "GroupAggregate (1/2)", for a failure
+    KeyedStateBackend::SnapshotWriter write;
+  };
+  void write_keyed_snapshots(std::int64_t id, TaskSnapshot snapshot, std::vector<AsyncKeyedSnapshot> keyed,
+                             std::int64_t alignment_ns, std::int64_t sync_ms);
+  void join_async_snapshot();
+  // Gives up the keyed snapshots not written (yet), which a failed or aborted snapshot
+  // of the task discards: a backend that wrote its snapshot in begin_snapshot (RocksDB's
+  // new shared SSTs) hands over its handle, so the discard deletes its files.
+  static void give_up(TaskSnapshot& snapshot, std::vector<AsyncKeyedSnapshot>& keyed);
 
   std::size_t index_;
   std::string name_;
@@ -188,6 +208,7 @@ class Task {
   std::int64_t first_checkpoint_after_end_ = 0;  // 0: none yet
   bool final_checkpoint_completed_ = false;
   std::shared_ptr<TaskTimeMetrics> time_;
+  std::thread async_snapshot_;  // the last checkpoint's asynchronous part (task thread only)
 };
 
 }  // namespace clink::detail

@@ -1,10 +1,27 @@
 // The memory backend: one hash map per (state, key group) from composite key (key,
 // namespace) to value; map states keep their entries in a CompactMapStore per (state, key
 // group) (compact_map_store.hpp: arena blobs ordered by user key per composite key).
-// Snapshots are synchronous full snapshots in the canonical format (snapshot_format.hpp).
+//
+// Snapshots are full snapshots in the canonical format (snapshot_format.hpp), written
+// asynchronously as Flink's heap backend does: begin_snapshot (at the barrier) only
+// starts a new snapshot epoch (O(states), not O(keys)); the writer then writes the key
+// groups in order on another thread while the task goes on. Flink copies an entry on
+// write while a snapshot holds its old version; here the first change of an entry in a
+// key group the writer has not written yet keeps the entry's value at the barrier in
+// the snapshot's undo log of that group (its map entries, for a map state), and the
+// writer writes the undo log's values instead of the live ones. The task's changes to
+// an unwritten group and the writer's pass over it exclude each other with a lock per
+// key group (uncontended but for the few milliseconds the writer spends in a group);
+// changes to written groups take no lock. So a checkpoint costs the task a copy of the
+// entries it changes before the writer reaches them, never a copy of the whole state.
 #include <algorithm>
+#include <atomic>
+#include <climits>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <absl/container/flat_hash_map.h>
 
@@ -37,26 +54,37 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     return true;
   }
   void put(StateId id, std::string_view value) override {
+    Change change = begin_change(value_table(id));
     auto& m = values(id);
     auto it = m.find(composite());
+    change.keep_value(ck_, it == m.end() ? nullptr : &it->second);
     if (it != m.end()) {
       it->second.assign(value);
     } else {
       m.emplace(ck_, value);
-      added(id);
+      added(id, change);
     }
   }
   void append(StateId id, std::string_view bytes) override {
+    Change change = begin_change(value_table(id));
     auto& m = values(id);
     auto it = m.find(composite());
+    change.keep_value(ck_, it == m.end() ? nullptr : &it->second);
     if (it != m.end()) {
       it->second.append(bytes);
     } else {
       m.emplace(ck_, bytes);
-      added(id);
+      added(id, change);
     }
   }
-  void remove(StateId id) override { values(id).erase(composite()); }
+  void remove(StateId id) override {
+    Change change = begin_change(value_table(id));
+    auto& m = values(id);
+    auto it = m.find(composite());
+    if (it == m.end()) return;
+    change.keep_value(ck_, &it->second);
+    m.erase(it);
+  }
 
   bool map_get(StateId id, std::string_view user_key, std::string& out) override {
     auto [store, entries] = current_entries(id);
@@ -68,11 +96,13 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   }
   void map_put(StateId id, std::string_view user_key, std::string_view value) override {
     check_not_iterating(id);
+    Change change = begin_map_change(id);
     auto [store, entries] = current_entries_for_write(id);
     store->put(*entries, user_key, value);
   }
   void map_update(StateId id, std::string_view user_key, MapUpdateFn fn) override {
     check_not_iterating(id);
+    Change change = begin_map_change(id);
     auto [store, entries] = current_entries(id);
     CompactMapStore::Position at;
     if (entries) at = store->locate(*entries, user_key);
@@ -91,6 +121,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   }
   void map_remove(StateId id, std::string_view user_key) override {
     check_not_iterating(id);
+    Change change = begin_map_change(id);
     auto [store, entries] = current_entries(id);
     if (!entries) return;
     CompactMapStore::Position at = store->locate(*entries, user_key);
@@ -110,6 +141,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   }
   void map_clear(StateId id) override {
     check_not_iterating(id);
+    Change change = begin_map_change(id);
     auto [store, entries] = current_entries(id);
     if (entries) store->erase(composite());
   }
@@ -143,45 +175,31 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   }
 
   KeyedStateHandle snapshot(std::int64_t checkpoint_id, const std::filesystem::path& dir) override {
-    std::vector<StateMeta> metas;
-    for (const auto& t : tables_) metas.push_back(t->meta);
-    FullSnapshotWriter w(dir, "keyed-" + stem_ + ".bin", key_groups(), metas);
-    const std::int64_t now = clock().now_ms();
-    std::string scratch, composed;
-    std::string_view key, ns, out;
-    for (int kg = key_groups().first; kg <= key_groups().last; ++kg) {
-      w.begin_key_group(kg);
-      auto local = static_cast<std::size_t>(kg - key_groups().first);
-      for (std::size_t i = 0; i < tables_.size(); ++i) {
-        const Table& t = *tables_[i];
-        const int si = static_cast<int>(i);
-        if (t.meta.kind == StateKind::kMap) {
-          // The canonical format wants each key's entries together and in user-key
-          // order (the B-trees give that); keys may come in any order.
-          t.maps[local].for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
-            std::string_view in(ck);
-            parse_composite_key(in, key, ns);
-            entries.for_each([&](const char* blob) {
-              if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, CompactMapStore::value(blob), scratch, out))
-                return true;
-              composed.clear();
-              put_length_prefixed(CompactMapStore::user_key(blob), composed);
-              put_length_prefixed(out, composed);
-              w.add(si, key, ns, composed);
-              return true;
-            });
-          });
-        } else {
-          for (const auto& [ck, value] : t.values[local]) {
-            if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, value, scratch, out)) continue;
-            std::string_view in(ck);
-            parse_composite_key(in, key, ns);
-            w.add(si, key, ns, out);
-          }
-        }
-      }
+    return begin_snapshot(checkpoint_id, dir, false)([] { return false; });
+  }
+  // Checkpoints and savepoints are the same full snapshot.
+  SnapshotWriter begin_snapshot(std::int64_t checkpoint_id, const std::filesystem::path& dir, bool) override {
+    if (running_ && running_->next_kg.load(std::memory_order_acquire) != kWritten)
+      throw ClinkError("keyed state: a snapshot began while the previous one was still being written");
+    auto r = std::make_shared<Running>();
+    const auto groups = static_cast<std::size_t>(key_groups().size());
+    r->locks = std::make_unique<std::mutex[]>(groups);
+    r->next_kg.store(key_groups().first, std::memory_order_relaxed);
+    for (const auto& t : tables_) {
+      r->tables.push_back(t.get());
+      r->metas.push_back(t->meta);
+      r->undo.emplace_back(groups);
     }
-    return w.finish(checkpoint_id, "memory");
+    running_ = r;
+    ++epoch_;
+    auto w = std::make_shared<Writer>();
+    w->running = std::move(r);
+    w->checkpoint_id = checkpoint_id;
+    w->dir = dir;
+    w->file_name = "keyed-" + stem_ + ".bin";
+    w->key_groups = key_groups();
+    w->now = clock().now_ms();
+    return [w](const std::function<bool()>& cancelled) { return w->write(cancelled); };
   }
 
   void restore(const std::vector<KeyedStateHandle>& handles) override {
@@ -225,7 +243,11 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
  private:
   using ValueMap = absl::flat_hash_map<std::string, std::string>;
   struct Table {
+    int index = 0;  // in tables_
     StateMeta meta;
+    // Per key group: the snapshot epoch whose writer is known to have written the group
+    // (changes need no undo log until the next snapshot).
+    std::vector<std::uint64_t> written_epoch;
     std::vector<ValueMap> values;  // per key group of the range
     // TTL states: entries added to each key group's map since its last cleanup sweep,
     // and its size after that sweep.
@@ -239,6 +261,93 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     int iterating = 0;  // map_for_each calls in progress (changes are refused meanwhile)
   };
 
+  // ---- asynchronous snapshots ----
+  // How far the writer of the latest snapshot got: the first key group it has not
+  // written (kWritten once done or dropped), published with release after its pass
+  // over a group, under the group's lock.
+  static constexpr int kWritten = INT_MAX;
+  // A table's entries of one key group at the barrier that the task changed since.
+  struct Undo {
+    absl::flat_hash_map<std::string, std::optional<std::string>> values;  // nullopt: absent
+    using MapEntries = std::vector<std::pair<std::string, std::string>>;   // in user-key order
+    absl::flat_hash_map<std::string, std::optional<MapEntries>> maps;
+    bool empty() const { return values.empty() && maps.empty(); }
+  };
+  struct Running {
+    std::unique_ptr<std::mutex[]> locks;  // per key group of the range
+    std::atomic<int> next_kg{kWritten};
+    std::vector<Table*> tables;            // those of the snapshot (registered before it)
+    std::vector<StateMeta> metas;          // theirs, at the barrier
+    std::vector<std::vector<Undo>> undo;   // [table][key group]
+  };
+  // The writer's part (another thread): reads the live tables and the undo logs.
+  struct Writer {
+    std::shared_ptr<Running> running;
+    std::int64_t checkpoint_id = 0;
+    std::filesystem::path dir;
+    std::string file_name;
+    KeyGroupRange key_groups;
+    std::int64_t now = 0;  // TTL: entries expired at the barrier are left out
+    ~Writer() { running->next_kg.store(kWritten, std::memory_order_release); }
+    KeyedStateHandle write(const std::function<bool()>& cancelled);
+  };
+  // One change of a table's key group by the task: while the running snapshot has not
+  // written the group, holds its lock and keeps the barrier's value of each entry it
+  // changes (the first change of an entry only).
+  struct Change {
+    std::unique_lock<std::mutex> lock;
+    Undo* undo = nullptr;
+    void keep_value(std::string_view ck, const std::string* value) {
+      if (!undo) return;
+      auto [it, first] = undo->values.try_emplace(std::string(ck));  // nullopt: absent
+      if (first && value) it->second = *value;
+    }
+  };
+  Change begin_change(Table& t) {
+    Change c;
+    const std::size_t kg = local_key_group();
+    if (t.written_epoch[kg] == epoch_) return c;
+    Running* r = running_.get();
+    const int group = key_groups().first + static_cast<int>(kg);
+    if (r && static_cast<std::size_t>(t.index) < r->tables.size() &&
+        group >= r->next_kg.load(std::memory_order_acquire)) {
+      c.lock = std::unique_lock(r->locks[kg]);
+      if (group >= r->next_kg.load(std::memory_order_relaxed)) {
+        c.undo = &r->undo[static_cast<std::size_t>(t.index)][kg];
+        return c;
+      }
+      c.lock.unlock();
+    }
+    t.written_epoch[kg] = epoch_;
+    return c;
+  }
+  // A map state's change of the current (key, namespace): keeps its entries first.
+  Change begin_map_change(StateId id) {
+    Change c = begin_change(map_table(id));
+    if (!c.undo || c.undo->maps.contains(composite())) return c;
+    auto [store, entries] = current_entries(id);
+    std::optional<Undo::MapEntries> kept;
+    if (entries) {
+      kept.emplace();
+      entries->for_each([&](const char* blob) {
+        kept->emplace_back(CompactMapStore::user_key(blob), CompactMapStore::value(blob));
+        return true;
+      });
+    }
+    c.undo->maps.emplace(ck_, std::move(kept));
+    return c;
+  }
+  Table& value_table(StateId id) {
+    Table& t = table(id);
+    if (t.meta.kind == StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is a map state");
+    return t;
+  }
+  Table& map_table(StateId id) {
+    Table& t = table(id);
+    if (t.meta.kind != StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is not a map state");
+    return t;
+  }
+
   int find(const std::string& name) const {
     for (std::size_t i = 0; i < tables_.size(); ++i)
       if (tables_[i]->meta.name == name) return static_cast<int>(i);
@@ -247,6 +356,8 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   int add_table(StateMeta meta) {
     auto t = std::make_unique<Table>();
     auto n = static_cast<std::size_t>(key_groups().size());
+    t->index = static_cast<int>(tables_.size());
+    t->written_epoch.assign(n, epoch_);
     if (meta.kind == StateKind::kMap) {
       t->maps.resize(n);
     } else {
@@ -311,7 +422,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   // are read again or not. Amortised O(1) per added entry, and the map stays within
   // about twice its live entries (a unique-key GROUP BY with a TTL no longer grows
   // without bound). List entries drop their expired elements.
-  void added(StateId id) {
+  void added(StateId id, Change& change) {
     Table& t = *tables_[static_cast<std::size_t>(id.index)];
     if (t.meta.ttl_ms <= 0) return;
     static constexpr std::size_t kMinSweep = 64;
@@ -323,10 +434,14 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     std::string_view kept;
     for (auto it = m.begin(); it != m.end();) {
       if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, it->second, scratch, kept)) {
+        change.keep_value(it->first, &it->second);
         m.erase(it++);
         continue;
       }
-      if (kept.data() == scratch.data() && kept.size() != it->second.size()) it->second.assign(kept);
+      if (kept.data() == scratch.data() && kept.size() != it->second.size()) {
+        change.keep_value(it->first, &it->second);
+        it->second.assign(kept);
+      }
       ++it;
     }
     t.added_since_sweep[kg] = 0;
@@ -341,9 +456,103 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
 
   std::string stem_;
   std::vector<std::unique_ptr<Table>> tables_;
+  std::uint64_t epoch_ = 0;            // snapshots begun
+  std::shared_ptr<Running> running_;  // the latest snapshot's
   std::string ck_;
   std::string next_;  // map_update's new value
 };
+
+KeyedStateHandle MemoryKeyedStateBackend::Writer::write(const std::function<bool()>& cancelled) {
+  Running& r = *running;
+  if (cancelled()) throw TaskCancelled();
+  FullSnapshotWriter w(dir, file_name, key_groups, r.metas);
+  // A key group's entries at the barrier, copied under its lock as
+  // len-prefixed(ck) len-prefixed(value) (a map state: len-prefixed(ck) varint(n)
+  // n x (len-prefixed(uk) len-prefixed(uv))), then encoded without the lock: the task
+  // waits for the group only as long as the copy takes.
+  std::string copied;
+  std::vector<std::size_t> ends(r.tables.size());
+  std::string scratch, composed;
+  std::string_view key, ns, out;
+  for (int kg = key_groups.first; kg <= key_groups.last; ++kg) {
+    if (cancelled()) throw TaskCancelled();
+    auto local = static_cast<std::size_t>(kg - key_groups.first);
+    copied.clear();
+    {
+      std::lock_guard lock(r.locks[local]);
+      for (std::size_t i = 0; i < r.tables.size(); ++i) {
+        const Table& t = *r.tables[i];
+        Undo& undo = r.undo[i][local];
+        // The undo log's entries where the task changed them since the barrier, else
+        // the live ones.
+        if (r.metas[i].kind == StateKind::kMap) {
+          for (const auto& [ck, kept] : undo.maps) {
+            if (!kept) continue;
+            put_length_prefixed(ck, copied);
+            put_varint(kept->size(), copied);
+            for (const auto& [uk, uv] : *kept) {
+              put_length_prefixed(uk, copied);
+              put_length_prefixed(uv, copied);
+            }
+          }
+          t.maps[local].for_each([&](std::string_view ck, const CompactMapStore::Entries& entries) {
+            if (!undo.maps.empty() && undo.maps.contains(absl::string_view(ck.data(), ck.size()))) return;
+            put_length_prefixed(ck, copied);
+            put_varint(entries.size(), copied);
+            entries.for_each([&](const char* blob) {
+              put_length_prefixed(CompactMapStore::user_key(blob), copied);
+              put_length_prefixed(CompactMapStore::value(blob), copied);
+              return true;
+            });
+          });
+        } else {
+          for (const auto& [ck, kept] : undo.values) {
+            if (!kept) continue;
+            put_length_prefixed(ck, copied);
+            put_length_prefixed(*kept, copied);
+          }
+          for (const auto& [ck, value] : t.values[local]) {
+            if (!undo.values.empty() && undo.values.contains(absl::string_view(ck.data(), ck.size()))) continue;
+            put_length_prefixed(ck, copied);
+            put_length_prefixed(value, copied);
+          }
+        }
+        undo = Undo{};
+        ends[i] = copied.size();
+      }
+      r.next_kg.store(kg + 1, std::memory_order_release);
+    }
+    w.begin_key_group(kg);
+    std::string_view in(copied);
+    for (std::size_t i = 0; i < r.tables.size(); ++i) {
+      const StateMeta& meta = r.metas[i];
+      const int si = static_cast<int>(i);
+      while (copied.size() - in.size() < ends[i]) {
+        std::string_view ck = get_length_prefixed(in);
+        parse_composite_key(ck, key, ns);
+        if (meta.kind == StateKind::kMap) {
+          // The canonical format wants each key's entries together and in user-key
+          // order (the B-trees and the undo log give that); keys may come in any order.
+          for (std::uint64_t n = get_varint(in); n > 0; --n) {
+            std::string_view uk = get_length_prefixed(in);
+            std::string_view uv = get_length_prefixed(in);
+            if (!snapshot_value(meta.kind, meta.ttl_ms, now, uv, scratch, out)) continue;
+            composed.clear();
+            put_length_prefixed(uk, composed);
+            put_length_prefixed(out, composed);
+            w.add(si, key, ns, composed);
+          }
+        } else {
+          std::string_view value = get_length_prefixed(in);
+          if (snapshot_value(meta.kind, meta.ttl_ms, now, value, scratch, out)) w.add(si, key, ns, out);
+        }
+      }
+    }
+  }
+  KeyedStateHandle handle = w.finish(checkpoint_id, "memory");
+  r.next_kg.store(kWritten, std::memory_order_release);
+  return handle;
+}
 
 }  // namespace
 

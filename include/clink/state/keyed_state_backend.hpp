@@ -126,6 +126,19 @@ class KeyedStateBackend {
   virtual KeyedStateHandle savepoint(std::int64_t checkpoint_id, const std::filesystem::path& dir) {
     return snapshot(checkpoint_id, dir);
   }
+  // A snapshot in two parts, as Flink's: this call (on the task thread, at the barrier)
+  // takes what the snapshot needs and returns the rest, which writes the files and
+  // returns the handle. The task runs that part on another thread while it goes on
+  // processing; the state it writes is the state at this call, whatever the task
+  // changes meanwhile. It must run (or be dropped) before the next begin_snapshot, and
+  // throws TaskCancelled once `cancelled` returns true. A checkpoint (savepoint false)
+  // is snapshot(), a savepoint savepoint(); by default both run here, synchronously.
+  using SnapshotWriter = std::function<KeyedStateHandle(const std::function<bool()>& cancelled)>;
+  virtual SnapshotWriter begin_snapshot(std::int64_t checkpoint_id, const std::filesystem::path& dir,
+                                        bool savepoint) {
+    KeyedStateHandle h = savepoint ? this->savepoint(checkpoint_id, dir) : snapshot(checkpoint_id, dir);
+    return [h = std::move(h)](const std::function<bool()>&) { return h; };
+  }
   // Loads the entries of this backend's key groups from handles of a previous run at
   // any parallelism (each handle may cover other key groups too: filter).
   virtual void restore(const std::vector<KeyedStateHandle>& handles) = 0;
