@@ -32,6 +32,26 @@ std::string_view trim_right(std::string_view s) {
   return s;
 }
 
+// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') ++i;
+  else if (!digits()) return false;
+  if (i < s.size() && s[i] == '.' && (++i, !digits())) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
 }  // namespace
 
 JsonFormatOptions JsonFormatOptions::from(const std::map<std::string, std::string>& options, std::string_view format) {
@@ -191,7 +211,20 @@ simdjson::error_code field_key(od::field& f, std::string_view& out) {
 
 bool JsonValueReader::value_error(const Column& col, std::string_view text, std::string& reason) {
   std::string shown(text.substr(0, 64));
-  return fail(reason, "'" + shown + (text.size() > 64 ? "...'" : "'") + " is not a valid " + col.type().to_string());
+  return type_error(reason, "'" + shown + (text.size() > 64 ? "...'" : "'") + " is not a valid " + col.type().to_string());
+}
+
+bool JsonValueReader::type_error(std::string& reason, std::string message) {
+  type_failed_ = true;
+  return fail(reason, std::move(message));
+}
+
+bool JsonValueReader::null_on_type_error(Column& col, std::size_t before) {
+  if (!opts_.ignore_parse_errors || !type_failed_) return false;
+  type_failed_ = false;
+  truncate_column(col, before);
+  col.append_null();
+  return true;
 }
 
 // Integers as Jackson: a JSON integer in range, a floating number truncated when in
@@ -211,6 +244,11 @@ bool JsonValueReader::decode_integer(od::value& v, od::json_type jt, Column& col
       std::string_view raw = v.raw_json_token();
       // An integer beyond int64 is out of range, never rounded through a double into it.
       od::number_type nt;
+      if (!is_json_number(trim_right(raw))) {  // malformed (`1x`): the row fails, even under ignore-parse-errors
+        value_error(col, trim_right(raw), reason);
+        type_failed_ = false;
+        return false;
+      }
       if (v.get_number_type().get(nt) == simdjson::SUCCESS && nt != od::number_type::floating_point_number)
         return value_error(col, trim_right(raw), reason);
       // A floating number in range truncates; 2^63 is the first double beyond int64 (the
@@ -241,12 +279,12 @@ bool JsonValueReader::decode_as_text(od::value& v, od::json_type jt, Column& col
   if (jt == od::json_type::string) {
     if (!read_string(v, text, reason)) return false;
   } else if (jt == od::json_type::object || jt == od::json_type::array) {
-    return fail(reason, std::string("a JSON ") + (jt == od::json_type::object ? "object" : "array") +
-                            " is not a valid " + col.type().to_string());
+    return type_error(reason, std::string("a JSON ") + (jt == od::json_type::object ? "object" : "array") +
+                                  " is not a valid " + col.type().to_string());
   } else {
     text = trim_right(v.raw_json_token());
   }
-  return append_text_value(col, text, opts_.timestamp_standard, reason);
+  return append_text_value(col, text, opts_.timestamp_standard, reason) || type_error(reason, std::move(reason));
 }
 
 bool JsonValueReader::decode_value(od::value& v, Column& col, TypePlan& plan, std::string& reason) {
@@ -287,7 +325,8 @@ bool JsonValueReader::decode_value(od::value& v, Column& col, TypePlan& plan, st
       if (jt != od::json_type::number) return decode_as_text(v, jt, col, reason);
       std::string_view raw = v.raw_json_token();  // exact: from the number's text, never through a double
       // Not consumed: the object iteration skips it. Decimal128::parse validates it.
-      return append_text_value(col, trim_right(raw), opts_.timestamp_standard, reason);
+      return append_text_value(col, trim_right(raw), opts_.timestamp_standard, reason) ||
+             type_error(reason, std::move(reason));
     }
     case TypeKind::kChar:
     case TypeKind::kVarChar: {
@@ -312,33 +351,41 @@ bool JsonValueReader::decode_value(od::value& v, Column& col, TypePlan& plan, st
     }
     case TypeKind::kArray: {
       od::array arr;
-      if (v.get_array().get(arr) != simdjson::SUCCESS) return fail(reason, "expected a JSON array for " + col.type().to_string());
+      if (v.get_array().get(arr) != simdjson::SUCCESS)
+        return type_error(reason, "expected a JSON array for " + col.type().to_string());
       Column& elems = col.child(0);
       for (auto item : arr) {
         if (auto e = item.error()) return fail(reason, describe(e));
-        if (!decode_value(item.value_unsafe(), elems, plan.children[0], reason)) return false;
+        const std::size_t before = elems.size();
+        if (!decode_value(item.value_unsafe(), elems, plan.children[0], reason) && !null_on_type_error(elems, before))
+          return false;
       }
       finish_nested_value(col);
       return true;
     }
     case TypeKind::kMap: {
       od::object obj;
-      if (v.get_object().get(obj) != simdjson::SUCCESS) return fail(reason, "expected a JSON object for " + col.type().to_string());
+      if (v.get_object().get(obj) != simdjson::SUCCESS)
+        return type_error(reason, "expected a JSON object for " + col.type().to_string());
       for (auto item : obj) {
         if (auto e = item.error()) return fail(reason, describe(e));
         od::field& f = item.value_unsafe();
         std::string_view key;
         if (!plain_key(f.key(), key))
           if (auto e = f.unescaped_key().get(key)) return fail(reason, describe(e));
-        if (!append_text_value(col.child(0), key, opts_.timestamp_standard, reason)) return false;
-        if (!decode_value(f.value(), col.child(1), plan.children[1], reason)) return false;
+        if (!append_text_value(col.child(0), key, opts_.timestamp_standard, reason)) return type_error(reason, std::move(reason));
+        Column& values = col.child(1);
+        const std::size_t before = values.size();
+        if (!decode_value(f.value(), values, plan.children[1], reason) && !null_on_type_error(values, before))
+          return false;
       }
       finish_nested_value(col);
       return true;
     }
     case TypeKind::kRow: {
       od::object obj;
-      if (v.get_object().get(obj) != simdjson::SUCCESS) return fail(reason, "expected a JSON object for " + col.type().to_string());
+      if (v.get_object().get(obj) != simdjson::SUCCESS)
+        return type_error(reason, "expected a JSON object for " + col.type().to_string());
       auto& children = col.children();
       if (!decode_object(obj, [&](std::size_t i) -> Column& { return children[i]; }, plan, reason)) return false;
       finish_nested_value(col);
@@ -371,7 +418,8 @@ bool JsonValueReader::decode_object(od::object& obj, ColAt&& col_at, TypePlan& p
     Column& col = col_at(i);
     if (plan.seen[i]) truncate_column(col, col.size() - 1);  // repeated field: the last value wins
     plan.seen[i] = 1;
-    if (!decode_value(f.value(), col, plan.children[i], reason)) {
+    const std::size_t before = col.size();
+    if (!decode_value(f.value(), col, plan.children[i], reason) && !null_on_type_error(col, before)) {
       reason = "field \"" + plan.names[i] + "\": " + reason;
       return false;
     }
@@ -385,6 +433,7 @@ bool JsonValueReader::decode_object(od::object& obj, ColAt&& col_at, TypePlan& p
 }
 
 bool JsonValueReader::decode_row(od::object& obj, Column* const* cols, std::string& reason) {
+  type_failed_ = false;
   return decode_object(obj, [cols](std::size_t i) -> Column& { return *cols[i]; }, plan_, reason);
 }
 

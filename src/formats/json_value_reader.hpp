@@ -82,11 +82,19 @@ class JsonValueReader {
   bool decode_integer(od::value& v, od::json_type jt, Column& col, std::string& reason);
   bool decode_as_text(od::value& v, od::json_type jt, Column& col, std::string& reason);
   bool value_error(const Column& col, std::string_view text, std::string& reason);
+  // A value that is well-formed JSON but not of its column's type (not a syntax error).
+  bool type_error(std::string& reason, std::string message);
+  // Under ignore-parse-errors, a value that failed by its type becomes NULL (Flink's
+  // converters null the field, the array element or the map value and go on); `before`:
+  // the column's size before the value. False: the failure stands (a syntax error fails
+  // the whole row, which is then skipped).
+  bool null_on_type_error(Column& col, std::size_t before);
 
   od::parser parser_;
   std::string padded_;
   TypePlan plan_;
   const JsonFormatOptions& opts_;
+  bool type_failed_ = false;  // the last failure was a type_error
 };
 
 }  // namespace clink::sql::json_detail

@@ -105,11 +105,13 @@ TEST(RecordFormatJson, MalformedMessagesLeaveTheColumns) {
                   "ERROR: empty line", "ERROR: expected a JSON object", "+I[2, 2.5]"}));
 }
 
-TEST(RecordFormatJson, IgnoreParseErrorsSkipsAndCounts) {
+// As Flink's converters: a value of the wrong type is NULL, a malformed message skipped.
+TEST(RecordFormatJson, IgnoreParseErrorsNullsBadValuesSkipsAndCountsMalformed) {
   auto s = fields_of({{"a", "INT"}});
   std::size_t skipped = 0;
-  EXPECT_EQ(decode("json", s, {R"({"a":"x"})", R"({"a":1})", "nope"}, {{"json.ignore-parse-errors", "true"}}, &skipped),
-            Rows{"+I[1]"});
+  EXPECT_EQ(decode("json", s, {R"({"a":"x"})", R"({"a":1})", "nope", R"({"a":1x})"}, {{"json.ignore-parse-errors", "true"}},
+                   &skipped),
+            (Rows{"+I[null]", "+I[1]"}));
   EXPECT_EQ(skipped, 2u);
 }
 

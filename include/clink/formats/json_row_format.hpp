@@ -29,7 +29,7 @@ struct JsonFormatOptions {
   enum class MapNullKeyMode { kFail, kDrop, kLiteral };
 
   bool fail_on_missing_field = false;   // json.fail-on-missing-field
-  bool ignore_parse_errors = false;     // json.ignore-parse-errors: skip a malformed row
+  bool ignore_parse_errors = false;     // json.ignore-parse-errors: a value of the wrong type is NULL, a malformed row skipped
   TimestampStandard timestamp_standard = TimestampStandard::kSql;  // json.timestamp-format.standard
   MapNullKeyMode map_null_key_mode = MapNullKeyMode::kFail;         // json.map-null-key.mode
   std::string map_null_key_literal = "null";                        // json.map-null-key.literal
