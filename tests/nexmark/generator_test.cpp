@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "clink/connectors/nexmark/java_random.hpp"
+#include "clink/core/java_random.hpp"
 #include "clink/connectors/nexmark/nexmark_generator.hpp"
 #include "clink/core/error.hpp"
 #include "nexmark_test_util.hpp"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "clink/connectors/nexmark/java_random.hpp"
+#include "clink/core/java_random.hpp"
 
 namespace clink {
 
@@ -45,7 +45,7 @@ inline std::uint64_t six_chars(const TripleTables& t, std::int32_t rnd) {
 }  // namespace
 
 void NexmarkExtra::write(char* out) const {
-  auto r = nexmark::JavaRandom::from_state(random_state);
+  auto r = JavaRandom::from_state(random_state);
   const TripleTables& t = triples();
   std::uint32_t i = 0;
   // Eight-byte stores while they fit: the two spare bytes are overwritten by the next draw.

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "clink/connectors/nexmark/java_random.hpp"
+#include "clink/core/java_random.hpp"
 #include "clink/connectors/nexmark/nexmark_tables.hpp"
 #include "clink/core/error.hpp"
 

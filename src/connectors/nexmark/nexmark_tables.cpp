@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "clink/connectors/nexmark/java_random.hpp"
+#include "clink/core/java_random.hpp"
 
 namespace clink::nexmark {
 namespace {

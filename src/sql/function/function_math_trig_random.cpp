@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "clink/core/java_random.hpp"
 #include "kernel_util.hpp"
 
 namespace clink::sql {
@@ -42,9 +43,85 @@ std::mt19937_64& rng() {
   return g;
 }
 
+// RAND(seed) / RAND_INTEGER(seed, n) as Flink's code generation: a constant seed seeds one
+// java.util.Random per compiled expression (per operator instance), which every row that
+// reaches the call draws from in turn (rows a WHERE drops draw nothing); a seed read from
+// the row seeds a new Random for that row alone.
+struct SeededRandom {
+  mutable JavaRandom random;
+};
+
+std::shared_ptr<const void> prepare_seeded_random(std::span<const LogicalType>, std::span<const std::optional<Value>> constants) {
+  if (constants.empty() || !constants[0] || !std::holds_alternative<std::int64_t>(constants[0]->v)) return nullptr;
+  return std::make_shared<SeededRandom>(SeededRandom{JavaRandom(static_cast<std::int32_t>(constants[0]->as_int()))});
+}
+
+// The generator for row i: the expression's own, or one seeded by the row's seed.
+JavaRandom& random_for_row(KernelContext& ctx, const KernelArg& seed, std::size_t i, JavaRandom& scratch) {
+  if (ctx.state != nullptr) return static_cast<const SeededRandom*>(ctx.state)->random;
+  scratch.set_seed(seed.column->values<std::int32_t>()[seed.row(i)]);
+  return scratch;
+}
+
+void add_seeded_random(FunctionRegistry& r) {
+  r.add_scalar("RAND", "RAND(INT)", [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
+    if (args.size() != 1 || !supports_implicit_cast(args[0], LogicalType::int_type())) return std::nullopt;
+    ResolvedFunction f;
+    f.name = "RAND";
+    f.arg_types = {LogicalType::int_type().with_nullable(args[0].nullable())};
+    f.return_type = dbl().with_nullable(args[0].nullable());
+    f.deterministic = false;
+    f.prepare = prepare_seeded_random;
+    f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
+      auto* o = out.values<double>();
+      JavaRandom scratch;
+      for (std::size_t i = 0; i < ctx.rows; ++i)
+        if (ctx.args_valid_at(i) && ctx.is_active(i)) o[i] = random_for_row(ctx, a[0], i, scratch).next_double();
+    };
+    return f;
+  });
+  r.add_scalar("RAND_INTEGER", "RAND_INTEGER(INT, INT)", [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
+    if (args.size() != 2 || !supports_implicit_cast(args[0], LogicalType::int_type()) ||
+        !supports_implicit_cast(args[1], LogicalType::int_type()))
+      return std::nullopt;
+    const bool nullable = args[0].nullable() || args[1].nullable();
+    ResolvedFunction f;
+    f.name = "RAND_INTEGER";
+    f.arg_types = {LogicalType::int_type().with_nullable(args[0].nullable()),
+                   LogicalType::int_type().with_nullable(args[1].nullable())};
+    f.return_type = LogicalType::int_type().with_nullable(nullable);
+    f.deterministic = false;
+    f.prepare = prepare_seeded_random;
+    f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
+      auto* o = out.values<std::int32_t>();
+      JavaRandom scratch;
+      for (std::size_t i = 0; i < ctx.rows; ++i) {
+        if (!ctx.args_valid_at(i) || !ctx.is_active(i)) continue;
+        std::int32_t bound = a[1].column->values<std::int32_t>()[a[1].row(i)];
+        if (bound <= 0) throw SqlRuntimeError("RAND_INTEGER: the bound must be positive, got " + std::to_string(bound));
+        o[i] = random_for_row(ctx, a[0], i, scratch).next_int(bound);
+      }
+    };
+    return f;
+  });
+}
+
 }  // namespace
 
 void register_math_more_functions(FunctionRegistry& r) {
+  add_seeded_random(r);
+  // CURRENT_DATABASE(): clink has one catalog with one database.
+  r.add_scalar("CURRENT_DATABASE", "CURRENT_DATABASE()", [](std::span<const LogicalType> args) -> std::optional<ResolvedFunction> {
+    if (!args.empty()) return std::nullopt;
+    ResolvedFunction f;
+    f.name = "CURRENT_DATABASE";
+    f.return_type = LogicalType::string().not_null();
+    f.null_policy = NullPolicy::kCustom;
+    f.kernel = [](KernelContext& ctx, std::span<const KernelArg>, Column& out) {
+      for (std::size_t i = 0; i < ctx.rows; ++i) out.append_string("default_database");
+    };
+    return f;
+  });
   add_unary(r, "SIN", [](double x) { return std::sin(x); });
   add_unary(r, "COS", [](double x) { return std::cos(x); });
   add_unary(r, "TAN", [](double x) { return std::tan(x); });

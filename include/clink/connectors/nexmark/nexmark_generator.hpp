@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "clink/connectors/nexmark/generator_config.hpp"
-#include "clink/connectors/nexmark/java_random.hpp"
+#include "clink/core/java_random.hpp"
 #include "clink/connectors/nexmark/nexmark_event.hpp"
 
 namespace clink::nexmark {

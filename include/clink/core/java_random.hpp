@@ -2,10 +2,11 @@
 // java.util.Random, bit for bit: Nexmark seeds one with each event's id and draws the
 // event's fields from it, so the same LCG and the same derivations (nextInt(bound)
 // with its rejection loop, nextLong, nextDouble) give the same events as Nexmark's
-// Java generator. Signed arithmetic follows Java's wrap-around (done in uint64/uint32).
+// Java generator; SQL's RAND(seed) / RAND_INTEGER(seed, n) give Flink's sequences.
+// Signed arithmetic follows Java's wrap-around (done in uint64/uint32).
 #include <cstdint>
 
-namespace clink::nexmark {
+namespace clink {
 
 __extension__ typedef unsigned __int128 u128;  // __extension__: -Wpedantic accepts it
 
@@ -93,4 +94,4 @@ class JavaRandom {
   std::uint64_t state_ = 0;
 };
 
-}  // namespace clink::nexmark
+}  // namespace clink
