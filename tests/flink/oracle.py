@@ -62,6 +62,8 @@ def parse_test_file(path):
         lines.pop()
     for n, raw in enumerate(lines, 1):
         line = raw.rstrip(" \r\t")
+        if line.startswith("# flink:"):  # a case's header, never part of a section (as clink's parser)
+            continue
         if line.startswith("@"):
             parts = line[1:].split(None, 1)
             word = parts[0] if parts else ""
