@@ -104,9 +104,10 @@ def parse_test_file(path):
         elif section == "expect":
             if line and not line.startswith("#"):
                 current.expected.append(line)
-    # The inputs were shared lists; freeze them as tuples.
+    # The inputs were shared lists; freeze them as tuples. Blank lines ending an input
+    # separate it from what follows (clink's readers skip them; Flink's CSV fails on one).
     for c in cases:
-        c.inputs = [tuple(i) for i in c.inputs]
+        c.inputs = [(n, ext, text.rstrip("\n") + "\n" if text.strip() else text) for n, ext, text in c.inputs]
     return cases
 
 
