@@ -1,6 +1,7 @@
 #include "clink/operators/event_time_count.hpp"
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/time/window_arithmetic.hpp"
 
 namespace clink {
@@ -29,7 +30,7 @@ void EventTimeCountFunction::process_element(const Event&, Context& ctx, Collect
   std::int64_t start = window_start_for(ts, size_);
   std::int64_t fire_at = window_max_timestamp_for(start, size_);
   auto& timers = ctx.timer_service();
-  if (fire_at <= timers.current_watermark()) {
+  if (fire_at <= lateness_watermark(ctx.runtime_context())) {
     // The bucket already fired: late, dropped (allowed lateness 0).
     ctx.runtime_context().metrics().late_records_dropped.fetch_add(1, std::memory_order_relaxed);
     return;

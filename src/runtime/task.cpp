@@ -7,6 +7,7 @@
 #include "clink/checkpoint/timer_snapshot.hpp"
 #include "clink/core/error.hpp"
 #include "clink/core/output_tag.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/runtime/multi_input_alignment.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
@@ -441,6 +442,7 @@ void Task::run_inputs() {
         int input = gate->input_of(channel);
         attributed(head, [&] {
           if (head.probe) head.probe->on_batch((*batch)->size());
+          ChannelWatermarkScope lateness(*head.ctx, alignment.input_watermark(channel));
           head.op->process_batch(input, std::move(*batch));
         });
       } else if (auto* wm = std::get_if<Watermark>(&element)) {

@@ -46,6 +46,7 @@
 #include "clink/core/huge_page_allocator.hpp"
 #include "clink/core/output_tag.hpp"
 #include "clink/core/prefetch.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
 namespace clink::cep {
@@ -202,13 +203,16 @@ class CepOperator final : public FunctionOperatorBase<U> {
     std::size_t valid = 0;
     auto& keys = batch_keys_;
     keys.clear();
+    // Late against its channel's watermark, which may be ahead of this operator's
+    // (runtime/lateness.hpp).
+    const EventTime late_at = std::max(watermark_, lateness_watermark(this->ctx()));
     for (; valid < n && recs[valid].event_time != kNoEventTime; ++valid)
-      if (recs[valid].event_time > watermark_) keys.push_back(key_fn_(recs[valid].value));
+      if (recs[valid].event_time > late_at) keys.push_back(key_fn_(recs[valid].value));
     auto& slots = batch_slots_;
     slots.clear();
     constexpr std::size_t kIndexAhead = 8, kSlotAhead = 4;
     for (std::size_t i = 0, k = 0; i < valid; ++i) {
-      if (recs[i].event_time <= watermark_) {
+      if (recs[i].event_time <= late_at) {
         slots.push_back(-1);  // late
         continue;
       }

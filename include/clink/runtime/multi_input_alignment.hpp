@@ -36,6 +36,8 @@ class MultiInputAlignment {
   std::int64_t aligning_checkpoint() const { return aligning_ ? barrier_.checkpoint_id : -1; }
 
   Watermark current() const { return emitted_; }
+  // The last watermark channel `input` sent (lateness.hpp).
+  EventTime input_watermark(std::size_t input) const { return inputs_[input].watermark; }
   std::size_t inputs() const { return inputs_.size(); }
   bool all_closed() const;
 

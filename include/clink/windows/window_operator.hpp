@@ -54,6 +54,7 @@
 #include "clink/core/linear_probe_map.hpp"
 #include "clink/core/output_tag.hpp"
 #include "clink/core/prefetch.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/state_codec.hpp"
 #include "clink/time/window_arithmetic.hpp"
@@ -129,7 +130,8 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
 
   void process_batch(int, BatchPtr batch) override {
     this->begin_call();
-    const auto& recs = batch_cast<In>(*batch).records;
+    auto& recs = batch_cast<In>(*batch).records;
+    if (event_time_) drop_late_for_channel(recs);
     if (sliced_) {
       sliced_batch(recs);
     } else {
@@ -229,6 +231,30 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
                      "assigner " + assigner_->describe() +
                      "; is it meant to be a processing-time window, or did you forget to call "
                      "assign_timestamps_and_watermarks(...)?");
+  }
+
+  // A record every window of which its channel's watermark passed is late, even where
+  // this operator's own watermark (the minimum over its channels) is still behind
+  // (runtime/lateness.hpp). Its windows that fired are late for every channel anyway.
+  void drop_late_for_channel(std::vector<Record<In>>& recs) {
+    const EventTime late_at = lateness_watermark(this->ctx());
+    if (late_at <= watermark()) return;  // one channel, or this one not ahead: the engine decides
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+      Record<In>& r = recs[i];
+      if (r.event_time != kNoEventTime && sat_add(r.event_time, lateness_) <= late_at) {
+        windows_.clear();
+        assign(r, windows_);
+        if (std::all_of(windows_.begin(), windows_.end(),
+                        [&](const TimeWindow& w) { return cleanup_time(w) <= late_at; })) {
+          late_element(r);
+          continue;
+        }
+      }
+      if (kept != i) recs[kept] = std::move(r);
+      ++kept;
+    }
+    recs.resize(kept);
   }
 
   void late_element(const Record<In>& r) {

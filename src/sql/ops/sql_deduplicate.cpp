@@ -15,6 +15,7 @@
 //                         the watermark are late (dropped, counted in late_records_dropped).
 // Input is insert-only. `state_ttl_ms` expires the kept row or marker (not a waiting row).
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/state_ttl.hpp"
@@ -70,7 +71,7 @@ class SqlDeduplicateOperator final : public StreamOperator {
       if (cfg_->rowtime && !cfg_->keep_last) {
         if (time.is_null(r)) throw ClinkError(cfg_->where + ": the rowtime is NULL");
         const std::int64_t t = floor_ms(time.values<std::int64_t>()[r]);
-        if (t < ctx().timer_service().current_watermark()) {
+        if (t < lateness_watermark(ctx())) {
           ++late;
           continue;
         }

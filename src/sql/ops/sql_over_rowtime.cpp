@@ -9,7 +9,8 @@
 //     frame (per row); RANGE INTERVAL d PRECEDING retracts the rows older than time - d,
 //     accumulates every row of the time, and emits them all with the same values
 //     (peers). RANGE cleans a key up at an event-time timer 1.5 d after its last row.
-//   - unbounded frames: a row is late when its time is not after the watermark; a timer
+//   - unbounded frames: a row is late when its time is not after the watermark (its
+//     channel's, if that is ahead: runtime/lateness.hpp); a timer
 //     at the next watermark fires every row the watermark passed. ROWS emits per row,
 //     RANGE per time (peers share the values).
 //   - `table.exec.state.ttl` (ROWS bounded and unbounded frames): Flink's processing-time
@@ -19,6 +20,8 @@
 #include "sql_over_aggregate.hpp"
 
 #include <limits>
+
+#include "clink/runtime/lateness.hpp"
 
 namespace clink::sql {
 
@@ -34,6 +37,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
     cfg_->aggs->bind(in, input_);
     TimerService& timers = ctx().timer_service();
     const EventTime wm = timers.current_watermark();
+    const EventTime late_at = lateness_watermark(ctx());
     const std::int64_t now = ttl_cleanup_enabled() ? timers.current_processing_time() : 0;
     std::size_t late = 0;
     for (std::size_t r = 0; r < in.size(); ++r) {
@@ -51,7 +55,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
         if (!cfg_->rows) register_range_cleanup(key, k, t);
       } else {
         register_ttl_cleanup(key, k, now);
-        if (t <= wm) {
+        if (t <= late_at) {
           ++late;
           continue;
         }

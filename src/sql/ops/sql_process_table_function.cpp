@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/sql/common/column_key.hpp"
 #include "clink/sql/common/row_kind.hpp"
 #include "clink/sql/expression/expr_compiler.hpp"
@@ -194,7 +195,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
 
   // ORDER BY: the row waits in state until the watermark passes its time.
   void buffer(const ColumnBatch& in, std::size_t r, std::optional<std::int64_t> t) {
-    if (!t || *t <= ctx().timer_service().current_watermark()) return;  // late (or no time): dropped, as Flink's sort
+    if (!t || *t <= lateness_watermark(ctx())) return;  // late (or no time): dropped, as Flink's sort
     std::string seq_bytes;
     const std::int64_t seq = backend_->get(seq_state_, seq_bytes) ? get_le64(seq_bytes) : 0;
     backend_->put(seq_state_, le64(seq + 1));

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/common/time_zone.hpp"
 #include "clink/sql/function/function_registry.hpp"
@@ -265,6 +266,10 @@ class SqlWindowAggregateOperator final : public StreamOperator {
             cfg_.window.assign_time(tcol.values<std::int64_t>()[r]), kNoPartition};
         begin = end;
       }
+    // Over TIMESTAMP_LTZ the engine's times are shifted: so is the channel's watermark.
+    std::optional<ChannelWatermarkScope> shifted;
+    if (cfg_.window.ltz)
+      if (auto c = channel_watermark(ctx())) shifted.emplace(ctx(), cfg_.window.shift_watermark(*c));
     engine_->process_batch(0, std::move(rows));
     writer_.flush();
   }

@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "sql_join_common.hpp"
 #include "sql_op_registration.hpp"
@@ -50,7 +51,7 @@ class SqlWindowJoinOperator final : public StreamOperator {
   void process_batch(int input, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
     const Column& end_col = in.column(cfg_->window_end[input]);
-    const EventTime wm = ctx().timer_service().current_watermark();
+    const EventTime wm = lateness_watermark(ctx());  // a row whose window its channel passed is late
     std::int64_t late = 0;
     for (std::size_t r = 0; r < in.size(); ++r) {
       if (end_col.is_null(r)) throw ClinkError(spec_.where + ": window_end is NULL");

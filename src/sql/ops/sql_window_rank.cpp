@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/sql/ops/sql_grouping.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "rank_support.hpp"
@@ -52,7 +53,7 @@ class SqlWindowRankOperator final : public StreamOperator {
   void process_batch(int, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
     const Column& end_col = in.column(cfg_->window_end);
-    const EventTime wm = ctx().timer_service().current_watermark();
+    const EventTime wm = lateness_watermark(ctx());  // a row whose window its channel passed is late
     std::int64_t late = 0;
     for (std::size_t r = 0; r < in.size(); ++r) {
       if (in.row_kind(r) != RowKind::kInsert) throw ClinkError(cfg_->where + ": a window Top-N takes insert-only input");

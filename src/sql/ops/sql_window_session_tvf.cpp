@@ -12,8 +12,10 @@
 // drops late rows (a row whose session already fired), counting them in
 // late_records_dropped.
 #include <memory>
+#include <optional>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/ops/row_key.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"
@@ -169,6 +171,10 @@ class SqlWindowSessionOperator final : public StreamOperator {
           cfg_->window.assign_time(tcol.values<std::int64_t>()[r]), kNoPartition};
       begin = key_ends_[r];
     }
+    // Over TIMESTAMP_LTZ the engine's times are shifted: so is the channel's watermark.
+    std::optional<ChannelWatermarkScope> shifted;
+    if (cfg_->window.ltz)
+      if (auto c = channel_watermark(ctx())) shifted.emplace(ctx(), cfg_->window.shift_watermark(*c));
     engine_->process_batch(0, std::move(rows));
     writer_.flush();
   }
