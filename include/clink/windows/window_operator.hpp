@@ -242,19 +242,30 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < recs.size(); ++i) {
       Record<In>& r = recs[i];
-      if (r.event_time != kNoEventTime && sat_add(r.event_time, lateness_) <= late_at) {
-        windows_.clear();
-        assign(r, windows_);
-        if (std::all_of(windows_.begin(), windows_.end(),
-                        [&](const TimeWindow& w) { return cleanup_time(w) <= late_at; })) {
-          late_element(r);
-          continue;
-        }
+      if (r.event_time != kNoEventTime && sat_add(r.event_time, lateness_) <= late_at && windows_late_at(r, late_at)) {
+        late_element(r);
+        continue;
       }
       if (kept != i) recs[kept] = std::move(r);
       ++kept;
     }
     recs.resize(kept);
+  }
+  // Whether every window `r` would count in is cleaned at `late_at`. A session's window is
+  // the merge with the key's sessions it touches: late only if each of them is too (the
+  // channel being ahead, those would have fired and gone).
+  bool windows_late_at(const Record<In>& r, EventTime late_at) {
+    windows_.clear();
+    assign(r, windows_);
+    auto late = [&](const TimeWindow& w) { return cleanup_time(w) <= late_at; };
+    if (!std::all_of(windows_.begin(), windows_.end(), late)) return false;
+    if (!merging_) return true;
+    auto set = merging_sets_.find(key_fn_(r.value));
+    if (set == merging_sets_.end()) return true;
+    for (const TimeWindow& own : windows_)
+      for (const auto& [w, state_window] : set->second.mapping())
+        if (w.intersects(own) && !late(w)) return false;
+    return true;
   }
 
   void late_element(const Record<In>& r) {
