@@ -18,6 +18,7 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/common/column_serde.hpp"
+#include "clink/sql/common/temporal.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"
 #include "clink/state/state_codec.hpp"
 #include "sql_op_registration.hpp"
@@ -146,44 +147,35 @@ class SqlSortOperator final : public StreamOperator {
         throw ClinkError(where_ + ": ORDER BY consumes insert-only input, row " + std::to_string(r) + " is " +
                          std::string(row_kind_short_string(in.row_kind(r))));
     all_.clear();
-    const Column& time = in.column(keys_[0].column);
     for (std::size_t r = 0; r < in.size(); ++r)  // a rowtime sort drops late rows
-      if (temporal_ != Temporal::kRowtime || (!time.is_null(r) && time.values<std::int64_t>()[r] > emitted_))
+      if (temporal_ != Temporal::kRowtime || (!in.column(keys_[0].column).is_null(r) && time_ms(in, r) > emitted_))
         all_.push_back(static_cast<std::uint32_t>(r));
     rows_.append_gather(in, all_.data(), all_.size());
     if (temporal_ == Temporal::kProctime) emit_sorted(rows_.size());
   }
 
   void process_watermark(Watermark wm) override {
-    if (temporal_ == Temporal::kRowtime) {
-      const std::int64_t watermark = wm.timestamp;
-      // The rows at or before the watermark, sorted, leave; the rest wait.
-      const Column& time = rows_.column(keys_[0].column);
-      std::size_t passed = 0;
+    if (temporal_ == Temporal::kRowtime && !wm.idle) {
+      // The rows at or before the watermark leave, sorted; the rest wait.
+      std::vector<std::uint32_t> waiting;
+      all_.clear();
       for (std::size_t r = 0; r < rows_.size(); ++r) {
-        const std::int64_t t = time.values<std::int64_t>()[r];
-        if (t <= watermark) {
-          ++passed;
+        const std::int64_t t = time_ms(rows_, r);
+        if (t <= wm.timestamp) {
+          all_.push_back(static_cast<std::uint32_t>(r));
           emitted_ = std::max(emitted_, t);
+        } else {
+          waiting.push_back(static_cast<std::uint32_t>(r));
         }
       }
-      if (passed == rows_.size()) {
-        emit_sorted(passed);
-      } else if (passed > 0) {
-        all_.clear();
-        for (std::size_t r = 0; r < rows_.size(); ++r)
-          if (time.values<std::int64_t>()[r] <= watermark) all_.push_back(static_cast<std::uint32_t>(r));
-        ColumnBatch done = rows_.gather(all_.data(), all_.size());
-        all_.clear();
-        for (std::size_t r = 0; r < rows_.size(); ++r)
-          if (time.values<std::int64_t>()[r] > watermark) all_.push_back(static_cast<std::uint32_t>(r));
-        ColumnBatch waiting = rows_.gather(all_.data(), all_.size());
-        rows_ = std::move(done);
-        emit_sorted(passed);
-        rows_ = std::move(waiting);
+      if (!all_.empty()) {
+        ColumnBatch rest = rows_.gather(waiting.data(), waiting.size());
+        rows_ = rows_.gather(all_.data(), all_.size());
+        emit_sorted(rows_.size());
+        rows_ = std::move(rest);
       }
     }
-    output().emit_watermark(wm);
+    StreamOperator::process_watermark(wm);
   }
 
   void snapshot_state(std::int64_t) override {
@@ -197,6 +189,11 @@ class SqlSortOperator final : public StreamOperator {
   void finish() override { emit_sorted(rows_.size()); }
 
  private:
+  // A row's time attribute in milliseconds (the column holds microseconds).
+  std::int64_t time_ms(const ColumnBatch& b, std::size_t r) const {
+    return floor_div(b.column(keys_[0].column).values<std::int64_t>()[r], 1000);
+  }
+
   // Emits the buffered rows sorted (the first `limit` of them) and clears the buffer.
   void emit_sorted(std::size_t count) {
     std::vector<std::uint32_t> order(count);
