@@ -371,7 +371,13 @@ bool JsonValueReader::decode_object(od::object& obj, ColAt&& col_at, TypePlan& p
     Column& col = col_at(i);
     if (plan.seen[i]) truncate_column(col, col.size() - 1);  // repeated field: the last value wins
     plan.seen[i] = 1;
+    const std::size_t before = col.size();
     if (!decode_value(f.value(), col, plan.children[i], reason)) {
+      if (opts_.ignore_parse_errors) {  // Flink's nullable converter: the field becomes NULL
+        truncate_column(col, before);
+        col.append_null();
+        continue;
+      }
       reason = "field \"" + plan.names[i] + "\": " + reason;
       return false;
     }
