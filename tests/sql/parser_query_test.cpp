@@ -437,7 +437,7 @@ TEST(ParserQuery, MatchRecognize) {
       {"SELECT * FROM Ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES FIRST(A.price) AS fp, "
        "LAST(B.price, 1) lp PATTERN (A B+? C{2,} D{3}) DEFINE B AS B.price > PREV(B.price), C AS TRUE) AS T",
        "SELECT * FROM Ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES FIRST(A.price) AS fp, "
-       "LAST(B.price, 1) AS lp ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+? C{2,} D{3}) DEFINE B AS "
+       "LAST(B.price, 1) AS lp ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B+? C{2,} D{3}) DEFINE B AS "
        "(B.price > PREV(B.price)), C AS TRUE) AS T"},
       {"SELECT x FROM (SELECT * FROM t) MATCH_RECOGNIZE (ORDER BY ts MEASURES A.v AS x AFTER MATCH SKIP TO FIRST A "
        "PATTERN ((A) B*?) WITHIN INTERVAL '5' SECOND DEFINE A AS v > 1)",

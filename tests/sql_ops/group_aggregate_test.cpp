@@ -206,5 +206,43 @@ TEST(SqlSort, DescendingDefaultsToNullsLast) {
   EXPECT_THAT(h.lines, ElementsAre("WM " + std::to_string(kMaxEventTime), "+I[c, 2]", "+I[b, 1]", "+I[a, null]"));
 }
 
+// Flink's RowTimeSortOperator (ORDER BY t, k DESC without LIMIT): the rows a watermark
+// passes leave sorted by the time, then k; a row not after the last time emitted is late
+// and dropped, one behind the watermark but after that time leaves at the next watermark.
+TEST(SqlSort, RowtimeTemporalSortEmitsPerWatermark) {
+  SchemaPtr s = sql::make_schema({{"k", LogicalType::string()}, {"t", LogicalType::timestamp(3)}});
+  auto row = [](const char* k, const char* t) { return Row{{Value(k), Value(ts(std::string("2024-01-01 ") + t))}}; };
+  json p = same_schema(s);
+  p["keys"] = json::array({{{"column", 1}}, {{"column", 0}, {"descending", true}}});
+  p["temporal"] = "rowtime";
+  OpHarness h("sql_sort", p);
+  h.push(batch(s, {row("b", "10:00:03"), row("a", "10:00:01"), row("c", "10:00:03")}));
+  EXPECT_TRUE(h.lines.empty());
+  h.watermark(ms_of("2024-01-01 10:00:02"));
+  h.push(batch(s, {row("late", "10:00:01"), row("y", "10:00:02"), row("d", "10:00:05")}));
+  h.watermark(ms_of("2024-01-01 10:00:03"));
+  h.finish();
+  EXPECT_THAT(h.lines, ElementsAre("+I[a, 2024-01-01T10:00:01]", "WM " + std::to_string(ms_of("2024-01-01 10:00:02")),
+                                   "+I[y, 2024-01-01T10:00:02]", "+I[c, 2024-01-01T10:00:03]",
+                                   "+I[b, 2024-01-01T10:00:03]", "WM " + std::to_string(ms_of("2024-01-01 10:00:03")),
+                                   "+I[d, 2024-01-01T10:00:05]", "WM " + std::to_string(kMaxEventTime)));
+}
+
+TEST(SqlSort, TemporalNeedsAnAscendingTimeFirstAndNoLimit) {
+  json p = same_schema(kv_schema());
+  p["keys"] = json::array({{{"column", 1}}});
+  p["temporal"] = "rowtime";
+  EXPECT_THROW(
+      {
+        try {
+          OpHarness h("sql_sort", p);
+        } catch (const ClinkError& e) {
+          EXPECT_THAT(e.what(), HasSubstr("param 'temporal': the first key must be an ascending TIMESTAMP"));
+          throw;
+        }
+      },
+      ClinkError);
+}
+
 }  // namespace
 }  // namespace clink::test

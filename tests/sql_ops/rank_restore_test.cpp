@@ -223,5 +223,26 @@ TEST_P(SqlRankRestore, WindowTopNOverSessionWindows) {
   expect_restores(session_topn_ops(), "rank", sorted(expected), sorted_rows, watermarks_one_step_behind());
 }
 
+// ORDER BY t, k without LIMIT: Flink's temporal sort (sql_sort 'temporal' rowtime, one
+// subtask). The watermarks stay a step behind, so a savepoint holds rows waiting for the
+// watermark; the output is the rows in (t, k) order, in that order after every restore.
+TEST_P(SqlRankRestore, RowtimeTemporalSortKeepsItsBufferAndOrder) {
+  json sort = {{"id", "sort"},
+               {"type", "sql_sort"},
+               {"parallelism", 1},
+               {"params",
+                {{"input_schemas", json::array({schema_json(kv_schema())})},
+                 {"schema", schema_json(kv_schema())},
+                 {"keys", json::array({{{"column", 0}}, {{"column", 1}}})},
+                 {"limit", nullptr},
+                 {"temporal", "rowtime"}}},
+               {"inputs", json::array({edge("inj", "sql_columns:")})}};
+  std::vector<std::string> expected;
+  for (auto [t, v] : {std::pair{1, 1}, {12, 2}, {15, 4}, {21, 8}, {29, 16}})
+    for (int k = 0; k < 6; ++k) expected.push_back("+I[" + row(t, k, v) + "]");
+  auto in_order = [](std::vector<std::string> lines) { return lines; };
+  expect_restores({sort}, "sort", expected, in_order, watermarks_one_step_behind());
+}
+
 }  // namespace
 }  // namespace clink::test

@@ -74,18 +74,18 @@ class FilesystemReader final : public SqlSourceReader {
 
   void open(RuntimeContext& ctx) override {
     ctx_ = &ctx;
-    if (partitions_) {
-      std::error_code ec;
-      if (std::filesystem::exists(c_.path, ec) && !std::filesystem::is_directory(c_.path, ec))
-        throw ClinkError("file source: the path of a partitioned table must be a directory: " + c_.path);
-    }
-    if (monitoring()) {
+    // A partitioned table's partitions are the directories under its path: a path that is
+    // a file has none, so the table is empty (as Flink's partition discovery finds it).
+    std::error_code ec;
+    const bool no_partitions =
+        partitions_ && std::filesystem::exists(c_.path, ec) && !std::filesystem::is_directory(c_.path, ec);
+    if (monitoring() && !no_partitions) {
       // The first poll discovers the files, after a restore has said which are taken.
       splits_.assign({});
       start_reading();
       return;
     }
-    auto files = list_input_files(c_.path);
+    auto files = no_partitions ? std::vector<std::string>{} : list_input_files(c_.path);
     splits_.assign(files_for_subtask(readable(files, nullptr), subtask_, parallelism_));
     start_reading();
     report_bytes();

@@ -155,14 +155,15 @@ std::string pre_name(const ExprPtr& e, std::size_t index) {
   return fmt::format("$f{}", index);
 }
 
-// The window aggregate whose window columns reach `n` through projections and filters
-// (window_bound_columns follows the same path).
-const LogicalWindowAggregate* window_aggregate_below(const LogicalNode& n) {
+// The window of the window aggregate or window TVF whose window columns reach `n` through
+// projections and filters (window_bound_columns follows the same path).
+const WindowSpec* window_below(const LogicalNode& n) {
   switch (n.kind) {
-    case LogicalKind::kWindowAggregate: return static_cast<const LogicalWindowAggregate*>(&n);
+    case LogicalKind::kWindowAggregate: return &static_cast<const LogicalWindowAggregate&>(n).window;
+    case LogicalKind::kWindowTvf: return &static_cast<const LogicalWindowTvf&>(n).window;
     case LogicalKind::kFilter:
     case LogicalKind::kCorrelate:
-    case LogicalKind::kProject: return window_aggregate_below(n.input());
+    case LogicalKind::kProject: return window_below(n.input());
     default: return nullptr;
   }
 }
@@ -273,6 +274,15 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
   } else if (in.plan->kind == LogicalKind::kFilter && in.plan->input().kind == LogicalKind::kWindowTvf) {
     tvf_filter = static_cast<const LogicalFilter*>(in.plan.get());
     tvf = static_cast<const LogicalWindowTvf*>(&in.plan->input());
+    // A WHERE on the window columns needs the TVF's rows: the aggregate then takes the
+    // windows they carry (Flink's window-attached strategy), as over a window aggregate.
+    if (references_at_least(tvf_filter->condition, tvf->input().schema.size())) {
+      if (tvf->window.kind == WindowSpec::Kind::kSession || tvf->window.proctime || !window_bound_columns(*tvf))
+        fail(tvf_filter->pos, "a WHERE on window columns before a SESSION, processing-time or TIMESTAMP_LTZ window "
+                              "aggregate is not supported");
+      tvf = nullptr;
+      tvf_filter = nullptr;
+    }
   }
   std::size_t n_in = tvf ? tvf->input().schema.size() : 0;
   // Cascaded window aggregation (Flink's): GROUP BY both the window_start and the
@@ -280,12 +290,12 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
   // window aggregate again, over the windows the rows carry.
   bool attached = false;
   std::size_t attached_start = 0, attached_end = 0;  // input columns
-  const LogicalWindowAggregate* upstream = nullptr;
+  const WindowSpec* upstream = nullptr;
   if (!tvf) {
     if (auto bounds = window_bound_columns(*in.plan)) {
       attached_start = bounds->first;
       attached_end = bounds->second;
-      upstream = window_aggregate_below(*in.plan);
+      upstream = window_below(*in.plan);
     }
     std::set<std::size_t> found;
     bool plain = true;
@@ -296,8 +306,8 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
         if (c == attached_start || c == attached_end) found.insert(c);
       }
     }
-    attached = upstream && plain && found.size() == 2 && upstream->window.kind != WindowSpec::Kind::kSession &&
-               !upstream->window.proctime;
+    attached = upstream && plain && found.size() == 2 && upstream->kind != WindowSpec::Kind::kSession &&
+               !upstream->proctime;
   }
   std::vector<const ast::GroupingElement*> elements;
   std::set<std::size_t> window_keys;  // 0 start, 1 end, 2 time
@@ -342,11 +352,7 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
   LogicalPtr base = in.plan;
   if (tvf) {
     base = tvf->inputs[0];
-    if (tvf_filter) {
-      if (references_at_least(tvf_filter->condition, n_in))
-        fail(tvf_filter->pos, "a WHERE on window columns before a window aggregate is not supported");
-      base = make_filter(base, tvf_filter->condition, tvf_filter->pos);
-    }
+    if (tvf_filter) base = make_filter(base, tvf_filter->condition, tvf_filter->pos);
   }
   GroupingPlan grouping;
   std::vector<std::vector<std::size_t>> sets = {{}};
@@ -395,7 +401,7 @@ Bound Binder::Impl::bind_aggregate(const ast::Select& s, Bound in, SourcePositio
     time_pre = pre_column(pre_exprs, pre_names, expr::column(window.time_column, tc.type, tc.name), tc.name);
     agg.window_input_start = n_in;
   } else if (attached) {
-    window = upstream->window;
+    window = *upstream;
     window.partition_keys.clear();
     const auto& st = in.scope.columns[attached_start];
     const auto& en = in.scope.columns[attached_end];

@@ -11,6 +11,7 @@
 // OverAggregate appends one column per call (w0$o0, ...); a Calc evaluates the select
 // list over the input's columns and those.
 #include <algorithm>
+#include <set>
 
 #include "binder_internal.hpp"
 
@@ -130,6 +131,13 @@ Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos
     const std::string text = ast_text(*c);
     if (std::find(texts.begin(), texts.end(), text) != texts.end()) continue;
     AggregateCall a = bind_aggregate_call(f, *c, in.scope, pre_exprs, pre_names);
+    // Flink expands STDDEV / VAR over an OVER window into sums for an integer, FLOAT or
+    // DOUBLE argument (function_aggregates_stats.cpp): their $OVER_ variant.
+    static const std::set<std::string> kMoments = {"STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE"};
+    if (kMoments.count(a.function) && a.args.size() == 1) {
+      const LogicalType& t = pre_exprs[a.args[0]]->type;
+      if (t.is_integer() || t.is(TypeKind::kFloat) || t.is(TypeKind::kDouble)) a.function = "$OVER_" + a.function;
+    }
     if (w.preceding && !a.retractable)
       fail(c->pos, fmt::format("the aggregate function {} cannot retract, which a bounded OVER window ({}) needs to "
                                "remove the rows leaving the frame",

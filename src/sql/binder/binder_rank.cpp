@@ -104,20 +104,6 @@ std::optional<Bound> Binder::Impl::bind_rank_select(const ast::Select& s, const 
 
 namespace {
 
-// Whether every row of the plan's sources arrives before their end: VALUES, and scans the
-// connector table calls bounded for their options (the rule ANALYZE TABLE uses).
-// Anything else may never end, so a sort cannot wait for it.
-bool plan_is_bounded(const LogicalNode& n) {
-  if (n.kind == LogicalKind::kValues) return true;
-  if (n.kind == LogicalKind::kScan) {
-    const TableDef& t = static_cast<const LogicalScan&>(n).table;
-    return sql_source_bounded(t.connector(), t.options);
-  }
-  for (const auto& i : n.inputs)
-    if (!plan_is_bounded(*i)) return false;
-  return true;
-}
-
 bool plan_is_updating(const LogicalNode& n) {
   try {
     return changelog_mode(n).updating();
@@ -140,10 +126,7 @@ LogicalPtr stream_sort(const LogicalSort& sort) {
   if (!sort.limit) {
     // Flink's StreamPhysicalSortRule: without a fetch only a temporal sort (ascending on a
     // time attribute first) runs on a stream.
-    if (!first.descending && (is_time_attribute(in, first.column) || is_proctime_attribute(in, first.column)))
-      throw TranslationError(sort.pos, fmt::format("ORDER BY {} without LIMIT on an unbounded input (Flink's temporal "
-                                                   "sort) is not supported; add a LIMIT",
-                                                   in.schema.name(first.column)));
+    if (is_temporal_sort(sort)) return nullptr;  // the sort emits per watermark (sql_sort's time mode)
     throw TranslationError(sort.pos, fmt::format("Sort on a non-time-attribute field is not supported. ORDER BY {} "
                                                  "without LIMIT needs a bounded input",
                                                  in.schema.name(first.column)));

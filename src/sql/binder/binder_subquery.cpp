@@ -53,14 +53,19 @@ std::optional<SubqueryPredicate> subquery_predicate(const ast::Expr& e) {
 }
 
 // Whether `q` is a SELECT the correlated binding handles: FROM [WHERE], no grouping,
-// ordering or limit (DISTINCT does not change what a semi / anti join sees).
-const ast::Select* plain_select(const ast::Query& q, const FunctionRegistry& registry) {
+// ordering or limit (DISTINCT does not change what a semi / anti join sees). Under EXISTS
+// a GROUP BY of expressions without HAVING does not either: it has a group exactly when
+// its input has a row (as Flink decorrelates it), whatever its select list computes.
+const ast::Select* plain_select(const ast::Query& q, bool exists, const FunctionRegistry& registry) {
   const auto* s = std::get_if<ast::Select>(&q.body);
   if (!s || !q.with.empty() || !q.order_by.empty() || q.limit || q.offset) return nullptr;
-  if (s->from.empty() || !s->group_by.empty() || s->having || !s->windows.empty()) return nullptr;
+  if (s->from.empty() || s->having || !s->windows.empty()) return nullptr;
+  bool grouped = !s->group_by.empty();
+  for (const auto& el : s->group_by)
+    if (!exists || el.kind != ast::GroupingElement::Kind::Expression) return nullptr;
   std::vector<const ast::Expr*> aggs;
   for (const auto& item : s->items) collect_aggregates(item.expr.get(), registry, aggs);
-  if (!aggs.empty()) return nullptr;
+  if (!aggs.empty() && !grouped) return nullptr;
   // Subqueries in its WHERE bind through bind_query (uncorrelated only).
   if (s->where) {
     std::vector<const ast::Expr*> parts;
@@ -122,7 +127,7 @@ Bound Binder::Impl::bind_where(const ast::Expr& where, Bound in) {
     LogicalPtr right;
     std::vector<ExprPtr> offered;
     std::vector<ExprPtr> correlation;
-    if (const ast::Select* s = plain_select(*sp.query, registry)) {
+    if (const ast::Select* s = plain_select(*sp.query, sp.in_value == nullptr, registry)) {
       Bound inner = bind_from(s->from, sp.query->pos);
       const std::size_t ni = inner.scope.columns.size();
       LogicalPtr plan = inner.plan;
@@ -149,6 +154,10 @@ Bound Binder::Impl::bind_where(const ast::Expr& where, Bound in) {
         if (!local.empty()) plan = make_filter(plan, conjunction(std::move(local)), s->where->pos);
       }
       right = plan;
+      ExprContext gctx;  // the keys of an EXISTS's GROUP BY name its FROM's columns
+      gctx.scope = &inner.scope;
+      gctx.clause = "GROUP BY";
+      for (const auto& el : s->group_by) bind_expr(*el.expr, gctx);
       if (sp.in_value) {
         ExprContext ictx;
         ictx.scope = &inner.scope;

@@ -101,15 +101,16 @@ void append_big_decimal(Int128 unscaled, int scale, std::string& out) {
   out += std::to_string(adjusted);
 }
 
-// Period.toString for an interval of months (Flink's YEAR TO MONTH conversion).
+// Period.toString of Period.ofMonths(months), Flink's YEAR TO MONTH conversion: the
+// months are not split into years (P14M, not P1Y2M).
 void append_period(std::int32_t months, std::string& out) {
   if (months == 0) {
     out += "P0D";
     return;
   }
   out += 'P';
-  if (months / 12 != 0) out += std::to_string(months / 12) + "Y";
-  if (months % 12 != 0) out += std::to_string(months % 12) + "M";
+  out += std::to_string(months);
+  out += 'M';
 }
 
 // Duration.ofMillis(ms).toString: PT[nH][nM][s[.fff]S].

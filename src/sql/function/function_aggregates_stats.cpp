@@ -7,10 +7,16 @@
 // online algorithm with Flink's update, retraction and merge formulas (so results agree to
 // the last bit), and is NULL for an empty group or when retractions made it negative.
 // The accumulator is 24 trivially copyable bytes: no allocation per record.
+// Over an OVER window of an integer, FLOAT or DOUBLE argument Flink 2.3 computes them
+// otherwise: Calcite's convertlet expands the call into window sums in the argument's
+// arithmetic, VAR_* = (SUM(x * x) - SUM(x) * SUM(x) / COUNT(x)) / (COUNT(x) [- 1]) (integer
+// divisions for integers), STDDEV_* = POWER(VAR_*, 0.5), cast back (STDDEV_SAMP of the INTs
+// 1 and 2 is 1, not 0). The binder names those calls $OVER_<function>.
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "aggregate_support.hpp"
 #include "clink/sql/common/decimal.hpp"
@@ -135,6 +141,98 @@ class WelfordAggregate final : public PodAggregate<WelfordAcc> {
   Moment moment_;
 };
 
+// The sums of an OVER window's expansion, in the argument's arithmetic: T is uint64_t for
+// integers (wrapping as Flink's), float for FLOAT, double for DOUBLE.
+template <class T>
+struct SumsAcc {
+  std::int64_t n;
+  T sum;
+  T sum_sq;
+};
+
+template <class T>
+T value_as(const Column& c, std::size_t i) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(as_double(c, i));
+  } else {
+    switch (c.type().kind()) {
+      case TypeKind::kTinyInt: return static_cast<T>(c.values<std::int8_t>()[i]);
+      case TypeKind::kSmallInt: return static_cast<T>(c.values<std::int16_t>()[i]);
+      case TypeKind::kInt: return static_cast<T>(c.values<std::int32_t>()[i]);
+      default: return static_cast<T>(c.values<std::int64_t>()[i]);
+    }
+  }
+}
+
+template <class T>
+class OverMomentAggregate final : public PodAggregate<SumsAcc<T>> {
+  using Base = PodAggregate<SumsAcc<T>>;
+  using Base::A;
+
+ public:
+  OverMomentAggregate(LogicalType result, Moment moment) : Base(std::move(result)), moment_(moment) {}
+
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
+    add(accs, *args[0], rows, 1);
+  }
+  void retract(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
+    add(accs, *args[0], rows, -1);
+  }
+  void merge(void* acc, const void* other) const override {
+    auto& a = A(acc);
+    const auto& o = A(other);
+    a.n += o.n;
+    a.sum = static_cast<T>(a.sum + o.sum);
+    a.sum_sq = static_cast<T>(a.sum_sq + o.sum_sq);
+  }
+  void get_value(const void* acc, Column& out) const override {
+    const auto& a = A(acc);
+    const bool sample = moment_ == Moment::kVarSamp || moment_ == Moment::kStddevSamp;
+    if (a.n <= 0 || (sample && a.n == 1)) return out.append_null();
+    double var;
+    if constexpr (std::is_floating_point_v<T>) {
+      const T n = static_cast<T>(a.n);
+      var = static_cast<T>(static_cast<T>(a.sum_sq - static_cast<T>(a.sum * a.sum / n)) / (sample ? n - 1 : n));
+    } else {
+      const auto sum = static_cast<std::int64_t>(a.sum);
+      const auto diff = static_cast<std::int64_t>(a.sum_sq - static_cast<std::uint64_t>(sum * sum / a.n));
+      const std::int64_t v = diff / (sample ? a.n - 1 : a.n);
+      if (moment_ == Moment::kVarPop || moment_ == Moment::kVarSamp) {
+        switch (out.type().kind()) {  // Java's narrowing of a long
+          case TypeKind::kTinyInt: return out.append<std::int8_t>(static_cast<std::int8_t>(v));
+          case TypeKind::kSmallInt: return out.append<std::int16_t>(static_cast<std::int16_t>(v));
+          case TypeKind::kInt: return out.append<std::int32_t>(static_cast<std::int32_t>(v));
+          default: return out.append<std::int64_t>(v);
+        }
+      }
+      var = static_cast<double>(v);
+    }
+    const double r = moment_ == Moment::kStddevPop || moment_ == Moment::kStddevSamp ? std::pow(var, 0.5) : var;
+    switch (out.type().kind()) {
+      case TypeKind::kTinyInt: return out.append<std::int8_t>(java_narrow<std::int8_t>(r));
+      case TypeKind::kSmallInt: return out.append<std::int16_t>(java_narrow<std::int16_t>(r));
+      case TypeKind::kInt: return out.append<std::int32_t>(java_narrow<std::int32_t>(r));
+      case TypeKind::kBigInt: return out.append<std::int64_t>(java_narrow<std::int64_t>(r));
+      case TypeKind::kFloat: return out.append<float>(static_cast<float>(r));
+      default: return out.append<double>(r);
+    }
+  }
+
+ private:
+  void add(void* const* accs, const Column& c, std::span<const std::uint32_t> rows, int sign) const {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (accs[k] == nullptr || c.is_null(rows[k])) continue;
+      auto& a = A(accs[k]);
+      const T v = value_as<T>(c, rows[k]);
+      const T sq = static_cast<T>(v * v);
+      a.n += sign;
+      a.sum = static_cast<T>(sign > 0 ? a.sum + v : a.sum - v);
+      a.sum_sq = static_cast<T>(sign > 0 ? a.sum_sq + sq : a.sum_sq - sq);
+    }
+  }
+  Moment moment_;
+};
+
 }  // namespace
 
 void register_statistical_aggregate_functions(FunctionRegistry& r) {
@@ -152,6 +250,18 @@ void register_statistical_aggregate_functions(FunctionRegistry& r) {
                     [moment](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {
                       if (args.size() != 1 || !args[0].is_numeric()) return nullptr;
                       std::unique_ptr<AggregateFunction> a = std::make_unique<WelfordAggregate>(avg_result_type(args[0]), moment);
+                      if (!o.distinct) return a;
+                      return make_distinct_aggregate(std::move(a), args);
+                    });
+    r.add_aggregate(std::string("$OVER_") + e.name, std::string(e.name) + "(INTEGER | FLOAT | DOUBLE) OVER (...)",
+                    [moment](std::span<const LogicalType> args, const AggregateOptions& o) -> std::unique_ptr<AggregateFunction> {
+                      if (args.size() != 1) return nullptr;
+                      const LogicalType result = avg_result_type(args[0]);
+                      std::unique_ptr<AggregateFunction> a;
+                      if (args[0].is_integer()) a = std::make_unique<OverMomentAggregate<std::uint64_t>>(result, moment);
+                      else if (args[0].is(TypeKind::kFloat)) a = std::make_unique<OverMomentAggregate<float>>(result, moment);
+                      else if (args[0].is(TypeKind::kDouble)) a = std::make_unique<OverMomentAggregate<double>>(result, moment);
+                      else return nullptr;
                       if (!o.distinct) return a;
                       return make_distinct_aggregate(std::move(a), args);
                     });

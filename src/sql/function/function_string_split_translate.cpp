@@ -305,7 +305,7 @@ bool all_chars_match(std::string_view s, bool letters) {
   return RE2::FullMatch(s, letters ? kLetters : kDigits);
 }
 
-// IS_ALPHA / IS_DIGIT / IS_DECIMAL (any argument, BOOLEAN NOT NULL: NULL gives FALSE).
+// IS_ALPHA / IS_DIGIT / IS_DECIMAL (any argument, BOOLEAN NOT NULL: a NULL string gives FALSE).
 enum class CharClassFn { kAlpha, kDigit, kDecimal };
 
 std::optional<ResolvedFunction> resolve_char_class(CharClassFn fn, const char* name, std::span<const LogicalType> args) {
@@ -316,15 +316,20 @@ std::optional<ResolvedFunction> resolve_char_class(CharClassFn fn, const char* n
   if (fn == CharClassFn::kDigit) fixed = t.is_integer();
   if (fn == CharClassFn::kDecimal) fixed = t.is_numeric();
   bool text = t.is_character_string();
+  // Flink's generated code passes a NULL of a primitive type (integers, FLOAT, DOUBLE) as
+  // its default 0, so the type's fixed answer holds for NULL too (IS_DIGIT(CAST(NULL AS
+  // INT)) is TRUE in Flink 2.3).
+  const TypeKind k = t.kind();
+  bool primitive = t.is_integer() || k == TypeKind::kFloat || k == TypeKind::kDouble;
   ResolvedFunction f;
   f.name = name;
   f.arg_types = {t};
   f.return_type = LogicalType::boolean().not_null();
   f.null_policy = NullPolicy::kCustom;
-  f.kernel = [fn, fixed, text](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
+  f.kernel = [fn, fixed, text, primitive](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
     auto* o = out.values<std::uint8_t>();
     for (std::size_t i = 0; i < ctx.rows; ++i) {
-      bool r = false;
+      bool r = primitive && fixed;
       if (a[0].valid(i)) {
         if (!text) {
           r = fixed;

@@ -4,6 +4,11 @@
 // keys (NULLS FIRST / LAST as given; Flink's default is FIRST for ASC, LAST for DESC),
 // stable, then emits the first `limit` rows. The buffer is operator state (the batch
 // encoding of column_serde.hpp), so a restore resumes with the rows already received.
+// With 'temporal' it is Flink's temporal sort on an unbounded input (the first key is an
+// ascending time attribute, no LIMIT): 'rowtime' (RowTimeSortOperator) buffers the rows and
+// emits those a watermark passes, sorted; as Flink's, it drops a row not after the last time
+// it emitted (starting at 0), not after the watermark. 'proctime' (ProcTimeSortOperator)
+// emits each arriving batch sorted.
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -13,6 +18,7 @@
 #include "clink/core/error.hpp"
 #include "clink/runtime/operator.hpp"
 #include "clink/sql/common/column_serde.hpp"
+#include "clink/sql/common/temporal.hpp"
 #include "clink/sql/spec/sql_op_spec.hpp"
 #include "clink/state/state_codec.hpp"
 #include "sql_op_registration.hpp"
@@ -110,12 +116,22 @@ int compare_values(const Column& c, std::size_t a, std::size_t b) {
 
 class SqlSortOperator final : public StreamOperator {
  public:
-  SqlSortOperator(std::string where, SchemaPtr schema, std::vector<SortKey> keys, std::int64_t limit)
-      : where_(std::move(where)), schema_(std::move(schema)), keys_(std::move(keys)), limit_(limit), rows_(schema_) {}
+  enum class Temporal { kNone, kRowtime, kProctime };
+  SqlSortOperator(std::string where, SchemaPtr schema, std::vector<SortKey> keys, std::int64_t limit, Temporal temporal)
+      : where_(std::move(where)),
+        schema_(std::move(schema)),
+        keys_(std::move(keys)),
+        limit_(limit),
+        temporal_(temporal),
+        rows_(schema_) {}
 
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
     check_parallelism(ctx, where_);
+    for (const auto& item : ctx.operator_state().list(kEmittedState)) {
+      std::string_view in(item);
+      emitted_ = StateCodec<std::int64_t>::decode(in);
+    }
     for (const auto& item : ctx.operator_state().list(kState)) {
       ColumnBatch b = deserialize_batch(schema_, item);
       std::vector<std::uint32_t> all(b.size());
@@ -130,18 +146,57 @@ class SqlSortOperator final : public StreamOperator {
       if (in.row_kind(r) != RowKind::kInsert)
         throw ClinkError(where_ + ": ORDER BY consumes insert-only input, row " + std::to_string(r) + " is " +
                          std::string(row_kind_short_string(in.row_kind(r))));
-    all_.resize(in.size());
-    std::iota(all_.begin(), all_.end(), 0u);
+    all_.clear();
+    for (std::size_t r = 0; r < in.size(); ++r)  // a rowtime sort drops late rows
+      if (temporal_ != Temporal::kRowtime || (!in.column(keys_[0].column).is_null(r) && time_ms(in, r) > emitted_))
+        all_.push_back(static_cast<std::uint32_t>(r));
     rows_.append_gather(in, all_.data(), all_.size());
+    if (temporal_ == Temporal::kProctime) emit_sorted(rows_.size());
+  }
+
+  void process_watermark(Watermark wm) override {
+    if (temporal_ == Temporal::kRowtime && !wm.idle) {
+      // The rows at or before the watermark leave, sorted; the rest wait.
+      std::vector<std::uint32_t> waiting;
+      all_.clear();
+      for (std::size_t r = 0; r < rows_.size(); ++r) {
+        const std::int64_t t = time_ms(rows_, r);
+        if (t <= wm.timestamp) {
+          all_.push_back(static_cast<std::uint32_t>(r));
+          emitted_ = std::max(emitted_, t);
+        } else {
+          waiting.push_back(static_cast<std::uint32_t>(r));
+        }
+      }
+      if (!all_.empty()) {
+        ColumnBatch rest = rows_.gather(waiting.data(), waiting.size());
+        rows_ = rows_.gather(all_.data(), all_.size());
+        emit_sorted(rows_.size());
+        rows_ = std::move(rest);
+      }
+    }
+    StreamOperator::process_watermark(wm);
   }
 
   void snapshot_state(std::int64_t) override {
     auto& items = ctx().operator_state().list(kState);
     items.assign(1, serialize_batch(rows_));
+    auto& emitted = ctx().operator_state().list(kEmittedState);
+    emitted.assign(1, std::string());
+    StateCodec<std::int64_t>::encode(emitted_, emitted.front());
   }
 
-  void finish() override {
-    std::vector<std::uint32_t> order(rows_.size());
+  void finish() override { emit_sorted(rows_.size()); }
+
+ private:
+  // A row's time attribute in milliseconds (the column holds microseconds).
+  std::int64_t time_ms(const ColumnBatch& b, std::size_t r) const {
+    return floor_div(b.column(keys_[0].column).values<std::int64_t>()[r], 1000);
+  }
+
+  // Emits the buffered rows sorted (the first `limit` of them) and clears the buffer.
+  void emit_sorted(std::size_t count) {
+    std::vector<std::uint32_t> order(count);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [this](std::uint32_t a, std::uint32_t b) { return less(a, b); });
     if (limit_ >= 0 && static_cast<std::size_t>(limit_) < order.size()) order.resize(static_cast<std::size_t>(limit_));
@@ -152,7 +207,6 @@ class SqlSortOperator final : public StreamOperator {
     rows_.clear();
   }
 
- private:
   bool less(std::uint32_t a, std::uint32_t b) const {
     for (const auto& k : keys_) {
       const Column& c = rows_.column(k.column);
@@ -168,10 +222,13 @@ class SqlSortOperator final : public StreamOperator {
   }
 
   static constexpr const char* kState = "sql-sort-buffer";
+  static constexpr const char* kEmittedState = "sql-sort-emitted";
   std::string where_;
   SchemaPtr schema_;
   std::vector<SortKey> keys_;
   std::int64_t limit_;
+  Temporal temporal_;
+  std::int64_t emitted_ = 0;  // the largest time a rowtime sort emitted
   ColumnBatch rows_;
   std::vector<std::uint32_t> all_;
 };
@@ -198,7 +255,7 @@ void register_sql_limit_sort(OperatorRegistry& r) {
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SqlOpParams p(ctx, "sql_sort", {"keys", "limit"});
+        SqlOpParams p(ctx, "sql_sort", {"keys", "limit", "temporal"});
         SchemaPtr in = p.input_schema(0);
         check_schema_equal(*in, *p.output_schema(), p.where() + ": param 'schema'");
         const auto& keys = p.require("keys");
@@ -219,8 +276,18 @@ void register_sql_limit_sort(OperatorRegistry& r) {
           sort_keys.push_back(sk);
         }
         std::int64_t limit = p.get_int("limit", -1, 0);
-        return [where = p.where(), in, sort_keys, limit] {
-          return std::make_unique<SqlSortOperator>(where, in, sort_keys, limit);
+        using Temporal = SqlSortOperator::Temporal;
+        Temporal temporal = Temporal::kNone;
+        const std::string mode = p.get_choice("temporal", "none", {"none", "rowtime", "proctime"});
+        if (mode != "none") {
+          temporal = mode == "rowtime" ? Temporal::kRowtime : Temporal::kProctime;
+          const TypeKind k = in->type(sort_keys[0].column).kind();
+          if (sort_keys[0].descending || (k != TypeKind::kTimestamp && k != TypeKind::kTimestampLtz))
+            p.fail("param 'temporal': the first key must be an ascending TIMESTAMP or TIMESTAMP_LTZ column");
+          if (limit >= 0) p.fail("param 'temporal' takes no 'limit'");
+        }
+        return [where = p.where(), in, sort_keys, limit, temporal] {
+          return std::make_unique<SqlSortOperator>(where, in, sort_keys, limit, temporal);
         };
       }});
 }

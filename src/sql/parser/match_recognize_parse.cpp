@@ -83,6 +83,10 @@ class ClauseParser {
           mr.skip_variable = c.identifier("a pattern variable");
         }
       }
+    } else {
+      // Without AFTER MATCH, Flink 2.3 skips to the next row (Calcite's default), not past
+      // the last row as its documentation says: every match, overlapping ones too.
+      mr.skip = ast::MatchRecognize::Skip::ToNextRow;
     }
     mr.pattern_pos = c.position();
     c.expect("PATTERN");

@@ -287,6 +287,8 @@ struct Compiler {
         json limit = nullptr;
         if (s.limit) limit = *s.limit + s.offset;
         json p = {{"schema", schema_to_json(s.schema)}, {"keys", keys}, {"limit", limit}};
+        if (is_temporal_sort(s))
+          p["temporal"] = is_proctime_attribute(n.input(), s.keys[0].column) ? "proctime" : "rowtime";
         std::string id = add("sql_sort", in, p, nullptr, true, &n.input().schema);
         if (s.offset == 0) return {id};
         json lp = {{"schema", schema_to_json(s.schema)}, {"limit", s.limit ? json(*s.limit) : json(-1)},

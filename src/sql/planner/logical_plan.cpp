@@ -38,7 +38,10 @@ std::string agg_text(const AggregateCall& a, const Schema& input) {
   if (a.distinct) args = "DISTINCT ";
   for (std::size_t i = 0; i < a.args.size(); ++i) args += (i ? ", " : "") + input.name(a.args[i]);
   if (a.args.empty() && a.function == "COUNT") args += "*";
-  std::string s = fmt::format("{}({})", a.function, args);
+  // The binder's $OVER_ variants (binder_over.cpp) print as the function the query called.
+  std::string_view fn = a.function;
+  if (fn.starts_with("$OVER_")) fn.remove_prefix(6);
+  std::string s = fmt::format("{}({})", fn, args);
   if (a.filter) s += fmt::format(" FILTER {}", input.name(*a.filter));
   return s + " AS " + a.name;
 }

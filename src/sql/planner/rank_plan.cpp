@@ -7,11 +7,30 @@
 
 #include "clink/core/duration.hpp"
 #include "clink/sql/catalog/catalog.hpp"
+#include "clink/sql/spec/connector_table.hpp"
 #include "clink/sql/planner/join_analysis.hpp"
 #include "clink/sql/planner/plan_properties.hpp"
 #include "plan_rewrite.hpp"
 
 namespace clink::sql {
+
+bool plan_is_bounded(const LogicalNode& n) {
+  if (n.kind == LogicalKind::kValues) return true;
+  if (n.kind == LogicalKind::kScan) {
+    const TableDef& t = static_cast<const LogicalScan&>(n).table;
+    return sql_source_bounded(t.connector(), t.options);
+  }
+  for (const auto& i : n.inputs)
+    if (!plan_is_bounded(*i)) return false;
+  return true;
+}
+
+bool is_temporal_sort(const LogicalSort& sort) {
+  const LogicalNode& in = sort.input();
+  const SortKey& first = sort.keys[0];
+  return !sort.limit && sort.offset == 0 && !first.descending &&
+         (is_time_attribute(in, first.column) || is_proctime_attribute(in, first.column));
+}
 
 std::string rank_type_name(RankType t) {
   switch (t) {

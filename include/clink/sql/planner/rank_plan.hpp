@@ -37,6 +37,16 @@ struct RankAnalysis {
 
 // Throws TranslationError when the rank has no range (no filter on it: an OVER aggregate).
 RankAnalysis analyze_rank(const LogicalRank& rank);
+
+// Whether every row of the plan's sources arrives before their end: VALUES, and scans the
+// connector table calls bounded for their options (the rule ANALYZE TABLE uses).
+bool plan_is_bounded(const LogicalNode& n);
+
+// Flink's temporal sort: ORDER BY ascending on a time attribute first, without LIMIT, over
+// an insert-only input, bounded or not (as Flink's streaming mode plans it). It emits rows
+// as the watermark passes them (rowtime) or as they arrive (processing time), ordered by
+// the remaining keys within one time.
+bool is_temporal_sort(const LogicalSort& sort);
 // The same, reading the input's changelog mode from (and keeping it in) `props`.
 RankAnalysis analyze_rank(const LogicalRank& rank, PlanProperties& props);
 
