@@ -43,6 +43,9 @@ struct PtfConfig {
   std::string uid;
   bool set_semantics = true;
   std::vector<std::size_t> partition_keys;
+  // The input columns each output row starts with: the PARTITION BY columns, or every
+  // column (PASS_COLUMNS_THROUGH).
+  std::vector<std::size_t> prefix;
   std::vector<SortKey> order_keys;
   std::optional<std::size_t> on_time;
   PtfArgs args;
@@ -143,8 +146,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     if (n == 0) return;
     ColumnBatch& o = out_batch();
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < cfg_->partition_keys.size(); ++k)
-        o.column(k).append_range(in.column(cfg_->partition_keys[k]), r, r + 1);
+      for (std::size_t k = 0; k < cfg_->prefix.size(); ++k) o.column(k).append_range(in.column(cfg_->prefix[k]), r, r + 1);
     finish_rows(n, t, t ? *t : event_time);
   }
 
@@ -261,7 +263,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     const std::size_t n = fn_out_->rows() - taken_;
     if (n == 0) return 0;
     ColumnBatch& o = out_batch();
-    const std::size_t base = cfg_->partition_keys.size();
+    const std::size_t base = cfg_->prefix.size();
     for (std::size_t c = 0; c < staging_.num_columns(); ++c)
       o.column(base + c).append_range(staging_.column(c), taken_, taken_ + n);
     taken_ += n;
@@ -344,6 +346,9 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     if (!cfg_->set_semantics)
       throw ClinkError(cfg_->where + ": " + cfg_->def->name + " has row semantics: timers need a table with set "
                        "semantics");
+    if (cfg_->def->signature.pass_columns_through)
+      throw ClinkError(cfg_->where + ": " + cfg_->def->name + " passes its input's columns through "
+                       "(PASS_COLUMNS_THROUGH), so it cannot use timers: a timer's row has no input row");
   }
   void register_named(char domain, std::string_view name, std::int64_t t) {
     check_timers();
@@ -486,13 +491,17 @@ void register_sql_process_table_function(OperatorRegistry& r) {
         if (cfg->args.size() != sig.params.size())
           p.fail("param 'args' has " + std::to_string(cfg->args.size()) + " values for " +
                  std::to_string(sig.params.size()) + " parameters of " + fn);
-        const std::size_t expected = cfg->partition_keys.size() + sig.output.size() + (cfg->on_time ? 1 : 0);
+        if (sig.pass_columns_through)
+          for (std::size_t c = 0; c < cfg->in_schema->size(); ++c) cfg->prefix.push_back(c);
+        else
+          cfg->prefix = cfg->partition_keys;
+        const std::size_t expected = cfg->prefix.size() + sig.output.size() + (cfg->on_time ? 1 : 0);
         if (cfg->out_schema->size() != expected)
           p.fail("the output schema has " + std::to_string(cfg->out_schema->size()) + " columns, " + fn + " makes " +
                  std::to_string(expected));
         std::vector<RowField> fn_fields;
         for (std::size_t i = 0; i < sig.output.size(); ++i)
-          fn_fields.push_back(cfg->out_schema->field(cfg->partition_keys.size() + i));
+          fn_fields.push_back(cfg->out_schema->field(cfg->prefix.size() + i));
         cfg->fn_schema = std::make_shared<const Schema>(std::move(fn_fields));
         return [cfg] { return std::make_unique<ProcessTableFunctionOperator>(cfg); };
       }});

@@ -76,6 +76,10 @@ struct PtfSignature {
   std::vector<PtfScalarParam> params;
   std::vector<RowField> output;  // the function's columns (BOOLEAN, INT, BIGINT, DOUBLE, STRING)
   std::vector<PtfStateDecl> state;
+  // ArgumentTrait.PASS_COLUMNS_THROUGH: each output row starts with all of the input
+  // row's columns (not only the PARTITION BY ones), taken from the row eval() was called
+  // with. As in Flink, such a function uses no timers (an on_timer() row has no input row).
+  bool pass_columns_through = false;
 };
 
 // One input row of the table argument (all of its columns, as the table has them).
