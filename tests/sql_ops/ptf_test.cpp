@@ -145,5 +145,55 @@ TEST(SqlPtf, RowSemanticsHaveNoStateOrTimers) {
   }
 }
 
+// PASS_COLUMNS_THROUGH: each output row starts with the input row's columns (k, v), then
+// the function's (v doubled); v = 0 tries a timer, which such a function may not use.
+class Doubling final : public sql::ProcessTableFunction {
+ public:
+  void eval(sql::PtfContext& ctx, const sql::PtfRow& in, const sql::PtfArgs&) override {
+    if (in.bigint_at(1) == 0) return ctx.register_on_processing_time("t", 1);
+    ctx.out().add_row();
+    ctx.out().set_bigint(0, 2 * in.bigint_at(1));
+  }
+};
+
+TEST(SqlPtf, PassColumnsThroughStartsEachRowWithTheInputRowAndAllowsNoTimers) {
+  sql::PtfSignature sig;
+  sig.pass_columns_through = true;
+  sig.output = {{"x", LogicalType::bigint()}};
+  sql::ProcessTableFunctionRegistry::process().add("Doubling", sig, [] { return std::make_unique<Doubling>(); });
+  const json p = {{"input_schemas", json::array({schema_json(kv())})},
+                  {"schema", schema_json(sql::make_schema({{"k", LogicalType::string()},
+                                                           {"v", LogicalType::bigint()},
+                                                           {"x", LogicalType::bigint()}}))},
+                  {"function", "Doubling"},
+                  {"set_semantics", true},
+                  {"partition_keys", json::array({0})},
+                  {"args", json::array()}};
+  OpHarness h("sql_process_table_function", p);
+  h.push(rows({{"a", 1}, {"b", 5}, {"a", 3}}));
+  EXPECT_THAT(h.lines, ElementsAre("+I[a, 1, 2]", "+I[b, 5, 10]", "+I[a, 3, 6]"));
+  try {
+    h.push(rows({{"a", 0}}));
+    FAIL() << "no error";
+  } catch (const ClinkError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("Doubling passes its input's columns through (PASS_COLUMNS_THROUGH), "
+                                               "so it cannot use timers"));
+  }
+}
+
+TEST(SqlPtf, SupportUpdatesExcludesPassColumnsThrough) {
+  sql::PtfSignature sig;
+  sig.pass_columns_through = true;
+  sig.supports_updates = true;
+  sig.output = {{"x", LogicalType::bigint()}};
+  try {
+    sql::ProcessTableFunctionRegistry::process().add("Both", sig, [] { return std::make_unique<Doubling>(); });
+    FAIL() << "no error";
+  } catch (const ClinkError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("process table function Both: PASS_COLUMNS_THROUGH is not supported if "
+                                               "SUPPORT_UPDATES is declared"));
+  }
+}
+
 }  // namespace
 }  // namespace clink::test

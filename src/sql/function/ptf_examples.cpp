@@ -143,6 +143,19 @@ class Enumerate final : public ProcessTableFunction {
   }
 };
 
+// SUPPORT_UPDATES: an updating table as an append-only one, each change a row with its
+// flag (as Flink's changelog example): the flag, then the row's values.
+class Changes final : public ProcessTableFunction {
+ public:
+  void eval(PtfContext& ctx, const PtfRow& in, const PtfArgs&) override {
+    std::string values;
+    for (std::size_t i = 0; i < in.size(); ++i) values += (i ? " " : "") + in.text_at(i);
+    ctx.out().add_row();
+    ctx.out().set_string(0, row_kind_short_string(in.kind()));
+    ctx.out().set_string(1, values);
+  }
+};
+
 }  // namespace
 
 void register_example_ptfs(ProcessTableFunctionRegistry& r) {
@@ -202,6 +215,12 @@ void register_example_ptfs(ProcessTableFunctionRegistry& r) {
     s.output = {{"n", LogicalType::bigint()}};
     s.state = {{"seen", PtfStateKind::kValue}};
     r.add("clink.examples.ptf.Enumerate", s, factory<Enumerate>());
+  }
+  {
+    PtfSignature s;
+    s.supports_updates = true;
+    s.output = {{"flag", str}, {"vals", str}};
+    r.add("clink.examples.ptf.Changes", s, factory<Changes>());
   }
 }
 

@@ -100,7 +100,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   void process_batch(int, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
     for (std::size_t r = 0; r < in.size(); ++r) {
-      if (in.row_kind(r) != RowKind::kInsert)
+      if (in.row_kind(r) != RowKind::kInsert && !cfg_->def->signature.supports_updates)
         throw ClinkError(cfg_->where + ": a process table function takes an insert-only table, got " +
                          std::string(row_kind_short_string(in.row_kind(r))));
       if (cfg_->set_semantics) {

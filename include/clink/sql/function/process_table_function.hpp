@@ -80,6 +80,11 @@ struct PtfSignature {
   // row's columns (not only the PARTITION BY ones), taken from the row eval() was called
   // with. As in Flink, such a function uses no timers (an on_timer() row has no input row).
   bool pass_columns_through = false;
+  // ArgumentTrait.SUPPORT_UPDATES: the table argument may be updating; each row reaches
+  // eval() with its change flag (PtfRow::kind(): +I, -U, +U, -D, as the input's producer
+  // encodes its changes). The function still emits inserts. Not with
+  // pass_columns_through (Flink's rule).
+  bool supports_updates = false;
 };
 
 // One input row of the table argument (all of its columns, as the table has them).
@@ -92,6 +97,8 @@ class PtfRow {
   std::size_t index_of(std::string_view name) const;
   const std::string& name(std::size_t i) const;
   bool is_null(std::size_t i) const { return batch_->column(i).is_null(row_); }
+  // The row's change flag: always kInsert unless the signature supports_updates.
+  RowKind kind() const { return batch_->row_kind(row_); }
   bool bool_at(std::size_t i) const { return batch_->column(i).values<std::uint8_t>()[row_] != 0; }
   std::int32_t int_at(std::size_t i) const { return batch_->column(i).values<std::int32_t>()[row_]; }
   std::int64_t bigint_at(std::size_t i) const { return batch_->column(i).values<std::int64_t>()[row_]; }
