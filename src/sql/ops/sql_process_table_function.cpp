@@ -49,6 +49,7 @@ struct PtfConfig {
   std::vector<SortKey> order_keys;
   std::optional<std::size_t> on_time;
   PtfArgs args;
+  std::int64_t state_ttl_ms = 0;  // table.exec.state.ttl: the TTL of state entries that set none
 };
 
 void put_be64(std::string& out, std::int64_t v) {
@@ -88,7 +89,9 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
       const StateKind kind = s.kind == PtfStateKind::kValue  ? StateKind::kValue
                              : s.kind == PtfStateKind::kList ? StateKind::kList
                                                               : StateKind::kMap;
-      states_.push_back(backend_->register_state("ptf." + s.name, kind));
+      const std::int64_t ttl = s.ttl_ms.value_or(cfg_->state_ttl_ms);  // the entry's own TTL goes first, as Flink's
+      states_.push_back(backend_->register_state("ptf." + s.name, kind, ttl > 0 ? ttl : 0));
+      ttls_.push_back(ttl > 0 ? ttl : 0);
     }
     timers_state_ = backend_->register_state("ptf$timers", StateKind::kMap);
     if (!cfg_->order_keys.empty()) {
@@ -315,13 +318,16 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     throw ClinkError(cfg_->where + ": " + cfg_->def->name + " declares no state entry `" + std::string(name) + "`");
   }
   PtfValueState value_state(std::string_view name) override {
-    return PtfValueState(backend_, states_[state_index(name, PtfStateKind::kValue, "value")].index);
+    const std::size_t i = state_index(name, PtfStateKind::kValue, "value");
+    return PtfValueState(backend_, states_[i].index, ttls_[i]);
   }
   PtfListState list_state(std::string_view name) override {
-    return PtfListState(backend_, states_[state_index(name, PtfStateKind::kList, "list")].index);
+    const std::size_t i = state_index(name, PtfStateKind::kList, "list");
+    return PtfListState(backend_, states_[i].index, ttls_[i]);
   }
   PtfMapState map_state(std::string_view name) override {
-    return PtfMapState(backend_, states_[state_index(name, PtfStateKind::kMap, "map")].index);
+    const std::size_t i = state_index(name, PtfStateKind::kMap, "map");
+    return PtfMapState(backend_, states_[i].index, ttls_[i]);
   }
   void clear_all_state() override {
     if (!cfg_->set_semantics) return;
@@ -423,6 +429,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   std::unique_ptr<ColumnBatch> out_;
   KeyedStateBackend* backend_ = nullptr;
   std::vector<StateId> states_;
+  std::vector<std::int64_t> ttls_;  // per state entry, 0: none
   StateId timers_state_, order_state_, seq_state_;
   std::string key_;
   std::optional<std::int64_t> time_;
@@ -468,7 +475,8 @@ void register_sql_process_table_function(OperatorRegistry& r) {
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_process_table_function",
-                      {"function", "uid", "set_semantics", "partition_keys", "order_keys", "on_time", "args"});
+                      {"function", "uid", "set_semantics", "partition_keys", "order_keys", "on_time", "args",
+                       "state_ttl_ms"});
         auto cfg = std::make_shared<PtfConfig>();
         cfg->where = p.where();
         cfg->in_schema = p.input_schema(0);
@@ -486,6 +494,7 @@ void register_sql_process_table_function(OperatorRegistry& r) {
                         !k.at("descending").get<bool>()});
         if (p.has("on_time") && !p.require("on_time").is_null())
           cfg->on_time = p.column(p.require("on_time"), *cfg->in_schema, "param 'on_time'");
+        if (p.has("state_ttl_ms")) cfg->state_ttl_ms = p.require("state_ttl_ms").get<std::int64_t>();
         cfg->args = evaluate_args(p.has("args") ? p.require("args") : nlohmann::json::array(), p);
         const auto& sig = cfg->def->signature;
         if (cfg->args.size() != sig.params.size())

@@ -58,6 +58,10 @@ enum class PtfStateKind { kValue, kList, kMap };
 struct PtfStateDecl {
   std::string name;
   PtfStateKind kind = PtfStateKind::kValue;
+  // Flink's @StateHint(ttl = ..): an entry (a list's or map's: each element) not written
+  // for this long (processing time) expires: it is no longer returned and is cleaned up.
+  // Unset: the pipeline's table.exec.state.ttl; 0: never expires.
+  std::optional<std::int64_t> ttl_ms;
 };
 
 // A scalar argument after the table: BOOLEAN, INT, BIGINT, DOUBLE, STRING or
@@ -143,7 +147,7 @@ using PtfStateAccess = ::clink::KeyedStateBackend;
 // little-endian int64). Valid during the eval() / on_timer() call that made them.
 class PtfValueState {
  public:
-  PtfValueState(PtfStateAccess* a, int id) : access_(a), id_(id) {}
+  PtfValueState(PtfStateAccess* a, int id, std::int64_t ttl_ms = 0) : access_(a), id_(id), ttl_ms_(ttl_ms) {}
   std::optional<std::string> get() const;
   void set(std::string_view bytes);
   std::optional<std::int64_t> get_int64() const;
@@ -153,10 +157,11 @@ class PtfValueState {
  private:
   PtfStateAccess* access_;
   int id_;
+  std::int64_t ttl_ms_;  // 0: no TTL; else the entry's bytes start with its last write time
 };
 class PtfListState {
  public:
-  PtfListState(PtfStateAccess* a, int id) : access_(a), id_(id) {}
+  PtfListState(PtfStateAccess* a, int id, std::int64_t ttl_ms = 0) : access_(a), id_(id), ttl_ms_(ttl_ms) {}
   void add(std::string_view element);
   std::vector<std::string> get() const;  // in insertion order
   void clear();
@@ -164,10 +169,11 @@ class PtfListState {
  private:
   PtfStateAccess* access_;
   int id_;
+  std::int64_t ttl_ms_;  // 0: no TTL; else the entry's bytes start with its last write time
 };
 class PtfMapState {
  public:
-  PtfMapState(PtfStateAccess* a, int id) : access_(a), id_(id) {}
+  PtfMapState(PtfStateAccess* a, int id, std::int64_t ttl_ms = 0) : access_(a), id_(id), ttl_ms_(ttl_ms) {}
   std::optional<std::string> get(std::string_view key) const;
   void put(std::string_view key, std::string_view value);
   void remove(std::string_view key);
@@ -178,6 +184,7 @@ class PtfMapState {
  private:
   PtfStateAccess* access_;
   int id_;
+  std::int64_t ttl_ms_;  // 0: no TTL; else the entry's bytes start with its last write time
 };
 
 // What eval() and on_timer() see (Flink's Context, TimeContext and OnTimerContext).
