@@ -237,6 +237,18 @@ TEST(ClusterMaterialized, AClientWithCoordinatorHandsMaterializedTablesToIt) {
   auto shown = post_sql(c, "CREATE TABLE orders (x INT) WITH ('connector' = 'datagen');");
   EXPECT_EQ(shown.status, 400) << shown.body.dump();
 
+  // ALTER ... ADD (Flink 2.3's schema change) goes to the coordinator too: its table has
+  // the column afterwards (a second ADD of it is refused there).
+  std::ofstream(dir / "add.sql") << "ALTER MATERIALIZED TABLE totals ADD (doubled AS total * 2);\n";
+  r = run_clink("run " + (dir / "add.sql").string() + " --coordinator " + c.address(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << c.stderr_text();
+  r = run_clink("run " + (dir / "add.sql").string() + " --coordinator " + c.address(), dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("(HTTP 400): line 1, column 38: Failed to execute ALTER MATERIALIZED TABLE statement.\n"
+                       "Column `doubled` already exists in the materialized table."),
+            std::string::npos)
+      << r.err;
+
   // A statement the coordinator refuses fails the client, naming the coordinator's error.
   std::ofstream(dir / "again.sql") << "ALTER MATERIALIZED TABLE totals SUSPEND;\n";
   r = run_clink("run " + (dir / "again.sql").string() + " --coordinator " + c.address(), dir);

@@ -80,9 +80,22 @@ TEST(ParserMaterialized, AlterRefreshDropAndTheViewSpelling) {
   EXPECT_EQ(m->partition[1].value, "3");
   EXPECT_EQ(error_of("ALTER MATERIALIZED TABLE t SET ('a' = 'b')"),
             "TranslationError: line 1, column 28: ALTER MATERIALIZED TABLE ... SET is not supported (SUSPEND, RESUME, "
-            "REFRESH and AS <query> are)");
+            "REFRESH, AS <query>, ADD, MODIFY and DROP are)");
   EXPECT_EQ(error_of("ALTER MATERIALIZED TABLE t STOP"),
-            "ParseError: line 1, column 28: expected SUSPEND, RESUME, REFRESH or AS but found 'STOP'");
+            "ParseError: line 1, column 28: expected SUSPEND, RESUME, REFRESH, AS, ADD, MODIFY or DROP but found 'STOP'");
+  // Flink 2.3's schema changes: one ADD / MODIFY / DROP per statement.
+  check("ALTER MATERIALIZED TABLE t ADD (c AS a + 1, WATERMARK FOR ts AS ts)",
+        "ALTER MATERIALIZED TABLE t ADD (c AS (a + 1), WATERMARK FOR ts AS ts)");
+  check("ALTER MATERIALIZED TABLE t MODIFY a BIGINT", "ALTER MATERIALIZED TABLE t MODIFY (a BIGINT)");
+  check("ALTER MATERIALIZED TABLE t DROP (c, d)", "ALTER MATERIALIZED TABLE t DROP (c, d)");
+  check("ALTER MATERIALIZED TABLE t DROP CONSTRAINT k", "ALTER MATERIALIZED TABLE t DROP CONSTRAINT k");
+  EXPECT_EQ(parse("ALTER MATERIALIZED TABLE t DROP WATERMARK").statements[0].as<ast::MaterializedTable>()->action,
+            ast::MaterializedTable::Action::AlterSchema);
+  EXPECT_EQ(error_of("ALTER MATERIALIZED TABLE t ADD (c AS 1), ADD (d AS 2)"),
+            "ParseError: line 1, column 40: unexpected ','");
+  EXPECT_EQ(error_of("ALTER MATERIALIZED TABLE t DROP DISTRIBUTION"),
+            "TranslationError: line 1, column 33: ALTER MATERIALIZED TABLE ... DROP DISTRIBUTION is not supported "
+            "(clink has no DISTRIBUTED BY: a backing table's files are written per partition, not per bucket)");
   EXPECT_EQ(error_of("CREATE OR REPLACE MATERIALIZED TABLE t AS SELECT 1"),
             "TranslationError: line 1, column 8: CREATE OR REPLACE is not supported for materialized tables: CREATE OR "
             "ALTER changes an existing one's query, or DROP it and CREATE it again");

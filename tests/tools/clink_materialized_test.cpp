@@ -88,6 +88,35 @@ TEST_F(ClinkMaterialized, PersistsAcrossProcessesWithCatalogDir) {
   EXPECT_FALSE(fs::exists(fs::path(cat) / "materialized" / "totals"));
 }
 
+// ALTER MATERIALIZED TABLE ... ADD / DROP (Flink 2.3's schema changes) persist in the
+// catalog directory: a new process reads the computed column, refreshes without the
+// dropped key (the snapshot then keeps a multiset) and shows the changed definition.
+TEST_F(ClinkMaterialized, SchemaChangesPersistAcrossProcesses) {
+  std::string src = orders(kOrders);
+  std::string cat = (dir_ / "catalog").string();
+  write("create.sql", "CREATE TABLE orders (id INT, shop STRING, amount BIGINT) WITH ('connector' = 'filesystem', "
+                      "'path' = '" + src + "', 'format' = 'json');\n"
+                      "CREATE MATERIALIZED TABLE totals FRESHNESS = INTERVAL '1' HOUR AS "
+                      "SELECT shop, SUM(amount) AS total FROM orders GROUP BY shop;\n"
+                      "ALTER MATERIALIZED TABLE totals ADD (doubled AS total * 2);\n"
+                      "ALTER MATERIALIZED TABLE totals DROP PRIMARY KEY;\n");
+  auto r = clink("run -q --catalog-dir " + cat + " " + (dir_ / "create.sql").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(slurp(fs::path(cat) / "materialized" / "totals.json"), HasSubstr("\"primary_key\": []"));
+
+  orders(std::string(kOrders) + "{\"id\": 4, \"shop\": \"c\", \"amount\": 1}\n");
+  write("read.sql", "ALTER MATERIALIZED TABLE totals REFRESH;\nSELECT shop, total, doubled FROM totals WHERE shop = 'c';\n"
+                    "DESCRIBE totals;\n");
+  r = clink("run -q --catalog-dir " + cat + " " + (dir_ / "read.sql").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("| +I |                              c |                    1 |                    2 |"));
+  EXPECT_THAT(r.out, HasSubstr("| doubled | BIGINT |  TRUE |     | AS total * 2 |           |"));
+  EXPECT_THAT(r.out, HasSubstr("|    shop | STRING | FALSE |     |              |           |"));
+  EXPECT_EQ(sorted_file_lines(fs::path(cat) / "materialized" / "totals" / "part-0.json"),
+            (std::vector<std::string>{R"({"shop":"a","total":15})", R"({"shop":"b","total":20})",
+                                      R"({"shop":"c","total":1})"}));
+}
+
 // `--keep-refreshing` refreshes an ACTIVATED FULL table on its freshness until stopped;
 // a SUSPENDED one is left alone. A reader polling the backing meanwhile only ever sees a
 // complete snapshot (the rename is atomic): never a torn or empty file.

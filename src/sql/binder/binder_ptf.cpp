@@ -160,9 +160,13 @@ Bound Binder::Impl::bind_process_table_function(const ast::WindowTvf& call, cons
   if (node->set_semantics == false && !sig.state.empty())
     fail(ref.pos, fmt::format("process table function {} has state but row semantics", fname));
 
-  // Output: PARTITION BY columns, the function's columns, rowtime.
+  // Output: PARTITION BY columns (every input column with PASS_COLUMNS_THROUGH), the
+  // function's columns, rowtime.
   std::vector<RowField> fields;
-  for (std::size_t k : node->partition_keys) fields.push_back({in.scope.columns[k].name, in.scope.columns[k].type});
+  if (sig.pass_columns_through)
+    for (const auto& f : in.plan->schema.fields()) fields.push_back(f);
+  else
+    for (std::size_t k : node->partition_keys) fields.push_back({in.scope.columns[k].name, in.scope.columns[k].type});
   for (const auto& f : sig.output) fields.push_back({f.name, f.type.with_nullable(true)});
   if (node->on_time) fields.push_back({"rowtime", in.scope.columns[*node->on_time].type.with_nullable(false)});
   std::vector<std::string> names;

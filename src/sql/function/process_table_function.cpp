@@ -54,6 +54,9 @@ void ProcessTableFunctionRegistry::add(std::string_view name, PtfSignature sig,
   if (!make) throw ClinkError("process table function " + n + " has no factory");
   if (sig.output.empty()) throw ClinkError("process table function " + n + " has no output columns");
   if (sig.table_arg.empty()) throw ClinkError("process table function " + n + " has no table argument name");
+  if (sig.supports_updates && sig.pass_columns_through)
+    throw ClinkError("process table function " + n + ": PASS_COLUMNS_THROUGH is not supported if SUPPORT_UPDATES is "
+                     "declared (as in Flink)");
   if (sig.semantics == PtfTableSemantics::kRow && !sig.state.empty())
     throw ClinkError("process table function " + n + ": a table with row semantics cannot have state (Flink: state "
                      "needs TABLE_AS_SET)");

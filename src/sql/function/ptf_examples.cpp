@@ -119,6 +119,43 @@ std::function<std::unique_ptr<ProcessTableFunction>()> factory() {
   return [] { return std::make_unique<F>(); };
 }
 
+// Row semantics with PASS_COLUMNS_THROUGH: the input row's columns, then its score's
+// level ('high' above 100, 'low', NULL without a score).
+class ScoreLevel final : public ProcessTableFunction {
+ public:
+  void eval(PtfContext& ctx, const PtfRow& in, const PtfArgs&) override {
+    const std::size_t c = in.index_of("score");
+    ctx.out().add_row();
+    if (!in.is_null(c)) ctx.out().set_string(0, in.bigint_at(c) > 100 ? "high" : "low");
+  }
+};
+
+// Set semantics with PASS_COLUMNS_THROUGH and value state: the input row's columns, then
+// its position in its partition (1, 2, ...).
+class Enumerate final : public ProcessTableFunction {
+ public:
+  void eval(PtfContext& ctx, const PtfRow&, const PtfArgs&) override {
+    auto seen = ctx.value_state("seen");
+    const std::int64_t n = seen.get_int64().value_or(0) + 1;
+    seen.set_int64(n);
+    ctx.out().add_row();
+    ctx.out().set_bigint(0, n);
+  }
+};
+
+// SUPPORT_UPDATES: an updating table as an append-only one, each change a row with its
+// flag (as Flink's changelog example): the flag, then the row's values.
+class Changes final : public ProcessTableFunction {
+ public:
+  void eval(PtfContext& ctx, const PtfRow& in, const PtfArgs&) override {
+    std::string values;
+    for (std::size_t i = 0; i < in.size(); ++i) values += (i ? " " : "") + in.text_at(i);
+    ctx.out().add_row();
+    ctx.out().set_string(0, row_kind_short_string(in.kind()));
+    ctx.out().set_string(1, values);
+  }
+};
+
 }  // namespace
 
 void register_example_ptfs(ProcessTableFunctionRegistry& r) {
@@ -164,6 +201,26 @@ void register_example_ptfs(ProcessTableFunctionRegistry& r) {
                 {"vals", str}};
     s.state = {{"values", PtfStateKind::kList}, {"distinct", PtfStateKind::kMap}, {"start", PtfStateKind::kValue}};
     r.add("clink.examples.ptf.SessionSummary", s, factory<SessionSummary>());
+  }
+  {
+    PtfSignature s;
+    s.semantics = PtfTableSemantics::kRow;
+    s.pass_columns_through = true;
+    s.output = {{"level", str}};
+    r.add("clink.examples.ptf.ScoreLevel", s, factory<ScoreLevel>());
+  }
+  {
+    PtfSignature s;
+    s.pass_columns_through = true;
+    s.output = {{"n", LogicalType::bigint()}};
+    s.state = {{"seen", PtfStateKind::kValue}};
+    r.add("clink.examples.ptf.Enumerate", s, factory<Enumerate>());
+  }
+  {
+    PtfSignature s;
+    s.supports_updates = true;
+    s.output = {{"flag", str}, {"vals", str}};
+    r.add("clink.examples.ptf.Changes", s, factory<Changes>());
   }
 }
 

@@ -179,7 +179,7 @@ void CatalogDdl::use(const ast::Use& stmt, SourcePosition pos) const {
                           n.back(), kDefaultCatalog, kDefaultDatabase));
 }
 
-std::string CatalogDdl::show_create_table(const TableDef& t) const {
+std::vector<std::string> show_create_schema_lines(const TableDef& t) {
   std::vector<std::string> lines;
   for (const auto& c : t.columns) {
     std::string s = "  " + q(c.name) + " ";
@@ -201,6 +201,11 @@ std::string CatalogDdl::show_create_table(const TableDef& t) const {
     for (const auto& k : t.primary_key) cols.push_back(q(k));
     lines.push_back(fmt::format("  CONSTRAINT {} PRIMARY KEY ({}) NOT ENFORCED", q(t.primary_key_name), fmt::join(cols, ", ")));
   }
+  return lines;
+}
+
+std::string CatalogDdl::show_create_table(const TableDef& t) const {
+  const std::vector<std::string> lines = show_create_schema_lines(t);
   std::string out = fmt::format("CREATE {}TABLE `default_catalog`.`default_database`.{} (\n", t.temporary ? "TEMPORARY " : "", q(t.name));
   out += fmt::format("{}\n)", fmt::join(lines, ",\n"));
   if (!t.comment.empty()) out += "\nCOMMENT " + ast::quote_string(t.comment);

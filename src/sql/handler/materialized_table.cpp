@@ -280,6 +280,7 @@ void MaterializedTables::execute(const ast::MaterializedTable& m, const ast::Sta
   switch (m.action) {
     case A::Create:  // CREATE OR ALTER of an existing table
     case A::AlterQuery: return alter_query(std::move(*def), m, st, jobs);
+    case A::AlterSchema: return alter_schema(std::move(*def), m, st, jobs);
     case A::Drop:  // the refresh pipeline first, as Flink's
       stop_continuous(*def, jobs);
       catalog_.remove(ObjectKind::kTable, name);
@@ -543,6 +544,10 @@ void MaterializedTables::alter_query(MaterializedTableDef def, const ast::Materi
   catalog_.replace_table(name, std::move(next));
   def.query_sql = m.query_sql;
   save(def);
+  restart_continuous(def, st, jobs);
+}
+
+void MaterializedTables::restart_continuous(MaterializedTableDef& def, const ast::Statement& st, const MaterializedJobs& jobs) {
   if (def.full() || def.status != "ACTIVATED") return;
   stop_continuous(def, jobs);
   clear_backing(def.path);

@@ -1,6 +1,8 @@
 // SHOW MATERIALIZED TABLES and SHOW CREATE MATERIALIZED TABLE, as Flink 2.3's SQL client
 // prints them (flink-sql-client's materialized_table.q): the definition's clauses in
 // Flink's order, the query as it was written.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "clink/sql/handler/catalog_ddl.hpp"
@@ -49,7 +51,13 @@ std::string MaterializedTables::show(const ast::Show& stmt, SourcePosition pos) 
   }
   std::string out = fmt::format("CREATE MATERIALIZED TABLE `{}`.`{}`.{}", kDefaultCatalog, kDefaultDatabase, q(name));
   const TableDef* backing = catalog_.table(name);
-  if (!def->primary_key.empty()) {
+  const bool derived_only =  // the columns are the query's: only a key is declared (as CREATE takes it)
+      !backing || (!backing->watermark && std::all_of(backing->columns.begin(), backing->columns.end(), [](const auto& c) {
+        return c.kind == CatalogColumn::Kind::kPhysical;
+      }));
+  if (!derived_only) {  // ALTER ... ADD gave it computed or metadata columns or a watermark: the schema, as Flink prints it
+    out += fmt::format(" (\n{}\n)", fmt::join(show_create_schema_lines(*backing), ",\n"));
+  } else if (!def->primary_key.empty()) {
     std::vector<std::string> cols;
     for (const auto& k : def->primary_key) cols.push_back(q(k));
     const std::string constraint = backing && !backing->primary_key_name.empty() ? backing->primary_key_name : "PK_" + name;

@@ -116,7 +116,11 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
                                      "refreshes (`clink run`, `clink sql`, a coordinator); this session does not run jobs");
     materialized_.execute(*s, st, jobs);
   }
-  else if (const auto* s = st.as<ast::AlterTable>()) ddl_.alter_table(*s, st.pos);
+  else if (const auto* s = st.as<ast::AlterTable>()) {
+    if (materialized_.find(s->name.back()))  // Flink's message: its schema is changed as a materialized table's
+      throw TranslationError(st.pos, "ALTER TABLE for a materialized table is not allowed");
+    ddl_.alter_table(*s, st.pos);
+  }
   else if (const auto* s = st.as<ast::AnalyzeTable>()) ddl_.analyze(*s, st.pos);
   else if (const auto* s = st.as<ast::Show>()) {
     using W = ast::Show::What;

@@ -44,9 +44,13 @@ struct PtfConfig {
   std::string uid;
   bool set_semantics = true;
   std::vector<std::size_t> partition_keys;
+  // The input columns each output row starts with: the PARTITION BY columns, or every
+  // column (PASS_COLUMNS_THROUGH).
+  std::vector<std::size_t> prefix;
   std::vector<SortKey> order_keys;
   std::optional<std::size_t> on_time;
   PtfArgs args;
+  std::int64_t state_ttl_ms = 0;  // table.exec.state.ttl: the TTL of state entries that set none
 };
 
 void put_be64(std::string& out, std::int64_t v) {
@@ -86,7 +90,9 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
       const StateKind kind = s.kind == PtfStateKind::kValue  ? StateKind::kValue
                              : s.kind == PtfStateKind::kList ? StateKind::kList
                                                               : StateKind::kMap;
-      states_.push_back(backend_->register_state("ptf." + s.name, kind));
+      const std::int64_t ttl = s.ttl_ms.value_or(cfg_->state_ttl_ms);  // the entry's own TTL goes first, as Flink's
+      states_.push_back(backend_->register_state("ptf." + s.name, kind, ttl > 0 ? ttl : 0));
+      ttls_.push_back(ttl > 0 ? ttl : 0);
     }
     timers_state_ = backend_->register_state("ptf$timers", StateKind::kMap);
     if (!cfg_->order_keys.empty()) {
@@ -98,7 +104,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   void process_batch(int, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
     for (std::size_t r = 0; r < in.size(); ++r) {
-      if (in.row_kind(r) != RowKind::kInsert)
+      if (in.row_kind(r) != RowKind::kInsert && !cfg_->def->signature.supports_updates)
         throw ClinkError(cfg_->where + ": a process table function takes an insert-only table, got " +
                          std::string(row_kind_short_string(in.row_kind(r))));
       if (cfg_->set_semantics) {
@@ -144,8 +150,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     if (n == 0) return;
     ColumnBatch& o = out_batch();
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < cfg_->partition_keys.size(); ++k)
-        o.column(k).append_range(in.column(cfg_->partition_keys[k]), r, r + 1);
+      for (std::size_t k = 0; k < cfg_->prefix.size(); ++k) o.column(k).append_range(in.column(cfg_->prefix[k]), r, r + 1);
     finish_rows(n, t, t ? *t : event_time);
   }
 
@@ -262,7 +267,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     const std::size_t n = fn_out_->rows() - taken_;
     if (n == 0) return 0;
     ColumnBatch& o = out_batch();
-    const std::size_t base = cfg_->partition_keys.size();
+    const std::size_t base = cfg_->prefix.size();
     for (std::size_t c = 0; c < staging_.num_columns(); ++c)
       o.column(base + c).append_range(staging_.column(c), taken_, taken_ + n);
     taken_ += n;
@@ -314,13 +319,16 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     throw ClinkError(cfg_->where + ": " + cfg_->def->name + " declares no state entry `" + std::string(name) + "`");
   }
   PtfValueState value_state(std::string_view name) override {
-    return PtfValueState(backend_, states_[state_index(name, PtfStateKind::kValue, "value")].index);
+    const std::size_t i = state_index(name, PtfStateKind::kValue, "value");
+    return PtfValueState(backend_, states_[i].index, ttls_[i]);
   }
   PtfListState list_state(std::string_view name) override {
-    return PtfListState(backend_, states_[state_index(name, PtfStateKind::kList, "list")].index);
+    const std::size_t i = state_index(name, PtfStateKind::kList, "list");
+    return PtfListState(backend_, states_[i].index, ttls_[i]);
   }
   PtfMapState map_state(std::string_view name) override {
-    return PtfMapState(backend_, states_[state_index(name, PtfStateKind::kMap, "map")].index);
+    const std::size_t i = state_index(name, PtfStateKind::kMap, "map");
+    return PtfMapState(backend_, states_[i].index, ttls_[i]);
   }
   void clear_all_state() override {
     if (!cfg_->set_semantics) return;
@@ -345,6 +353,9 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     if (!cfg_->set_semantics)
       throw ClinkError(cfg_->where + ": " + cfg_->def->name + " has row semantics: timers need a table with set "
                        "semantics");
+    if (cfg_->def->signature.pass_columns_through)
+      throw ClinkError(cfg_->where + ": " + cfg_->def->name + " passes its input's columns through "
+                       "(PASS_COLUMNS_THROUGH), so it cannot use timers: a timer's row has no input row");
   }
   void register_named(char domain, std::string_view name, std::int64_t t) {
     check_timers();
@@ -419,6 +430,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   std::unique_ptr<ColumnBatch> out_;
   KeyedStateBackend* backend_ = nullptr;
   std::vector<StateId> states_;
+  std::vector<std::int64_t> ttls_;  // per state entry, 0: none
   StateId timers_state_, order_state_, seq_state_;
   std::string key_;
   std::optional<std::int64_t> time_;
@@ -464,7 +476,8 @@ void register_sql_process_table_function(OperatorRegistry& r) {
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_process_table_function",
-                      {"function", "uid", "set_semantics", "partition_keys", "order_keys", "on_time", "args"});
+                      {"function", "uid", "set_semantics", "partition_keys", "order_keys", "on_time", "args",
+                       "state_ttl_ms"});
         auto cfg = std::make_shared<PtfConfig>();
         cfg->where = p.where();
         cfg->in_schema = p.input_schema(0);
@@ -482,18 +495,23 @@ void register_sql_process_table_function(OperatorRegistry& r) {
                         !k.at("descending").get<bool>()});
         if (p.has("on_time") && !p.require("on_time").is_null())
           cfg->on_time = p.column(p.require("on_time"), *cfg->in_schema, "param 'on_time'");
+        if (p.has("state_ttl_ms")) cfg->state_ttl_ms = p.require("state_ttl_ms").get<std::int64_t>();
         cfg->args = evaluate_args(p.has("args") ? p.require("args") : nlohmann::json::array(), p);
         const auto& sig = cfg->def->signature;
         if (cfg->args.size() != sig.params.size())
           p.fail("param 'args' has " + std::to_string(cfg->args.size()) + " values for " +
                  std::to_string(sig.params.size()) + " parameters of " + fn);
-        const std::size_t expected = cfg->partition_keys.size() + sig.output.size() + (cfg->on_time ? 1 : 0);
+        if (sig.pass_columns_through)
+          for (std::size_t c = 0; c < cfg->in_schema->size(); ++c) cfg->prefix.push_back(c);
+        else
+          cfg->prefix = cfg->partition_keys;
+        const std::size_t expected = cfg->prefix.size() + sig.output.size() + (cfg->on_time ? 1 : 0);
         if (cfg->out_schema->size() != expected)
           p.fail("the output schema has " + std::to_string(cfg->out_schema->size()) + " columns, " + fn + " makes " +
                  std::to_string(expected));
         std::vector<RowField> fn_fields;
         for (std::size_t i = 0; i < sig.output.size(); ++i)
-          fn_fields.push_back(cfg->out_schema->field(cfg->partition_keys.size() + i));
+          fn_fields.push_back(cfg->out_schema->field(cfg->prefix.size() + i));
         cfg->fn_schema = std::make_shared<const Schema>(std::move(fn_fields));
         return [cfg] { return std::make_unique<ProcessTableFunctionOperator>(cfg); };
       }});

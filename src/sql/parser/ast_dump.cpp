@@ -396,6 +396,8 @@ struct StatementPrinter {
       case MaterializedTable::Action::Drop: return "DROP " + kind + (m.if_exists ? "IF EXISTS " : "") + name(m.name);
       case MaterializedTable::Action::AlterQuery:
         return "ALTER " + kind + name(m.name) + " AS " + (m.query ? to_string(*m.query) : m.query_sql);
+      case MaterializedTable::Action::AlterSchema:
+        return "ALTER " + kind + name(m.name) + " " + (m.schema_change ? alter_action(*m.schema_change) : "");
     }
     return "";
   }

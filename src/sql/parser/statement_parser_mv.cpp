@@ -1,5 +1,6 @@
 // Materialized tables (Flink 2.x) and materialized views (the seed's spelling) from tokens:
-// CREATE / ALTER ... SUSPEND | RESUME | REFRESH / REFRESH MATERIALIZED VIEW / DROP. The
+// CREATE / ALTER ... SUSPEND | RESUME | REFRESH | AS | ADD | MODIFY | DROP / REFRESH
+// MATERIALIZED VIEW / DROP. The
 // defining query goes to libpg_query through the Frontend; its text is kept as written
 // (the catalog persists it and every refresh re-plans it).
 #include <charconv>
@@ -85,11 +86,19 @@ Statement::Node StatementParser::materialized(TokenCursor& c) {
       m.action = MaterializedTable::Action::AlterQuery;
       defining_query(c, m);
       return m;
-    } else if (c.peek_is("SET") || c.peek_is("RESET") || c.peek_is("ADD") || c.peek_is("MODIFY") || c.peek_is("DROP")) {
+    } else if (c.peek_is("ADD") || c.peek_is("MODIFY") || c.peek_is("DROP")) {
+      // Flink 2.3's schema changes: one ADD / MODIFY / DROP per statement, as its grammar.
+      if (c.peek_is("DISTRIBUTION", 1))
+        c.unsupported(c.peek(1), "ALTER MATERIALIZED TABLE ... " + upper_case(c.peek().text) +
+                                     " DISTRIBUTION is not supported (clink has no DISTRIBUTED BY: a backing "
+                                     "table's files are written per partition, not per bucket)");
+      m.action = MaterializedTable::Action::AlterSchema;
+      m.schema_change = alter_action(c);
+    } else if (c.peek_is("SET") || c.peek_is("RESET")) {  // Flink 2.3 parses these and refuses them too
       c.unsupported(c.peek(), "ALTER MATERIALIZED TABLE ... " + upper_case(c.peek().text) +
-                                  " is not supported (SUSPEND, RESUME, REFRESH and AS <query> are)");
+                                  " is not supported (SUSPEND, RESUME, REFRESH, AS <query>, ADD, MODIFY and DROP are)");
     } else {
-      c.fail_expected("SUSPEND, RESUME, REFRESH or AS");
+      c.fail_expected("SUSPEND, RESUME, REFRESH, AS, ADD, MODIFY or DROP");
     }
     expect_end(c);
     return m;

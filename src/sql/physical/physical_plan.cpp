@@ -321,6 +321,7 @@ struct Compiler {
                   {"uid", f.uid},                            {"set_semantics", f.set_semantics},
                   {"partition_keys", f.partition_keys},      {"order_keys", order},
                   {"on_time", f.on_time ? json(*f.on_time) : json()}, {"args", args}};
+        if (const std::int64_t ttl = state_ttl_ms(session, n.pos); ttl > 0) p["state_ttl_ms"] = ttl;
         if (!f.set_semantics) return {add("sql_process_table_function", in, p, nullptr, false, &n.input().schema)};
         const auto& keys = f.partition_keys;
         return {add("sql_process_table_function", in, p, &keys, keys.empty(), &n.input().schema)};

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "clink/sql/function/process_table_function.hpp"
 #include "clink/sql/planner/plan_properties.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 
@@ -134,8 +135,16 @@ ChangelogMode PlanProperties::derive_changelog(const LogicalNode& node) {
     }
     case LogicalKind::kProcessTableFunction: {
       // Its table argument is consumed as an append-only table (Flink's default
-      // ArgumentTrait without SUPPORT_UPDATES); the function emits inserts.
-      require_insert_only(node, changelog(node.input()), "A process table function");
+      // ArgumentTrait), unless the function declares SUPPORT_UPDATES; it emits inserts.
+      const auto& ptf = static_cast<const LogicalProcessTableFunction&>(node);
+      const ProcessTableFunctionDef* def = ProcessTableFunctionRegistry::process().find(ptf.function);
+      const ChangelogMode& in = changelog(node.input());
+      if (!def || !def->signature.supports_updates) {
+        require_insert_only(node, in, "A process table function");
+      } else if (in.updating() && !ptf.order_keys.empty()) {  // ORDER BY waits for the watermark: final rows only
+        throw TranslationError(node.pos, fmt::format("A process table function's ORDER BY needs an insert-only table, "
+                                                     "but its input produces updates ({})", where(*in.producer)));
+      }
       return {};
     }
     case LogicalKind::kMatch: {

@@ -58,6 +58,10 @@ enum class PtfStateKind { kValue, kList, kMap };
 struct PtfStateDecl {
   std::string name;
   PtfStateKind kind = PtfStateKind::kValue;
+  // Flink's @StateHint(ttl = ..): an entry (a list's or map's: each element) not written
+  // for this long (processing time) expires: it is no longer returned and is cleaned up.
+  // Unset: the pipeline's table.exec.state.ttl; 0: never expires.
+  std::optional<std::int64_t> ttl_ms;
 };
 
 // A scalar argument after the table: BOOLEAN, INT, BIGINT, DOUBLE, STRING or
@@ -76,6 +80,15 @@ struct PtfSignature {
   std::vector<PtfScalarParam> params;
   std::vector<RowField> output;  // the function's columns (BOOLEAN, INT, BIGINT, DOUBLE, STRING)
   std::vector<PtfStateDecl> state;
+  // ArgumentTrait.PASS_COLUMNS_THROUGH: each output row starts with all of the input
+  // row's columns (not only the PARTITION BY ones), taken from the row eval() was called
+  // with. As in Flink, such a function uses no timers (an on_timer() row has no input row).
+  bool pass_columns_through = false;
+  // ArgumentTrait.SUPPORT_UPDATES: the table argument may be updating; each row reaches
+  // eval() with its change flag (PtfRow::kind(): +I, -U, +U, -D, as the input's producer
+  // encodes its changes). The function still emits inserts. Not with
+  // pass_columns_through (Flink's rule).
+  bool supports_updates = false;
 };
 
 // One input row of the table argument (all of its columns, as the table has them).
@@ -88,6 +101,8 @@ class PtfRow {
   std::size_t index_of(std::string_view name) const;
   const std::string& name(std::size_t i) const;
   bool is_null(std::size_t i) const { return batch_->column(i).is_null(row_); }
+  // The row's change flag: always kInsert unless the signature supports_updates.
+  RowKind kind() const { return batch_->row_kind(row_); }
   bool bool_at(std::size_t i) const { return batch_->column(i).values<std::uint8_t>()[row_] != 0; }
   std::int32_t int_at(std::size_t i) const { return batch_->column(i).values<std::int32_t>()[row_]; }
   std::int64_t bigint_at(std::size_t i) const { return batch_->column(i).values<std::int64_t>()[row_]; }
@@ -132,7 +147,7 @@ using PtfStateAccess = ::clink::KeyedStateBackend;
 // little-endian int64). Valid during the eval() / on_timer() call that made them.
 class PtfValueState {
  public:
-  PtfValueState(PtfStateAccess* a, int id) : access_(a), id_(id) {}
+  PtfValueState(PtfStateAccess* a, int id, std::int64_t ttl_ms = 0) : access_(a), id_(id), ttl_ms_(ttl_ms) {}
   std::optional<std::string> get() const;
   void set(std::string_view bytes);
   std::optional<std::int64_t> get_int64() const;
@@ -142,10 +157,11 @@ class PtfValueState {
  private:
   PtfStateAccess* access_;
   int id_;
+  std::int64_t ttl_ms_;  // 0: no TTL; else the entry's bytes start with its last write time
 };
 class PtfListState {
  public:
-  PtfListState(PtfStateAccess* a, int id) : access_(a), id_(id) {}
+  PtfListState(PtfStateAccess* a, int id, std::int64_t ttl_ms = 0) : access_(a), id_(id), ttl_ms_(ttl_ms) {}
   void add(std::string_view element);
   std::vector<std::string> get() const;  // in insertion order
   void clear();
@@ -153,10 +169,11 @@ class PtfListState {
  private:
   PtfStateAccess* access_;
   int id_;
+  std::int64_t ttl_ms_;  // 0: no TTL; else the entry's bytes start with its last write time
 };
 class PtfMapState {
  public:
-  PtfMapState(PtfStateAccess* a, int id) : access_(a), id_(id) {}
+  PtfMapState(PtfStateAccess* a, int id, std::int64_t ttl_ms = 0) : access_(a), id_(id), ttl_ms_(ttl_ms) {}
   std::optional<std::string> get(std::string_view key) const;
   void put(std::string_view key, std::string_view value);
   void remove(std::string_view key);
@@ -167,6 +184,7 @@ class PtfMapState {
  private:
   PtfStateAccess* access_;
   int id_;
+  std::int64_t ttl_ms_;  // 0: no TTL; else the entry's bytes start with its last write time
 };
 
 // What eval() and on_timer() see (Flink's Context, TimeContext and OnTimerContext).

@@ -81,6 +81,10 @@ class CatalogDdl {
 // An expression as SQL text for the catalog (without the printer's outer parentheses).
 std::string expression_sql(const ast::Expr& e);
 
+// The schema part of SHOW CREATE TABLE: a line per column ("  `c` TYPE", "  `c` AS expr",
+// metadata), the watermark and the primary key constraint, each indented, without commas.
+std::vector<std::string> show_create_schema_lines(const TableDef& table);
+
 // The SQL client's tableau box: right-aligned cells, then "N row(s) in set".
 std::string format_tableau(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 

@@ -127,6 +127,13 @@ class MaterializedTables {
 
  private:
   void create(const ast::MaterializedTable& stmt, const ast::Statement& statement, const MaterializedJobs& jobs);
+  // ALTER ... ADD / MODIFY / DROP (materialized_table_alter.cpp).
+  void alter_schema(MaterializedTableDef def, const ast::MaterializedTable& stmt, const ast::Statement& statement,
+                    const MaterializedJobs& jobs);
+  // An activated CONTINUOUS table whose definition changed: its job is cancelled, the
+  // backing cleared and a new job started from the sources (Flink's new refresh job does
+  // not restore the old one's state either).
+  void restart_continuous(MaterializedTableDef& def, const ast::Statement& statement, const MaterializedJobs& jobs);
   void alter_query(MaterializedTableDef def, const ast::MaterializedTable& stmt, const ast::Statement& statement,
                    const MaterializedJobs& jobs);
   // Starts the maintenance job (def.job_id: its id, saved) / cancels the one running.

@@ -650,10 +650,12 @@ struct QueryStatement {
 //     [PARTITIONED BY (..)] [WITH (..)] [FRESHNESS = INTERVAL ..] [REFRESH_MODE = ..] AS query
 //   CREATE MATERIALIZED VIEW v [WITH (freshness = '5m', ..)] AS query
 //   ALTER MATERIALIZED TABLE t SUSPEND | RESUME [WITH (..)] | REFRESH [PARTITION (k = 'v')]
+//     | AS query | ADD | MODIFY (..) | DROP column(s) | WATERMARK | PRIMARY KEY | CONSTRAINT c
 //   REFRESH MATERIALIZED VIEW v;  DROP MATERIALIZED TABLE | VIEW [IF EXISTS] t
 struct MaterializedTable {
   // AlterQuery: ALTER ... AS <query> (and CREATE OR ALTER of an existing table).
-  enum class Action { Create, Suspend, Resume, Refresh, Drop, AlterQuery };
+  // AlterSchema: ALTER ... ADD / MODIFY / DROP (Flink 2.3's schema changes, in `schema_change`).
+  enum class Action { Create, Suspend, Resume, Refresh, Drop, AlterQuery, AlterSchema };
   Action action = Action::Create;
   bool view = false;  // the MATERIALIZED VIEW spelling
   bool or_alter = false;  // CREATE OR ALTER: an existing table's query is altered
@@ -672,6 +674,7 @@ struct MaterializedTable {
   std::string query_sql;  // the defining query as written
   SourcePosition query_pos;
   std::vector<Property> partition;  // REFRESH PARTITION (k = 'v', ...)
+  std::optional<AlterAction> schema_change;  // AlterSchema (DropPrimaryKey with a name: DROP CONSTRAINT)
 };
 
 struct Statement {
