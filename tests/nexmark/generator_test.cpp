@@ -119,6 +119,68 @@ TEST(NexmarkGenerator, WithoutChannelAndUrlBidsEqualNexmarksEarlierModel) {
   EXPECT_EQ(java_checksum(g, 300000), -2473213977953711882LL);
 }
 
+// Drawing an event only up to a field leaves the fields drawn before it exactly as the
+// full event's (and those after it empty), so a query reading fewer fields sees the same
+// values.
+TEST(NexmarkGenerator, DrawsUpToAFieldGiveThatFieldAndTheEarlierOnesUnchanged) {
+  const NexmarkGenerator full(config_at());
+  auto with = [](NexmarkDraws d) {
+    GeneratorConfig c = config_at();
+    c.draws = d;
+    return NexmarkGenerator(c);
+  };
+  const NexmarkGenerator bids_to_price = with({PersonDraws::kAll, AuctionDraws::kAll, BidDraws::kPrice});
+  const NexmarkGenerator bids_to_channel = with({PersonDraws::kAll, AuctionDraws::kAll, BidDraws::kChannel});
+  const NexmarkGenerator none = with({PersonDraws::kNone, AuctionDraws::kNone, BidDraws::kNone});
+  const NexmarkGenerator auctions_to_category = with({PersonDraws::kCity, AuctionDraws::kCategory, BidDraws::kAll});
+  int bids = 0, auctions = 0, people = 0;
+  for (std::int64_t n = 0; n < 5000; ++n) {
+    const NexmarkEvent e = full.event(n);
+    SCOPED_TRACE(n);
+    if (e.type == NexmarkEventType::kBid) {
+      ++bids;
+      const NexmarkEvent p = bids_to_price.event(n);
+      EXPECT_EQ(p.bid.auction, e.bid.auction);
+      EXPECT_EQ(p.bid.bidder, e.bid.bidder);
+      EXPECT_EQ(p.bid.price, e.bid.price);
+      EXPECT_EQ(p.bid.date_time, e.bid.date_time);
+      EXPECT_TRUE(p.bid.channel.empty() && p.bid.url.empty() && p.bid.extra.size() == 0);
+      const NexmarkEvent c = bids_to_channel.event(n);
+      EXPECT_EQ(c.bid.channel, e.bid.channel);
+      EXPECT_EQ(c.bid.url, e.bid.url);
+      EXPECT_EQ(c.bid.extra.size(), 0u);
+      const NexmarkEvent z = none.event(n);
+      EXPECT_EQ(z.bid.date_time, e.bid.date_time);
+      EXPECT_EQ(z.bid.auction, 0);
+      EXPECT_EQ(auctions_to_category.event(n), e);  // bids drawn whole
+    } else if (e.type == NexmarkEventType::kAuction) {
+      ++auctions;
+      const NexmarkEvent a = auctions_to_category.event(n);
+      EXPECT_EQ(a.auction.id, e.auction.id);
+      EXPECT_EQ(a.auction.seller, e.auction.seller);
+      EXPECT_EQ(a.auction.category, e.auction.category);
+      EXPECT_EQ(a.auction.date_time, e.auction.date_time);
+      EXPECT_EQ(a.auction.initial_bid, 0);
+      EXPECT_EQ(a.auction.item_name.size, 0);
+      EXPECT_EQ(none.event(n).auction.id, e.auction.id);
+      EXPECT_EQ(bids_to_price.event(n), e);  // auctions drawn whole
+    } else {
+      ++people;
+      const NexmarkEvent p = auctions_to_category.event(n);
+      EXPECT_EQ(p.person.id, e.person.id);
+      EXPECT_EQ(p.person.name, e.person.name);
+      EXPECT_EQ(p.person.email_address, e.person.email_address);
+      EXPECT_EQ(p.person.credit_card, e.person.credit_card);
+      EXPECT_EQ(p.person.city, e.person.city);
+      EXPECT_TRUE(p.person.state.empty());
+      EXPECT_EQ(p.person.extra.size(), 0u);
+      EXPECT_EQ(none.event(n).person.date_time, e.person.date_time);
+    }
+  }
+  EXPECT_EQ(bids + auctions + people, 5000);
+  EXPECT_GT(people, 0);
+}
+
 TEST(NexmarkGenerator, ProportionsAndTypeOrderOverFiftyEvents) {
   NexmarkGenerator g(config_at());
   // Event ids are 2..51: id % 50 == 0 is the person, 1..3 auctions, the rest bids.

@@ -218,12 +218,17 @@ void NexmarkGenerator::generate(std::int64_t n, NexmarkEvent& out) const {
   }
 }
 
-// PersonGenerator.nextPerson.
+// PersonGenerator.nextPerson, up to config_.draws.person.
 void NexmarkGenerator::make_person(std::int64_t id, EpochPosition pos, std::int64_t timestamp, NexmarkPerson& p) const {
-  JavaRandom r(id);
+  const PersonDraws draws = config_.draws.person;
+  if (draws != PersonDraws::kAll) p = NexmarkPerson{};
   p.id = last_person(pos) + GeneratorConfig::kFirstPersonId;
+  p.date_time = timestamp;
+  if (draws == PersonDraws::kNone) return;
+  JavaRandom r(id);
   int first = r.next_int(kFirstNameCount);
   p.name = person_name(first, r.next_int(kLastNameCount));
+  if (draws == PersonDraws::kName) return;
   // nextEmail: nextString(7) + "@" + nextString(5) + ".com"
   InlineString<7> user;
   InlineString<5> host;
@@ -237,47 +242,64 @@ void NexmarkGenerator::make_person(std::int64_t id, EpochPosition pos, std::int6
   e += host.size;
   std::memcpy(e, ".com", 4);
   p.email_address.size = static_cast<std::uint8_t>(user.size + host.size + 5);
+  if (draws == PersonDraws::kEmail) return;
   for (int i = 0; i < 4; ++i) {  // nextCreditCard: four "%04d" of nextInt(10000)
     if (i > 0) p.credit_card.data[i * 5 - 1] = ' ';
     write_four_digits(r.next_int(10000), p.credit_card.data + i * 5);
   }
   p.credit_card.size = 19;
+  if (draws == PersonDraws::kCreditCard) return;
   p.city = us_city(r.next_int(kUsCityCount));
+  if (draws == PersonDraws::kCity) return;
   p.state = us_state(r.next_int(kUsStateCount));
+  if (draws == PersonDraws::kState) return;
   int current_size = 8 + static_cast<int>(p.name.size() + p.email_address.size + p.credit_card.size + p.city.size() +
                                           p.state.size());
-  p.date_time = timestamp;
   p.extra = next_extra(r, current_size, config_.avg_person_byte_size);
 }
 
-// AuctionGenerator.nextAuction (not in extended-bid mode).
+// AuctionGenerator.nextAuction (not in extended-bid mode), up to config_.draws.auction.
 void NexmarkGenerator::make_auction(std::int64_t n, std::int64_t id, EpochPosition pos, std::int64_t timestamp,
                                     NexmarkAuction& a) const {
-  JavaRandom r(id);
+  const AuctionDraws draws = config_.draws.auction;
+  if (draws != AuctionDraws::kAll) a = NexmarkAuction{};
   a.id = last_auction(pos) + GeneratorConfig::kFirstAuctionId;
+  a.date_time = timestamp;
+  if (draws == AuctionDraws::kNone) return;
+  JavaRandom r(id);
   std::int64_t seller;
   if (r.next_int(hot_sellers_) > 0)  // the first person of the last 100
     seller = (last_person(pos) / kHotSellerRatio) * kHotSellerRatio;
   else
     seller = next_person(pos, r);
-  a.category = GeneratorConfig::kFirstCategoryId + r.next_int(kNumCategories);
   a.seller = seller + GeneratorConfig::kFirstPersonId;
+  if (draws == AuctionDraws::kSeller) return;
+  a.category = GeneratorConfig::kFirstCategoryId + r.next_int(kNumCategories);
+  if (draws == AuctionDraws::kCategory) return;
   a.initial_bid = next_price(r);
+  if (draws == AuctionDraws::kInitialBid) return;
   // nextAuctionLengthMs: on average until numInFlightAuctions more auctions exist.
   std::int64_t future_auction =
       config_.timestamp_for_event(config_.adjusted_event_number(n) + auction_horizon_events_);
   std::int64_t horizon_ms = future_auction - timestamp;
   a.expires = timestamp + 1 + next_long(r, std::max<std::int64_t>(horizon_ms * 2, 1));
+  if (draws == AuctionDraws::kExpires) return;
   next_string(r, 20, ' ', a.item_name);
+  if (draws == AuctionDraws::kItemName) return;
   next_string(r, 100, ' ', a.description);
+  if (draws == AuctionDraws::kDescription) return;
   a.reserve = a.initial_bid + next_price(r);
+  if (draws == AuctionDraws::kReserve) return;
   int current_size = 8 + a.item_name.size + a.description.size + 8 + 8 + 8 + 8 + 8;
-  a.date_time = timestamp;
   a.extra = next_extra(r, current_size, config_.avg_auction_byte_size);
 }
 
-// BidGenerator.nextBid (with channel and url).
+// BidGenerator.nextBid (with channel and url), up to config_.draws.bid.
 void NexmarkGenerator::make_bid(std::int64_t id, EpochPosition pos, std::int64_t timestamp, NexmarkBid& b) const {
+  const BidDraws draws = config_.draws.bid;
+  if (draws != BidDraws::kAll) b = NexmarkBid{};
+  b.date_time = timestamp;
+  if (draws == BidDraws::kNone) return;
   JavaRandom r(id);
   std::int64_t auction;
   if (r.next_int(hot_auctions_) > 0)  // the first auction of the last 100
@@ -285,13 +307,16 @@ void NexmarkGenerator::make_bid(std::int64_t id, EpochPosition pos, std::int64_t
   else
     auction = next_auction(pos, r);
   b.auction = auction + GeneratorConfig::kFirstAuctionId;
+  if (draws == BidDraws::kAuction) return;
   std::int64_t bidder;
   if (r.next_int(hot_bidders_) > 0)  // the second person of the last 100
     bidder = (last_person(pos) / kHotBidderRatio) * kHotBidderRatio + 1;
   else
     bidder = next_person(pos, r);
   b.bidder = bidder + GeneratorConfig::kFirstPersonId;
+  if (draws == BidDraws::kBidder) return;
   b.price = next_price(r);
+  if (draws == BidDraws::kPrice) return;
   if (config_.bid_channel_url) {
     const ChannelInfo* channel;
     if (r.next_int(kHotChannelsRatio) > 0)
@@ -304,7 +329,7 @@ void NexmarkGenerator::make_bid(std::int64_t id, EpochPosition pos, std::int64_t
     b.channel = {};
     b.url = {};
   }
-  b.date_time = timestamp;
+  if (draws == BidDraws::kChannel) return;
   // nextExtra(random, 8 + 8 + 8 + 8, avgBidByteSize), its division precomputed.
   if (!bid_extra_) {
     b.extra = {};

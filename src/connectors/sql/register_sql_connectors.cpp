@@ -86,7 +86,8 @@ std::string default_partition_name(const SqlConnectorParams& p) {
 std::shared_ptr<FilesystemSqlSource> filesystem_source(const OperatorSpecContext& ctx,
                                                        std::shared_ptr<const SourceWatermarkSpec>* watermarks) {
   SqlConnectorParams p(ctx, "sql_filesystem_source",
-                       {"schema", "projected", "dead_letter", "partition_keys", "partition_filter", "watermark"});
+                       {"schema", "projected", "declared_schema", "dead_letter", "partition_keys", "partition_filter",
+                        "watermark"});
   FilesystemSourceConfig c;
   c.format = row_format(p);
   p.check_options({"path", "format", "partition.default-name", "source.monitor-interval"},
@@ -202,12 +203,13 @@ std::shared_ptr<DatagenSqlSource> datagen_source(const OperatorSpecContext& ctx)
 // ---- sql_nexmark_source --------------------------------------------------------------
 
 std::shared_ptr<NexmarkSqlSource> nexmark_source(const OperatorSpecContext& ctx) {
-  SqlConnectorParams p(ctx, "sql_nexmark_source", {"schema", "projected"});
+  SqlConnectorParams p(ctx, "sql_nexmark_source", {"schema", "projected", "declared_schema"});
   SchemaPtr schema = p.has("schema") ? p.schema() : nexmark_table_schema();
+  SchemaPtr declared = p.has("declared_schema") ? p.schema("declared_schema") : nullptr;
   const std::vector<std::size_t> projected = p.projected(schema->size());
   try {
     // Nexmark's own option parser checks the names and values (unknown ones are errors).
-    return std::make_shared<NexmarkSqlSource>(p.options(), schema, projected);
+    return std::make_shared<NexmarkSqlSource>(p.options(), schema, projected, declared);
   } catch (const ClinkError& e) {
     std::string message = e.what();
     if (message.rfind("nexmark: ", 0) == 0) message.erase(0, 9);

@@ -1,6 +1,7 @@
 #include "clink/connectors/sql/sql_nexmark_source.hpp"
 
 #include <cstring>
+#include <optional>
 
 #include "clink/core/error.hpp"
 #include "clink/formats/sql_text_values.hpp"
@@ -25,8 +26,6 @@ LogicalType normalised(const LogicalType& t) {
     default: return t.with_nullable(true);
   }
 }
-
-void append_view(Column& col, std::string_view s) { col.append_string(s); }
 
 // `extra` straight into the arena: no string in between.
 void append_extra(Column& col, const NexmarkExtra& extra) {
@@ -80,50 +79,71 @@ void append_nulls(Column& col, std::size_t n) {
 
 void append_time(Column& col, std::int64_t millis) { col.append<std::int64_t>(millis * kMicrosPerMilli); }
 
-void append_person(Column& row, const NexmarkPerson& p) {
-  row.child(0).append<std::int64_t>(p.id);
-  append_view(row.child(1), p.name);
-  append_view(row.child(2), p.email_address);
-  append_view(row.child(3), p.credit_card);
-  append_view(row.child(4), p.city);
-  append_view(row.child(5), p.state);
-  append_time(row.child(6), p.date_time);
-  append_extra(row.child(7), p.extra);
-  finish_nested_value(row);
-}
+// The fields of each event ROW in the order of Nexmark's DDL (the bid's with channel and
+// url): a read ROW's child k is field fields[k] of these.
+enum PersonField : std::uint8_t { kPId, kPName, kPEmail, kPCreditCard, kPCity, kPState, kPDateTime, kPExtra };
+enum AuctionField : std::uint8_t {
+  kAId, kAItemName, kADescription, kAInitialBid, kAReserve, kADateTime, kAExpires, kASeller, kACategory, kAExtra
+};
+enum BidField : std::uint8_t { kBAuction, kBBidder, kBPrice, kBChannel, kBUrl, kBDateTime, kBExtra };
 
-void append_auction(Column& row, const NexmarkAuction& a) {
-  row.child(0).append<std::int64_t>(a.id);
-  append_view(row.child(1), a.item_name);
-  append_view(row.child(2), a.description);
-  row.child(3).append<std::int64_t>(a.initial_bid);
-  row.child(4).append<std::int64_t>(a.reserve);
-  append_time(row.child(5), a.date_time);
-  append_time(row.child(6), a.expires);
-  row.child(7).append<std::int64_t>(a.seller);
-  row.child(8).append<std::int64_t>(a.category);
-  append_extra(row.child(9), a.extra);
-  finish_nested_value(row);
-}
-
-void append_bid(Column& row, const NexmarkBid& b) {
-  std::size_t c = 0;
-  row.child(c++).append<std::int64_t>(b.auction);
-  row.child(c++).append<std::int64_t>(b.bidder);
-  row.child(c++).append<std::int64_t>(b.price);
-  if (row.num_children() == 7) {
-    append_view(row.child(c++), b.channel);
-    append_view(row.child(c++), b.url);
+void append_person(Column& row, const NexmarkPerson& p, const std::vector<std::uint8_t>& fields) {
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    Column& c = row.child(k);
+    switch (fields[k]) {
+      case kPId: c.append<std::int64_t>(p.id); break;
+      case kPName: c.append_string(p.name); break;
+      case kPEmail: c.append_string(p.email_address); break;
+      case kPCreditCard: c.append_string(p.credit_card); break;
+      case kPCity: c.append_string(p.city); break;
+      case kPState: c.append_string(p.state); break;
+      case kPDateTime: append_time(c, p.date_time); break;
+      default: append_extra(c, p.extra); break;
+    }
   }
-  append_time(row.child(c++), b.date_time);
-  append_extra(row.child(c), b.extra);
+  finish_nested_value(row);
+}
+
+void append_auction(Column& row, const NexmarkAuction& a, const std::vector<std::uint8_t>& fields) {
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    Column& c = row.child(k);
+    switch (fields[k]) {
+      case kAId: c.append<std::int64_t>(a.id); break;
+      case kAItemName: c.append_string(a.item_name); break;
+      case kADescription: c.append_string(a.description); break;
+      case kAInitialBid: c.append<std::int64_t>(a.initial_bid); break;
+      case kAReserve: c.append<std::int64_t>(a.reserve); break;
+      case kADateTime: append_time(c, a.date_time); break;
+      case kAExpires: append_time(c, a.expires); break;
+      case kASeller: c.append<std::int64_t>(a.seller); break;
+      case kACategory: c.append<std::int64_t>(a.category); break;
+      default: append_extra(c, a.extra); break;
+    }
+  }
+  finish_nested_value(row);
+}
+
+void append_bid(Column& row, const NexmarkBid& b, const std::vector<std::uint8_t>& fields) {
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    Column& c = row.child(k);
+    switch (fields[k]) {
+      case kBAuction: c.append<std::int64_t>(b.auction); break;
+      case kBBidder: c.append<std::int64_t>(b.bidder); break;
+      case kBPrice: c.append<std::int64_t>(b.price); break;
+      case kBChannel: c.append_string(b.channel); break;
+      case kBUrl: c.append_string(b.url); break;
+      case kBDateTime: append_time(c, b.date_time); break;
+      default: append_extra(c, b.extra); break;
+    }
+  }
   finish_nested_value(row);
 }
 
 class NexmarkSqlReader final : public SqlSourceReader {
  public:
-  NexmarkSqlReader(std::unique_ptr<SourceReader<NexmarkEvent>> events, const std::vector<std::size_t>& projected)
-      : events_(std::move(events)), projected_(projected) {}
+  NexmarkSqlReader(std::unique_ptr<SourceReader<NexmarkEvent>> events, const std::vector<std::size_t>& projected,
+                   const std::vector<std::vector<std::uint8_t>>& fields)
+      : events_(std::move(events)), projected_(projected), fields_(fields) {}
 
   void open(RuntimeContext& ctx) override { events_->open(ctx); }
   Status poll(ColumnBatch& out, std::size_t max_rows) override {
@@ -140,6 +160,7 @@ class NexmarkSqlReader final : public SqlSourceReader {
       const NexmarkEventType type = projected_[c] == kPerson    ? NexmarkEventType::kPerson
                                     : projected_[c] == kAuction ? NexmarkEventType::kAuction
                                                                 : NexmarkEventType::kBid;
+      const std::vector<std::uint8_t>& fields = fields_[c];
       std::size_t nulls = 0;
       for (const auto& rec : scratch_.records) {
         const NexmarkEvent& e = rec.value;
@@ -149,9 +170,9 @@ class NexmarkSqlReader final : public SqlSourceReader {
         }
         append_nulls(col, nulls);
         nulls = 0;
-        if (type == NexmarkEventType::kPerson) append_person(col, e.person);
-        else if (type == NexmarkEventType::kAuction) append_auction(col, e.auction);
-        else append_bid(col, e.bid);
+        if (type == NexmarkEventType::kPerson) append_person(col, e.person, fields);
+        else if (type == NexmarkEventType::kAuction) append_auction(col, e.auction, fields);
+        else append_bid(col, e.bid, fields);
       }
       append_nulls(col, nulls);
     }
@@ -168,6 +189,7 @@ class NexmarkSqlReader final : public SqlSourceReader {
  private:
   std::unique_ptr<SourceReader<NexmarkEvent>> events_;
   const std::vector<std::size_t>& projected_;
+  const std::vector<std::vector<std::uint8_t>>& fields_;  // per projected column: its ROW's fields
   Batch<NexmarkEvent> scratch_;
 };
 
@@ -195,37 +217,106 @@ SchemaPtr nexmark_table_schema(bool with_channel_url) {
   });
 }
 
-NexmarkSqlSource::NexmarkSqlSource(std::map<std::string, std::string> options, SchemaPtr table_schema,
-                                   std::vector<std::size_t> projected)
-    : projected_(std::move(projected)) {
-  bool channel_url = true;
-  if (table_schema->size() == 4 && table_schema->type(kBid).is(TypeKind::kRow) &&
-      table_schema->type(kBid).fields().size() == 5)
-    channel_url = false;
+namespace {
+
+// Whether `declared` is one of Nexmark's table schemas; sets `channel_url` to its bid shape.
+bool is_nexmark_schema(const Schema& declared, bool& channel_url) {
+  channel_url = !(declared.size() == 4 && declared.type(kBid).is(TypeKind::kRow) &&
+                  declared.type(kBid).fields().size() == 5);
   SchemaPtr expected = nexmark_table_schema(channel_url);
-  bool same = table_schema->size() == expected->size();
+  bool same = declared.size() == expected->size();
   for (std::size_t i = 0; same && i < expected->size(); ++i)
-    same = table_schema->name(i) == expected->name(i) && normalised(table_schema->type(i)) == normalised(expected->type(i));
-  if (!same)
-    throw ClinkError("the nexmark table's schema must be " + expected->to_string() + " (Nexmark's DDL), got " +
-                     table_schema->to_string());
+    same = declared.name(i) == expected->name(i) && normalised(declared.type(i)) == normalised(expected->type(i));
+  return same;
+}
+
+// The read ROW `read` (the declared one, or narrowed to some of its fields, in order):
+// its fields' positions in Nexmark's full ROW `full`; nullopt when it is not such a ROW.
+std::optional<std::vector<std::uint8_t>> row_fields(const LogicalType& read, const LogicalType& full) {
+  if (!read.is(TypeKind::kRow)) return std::nullopt;
+  std::vector<std::uint8_t> out;
+  std::size_t next = 0;
+  for (const auto& f : read.fields()) {
+    while (next < full.fields().size() && full.fields()[next].name != f.name) ++next;
+    if (next == full.fields().size() || normalised(f.type) != normalised(full.fields()[next].type)) return std::nullopt;
+    out.push_back(static_cast<std::uint8_t>(next++));
+  }
+  return out;
+}
+
+template <class Draws>
+Draws deepest(Draws a, Draws b) {
+  return static_cast<std::uint8_t>(a) >= static_cast<std::uint8_t>(b) ? a : b;
+}
+
+// How far the generator must draw for the fields read (nexmark::NexmarkDraws).
+nexmark::NexmarkDraws draws_for(const std::vector<std::size_t>& projected,
+                                const std::vector<std::vector<std::uint8_t>>& fields) {
+  using nexmark::AuctionDraws, nexmark::BidDraws, nexmark::PersonDraws;
+  static constexpr PersonDraws kPersonOf[] = {PersonDraws::kNone,       PersonDraws::kName, PersonDraws::kEmail,
+                                            PersonDraws::kCreditCard, PersonDraws::kCity, PersonDraws::kState,
+                                            PersonDraws::kNone,       PersonDraws::kAll};
+  static constexpr AuctionDraws kAuctionOf[] = {
+      AuctionDraws::kNone,    AuctionDraws::kItemName, AuctionDraws::kDescription, AuctionDraws::kInitialBid,
+      AuctionDraws::kReserve, AuctionDraws::kNone,     AuctionDraws::kExpires,     AuctionDraws::kSeller,
+      AuctionDraws::kCategory, AuctionDraws::kAll};
+  static constexpr BidDraws kBidOf[] = {BidDraws::kAuction, BidDraws::kBidder, BidDraws::kPrice, BidDraws::kChannel,
+                                        BidDraws::kChannel, BidDraws::kNone,   BidDraws::kAll};
+  nexmark::NexmarkDraws d{PersonDraws::kNone, AuctionDraws::kNone, BidDraws::kNone};
+  for (std::size_t c = 0; c < projected.size(); ++c)
+    for (std::uint8_t f : fields[c]) {
+      if (projected[c] == kPerson) d.person = deepest(d.person, kPersonOf[f]);
+      else if (projected[c] == kAuction) d.auction = deepest(d.auction, kAuctionOf[f]);
+      else if (projected[c] == kBid) d.bid = deepest(d.bid, kBidOf[f]);
+    }
+  return d;
+}
+
+}  // namespace
+
+NexmarkSqlSource::NexmarkSqlSource(std::map<std::string, std::string> options, SchemaPtr table_schema,
+                                   std::vector<std::size_t> projected, SchemaPtr declared_schema)
+    : projected_(std::move(projected)) {
+  if (!declared_schema) declared_schema = table_schema;
+  bool channel_url = true;
+  if (!is_nexmark_schema(*declared_schema, channel_url))
+    throw ClinkError("the nexmark table's schema must be " + nexmark_table_schema(channel_url)->to_string() +
+                     " (Nexmark's DDL), got " + declared_schema->to_string());
+  SchemaPtr full = nexmark_table_schema(true);
+  bool narrowed_ok = table_schema->size() == full->size();
+  for (std::size_t c : projected_) {
+    if (c >= table_schema->size()) throw ClinkError("projected field " + std::to_string(c) + " is out of range");
+    if (!narrowed_ok) break;
+    if (c == kEventType) {
+      fields_.emplace_back();
+      continue;
+    }
+    auto f = row_fields(table_schema->type(c), full->type(c));
+    if (!f || (table_schema->type(c).fields().size() < declared_schema->type(c).fields().size() && !channel_url)) {
+      narrowed_ok = false;
+      break;
+    }
+    fields_.push_back(std::move(*f));
+  }
+  if (!narrowed_ok)
+    throw ClinkError("the nexmark source reads " + table_schema->to_string() + ", which is not " +
+                     declared_schema->to_string() + " or its ROWs narrowed to some of their fields");
   if (!channel_url) {
     auto it = options.find("bid.channel-url");
     if (it != options.end() && it->second != "false")
       throw ClinkError("option 'bid.channel-url' = '" + it->second + "' needs a bid ROW with channel and url");
     options["bid.channel-url"] = "false";
   }
-  events_ = NexmarkSource::from_options(options);
+  nexmark::NexmarkSourceOptions parsed = nexmark::parse_nexmark_options(options);
+  parsed.generator.draws = draws_for(projected_, fields_);
+  events_ = std::make_shared<NexmarkSource>(std::move(parsed));
   std::vector<RowField> out;
-  for (std::size_t i : projected_) {
-    if (i >= table_schema->size()) throw ClinkError("projected field " + std::to_string(i) + " is out of range");
-    out.push_back(table_schema->field(i));
-  }
+  for (std::size_t i : projected_) out.push_back(table_schema->field(i));
   output_schema_ = make_schema(std::move(out));
 }
 
 std::unique_ptr<SqlSourceReader> NexmarkSqlSource::create_reader(int subtask, int parallelism) const {
-  return std::make_unique<NexmarkSqlReader>(events_->create_reader(subtask, parallelism), projected_);
+  return std::make_unique<NexmarkSqlReader>(events_->create_reader(subtask, parallelism), projected_, fields_);
 }
 
 }  // namespace clink::sql

@@ -32,6 +32,8 @@ inline std::uint64_t take_bytes(std::string_view& in, int n) {
   return u;
 }
 
+// The header byte and the value's significant bytes, big-endian, in one append (a
+// push_back per byte was a tenth of a join's time).
 template <class T>
 void encode_int(const Column& c, std::size_t row, std::string& out) {
   if (c.is_null(row)) {
@@ -40,15 +42,11 @@ void encode_int(const Column& c, std::size_t row, std::string& out) {
   }
   const auto v = static_cast<std::int64_t>(c.values<T>()[row]);
   const auto u = static_cast<std::uint64_t>(v);
-  if (v >= 0) {
-    const int n = byte_length(u);
-    out.push_back(static_cast<char>(kPositiveBase + n));
-    put_low_bytes(u, n, out);
-  } else {
-    const int n = byte_length(~u);
-    out.push_back(static_cast<char>(kNegativeBase - n));
-    put_low_bytes(u, n, out);
-  }
+  const int n = v >= 0 ? byte_length(u) : byte_length(~u);
+  char buf[9];
+  buf[0] = static_cast<char>(v >= 0 ? kPositiveBase + n : kNegativeBase - n);
+  for (int i = 0; i < n; ++i) buf[1 + i] = static_cast<char>(u >> (8 * (n - 1 - i)));
+  out.append(buf, static_cast<std::size_t>(n) + 1);
 }
 
 template <class T>

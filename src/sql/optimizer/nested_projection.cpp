@@ -100,7 +100,8 @@ LogicalPtr narrow(const LogicalPtr& node, const Needs& needs);
 
 LogicalPtr narrow_scan(const LogicalScan& s, const Needs& needs) {
   const ConnectorDescriptor* d = find_sql_connector(s.table.connector());
-  if (!d || !d->projection_pushdown || !d->nested_projection_pushdown || !d->nested_projection_pushdown(s.table.options))
+  if (!d || !d->projection_pushdown || !d->nested_projection_pushdown ||
+      !d->nested_projection_pushdown(s.table.options, s.table.physical_schema()))
     return nullptr;
   std::vector<RowField> fields = s.schema.fields();
   bool changed = false;

@@ -532,7 +532,12 @@ struct Compiler {
                               sql_source_names()));
     }
     json p = connector_params(s.table);
-    p["schema"] = schema_to_json(scan_read_schema(s));  // physical columns as read; output: the `projected`
+    const Schema read = scan_read_schema(s);
+    p["schema"] = schema_to_json(read);  // physical columns as read; output: the `projected`
+    // ROWs narrowed by nested projection push-down: the declared ones too (the nexmark
+    // source tells its table's shape by them).
+    if (const Schema declared = s.table.physical_schema(); !(read == declared))
+      p["declared_schema"] = schema_to_json(declared);
     if (d->projection_pushdown) p["projected"] = s.projected;
     if (d->partition_pushdown) add_partitions(s, filter, p);
     if (d->filter_pushdown && filter) add_filter(filter, p);

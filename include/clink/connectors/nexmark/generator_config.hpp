@@ -13,6 +13,22 @@ namespace clink::nexmark {
 // validated for compatibility but change nothing there, nor here.
 enum class RateShape { kSquare, kSine };
 
+// How far an event's draws go, in the order its Random draws its fields. Each event
+// draws from its own Random (seeded with its id), so stopping after the last field a
+// consumer reads changes nothing it reads, in this event or any other; the fields past
+// the stop are left empty (0, "", no extra). Fields drawn from nothing (ids, dateTime)
+// are always there.
+enum class PersonDraws : std::uint8_t { kNone, kName, kEmail, kCreditCard, kCity, kState, kAll };
+enum class AuctionDraws : std::uint8_t {
+  kNone, kSeller, kCategory, kInitialBid, kExpires, kItemName, kDescription, kReserve, kAll
+};
+enum class BidDraws : std::uint8_t { kNone, kAuction, kBidder, kPrice, kChannel, kAll };  // kChannel: and url
+struct NexmarkDraws {
+  PersonDraws person = PersonDraws::kAll;
+  AuctionDraws auction = AuctionDraws::kAll;
+  BidDraws bid = BidDraws::kAll;
+};
+
 struct GeneratorConfig {
   // Ids start here so that queries find matches even on small data sets.
   static constexpr std::int64_t kFirstAuctionId = 1000;
@@ -43,6 +59,7 @@ struct GeneratorConfig {
   // Random then draws the extra right after the price, as in Nexmark's releases before
   // those fields, whose events clink then reproduces exactly (channel and url empty).
   bool bid_channel_url = true;
+  NexmarkDraws draws;  // not an option: what the consumer reads (all by default)
 
   // ---- GeneratorConfig: Nexmark's table source starts both at 1 ----
   std::int64_t first_event_id = 1;

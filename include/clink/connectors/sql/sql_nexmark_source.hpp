@@ -15,7 +15,10 @@
 // releases did (bid.channel-url = false). The two kinds of event an event is not are
 // NULL rows. Events go straight from the generator into the columns: strings from the
 // generator's tables and inline buffers, `extra` written into the column's arena; each
-// row's event time is its dateTime. Only projected columns are filled.
+// row's event time is its dateTime. Only projected columns are filled, and of a ROW
+// narrowed to some fields (nested projection push-down) only those; the generator then
+// draws each event only as far as the last field read (nexmark::NexmarkDraws).
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,10 +34,12 @@ SchemaPtr nexmark_table_schema(bool with_channel_url = true);
 
 class NexmarkSqlSource final : public SqlSource {
  public:
-  // `table_schema` must be nexmark_table_schema() (either bid shape; VARCHAR of any
-  // length); `projected` indexes it. Throws ClinkError naming the difference.
+  // `declared_schema` (null: `table_schema`) must be nexmark_table_schema() (either bid
+  // shape; VARCHAR of any length); `table_schema` is what is read: it, or with ROWs
+  // narrowed to some of their fields (nested projection push-down); `projected` indexes
+  // it. Throws ClinkError naming the difference.
   NexmarkSqlSource(std::map<std::string, std::string> options, SchemaPtr table_schema,
-                   std::vector<std::size_t> projected);
+                   std::vector<std::size_t> projected, SchemaPtr declared_schema = nullptr);
   std::unique_ptr<SqlSourceReader> create_reader(int subtask, int parallelism) const override;
   const SchemaPtr& output_schema() const override { return output_schema_; }
   std::string factory_name() const override { return "sql_nexmark_source"; }
@@ -42,6 +47,7 @@ class NexmarkSqlSource final : public SqlSource {
  private:
   std::shared_ptr<NexmarkSource> events_;
   std::vector<std::size_t> projected_;
+  std::vector<std::vector<std::uint8_t>> fields_;  // per projected column: its ROW's fields (full-DDL positions)
   SchemaPtr output_schema_;
 };
 

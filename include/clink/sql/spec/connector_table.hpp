@@ -67,8 +67,9 @@ struct ConnectorDescriptor {
   bool projection_pushdown = false;  // reads only the `projected` physical columns
   // Nested projection push-down (Flink's supportsNestedProjection): with these options
   // the source reads a ROW column narrowed to the fields the query uses (the `schema`
-  // param carries the narrowed ROW types). Null: never.
-  std::function<bool(const ConnectorOptions&)> nested_projection_pushdown;
+  // param carries the narrowed ROW types); `physical` is the table's declared physical
+  // schema. Null: never.
+  std::function<bool(const ConnectorOptions&, const Schema& physical)> nested_projection_pushdown;
   // Partition pushdown: takes `partition_keys` (PARTITIONED BY) and a `partition_filter`
   // (the conjuncts of the filter right above the scan on partition columns only).
   bool partition_pushdown = false;
