@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 #include <rocksdb/perf_level.h>
@@ -174,6 +175,18 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   }
 
   KeyedStateHandle snapshot(std::int64_t checkpoint_id, const fs::path& dir) override {
+    return begin_snapshot(checkpoint_id, dir, false)([] { return false; });
+  }
+  // At the barrier only what must see the state at the barrier: the pending writes, a
+  // memtable flush and RocksDB's checkpoint (hard links of the SST files, a copy of the
+  // small MANIFEST) beside the database. Moving those files into the checkpoint (the new
+  // SSTs into shared/) and the handle follow asynchronously, as in Flink's RocksDB
+  // backend. A savepoint (a full scan into the canonical format) is written here.
+  SnapshotWriter begin_snapshot(std::int64_t checkpoint_id, const fs::path& dir, bool savepoint) override {
+    if (savepoint) {
+      KeyedStateHandle h = this->savepoint(checkpoint_id, dir);
+      return [h = std::move(h)](const std::function<bool()>&) { return h; };
+    }
     commit_writes();
     flush_all();
     fs::path tmp = db_path_.parent_path() / (db_path_.filename().string() + "-chk-" + std::to_string(checkpoint_id));
@@ -184,53 +197,23 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
       std::unique_ptr<rocksdb::Checkpoint> cp(raw);
       check(cp->CreateCheckpoint(tmp.string()), "checkpoint");
     }
-    const fs::path priv = fs::absolute(dir / ("rocksdb-" + stem_));
-    const fs::path shared_dir = fs::absolute(dir).parent_path() / "shared";
-    fs::remove_all(priv);
-    fs::create_directories(priv);
-    std::vector<fs::path> entries;
-    for (const auto& e : fs::directory_iterator(tmp)) entries.push_back(e.path());
-    std::sort(entries.begin(), entries.end());
-
-    auto files = nlohmann::json::array();
-    auto shared = nlohmann::json::array();
-    std::map<std::string, SharedSst> used;
-    for (const auto& p : entries) {
-      const std::string name = p.filename().string();
-      if (incremental_ && p.extension() == ".sst") {
-        SharedSst s;
-        auto it = confirmed_.find(name);
-        const bool reused = it != confirmed_.end() && fs::exists(it->second.path);
-        if (reused) {
-          s = it->second;  // uploaded by an earlier completed checkpoint: reference it
-        } else {
-          fs::create_directories(shared_dir);
-          s.size = fs::file_size(p);
-          s.path = (shared_dir / (stem_ + "-" + instance_ + "-c" + std::to_string(checkpoint_id) + "-" + name)).string();
-          move_file(p, s.path);
-        }
-        // "new": uploaded by this checkpoint (its checkpointed size, as Flink's, counts it).
-        shared.push_back({{"local", name}, {"path", s.path}, {"size", s.size}, {"new", !reused}});
-        used.emplace(name, std::move(s));
-      } else {
-        move_file(p, priv / name);
-        files.push_back(name);
-      }
+    std::map<std::string, SharedSst> confirmed;
+    {
+      std::lock_guard lock(shared_mu_);
+      confirmed = confirmed_;
     }
-    fs::remove_all(tmp);
-    if (incremental_) pending_[checkpoint_id] = std::move(used);
-
-    KeyedStateHandle h;
-    h.key_groups = key_groups();
-    h.description = {{"format", kRocksDbFormat},
-                     {"backend", "rocksdb"},
-                     {"checkpoint_id", checkpoint_id},
-                     {"dir", priv.string()},
-                     {"files", files},
-                     {"shared", shared},
-                     {"states", states_to_json(metas())},
-                     {"incremental", incremental_}};
-    return h;
+    return [this, checkpoint_id, dir, tmp, confirmed = std::move(confirmed), states = metas()](
+               const std::function<bool()>& cancelled) {
+      struct Cleanup {
+        fs::path p;
+        ~Cleanup() {
+          std::error_code ec;
+          fs::remove_all(p, ec);
+        }
+      } cleanup{tmp};
+      if (cancelled()) throw TaskCancelled();
+      return write_checkpoint(checkpoint_id, dir, tmp, confirmed, states);
+    };
   }
 
   KeyedStateHandle savepoint(std::int64_t checkpoint_id, const fs::path& dir) override {
@@ -288,6 +271,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
                                  kg_bytes(first.key_groups.last + 1)),
                 "delete range");
       }
+      std::lock_guard lock(shared_mu_);
       confirmed_.clear();
       pending_.clear();
       if (first.description->value("incremental", false))
@@ -328,6 +312,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   }
 
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    std::lock_guard lock(shared_mu_);
     auto it = pending_.find(checkpoint_id);
     if (it == pending_.end()) return;
     confirmed_ = std::move(it->second);
@@ -340,6 +325,64 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     std::shared_ptr<CfSettings> settings;
     rocksdb::ColumnFamilyHandle* handle = nullptr;
   };
+
+  // Moves the RocksDB checkpoint in `tmp` into the checkpoint directory `dir`: SSTs that
+  // its last completed checkpoint uploaded are referenced, new ones go to shared/ (with
+  // `incremental`), the other files to its private directory. Off the task thread: reads
+  // no database state.
+  KeyedStateHandle write_checkpoint(std::int64_t checkpoint_id, const fs::path& dir, const fs::path& tmp,
+                                    const std::map<std::string, SharedSst>& confirmed,
+                                    const std::vector<StateMeta>& states) {
+    const fs::path priv = fs::absolute(dir / ("rocksdb-" + stem_));
+    const fs::path shared_dir = fs::absolute(dir).parent_path() / "shared";
+    fs::remove_all(priv);
+    fs::create_directories(priv);
+    std::vector<fs::path> entries;
+    for (const auto& e : fs::directory_iterator(tmp)) entries.push_back(e.path());
+    std::sort(entries.begin(), entries.end());
+
+    auto files = nlohmann::json::array();
+    auto shared = nlohmann::json::array();
+    std::map<std::string, SharedSst> used;
+    for (const auto& p : entries) {
+      const std::string name = p.filename().string();
+      if (incremental_ && p.extension() == ".sst") {
+        SharedSst s;
+        auto it = confirmed.find(name);
+        const bool reused = it != confirmed.end() && fs::exists(it->second.path);
+        if (reused) {
+          s = it->second;  // uploaded by an earlier completed checkpoint: reference it
+        } else {
+          fs::create_directories(shared_dir);
+          s.size = fs::file_size(p);
+          s.path = (shared_dir / (stem_ + "-" + instance_ + "-c" + std::to_string(checkpoint_id) + "-" + name)).string();
+          move_file(p, s.path);
+        }
+        // "new": uploaded by this checkpoint (its checkpointed size, as Flink's, counts it).
+        shared.push_back({{"local", name}, {"path", s.path}, {"size", s.size}, {"new", !reused}});
+        used.emplace(name, std::move(s));
+      } else {
+        move_file(p, priv / name);
+        files.push_back(name);
+      }
+    }
+    if (incremental_) {
+      std::lock_guard lock(shared_mu_);
+      pending_[checkpoint_id] = std::move(used);
+    }
+
+    KeyedStateHandle h;
+    h.key_groups = key_groups();
+    h.description = {{"format", kRocksDbFormat},
+                     {"backend", "rocksdb"},
+                     {"checkpoint_id", checkpoint_id},
+                     {"dir", priv.string()},
+                     {"files", files},
+                     {"shared", shared},
+                     {"states", states_to_json(states)},
+                     {"incremental", incremental_}};
+    return h;
+  }
 
   // Less than a memtable (64 MB): a long run of writes without a read still goes in steps.
   static constexpr std::size_t kMaxPendingBytes = std::size_t{4} << 20;
@@ -480,6 +523,8 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   PendingWrites pending_writes_;  // not yet in the database (see the top)
   rocksdb::ReadOptions read_options_;
   std::string row_;
+  // The snapshot's asynchronous part records what it uploaded while the task runs on.
+  std::mutex shared_mu_;
   std::map<std::int64_t, std::map<std::string, SharedSst>> pending_;  // uploaded, not yet confirmed
   std::map<std::string, SharedSst> confirmed_;  // SSTs of the last completed checkpoint, by local name
 };
