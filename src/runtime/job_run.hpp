@@ -126,7 +126,7 @@ class JobRun final : public TaskEvents {
 
   // ---- checkpoint coordination (called from task threads) ----
   void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot,
-                              std::int64_t alignment_ns) override {
+                              const CheckpointTaskTimes& times) override {
     std::lock_guard lock(mu_);
     if (!pending_ || pending_->id != id) {  // aborted meanwhile
       discard_uploaded(snapshot);
@@ -134,8 +134,8 @@ class JobRun final : public TaskEvents {
     }
     if (phases_[task] == Phase::kEnded) pending_->after_end.insert(task);
     pending_->acks[task] = std::move(snapshot);
-    pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, alignment_ns);
-    pending_->task_stats[task] = {ms_since(pending_->started), alignment_ns};
+    pending_->max_alignment_ns = std::max(pending_->max_alignment_ns, times.alignment_ns);
+    pending_->task_stats[task] = {{}, 0, ms_since(pending_->started), times.alignment_ns, times.sync_ms, times.async_ms};
     if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
   }
   void discard_snapshot(std::int64_t, TaskSnapshot partial) override {
@@ -177,7 +177,7 @@ class JobRun final : public TaskEvents {
     phases_[task] = Phase::kFinished;
     if (pending_ && !pending_->acks.count(task)) {
       pending_->acks[task] = finished_snapshot(task);
-      pending_->task_stats[task] = {ms_since(pending_->started), 0};
+      pending_->task_stats[task] = {{}, 0, ms_since(pending_->started)};
       if (pending_->acks.size() == layout_.tasks.size()) complete_pending();
     }
     cv_.notify_all();
@@ -196,8 +196,8 @@ class JobRun final : public TaskEvents {
     CheckpointBarrier barrier;
     std::int64_t max_alignment_ns = 0;
     // By task: when its acknowledgement came (ms after `started`; a task finished before
-    // the trigger: 0) and its alignment time (ns).
-    std::map<std::size_t, std::pair<std::int64_t, std::int64_t>> task_stats;
+    // the trigger: 0) and its times (head and subtask filled in on completion).
+    std::map<std::size_t, CheckpointTaskStats> task_stats;
   };
   static std::int64_t ms_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count();

@@ -64,7 +64,7 @@ void JobRun::trigger(Pending p) {
   for (std::size_t t = 0; t < layout_.tasks.size(); ++t) {
     if (phases_[t] == Phase::kFinished) {
       pending_->acks[t] = finished_snapshot(t);
-      pending_->task_stats[t] = {0, 0};
+      pending_->task_stats[t] = {};
     }
     else if (pending_->drains && phases_[t] == Phase::kRunning && layout_.tasks[t].source)
       deployer_->trigger_drained_checkpoint(t, pending_->barrier);
@@ -171,8 +171,11 @@ void JobRun::complete_pending() {
   stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started).count();
   stats.size_bytes = directory_size(dir);
   stats.alignment_ms = p.max_alignment_ns / 1'000'000;
-  for (const auto& [t, ack] : p.task_stats)
-    stats.tasks.push_back({layout_.chains[layout_.tasks[t].chain].front(), layout_.tasks[t].subtask, ack.first, ack.second});
+  for (auto [t, ack] : p.task_stats) {
+    ack.head = layout_.chains[layout_.tasks[t].chain].front();
+    ack.subtask = layout_.tasks[t].subtask;
+    stats.tasks.push_back(std::move(ack));
+  }
   log::debug("{} {} completed in {} ms ({} bytes): {}", p.savepoint_dir ? "savepoint" : "checkpoint", p.id,
              stats.duration_ms, stats.size_bytes, stats.path);
   history_.push_back(stats);

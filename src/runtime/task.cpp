@@ -240,7 +240,8 @@ void Task::perform_checkpoint(const CheckpointBarrier& barrier, std::int64_t ali
   const std::int64_t sync_ms = ns_since(started) / 1'000'000;
   if (keyed.empty()) {
     log::debug("checkpoint {}: synchronous part {} ms", barrier.checkpoint_id, sync_ms);
-    job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot), alignment_ns);
+    job_.acknowledge_checkpoint(index_, barrier.checkpoint_id, std::move(snapshot),
+                                CheckpointTaskTimes{alignment_ns, sync_ms, 0});
     return;
   }
   // The keyed state is written while the task goes on; the acknowledgement follows it.
@@ -273,9 +274,9 @@ void Task::write_keyed_snapshots(std::int64_t id, TaskSnapshot snapshot, std::ve
       job_.fail(index_, *writing + " failed in checkpoint " + std::to_string(id) + ": " + e.what());
     return;
   }
-  log::debug("checkpoint {}: synchronous part {} ms, asynchronous part {} ms", id, sync_ms,
-             ns_since(started) / 1'000'000);
-  job_.acknowledge_checkpoint(index_, id, std::move(snapshot), alignment_ns);
+  const std::int64_t async_ms = ns_since(started) / 1'000'000;
+  log::debug("checkpoint {}: synchronous part {} ms, asynchronous part {} ms", id, sync_ms, async_ms);
+  job_.acknowledge_checkpoint(index_, id, std::move(snapshot), CheckpointTaskTimes{alignment_ns, sync_ms, async_ms});
 }
 
 void Task::give_up(TaskSnapshot& snapshot, std::vector<AsyncKeyedSnapshot>& keyed) {

@@ -87,8 +87,9 @@ class TaskGroup::Control final : public detail::JobControl {
   bool cancelled() const override { return cancelled_.load(std::memory_order_relaxed); }
   void cancel() { cancelled_.store(true); }
   void fail(std::size_t task, const std::string& message) override { events_.fail(task, message); }
-  void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot, std::int64_t alignment_ns) override {
-    events_.acknowledge_checkpoint(task, id, std::move(snapshot), alignment_ns);
+  void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot,
+                              const CheckpointTaskTimes& times) override {
+    events_.acknowledge_checkpoint(task, id, std::move(snapshot), times);
   }
   void discard_snapshot(std::int64_t id, TaskSnapshot partial) override { events_.discard_snapshot(id, std::move(partial)); }
   void task_ended(std::size_t task) override { events_.task_ended(task); }

@@ -6,6 +6,10 @@
 // so that a key group is one contiguous range and the entries of a map under one
 // (key, namespace) are contiguous and ordered by user key. List appends are RocksDB
 // merges (concatenation). The WAL is off: checkpoints flush and are the durability.
+// Writes are collected (PendingWrites) and reach the database in one Write before
+// the next read, snapshot or restore (or when it grows past kMaxPendingBytes): an
+// operator reads its batch's keys, then writes them back, so the writes of a batch cost
+// one Write instead of one per key, and no read ever misses a write.
 //
 // Checkpoints are RocksDB checkpoints (hard links of the immutable SST files). With
 // `incremental`, SST files go to <checkpoint root>/shared/ and a later checkpoint
@@ -22,8 +26,10 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 #include <nlohmann/json.hpp>
+#include <rocksdb/perf_level.h>
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 
@@ -59,6 +65,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     open_db();
   }
   ~RocksDbKeyedStateBackend() override {
+    pending_writes_.clear();  // the database goes: nothing to keep
     close_db();
     std::error_code ec;
     fs::remove_all(db_path_, ec);
@@ -66,6 +73,9 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   }
 
   StateId register_state(const std::string& name, StateKind kind, std::int64_t ttl_ms) override {
+    // RocksDB counts comparisons and the like per thread by default; nothing reads them,
+    // and in the shared library each count is a TLS lookup on the hottest paths.
+    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
     int i = find(name);
     if (i >= 0) {
       auto& c = cfs_[static_cast<std::size_t>(i)];
@@ -80,22 +90,32 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   }
 
   bool get(StateId id, std::string& out) override {
+    commit_writes();
     auto s = db_->Get(read_options_, cf(id), row(), &out);
     if (s.IsNotFound()) return false;
     check(s, "get");
     return true;
   }
   void put(StateId id, std::string_view value) override {
-    check(db_->Put(write_options_, cf(id), row(), slice(value)), "put");
+    auto* h = cf(id);
+    pending_writes_.add(PendingWrites::Op::kPut, h, row(), value);
+    written();
   }
   void append(StateId id, std::string_view bytes) override {
-    check(db_->Merge(write_options_, cf(id), row(), slice(bytes)), "merge");
+    auto* h = cf(id);
+    pending_writes_.add(PendingWrites::Op::kMerge, h, row(), bytes);
+    written();
   }
-  void remove(StateId id) override { check(db_->Delete(write_options_, cf(id), row()), "delete"); }
+  void remove(StateId id) override {
+    auto* h = cf(id);
+    pending_writes_.add(PendingWrites::Op::kDelete, h, row());
+    written();
+  }
 
   bool map_get(StateId id, std::string_view user_key, std::string& out) override {
     auto* h = cf(id);
     row().append(user_key);
+    commit_writes();
     auto s = db_->Get(read_options_, h, row_, &out);
     if (s.IsNotFound()) return false;
     check(s, "get");
@@ -104,14 +124,17 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   void map_put(StateId id, std::string_view user_key, std::string_view value) override {
     auto* h = cf(id);
     row().append(user_key);
-    check(db_->Put(write_options_, h, row_, slice(value)), "put");
+    pending_writes_.add(PendingWrites::Op::kPut, h, row_, value);
+    written();
   }
   void map_remove(StateId id, std::string_view user_key) override {
     auto* h = cf(id);
     row().append(user_key);
-    check(db_->Delete(write_options_, h, row_), "delete");
+    pending_writes_.add(PendingWrites::Op::kDelete, h, row_);
+    written();
   }
   void map_for_each(StateId id, const std::function<bool(std::string_view, std::string_view)>& fn) override {
+    commit_writes();
     auto* h = cf(id);
     std::string lower = row();  // the callback may use row_
     std::string upper = prefix_successor(lower);
@@ -128,6 +151,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     check(it->status(), "iterate");
   }
   void map_clear(StateId id) override {
+    commit_writes();
     auto* h = cf(id);
     std::string lower = row();
     std::string upper = prefix_successor(lower);
@@ -135,21 +159,35 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     rocksdb::ReadOptions ro = read_options_;
     ro.iterate_upper_bound = &ub;
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, h));
-    rocksdb::WriteBatch batch;
-    for (it->Seek(lower); it->Valid(); it->Next()) batch.Delete(h, it->key());
+    for (it->Seek(lower); it->Valid(); it->Next())
+      pending_writes_.add(PendingWrites::Op::kDelete, h, std::string_view(it->key().data(), it->key().size()));
     check(it->status(), "iterate");
-    if (batch.Count() > 0) check(db_->Write(write_options_, &batch), "write");
+    written();
   }
 
   void for_each_entry(StateId id, int key_group,
                       const std::function<void(std::string_view, std::string_view, std::string_view)>& fn) override {
     if (!key_groups().contains(key_group)) return;
+    commit_writes();
     auto& c = cfs_.at(static_cast<std::size_t>(id.index));
     scan_rows(db_.get(), c.handle, read_options_, key_group, key_group, c.meta.kind,
               [&](int, std::string_view key, std::string_view ns, std::string_view value) { fn(key, ns, value); });
   }
 
   KeyedStateHandle snapshot(std::int64_t checkpoint_id, const fs::path& dir) override {
+    return begin_snapshot(checkpoint_id, dir, false)([] { return false; });
+  }
+  // At the barrier only what must see the state at the barrier: the pending writes, a
+  // memtable flush and RocksDB's checkpoint (hard links of the SST files, a copy of the
+  // small MANIFEST) beside the database. Moving those files into the checkpoint (the new
+  // SSTs into shared/) and the handle follow asynchronously, as in Flink's RocksDB
+  // backend. A savepoint (a full scan into the canonical format) is written here.
+  SnapshotWriter begin_snapshot(std::int64_t checkpoint_id, const fs::path& dir, bool savepoint) override {
+    if (savepoint) {
+      KeyedStateHandle h = this->savepoint(checkpoint_id, dir);
+      return [h = std::move(h)](const std::function<bool()>&) { return h; };
+    }
+    commit_writes();
     flush_all();
     fs::path tmp = db_path_.parent_path() / (db_path_.filename().string() + "-chk-" + std::to_string(checkpoint_id));
     fs::remove_all(tmp);
@@ -159,56 +197,27 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
       std::unique_ptr<rocksdb::Checkpoint> cp(raw);
       check(cp->CreateCheckpoint(tmp.string()), "checkpoint");
     }
-    const fs::path priv = fs::absolute(dir / ("rocksdb-" + stem_));
-    const fs::path shared_dir = fs::absolute(dir).parent_path() / "shared";
-    fs::remove_all(priv);
-    fs::create_directories(priv);
-    std::vector<fs::path> entries;
-    for (const auto& e : fs::directory_iterator(tmp)) entries.push_back(e.path());
-    std::sort(entries.begin(), entries.end());
-
-    auto files = nlohmann::json::array();
-    auto shared = nlohmann::json::array();
-    std::map<std::string, SharedSst> used;
-    for (const auto& p : entries) {
-      const std::string name = p.filename().string();
-      if (incremental_ && p.extension() == ".sst") {
-        SharedSst s;
-        auto it = confirmed_.find(name);
-        const bool reused = it != confirmed_.end() && fs::exists(it->second.path);
-        if (reused) {
-          s = it->second;  // uploaded by an earlier completed checkpoint: reference it
-        } else {
-          fs::create_directories(shared_dir);
-          s.size = fs::file_size(p);
-          s.path = (shared_dir / (stem_ + "-" + instance_ + "-c" + std::to_string(checkpoint_id) + "-" + name)).string();
-          move_file(p, s.path);
-        }
-        // "new": uploaded by this checkpoint (its checkpointed size, as Flink's, counts it).
-        shared.push_back({{"local", name}, {"path", s.path}, {"size", s.size}, {"new", !reused}});
-        used.emplace(name, std::move(s));
-      } else {
-        move_file(p, priv / name);
-        files.push_back(name);
-      }
+    std::map<std::string, SharedSst> confirmed;
+    {
+      std::lock_guard lock(shared_mu_);
+      confirmed = confirmed_;
     }
-    fs::remove_all(tmp);
-    if (incremental_) pending_[checkpoint_id] = std::move(used);
-
-    KeyedStateHandle h;
-    h.key_groups = key_groups();
-    h.description = {{"format", kRocksDbFormat},
-                     {"backend", "rocksdb"},
-                     {"checkpoint_id", checkpoint_id},
-                     {"dir", priv.string()},
-                     {"files", files},
-                     {"shared", shared},
-                     {"states", states_to_json(metas())},
-                     {"incremental", incremental_}};
-    return h;
+    return [this, checkpoint_id, dir, tmp, confirmed = std::move(confirmed), states = metas()](
+               const std::function<bool()>& cancelled) {
+      struct Cleanup {
+        fs::path p;
+        ~Cleanup() {
+          std::error_code ec;
+          fs::remove_all(p, ec);
+        }
+      } cleanup{tmp};
+      if (cancelled()) throw TaskCancelled();
+      return write_checkpoint(checkpoint_id, dir, tmp, confirmed, states);
+    };
   }
 
   KeyedStateHandle savepoint(std::int64_t checkpoint_id, const fs::path& dir) override {
+    commit_writes();
     FullSnapshotWriter w(dir, "keyed-" + stem_ + ".bin", key_groups(), metas());
     const std::int64_t now = clock().now_ms();
     std::string scratch, composed;
@@ -240,6 +249,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     for (const auto& h : handles)
       if (overlaps(h.key_groups, key_groups())) relevant.push_back(&h);
     if (relevant.empty()) return;
+    commit_writes();
     close_db();
     fs::remove_all(db_path_);
     const auto& first = *relevant.front();
@@ -261,6 +271,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
                                  kg_bytes(first.key_groups.last + 1)),
                 "delete range");
       }
+      std::lock_guard lock(shared_mu_);
       confirmed_.clear();
       pending_.clear();
       if (first.description->value("incremental", false))
@@ -301,6 +312,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   }
 
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    std::lock_guard lock(shared_mu_);
     auto it = pending_.find(checkpoint_id);
     if (it == pending_.end()) return;
     confirmed_ = std::move(it->second);
@@ -313,6 +325,74 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     std::shared_ptr<CfSettings> settings;
     rocksdb::ColumnFamilyHandle* handle = nullptr;
   };
+
+  // Moves the RocksDB checkpoint in `tmp` into the checkpoint directory `dir`: SSTs that
+  // its last completed checkpoint uploaded are referenced, new ones go to shared/ (with
+  // `incremental`), the other files to its private directory. Off the task thread: reads
+  // no database state.
+  KeyedStateHandle write_checkpoint(std::int64_t checkpoint_id, const fs::path& dir, const fs::path& tmp,
+                                    const std::map<std::string, SharedSst>& confirmed,
+                                    const std::vector<StateMeta>& states) {
+    const fs::path priv = fs::absolute(dir / ("rocksdb-" + stem_));
+    const fs::path shared_dir = fs::absolute(dir).parent_path() / "shared";
+    fs::remove_all(priv);
+    fs::create_directories(priv);
+    std::vector<fs::path> entries;
+    for (const auto& e : fs::directory_iterator(tmp)) entries.push_back(e.path());
+    std::sort(entries.begin(), entries.end());
+
+    auto files = nlohmann::json::array();
+    auto shared = nlohmann::json::array();
+    std::map<std::string, SharedSst> used;
+    for (const auto& p : entries) {
+      const std::string name = p.filename().string();
+      if (incremental_ && p.extension() == ".sst") {
+        SharedSst s;
+        auto it = confirmed.find(name);
+        const bool reused = it != confirmed.end() && fs::exists(it->second.path);
+        if (reused) {
+          s = it->second;  // uploaded by an earlier completed checkpoint: reference it
+        } else {
+          fs::create_directories(shared_dir);
+          s.size = fs::file_size(p);
+          s.path = (shared_dir / (stem_ + "-" + instance_ + "-c" + std::to_string(checkpoint_id) + "-" + name)).string();
+          move_file(p, s.path);
+        }
+        // "new": uploaded by this checkpoint (its checkpointed size, as Flink's, counts it).
+        shared.push_back({{"local", name}, {"path", s.path}, {"size", s.size}, {"new", !reused}});
+        used.emplace(name, std::move(s));
+      } else {
+        move_file(p, priv / name);
+        files.push_back(name);
+      }
+    }
+    if (incremental_) {
+      std::lock_guard lock(shared_mu_);
+      pending_[checkpoint_id] = std::move(used);
+    }
+
+    KeyedStateHandle h;
+    h.key_groups = key_groups();
+    h.description = {{"format", kRocksDbFormat},
+                     {"backend", "rocksdb"},
+                     {"checkpoint_id", checkpoint_id},
+                     {"dir", priv.string()},
+                     {"files", files},
+                     {"shared", shared},
+                     {"states", states_to_json(states)},
+                     {"incremental", incremental_}};
+    return h;
+  }
+
+  // Less than a memtable (64 MB): a long run of writes without a read still goes in steps.
+  static constexpr std::size_t kMaxPendingBytes = std::size_t{4} << 20;
+
+  void written() {
+    if (pending_writes_.bytes() >= kMaxPendingBytes) commit_writes();
+  }
+  void commit_writes() {
+    pending_writes_.commit(*db_, write_options_);
+  }
 
   static std::string cf_name(const std::string& state) { return "s:" + state; }
   static rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
@@ -382,6 +462,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   }
   void close_db() {
     if (!db_) return;
+    commit_writes();
     for (auto& c : cfs_) {
       if (c.handle) db_->DestroyColumnFamilyHandle(c.handle);
       c.handle = nullptr;
@@ -439,8 +520,11 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   std::vector<Cf> cfs_;
   std::vector<rocksdb::ColumnFamilyHandle*> other_handles_;  // default and unknown column families
   rocksdb::WriteOptions write_options_;
+  PendingWrites pending_writes_;  // not yet in the database (see the top)
   rocksdb::ReadOptions read_options_;
   std::string row_;
+  // The snapshot's asynchronous part records what it uploaded while the task runs on.
+  std::mutex shared_mu_;
   std::map<std::int64_t, std::map<std::string, SharedSst>> pending_;  // uploaded, not yet confirmed
   std::map<std::string, SharedSst> confirmed_;  // SSTs of the last completed checkpoint, by local name
 };

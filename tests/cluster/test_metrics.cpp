@@ -220,8 +220,10 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
   ASSERT_EQ(c.wait_for_state(job, "RUNNING"), "RUNNING");
   auto d = c.get("/jobs/" + job).body;
   const std::string src = d["vertices"][0]["id"], counts = d["vertices"][1]["id"];
-  EXPECT_EQ(vertex_values(c, job, counts, {"1.count.lastCheckpointSize", "1.sink.lastCheckpointFullSize"}),
-            (std::map<std::string, double>{{"1.count.lastCheckpointSize", -1}, {"1.sink.lastCheckpointFullSize", -1}}))
+  EXPECT_EQ(vertex_values(c, job, counts, {"1.count.lastCheckpointSize", "1.sink.lastCheckpointFullSize",
+                                           "1.lastCheckpointSyncDuration"}),
+            (std::map<std::string, double>{{"1.count.lastCheckpointSize", -1}, {"1.sink.lastCheckpointFullSize", -1},
+                                           {"1.lastCheckpointSyncDuration", -1}}))
       << "no checkpoint yet";
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   // A savepoint and the job cancelled: the savepoint stays the last completed checkpoint.
@@ -272,9 +274,24 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
   auto ops = vertex_values(c, job, counts, {"0.count.lastCheckpointFullSize", "0.sink.lastCheckpointFullSize",
                                             "1.count.lastCheckpointFullSize", "1.sink.lastCheckpointFullSize"});
   ASSERT_EQ(per["subtasks"].size(), 2u) << per.dump();
-  std::int64_t most = 0, last_ack = 0;
+  std::int64_t most = 0, last_ack = 0, most_sync = -1, most_async = -1;
+  const auto task_times = vertex_values(c, job, counts, {"0.lastCheckpointSyncDuration", "0.lastCheckpointAsyncDuration",
+                                                         "1.lastCheckpointSyncDuration", "1.lastCheckpointAsyncDuration"});
+  ASSERT_EQ(task_times.size(), 4u);
   for (int i = 0; i < 2; ++i) {
     const auto& sub = per["subtasks"][i];
+    // Its snapshot's synchronous and asynchronous parts (ms), as Flink's, and the same as
+    // the task's metrics: the counts' keyed state is written after the barrier.
+    ASSERT_TRUE(sub["checkpoint"]["sync"].is_number_integer()) << sub.dump();
+    ASSERT_TRUE(sub["checkpoint"]["async"].is_number_integer()) << sub.dump();
+    const std::int64_t sync = sub["checkpoint"]["sync"], async = sub["checkpoint"]["async"];
+    EXPECT_GE(sync, 0) << i;
+    EXPECT_GE(async, 0) << i;
+    EXPECT_LE(sync + async, sub["end_to_end_duration"].get<std::int64_t>() + 1) << i;
+    EXPECT_EQ(task_times.at(std::to_string(i) + ".lastCheckpointSyncDuration"), static_cast<double>(sync)) << i;
+    EXPECT_EQ(task_times.at(std::to_string(i) + ".lastCheckpointAsyncDuration"), static_cast<double>(async)) << i;
+    most_sync = std::max(most_sync, sync);
+    most_async = std::max(most_async, async);
     const std::string n = std::to_string(i);
     const auto size = static_cast<std::int64_t>(ops[n + ".count.lastCheckpointFullSize"] + ops[n + ".sink.lastCheckpointFullSize"]);
     EXPECT_EQ(sub["index"], i);
@@ -293,6 +310,8 @@ TEST_F(ClusterMetrics, StateSizePerOperatorIsWhatItsFilesInTheLastCheckpointTake
   }
   EXPECT_EQ(details["tasks"][counts]["latest_ack_timestamp"], last_ack) << "the vertex's last acknowledgement";
   EXPECT_EQ(per["summary"]["alignment"]["duration"]["max"], 0);
+  EXPECT_EQ(per["summary"]["checkpoint_duration"]["sync"]["max"], most_sync);
+  EXPECT_EQ(per["summary"]["checkpoint_duration"]["async"]["max"], most_async);
   EXPECT_EQ(per["state_size"], details["tasks"][counts]["state_size"]);
   EXPECT_EQ(per["summary"]["state_size"]["max"].get<std::int64_t>(), most);
   EXPECT_EQ(c.get("/jobs/" + job + "/checkpoints/details/" + std::to_string(id) + "/subtasks/" + std::string(32, 'f')).status,

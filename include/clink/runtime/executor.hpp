@@ -18,14 +18,25 @@ enum class JobStatus { kCreated, kRunning, kFinished, kFailed, kCanceled };
 const char* job_status_name(JobStatus s);
 
 
+// How long a task's part of a checkpoint took, sent with its acknowledgement (Flink's
+// per-subtask checkpoint statistics).
+struct CheckpointTaskTimes {
+  std::int64_t alignment_ns = 0;  // inputs held back for the barrier (first barrier to last)
+  std::int64_t sync_ms = 0;       // the synchronous part: the task stopped at the barrier
+  std::int64_t async_ms = 0;      // the asynchronous part: state written while the task went on
+};
+
 // One task's part in a completed checkpoint: the subtask of a chain (named by its head
 // operator, as the REST API's vertices are), when its acknowledgement arrived and how
-// long it held inputs back for the barrier (from the first barrier to the last).
+// long it held inputs back for the barrier (from the first barrier to the last), and
+// its synchronous and asynchronous snapshot durations.
 struct CheckpointTaskStats {
   std::string head;
   int subtask = 0;
   std::int64_t ack_ms = 0;  // after the trigger
   std::int64_t alignment_ns = 0;
+  std::int64_t sync_ms = 0;
+  std::int64_t async_ms = 0;
 };
 
 // One checkpoint of a job, as its handle reports it.

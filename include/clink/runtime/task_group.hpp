@@ -41,9 +41,10 @@ class TaskEvents {
   // region failover only the task's pipelined region restarts.
   static constexpr std::size_t kWholeJob = static_cast<std::size_t>(-1);
   virtual void fail(std::size_t task, const std::string& message) = 0;
-  // alignment_ns: how long the task held back inputs waiting for all barriers.
+  // times: how long the task held back inputs waiting for all barriers, and its snapshot's
+  // synchronous and asynchronous parts.
   virtual void acknowledge_checkpoint(std::size_t task, std::int64_t checkpoint_id, TaskSnapshot snapshot,
-                                      std::int64_t alignment_ns) = 0;
+                                      const CheckpointTaskTimes& times) = 0;
   // A snapshot the task took part of and will never acknowledge (the checkpoint was
   // aborted, an operator failed, the task was cancelled): the new shared files it uploaded
   // are deleted. Where the coordinator is remote they stay until the job's shared/ ends.

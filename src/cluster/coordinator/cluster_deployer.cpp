@@ -376,7 +376,7 @@ void ClusterDeployer::on_checkpoint_ack(const proto::CheckpointAck& a) {
   for (const auto& entry : nlohmann::json::parse(a.snapshot_json()))
     snapshot.emplace_back(entry.at(0).get<std::string>(), subtask_state_from_json(entry.at(1)));
   events_.acknowledge_checkpoint(static_cast<std::size_t>(a.task()), a.checkpoint_id(), std::move(snapshot),
-                                 a.alignment_ns());
+                                 CheckpointTaskTimes{a.alignment_ns(), a.sync_ms(), a.async_ms()});
 }
 
 void ClusterDeployer::on_metrics(const nlohmann::json& rows) {

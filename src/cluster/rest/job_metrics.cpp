@@ -160,6 +160,14 @@ std::vector<SubtaskScope> vertex_level(const DispatchedJob& job, const JobVertex
     task.push_back(MetricValue::of_long("accumulateBackPressuredTimeMs", h.backpressured_ns / 1'000'000));
     const bool source_task = job.graph.inputs_of(head).empty();
     task.push_back(MetricValue::of_long("currentInputWatermark", source_task ? h.output_watermark : h.input_watermark));
+    // clink's: the subtask's part in the last completed checkpoint, as its REST details
+    // (`checkpoint.sync` / `checkpoint.async`, ms); -1 before one.
+    const CheckpointTaskStats* acked = nullptr;
+    if (last)
+      for (const auto& t : last->tasks)
+        if (t.head == head && t.subtask == s) acked = &t;
+    task.push_back(MetricValue::of_long("lastCheckpointSyncDuration", acked ? acked->sync_ms : -1));
+    task.push_back(MetricValue::of_long("lastCheckpointAsyncDuration", acked ? acked->async_ms : -1));
 
     for (const auto& op : v.operators) {
       const JobNode& node = job.graph.node(op);

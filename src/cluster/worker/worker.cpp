@@ -177,7 +177,8 @@ class AttemptHost final : public TaskEvents {
   // ---- TaskEvents: to the coordinator ----
   // The failed task; a failure of no one task (kWholeJob) goes as task -1 (the int it wraps to).
   void fail(std::size_t task, const std::string& message) override { send_event(task, TaskEvent::FAILED, 0, message); }
-  void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot, std::int64_t alignment_ns) override {
+  void acknowledge_checkpoint(std::size_t task, std::int64_t id, TaskSnapshot snapshot,
+                              const CheckpointTaskTimes& times) override {
     nlohmann::json states = nlohmann::json::array();
     for (const auto& [uid, st] : snapshot) states.push_back({uid, to_json(st)});
     WorkerMessage m;
@@ -187,7 +188,9 @@ class AttemptHost final : public TaskEvents {
     ack->set_task(static_cast<int>(task));
     ack->set_checkpoint_id(id);
     ack->set_snapshot_json(states.dump());
-    ack->set_alignment_ns(alignment_ns);
+    ack->set_alignment_ns(times.alignment_ns);
+    ack->set_sync_ms(times.sync_ms);
+    ack->set_async_ms(times.async_ms);
     control_.send(m);
   }
   void task_ended(std::size_t task) override { send_event(task, TaskEvent::ENDED); }
