@@ -1,8 +1,8 @@
 // Deep SQL never crashes clink (issue 16, item 4): a 10 000-term `+` or `||` chain, CAST
-// nested 10 000 deep, a ROW type nested 100 000 deep, a 100 000-branch UNION ALL and
-// 100 000 parentheses each fail with a clear error and a position (PostgreSQL's
-// max_stack_depth idea: every recursive stage after the parser sees a bounded tree),
-// and statements within the bound plan as before.
+// nested 10 000 deep, a ROW type nested 100 000 deep, a 100 000-branch UNION ALL,
+// 100 000 parentheses and views nested 10 000 deep each fail with a clear error and a
+// position (PostgreSQL's max_stack_depth idea: every recursive stage after the parser
+// sees a bounded tree), and statements within the bound plan as before.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -73,6 +73,25 @@ TEST_F(ClinkDeepSql, DeepCastsTypesParenthesesAndUnionsFailWithTheirPosition) {
   r = explain("SELECT 1 AS x" + repeat(" UNION ALL SELECT 1", 100000) + ";\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("the statement nests too deeply"));
+}
+
+// 10 000 views each selecting from the one before crashed (the stack): views nest at most
+// 1000 deep, so the definition of v1001 (line 1002) fails; 1000 plan.
+TEST_F(ClinkDeepSql, ViewsNestedTooDeeplyFailWithThePositionOfTheViewThatPassesTheBound) {
+  std::string views = "CREATE VIEW v0 AS SELECT 1 AS x;\n";
+  for (int i = 1; i < 10000; ++i)
+    views += "CREATE VIEW v" + std::to_string(i) + " AS SELECT x FROM v" + std::to_string(i - 1) + ";\n";
+  auto r = explain(views + "SELECT * FROM v9999;\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("deep.sql: line 1002, column 36: view `v1000` cannot be expanded: line 2, column 33: "
+                               "views nested more than 1000 deep: `v1000` expands `v999`, which expands ... `v0`"));
+
+  views = "CREATE VIEW v0 AS SELECT 1 AS x;\n";
+  for (int i = 1; i < 1000; ++i)
+    views += "CREATE VIEW v" + std::to_string(i) + " AS SELECT x FROM v" + std::to_string(i - 1) + ";\n";
+  r = explain(views + "SELECT * FROM v999;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Calc(select=[1 AS x])"));
 }
 
 TEST_F(ClinkDeepSql, StatementsWithinTheBoundPlan) {

@@ -115,6 +115,15 @@ Bound Binder::Impl::bind_view(const ViewDef& view, const std::string& qualifier,
     for (const auto& v : expanding_views) cycle += v + " -> ";
     fail(pos, fmt::format("view `{}` references itself: {}{}", view.name, cycle, view.name));
   }
+  // Each view's query is a level of the plan every later stage recurses through: bounded
+  // as the parser bounds a statement's nesting (10 000 chained views overflowed the stack).
+  constexpr std::size_t kMaxViewDepth = 1000;
+  if (expanding_views.size() >= kMaxViewDepth) {
+    views_too_deep = true;
+    fail(pos, fmt::format("views nested more than {} deep: `{}` expands `{}`, which expands ... `{}`; define some of "
+                          "them as one query",
+                          kMaxViewDepth, expanding_views.front(), expanding_views[1], view.name));
+  }
   expanding_views.push_back(view.name);
   auto saved_ctes = std::move(ctes);  // a view's query does not see the referencing query's CTEs
   ctes.clear();
@@ -124,6 +133,10 @@ Bound Binder::Impl::bind_view(const ViewDef& view, const std::string& qualifier,
   } catch (const SqlError& e) {
     ctes = std::move(saved_ctes);
     expanding_views.pop_back();
+    if (views_too_deep) {
+      if (!expanding_views.empty()) throw;
+      views_too_deep = false;  // the outermost view names the chain once
+    }
     throw TranslationError(pos, fmt::format("view `{}` cannot be expanded: {}", view.name, e.what()));
   }
   ctes = std::move(saved_ctes);

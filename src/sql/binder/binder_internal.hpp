@@ -117,7 +117,8 @@ struct Binder::Impl {
   const FunctionRegistry& registry;
   SessionConfig session;
   std::vector<std::map<std::string, Bound>> ctes;  // innermost last
-  std::vector<std::string> expanding_views;        // cycle check
+  std::vector<std::string> expanding_views;        // cycle check, and the depth bound
+  bool views_too_deep = false;                     // that error passes the enclosing views unwrapped
   // The one way an OVER call binds (ranking functions and OVER aggregates alike): its node
   // (LogicalRank / LogicalOverAggregate) computes it as a column; while the select list binds
   // over that node, the call's AST text maps to the column (over_columns, set by
