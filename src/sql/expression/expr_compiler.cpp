@@ -66,7 +66,10 @@ class CallNode final : public ExprNode {
       }
       if (scalar && !f_->accepts_scalars) {
         if (broadcast_[k].size() < rows || broadcast_[k].type().kind() != c->type().kind()) {
-          broadcast_[k] = Column::constant(c->type(), c->value_at(0), std::max<std::size_t>(rows, 1024));
+          // Fixed-width values to a whole batch at once; strings and nested values to the
+          // rows asked for only: a 5 MB literal copied 1024 times took 5 GB.
+          const bool fixed = physical_layout(c->type().kind()) == PhysicalLayout::kFixed;
+          broadcast_[k] = Column::constant(c->type(), c->value_at(0), fixed ? std::max<std::size_t>(rows, 1024) : rows);
         }
         c = &broadcast_[k];
         scalar = false;
