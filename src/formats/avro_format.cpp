@@ -183,6 +183,8 @@ class Reader {
   std::int64_t read_block_count() {
     std::int64_t n = read_long();
     if (n < 0) {
+      // The most negative long has no positive counterpart: no writer produces it.
+      if (n == INT64_MIN) throw AvroError{{}, "invalid block count " + std::to_string(n)};
       (void)read_long();
       n = -n;
     }

@@ -109,6 +109,11 @@ TEST(AvroFormat, MalformedInputNamesTheField) {
   EXPECT_EQ(decode("avro", fields_of({{"t", "TIMESTAMP(3) NOT NULL"}}),
                    {bytes({0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01})}),
             Rows{"ERROR: field \"t\": timestamp-millis 4611686018427387904 is out of range"});
+  // Found by fuzzing: an array block count of the most negative long (zigzag 2^64 - 1), whose
+  // negation overflowed.
+  EXPECT_EQ(decode("avro", fields_of({{"a", "ARRAY<INT NOT NULL> NOT NULL"}}),
+                   {bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x02, 0x02, 0x00})}),
+            Rows{"ERROR: field \"a\": invalid block count -9223372036854775808"});
   // A DECIMAL beyond its precision is NULL, as Flink's DecimalData.
   EXPECT_EQ(decode("avro", fields_of({{"d", "DECIMAL(3, 2) NOT NULL"}}), {bytes({0x04, 0x03, 0xe8})}), Rows{"+I[null]"});
 }
