@@ -7,6 +7,7 @@
 //     DEFINE v AS condition, ... ) [AS] alias
 #include "match_recognize_parse.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <optional>
@@ -148,16 +149,26 @@ class ClauseParser {
       name_at = last;
     }
     // RUNNING / FINAL: ONE ROW PER MATCH (the only mode, as in Flink 2.3) computes every
-    // measure over the whole match, which is FINAL; Flink 2.3 fails generating code for
-    // RUNNING. Taken before the expression only (FINAL LAST(A.price) AS p).
-    size_t expr_begin = b;
-    if (size_t at = find_semantics_keyword(b, expr_end); at == b) {
-      if (tok(at).is("RUNNING") && !running_at_) running_at_ = at;  // rejected after the ROWS PER MATCH clause
-      expr_begin = b + 1;
+    // measure over the whole match, which is FINAL, so FINAL changes nothing, before the
+    // expression or inside it (1 + FINAL LAST(A.price)); Flink 2.3 fails generating code
+    // for RUNNING, rejected after the ROWS PER MATCH clause.
+    std::vector<size_t> keywords;
+    for (size_t at = find_semantics_keyword(b, expr_end); at < expr_end; at = find_semantics_keyword(at + 1, expr_end)) {
+      if (tok(at).is("RUNNING") && !running_at_) running_at_ = at;
+      keywords.push_back(at);
     }
-    if (size_t at = find_semantics_keyword(expr_begin, expr_end); at < expr_end)
-      c.unsupported(tok(at), "RUNNING / FINAL is supported only before a whole MEASURES expression");
-    item.expr = expression(expr_begin, expr_end);
+    if (keywords.empty()) {
+      item.expr = expression(b, expr_end);
+    } else if (keywords.size() == 1 && keywords[0] == b) {
+      item.expr = expression(b + 1, expr_end);
+    } else {
+      // The expression without its FINAL / RUNNING words (tokens keep their positions).
+      preparse::Lexed without{lx_.text, {}};
+      for (size_t i = b; i < expr_end; ++i)
+        if (!std::binary_search(keywords.begin(), keywords.end(), i)) without.tokens.push_back(tok(i));
+      if (without.tokens.empty()) c.fail_expected("an expression");
+      item.expr = exprs_.parse_expression(without, 0, without.tokens.size());
+    }
     TokenCursor nc(lx_, name_at, e, map_);
     item.alias = nc.identifier("a measure name");
     if (!nc.at_end()) nc.fail(nc.peek(), "unexpected " + describe(nc.peek()) + " after the measure name");
