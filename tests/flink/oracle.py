@@ -282,7 +282,7 @@ def table_rows(lines):
             if not header_seen:
                 header_seen = True
                 continue
-            cells = [c.strip() for c in l.strip().strip("|").split("|")]
+            cells = [c.strip() for c in l.strip()[1:-1].split(" | ")]  # a cell may hold '||'
         else:
             cells = [c.strip() for c in l.split(" | ")]
         rows.append([{"None": "", "True": "TRUE", "False": "FALSE"}.get(c, c) for c in cells])
@@ -419,7 +419,11 @@ def flink_worker(conn, timeout):
                     it = res.collect()
                     while it.hasNext():
                         r = it.next()
-                        text_lines.append(" | ".join(str(r.getField(i)) for i in range(r.getArity())))
+                        if r.getArity() == 1 and "\n" in str(r.getField(0)):
+                            # SHOW CREATE: one row of text, which clink's client prints as its lines
+                            text_lines.extend(str(r.getField(0)).rstrip("\n").split("\n"))
+                        else:
+                            text_lines.append(" | ".join(str(r.getField(i)) for i in range(r.getArity())))
                     it.close()
         except TimeoutError as e:
             error = str(e)

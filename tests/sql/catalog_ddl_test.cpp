@@ -36,10 +36,11 @@ TEST(CatalogDdl, ShowCreateTableInFlinkFormat) {
   `product` VARCHAR(32),
   `amount` INT,
   `ts` TIMESTAMP(3),
-  `price` AS amount * 2,
-  WATERMARK FOR `ts` AS ts - INTERVAL '1' SECOND,
+  `price` AS `amount` * 2,
+  WATERMARK FOR `ts` AS `ts` - INTERVAL '1' SECOND,
   CONSTRAINT `PK_user` PRIMARY KEY (`user`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'datagen',
   'rows-per-second' = '10'
 )
@@ -49,15 +50,15 @@ TEST(CatalogDdl, ShowCreateTableInFlinkFormat) {
 TEST(CatalogDdl, DescribeInFlinkColumns) {
   PlanFixture f;
   f.ddl(kOrders);
-  EXPECT_GOLDEN(f.explain("DESCRIBE orders"), R"(+---------+------------------------+-------+-----------+---------------+--------------------------+
-|    name |                   type |  null |       key |        extras |                watermark |
-+---------+------------------------+-------+-----------+---------------+--------------------------+
-|    user |                 BIGINT | FALSE | PRI(user) |               |                          |
-| product |            VARCHAR(32) |  TRUE |           |               |                          |
-|  amount |                    INT |  TRUE |           |               |                          |
-|      ts | TIMESTAMP(3) *ROWTIME* |  TRUE |           |               | ts - INTERVAL '1' SECOND |
-|   price |                    INT |  TRUE |           | AS amount * 2 |                          |
-+---------+------------------------+-------+-----------+---------------+--------------------------+
+  EXPECT_GOLDEN(f.explain("DESCRIBE orders"), R"(+---------+------------------------+-------+-----------+-----------------+----------------------------+
+|    name |                   type |  null |       key |          extras |                  watermark |
++---------+------------------------+-------+-----------+-----------------+----------------------------+
+|    user |                 BIGINT | FALSE | PRI(user) |                 |                            |
+| product |            VARCHAR(32) |  TRUE |           |                 |                            |
+|  amount |                    INT |  TRUE |           |                 |                            |
+|      ts | TIMESTAMP(3) *ROWTIME* |  TRUE |           |                 | `ts` - INTERVAL '1' SECOND |
+|   price |                    INT |  TRUE |           | AS `amount` * 2 |                            |
++---------+------------------------+-------+-----------+-----------------+----------------------------+
 5 rows in set
 )");
 }
@@ -140,10 +141,11 @@ TEST(CatalogDdl, LikeMergesFeaturesAsFlink) {
   `product` VARCHAR(32),
   `amount` INT,
   `ts` TIMESTAMP(3),
-  `extra` STRING,
-  WATERMARK FOR `ts` AS ts - INTERVAL '5' SECOND,
+  `extra` VARCHAR(2147483647),
+  WATERMARK FOR `ts` AS `ts` - INTERVAL '5' SECOND,
   CONSTRAINT `PK_user` PRIMARY KEY (`user`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'datagen',
   'rows-per-second' = '100'
 )
@@ -179,8 +181,11 @@ TEST(CatalogDdl, ViewsWithAliasesAndCycleCheck) {
 +------+-------------+------+-----+--------+-----------+
 2 rows in set
 )");
-  EXPECT_GOLDEN(f.explain("SHOW CREATE VIEW v"), R"(CREATE VIEW `default_catalog`.`default_database`.`v`(`p`, `n`) as
-SELECT product, amount FROM orders
+  EXPECT_GOLDEN(f.explain("SHOW CREATE VIEW v"), R"(CREATE VIEW `default_catalog`.`default_database`.`v` (
+  `p`,
+  `n`
+)
+AS SELECT product, amount FROM orders
 )");
   EXPECT_GOLDEN(f.error("CREATE VIEW w (a) AS SELECT product, amount FROM orders"), R"(line 1, column 1: view `w`: 1 column aliases for a query of 2 columns)");
   EXPECT_GOLDEN(f.error("CREATE VIEW w AS SELECT product, product FROM orders"), R"(line 1, column 1: view `w`: duplicate column name `product` (give the columns aliases))");
@@ -220,10 +225,11 @@ TEST(CatalogDdl, AlterTableAppliesActionsInOrder) {
   `item` VARCHAR(32),
   `amount` BIGINT,
   `ts` TIMESTAMP(3),
-  `price` AS amount * 2,
-  WATERMARK FOR `ts` AS ts - INTERVAL '1' SECOND,
+  `price` AS `amount` * 2,
+  WATERMARK FOR `ts` AS `ts` - INTERVAL '1' SECOND,
   CONSTRAINT `PK_user` PRIMARY KEY (`user`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'datagen',
   'rows-per-second' = '5'
 )
@@ -265,8 +271,11 @@ TEST(CatalogDdl, PersistsOneJsonFilePerObjectAndReloads) {
   PlanFixture h;
   h.ddl(kOrders);
   EXPECT_EQ(g.explain("SHOW CREATE TABLE orders"), h.explain("SHOW CREATE TABLE orders"));
-  EXPECT_GOLDEN(g.explain("SHOW CREATE VIEW v"), R"(CREATE VIEW `default_catalog`.`default_database`.`v`(`p`, `a`) as
-SELECT product, amount FROM orders WHERE (amount > 3)
+  EXPECT_GOLDEN(g.explain("SHOW CREATE VIEW v"), R"(CREATE VIEW `default_catalog`.`default_database`.`v` (
+  `p`,
+  `a`
+)
+AS SELECT product, amount FROM orders WHERE (amount > 3)
 )");
   EXPECT_GOLDEN(g.bound("SELECT twice(a) AS y FROM v"), R"(Calc(select=[*(a, 2) AS y])
   Calc(select=[product AS p, amount AS a])

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "clink/sql/common/multiset_type.hpp"
 #include "clink/sql/handler/catalog_ddl.hpp"
+#include "clink/sql/parser/flink_sql_text.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
@@ -16,6 +18,36 @@ namespace {
 std::string q(const std::string& id) { return "`" + id + "`"; }
 
 std::string bool_text(bool b) { return b ? "TRUE" : "FALSE"; }
+
+// A type as SHOW CREATE TABLE prints it: Flink's LogicalType#asSerializableString, which
+// spells STRING and BYTES out and TIMESTAMP_LTZ as TIMESTAMP WITH LOCAL TIME ZONE.
+std::string serializable_type(const LogicalType& t) {
+  std::string s;
+  switch (t.kind()) {
+    case TypeKind::kVarChar:
+    case TypeKind::kVarBinary:
+      s = fmt::format("{}({})", t.is(TypeKind::kVarChar) ? "VARCHAR" : "VARBINARY", t.precision());
+      break;
+    case TypeKind::kTimestampLtz: s = fmt::format("TIMESTAMP({}) WITH LOCAL TIME ZONE", t.precision()); break;
+    case TypeKind::kArray: s = "ARRAY<" + serializable_type(t.element_type()) + ">"; break;
+    case TypeKind::kMap:
+      s = is_multiset(t) ? "MULTISET<" + serializable_type(t.key_type()) + ">"
+                         : "MAP<" + serializable_type(t.key_type()) + ", " + serializable_type(t.value_type()) + ">";
+      break;
+    case TypeKind::kRow: {
+      std::vector<std::string> fields;
+      for (const auto& f : t.fields()) fields.push_back(q(f.name) + " " + serializable_type(f.type));
+      s = fmt::format("ROW<{}>", fmt::join(fields, ", "));
+      break;
+    }
+    default: return t.to_string();
+  }
+  return t.nullable() ? s : s + " NOT NULL";
+}
+
+std::string expression_text(const ast::ExprPtr& e, const std::string& stored) {
+  return e ? ast::to_flink_string(*e) : stored;
+}
 
 }  // namespace
 
@@ -184,10 +216,10 @@ std::vector<std::string> show_create_schema_lines(const TableDef& t) {
   for (const auto& c : t.columns) {
     std::string s = "  " + q(c.name) + " ";
     switch (c.kind) {
-      case CatalogColumn::Kind::kPhysical: s += c.type.to_string(); break;
-      case CatalogColumn::Kind::kComputed: s += "AS " + c.expr_sql; break;
+      case CatalogColumn::Kind::kPhysical: s += serializable_type(c.type); break;
+      case CatalogColumn::Kind::kComputed: s += "AS " + expression_text(c.expr, c.expr_sql); break;
       case CatalogColumn::Kind::kMetadata:
-        s += c.type.to_string() + " METADATA";
+        s += serializable_type(c.type) + " METADATA";
         if (c.metadata_key) s += " FROM '" + *c.metadata_key + "'";
         if (c.is_virtual) s += " VIRTUAL";
         break;
@@ -195,7 +227,9 @@ std::vector<std::string> show_create_schema_lines(const TableDef& t) {
     if (!c.comment.empty()) s += " COMMENT " + ast::quote_string(c.comment);
     lines.push_back(s);
   }
-  if (t.watermark) lines.push_back(fmt::format("  WATERMARK FOR {} AS {}", q(t.watermark->rowtime_column), t.watermark->expr_sql));
+  if (t.watermark)
+    lines.push_back(fmt::format("  WATERMARK FOR {} AS {}", q(t.watermark->rowtime_column),
+                                expression_text(t.watermark->expr, t.watermark->expr_sql)));
   if (!t.primary_key.empty()) {
     std::vector<std::string> cols;
     for (const auto& k : t.primary_key) cols.push_back(q(k));
@@ -214,17 +248,19 @@ std::string CatalogDdl::show_create_table(const TableDef& t) const {
     for (const auto& p : t.partitioned_by) cols.push_back(q(p));
     out += fmt::format("\nPARTITIONED BY ({})", fmt::join(cols, ", "));
   }
-  std::vector<std::string> opts;
+  std::vector<std::string> opts;  // in key order, as Flink prints them
   for (const auto& [k, v] : t.options) opts.push_back(fmt::format("  {} = {}", ast::quote_string(k), ast::quote_string(v)));
-  out += fmt::format(" WITH (\n{}\n)\n", fmt::join(opts, ",\n"));
+  std::sort(opts.begin(), opts.end());
+  out += fmt::format("\nWITH (\n{}\n)\n", fmt::join(opts, ",\n"));
   return out;
 }
 
 std::string CatalogDdl::show_create_view(const ViewDef& v) const {
+  // Flink's layout; the query as written (Flink prints its expanded, fully qualified form).
   std::vector<std::string> cols;
-  for (const auto& f : v.schema.fields()) cols.push_back(q(f.name));
-  return fmt::format("CREATE {}VIEW `default_catalog`.`default_database`.{}({}) as\n{}\n", v.temporary ? "TEMPORARY " : "",
-                     q(v.name), fmt::join(cols, ", "), v.query_sql);
+  for (const auto& f : v.schema.fields()) cols.push_back("  " + q(f.name));
+  return fmt::format("CREATE {}VIEW `default_catalog`.`default_database`.{} (\n{}\n)\nAS {}\n", v.temporary ? "TEMPORARY " : "",
+                     q(v.name), fmt::join(cols, ",\n"), v.query_sql);
 }
 
 std::string CatalogDdl::describe(const ast::Describe& stmt, SourcePosition pos) const {
@@ -245,13 +281,13 @@ std::string CatalogDdl::describe(const ast::Describe& stmt, SourcePosition pos) 
     if (rowtime) type += " *ROWTIME*";
     std::string key = std::find(t->primary_key.begin(), t->primary_key.end(), c.name) != t->primary_key.end() ? pk : "";
     std::string extras;
-    if (c.kind == CatalogColumn::Kind::kComputed) extras = "AS " + c.expr_sql;
+    if (c.kind == CatalogColumn::Kind::kComputed) extras = "AS " + expression_text(c.expr, c.expr_sql);
     if (c.kind == CatalogColumn::Kind::kMetadata) {
       extras = "METADATA";
       if (c.metadata_key) extras += " FROM '" + *c.metadata_key + "'";
       if (c.is_virtual) extras += " VIRTUAL";
     }
-    rows.push_back({c.name, type, bool_text(c.type.nullable()), key, extras, rowtime ? t->watermark->expr_sql : ""});
+    rows.push_back({c.name, type, bool_text(c.type.nullable()), key, extras, rowtime ? expression_text(t->watermark->expr, t->watermark->expr_sql) : ""});
   }
   return format_tableau({"name", "type", "null", "key", "extras", "watermark"}, rows);
 }
