@@ -274,13 +274,18 @@ def table_rows(lines):
     """The data rows of SHOW / DESCRIBE output, as cell lists: clink's SQL-client table
     (+---+ boxes, a header row) or Flink's rows joined with ' | ' (Python's None / True /
     False for NULL and booleans). Anything else (a changelog line) is kept as it is."""
-    rows, header_seen = [], False
+    rows, in_table, header_next = [], False, False
     for l in lines:
-        if l.startswith("+--") or not l.strip() or re.match(r"^\d+ rows? in set$|^Empty set$", l):
+        if l.startswith("+--"):
+            if not in_table:  # a table's first border: its header row follows
+                in_table, header_next = True, True
+            continue
+        if not l.strip() or re.match(r"^\d+ rows? in set$|^Empty set$", l):
+            in_table = False  # a case may print several tables, each with a header
             continue
         if l.startswith("|"):
-            if not header_seen:
-                header_seen = True
+            if header_next:
+                header_next = False
                 continue
             cells = [c.strip() for c in l.strip()[1:-1].split(" | ")]  # a cell may hold '||'
         else:
