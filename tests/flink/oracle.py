@@ -30,6 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SQL_DIR = os.path.join(ROOT, "tests", "sql")
 
 HEADER_RE = re.compile(r"^\s*(?:#|--)\s*flink:\s*(.*?)\s*$")
+BATCH_MODE_RE = re.compile(r"^SET\s+'execution\.runtime-mode'\s*=\s*'batch'\s*$", re.I)
 
 # --------------------------------------------------------------------------------------
 # .test parsing (mirrors tests/sql/sql_test_case.cpp)
@@ -329,12 +330,14 @@ def flink_worker(conn, timeout):
     EnvironmentSettings = jvm.org.apache.flink.table.api.EnvironmentSettings
     TableEnvironment = jvm.org.apache.flink.table.api.TableEnvironment
 
-    def new_tenv():
+    def new_tenv(batch=False):
         conf = jvm.org.apache.flink.configuration.Configuration()
         conf.setString("parallelism.default", "1")
         conf.setString("table.local-time-zone", "UTC")
         conf.setString("rest.bind-port", "0")
-        settings = EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build()
+        builder = EnvironmentSettings.newInstance()
+        builder = builder.inBatchMode() if batch else builder.inStreamingMode()
+        settings = builder.withConfiguration(conf).build()
         return TableEnvironment.create(settings)
 
     def java_error(e):
@@ -359,13 +362,18 @@ def flink_worker(conn, timeout):
         jobs = []
         in_setup = False  # whether the statement running is the setup's
         try:
-            tenv = new_tenv()
             stmts = [(s, True) for s in split_statements(msg["setup"])] + [(s, False) for s in split_statements(msg["sql"])]
+            # Flink fixes the runtime mode when the environment is created (its SQL client
+            # makes a new one on SET): a case that sets batch mode runs in a batch environment.
+            batch = any(BATCH_MODE_RE.match(s) for s, _ in stmts)
+            tenv = new_tenv(batch)
             deadline = time.time() + timeout
             for stmt, _in_setup in stmts:
                 in_setup = _in_setup
                 # SET / RESET belong to Flink's SQL client, not to executeSql: the table config
                 m = re.match(r"^SET\s+'([^']*)'\s*=\s*'([^']*)'\s*$", stmt, re.I | re.S)
+                if m and m.group(1) == "execution.runtime-mode":
+                    continue  # the environment was created in that mode
                 if m:
                     tenv.getConfig().getConfiguration().setString(m.group(1), m.group(2))
                     continue

@@ -153,14 +153,14 @@ StatementResult StatementRunner::execute(const ast::Statement& st) {
       return text(format_tableau({"key", "value"}, rows));
     }
     if (!s->value) throw TranslationError(st.pos, fmt::format("SET '{}' needs a value", *s->key));
-    // Batch execution (final results only, once at the end of the input) is not built:
-    // refused by name rather than accepted and ignored.
-    if (*s->key == "execution.runtime-mode" && *s->value != "streaming" && *s->value != "STREAMING")
-      throw TranslationError(
-          st.pos, fmt::format("SET 'execution.runtime-mode' = '{}' is not supported: clink runs every job in "
-                              "streaming mode (a bounded input's final results are the same, as a changelog "
-                              "with updates); remove the SET or set 'streaming'",
-                              *s->value));
+    if (*s->key == "execution.runtime-mode") {
+      std::string mode = *s->value;
+      std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (mode != "streaming" && mode != "batch")
+        throw TranslationError(st.pos, fmt::format("SET 'execution.runtime-mode' = '{}': the mode is 'streaming' or "
+                                                   "'batch' (Flink's 'automatic' is not supported: choose one)",
+                                                   *s->value));
+    }
     session_[*s->key] = *s->value;
   } else if (const auto* s = st.as<ast::Reset>()) {
     if (s->key) session_.erase(*s->key);

@@ -59,6 +59,7 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_rank(r);
   register_sql_deduplicate(r);
   register_sql_changelog_normalize(r);
+  register_sql_final_table(r);
   register_sql_window_rank(r);
   register_sql_over_aggregate(r);
   register_sql_match_recognize(r);

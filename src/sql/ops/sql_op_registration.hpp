@@ -25,6 +25,7 @@ void register_sql_values_source(OperatorRegistry& r);
 void register_sql_rank(OperatorRegistry& r);
 void register_sql_deduplicate(OperatorRegistry& r);
 void register_sql_changelog_normalize(OperatorRegistry& r);
+void register_sql_final_table(OperatorRegistry& r);
 void register_sql_window_rank(OperatorRegistry& r);
 void register_sql_over_aggregate(OperatorRegistry& r);
 void register_sql_correlate(OperatorRegistry& r);

@@ -22,6 +22,14 @@ std::optional<std::string> option(const SessionConfig& session, const char* key)
 
 }  // namespace
 
+bool batch_mode(const SessionConfig& session) {
+  auto mode = option(session, "execution.runtime-mode");
+  if (!mode) return false;
+  std::string m = *mode;
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
+  return m == "batch";
+}
+
 std::int64_t state_ttl_ms(const SessionConfig& session, SourcePosition pos) {
   auto ttl = option(session, "table.exec.state.ttl");
   if (!ttl) return 0;

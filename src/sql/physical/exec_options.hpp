@@ -20,6 +20,9 @@ struct MiniBatch {
 };
 std::optional<MiniBatch> mini_batch(const SessionConfig& session, SourcePosition pos);
 
+// SET 'execution.runtime-mode' = 'batch': final results once, at the end of the input.
+bool batch_mode(const SessionConfig& session);
+
 // A table's 'scan.parallelism' / 'sink.parallelism' (`key`): a positive integer, or none.
 std::optional<int> parallelism_option(const TableDef& t, const char* key, SourcePosition pos);
 

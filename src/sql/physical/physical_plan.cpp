@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include <fmt/format.h>
@@ -38,6 +39,7 @@ struct Compiler {
   const Catalog& catalog;
   const SessionConfig& session;
   PlanProperties& props;  // changelog modes and join / rank analyses, each derived once
+  const bool batch = batch_mode(session);  // 'execution.runtime-mode' = 'batch'
   json ops = json::array();
   std::vector<std::string> dead_letter_producers;
   // Ops at parallelism 1 (global aggregates, sorts, limits): forward ops after them stay
@@ -125,7 +127,10 @@ struct Compiler {
       case LogicalKind::kJoin: return {join(static_cast<const LogicalJoin&>(n))};
       case LogicalKind::kWatermarkAssigner: {
         const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
-        scan_watermark = pushed_down_watermark(w);  // the scan below takes it
+        // Batch mode: no watermark before the end of the input (nothing is late; every
+        // window fires at the end), from a NULL watermark expression.
+        const ExprPtr watermark = batch ? expr::null_literal(w.watermark->type) : w.watermark;
+        scan_watermark = batch ? nullptr : pushed_down_watermark(w);  // the scan below takes it
         const bool bounds = scan_watermark.contains("bounds_assigner"), generated = !scan_watermark.is_null() && !bounds;
         auto in = compile(n.input());
         scan_watermark = nullptr;
@@ -134,7 +139,7 @@ struct Compiler {
         if (!w.alignment_group.empty())
           alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
                        {"update_interval_ms", w.alignment_update_interval_ms}};
-        json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*w.watermark)},
+        json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*watermark)},
                   {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
         if (bounds) p["source_bounded"] = true;
         // The assigner rejects an interval for 'on-event' emission (every advance goes out).
@@ -531,6 +536,10 @@ struct Compiler {
       fail(s.pos, fmt::format("table `{}`: unknown connector '{}' (sources: {})", s.table.name, connector,
                               sql_source_names()));
     }
+    if (batch && !sql_source_bounded(connector, s.table.options))  // Flink's message
+      fail(s.pos, fmt::format("Querying an unbounded table 'default_catalog.default_database.{}' in batch mode is not "
+                              "allowed. The table source is unbounded.",
+                              s.table.name));
     json p = connector_params(s.table);
     const Schema read = scan_read_schema(s);
     p["schema"] = schema_to_json(read);  // physical columns as read; output: the `projected`
@@ -646,7 +655,13 @@ struct Compiler {
       fail(s.pos, fmt::format("INSERT OVERWRITE {}: only {} can overwrite", s.table.name, sql_overwrite_sinks_text()));
     auto in = compile(s.input());
     // check_sink_changelog accepted the input's mode, so the sink takes some mode of it.
-    const ChangelogKind input_kind = props.changelog(s.input()).kind;
+    ChangelogKind input_kind = props.changelog(s.input()).kind;
+    if (batch && input_kind != ChangelogKind::kInsertOnly) {  // the final table, as inserts at the end
+      std::vector<std::size_t> all(s.input().schema.size());
+      std::iota(all.begin(), all.end(), std::size_t{0});
+      in = {add("sql_final_table", in, {{"schema", schema_to_json(s.input().schema)}}, &all, false, &s.input().schema)};
+      input_kind = ChangelogKind::kInsertOnly;
+    }
     const std::vector<std::string> parts = partition_columns(s.table);
     // The written columns as declared: physical and persisted metadata ones (the input's order).
     std::vector<RowField> declared_fields;
@@ -727,38 +742,6 @@ struct Compiler {
 
 }  // namespace
 
-bool is_planner_option(const std::string& key) {
-  static const std::set<std::string> kKeys = {"connector", "event_time_column", "watermark_lag_ms", "idle_timeout_ms",
-                                              "allowed_lateness_ms", "late_records_to_dlq", "partition_by",
-                                              "scan.parallelism", "sink.parallelism"};
-  return kKeys.count(key) || key.rfind("scan.watermark.", 0) == 0 || key.rfind("statistics.", 0) == 0;
-}
-
-json window_to_json(const WindowSpec& w) {
-  json j = {{"kind", window_kind_name(w.kind)}, {"time_column", w.time_column}};
-  if (w.proctime) j["proctime"] = true;
-  if (w.attached_start) j["attached"] = true;  // time_column is the input rows' window_end
-  switch (w.kind) {
-    case WindowSpec::Kind::kTumble: j["size_ms"] = w.size_ms; break;
-    case WindowSpec::Kind::kHop:
-      j["size_ms"] = w.size_ms;
-      j["slide_ms"] = w.slide_ms;
-      break;
-    case WindowSpec::Kind::kCumulate:
-      j["size_ms"] = w.size_ms;
-      j["step_ms"] = w.step_ms;
-      break;
-    case WindowSpec::Kind::kSession: j["gap_ms"] = w.gap_ms; return j;
-  }
-  j["offset_ms"] = w.offset_ms;
-  return j;
-}
-
-json aggregate_to_json(const AggregateCall& a) {
-  return {{"function", a.function}, {"args", a.args}, {"distinct", a.distinct},
-          {"filter", a.filter ? json(*a.filter) : json(nullptr)}, {"type", a.type.to_string()}};
-}
-
 namespace {
 
 bool calls_current_watermark(const ExprPtr& e) {
@@ -786,7 +769,7 @@ json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::s
   Compiler c{catalog_, session_, props ? *props : own};
   for (const auto& s : sinks) {
     if (s->kind != LogicalKind::kSink) fail(s->pos, "a job plan must end in a sink");
-    check_sink_changelog(static_cast<const LogicalSink&>(*s), c.props);
+    if (!c.batch) check_sink_changelog(static_cast<const LogicalSink&>(*s), c.props);  // batch: inserts only
   }
   for (const auto& s : sinks) c.reads_current_watermark = c.reads_current_watermark || calls_current_watermark(*s);
   for (const auto& s : sinks) c.compile(*s);
