@@ -76,13 +76,7 @@ QueryPtr Builder::query(const J& j, SourcePosition fallback) {
       q->body = select(f, p);
     }
   } else {
-    SetOperation s;
-    s.op = op == "SETOP_UNION" ? SetOperation::Op::Union
-           : op == "SETOP_INTERSECT" ? SetOperation::Op::Intersect : SetOperation::Op::Except;
-    s.all = f.value("all", false);
-    s.left = query(f.at("larg"), p);
-    s.right = query(f.at("rarg"), p);
-    q->body = std::move(s);
+    q->body = set_operation(f, op, p);
   }
   if (auto* sort = child(f, "sortClause")) q->order_by = order_items(*sort, p);
   if (str(f, "limitOption") == "LIMIT_OPTION_WITH_TIES") unsupported(p, "FETCH ... WITH TIES is not supported");
@@ -93,6 +87,50 @@ QueryPtr Builder::query(const J& j, SourcePosition fallback) {
   }
   if (auto* off = child(f, "limitOffset")) q->offset = expr(*off, p);
   return q;
+}
+
+// A set operation. A chain of one UNION [ALL] (left-deep, as the grammar builds
+// `a UNION ALL b UNION ALL c ...`) is walked without recursion and rebuilt balanced: UNION
+// is associative and the first branch, which names the columns, stays leftmost, so a
+// 10 000-branch UNION ALL nests 14 deep for every later stage instead of 10 000.
+SetOperation Builder::set_operation(const J& f, const std::string& op, SourcePosition p) {
+  SetOperation s;
+  s.op = op == "SETOP_UNION" ? SetOperation::Op::Union
+         : op == "SETOP_INTERSECT" ? SetOperation::Op::Intersect : SetOperation::Op::Except;
+  s.all = f.value("all", false);
+  if (s.op != SetOperation::Op::Union) {
+    s.left = query(f.at("larg"), p);
+    s.right = query(f.at("rarg"), p);
+    return s;
+  }
+  std::vector<const J*> rights;  // last branch first
+  const J* arm = &f;
+  for (;;) {
+    rights.push_back(&arm->at("rarg"));
+    const J& left = arm->at("larg");
+    const bool same_union = str(left, "op") == op && left.value("all", false) == s.all && !child(left, "sortClause") &&
+                            !child(left, "limitCount") && !child(left, "limitOffset") && !child(left, "withClause");
+    if (!same_union) {
+      rights.push_back(&left);
+      break;
+    }
+    arm = &left;
+  }
+  std::vector<QueryPtr> branches;
+  for (auto it = rights.rbegin(); it != rights.rend(); ++it) branches.push_back(query(**it, p));
+  // Branches [lo, hi) as one query: a branch, or the union of both halves.
+  auto balanced = [&](auto& self, std::size_t lo, std::size_t hi) -> QueryPtr {
+    if (hi - lo == 1) return branches[lo];
+    const std::size_t mid = lo + (hi - lo) / 2;
+    auto q = std::make_shared<Query>();
+    q->pos = branches[lo]->pos;
+    q->body = SetOperation{s.op, s.all, self(self, lo, mid), self(self, mid, hi)};
+    return q;
+  };
+  const std::size_t mid = branches.size() / 2;
+  s.left = balanced(balanced, 0, mid);
+  s.right = balanced(balanced, mid, branches.size());
+  return s;
 }
 
 Select Builder::select(const J& f, SourcePosition p) {

@@ -85,40 +85,24 @@ class Builder {
     throw TranslationError(at.known() ? at : ctx_.fallback, what);
   }
 
-  // The smallest location anywhere under `j` (a query has no location of its own).
-  int min_location(const J& j) const {
+  // The smallest / largest location anywhere under `j` (a query has no location of its
+  // own); -1 when none. Walked with a stack: a long UNION chain nests its left arms.
+  int min_location(const J& j) const { return extreme_location(j, true); }
+  int max_location(const J& j) const { return extreme_location(j, false); }
+  int extreme_location(const J& root, bool smallest) const {
     int best = -1;
-    if (j.is_object()) {
+    std::vector<const J*> todo{&root};
+    while (!todo.empty()) {
+      const J& j = *todo.back();
+      todo.pop_back();
+      if (!j.is_structured()) continue;
       for (auto it = j.begin(); it != j.end(); ++it) {
-        int l = -1;
-        if (it.key() == "location" && it->is_number_integer()) {
-          l = it->get<int>();
-        } else if (it->is_structured()) {
-          l = min_location(*it);
-        }
-        if (l >= 0 && (best < 0 || l < best)) best = l;
-      }
-    } else if (j.is_array()) {
-      for (const auto& e : j) {
-        int l = min_location(e);
-        if (l >= 0 && (best < 0 || l < best)) best = l;
-      }
-    }
-    return best;
-  }
-
-  // The largest location anywhere under `j`.
-  int max_location(const J& j) const {
-    int best = -1;
-    if (j.is_object() || j.is_array()) {
-      for (auto it = j.begin(); it != j.end(); ++it) {
-        int l = -1;
         if (j.is_object() && it.key() == "location" && it->is_number_integer()) {
-          l = it->get<int>();
+          const int l = it->get<int>();
+          if (l >= 0 && (best < 0 || (smallest ? l < best : l > best))) best = l;
         } else if (it->is_structured()) {
-          l = max_location(*it);
+          todo.push_back(&*it);
         }
-        best = std::max(best, l);
       }
     }
     return best;
@@ -161,6 +145,7 @@ class Builder {
 
   std::vector<OrderItem> order_items(const J& list, SourcePosition p);
   QueryPtr query(const J& j, SourcePosition fallback);
+  SetOperation set_operation(const J& f, const std::string& op, SourcePosition p);
   Select select(const J& f, SourcePosition p);
   GroupingElement grouping(const J& j, SourcePosition p);
   // `pg` as the user spelled it: the last matching name written in [from, to) (to < 0: no end).

@@ -145,17 +145,27 @@ std::unique_ptr<PgResult> parse_with_enough_stack(const std::string& text) {
 // How deep the parse tree's JSON nests, and the first byte past the depth limit; a
 // linear scan (strings skipped), so that no recursive stage after it (AST builder,
 // binder, optimiser, planner, expression compiler) sees a tree deeper than the limit.
+// The left operand of a set operation ("larg") adds no depth: the AST builder walks a
+// chain of them iteratively and balances UNION chains (ast_builder.cpp).
 std::size_t first_too_deep(const std::string& json, int limit) {
+  static constexpr std::string_view kLeftOperand = "\"larg\":";
   int depth = 0;
+  std::vector<bool> counted;  // per open bracket: whether it added to depth
   for (std::size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
     if (c == '"') {
       for (++i; i < json.size() && json[i] != '"'; ++i)
         if (json[i] == '\\') ++i;
     } else if (c == '{' || c == '[') {
-      if (++depth > limit) return i;
+      const bool left_operand = c == '{' && i >= kLeftOperand.size() &&
+                                std::string_view(json).substr(i - kLeftOperand.size(), kLeftOperand.size()) == kLeftOperand;
+      counted.push_back(!left_operand);
+      if (!left_operand && ++depth > limit) return i;
     } else if (c == '}' || c == ']') {
-      --depth;
+      if (!counted.empty()) {
+        depth -= counted.back() ? 1 : 0;
+        counted.pop_back();
+      }
     }
   }
   return std::string::npos;

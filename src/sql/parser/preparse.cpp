@@ -42,8 +42,10 @@ void MappedText::append_from(const MappedText& from, size_t b, size_t e) {
 
 SourceMap::SourceMap(std::string_view original) : original_(original) {
   line_starts_.push_back(0);
-  for (size_t i = 0; i < original.size(); ++i)
+  for (size_t i = 0; i < original.size(); ++i) {
     if (original[i] == '\n') line_starts_.push_back(i + 1);
+    if ((static_cast<unsigned char>(original[i]) & 0xC0) == 0x80) continuation_bytes_.push_back(i);
+  }
 }
 
 SourcePosition SourceMap::position(size_t offset) const {
@@ -51,10 +53,10 @@ SourcePosition SourceMap::position(size_t offset) const {
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   size_t line = static_cast<size_t>(it - line_starts_.begin());  // 1-based
   size_t start = line_starts_[line - 1];
-  int column = 1;
-  for (size_t i = start; i < offset; ++i)
-    if ((static_cast<unsigned char>(original_[i]) & 0xC0) != 0x80) ++column;  // count code points
-  return {static_cast<int>(line), column};
+  // Code points: the bytes from the line's start less the continuation bytes among them.
+  const auto continuations = std::lower_bound(continuation_bytes_.begin(), continuation_bytes_.end(), offset) -
+                             std::lower_bound(continuation_bytes_.begin(), continuation_bytes_.end(), start);
+  return {static_cast<int>(line), static_cast<int>(offset - start - static_cast<size_t>(continuations)) + 1};
 }
 
 bool Token::is(std::string_view keyword) const {

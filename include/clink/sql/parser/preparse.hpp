@@ -60,6 +60,9 @@ class SourceMap {
  private:
   std::string_view original_;
   std::vector<size_t> line_starts_;
+  // Offsets of UTF-8 continuation bytes: a column counts code points without walking its
+  // line (a statement on one long line has as many positions as tokens).
+  std::vector<size_t> continuation_bytes_;
 };
 
 enum class TokenKind {
