@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "clink/runtime/key_group.hpp"
 #include "clink/sql/common/column_key.hpp"
 #include "kernel_util.hpp"
 
@@ -69,8 +68,9 @@ const EVP_MD* sha2_for_bits(std::int64_t bits) {
   }
 }
 
-// HASH_CODE(x): the key bytes of the value (the encoding keyed state and hash
-// partitioning use, so equal values of any type hash alike) folded to 32 bits. Flink's
+// HASH_CODE(x): FNV-1a of the value's key bytes (the encoding keyed state uses, so equal
+// values of any type hash alike), mixed and folded to 32 bits. Stable across releases: a
+// split aggregate's partial state is keyed by these buckets in checkpoints. Flink's
 // internal HASH_CODE is Java's hashCode(); only the spread matters to its one caller, split
 // distinct aggregation's MOD(HASH_CODE(x), buckets), not the exact values.
 std::optional<ResolvedFunction> resolve_hash_code(std::span<const LogicalType> args) {
@@ -89,7 +89,11 @@ std::optional<ResolvedFunction> resolve_hash_code(std::span<const LogicalType> a
       }
       key.clear();
       append_key_value(*a[0].column, a[0].row(i), key);
-      const std::uint64_t h = key_hash(key);
+      std::uint64_t h = 0xcbf29ce484222325ULL;
+      for (unsigned char b : key) h = (h ^ b) * 0x100000001b3ULL;
+      h ^= h >> 33;  // murmur3's finaliser: FNV's low bits alone spread poorly
+      h *= 0xff51afd7ed558ccdULL;
+      h ^= h >> 33;
       values[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h ^ (h >> 32)));
     }
   };
