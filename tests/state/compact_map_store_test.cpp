@@ -75,10 +75,10 @@ TEST(CompactMapStore, KeepsEachKeysEntriesInUserKeyOrderFromOneEntryToMany) {
   EXPECT_EQ(store.find("other"), nullptr);
 }
 
-// A B-tree orders by a 4-byte key prefix first: keys that share it, are shorter than it,
+// A B-tree orders by an 8-byte key prefix first: keys that share it, are shorter than it,
 // end in zero bytes or hold bytes >= 0x80 still come out in bytewise order, found and
 // rewritten (a new length: the slot keeps its prefix) through lookups by prefix and key.
-TEST(CompactMapStore, KeysAroundTheKeyPrefixKeepBytewiseOrder) {
+TEST(CompactMapStore, KeysAroundTheEightBytePrefixKeepBytewiseOrder) {
   CompactMapStore store;
   auto& e = store.find_or_create("k");
   const std::vector<std::string> sorted = {"",
