@@ -117,8 +117,8 @@ const char CompactMapStore::Entries::kTreeTag = 0;
 
 const char* CompactMapStore::get(const Entries& entries, std::string_view user_key) const {
   if (Tree* t = entries.tree()) {
-    auto it = t->find(user_key);
-    return it == t->end() ? nullptr : *it;
+    auto it = t->find(Probe{key_prefix(user_key), user_key});
+    return it == t->end() ? nullptr : it->blob;
   }
   if (entries.p0_ && CompactMapStore::user_key(entries.first()) == user_key) return entries.first();
   if (entries.p1_ && CompactMapStore::user_key(entries.p1_) == user_key) return entries.p1_;
@@ -128,8 +128,8 @@ const char* CompactMapStore::get(const Entries& entries, std::string_view user_k
 CompactMapStore::Position CompactMapStore::locate(Entries& entries, std::string_view user_key) const {
   Position at;
   if (Tree* t = entries.tree()) {
-    at.where = t->lower_bound(user_key);
-    if (at.where != t->end() && CompactMapStore::user_key(*at.where) == user_key) at.blob = *at.where;
+    at.where = t->lower_bound(Probe{key_prefix(user_key), user_key});
+    if (at.where != t->end() && CompactMapStore::user_key(at.where->blob) == user_key) at.blob = at.where->blob;
     return at;
   }
   const char* inline_blobs[2] = {entries.first(), entries.p1_};
@@ -155,7 +155,7 @@ void CompactMapStore::put(Entries& entries, std::string_view user_key, std::stri
 void CompactMapStore::insert(Entries& entries, const Position& at, std::string_view user_key, std::string_view value) {
   const char* blob = make_blob(user_key, value);
   if (Tree* t = entries.tree()) {
-    t->insert(at.where, blob);
+    t->insert(at.where, Slot::of(blob));
   } else if (!entries.p0_) {
     entries.p0_ = const_cast<char*>(blob);
   } else if (!entries.p1_) {
@@ -167,9 +167,9 @@ void CompactMapStore::insert(Entries& entries, const Position& at, std::string_v
     }
   } else {
     auto tree = std::make_unique<Tree>();
-    tree->insert(tree->end(), entries.first());
-    tree->insert(tree->end(), entries.p1_);
-    tree->insert(blob);
+    tree->insert(tree->end(), Slot::of(entries.first()));
+    tree->insert(tree->end(), Slot::of(entries.p1_));
+    tree->insert(Slot::of(blob));
     entries.p0_ = tree.release();
     entries.p1_ = &Entries::kTreeTag;
   }
@@ -186,7 +186,7 @@ void CompactMapStore::replace(Entries& entries, const Position& at, std::string_
   const char* fresh = make_blob({v.bytes, v.key_len}, value);
   if (Tree* t = entries.tree()) {
     auto it = t->erase(at.where);
-    t->insert(it, fresh);
+    t->insert(it, Slot{key_prefix({v.bytes, v.key_len}), fresh});
   } else if (entries.first() == at.blob) {
     entries.p0_ = const_cast<char*>(fresh);
   } else {
@@ -248,7 +248,7 @@ void CompactMapStore::maybe_compact() {
     Entries moved;
     if (Tree* t = entries.tree()) {
       auto tree = std::make_unique<Tree>();
-      for (const char* blob : *t) tree->insert(tree->end(), copy_entry(blob));
+      for (const Slot& slot : *t) tree->insert(tree->end(), Slot{slot.prefix, copy_entry(slot.blob)});
       moved.p0_ = tree.release();
       moved.p1_ = &Entries::kTreeTag;
     } else {

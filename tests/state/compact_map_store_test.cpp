@@ -75,6 +75,44 @@ TEST(CompactMapStore, KeepsEachKeysEntriesInUserKeyOrderFromOneEntryToMany) {
   EXPECT_EQ(store.find("other"), nullptr);
 }
 
+// A B-tree orders by an 8-byte key prefix first: keys that share it, are shorter than it,
+// end in zero bytes or hold bytes >= 0x80 still come out in bytewise order, found and
+// rewritten (a new length: the slot keeps its prefix) through lookups by prefix and key.
+TEST(CompactMapStore, KeysAroundTheEightBytePrefixKeepBytewiseOrder) {
+  CompactMapStore store;
+  auto& e = store.find_or_create("k");
+  const std::vector<std::string> sorted = {"",
+                                           std::string("\0", 1),
+                                           "abc",
+                                           std::string("abc\0", 4),
+                                           std::string("abc\0\0\0\0\0", 8),
+                                           std::string("abc\0\0\0\0\0\0", 9),
+                                           "abcdefgh",
+                                           std::string("abcdefgh\0", 9),
+                                           "abcdefgha",
+                                           "abcdefgz",
+                                           "abcdefh",
+                                           "abc\x80",
+                                           "\xff\xff\xff\xff\xff\xff\xff\xff",
+                                           "\xff\xff\xff\xff\xff\xff\xff\xff\x01"};
+  for (std::size_t i = sorted.size(); i-- > 0;) store.put(e, sorted[i], std::to_string(i));
+  Entries want;
+  for (std::size_t i = 0; i < sorted.size(); ++i) want.emplace_back(sorted[i], std::to_string(i));
+  EXPECT_EQ(entries_of(store, "k"), want);
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    ASSERT_NE(store.get(e, sorted[i]), nullptr) << i;
+    EXPECT_EQ(CompactMapStore::value(store.get(e, sorted[i])), std::to_string(i));
+  }
+  EXPECT_EQ(store.get(e, "abcdefg"), nullptr);
+  EXPECT_EQ(store.get(e, std::string("abc\0\0", 5)), nullptr);
+  store.put(e, "abcdefgha", "a longer value");
+  want[8].second = "a longer value";
+  EXPECT_EQ(entries_of(store, "k"), want);
+  remove_entry(store, "k", "abcdefgh");
+  want.erase(want.begin() + 6);
+  EXPECT_EQ(entries_of(store, "k"), want);
+}
+
 TEST(CompactMapStore, RewritesValuesInPlaceOrAsNewBlobsAndCountsTheGarbage) {
   CompactMapStore store;
   auto& e = store.find_or_create("k");

@@ -1,13 +1,15 @@
 // Hash functions: MD5, SHA1, SHA224, SHA256, SHA384, SHA512 and SHA2(s, bits), each
 // returning the digest of the string's UTF-8 bytes as lowercase hex (Flink's
 // EncodingUtils.hex over MessageDigest). Digests come from OpenSSL's EVP interface; one
-// digest context is made per batch and reused for every row.
+// digest context is made per batch and reused for every row. HASH_CODE(x): the INT hash
+// of any value, which split distinct aggregation (optimizer/split_distinct.cpp) buckets by.
 #include <openssl/evp.h>
 
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "clink/sql/common/column_key.hpp"
 #include "kernel_util.hpp"
 
 namespace clink::sql {
@@ -66,9 +68,42 @@ const EVP_MD* sha2_for_bits(std::int64_t bits) {
   }
 }
 
+// HASH_CODE(x): FNV-1a of the value's key bytes (the encoding keyed state uses, so equal
+// values of any type hash alike), mixed and folded to 32 bits. Stable across releases: a
+// split aggregate's partial state is keyed by these buckets in checkpoints. Flink's
+// internal HASH_CODE is Java's hashCode(); only the spread matters to its one caller, split
+// distinct aggregation's MOD(HASH_CODE(x), buckets), not the exact values.
+std::optional<ResolvedFunction> resolve_hash_code(std::span<const LogicalType> args) {
+  if (args.size() != 1 || args[0].is(TypeKind::kNull)) return std::nullopt;
+  ResolvedFunction f;
+  f.name = "HASH_CODE";
+  f.arg_types.assign(args.begin(), args.end());
+  f.return_type = LogicalType::int_type().with_nullable(args[0].nullable());
+  f.kernel = [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {
+    std::string key;  // reused: one allocation per batch at most
+    auto* values = out.values<std::int32_t>();
+    for (std::size_t i = 0; i < ctx.rows; ++i) {
+      if (!ctx.args_valid_at(i)) {
+        values[i] = 0;
+        continue;
+      }
+      key.clear();
+      append_key_value(*a[0].column, a[0].row(i), key);
+      std::uint64_t h = 0xcbf29ce484222325ULL;
+      for (unsigned char b : key) h = (h ^ b) * 0x100000001b3ULL;
+      h ^= h >> 33;  // murmur3's finaliser: FNV's low bits alone spread poorly
+      h *= 0xff51afd7ed558ccdULL;
+      h ^= h >> 33;
+      values[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h ^ (h >> 32)));
+    }
+  };
+  return f;
+}
+
 }  // namespace
 
 void register_hash_functions(FunctionRegistry& r) {
+  r.add_scalar("HASH_CODE", "HASH_CODE(ANY) -> INT", &resolve_hash_code);
   add_digest(r, "MD5", &EVP_md5);
   add_digest(r, "SHA1", &EVP_sha1);
   add_digest(r, "SHA224", &EVP_sha224);

@@ -4,6 +4,11 @@
 #include "clink/sql/function/wasm_udf.hpp"
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <limits>
+
 #include "clink/sql/optimizer/optimizer.hpp"
 #include "clink/sql/parser/parser.hpp"
 #include "clink/sql/physical/physical_plan.hpp"
@@ -11,6 +16,33 @@
 #include "clink/sql/planner/plan_properties.hpp"
 
 namespace clink::sql {
+
+namespace {
+
+// SET 'table.optimizer.distinct-agg.split.enabled' (default false) and '.bucket-num'
+// (default 1024, as Flink): the buckets when splitting is on, else 0.
+int distinct_agg_split_buckets(const SessionConfig& session, SourcePosition pos) {
+  auto enabled = session.find("table.optimizer.distinct-agg.split.enabled");
+  if (enabled == session.end()) return 0;
+  std::string flag = enabled->second;
+  std::transform(flag.begin(), flag.end(), flag.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (flag == "false") return 0;
+  if (flag != "true")
+    throw TranslationError(pos, fmt::format("'table.optimizer.distinct-agg.split.enabled' is not a boolean: '{}'",
+                                            enabled->second));
+  auto buckets = session.find("table.optimizer.distinct-agg.split.bucket-num");
+  if (buckets == session.end()) return 1024;
+  const std::string& text = buckets->second;
+  char* end = nullptr;
+  const long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n <= 0 || n > std::numeric_limits<int>::max())
+    throw TranslationError(pos, fmt::format("'table.optimizer.distinct-agg.split.bucket-num' must be a positive "
+                                            "integer, got '{}'",
+                                            text));
+  return static_cast<int>(n);
+}
+
+}  // namespace
 
 StatementRunner::StatementRunner(Catalog& catalog, const FunctionRegistry& registry)
     : catalog_(catalog), registry_(registry), ddl_(catalog_, registry_, session_), materialized_(catalog_, registry_, session_) {}
@@ -55,6 +87,7 @@ std::vector<LogicalPtr> StatementRunner::plan(const ast::Statement& st) {
   OptimizerOptions options;
   if (auto tz = session_.find("table.local-time-zone"); tz != session_.end())
     options.session.time_zone = TimeZone::of(tz->second);
+  options.distinct_agg_split_buckets = distinct_agg_split_buckets(session_, st.pos);
   for (auto& s : sinks) s = optimize(s, options);
   return sinks;
 }

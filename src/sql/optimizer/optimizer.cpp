@@ -675,6 +675,8 @@ LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options) {
   pass(options.push_predicates, &push_down_predicates);
   pass(options.reorder_joins, &reorder_joins);
   pass(options.push_join_keys, &push_join_key_expressions);
+  pass(options.distinct_agg_split_buckets > 0,
+       [&](const LogicalPtr& p) { return split_distinct_aggregates(p, options.distinct_agg_split_buckets); });
   pass(options.push_projections, &push_down_projections);
   // Merged projections may have brought casts next to literals: fold once more.
   pass(options.fold_constants, fold);

@@ -9,7 +9,9 @@
 //   3. cost-based join reordering over inner joins (join_reorder.hpp);
 //   4. join key expressions (join_keys.cpp): `CAST(a AS BIGINT) = b` between the two sides
 //      becomes a key by computing the expression as a column below the join;
-//   5. projection pushdown: each node keeps the columns its consumers use; a filesystem
+//   5. split distinct aggregation when enabled (split_distinct.cpp: Flink's
+//      `table.optimizer.distinct-agg.split.enabled`);
+//   6. projection pushdown: each node keeps the columns its consumers use; a filesystem
 //      scan reads only those (its `projected` param); adjacent projections merge.
 // A pass that fails on a valid plan is skipped (the plan before it is still valid).
 #include "clink/sql/function/function_registry.hpp"
@@ -26,6 +28,9 @@ struct OptimizerOptions {
   // What folded constants are evaluated with: UNIX_TIMESTAMP('2020-04-15 08:05:00') depends
   // on `table.local-time-zone`, so folding must use the session's zone, not UTC.
   SessionContext session;
+  // `table.optimizer.distinct-agg.split.bucket-num` when split distinct aggregation is
+  // enabled, else 0 (split_distinct_options() reads both from the session).
+  int distinct_agg_split_buckets = 0;
 };
 
 LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options = {});
@@ -36,5 +41,8 @@ ExprPtr fold_constants(const ExprPtr& e, const SessionContext& session = {});
 LogicalPtr push_down_predicates(const LogicalPtr& plan);
 LogicalPtr push_down_projections(const LogicalPtr& plan);
 LogicalPtr push_join_key_expressions(const LogicalPtr& plan);
+// Each unbounded GROUP BY with a DISTINCT call becomes a partial aggregate by the keys and
+// MOD(HASH_CODE(arg), buckets) and a final one by the keys (Flink's SplitAggregateRule).
+LogicalPtr split_distinct_aggregates(const LogicalPtr& plan, int buckets);
 
 }  // namespace clink::sql
