@@ -59,10 +59,19 @@ std::vector<std::string> for_each_key(const std::vector<std::string>& per_key) {
   return out;
 }
 
+// (t, v) per key rising (each row after every stored one: the operator reads only the
+// partition's last entry), then (30, 3), which goes between them.
+std::vector<BatchStep> rising_then_between_steps() {
+  std::vector<BatchStep> steps = rising_steps({std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  steps.push_back({spread(3, 30), std::nullopt});
+  return steps;
+}
+
 class SqlOverNonTimeRestore : public SqlRestoreHarness {
  protected:
-  void expect_restores(const json& op, const std::vector<std::string>& expected) {
-    SqlRestoreHarness::expect_restores(single_op_job("over", op, falling_steps(), by_key), {.savepoint_steps = {2, 3}},
+  void expect_restores(const json& op, const std::vector<std::string>& expected,
+                       std::vector<BatchStep> steps = falling_steps()) {
+    SqlRestoreHarness::expect_restores(single_op_job("over", op, std::move(steps), by_key), {.savepoint_steps = {2, 3}},
                                        expected);
   }
 };
@@ -106,6 +115,21 @@ TEST_P(SqlOverNonTimeRestore, RowsRowNumber) {
                       "-U[T12, K, 8, 3]", "+U[T12, K, 8, 4]", "-U[T1, K, 16, 4]", "+U[T1, K, 16, 5]",
                       "-D[T15, K, 4, 3]", "-U[T12, K, 8, 4]", "+U[T12, K, 8, 3]", "-U[T1, K, 16, 5]", "+U[T1, K, 16, 4]",
                   }));
+}
+
+// Appends through the partition's last entry (kept in state across the savepoint), then a
+// row between stored ones updates the rows after it.
+TEST_P(SqlOverNonTimeRestore, AppendsThenARowBetween) {
+  SchemaPtr out = sql::make_schema({{"t", LogicalType::timestamp(3)}, {"k", LogicalType::string()}, {"v", LogicalType::bigint()},
+                                    {"s", LogicalType::bigint()}});
+  json aggs = json::array({{{"function", "SUM"}, {"args", {2}}}});
+  expect_restores(nontime_op(false, aggs, out),
+                  for_each_key({
+                      "+I[T1, K, 1, 1]", "+I[T12, K, 2, 3]", "+I[T15, K, 4, 7]", "+I[T21, K, 8, 15]", "+I[T29, K, 16, 31]",
+                      "+I[T30, K, 3, 6]", "-U[T15, K, 4, 7]", "+U[T15, K, 4, 10]", "-U[T21, K, 8, 15]",
+                      "+U[T21, K, 8, 18]", "-U[T29, K, 16, 31]", "+U[T29, K, 16, 34]",
+                  }),
+                  rising_then_between_steps());
 }
 
 }  // namespace

@@ -16,7 +16,9 @@
 //           the later rows as for an insert.
 // Re-folding from the stored accumulators of the row or group before the change means no
 // aggregate has to retract. Rows before the change are read as bytes only (a map scan
-// starts at the partition's first entry); rows of other partitions are not touched.
+// starts at the partition's first entry) unless the row sorts after all of them: then only
+// the partition's last entry, kept in "over-nontime-meta", is read. Rows of other
+// partitions are not touched.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -47,6 +49,15 @@ struct NonTimeOverConfig {
 
 constexpr std::size_t kSeqBytes = 8;
 
+std::uint32_t get_u32(const char* p) {
+  std::uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return n;
+}
+void put_u32(std::uint32_t n, std::string& out) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+}
+
 class NonTimeOverOperator final : public StreamOperator {
  public:
   explicit NonTimeOverOperator(std::shared_ptr<const NonTimeOverConfig> cfg)
@@ -64,7 +75,7 @@ class NonTimeOverOperator final : public StreamOperator {
     backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     rows_state_ = backend_->register_state("over-nontime-rows", StateKind::kMap);
-    seq_state_ = backend_->register_state("over-nontime-seq", StateKind::kValue);
+    meta_state_ = backend_->register_state("over-nontime-meta", StateKind::kValue);
     cfg_->aggs->bind(scratch_, scratch_input_);
   }
 
@@ -80,11 +91,18 @@ class NonTimeOverOperator final : public StreamOperator {
       codec_.encode(in, r, row_);
       const RowKind kind = in.row_kind(r);
       const bool accumulate = kind == RowKind::kInsert || kind == RowKind::kUpdateAfter;
-      load_partition(cfg_->rows && accumulate);
-      if (accumulate)
-        insert(kind);
-      else
-        retract();
+      read_meta();
+      if (accumulate && after_tail()) {
+        append(kind);
+      } else {
+        load_partition(cfg_->rows && accumulate);
+        if (accumulate)
+          insert(kind);
+        else
+          retract();
+        find_tail();
+      }
+      write_meta();
       if (out_ && out_->size() >= kDefaultBatchSize) flush();
     }
     flush();
@@ -99,11 +117,7 @@ class NonTimeOverOperator final : public StreamOperator {
     std::string_view sort_key() const { return std::string_view(user_key).substr(0, user_key.size() - kSeqBytes); }
     std::string_view acc() const { return std::string_view(value).substr(4, acc_len()); }
     std::string_view row() const { return std::string_view(value).substr(4 + acc_len()); }
-    std::uint32_t acc_len() const {
-      std::uint32_t n = 0;
-      for (int i = 0; i < 4; ++i) n |= static_cast<std::uint32_t>(static_cast<unsigned char>(value[i])) << (8 * i);
-      return n;
-    }
+    std::uint32_t acc_len() const { return get_u32(value.data()); }
   };
 
   // Reads the partition's entries from the change on: prev_acc_ gets the accumulators of
@@ -117,9 +131,7 @@ class NonTimeOverOperator final : public StreamOperator {
       const std::string_view sk = uk.substr(0, uk.size() - kSeqBytes);
       const bool before = peers_before ? sk <= std::string_view(sort_key_) : sk < std::string_view(sort_key_);
       if (before && suffix_n_ == 0) {
-        std::uint32_t n = 0;
-        for (int i = 0; i < 4; ++i) n |= static_cast<std::uint32_t>(static_cast<unsigned char>(v[i])) << (8 * i);
-        prev_acc_.assign(v.substr(4, n));
+        prev_acc_.assign(v.substr(4, get_u32(v.data())));
         has_prev_ = true;
         return true;
       }
@@ -150,8 +162,7 @@ class NonTimeOverOperator final : public StreamOperator {
   }
   void put(std::string_view user_key, const std::string& acc_bytes, std::string_view row) {
     value_.clear();
-    const auto n = static_cast<std::uint32_t>(acc_bytes.size());
-    for (int i = 0; i < 4; ++i) value_.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+    put_u32(static_cast<std::uint32_t>(acc_bytes.size()), value_);
     value_.append(acc_bytes);
     value_.append(row);
     backend_->map_put(rows_state_, user_key, value_);
@@ -167,18 +178,66 @@ class NonTimeOverOperator final : public StreamOperator {
     if (out_ && out_->size() > 0) output().emit(std::move(out_));
     out_.reset();
   }
-  std::string new_user_key() {
-    std::uint64_t seq = 0;
-    if (backend_->get(seq_state_, bytes_)) {
-      std::string_view in(bytes_);
-      seq = KeyCodec<std::uint64_t>::decode(in);
-    }
+  // The partition's "over-nontime-meta": [u64 next sequence][u32 n][the last entry's map
+  // key: n bytes][its accumulators] (n = 0: no rows). The last entry lets a row that sorts
+  // after every stored one (the common, mostly ordered input) skip the map scan.
+  void read_meta() {
+    seq_ = 0;
+    tail_key_.clear();
+    tail_acc_.clear();
+    if (!backend_->get(meta_state_, bytes_)) return;
+    std::string_view in(bytes_);
+    if (in.size() < 12) throw ClinkError(cfg_->where + ": corrupt OVER aggregate state");
+    seq_ = KeyCodec<std::uint64_t>::decode(in);
+    const std::uint32_t n = get_u32(in.data());
+    in.remove_prefix(4);
+    if (in.size() < n) throw ClinkError(cfg_->where + ": corrupt OVER aggregate state");
+    tail_key_.assign(in.substr(0, n));
+    tail_acc_.assign(in.substr(n));
+  }
+  void write_meta() {
     bytes_.clear();
-    KeyCodec<std::uint64_t>::encode(seq + 1, bytes_);
-    backend_->put(seq_state_, bytes_);
-    std::string uk = sort_key_;
-    KeyCodec<std::uint64_t>::encode(seq, uk);
-    return uk;
+    KeyCodec<std::uint64_t>::encode(seq_, bytes_);
+    put_u32(static_cast<std::uint32_t>(tail_key_.size()), bytes_);
+    bytes_.append(tail_key_);
+    bytes_.append(tail_acc_);
+    backend_->put(meta_state_, bytes_);
+  }
+  // Whether the arriving row goes after every stored row with none of them its peer
+  // (ROWS: peers come before it anyway).
+  bool after_tail() const {
+    if (tail_key_.empty()) return false;  // an empty partition takes the general path too
+    const std::string_view tail_sk = std::string_view(tail_key_).substr(0, tail_key_.size() - kSeqBytes);
+    return cfg_->rows ? tail_sk <= std::string_view(sort_key_) : tail_sk < std::string_view(sort_key_);
+  }
+  // The arriving row after every stored one: its value from the last row's accumulators.
+  void append(RowKind kind) {
+    std::string_view in(tail_acc_);
+    AggState acc = cfg_->aggs->deserialize(in);
+    fold(acc, row_);
+    acc_bytes_.clear();
+    cfg_->aggs->serialize(acc, acc_bytes_);
+    emit(row_, kind, acc);
+    const std::string& uk = new_user_key();
+    put(uk, acc_bytes_, row_);
+    tail_key_.assign(uk);
+    tail_acc_.assign(acc_bytes_);
+  }
+  // After a change anywhere in the partition: its last entry, read again.
+  void find_tail() {
+    tail_key_.clear();
+    tail_acc_.clear();
+    backend_->map_for_each(rows_state_, [&](std::string_view uk, std::string_view v) {
+      tail_key_.assign(uk);
+      tail_acc_.assign(v.substr(4, get_u32(v.data())));
+      return true;
+    });
+  }
+  // The arriving row's map key: its sort key, then the partition's next sequence.
+  const std::string& new_user_key() {
+    user_key_.assign(sort_key_);
+    KeyCodec<std::uint64_t>::encode(seq_++, user_key_);
+    return user_key_;
   }
   // The end of the peer group starting at suffix_[i].
   std::size_t group_end(std::size_t i) const {
@@ -190,7 +249,7 @@ class NonTimeOverOperator final : public StreamOperator {
   void insert(RowKind kind) {
     AggState acc = start_acc();
     std::size_t next = 0;
-    const std::string uk = new_user_key();
+    const std::string& uk = new_user_key();
     if (!cfg_->rows && suffix_n_ > 0 && suffix_[0].sort_key() == sort_key_) {
       // RANGE with peers: the group's accumulators take the new row too.
       const std::size_t end = group_end(0);
@@ -286,7 +345,9 @@ class NonTimeOverOperator final : public StreamOperator {
   SortKeyEncoder sort_;
   RankRowCodec codec_;
   KeyedStateBackend* backend_ = nullptr;
-  StateId rows_state_, seq_state_;
+  StateId rows_state_, meta_state_;
+  std::uint64_t seq_ = 0;  // the partition's meta, read per row
+  std::string tail_key_, tail_acc_;
   ColumnBatch scratch_;  // one decoded row at a time, bound to scratch_input_
   AggregateInput scratch_input_;
   std::vector<Entry> suffix_;  // reused across rows: suffix_n_ of them are live
@@ -294,7 +355,7 @@ class NonTimeOverOperator final : public StreamOperator {
   std::string prev_acc_;
   bool has_prev_ = false;
   std::unique_ptr<ColumnBatch> out_;
-  std::string key_, sort_key_, row_, value_, acc_bytes_, bytes_;
+  std::string key_, sort_key_, row_, user_key_, value_, acc_bytes_, bytes_;
 };
 
 }  // namespace
