@@ -191,16 +191,13 @@ struct Compiler {
         json aggs = json::array();
         for (const auto& c : o.aggregates) aggs.push_back(aggregate_to_json(c));
         const auto& keys = o.window.partition_keys;
-        if (over_is_nontime(o)) {
-          json p = {{"schema", schema_to_json(o.schema)}, {"partition_keys", keys},
-                    {"order_column", o.window.order_column}, {"rows", o.window.rows}, {"aggregates", aggs}};
-          return {add("sql_over_nontime", in, p, &keys, keys.empty(), &n.input().schema)};
-        }
-        json p = {{"schema", schema_to_json(o.schema)},   {"partition_keys", o.window.partition_keys},
-                  {"order_column", o.window.order_column}, {"proctime", o.window.proctime},
-                  {"rows", o.window.rows},                 {"preceding", o.window.preceding ? json(*o.window.preceding) : json()},
-                  {"aggregates", aggs},                    {"state_ttl_ms", state_ttl_ms(session, n.pos)}};
-        return {add("sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
+        json p = {{"schema", schema_to_json(o.schema)}, {"partition_keys", keys}, {"order_column", o.window.order_column},
+                  {"rows", o.window.rows},              {"aggregates", aggs}};
+        const bool nontime = over_is_nontime(o);  // Flink 2.1+'s updating OVER aggregate
+        if (!nontime)
+          p.update({{"proctime", o.window.proctime}, {"state_ttl_ms", state_ttl_ms(session, n.pos)},
+                    {"preceding", o.window.preceding ? json(*o.window.preceding) : json()}});
+        return {add(nontime ? "sql_over_nontime" : "sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
       }
       case LogicalKind::kCorrelate: {
         // Stateless and row-local: a forward edge, at the input's parallelism.
