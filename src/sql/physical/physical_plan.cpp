@@ -194,6 +194,9 @@ struct Compiler {
         json p = {{"schema", schema_to_json(o.schema)}, {"partition_keys", keys}, {"order_column", o.window.order_column},
                   {"rows", o.window.rows},              {"aggregates", aggs}};
         const bool nontime = over_is_nontime(o);  // Flink 2.1+'s updating OVER aggregate
+        if (nontime && state_ttl_ms(session, n.pos) > 0)
+          fail(n.pos, "'table.exec.state.ttl' is not supported yet for an OVER aggregate ordered by a column that is "
+                      "not a time attribute (its rows would be kept without expiry); RESET it for this query");
         if (!nontime)
           p.update({{"proctime", o.window.proctime}, {"state_ttl_ms", state_ttl_ms(session, n.pos)},
                     {"preceding", o.window.preceding ? json(*o.window.preceding) : json()}});
