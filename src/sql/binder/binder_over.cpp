@@ -1,6 +1,8 @@
 // Binder: OVER aggregates, `agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)` and
 // `agg(...) OVER w` with `WINDOW w AS (...)`, as Flink plans them in streaming mode:
-//   - ORDER BY exactly one time attribute (event or processing time), ascending;
+//   - ORDER BY exactly one time attribute (event or processing time), ascending; or, as
+//     Flink 2.1+, one other column or expression from UNBOUNDED PRECEDING (an updating
+//     aggregate, planned as sql_over_nontime);
 //   - frames from UNBOUNDED PRECEDING, `n PRECEDING` (ROWS) or `INTERVAL ... PRECEDING`
 //     (RANGE) up to CURRENT ROW (no FOLLOWING); without a frame RANGE UNBOUNDED PRECEDING;
 //   - every call of one query over the same window (one OverAggregate node);
@@ -52,6 +54,7 @@ Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos
   ctx.scope = &in.scope;
   ctx.clause = "an OVER window";
 
+  bool nontime = false;  // the window bind_window bound last is ordered by a column that is not a time attribute
   auto bind_window = [&](const ast::WindowSpec& spec, SourcePosition at) {
     OverWindow w;
     for (const auto& p : spec.partition_by) {
@@ -66,16 +69,25 @@ Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos
     if (spec.order_by.size() > 1) fail(spec.order_by[1].pos, "The window can only be ordered by a single time column.");
     const ast::OrderItem& order = spec.order_by[0];
     ExprPtr o = bind_expr(*order.expr, ctx);
-    if (o->kind != ExprKind::kColumnRef) fail(order.pos, kTimeOrder);
-    w.order_column = o->column_index;
-    w.proctime = is_proctime_attribute(*in.plan, w.order_column);
-    if (!w.proctime && !is_time_attribute(*in.plan, w.order_column)) fail(order.pos, kTimeOrder);
+    if (o->kind == ExprKind::kColumnRef) {
+      w.order_column = o->column_index;
+      w.proctime = is_proctime_attribute(*in.plan, w.order_column);
+      nontime = !w.proctime && !is_time_attribute(*in.plan, w.order_column);
+    } else {  // an expression is never a time attribute
+      w.order_column = pre_column(pre_exprs, pre_names, o, fmt::format("$f{}", pre_exprs.size()));
+      nontime = true;
+    }
     if (order.descending) fail(order.pos, "The window can only be ordered in ASCENDING mode.");
     if (!spec.frame) return w;  // RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     const ast::WindowFrame& frame = *spec.frame;
     w.rows = frame.mode == ast::WindowFrame::Mode::Rows;
     auto bound_pos = [&](const ast::FrameBound& b) { return b.offset ? b.offset->pos : at; };
     using K = ast::FrameBound::Kind;
+    // Flink 2.1+ runs a non-time order from UNBOUNDED PRECEDING only (its updating
+    // NonTime{Range,Rows}UnboundedPrecedingFunction), with Flink's messages for the rest.
+    if (nontime && frame.start.kind == K::Preceding)
+      fail(bound_pos(frame.start), "Non-time attribute sort is not supported for bounded OVER window.");
+    if (nontime && frame.start.kind == K::CurrentRow) fail(at, "OVER RANGE FOLLOWING windows are not supported yet.");
     switch (frame.start.kind) {
       case K::UnboundedPreceding: break;
       case K::CurrentRow: w.preceding = 0; break;
@@ -131,6 +143,11 @@ Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos
     const std::string text = ast_text(*c);
     if (std::find(texts.begin(), texts.end(), text) != texts.end()) continue;
     AggregateCall a = bind_aggregate_call(f, *c, in.scope, pre_exprs, pre_names);
+    // Flink 2.3 plans these over a non-time order but fails when the job runs.
+    if (nontime && (fn == "LAG" || a.distinct))
+      fail(c->pos, fmt::format("{} over an OVER window ordered by a column that is not a time attribute is not "
+                               "supported (Flink fails such a job when it runs)",
+                               a.distinct ? fn + "(DISTINCT ...)" : fn));
     // Flink expands STDDEV / VAR over an OVER window into sums for an integer, FLOAT or
     // DOUBLE argument (function_aggregates_stats.cpp): their $OVER_ variant.
     static const std::set<std::string> kMoments = {"STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE"};

@@ -19,6 +19,7 @@
 #include "clink/sql/parser/parser.hpp"
 #include "clink/sql/physical/physical_plan.hpp"
 #include "clink/sql/planner/changelog_mode.hpp"
+#include "clink/sql/planner/rank_plan.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
@@ -374,7 +375,7 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
 
   // The query's schema and changelog decide the backing.
   Binder binder(catalog_, registry_, session_);
-  LogicalPtr q = binder.bind_select(*m.query);
+  LogicalPtr q = plan_unfiltered_ranks(binder.bind_select(*m.query));  // its changelog mode is read unoptimised
   ChangelogMode cm = changelog_mode(*q);
   for (const auto& p : def.partitioned_by)
     if (!q->schema.index_of(p))
@@ -508,7 +509,7 @@ void MaterializedTables::alter_query(MaterializedTableDef def, const ast::Materi
   const TableDef* backing = catalog_.table(name);
   if (!backing) throw TranslationError(st.pos, fmt::format("Materialized table `{}` has no backing table", name));
   Binder binder(catalog_, registry_, session_);
-  LogicalPtr q = binder.bind_select(*m.query);
+  LogicalPtr q = plan_unfiltered_ranks(binder.bind_select(*m.query));  // its changelog mode is read unoptimised
   const auto& fields = q->schema.fields();
   const auto& columns = backing->columns;
   if (fields.size() < columns.size())

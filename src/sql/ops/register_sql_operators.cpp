@@ -62,6 +62,7 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_final_table(r);
   register_sql_window_rank(r);
   register_sql_over_aggregate(r);
+  register_sql_over_nontime(r);
   register_sql_match_recognize(r);
   register_sql_vector_search(r);
   register_sql_process_table_function(r);

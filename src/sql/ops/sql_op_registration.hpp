@@ -28,6 +28,7 @@ void register_sql_changelog_normalize(OperatorRegistry& r);
 void register_sql_final_table(OperatorRegistry& r);
 void register_sql_window_rank(OperatorRegistry& r);
 void register_sql_over_aggregate(OperatorRegistry& r);
+void register_sql_over_nontime(OperatorRegistry& r);
 void register_sql_correlate(OperatorRegistry& r);
 void register_sql_vector_search(OperatorRegistry& r);
 void register_sql_match_recognize(OperatorRegistry& r);

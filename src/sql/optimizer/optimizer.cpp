@@ -12,6 +12,7 @@
 #include "clink/sql/planner/changelog_mode.hpp"
 #include "clink/sql/planner/join_analysis.hpp"
 #include "clink/sql/planner/lookup_join_plan.hpp"
+#include "clink/sql/planner/rank_plan.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
@@ -671,6 +672,8 @@ LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options) {
       metrics::sql::counters().optimize.errors.fetch_add(1, std::memory_order_relaxed);
     }
   };
+  // Not optional: a rank without a range only runs as an OVER aggregate.
+  plan = plan_unfiltered_ranks(plan);
   pass(options.fold_constants, fold);
   pass(options.push_predicates, &push_down_predicates);
   pass(options.reorder_joins, &reorder_joins);

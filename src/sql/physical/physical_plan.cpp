@@ -16,6 +16,7 @@
 #include "clink/sql/optimizer/optimizer.hpp"
 #include "clink/sql/planner/lookup_join_plan.hpp"
 #include "clink/sql/planner/plan_properties.hpp"
+#include "clink/sql/planner/rank_plan.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 #include "clink/sql/spec/expr_json.hpp"
 #include "clink/sql/spec/lookup_join_spec.hpp"
@@ -194,12 +195,17 @@ struct Compiler {
         auto in = compile(n.input());
         json aggs = json::array();
         for (const auto& c : o.aggregates) aggs.push_back(aggregate_to_json(c));
-        json p = {{"schema", schema_to_json(o.schema)},   {"partition_keys", o.window.partition_keys},
-                  {"order_column", o.window.order_column}, {"proctime", o.window.proctime},
-                  {"rows", o.window.rows},                 {"preceding", o.window.preceding ? json(*o.window.preceding) : json()},
-                  {"aggregates", aggs},                    {"state_ttl_ms", state_ttl_ms(session, n.pos)}};
         const auto& keys = o.window.partition_keys;
-        return {add("sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
+        json p = {{"schema", schema_to_json(o.schema)}, {"partition_keys", keys}, {"order_column", o.window.order_column},
+                  {"rows", o.window.rows},              {"aggregates", aggs}};
+        const bool nontime = over_is_nontime(o);  // Flink 2.1+'s updating OVER aggregate
+        if (nontime && state_ttl_ms(session, n.pos) > 0)
+          fail(n.pos, "'table.exec.state.ttl' is not supported yet for an OVER aggregate ordered by a column that is "
+                      "not a time attribute (its rows would be kept without expiry); RESET it for this query");
+        if (!nontime)
+          p.update({{"proctime", o.window.proctime}, {"state_ttl_ms", state_ttl_ms(session, n.pos)},
+                    {"preceding", o.window.preceding ? json(*o.window.preceding) : json()}});
+        return {add(nontime ? "sql_over_nontime" : "sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
       }
       case LogicalKind::kCorrelate: {
         // Stateless and row-local: a forward edge, at the input's parallelism.

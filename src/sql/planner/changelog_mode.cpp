@@ -4,6 +4,7 @@
 
 #include "clink/sql/function/process_table_function.hpp"
 #include "clink/sql/planner/plan_properties.hpp"
+#include "clink/sql/planner/rank_plan.hpp"
 #include "clink/sql/spec/connector_table.hpp"
 
 namespace clink::sql {
@@ -154,8 +155,10 @@ ChangelogMode PlanProperties::derive_changelog(const LogicalNode& node) {
       return {};
     }
     case LogicalKind::kOverAggregate: {
-      // As Flink's StreamPhysicalOverAggregate: insert-only in and out.
+      // As Flink's StreamPhysicalOverAggregate: insert-only in and out, but for a non-time
+      // order (Flink 2.1+): any input, and each row can update the rows after it.
       const ChangelogMode& in = changelog(node.input());
+      if (over_is_nontime(static_cast<const LogicalOverAggregate&>(node))) return updating_from(node);
       require_insert_only(node, in, "An OVER aggregate");
       return {};
     }

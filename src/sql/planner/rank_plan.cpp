@@ -276,6 +276,44 @@ LogicalPtr absorb_rank_filter(const LogicalPtr& filter) {
   return plan;
 }
 
+LogicalPtr plan_unfiltered_ranks(const LogicalPtr& plan) {
+  std::vector<LogicalPtr> inputs;
+  bool changed = false;
+  for (const auto& i : plan->inputs) {
+    inputs.push_back(plan_unfiltered_ranks(i));
+    changed = changed || inputs.back() != i;
+  }
+  LogicalPtr node = changed ? with_inputs(*plan, inputs) : plan;
+  if (node->kind != LogicalKind::kRank) return node;
+  const auto& r = static_cast<const LogicalRank&>(*node);
+  if (r.rank_end || r.sort_limit || !r.output_rank_number || r.order_keys.empty()) return node;
+  const LogicalNode& in = r.input();
+  const SortKey& k = r.order_keys[0];
+  const bool rowtime = is_time_attribute(in, k.column), proctime = is_proctime_attribute(in, k.column);
+  if ((rowtime || proctime) && r.rank_type != RankType::kRowNumber) return node;
+  if (r.order_keys.size() > 1)
+    throw TranslationError(r.function_pos, "The window can only be ordered by a single time column.");
+  if (k.descending) throw TranslationError(r.function_pos, "The window can only be ordered in ASCENDING mode.");
+  auto over = std::make_shared<LogicalOverAggregate>();
+  over->window.partition_keys = r.partition_keys;
+  over->window.order_column = k.column;
+  over->window.proctime = proctime;
+  over->window.rows = r.rank_type == RankType::kRowNumber;
+  AggregateCall count;
+  count.function = "COUNT";
+  count.type = LogicalType::bigint().not_null();
+  count.name = r.rank_name;
+  over->aggregates = {count};
+  over->schema = over_aggregate_schema(in.schema, over->aggregates);
+  over->inputs = r.inputs;
+  over->pos = r.function_pos;
+  return over;
+}
+
+bool over_is_nontime(const LogicalOverAggregate& over) {
+  return !over.window.proctime && !is_time_attribute(over.input(), over.window.order_column);
+}
+
 // ------------------------------------------------------------------ the operator
 
 RankOp rank_op(const LogicalRank& r, const RankAnalysis& a, const SessionConfig& session) {

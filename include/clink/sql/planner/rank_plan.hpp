@@ -62,6 +62,18 @@ std::string describe_rank(const LogicalRank& rank, PlanProperties& props);
 // is not over an open rank or does not bound the rank column.
 LogicalPtr absorb_rank_filter(const LogicalPtr& filter);
 
+// A rank left without a range (no filter on it) is an OVER aggregate, as Flink 2.1+ plans
+// it: ROW_NUMBER() counts rows (ROWS frame), RANK() / DENSE_RANK() count the rows up to
+// and with the row's peers (RANGE frame: Flink 2.3's values, not the SQL ranks). Rewrites
+// every such rank of `plan` into a LogicalOverAggregate of COUNT(*); Flink's messages for a
+// descending or multi-column order. Ranks ordered by a time attribute other than ROW_NUMBER
+// stay (analyze_rank rejects them).
+LogicalPtr plan_unfiltered_ranks(const LogicalPtr& plan);
+
+// Whether an OVER aggregate is ordered by a column that is not a time attribute (Flink
+// 2.1+'s updating OVER aggregate, sql_over_nontime).
+bool over_is_nontime(const LogicalOverAggregate& over);
+
 // The operator a rank compiles to (docs/sql-runtime-contract.md): sql_rank, sql_deduplicate
 // or sql_window_rank, its params (the schemas aside) and the columns its input is hashed on
 // (empty: one global partition at parallelism 1). `table.exec.state.ttl` from the session.
