@@ -25,7 +25,10 @@
 //   ProcessTableFunctionRegistry::process().add("Counter", sig, [] { return std::make_unique<Counter>(); });
 //
 // The output rows are, as Flink's: the PARTITION BY columns, then the function's columns,
-// then `rowtime` (the on_time column's type) when the call passes on_time. A row emitted
+// then `rowtime` (the on_time column's type) when the call passes on_time. A function may
+// take several co-partitioned tables (PtfSignature::more_table_args, Flink's multi-input
+// PTFs): f(TABLE a PARTITION BY k, TABLE b PARTITION BY j); a table argument may also be
+// a query in parentheses: f((SELECT ...) PARTITION BY k). A row emitted
 // by eval() carries the input row's time, one emitted by on_timer() the timer's time.
 //
 // State lives in the operator's keyed state backend (memory or RocksDB), scoped to the
