@@ -146,7 +146,14 @@ JobGraph from_spec(const json& spec, const OperatorRegistry& registry) {
     std::vector<JobEdge> edges;
     json inputs = op.value("inputs", json::array());
     if (!inputs.is_array()) throw ClinkError(where + ": 'inputs' must be an array");
-    std::vector<std::string> input_types(static_cast<std::size_t>(std::max(info->num_inputs, 0)));
+    int num_inputs = info->num_inputs;
+    if (num_inputs < 0) {  // any number: as many as the edges' "input" indices reach
+      num_inputs = 1;
+      for (const json& in : inputs)
+        if (in.is_object() && in.contains("input") && in["input"].is_number_integer())
+          num_inputs = std::max(num_inputs, in["input"].get<int>() + 1);
+    }
+    std::vector<std::string> input_types(static_cast<std::size_t>(num_inputs));
     for (const json& in : inputs) {
       std::string iw = where + " input";
       if (!in.is_object()) throw ClinkError(iw + ": expected an object");
@@ -212,7 +219,7 @@ JobGraph from_spec(const json& spec, const OperatorRegistry& registry) {
     n.params = ctx.params;
     n.parallelism = field<int>(op, "parallelism", 0, where);
     n.max_parallelism = field<int>(op, "max_parallelism", 0, where);
-    n.num_inputs = info->num_inputs;
+    n.num_inputs = num_inputs;
     try {
       n.out_type = info->out_type ? info->out_type(ctx) : (input_types.empty() ? "" : input_types[0]);
       n.build = info->make(ctx);

@@ -90,7 +90,7 @@ class OpHarness final : public Output {
   }
   ~OpHarness() override { op_->close(); }
 
-  void push(ColumnBatch b) { op_->process_batch(0, std::make_unique<ColumnBatch>(std::move(b))); }
+  void push(ColumnBatch b, int input = 0) { op_->process_batch(input, std::make_unique<ColumnBatch>(std::move(b))); }
   void watermark(EventTime t) { op_->process_watermark(Watermark{t, false}); }
   void finish() {
     op_->process_watermark(Watermark{kMaxEventTime, false});

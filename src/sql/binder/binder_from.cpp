@@ -329,6 +329,8 @@ Bound Binder::Impl::bind_join(const ast::Join& j, const ast::TableRef& ref) {
 }
 
 Bound Binder::Impl::bind_table_argument(const ast::TvfArg& table) {
+  if (const auto* sub = table.expr ? std::get_if<ast::ScalarSubquery>(&table.expr->node) : nullptr)
+    return with_aliases(bind_query(*sub->query), {}, "", table.pos);  // TABLE (SELECT ...)
   ast::NamedTable nt;
   nt.name = table.table;
   ast::TableRef tref;

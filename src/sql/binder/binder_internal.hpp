@@ -183,10 +183,18 @@ struct Binder::Impl {
   // `left`, the FROM items on its left (null: none).
   static bool is_vector_search(const ast::TableRef& ref);
   Bound bind_vector_search(const ast::WindowTvf& tvf, const ast::TableRef& ref, const Bound* left);
-  // `TABLE t` of a window TVF or a process table function: the table, view or CTE t.
+  // `TABLE t` of a window TVF or a process table function: the table, view or CTE t; or
+  // `TABLE (SELECT ...)`, a subquery (the parser keeps it as the argument's expr).
   Bound bind_table_argument(const ast::TvfArg& table);
   // f(TABLE t PARTITION BY k, ...): a process table function (binder_ptf.cpp).
   Bound bind_process_table_function(const ast::WindowTvf& call, const ast::TableRef& ref);
+  PtfTableArgument bind_table_clauses(const ast::TvfArg& table, const Bound& in, const LogicalProcessTableFunction& node,
+                                      const std::string& name, const std::string& fname);
+  void check_copartitioned(const LogicalProcessTableFunction& node, const std::vector<Bound>& ins,
+                           const std::vector<const ast::TvfArg*>& args);
+  void bind_on_time(LogicalProcessTableFunction& node, const std::vector<Bound>& ins, const ast::TvfArg* on_time,
+                    const std::vector<std::string>& table_names, bool required, SourcePosition call_pos,
+                    const std::string& fname);
   // ML_PREDICT(TABLE t, MODEL m, DESCRIPTOR(...) [, config]) (binder_ml_predict.cpp).
   Bound bind_ml_predict(const ast::WindowTvf& tvf, const ast::TableRef& ref);
   // MATCH_RECOGNIZE (binder_match.cpp); while its expressions bind, the AST text of each

@@ -55,12 +55,7 @@ Bound Binder::Impl::bind_ml_predict(const ast::WindowTvf& tvf, const ast::TableR
   const ModelDef* def = catalog.model(model_name);
   if (!def) fail(model->pos, fmt::format("Model `{}` not found", model_name));
 
-  ast::NamedTable nt;
-  nt.name = table->table;
-  ast::TableRef tref;
-  tref.pos = table->pos;
-  tref.node = nt;
-  Bound in = with_aliases(bind_named_table(nt, tref), {}, table->table.back(), table->pos);
+  Bound in = bind_table_argument(*table);  // TABLE t, or a query in parentheses
 
   if (descriptor->columns.size() != def->input.size())
     fail(descriptor->pos, fmt::format("ML_PREDICT: the DESCRIPTOR has {} column{} but model `{}` has {} INPUT column{}",

@@ -128,12 +128,7 @@ Bound Binder::Impl::bind_vector_search(const ast::WindowTvf& tvf, const ast::Tab
   if (a.flink) {
     in = *left;
   } else {
-    ast::NamedTable nt;
-    nt.name = a.input->table;
-    ast::TableRef tref;
-    tref.pos = a.input->pos;
-    tref.node = nt;
-    in = with_aliases(bind_named_table(nt, tref), {}, a.input->table.back(), a.input->pos);
+    in = bind_table_argument(*a.input);  // TABLE t, or a query in parentheses
   }
   // The vector table: a catalog table whose connector can be read whole.
   if (catalog.view(a.vector_table_name))

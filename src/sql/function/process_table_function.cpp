@@ -2,6 +2,7 @@
 // handles are in src/sql/ops/ptf_state.cpp (they need the keyed state backend).
 #include "clink/sql/function/process_table_function.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "clink/core/error.hpp"
@@ -54,6 +55,23 @@ void ProcessTableFunctionRegistry::add(std::string_view name, PtfSignature sig,
   if (!make) throw ClinkError("process table function " + n + " has no factory");
   if (sig.output.empty()) throw ClinkError("process table function " + n + " has no output columns");
   if (sig.table_arg.empty()) throw ClinkError("process table function " + n + " has no table argument name");
+  if (!sig.more_table_args.empty()) {  // Flink's rules for multiple table arguments
+    if (sig.more_table_args.size() + 1 > 20)
+      throw ClinkError("process table function " + n + ": Unsupported table argument count. Currently, the number of "
+                       "input tables is limited to 20.");
+    if (sig.semantics != PtfTableSemantics::kSet)
+      throw ClinkError("process table function " + n + ": All table arguments must use set semantics if multiple table "
+                       "arguments are declared.");
+    if (sig.pass_columns_through)
+      throw ClinkError("process table function " + n + ": Pass-through columns are not supported if multiple table "
+                       "arguments are declared.");
+    std::vector<std::string> seen = {upper_ascii(sig.table_arg)};
+    for (const auto& t : sig.more_table_args) {
+      if (t.empty() || std::find(seen.begin(), seen.end(), upper_ascii(t)) != seen.end())
+        throw ClinkError("process table function " + n + ": table argument names must be distinct and not empty");
+      seen.push_back(upper_ascii(t));
+    }
+  }
   if (sig.supports_updates && sig.pass_columns_through)
     throw ClinkError("process table function " + n + ": PASS_COLUMNS_THROUGH is not supported if SUPPORT_UPDATES is "
                      "declared (as in Flink)");

@@ -1,6 +1,8 @@
 // The process table functions clink ships as examples (docs/process-table-functions.md),
 // ports of Flink's documentation examples, registered under class names so that
 // `CREATE FUNCTION f AS 'clink.examples.ptf.GreetingWithMemory'` names them.
+#include <cstring>
+#include <optional>
 #include <string>
 
 #include "clink/sql/function/process_table_function.hpp"
@@ -156,6 +158,62 @@ class Changes final : public ProcessTableFunction {
   }
 };
 
+// Flink's GreetingWithLastPurchase (its multiple-tables example, a custom join): rows of
+// `visit` and `purchase` share the key's last purchased item in value state. Which input
+// a key's next row comes from is up to the runtime (Flink's race warning).
+class GreetingWithLastPurchase final : public ProcessTableFunction {
+ public:
+  void eval(PtfContext& ctx, const PtfRow& in, const PtfArgs&) override {
+    auto last = ctx.value_state("lastItem");
+    if (in.table() == 1) {  // purchase
+      last.set(in.text_at(in.index_of("item")));
+      return;
+    }
+    const std::optional<std::string> item = last.get();
+    const std::string name = in.text_at(in.index_of("name"));
+    ctx.out().add_row();
+    ctx.out().set_string(0, item ? "Hello " + name + ", here to buy " + *item + " again?"
+                                 : "Hello " + name + ", let me know if I can help!");
+  }
+};
+
+// A time-based join of two tables (Flink's advice for multiple tables: wait for the
+// watermark, so the result does not depend on which input a row arrives on first): an
+// order (`orders`: amount) is due `timeout` after its time; at that deadline the payments
+// (`payments`: amount) of its key up to the deadline settle it as `paid` or `unpaid`.
+// Payments may come before the order. State and the deadline timer are per key, shared
+// by both tables.
+class PaymentCheck final : public ProcessTableFunction {
+ public:
+  void eval(PtfContext& ctx, const PtfRow& in, const PtfArgs& args) override {
+    const std::size_t amount = in.index_of("amount");
+    if (in.is_null(amount) || !ctx.time()) return;
+    if (in.table() == 0) {
+      ctx.value_state("due").set_int64(in.bigint_at(amount));
+      ctx.register_on_time("deadline", *ctx.time() + args.bigint_at(0));
+      return;
+    }
+    std::string payment(16, '\0');  // time, amount: little-endian int64s
+    const std::int64_t fields[2] = {*ctx.time(), in.bigint_at(amount)};
+    std::memcpy(payment.data(), fields, 16);
+    ctx.list_state("payments").add(payment);
+  }
+  void on_timer(PtfContext& ctx, const PtfArgs&) override {
+    std::int64_t paid = 0;
+    for (const std::string& p : ctx.list_state("payments").get()) {
+      std::int64_t fields[2];
+      std::memcpy(fields, p.data(), 16);
+      if (fields[0] <= *ctx.time()) paid += fields[1];
+    }
+    const std::int64_t due = ctx.value_state("due").get_int64().value_or(0);
+    ctx.out().add_row();
+    ctx.out().set_string(0, paid >= due ? "paid" : "unpaid");
+    ctx.out().set_bigint(1, due);
+    ctx.out().set_bigint(2, paid);
+    ctx.clear_all();
+  }
+};
+
 }  // namespace
 
 void register_example_ptfs(ProcessTableFunctionRegistry& r) {
@@ -221,6 +279,24 @@ void register_example_ptfs(ProcessTableFunctionRegistry& r) {
     s.supports_updates = true;
     s.output = {{"flag", str}, {"vals", str}};
     r.add("clink.examples.ptf.Changes", s, factory<Changes>());
+  }
+  {
+    PtfSignature s;
+    s.table_arg = "visit";
+    s.more_table_args = {"purchase"};
+    s.output = {{"EXPR$0", str}};
+    s.state = {{"lastItem", PtfStateKind::kValue}};
+    r.add("clink.examples.ptf.GreetingWithLastPurchase", s, factory<GreetingWithLastPurchase>());
+  }
+  {
+    PtfSignature s;
+    s.table_arg = "orders";
+    s.more_table_args = {"payments"};
+    s.require_on_time = true;
+    s.params = {{"timeout", LogicalType::interval_day_time()}};
+    s.output = {{"status", str}, {"due", LogicalType::bigint()}, {"paid", LogicalType::bigint()}};
+    s.state = {{"due", PtfStateKind::kValue}, {"payments", PtfStateKind::kList}};
+    r.add("clink.examples.ptf.PaymentCheck", s, factory<PaymentCheck>());
   }
 }
 

@@ -1,7 +1,9 @@
 // sql_process_table_function: runs a user process table function (Flink 2.x PTF,
-// process_table_function.hpp) over its table argument. Set semantics: the edge is hashed
-// by the PARTITION BY columns and the function's state entries are keyed state of the
-// current partition; row semantics: rows on a forward edge, no state, no timers.
+// process_table_function.hpp) over its table arguments (input i: table argument i). Set
+// semantics: each edge is hashed by its table's PARTITION BY columns (co-partitioned: the
+// same number and types of columns, so one key space) and the function's state entries
+// and timers are keyed state of the current partition, shared by all tables; row
+// semantics: one table, rows on a forward edge, no state, no timers.
 //
 // Keyed layout (all in the operator's keyed backend, so checkpoints hold them):
 //   "ptf.<name>"   the function's state entries (value / list / map)
@@ -12,9 +14,10 @@
 //   "ptf$order"    map (ORDER BY only): rows waiting for the watermark, keyed
 //                  (time, sequence) in byte order -> the row; "ptf$seq" the sequence
 // Timers live in the runtime's timer service (also checkpointed) with namespace
-// 'n' + name, 'u' (unnamed) or 'o' (ORDER BY's buffer). Output rows: the PARTITION BY
-// columns (from the input row, or decoded from the timer's key), the function's columns,
-// then `rowtime` (the row's on_time, or the timer's time).
+// 'n' + name, 'u' (unnamed) or 'o' (ORDER BY's buffer). Output rows: each table's
+// PARTITION BY columns (all with the partition's key: from the input row, or decoded from
+// the timer's key), the function's columns, then `rowtime` (the row's on_time, or the
+// timer's time).
 #include <algorithm>
 #include <cstring>
 
@@ -37,18 +40,26 @@ namespace clink::sql {
 
 namespace {
 
+// One table argument: the operator's input of the same index.
+struct PtfInput {
+  SchemaPtr schema;
+  std::vector<std::size_t> partition_keys;
+  // The input columns each output row starts with: the PARTITION BY columns once per
+  // table argument (every block holds the partition's key), or every column
+  // (PASS_COLUMNS_THROUGH, one table).
+  std::vector<std::size_t> prefix;
+  std::optional<std::size_t> on_time;
+};
+
 struct PtfConfig {
   std::string where;
-  SchemaPtr in_schema, out_schema, fn_schema;
+  SchemaPtr out_schema, fn_schema;
   const ProcessTableFunctionDef* def = nullptr;
   std::string uid;
   bool set_semantics = true;
-  std::vector<std::size_t> partition_keys;
-  // The input columns each output row starts with: the PARTITION BY columns, or every
-  // column (PASS_COLUMNS_THROUGH).
-  std::vector<std::size_t> prefix;
-  std::vector<SortKey> order_keys;
-  std::optional<std::size_t> on_time;
+  std::vector<PtfInput> inputs;
+  std::vector<SortKey> order_keys;  // ORDER BY of the (single) table argument
+  bool has_rowtime = false;         // on_time: the output ends with `rowtime`
   PtfArgs args;
   std::int64_t state_ttl_ms = 0;  // table.exec.state.ttl: the TTL of state entries that set none
 };
@@ -74,12 +85,14 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   explicit ProcessTableFunctionOperator(std::shared_ptr<const PtfConfig> cfg)
       : cfg_(std::move(cfg)),
         fn_(cfg_->def->make()),
-        key_encoder_(*cfg_->in_schema, cfg_->partition_keys),
-        row_codec_(*cfg_->in_schema),
+        row_codec_(*cfg_->inputs[0].schema),
         staging_(cfg_->fn_schema),
-        scratch_(cfg_->in_schema) {
+        scratch_(cfg_->inputs[0].schema) {
+    for (const auto& in : cfg_->inputs) key_encoders_.emplace_back(*in.schema, in.partition_keys);
     fn_out_ = std::make_unique<TableFunctionOutput>(column_ptrs());
   }
+
+  int num_inputs() const override { return static_cast<int>(cfg_->inputs.size()); }
 
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
@@ -101,7 +114,9 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     }
   }
 
-  void process_batch(int, BatchPtr batch) override {
+  void process_batch(int input, BatchPtr batch) override {
+    const auto table = static_cast<std::size_t>(input);
+    const PtfInput& arg = cfg_->inputs[table];
     const auto& in = column_batch_cast(*batch);
     for (std::size_t r = 0; r < in.size(); ++r) {
       if (in.row_kind(r) != RowKind::kInsert && !cfg_->def->signature.supports_updates)
@@ -109,7 +124,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
                          std::string(row_kind_short_string(in.row_kind(r))));
       if (cfg_->set_semantics) {
         key_.clear();
-        key_encoder_.encode(in, r, key_);
+        key_encoders_[table].encode(in, r, key_);
         backend_->set_current_key(key_);
         ctx().timer_service().set_current_key(key_);
       }
@@ -118,8 +133,8 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
         continue;
       }
       std::optional<std::int64_t> t;
-      if (cfg_->on_time) t = time_at(in, *cfg_->on_time, r);
-      call_eval(in, r, t, in.event_times()[r]);
+      if (arg.on_time) t = time_at(in, *arg.on_time, r);
+      call_eval(in, r, t, in.event_times()[r], table);
     }
     flush();
   }
@@ -142,15 +157,17 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
  private:
   // ---------------------------------------------------------------- calls
 
-  void call_eval(const ColumnBatch& in, std::size_t r, std::optional<std::int64_t> t, EventTime event_time) {
+  void call_eval(const ColumnBatch& in, std::size_t r, std::optional<std::int64_t> t, EventTime event_time,
+                 std::size_t table) {
     in_timer_ = false;
     time_ = t;
-    fn_->eval(*this, PtfRow(in, r), cfg_->args);
+    fn_->eval(*this, PtfRow(in, r, table), cfg_->args);
     const std::size_t n = take_rows();
     if (n == 0) return;
     ColumnBatch& o = out_batch();
+    const auto& prefix = cfg_->inputs[table].prefix;
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < cfg_->prefix.size(); ++k) o.column(k).append_range(in.column(cfg_->prefix[k]), r, r + 1);
+      for (std::size_t k = 0; k < prefix.size(); ++k) o.column(k).append_range(in.column(prefix[k]), r, r + 1);
     finish_rows(n, t, t ? *t : event_time);
   }
 
@@ -179,16 +196,18 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     const std::size_t n = take_rows();
     if (n == 0) return;
     ColumnBatch& o = out_batch();
-    for (std::size_t i = 0; i < n; ++i) {
-      std::string_view key = timer.key;
-      for (std::size_t k = 0; k < cfg_->partition_keys.size(); ++k) append_decoded_key_value(key, o.column(k));
-    }
+    const std::size_t n_keys = cfg_->inputs[0].partition_keys.size();
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t block = 0; block < cfg_->inputs.size(); ++block) {  // each table's partition columns
+        std::string_view key = timer.key;
+        for (std::size_t k = 0; k < n_keys; ++k) append_decoded_key_value(key, o.column(block * n_keys + k));
+      }
     std::int64_t rowtime = timer.time;
     if (processing) {
       const EventTime wm = ctx().timer_service().current_watermark();
       rowtime = wm == kMinEventTime ? timer.time : wm;
     }
-    finish_rows(n, cfg_->on_time ? std::optional<std::int64_t>(rowtime) : std::nullopt,
+    finish_rows(n, cfg_->has_rowtime ? std::optional<std::int64_t>(rowtime) : std::nullopt,
                 processing ? kNoEventTime : timer.time);
   }
 
@@ -237,7 +256,8 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     }
     for (std::uint32_t i : idx) {
       const std::optional<std::int64_t> t = time_at(scratch_, cfg_->order_keys[0].column, i);
-      call_eval(scratch_, i, cfg_->on_time ? time_at(scratch_, *cfg_->on_time, i) : std::nullopt, t ? *t : kNoEventTime);
+      const auto& on_time = cfg_->inputs[0].on_time;
+      call_eval(scratch_, i, on_time ? time_at(scratch_, *on_time, i) : std::nullopt, t ? *t : kNoEventTime, 0);
     }
   }
 
@@ -267,7 +287,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     const std::size_t n = fn_out_->rows() - taken_;
     if (n == 0) return 0;
     ColumnBatch& o = out_batch();
-    const std::size_t base = cfg_->prefix.size();
+    const std::size_t base = cfg_->out_schema->size() - staging_.num_columns() - (cfg_->has_rowtime ? 1 : 0);
     for (std::size_t c = 0; c < staging_.num_columns(); ++c)
       o.column(base + c).append_range(staging_.column(c), taken_, taken_ + n);
     taken_ += n;
@@ -282,7 +302,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
 
   void finish_rows(std::size_t n, std::optional<std::int64_t> rowtime, EventTime event_time) {
     ColumnBatch& o = out_batch();
-    if (cfg_->on_time) {
+    if (cfg_->has_rowtime) {
       Column& c = o.column(o.num_columns() - 1);
       for (std::size_t i = 0; i < n; ++i) c.append<std::int64_t>(rowtime.value_or(0) * 1000);
     }
@@ -372,14 +392,14 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     else ts.register_processing_time_timer(t, backend_->current_key(), ns);
   }
   void register_on_time(std::string_view name, std::int64_t t) override {
-    if (!cfg_->on_time)
+    if (!cfg_->has_rowtime)
       throw ClinkError(cfg_->where + ": " + cfg_->def->name + " registers an event-time timer, which needs the "
                        "call's on_time argument");
     register_named('e', name, t);
   }
   void register_on_time(std::int64_t t) override {
     check_timers();
-    if (!cfg_->on_time)
+    if (!cfg_->has_rowtime)
       throw ClinkError(cfg_->where + ": " + cfg_->def->name + " registers an event-time timer, which needs the "
                        "call's on_time argument");
     std::string id = "eu";
@@ -421,7 +441,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
 
   std::shared_ptr<const PtfConfig> cfg_;
   std::unique_ptr<ProcessTableFunction> fn_;
-  RowKeyEncoder key_encoder_;
+  std::vector<RowKeyEncoder> key_encoders_;  // per input
   SideRowCodec row_codec_;
   ColumnBatch staging_;  // the function's columns of the current call
   ColumnBatch scratch_;  // ORDER BY: rows released by the watermark
@@ -470,48 +490,78 @@ PtfArgs evaluate_args(const nlohmann::json& j, const SqlOpParams& p) {
 void register_sql_process_table_function(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
       .name = "sql_process_table_function",
-      .description = "sql_row -> sql_row: a user process table function (Flink 2.x PTF) with keyed state and "
-                     "timers, keyed on the PARTITION BY columns (set semantics) or row by row; insert-only",
-      .num_inputs = 1,
+      .description = "sql_row... -> sql_row: a user process table function (Flink 2.x PTF) with keyed state and "
+                     "timers, keyed on the PARTITION BY columns (set semantics; one input per table argument, "
+                     "co-partitioned) or row by row; insert-only",
+      .num_inputs = -1,  // one per table argument
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_process_table_function",
                       {"function", "uid", "set_semantics", "partition_keys", "order_keys", "on_time", "args",
-                       "state_ttl_ms"});
+                       "state_ttl_ms", "more_tables"});
         auto cfg = std::make_shared<PtfConfig>();
         cfg->where = p.where();
-        cfg->in_schema = p.input_schema(0);
         cfg->out_schema = p.output_schema();
         const std::string fn = p.get_string("function", "");
         cfg->def = ProcessTableFunctionRegistry::process().find(fn);
         if (!cfg->def) p.fail("process table function '" + fn + "' is not registered in this process");
         cfg->uid = p.get_string("uid", fn);
         cfg->set_semantics = p.get_bool("set_semantics", true);
-        cfg->partition_keys = p.columns("partition_keys", *cfg->in_schema);
+        const auto& sig = cfg->def->signature;
+        // Table argument 0's clauses are at the top level, the further ones in more_tables.
+        const nlohmann::json none = nlohmann::json::array();
+        const nlohmann::json& more = p.has("more_tables") ? p.require("more_tables") : none;
+        if (more.size() != sig.more_table_args.size())
+          p.fail("the call has " + std::to_string(1 + more.size()) + " table arguments, " + fn + " takes " +
+                 std::to_string(1 + sig.more_table_args.size()));
+        for (std::size_t t = 0; t <= more.size(); ++t) {
+          PtfInput in;
+          in.schema = p.input_schema(t);
+          if (t == 0) {
+            in.partition_keys = p.columns("partition_keys", *in.schema);
+            if (p.has("on_time") && !p.require("on_time").is_null())
+              in.on_time = p.column(p.require("on_time"), *in.schema, "param 'on_time'");
+          } else {
+            const nlohmann::json& m = more[t - 1];
+            const std::string what = "param 'more_tables'[" + std::to_string(t - 1) + "]";
+            for (const auto& k : m.at("partition_keys")) in.partition_keys.push_back(p.column(k, *in.schema, what));
+            if (m.contains("on_time") && !m.at("on_time").is_null()) in.on_time = p.column(m.at("on_time"), *in.schema, what);
+            if (in.partition_keys.size() != cfg->inputs[0].partition_keys.size() ||
+                in.on_time.has_value() != cfg->inputs[0].on_time.has_value())
+              p.fail(what + ": every table argument has as many partition columns as the first, and on_time as it");
+            for (std::size_t k = 0; k < in.partition_keys.size(); ++k)  // co-partitioned: one key encoding
+              if (in.schema->field(in.partition_keys[k]).type.with_nullable(true) !=
+                  cfg->inputs[0].schema->field(cfg->inputs[0].partition_keys[k]).type.with_nullable(true))
+                p.fail(what + ": partition column " + std::to_string(k) + " has another type than the first table's");
+          }
+          cfg->inputs.push_back(std::move(in));
+        }
+        PtfInput& first = cfg->inputs[0];
         if (p.has("order_keys"))
           for (const auto& k : p.require("order_keys"))
-            cfg->order_keys.push_back(
-                SortKey{p.column(k.at("column"), *cfg->in_schema, "param 'order_keys'"), k.at("descending").get<bool>(),
-                        !k.at("descending").get<bool>()});
-        if (p.has("on_time") && !p.require("on_time").is_null())
-          cfg->on_time = p.column(p.require("on_time"), *cfg->in_schema, "param 'on_time'");
+            cfg->order_keys.push_back(SortKey{p.column(k.at("column"), *first.schema, "param 'order_keys'"),
+                                              k.at("descending").get<bool>(), !k.at("descending").get<bool>()});
+        if (!cfg->order_keys.empty() && cfg->inputs.size() > 1) p.fail("ORDER BY takes a single table argument");
+        cfg->has_rowtime = first.on_time.has_value();
         if (p.has("state_ttl_ms")) cfg->state_ttl_ms = p.require("state_ttl_ms").get<std::int64_t>();
         cfg->args = evaluate_args(p.has("args") ? p.require("args") : nlohmann::json::array(), p);
-        const auto& sig = cfg->def->signature;
         if (cfg->args.size() != sig.params.size())
           p.fail("param 'args' has " + std::to_string(cfg->args.size()) + " values for " +
                  std::to_string(sig.params.size()) + " parameters of " + fn);
-        if (sig.pass_columns_through)
-          for (std::size_t c = 0; c < cfg->in_schema->size(); ++c) cfg->prefix.push_back(c);
-        else
-          cfg->prefix = cfg->partition_keys;
-        const std::size_t expected = cfg->prefix.size() + sig.output.size() + (cfg->on_time ? 1 : 0);
+        for (auto& in : cfg->inputs) {
+          if (sig.pass_columns_through)
+            for (std::size_t c = 0; c < in.schema->size(); ++c) in.prefix.push_back(c);
+          else
+            for (std::size_t b = 0; b < cfg->inputs.size(); ++b)
+              in.prefix.insert(in.prefix.end(), in.partition_keys.begin(), in.partition_keys.end());
+        }
+        const std::size_t prefix = first.prefix.size();
+        const std::size_t expected = prefix + sig.output.size() + (cfg->has_rowtime ? 1 : 0);
         if (cfg->out_schema->size() != expected)
           p.fail("the output schema has " + std::to_string(cfg->out_schema->size()) + " columns, " + fn + " makes " +
                  std::to_string(expected));
         std::vector<RowField> fn_fields;
-        for (std::size_t i = 0; i < sig.output.size(); ++i)
-          fn_fields.push_back(cfg->out_schema->field(cfg->prefix.size() + i));
+        for (std::size_t i = 0; i < sig.output.size(); ++i) fn_fields.push_back(cfg->out_schema->field(prefix + i));
         cfg->fn_schema = std::make_shared<const Schema>(std::move(fn_fields));
         return [cfg] { return std::make_unique<ProcessTableFunctionOperator>(cfg); };
       }});

@@ -466,23 +466,26 @@ Pruned prune(const LogicalPtr& node, std::set<std::size_t> req) {
       nj->schema = lookup_join_schema(in.plan->schema, *nj);
       return {nj, m};
     }
-    case LogicalKind::kProcessTableFunction:  // the function reads whole rows (polymorphic table argument)
+    case LogicalKind::kProcessTableFunction:  // the function reads whole rows (polymorphic table arguments)
     case LogicalKind::kMatch: {
       // The conditions and measures read whole rows (the extended row): keep every input column.
-      std::set<std::size_t> in_req;
-      for (std::size_t i = 0; i < node->input().schema.size(); ++i) in_req.insert(i);
-      Pruned in = prune(node->inputs[0], in_req);
-      LogicalPtr input = in.plan;
-      std::vector<std::size_t> order;
-      bool identity = in.plan->schema.size() == in_req.size();
-      for (std::size_t i = 0; i < in_req.size(); ++i) {
-        order.push_back(*in.map[i]);
-        identity = identity && *in.map[i] == i;
+      std::vector<LogicalPtr> inputs;
+      for (const auto& i : node->inputs) {
+        std::set<std::size_t> in_req;
+        for (std::size_t c = 0; c < i->schema.size(); ++c) in_req.insert(c);
+        Pruned in = prune(i, in_req);
+        std::vector<std::size_t> order;
+        bool identity = in.plan->schema.size() == in_req.size();
+        for (std::size_t c = 0; c < in_req.size(); ++c) {
+          order.push_back(*in.map[c]);
+          identity = identity && *in.map[c] == c;
+        }
+        // The operator reads its columns by index.
+        inputs.push_back(identity ? in.plan : make_column_project(in.plan, order, node->pos));
       }
-      if (!identity) input = make_column_project(in.plan, order, node->pos);  // the Match reads its columns by index
       Mapping m(n_out);
       for (std::size_t i = 0; i < n_out; ++i) m[i] = i;
-      return {with_inputs(*node, {input}), m};
+      return {with_inputs(*node, inputs), m};
     }
     case LogicalKind::kOverAggregate: {
       // Input columns pass through: keep the required ones and what the window reads.

@@ -597,6 +597,31 @@ class Rewriter {
   }
 #pragma GCC diagnostic pop
 
+  // A table argument's [PARTITION BY k | (k, ...)] [ORDER BY c [ASC|DESC] | (c, ...)].
+  void parse_table_clauses(TokenCursor& c, ast::TvfArg& arg) {
+    if (c.accept("PARTITION")) {
+      c.expect("BY");
+      bool paren = c.accept("(");
+      do arg.partition_by.push_back(c.qualified_name("a partition column"));
+      while (paren && c.accept(","));
+      if (paren) c.expect(")");
+    }
+    if (c.peek_is("ORDER") && c.peek_is("BY", 1)) {  // a process table function's ORDER BY
+      arg.order_by_pos = c.position();
+      c.next();
+      c.next();
+      bool paren = c.accept("(");
+      do {
+        arg.order_by.push_back(c.qualified_name("an order column"));
+        bool desc = false;
+        if (c.accept("DESC")) desc = true;
+        else c.accept("ASC");
+        arg.order_descending.push_back(desc);
+      } while (paren && c.accept(","));
+      if (paren) c.expect(")");
+    }
+  }
+
   ast::TvfArg parse_tvf_arg(size_t b, size_t e) {
     TokenCursor c(lx_, b, e, map_);
     ast::TvfArg arg;
@@ -609,30 +634,23 @@ class Rewriter {
     if (c.peek_is("TABLE")) {
       c.next();
       arg.kind = ast::TvfArg::Kind::Table;
+      if (detail::starts_query_argument(c, 0))  // Flink's parser rejects it too
+        c.fail(c.peek(), "TABLE takes a table name; pass a query as the table argument in parentheses, without "
+                         "TABLE: f((SELECT ...) PARTITION BY k)");
       arg.table = c.qualified_name("a table name");
       if (!c.hints_here().empty())
         c.unsupported(tok(c.index() - 1), "hints on the input of a window table function are not supported");
-      if (c.accept("PARTITION")) {
-        c.expect("BY");
-        bool paren = c.accept("(");
-        do arg.partition_by.push_back(c.qualified_name("a partition column"));
-        while (paren && c.accept(","));
-        if (paren) c.expect(")");
-      }
-      if (c.peek_is("ORDER") && c.peek_is("BY", 1)) {  // a process table function's ORDER BY
-        arg.order_by_pos = c.position();
-        c.next();
-        c.next();
-        bool paren = c.accept("(");
-        do {
-          arg.order_by.push_back(c.qualified_name("an order column"));
-          bool desc = false;
-          if (c.accept("DESC")) desc = true;
-          else c.accept("ASC");
-          arg.order_descending.push_back(desc);
-        } while (paren && c.accept(","));
-        if (paren) c.expect(")");
-      }
+      parse_table_clauses(c, arg);
+    } else if (detail::starts_query_argument(c, 0)) {
+      // (SELECT ...) [PARTITION BY ...] [ORDER BY ...]: a query as the table argument,
+      // kept as its scalar-subquery expression (the binder binds it as a derived table).
+      const size_t close = c.matching_close(c.index_ahead(0));
+      arg.kind = ast::TvfArg::Kind::Table;
+      arg.expr = exprs_.parse_expression(lx_, c.index_ahead(0), close + 1);
+      if (!std::holds_alternative<ast::ScalarSubquery>(arg.expr->node))
+        c.fail(c.peek(), "expected a query in parentheses as the table argument");
+      c.seek(close + 1);
+      parse_table_clauses(c, arg);
     } else if (c.peek_is("MODEL") && c.peek(1).word()) {
       c.next();
       arg.kind = ast::TvfArg::Kind::Model;

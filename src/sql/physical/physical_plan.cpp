@@ -11,6 +11,7 @@
 #include "../optimizer/nested_projection.hpp"
 #include "../planner/plan_rewrite.hpp"
 #include "exec_options.hpp"
+#include "ptf_params.hpp"
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/core/duration.hpp"
 #include "clink/sql/optimizer/optimizer.hpp"
@@ -320,23 +321,7 @@ struct Compiler {
         return {add(op.factory, in, op.params, &op.hash_keys, op.hash_keys.empty(), &n.input().schema)};
       }
       case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
-      case LogicalKind::kProcessTableFunction: {
-        // Set semantics: keyed by the PARTITION BY columns (none: one partition); row semantics: forward.
-        const auto& f = static_cast<const LogicalProcessTableFunction&>(n);
-        auto in = compile(n.input());
-        json args = json::array();
-        for (const auto& a : f.args) args.push_back(expr_to_json(*a));
-        json order = json::array();
-        for (const auto& k : f.order_keys) order.push_back({{"column", k.column}, {"descending", k.descending}});
-        json p = {{"schema", schema_to_json(f.schema)},     {"function", f.function},
-                  {"uid", f.uid},                            {"set_semantics", f.set_semantics},
-                  {"partition_keys", f.partition_keys},      {"order_keys", order},
-                  {"on_time", f.on_time ? json(*f.on_time) : json()}, {"args", args}};
-        if (const std::int64_t ttl = state_ttl_ms(session, n.pos); ttl > 0) p["state_ttl_ms"] = ttl;
-        if (!f.set_semantics) return {add("sql_process_table_function", in, p, nullptr, false, &n.input().schema)};
-        const auto& keys = f.partition_keys;
-        return {add("sql_process_table_function", in, p, &keys, keys.empty(), &n.input().schema)};
-      }
+      case LogicalKind::kProcessTableFunction: return {process_table_function(static_cast<const LogicalProcessTableFunction&>(n))};
     }
     fail(n.pos, "unsupported plan node");
   }
@@ -351,6 +336,28 @@ struct Compiler {
       if (in_all) out.push_back(keys[k]);
     }
     return out;
+  }
+
+  // A process table function: set semantics hash each table argument (input i) by its
+  // PARTITION BY columns (none: one partition at parallelism 1); row semantics: forward.
+  std::string process_table_function(const LogicalProcessTableFunction& f) {
+    json p = process_table_function_params(f, session), schemas = json::array(), in = json::array();
+    const auto& keys = f.tables[0].partition_keys;
+    if (f.tables.size() == 1)
+      return add("sql_process_table_function", compile(f.input()), p, f.set_semantics ? &keys : nullptr,
+                 f.set_semantics && keys.empty(), &f.input().schema);
+    for (std::size_t t = 0; t < f.tables.size(); ++t) {
+      schemas.push_back(schema_to_json(f.input(t).schema));
+      for (const auto& from : compile(f.input(t)))
+        in.push_back({{"from", from}, {"input", t}, {"partitioning", "hash"}, {"key", keys_text(f.tables[t].partition_keys)}});
+    }
+    p["input_schemas"] = schemas;
+    if (json s = session_json(); !s.empty()) p["session"] = s;
+    std::string id = next_id("sql_process_table_function");
+    json op = {{"id", id}, {"type", "sql_process_table_function"}, {"params", std::move(p)}, {"inputs", std::move(in)}};
+    if (keys.empty()) op["parallelism"] = 1, single_ops.insert(id);
+    ops.push_back(std::move(op));
+    return id;
   }
 
   // A regular, semi / anti or interval join: each input hash-partitioned by its key

@@ -139,12 +139,15 @@ ChangelogMode PlanProperties::derive_changelog(const LogicalNode& node) {
       // ArgumentTrait), unless the function declares SUPPORT_UPDATES; it emits inserts.
       const auto& ptf = static_cast<const LogicalProcessTableFunction&>(node);
       const ProcessTableFunctionDef* def = ProcessTableFunctionRegistry::process().find(ptf.function);
-      const ChangelogMode& in = changelog(node.input());
-      if (!def || !def->signature.supports_updates) {
-        require_insert_only(node, in, "A process table function");
-      } else if (in.updating() && !ptf.order_keys.empty()) {  // ORDER BY waits for the watermark: final rows only
-        throw TranslationError(node.pos, fmt::format("A process table function's ORDER BY needs an insert-only table, "
-                                                     "but its input produces updates ({})", where(*in.producer)));
+      for (std::size_t t = 0; t < node.inputs.size(); ++t) {
+        const ChangelogMode& in = changelog(node.input(t));
+        if (!def || !def->signature.supports_updates) {
+          require_insert_only(node, in, "A process table function");
+        } else if (in.updating() && !ptf.tables[t].order_keys.empty()) {  // ORDER BY waits for the watermark
+          throw TranslationError(node.pos, fmt::format("A process table function's ORDER BY needs an insert-only "
+                                                       "table, but its input produces updates ({})",
+                                                       where(*in.producer)));
+        }
       }
       return {};
     }

@@ -491,7 +491,7 @@ bool is_time_attribute(const LogicalNode& n, std::size_t col) {
     case LogicalKind::kMatch: return static_cast<const LogicalMatch&>(n).rowtime_output == col;
     // A PTF's `rowtime` (last, with on_time) is the output's event-time attribute.
     case LogicalKind::kProcessTableFunction:
-      return static_cast<const LogicalProcessTableFunction&>(n).on_time && col + 1 == n.schema.size();
+      return static_cast<const LogicalProcessTableFunction&>(n).has_rowtime() && col + 1 == n.schema.size();
     case LogicalKind::kUnion:
       return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const auto& i) { return is_time_attribute(*i, col); });
     case LogicalKind::kJoin: {

@@ -25,7 +25,10 @@
 //   ProcessTableFunctionRegistry::process().add("Counter", sig, [] { return std::make_unique<Counter>(); });
 //
 // The output rows are, as Flink's: the PARTITION BY columns, then the function's columns,
-// then `rowtime` (the on_time column's type) when the call passes on_time. A row emitted
+// then `rowtime` (the on_time column's type) when the call passes on_time. A function may
+// take several co-partitioned tables (PtfSignature::more_table_args, Flink's multi-input
+// PTFs): f(TABLE a PARTITION BY k, TABLE b PARTITION BY j); a table argument may also be
+// a query in parentheses: f((SELECT ...) PARTITION BY k). A row emitted
 // by eval() carries the input row's time, one emitted by on_timer() the timer's time.
 //
 // State lives in the operator's keyed state backend (memory or RocksDB), scoped to the
@@ -74,6 +77,12 @@ struct PtfScalarParam {
 
 struct PtfSignature {
   std::string table_arg = "input";  // the table argument's name (`input => TABLE t`)
+  // Further table arguments (Flink's multi-input PTFs, up to 20 tables in all), by name,
+  // after table_arg in the effective signature. All tables then have set semantics and
+  // co-partitioned PARTITION BY clauses (the same number and types of columns); rows
+  // of either reach eval() one at a time (PtfRow::table() tells which) and share the
+  // function's state and timers per key. Not with pass_columns_through (Flink's rule).
+  std::vector<std::string> more_table_args;
   PtfTableSemantics semantics = PtfTableSemantics::kSet;
   bool optional_partition_by = false;  // ArgumentTrait.OPTIONAL_PARTITION_BY
   bool require_on_time = false;        // ArgumentTrait.REQUIRE_ON_TIME
@@ -91,10 +100,13 @@ struct PtfSignature {
   bool supports_updates = false;
 };
 
-// One input row of the table argument (all of its columns, as the table has them).
+// One input row of a table argument (all of its columns, as the table has them).
 class PtfRow {
  public:
-  PtfRow(const ColumnBatch& batch, std::size_t row) : batch_(&batch), row_(row) {}
+  PtfRow(const ColumnBatch& batch, std::size_t row, std::size_t table = 0) : batch_(&batch), row_(row), table_(table) {}
+  // The table argument the row comes from: 0 for table_arg, i for more_table_args[i - 1]
+  // (Flink passes the row as that argument and null for the others).
+  std::size_t table() const { return table_; }
   std::size_t size() const { return batch_->num_columns(); }
   // The column's index by name (case-sensitive, as Flink's Row.getField(name)); throws
   // ClinkError naming the function's need when there is none.
@@ -116,6 +128,7 @@ class PtfRow {
  private:
   const ColumnBatch* batch_;
   std::size_t row_;
+  std::size_t table_;
 };
 
 // The call's scalar arguments, in PtfSignature::params order.

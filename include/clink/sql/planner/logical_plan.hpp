@@ -289,19 +289,28 @@ struct LogicalVectorSearch : LogicalNode {
   std::vector<std::pair<std::string, std::string>> options;  // index, m, ef_construction, ...
 };
 
+// One table argument of a process table function call: the node's input of the same
+// index. Its PARTITION BY columns, ORDER BY (first an ascending event-time column) and
+// on_time column are columns of that input.
+struct PtfTableArgument {
+  std::vector<std::size_t> partition_keys;
+  std::vector<SortKey> order_keys;
+  std::optional<std::size_t> on_time;
+};
+
 // A process table function call (Flink's StreamPhysicalProcessTableFunction): the
-// registered function `function` over its one table argument, keyed by the PARTITION BY
-// columns (set semantics) or row by row (row semantics). Output = the partition columns,
-// the function's columns, then `rowtime` when on_time names an event-time column.
+// registered function `function` over its table arguments (one, or several co-partitioned
+// ones with set semantics: Flink's multi-input PTFs), keyed by the PARTITION BY columns
+// (set semantics) or row by row (row semantics). Output = each table's partition columns,
+// the function's columns, then `rowtime` when on_time names event-time columns.
 struct LogicalProcessTableFunction : LogicalNode {
   LogicalProcessTableFunction() : LogicalNode(LogicalKind::kProcessTableFunction) {}
-  std::string function;                     // the registry name (a class name for CREATE FUNCTION .. AS)
-  std::string uid;                          // the `uid` argument, else the function name as called
+  std::string function;                  // the registry name (a class name for CREATE FUNCTION .. AS)
+  std::string uid;                       // the `uid` argument, else the function name as called
   bool set_semantics = true;
-  std::vector<std::size_t> partition_keys;  // input columns
-  std::vector<SortKey> order_keys;          // ORDER BY: first an ascending event-time column
-  std::optional<std::size_t> on_time;       // the input's event-time column
-  std::vector<ExprPtr> args;                // the scalar arguments: literals of the parameters' types
+  std::vector<PtfTableArgument> tables;  // one per input, in the signature's order
+  std::vector<ExprPtr> args;             // the scalar arguments: literals of the parameters' types
+  bool has_rowtime() const { return tables[0].on_time.has_value(); }  // on_time: every table has one, or none
 };
 
 struct LogicalSink : LogicalNode {
