@@ -53,7 +53,6 @@ void FileSplits::assign(std::vector<std::string> files) {
   skip_.assign(files_.size(), 0);
   lane_of_.assign(files_.size(), 0);
   lanes_.clear();
-  first_open_ = 0;
   if (!files_.empty()) lanes_.push_back(Lane{0, files_.size(), 0, 0});
 }
 
@@ -98,7 +97,6 @@ void FileSplits::restore(const std::vector<std::string>& splits, const char* sou
   skip_.clear();
   lane_of_.clear();
   lanes_.clear();
-  first_open_ = 0;
   for (auto& lane : by_lane) {
     Lane l{files_.size(), files_.size() + lane.size(), files_.size(), 0};
     for (auto& [consumed, path] : lane) {

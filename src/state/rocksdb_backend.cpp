@@ -181,12 +181,9 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   // memtable flush and RocksDB's checkpoint (hard links of the SST files, a copy of the
   // small MANIFEST) beside the database. Moving those files into the checkpoint (the new
   // SSTs into shared/) and the handle follow asynchronously, as in Flink's RocksDB
-  // backend. A savepoint (a full scan into the canonical format) is written here.
+  // backend. A savepoint: see begin_savepoint.
   SnapshotWriter begin_snapshot(std::int64_t checkpoint_id, const fs::path& dir, bool savepoint) override {
-    if (savepoint) {
-      KeyedStateHandle h = this->savepoint(checkpoint_id, dir);
-      return [h = std::move(h)](const std::function<bool()>&) { return h; };
-    }
+    if (savepoint) return begin_savepoint(checkpoint_id, dir);
     commit_writes();
     flush_all();
     fs::path tmp = db_path_.parent_path() / (db_path_.filename().string() + "-chk-" + std::to_string(checkpoint_id));
@@ -217,31 +214,51 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   }
 
   KeyedStateHandle savepoint(std::int64_t checkpoint_id, const fs::path& dir) override {
+    return begin_savepoint(checkpoint_id, dir)([] { return false; });
+  }
+
+  // A savepoint is a full scan into the canonical format. At the barrier only a RocksDB
+  // snapshot is taken (a sequence number: no I/O); the scan reads that snapshot while the
+  // task writes on. Scanning at the barrier stopped the task for the whole state.
+  SnapshotWriter begin_savepoint(std::int64_t checkpoint_id, const fs::path& dir) {
     commit_writes();
-    FullSnapshotWriter w(dir, "keyed-" + stem_ + ".bin", key_groups(), metas());
-    const std::int64_t now = clock().now_ms();
-    std::string scratch, composed;
-    std::string_view out;
-    for (int kg = key_groups().first; kg <= key_groups().last; ++kg) {
-      w.begin_key_group(kg);
-      for (std::size_t i = 0; i < cfs_.size(); ++i) {
-        const auto& c = cfs_[i];
-        const int si = static_cast<int>(i);
-        scan_raw(c.handle, kg, [&](std::string_view key, std::string_view ns, std::string_view uk,
-                                   std::string_view value) {
-          if (!snapshot_value(c.meta.kind, c.meta.ttl_ms, now, value, scratch, out)) return;
-          if (c.meta.kind == StateKind::kMap) {
-            composed.clear();
-            put_length_prefixed(uk, composed);
-            put_length_prefixed(out, composed);
-            w.add(si, key, ns, composed);
-          } else {
-            w.add(si, key, ns, out);
-          }
-        });
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    for (const auto& c : cfs_) handles.push_back(c.handle);
+    // Released when the writer goes, which the task ensures is before the database does.
+    std::shared_ptr<const rocksdb::Snapshot> pinned(db_->GetSnapshot(), [db = db_.get()](const rocksdb::Snapshot* s) {
+      db->ReleaseSnapshot(s);
+    });
+    rocksdb::ReadOptions ro = read_options_;
+    ro.snapshot = pinned.get();
+    ro.fill_cache = false;  // a scan of everything would evict what the task reads
+    return [this, checkpoint_id, dir, pinned, ro, handles = std::move(handles), states = metas(),
+            now = clock().now_ms()](const std::function<bool()>& cancelled) {
+      if (cancelled()) throw TaskCancelled();
+      FullSnapshotWriter w(dir, "keyed-" + stem_ + ".bin", key_groups(), states);
+      std::string scratch, composed;
+      std::string_view out;
+      for (int kg = key_groups().first; kg <= key_groups().last; ++kg) {
+        if (cancelled()) throw TaskCancelled();
+        w.begin_key_group(kg);
+        for (std::size_t i = 0; i < handles.size(); ++i) {
+          const StateMeta& meta = states[i];
+          const int si = static_cast<int>(i);
+          scan_raw(handles[i], kg, ro, [&](std::string_view key, std::string_view ns, std::string_view uk,
+                                           std::string_view value) {
+            if (!snapshot_value(meta.kind, meta.ttl_ms, now, value, scratch, out)) return;
+            if (meta.kind == StateKind::kMap) {
+              composed.clear();
+              put_length_prefixed(uk, composed);
+              put_length_prefixed(out, composed);
+              w.add(si, key, ns, composed);
+            } else {
+              w.add(si, key, ns, out);
+            }
+          });
+        }
       }
-    }
-    return w.finish(checkpoint_id, "rocksdb");
+      return w.finish(checkpoint_id, "rocksdb");
+    };
   }
 
   void restore(const std::vector<KeyedStateHandle>& handles) override {
@@ -494,11 +511,10 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     append_row_prefix(kg, current_key(), current_namespace(), row_);
     return row_;
   }
-  void scan_raw(rocksdb::ColumnFamilyHandle* h, int kg,
+  void scan_raw(rocksdb::ColumnFamilyHandle* h, int kg, rocksdb::ReadOptions ro,
                 const std::function<void(std::string_view, std::string_view, std::string_view, std::string_view)>& fn) {
     std::string lower = kg_bytes(kg), upper = kg_bytes(kg + 1);
     rocksdb::Slice ub(upper);
-    rocksdb::ReadOptions ro = read_options_;
     ro.iterate_upper_bound = &ub;
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, h));
     std::string_view key, ns;

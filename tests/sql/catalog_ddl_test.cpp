@@ -252,6 +252,27 @@ TEST(CatalogDdl, AlterTableRollsBackWhenADependentViewBreaks) {
   EXPECT_EQ(f.catalog.view("by_product")->schema.to_string(), "(`product` VARCHAR(32), `total` BIGINT)");
 }
 
+// CREATE VIEW binds the views it reads as they were bound (a chain of views is linear to
+// define) only while no table, function or model changed since; then it expands them.
+TEST(CatalogDdl, AViewOverViewsSeesTheCatalogAsItIsNow) {
+  PlanFixture f;
+  f.ddl(kOrders);
+  f.ddl("CREATE VIEW by_product AS SELECT product, SUM(amount) AS total FROM orders GROUP BY product");
+  f.ddl("CREATE VIEW big AS SELECT product, total FROM by_product WHERE total > 10");
+  f.ddl("CREATE VIEW big_totals AS SELECT total FROM big");
+  EXPECT_EQ(f.catalog.view("big_totals")->schema.to_string(), "(`total` INT)");
+  f.ddl("ALTER TABLE orders MODIFY (amount BIGINT)");
+  f.ddl("CREATE VIEW big_totals2 AS SELECT total FROM big");
+  EXPECT_EQ(f.catalog.view("big_totals2")->schema.to_string(), "(`total` BIGINT)");
+  f.ddl("CREATE TABLE x (a INT) WITH ('connector' = 'datagen')");
+  f.ddl("CREATE VIEW y AS SELECT a FROM x");
+  f.ddl("DROP TABLE x");
+  EXPECT_GOLDEN(f.error("CREATE VIEW z AS SELECT a FROM y"), R"(line 1, column 32: view `y` cannot be expanded: line 1, column 32: Object 'x' not found)");
+  f.ddl("CREATE TABLE x (a STRING) WITH ('connector' = 'datagen')");
+  f.ddl("CREATE VIEW z AS SELECT a FROM y");
+  EXPECT_EQ(f.catalog.view("z")->schema.to_string(), "(`a` STRING)");
+}
+
 TEST(CatalogDdl, PersistsOneJsonFilePerObjectAndReloads) {
   std::string dir = scratch_dir("persist");
   {

@@ -56,9 +56,9 @@ std::vector<std::string> files_for_subtask(const std::vector<std::string>& files
 // Lanes: files a reader reads one after the other. A fresh reader's files are one lane. A
 // restore at another parallelism deals the old readers' splits round-robin, and each old
 // lane stays a lane of its own, its files in their order ("<subtask>.<lane>" names it in
-// a checkpoint; splits without one, of older checkpoints, form one lane). The SQL source
-// reads its lanes interleaved with a watermark per lane (issue 16: read one after the
-// other, one old reader's files made the next one's rows late).
+// a checkpoint; splits without one, of older checkpoints, form one lane). Both file
+// sources read their lanes interleaved with a watermark per lane (issue 16: read one after
+// the other, one old reader's files made the next one's rows late).
 class FileSplits {
  public:
   // A fresh reader's files, in one lane.
@@ -77,11 +77,6 @@ class FileSplits {
   }
   // Lane `l` was read to its end: a snapshot leaves it out.
   void finish_lane(std::size_t l) { lanes_[l].current = lanes_[l].end; }
-  // For a reader of its lanes one after the other (the typed source): file `f` is being
-  // read (files().size(): all were), so the lanes before its lane are finished.
-  void finish_lanes_before(std::size_t f) {
-    while (first_open_ < lanes_.size() && lanes_[first_open_].end <= f) finish_lane(first_open_++);
-  }
   // The splits of subtask `subtask` (which names its lanes); `queued`: files to read after
   // these from their first line, as one more lane.
   std::vector<std::string> snapshot(int subtask, const std::vector<std::string>& queued = {}) const;
@@ -98,7 +93,6 @@ class FileSplits {
   std::vector<std::int64_t> skip_;  // lines of each consumed before the restored checkpoint
   std::vector<std::uint32_t> lane_of_;
   std::vector<Lane> lanes_;
-  std::size_t first_open_ = 0;  // finish_lanes_before: the lanes before it are finished
 };
 
 // "malformed JSON in /x/events.jsonl line 17: missing field \"value\""
@@ -145,55 +139,106 @@ class FileSource final : public Source<T> {
     void open(RuntimeContext& ctx) override {
       ctx_ = &ctx;
       splits_.assign(files_for_subtask(list_input_files(path_), subtask_, parallelism_));
-      lines_.emplace(splits_.files(), options_.read_buffer_bytes);
-      report_bytes();
+      start_reading();
     }
 
+    // A poll reads one lane (the next one not finished when it ends), the next poll the
+    // next lane; each record's partition is its lane, a split of the source's watermarks
+    // (split_watermarks.hpp), so one lane read ahead never makes another's records late.
     Status poll(Batch<T>& out, std::size_t max_records) override {
-      if (!lines_) throw ClinkError("file source reader polled before open()");
+      if (!started_) throw ClinkError("file source reader polled before open()");
       std::unique_ptr<Batch<DeadLetter>> dead;
       LineReader::Line line;
       bool more = true;
       // Bounded by lines examined, not records produced, so a run of bad or blank
       // lines cannot keep one poll busy indefinitely.
       for (std::size_t examined = 0; examined < max_records; ++examined) {
-        if (!lines_->next(line)) {
-          splits_.finish_lanes_before(splits_.files().size());
+        if (!next_line(line)) {
           more = false;
           break;
         }
-        splits_.finish_lanes_before(lines_->current_file_index());
-        if (splits_.consumed_before_restore(lines_->current_file_index(), line.number)) continue;
+        const Lane& lane = lanes_[lane_];
+        if (splits_.consumed_before_restore(lane.begin + lane.lines->current_file_index(), line.number)) continue;
         if (decoder_->skips_blank_lines() && is_blank(line.text)) continue;
         auto& rec = out.records.emplace_back();
+        rec.partition = lane.id;
         if (decoder_->decode(line.text, line.readable, rec.value, reason_)) continue;
         out.records.pop_back();
         if (options_.on_error == OnError::kFail)
-          throw ClinkError(malformed_line_message(decoder_->format_label(), lines_->current_file(), line.number, reason_));
+          throw ClinkError(malformed_line_message(decoder_->format_label(), lane.lines->current_file(), line.number, reason_));
         if (!dead) dead = std::make_unique<Batch<DeadLetter>>();
-        dead->push(DeadLetter{ctx_->operator_id(), lines_->current_file(), line.number, reason_, std::string(line.text)});
+        dead->push(DeadLetter{ctx_->operator_id(), lane.lines->current_file(), line.number, reason_, std::string(line.text)});
       }
       if (dead) {
         ctx_->metrics().dead_letters.fetch_add(static_cast<std::int64_t>(dead->size()), std::memory_order_relaxed);
         ctx_->output().emit_side(kDeadLetterTag, std::move(dead));
       }
       report_bytes();
+      if (lanes_.size() > 1) lane_ = (lane_ + 1) % lanes_.size();
       return more ? Status::kMore : Status::kEnd;
     }
 
-    // Its lanes are read one after the other (no per-lane watermarks in the typed source).
     std::optional<std::vector<std::string>> snapshot_splits() const override { return splits_.snapshot(subtask_); }
     void restore_splits(std::vector<std::string> splits) override {
       splits_.restore(splits, "file source");
-      lines_.emplace(splits_.files(), options_.read_buffer_bytes);
+      start_reading();
+    }
+    const std::vector<std::uint64_t>& held_splits() const override { return held_splits_; }
+
+   private:
+    struct Lane {
+      std::unique_ptr<LineReader> lines;  // null once read to its end
+      std::size_t begin = 0;              // its first file's index in splits_.files()
+      PartitionId id = 0;                 // its watermark split
+    };
+
+    // One LineReader per lane of splits_, the read buffer shared out between them (at
+    // least 64 KiB each).
+    void start_reading() {
+      const std::size_t n = splits_.lanes();
+      const std::size_t buffer = n <= 1 ? options_.read_buffer_bytes
+                                        : std::max(std::min<std::size_t>(options_.read_buffer_bytes, 64 << 10),
+                                                   options_.read_buffer_bytes / n);
+      lanes_.clear();
+      held_splits_.clear();
+      const auto& files = splits_.files();
+      for (std::size_t l = 0; l < n; ++l) {
+        std::vector<std::string> mine(files.begin() + static_cast<std::ptrdiff_t>(splits_.lane_begin(l)),
+                                      files.begin() + static_cast<std::ptrdiff_t>(splits_.lane_end(l)));
+        const auto id = static_cast<PartitionId>(l);
+        lanes_.push_back(Lane{std::make_unique<LineReader>(std::move(mine), buffer), splits_.lane_begin(l), id});
+        held_splits_.push_back(record_split(id));
+      }
+      lane_ = 0;
+      bytes_done_ = 0;
+      started_ = true;
       report_bytes();
     }
 
-   private:
+    // The next line of the lane being read, else of the next lane not finished.
+    bool next_line(LineReader::Line& line) {
+      for (std::size_t tried = 0; tried < lanes_.size(); ++tried, lane_ = (lane_ + 1) % lanes_.size()) {
+        Lane& l = lanes_[lane_];
+        if (!l.lines) continue;
+        if (l.lines->next(line)) return true;
+        bytes_done_ += l.lines->bytes_read();
+        l.lines.reset();  // its buffer and file go now
+        splits_.finish_lane(lane_);
+        held_splits_.erase(std::find(held_splits_.begin(), held_splits_.end(), record_split(l.id)));
+      }
+      return false;
+    }
+
     // FLIP-33's numBytesIn and pendingBytes: the bytes of its files read, and left.
     void report_bytes() {
-      ctx_->metrics().bytes_in.store(lines_->bytes_read(), std::memory_order_relaxed);
-      ctx_->metrics().pending_bytes.store(lines_->bytes_pending(), std::memory_order_relaxed);
+      std::int64_t in = bytes_done_, pending = 0;
+      for (const Lane& l : lanes_)
+        if (l.lines) {
+          in += l.lines->bytes_read();
+          pending += l.lines->bytes_pending();
+        }
+      ctx_->metrics().bytes_in.store(in, std::memory_order_relaxed);
+      ctx_->metrics().pending_bytes.store(pending, std::memory_order_relaxed);
     }
 
     static bool is_blank(std::string_view s) {
@@ -208,7 +253,11 @@ class FileSource final : public Source<T> {
     int subtask_;
     int parallelism_;
     RuntimeContext* ctx_ = nullptr;
-    std::optional<LineReader> lines_;
+    std::vector<Lane> lanes_;
+    std::size_t lane_ = 0;  // the lane being read
+    std::vector<std::uint64_t> held_splits_;  // the lanes not finished
+    std::int64_t bytes_done_ = 0;             // read by the LineReaders of lanes gone
+    bool started_ = false;
     std::string reason_;
     FileSplits splits_;
   };

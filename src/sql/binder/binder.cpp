@@ -91,6 +91,15 @@ LogicalPtr Binder::bind_select(const ast::Query& query) {
   return impl_->bind_query(query).plan;
 }
 
+LogicalPtr Binder::bind_view_query(const ast::Query& query, bool reuse_bound_views, std::size_t& depth) {
+  metrics::sql::StageTimer timer(metrics::sql::counters().bind);
+  impl_->reuse_bound_views = reuse_bound_views;
+  impl_->deepest_views = 0;
+  LogicalPtr plan = impl_->bind_query(query).plan;
+  depth = impl_->deepest_views + 1;
+  return plan;
+}
+
 ExprPtr Binder::bind_scalar(const ast::Expr& e, const Schema& schema) {
   Scope scope = Scope::of(schema, "");
   ExprContext ctx;

@@ -118,6 +118,14 @@ Bound Binder::Impl::bind_view(const ViewDef& view, const std::string& qualifier,
   // Each view's query is a level of the plan every later stage recurses through: bounded
   // as the parser bounds a statement's nesting (10 000 chained views overflowed the stack).
   constexpr std::size_t kMaxViewDepth = 1000;
+  // CREATE VIEW binds against the views it reads as they were bound when defined, instead
+  // of expanding their chains again (defining a chain of n views was quadratic). A view
+  // over the bound expands, so that the error names the chain.
+  if (reuse_bound_views && view.bound && view.bound_generation == catalog.generation() &&
+      expanding_views.size() + view.depth <= kMaxViewDepth) {
+    deepest_views = std::max(deepest_views, expanding_views.size() + view.depth);
+    return with_aliases(Bound{view.bound, Scope::of(view.bound->schema, "")}, view.column_aliases, qualifier, pos);
+  }
   if (expanding_views.size() >= kMaxViewDepth) {
     views_too_deep = true;
     fail(pos, fmt::format("views nested more than {} deep: `{}` expands `{}`, which expands ... `{}`; define some of "
@@ -125,6 +133,7 @@ Bound Binder::Impl::bind_view(const ViewDef& view, const std::string& qualifier,
                           kMaxViewDepth, expanding_views.front(), expanding_views[1], view.name));
   }
   expanding_views.push_back(view.name);
+  deepest_views = std::max(deepest_views, expanding_views.size());
   auto saved_ctes = std::move(ctes);  // a view's query does not see the referencing query's CTEs
   ctes.clear();
   Bound b;

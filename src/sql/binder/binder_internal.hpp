@@ -119,6 +119,8 @@ struct Binder::Impl {
   std::vector<std::map<std::string, Bound>> ctes;  // innermost last
   std::vector<std::string> expanding_views;        // cycle check, and the depth bound
   bool views_too_deep = false;                     // that error passes the enclosing views unwrapped
+  bool reuse_bound_views = false;                  // bind_view_query: views as their ViewDef::bound
+  std::size_t deepest_views = 0;                   // the most views nested so far (bind_view_query)
   // The one way an OVER call binds (ranking functions and OVER aggregates alike): its node
   // (LogicalRank / LogicalOverAggregate) computes it as a column; while the select list binds
   // over that node, the call's AST text maps to the column (over_columns, set by

@@ -168,6 +168,7 @@ void Catalog::add_table(TableDef def) {
     throw ClinkError(fmt::format("{} `{}` already exists", table(def.name) ? "table" : "view", def.name));
   std::string name = def.name;
   tables_.emplace(name, std::move(def));
+  ++generation_;
   persist(ObjectKind::kTable, name);
 }
 
@@ -183,6 +184,7 @@ void Catalog::add_function(FunctionDef def, bool replace) {
   std::string key = upper(def.name);
   if (functions_.count(key) && !replace) throw ClinkError(fmt::format("function `{}` already exists", def.name));
   functions_[key] = std::move(def);
+  ++generation_;
   persist(ObjectKind::kFunction, key);
 }
 
@@ -194,6 +196,7 @@ void Catalog::replace_table(const std::string& old_name, TableDef def) {
   }
   std::string name = def.name;
   tables_[name] = std::move(def);
+  ++generation_;
   persist(ObjectKind::kTable, name);
 }
 
@@ -210,6 +213,7 @@ void Catalog::remove(ObjectKind kind, std::string_view name) {
     case ObjectKind::kView: views_.erase(key); break;
     case ObjectKind::kFunction: key = upper(name); functions_.erase(key); break;
   }
+  ++generation_;
   unpersist(kind, key);
 }
 
@@ -336,6 +340,7 @@ void Catalog::load_from_dir(const std::string& dir) {
     functions_[upper(f.name)] = std::move(f);
   }
   load_models(dir);
+  ++generation_;
 }
 
 nlohmann::json Catalog::to_json(const TableDef& t) {

@@ -52,6 +52,7 @@ void Catalog::add_model(ModelDef def) {
   const std::string name = def.name;
   const bool temporary = def.temporary;
   models_.emplace(name, std::move(def));
+  ++generation_;
   if (dir_.empty() || temporary) return;
   fs::path dir = fs::path(dir_) / kModelsDir;
   fs::create_directories(dir);
@@ -63,6 +64,7 @@ void Catalog::remove_model(std::string_view name) {
   if (it == models_.end()) return;
   const std::string key = it->first;
   models_.erase(it);
+  ++generation_;
   if (dir_.empty()) return;
   std::error_code ec;
   fs::remove(fs::path(dir_) / kModelsDir / catalog_file_name(key), ec);

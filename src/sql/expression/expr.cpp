@@ -46,6 +46,28 @@ const Value* known_constant_value(const ExprPtr& e) {
   return &it->second.value;
 }
 
+// ARRAY[...] and ROW(...) over known values: the value is the arguments' values in order
+// (the type is NOT NULL already), recorded without evaluating. The arguments' values move
+// in, so a constructor nested n deep costs O(n), not a copy of every level below per level.
+bool cache_constructor_value(const std::shared_ptr<Expr>& e) {
+  if (e->kind != ExprKind::kCall || (e->name != "ARRAY" && e->name != "ROW")) return false;
+  for (const auto& a : e->args)
+    if (!a->is_literal() && !known_constant_value(a)) return false;
+  ValueList items;
+  items.items.reserve(e->args.size());
+  for (const auto& a : e->args) {
+    if (a->is_literal()) {
+      items.items.push_back(a->literal);
+      continue;
+    }
+    auto it = constant_values.find(a.get());
+    items.items.push_back(std::move(it->second.value));
+    constant_values.erase(it);  // is_constant(a) still holds: it is a constructor over constants
+  }
+  constant_values[e.get()] = ConstantValue{e, Value(std::move(items))};
+  return true;
+}
+
 // Whether e is a literal, or a deterministic call / cast over constants only.
 bool is_constant(const ExprPtr& e) {
   if (e->is_literal() || known_constant_value(e)) return true;
@@ -62,6 +84,7 @@ bool is_constant(const ExprPtr& e) {
 // fails or is NULL keeps its type.
 void tighten_constant_nullability(const std::shared_ptr<Expr>& e) {
   if (!is_constant(e)) return;
+  if (cache_constructor_value(e)) return;
   try {
     ColumnBatch batch(make_schema({}), 1);
     batch.commit_rows(1);

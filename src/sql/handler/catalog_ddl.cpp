@@ -286,10 +286,12 @@ void CatalogDdl::create_table(const ast::CreateTable& stmt, SourcePosition pos) 
 }
 
 ViewDef CatalogDdl::bind_view_def(const std::string& name, ast::QueryPtr query, const std::vector<std::string>& aliases,
-                                  SourcePosition pos) const {
+                                  SourcePosition pos, bool reuse_bound_views) const {
   Binder binder(catalog_, registry_, session_);
-  LogicalPtr plan = binder.bind_select(*query);
   ViewDef v;
+  LogicalPtr plan = binder.bind_view_query(*query, reuse_bound_views, v.depth);
+  v.bound = plan;
+  v.bound_generation = catalog_.generation();
   v.name = name;
   v.query = query;
   v.query_sql = ast::to_string(*query);
@@ -314,7 +316,10 @@ void CatalogDdl::create_view(const ast::CreateView& stmt, SourcePosition pos) {
     if (stmt.if_not_exists && *kind == ObjectKind::kView) return;
     fail(pos, fmt::format("{} `{}` already exists", to_string(*kind), name));
   }
-  // Cycle check: the new view must not be reachable from the objects it references.
+  // Cycle check: the new view must not be reachable from the objects it references. A view
+  // bound at the current generation needs no walk: every name it reaches existed when it
+  // was bound and none was removed since, so none is this new name (walking every chain
+  // made defining a chain of views quadratic).
   std::vector<std::string> stack = referenced_tables(*stmt.query);
   std::set<std::string> seen;
   while (!stack.empty()) {
@@ -322,10 +327,10 @@ void CatalogDdl::create_view(const ast::CreateView& stmt, SourcePosition pos) {
     stack.pop_back();
     if (n == name) fail(pos, fmt::format("view `{}` would reference itself (a cycle through its query)", name));
     if (!seen.insert(n).second) continue;
-    if (const ViewDef* v = catalog_.view(n))
+    if (const ViewDef* v = catalog_.view(n); v && !(v->bound && v->bound_generation == catalog_.generation()))
       for (const auto& r : referenced_tables(*v->query)) stack.push_back(r);
   }
-  ViewDef v = bind_view_def(name, stmt.query, stmt.columns, pos);
+  ViewDef v = bind_view_def(name, stmt.query, stmt.columns, pos, true);
   v.temporary = stmt.temporary;
   v.comment = stmt.comment;
   catalog_.add_view(std::move(v));
@@ -463,7 +468,8 @@ std::optional<std::string> CatalogDdl::rebind_dependents(const std::string& name
     if (!done.insert(v).second) continue;
     const ViewDef* def = catalog_.view(v);
     try {
-      ViewDef rebound = bind_view_def(v, def->query, def->column_aliases, {});
+      // Expanded in full: a view over this one may be rebound before one it reads.
+      ViewDef rebound = bind_view_def(v, def->query, def->column_aliases, {}, false);
       rebound.temporary = def->temporary;
       rebound.comment = def->comment;
       if (rebound.schema.size() != def->schema.size())

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "clink/metrics/sql_metrics.hpp"
 #include "../planner/plan_rewrite.hpp"
@@ -42,31 +43,58 @@ ExprPtr evaluate_constant(const ExprPtr& e, const SessionContext& session) {
   }
 }
 
-}  // namespace
+// A folded subexpression: an expression, or the value of a constant ARRAY[...] / ROW(...)
+// not yet made a literal, so that the constructor around it moves the value in. Evaluating
+// each level of ARRAY[ARRAY[...]] instead copied every level below it through columns
+// (quadratic in the depth; 990 levels took seconds).
+struct Folded {
+  ExprPtr expr;                // unless `value` is set
+  std::optional<Value> value;  // of type `type`
+  LogicalType type;
 
-ExprPtr fold_constants(const ExprPtr& e, const SessionContext& session) {
-  if (e->args.empty()) return e;
-  auto c = std::make_shared<Expr>(*e);
+  bool is_literal() const { return value.has_value() || expr->is_literal(); }
+  ExprPtr take_expr() { return value ? expr::literal(std::move(*value), type) : std::move(expr); }
+  Value take_value() { return value ? std::move(*value) : expr->literal; }
+};
+
+bool is_constructor(const Expr& e) { return e.kind == ExprKind::kCall && (e.name == "ARRAY" || e.name == "ROW"); }
+
+Folded fold(const ExprPtr& e, const SessionContext& session) {
+  if (e->args.empty()) return {e, std::nullopt, {}};
+  std::vector<Folded> args;
+  args.reserve(e->args.size());
   bool all_literal = true;
-  for (auto& a : c->args) {
-    a = fold_constants(a, session);
-    all_literal = all_literal && a->is_literal();
+  for (const auto& a : e->args) {
+    args.push_back(fold(a, session));
+    all_literal = all_literal && args.back().is_literal();
   }
+  if (all_literal && is_constructor(*e)) {  // the kernel's value: the arguments in order
+    ValueList items;
+    items.items.reserve(args.size());
+    for (auto& a : args) items.items.push_back(a.take_value());
+    return {nullptr, Value(std::move(items)), e->type};
+  }
+  auto c = std::make_shared<Expr>(*e);
+  for (std::size_t i = 0; i < args.size(); ++i) c->args[i] = args[i].take_expr();
   if (c->kind == ExprKind::kAnd || c->kind == ExprKind::kOr) {
     bool is_and = c->kind == ExprKind::kAnd;
     std::vector<ExprPtr> kept;
     for (const auto& a : c->args) {
-      if (is_and ? is_false(a) : is_true(a)) return a;  // short-circuits the whole expression
+      if (is_and ? is_false(a) : is_true(a)) return {a, std::nullopt, {}};  // short-circuits the whole expression
       if (!(is_and ? is_true(a) : is_false(a))) kept.push_back(a);
     }
-    if (kept.empty()) return expr::literal(Value(is_and), LogicalType::boolean().not_null());
-    if (kept.size() == 1) return kept[0];
-    if (kept.size() != c->args.size()) return is_and ? expr::and_(kept) : expr::or_(kept);
+    if (kept.empty()) return {expr::literal(Value(is_and), LogicalType::boolean().not_null()), std::nullopt, {}};
+    if (kept.size() == 1) return {kept[0], std::nullopt, {}};
+    if (kept.size() != c->args.size()) return {is_and ? expr::and_(kept) : expr::or_(kept), std::nullopt, {}};
   }
   ExprPtr folded = c;
-  if (all_literal && is_deterministic(folded)) return evaluate_constant(folded, session);
-  return folded;
+  if (all_literal && is_deterministic(folded)) return {evaluate_constant(folded, session), std::nullopt, {}};
+  return {folded, std::nullopt, {}};
 }
+
+}  // namespace
+
+ExprPtr fold_constants(const ExprPtr& e, const SessionContext& session) { return fold(e, session).take_expr(); }
 
 LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session) {
   std::vector<LogicalPtr> inputs;

@@ -28,6 +28,10 @@ class Binder {
   LogicalPtr bind_insert(const ast::Insert& insert);
   // A query without a sink.
   LogicalPtr bind_select(const ast::Query& query);
+  // A view's defining query (CREATE VIEW). With `reuse_bound_views` the views it reads are
+  // their current ViewDef::bound plans, not expanded again. `depth` receives the views the
+  // new view's expansion nests, itself included.
+  LogicalPtr bind_view_query(const ast::Query& query, bool reuse_bound_views, std::size_t& depth);
   // A scalar expression over `scope` (named columns of one row, qualifier-free): computed
   // columns, watermark expressions, SQL function bodies. Aggregates are rejected.
   ExprPtr bind_scalar(const ast::Expr& expr, const Schema& scope);

@@ -12,6 +12,7 @@
 // Names are case-sensitive, as Flink's identifiers are.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -92,6 +93,8 @@ struct TableDef {
   bool late_records_to_dlq() const;
 };
 
+struct LogicalNode;
+
 struct ViewDef {
   std::string name;
   bool temporary = false;
@@ -100,6 +103,13 @@ struct ViewDef {
   std::vector<std::string> column_aliases; // CREATE VIEW v (a, b) AS ...
   Schema schema;                           // the output columns (aliases applied)
   std::string comment;
+  // The query as bound when the view was defined, so that a view defined over this one
+  // binds against it instead of expanding this view's whole chain again (a chain of n
+  // views was quadratic to define). Valid while the catalog's generation() is
+  // `bound_generation`; queries always expand `query`. Null when read from a file.
+  std::shared_ptr<const LogicalNode> bound;
+  std::uint64_t bound_generation = 0;
+  std::size_t depth = 0;  // the views its expansion nests, itself included (with `bound`)
 };
 
 struct SqlFunctionParam {
@@ -148,6 +158,9 @@ class Catalog {
 
   bool has(std::string_view name) const { return kind_of(name).has_value(); }
   std::optional<ObjectKind> kind_of(std::string_view name) const;
+  // Changes with every change to a table, function or model (what a view's binding
+  // depends on besides other views): see ViewDef::bound.
+  std::uint64_t generation() const { return generation_; }
   const TableDef* table(std::string_view name) const;
   const ViewDef* view(std::string_view name) const;
   const FunctionDef* function(std::string_view name) const;  // case-insensitive
@@ -193,6 +206,7 @@ class Catalog {
   void load_models(const std::string& dir);
   std::map<std::string, ModelDef, std::less<>> models_;
   std::string dir_;
+  std::uint64_t generation_ = 1;
 };
 
 // The table names a query references (FROM, joins, TVFs, subqueries, CTE bodies;

@@ -67,8 +67,9 @@ class CatalogDdl {
 
  private:
   void create_class_function(const ast::CreateFunction& stmt, const std::string& name, SourcePosition pos);
+  // reuse_bound_views: see Binder::bind_view_query.
   ViewDef bind_view_def(const std::string& name, ast::QueryPtr query, const std::vector<std::string>& aliases,
-                        SourcePosition pos) const;
+                        SourcePosition pos, bool reuse_bound_views) const;
   // Re-binds every view depending on `name` (transitively); returns the first failure.
   std::optional<std::string> rebind_dependents(const std::string& name);
 
