@@ -110,8 +110,8 @@ TEST_F(ClinkMaterialized, SchemaChangesPersistAcrossProcesses) {
   r = clink("run -q --catalog-dir " + cat + " " + (dir_ / "read.sql").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("| +I |                              c |                    1 |                    2 |"));
-  EXPECT_THAT(r.out, HasSubstr("| doubled | BIGINT |  TRUE |     | AS total * 2 |           |"));
-  EXPECT_THAT(r.out, HasSubstr("|    shop | STRING | FALSE |     |              |           |"));
+  EXPECT_THAT(r.out, HasSubstr("| doubled | BIGINT |  TRUE |     | AS `total` * 2 |           |"));
+  EXPECT_THAT(r.out, HasSubstr("|    shop | STRING | FALSE |     |                |           |"));
   EXPECT_EQ(sorted_file_lines(fs::path(cat) / "materialized" / "totals" / "part-0.json"),
             (std::vector<std::string>{R"({"shop":"a","total":15})", R"({"shop":"b","total":20})",
                                       R"({"shop":"c","total":1})"}));

@@ -1,6 +1,7 @@
 #include "token_cursor.hpp"
 
 #include <cctype>
+#include <limits>
 
 namespace clink::sql::detail {
 
@@ -117,8 +118,9 @@ std::string TokenCursor::string_literal(std::string_view what) {
 
 int TokenCursor::integer(std::string_view what) {
   const Token& t = peek();
+  // Up to INT_MAX: VARCHAR(2147483647) is how Flink spells STRING (SHOW CREATE TABLE).
   if (t.kind != TokenKind::Number || t.text.find_first_not_of("0123456789") != std::string::npos ||
-      t.text.size() > 9)
+      t.text.size() > 10 || std::stoll(t.text) > std::numeric_limits<int>::max())
     fail_expected(what);
   next();
   return std::stoi(t.text);
