@@ -15,7 +15,7 @@ namespace {
 
 [[noreturn]] void fail(SourcePosition pos, const std::string& message) { throw TranslationError(pos, message); }
 
-std::string q(const std::string& id) { return "`" + id + "`"; }
+std::string q(const std::string& id) { return ast::backquoted_identifier(id); }  // as Flink, every identifier
 
 std::string bool_text(bool b) { return b ? "TRUE" : "FALSE"; }
 

@@ -7,17 +7,14 @@
 
 #include "clink/sql/handler/catalog_ddl.hpp"
 #include "clink/sql/handler/materialized_table.hpp"
+#include "clink/sql/parser/flink_sql_text.hpp"
 
 namespace clink::sql {
 
 namespace {
 
 // Flink's SHOW CREATE quotes every identifier.
-std::string q(const std::string& id) {
-  std::string out = "`";
-  for (char c : id) out += c == '`' ? std::string("``") : std::string(1, c);
-  return out + "`";
-}
+std::string q(const std::string& id) { return ast::backquoted_identifier(id); }
 
 // FRESHNESS = INTERVAL '<n>' <unit>, in the largest unit that divides it.
 std::string freshness_text(std::int64_t ms) {

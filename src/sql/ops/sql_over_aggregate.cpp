@@ -31,11 +31,15 @@ OverAggregateBase::OverAggregateBase(std::shared_ptr<const OverConfig> cfg)
       pending_(cfg_->in_schema),
       frame_(cfg_->in_schema) {}
 
+void check_over_parallelism(const std::string& where, bool partitioned, const RuntimeContext& ctx) {
+  if (!partitioned && ctx.parallelism() > 1)
+    throw ClinkError(where + ": an OVER window without PARTITION BY runs at parallelism 1, got " +
+                     std::to_string(ctx.parallelism()));
+}
+
 void OverAggregateBase::open(RuntimeContext& ctx) {
   StreamOperator::open(ctx);
-  if (cfg_->partition_keys.empty() && ctx.parallelism() > 1)
-    throw ClinkError(cfg_->where + ": an OVER window without PARTITION BY runs at parallelism 1, got " +
-                     std::to_string(ctx.parallelism()));
+  check_over_parallelism(cfg_->where, !cfg_->partition_keys.empty(), ctx);
   backend_ = ctx.keyed_state_backend_or_private();
   backend_->set_current_namespace({});
   // Processing-time unbounded frames expire their accumulators by state TTL (Flink's

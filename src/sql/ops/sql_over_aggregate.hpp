@@ -159,6 +159,10 @@ class OverAggregateBase : public StreamOperator {
 };
 
 // The two operators the factory builds.
+// An OVER window without PARTITION BY sees every row in one subtask: refuses another
+// parallelism (every OVER operator's open()).
+void check_over_parallelism(const std::string& where, bool partitioned, const RuntimeContext& ctx);
+
 std::unique_ptr<StreamOperator> make_rowtime_over(std::shared_ptr<const OverConfig> cfg);
 std::unique_ptr<StreamOperator> make_proctime_over(std::shared_ptr<const OverConfig> cfg);
 

@@ -33,6 +33,7 @@
 #include "clink/state/keyed_state_backend.hpp"
 #include "rank_support.hpp"
 #include "sql_op_registration.hpp"
+#include "sql_over_aggregate.hpp"
 
 namespace clink::sql {
 
@@ -69,9 +70,7 @@ class NonTimeOverOperator final : public StreamOperator {
 
   void open(RuntimeContext& ctx) override {
     StreamOperator::open(ctx);
-    if (cfg_->partition_keys.empty() && ctx.parallelism() > 1)
-      throw ClinkError(cfg_->where + ": an OVER window without PARTITION BY runs at parallelism 1, got " +
-                       std::to_string(ctx.parallelism()));
+    check_over_parallelism(cfg_->where, !cfg_->partition_keys.empty(), ctx);
     backend_ = ctx.keyed_state_backend_or_private();
     backend_->set_current_namespace({});
     rows_state_ = backend_->register_state("over-nontime-rows", StateKind::kMap);

@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "clink/sql/parser/ast.hpp"
+#include "clink/sql/parser/flink_sql_text.hpp"
 #include "clink/sql/parser/preparse.hpp"
 
 namespace clink::sql::ast {
@@ -435,9 +436,7 @@ struct StatementPrinter {
 
 std::string quote_identifier(const std::string& n) {
   if (simple_name(n) && !preparse::is_reserved_keyword(n)) return n;
-  std::string out = "`";
-  for (char c : n) out += c == '`' ? std::string("``") : std::string(1, c);
-  return out + "`";
+  return backquoted_identifier(n);
 }
 
 std::string quote_string(const std::string& v) {

@@ -15,12 +15,6 @@ namespace {
 constexpr int kOr = 22, kAnd = 24, kNot = 26, kPostfix = 28, kComparison = 30, kBetween = 32, kAdditive = 40,
               kMultiplicative = 60, kPrefix = 80, kAtom = 100;
 
-std::string backquoted(const std::string& name) {
-  std::string out = "`";
-  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
-  return out + "`";
-}
-
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -63,7 +57,7 @@ struct FlinkPrinter {
   Printed operator()(const IntervalLiteral& i) const { return {to_string(Expr{{}, i}), kAtom}; }
   Printed operator()(const ColumnRef& c) const {
     std::string s;
-    for (std::size_t i = 0; i < c.names.size(); ++i) s += (i ? "." : "") + backquoted(c.names[i]);
+    for (std::size_t i = 0; i < c.names.size(); ++i) s += (i ? "." : "") + backquoted_identifier(c.names[i]);
     return {s, kAtom};
   }
   Printed operator()(const Unary& u) const {
@@ -125,7 +119,7 @@ struct FlinkPrinter {
   Printed operator()(const MapConstructor& m) const { return {"MAP[" + list(m.keys_and_values) + "]", kAtom}; }
   Printed operator()(const RowConstructor& r) const { return {"ROW(" + list(r.fields) + ")", kAtom}; }
   Printed operator()(const Subscript& s) const { return {operand(s.base, kAtom) + "[" + text(s.index) + "]", kAtom}; }
-  Printed operator()(const FieldAccess& f) const { return {operand(f.base, kAtom) + "." + backquoted(f.field), kAtom}; }
+  Printed operator()(const FieldAccess& f) const { return {operand(f.base, kAtom) + "." + backquoted_identifier(f.field), kAtom}; }
   template <class Node>
   Printed operator()(const Node& n) const {
     return {to_string(Expr{{}, n}), kAtom};
@@ -135,5 +129,11 @@ struct FlinkPrinter {
 }  // namespace
 
 std::string to_flink_string(const Expr& expr) { return std::visit(FlinkPrinter{}, expr.node).text; }
+
+std::string backquoted_identifier(const std::string& name) {
+  std::string out = "`";
+  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
+  return out + "`";
+}
 
 }  // namespace clink::sql::ast

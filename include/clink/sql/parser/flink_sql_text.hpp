@@ -12,4 +12,7 @@ namespace clink::sql::ast {
 
 std::string to_flink_string(const Expr& expr);
 
+// An identifier in backticks, always (Flink's EncodingUtils.escapeIdentifier): `a`, `a``b`.
+std::string backquoted_identifier(const std::string& name);
+
 }  // namespace clink::sql::ast
