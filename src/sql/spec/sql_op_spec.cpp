@@ -117,6 +117,25 @@ SchemaPtr upstream_output_schema(const UpstreamSpec& up) {
   return make_schema(std::move(fields));
 }
 
+namespace {
+
+// Whether an input declared `declared` takes rows of `upstream`: the same columns, where a
+// nullable column may come NOT NULL (the branches of a UNION whose column is nullable
+// because another branch's is: the op after the union reads them all as the union's).
+bool accepts(const Schema& declared, const Schema& upstream) {
+  if (declared == upstream) return true;
+  if (declared.size() != upstream.size()) return false;
+  for (std::size_t c = 0; c < declared.size(); ++c) {
+    const RowField& d = declared.field(c);
+    const RowField& u = upstream.field(c);
+    if (d.name != u.name) return false;
+    if (!(d.type == u.type) && !(d.type.nullable() && d.type.same_ignoring_nullability(u.type))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 SchemaPtr SqlOpParams::input_schema(std::size_t i) const {
   const json& all = require("input_schemas");
   if (!all.is_array() || i >= all.size()) fail("param 'input_schemas' needs one schema per input (input " + std::to_string(i) + ")");
@@ -134,7 +153,7 @@ SchemaPtr SqlOpParams::input_schema(std::size_t i) const {
     } catch (const ClinkError& e) {
       fail("input " + std::to_string(i) + ": " + e.what());
     }
-    if (!(*theirs == *s))
+    if (!accepts(*s, *theirs))
       fail("input " + std::to_string(i) + ": 'input_schemas'[" + std::to_string(i) + "] " + s->to_string() +
            " does not match the schema of upstream op '" + up.op_id + "': " + theirs->to_string());
   }
