@@ -388,8 +388,11 @@ void MaterializedTables::create(const ast::MaterializedTable& m, const ast::Stat
     def.primary_key = group_by_key(*m.query, q->schema);
     if (def.primary_key.empty()) {
       SourcePosition at = cm.producer && cm.producer->pos.known() ? cm.producer->pos : m.query_pos;
-      const auto* sel = std::get_if<ast::Select>(&m.query->body);
-      if (sel && sel->group_by.empty() && cm.producer)
+      // Only an aggregate without keys is a global aggregate (an OVER aggregate or a
+      // non-windowed ORDER BY also updates without a GROUP BY).
+      const bool global = cm.producer && cm.producer->kind == LogicalKind::kAggregate &&
+                          static_cast<const LogicalAggregate&>(*cm.producer).keys.empty();
+      if (global)
         throw TranslationError(at, fmt::format("{} `{}`: the query is a global aggregate (no GROUP BY key): its one row "
                                                "is updated in place and the backing has no key to upsert it by; add a "
                                                "GROUP BY or declare PRIMARY KEY (..) NOT ENFORCED",
