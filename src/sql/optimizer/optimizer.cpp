@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "clink/core/log.hpp"
 #include "clink/metrics/sql_metrics.hpp"
 #include "../planner/plan_rewrite.hpp"
 #include "nested_projection.hpp"
@@ -692,28 +693,30 @@ LogicalPtr push_down_projections(const LogicalPtr& plan) {
 LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options) {
   metrics::sql::StageTimer timer(metrics::sql::counters().optimize);
   auto fold = [&](const LogicalPtr& p) { return fold_constants(p, options.session); };
-  auto pass = [&](bool enabled, const auto& f) {
+  auto pass = [&](bool enabled, const char* name, const auto& f) {
     if (!enabled) return;
     try {
       plan = f(plan);
     } catch (const TranslationError&) {
       throw;
-    } catch (const std::exception&) {
-      // A failing rewrite is a planner bug; the plan before it is still valid.
+    } catch (const std::exception& e) {
+      // A failing rewrite is a planner bug; the plan before it is still valid, so the
+      // query runs, but say so: a skipped rewrite changes the plan (and its cost).
       metrics::sql::counters().optimize.errors.fetch_add(1, std::memory_order_relaxed);
+      log::warn("the optimizer's {} rewrite failed and was skipped (the query runs without it): {}", name, e.what());
     }
   };
   // Not optional: a rank without a range only runs as an OVER aggregate.
   plan = plan_unfiltered_ranks(plan);
-  pass(options.fold_constants, fold);
-  pass(options.push_predicates, &push_down_predicates);
-  pass(options.reorder_joins, &reorder_joins);
-  pass(options.push_join_keys, &push_join_key_expressions);
-  pass(options.distinct_agg_split_buckets > 0,
+  pass(options.fold_constants, "constant folding", fold);
+  pass(options.push_predicates, "predicate push-down", &push_down_predicates);
+  pass(options.reorder_joins, "join reordering", &reorder_joins);
+  pass(options.push_join_keys, "join key push-down", &push_join_key_expressions);
+  pass(options.distinct_agg_split_buckets > 0, "split distinct aggregation",
        [&](const LogicalPtr& p) { return split_distinct_aggregates(p, options.distinct_agg_split_buckets); });
-  pass(options.push_projections, &push_down_projections);
+  pass(options.push_projections, "projection push-down", &push_down_projections);
   // Merged projections may have brought casts next to literals: fold once more.
-  pass(options.fold_constants, fold);
+  pass(options.fold_constants, "constant folding", fold);
   return plan;
 }
 
