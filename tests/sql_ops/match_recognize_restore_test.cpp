@@ -4,7 +4,7 @@
 // state and rows wait for the watermark (the watermark lags the rows by one step), and
 // with an injected failure, on the memory and the RocksDB backends. The exactly-once
 // output must equal the failure-free one row for row (sorted: keys interleave across
-// subtasks).
+// subtasks). The same with ALL ROWS PER MATCH (RUNNING and FINAL navigations).
 #include <gtest/gtest.h>
 
 #include "restore_harness.hpp"
@@ -59,6 +59,45 @@ std::vector<std::string> expected() {
 TEST_P(SqlMatchRestore, RisingTriplesSkipToNextRow) {
   expect_restores(single_op_job("match", match_op(), rising_steps(watermarks_one_step_behind())),
                   {.savepoint_steps = {2, 3}}, expected());
+}
+
+// ALL ROWS PER MATCH over the same pattern: per row of a match its key, v, CLASSIFIER(), the
+// RUNNING LAST(C.v) (null before the C row) and the FINAL LAST(C.v). Extended row: [t, k,
+// v], [rowtime, proctime, classifier], LAST(A) [6..8], LAST(C) [9..11], FINAL LAST(C)
+// [12..14].
+json all_rows_op() {
+  json op = match_op();
+  op["params"]["schema"] = schema_json(sql::make_schema({{"k", LogicalType::string()},
+                                                         {"v", LogicalType::bigint()},
+                                                         {"cls", LogicalType::string()},
+                                                         {"c", LogicalType::bigint()},
+                                                         {"final_c", LogicalType::bigint()}}));
+  op["params"]["all_rows"] = true;
+  auto nav = [](const char* v, bool final) {
+    return json{{"kind", "LAST"}, {"variable", v}, {"offset", 0}, {"final", final}};
+  };
+  op["params"]["measure_navs"] = json::array({nav("A", false), nav("C", false), nav("C", true)});
+  op["params"]["outputs"] =
+      json::array({{{"col", 1}}, {{"col", 2}}, {{"col", 5}}, {{"col", 11}}, {{"col", 14}}});
+  return op;
+}
+
+std::vector<std::string> all_rows_expected() {
+  std::vector<std::string> out;
+  for (std::string k : {"a", "b", "c", "d", "e", "f"})
+    for (int a : {1, 2, 4}) {
+      const std::string c = std::to_string(4 * a);
+      out.push_back("+I[" + k + ", " + std::to_string(a) + ", A, null, " + c + "]");
+      out.push_back("+I[" + k + ", " + std::to_string(2 * a) + ", B, null, " + c + "]");
+      out.push_back("+I[" + k + ", " + c + ", C, " + c + ", " + c + "]");
+    }
+  return sorted(out);
+}
+
+// Savepoints after steps 2 and 3 hold partial matches: their rows come out once each.
+TEST_P(SqlMatchRestore, AllRowsPerMatchRunningAndFinal) {
+  expect_restores(single_op_job("match_all", all_rows_op(), rising_steps(watermarks_one_step_behind())),
+                  {.savepoint_steps = {2, 3}}, all_rows_expected());
 }
 
 }  // namespace

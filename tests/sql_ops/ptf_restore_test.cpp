@@ -8,7 +8,8 @@
 // exactly-once output must equal the failure-free one row for row, so state and pending
 // timers (named ones replaced, not duplicated) come back exactly. The same for a function
 // with two table arguments (Flink's multi-input PTFs): both read the job's rows, share
-// state and timers per key, and each one's named timer is replaced by its own rows.
+// state and timers per key, and each one's named timer is replaced by its own rows; and
+// with ORDER BY on both, rows of both tables waiting in state across the savepoint.
 #include <gtest/gtest.h>
 
 #include "restore_harness.hpp"
@@ -201,6 +202,59 @@ std::vector<std::string> two_table_expected() {
 TEST_P(SqlPtfRestore, TwoTableArgumentsShareStateAndTimersThatComeBackExactly) {
   expect_restores(single_op_job("ptf2", two_table_op(), rising_steps(watermarks_one_step_behind())),
                   {.savepoint_steps = {2, 3}}, two_table_expected());
+}
+
+// ORDER BY on both table arguments: per key a running sum of v over the rows delivered so
+// far, emitted per row. The rows of both tables wait in state for the watermark and come
+// in time order, table 0 first at one time, so the sums do not depend on how the inputs
+// interleave; savepoints after steps 2 and 3 hold waiting rows of both tables.
+class RunningTotal final : public sql::ProcessTableFunction {
+ public:
+  void eval(sql::PtfContext& ctx, const sql::PtfRow& in, const sql::PtfArgs&) override {
+    auto sum = ctx.value_state("sum");
+    const std::int64_t v = in.bigint_at(in.index_of("v"));
+    sum.set_int64(sum.get_int64().value_or(0) + v);
+    ctx.out().add_row();
+    ctx.out().set_string(0, "in" + std::to_string(in.table()));
+    ctx.out().set_bigint(1, *sum.get_int64());
+    ctx.out().set_bigint(2, v);
+  }
+};
+
+json ordered_two_table_op() {
+  sql::PtfSignature sig;
+  sig.table_arg = "left";
+  sig.more_table_args = {"right"};
+  sig.output = {{"label", LogicalType::string()}, {"a", LogicalType::bigint()}, {"b", LogicalType::bigint()}};
+  sig.state = {{"sum", sql::PtfStateKind::kValue}};
+  sql::ProcessTableFunctionRegistry::process().add("RunningTotal", sig, [] { return std::make_unique<RunningTotal>(); });
+  json op = two_table_op();
+  op["params"]["function"] = "RunningTotal";
+  op["params"]["uid"] = "total";
+  const json by_time = json::array({{{"column", 0}, {"descending", false}}});
+  op["params"]["order_keys"] = by_time;
+  op["params"]["more_tables"][0]["order_keys"] = by_time;
+  return op;
+}
+
+std::vector<std::string> ordered_two_table_expected() {
+  std::vector<std::string> out;
+  const int times[] = {1, 12, 15, 21, 29}, values[] = {1, 2, 4, 8, 16};
+  for (std::string k : {"a", "b", "c", "d", "e", "f"}) {
+    int sum = 0;
+    for (int i = 0; i < 5; ++i)
+      for (int table = 0; table < 2; ++table) {
+        sum += values[i];
+        out.push_back("+I[" + k + ", " + k + ", in" + std::to_string(table) + ", " + std::to_string(sum) + ", " +
+                      std::to_string(values[i]) + ", " + ts(times[i]) + "]");
+      }
+  }
+  return sorted(out);
+}
+
+TEST_P(SqlPtfRestore, OrderByOnTwoTableArgumentsMergesTheirRowsInTimeOrder) {
+  expect_restores(single_op_job("ptf_ordered", ordered_two_table_op(), rising_steps(watermarks_one_step_behind())),
+                  {.savepoint_steps = {2, 3}}, ordered_two_table_expected());
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 // MEASURES over the current row / the match's rows through navigations (A.x = LAST(A.x),
 // FIRST(A.x, n), LAST(A.x, n), PREV(A.x, n)), MATCH_ROWTIME(), MATCH_PROCTIME(),
 // CLASSIFIER(). Each navigation becomes a slot of the extended row (LogicalMatch), so the
-// expressions compile with the ordinary expression compiler.
+// expressions compile with the ordinary expression compiler. ALL ROWS PER MATCH (SQL:2016,
+// a clink extension) evaluates the measures per row of the match: RUNNING (over the rows
+// up to the current one) unless written FINAL.
 #include <algorithm>
 #include <set>
 
@@ -12,15 +14,13 @@
 
 namespace clink::sql {
 
-
-
-
 Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast::TableRef& ref) {
   Bound in = bind_table_ref(*m.input);
   const Schema& input = in.plan->schema;
   const std::size_t n = input.size();
   auto node = std::make_shared<LogicalMatch>();
   node->pos = ref.pos;
+  node->all_rows = m.all_rows;
   Scope input_scope = Scope::of(input, "");
 
   for (const auto& p : m.partition_by) {
@@ -133,6 +133,9 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
                              std::vector<MatchNav>& navs, std::vector<MatchAggregate>& aggs,
                              const char* clause) -> std::vector<ExprPtr> {
     const bool define = !defining.empty();
+    // Inside FINAL(x) (MEASURES): over the whole match. ONE ROW PER MATCH evaluates at the
+    // match's last row, where RUNNING and FINAL agree: every measure is final there.
+    bool final = !m.all_rows;
     std::map<std::string, Target> targets;
     std::vector<std::string> agg_texts;
     auto slot_of = [&](MatchNav nav) {
@@ -154,6 +157,7 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
       }
       MatchAggregate agg;
       agg.variable = refs.variable;
+      agg.final = final;
       Substitutions arg_columns = column_substitutions(refs, 0, input_scope);
       SubstitutionScope scope(match_substitutions, &arg_columns);
       std::vector<std::string> names;
@@ -161,13 +165,23 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
       if (agg.call.distinct || agg.call.filter)
         fail(x.pos, "DISTINCT and FILTER are not supported in aggregates over pattern variables");
       std::string text = ast_text(x);
-      auto it = std::find(agg_texts.begin(), agg_texts.end(), text);
+      const std::string key = text + (agg.final ? " FINAL" : "");  // FINAL COUNT(*) and COUNT(*) differ
+      auto it = std::find(agg_texts.begin(), agg_texts.end(), key);
       std::size_t slot = static_cast<std::size_t>(it - agg_texts.begin());
       if (it == agg_texts.end()) {
-        agg_texts.push_back(text);
+        agg_texts.push_back(key);
         aggs.push_back(std::move(agg));
       }
       targets[text] = Target{Target::kAggregate, slot, nullptr, {}, false};
+    };
+    // What FINAL qualifies: a navigation, an aggregate or a pattern column (A.price);
+    // not CLASSIFIER() or MATCH_ROWTIME(), which read the current row / the match.
+    auto final_operand = [&](const ast::Expr& x) {
+      if (const auto* c = x.as<ast::ColumnRef>()) return c->names.size() >= 2;
+      const auto* f = x.as<ast::FunctionCall>();
+      if (!f) return false;
+      std::string name = upper_name(f->name.back());
+      return name == "FIRST" || name == "LAST" || name == "PREV" || (is_aggregate_name(name, registry) && !f->over);
     };
     std::function<void(const ast::Expr&)> collect = [&](const ast::Expr& x) {
       if (const auto* c = x.as<ast::ColumnRef>(); c && c->names.size() >= 2 && variables.count(c->names[0])) {
@@ -176,13 +190,34 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
         if (define && c->names[0] == defining) {
           targets[ast_text(x)] = Target{Target::kNav, 0, &x, std::move(refs), true};
         } else {
-          std::size_t slot = slot_of(MatchNav{MatchNav::Kind::kLast, c->names[0], 0});
+          std::size_t slot = slot_of(MatchNav{MatchNav::Kind::kLast, c->names[0], 0, final});
           targets[ast_text(x)] = Target{Target::kNav, slot, &x, std::move(refs), false};
         }
         return;
       }
       if (const auto* f = x.as<ast::FunctionCall>()) {
         std::string name = upper_name(f->name.back());
+        if (name == "FINAL" && f->name.size() == 1) {
+          // FINAL x (the clause parser's call): x over the whole match.
+          if (define) fail(x.pos, "Cannot use RUNNING/FINAL in DEFINE");
+          if (f->args.size() != 1 || final != !m.all_rows || !final_operand(*f->args[0]))
+            fail(x.pos, "FINAL applies to a navigation (FIRST, LAST, PREV), an aggregate or a pattern column such as "
+                        "A.price");
+          // The operand's text keeps its RUNNING target (LAST(A.x) next to FINAL LAST(A.x)).
+          const std::string operand = ast_text(*f->args[0]);
+          auto saved = targets.find(operand);
+          std::optional<Target> running = saved == targets.end() ? std::nullopt : std::optional<Target>(saved->second);
+          final = true;
+          collect(*f->args[0]);
+          final = !m.all_rows;
+          targets[ast_text(x)] = targets.at(operand);
+          if (running) targets.insert_or_assign(operand, *running);
+          else targets.erase(operand);
+          return;
+        }
+        if (name == "MATCH_NUMBER")
+          fail(x.pos, "MATCH_NUMBER() is not supported: Flink 2.3 has no MATCH_NUMBER either (a match is told apart "
+                      "by MATCH_ROWTIME() or a FINAL measure)");
         if (name == "MATCH_ROWTIME" || name == "MATCH_PROCTIME" || name == "CLASSIFIER") {
           if (!f->args.empty()) fail(x.pos, name + "() takes no arguments");
           std::size_t special = name == "MATCH_ROWTIME" ? 0 : name == "MATCH_PROCTIME" ? 1 : 2;
@@ -211,7 +246,7 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
           if (define && kind == MatchNav::Kind::kLast && offset == 0 && (var.empty() || var == defining)) {
             targets[ast_text(x)] = Target{Target::kNav, 0, f->args[0].get(), std::move(refs), true};
           } else {
-            std::size_t slot = slot_of(MatchNav{kind, var, offset});
+            std::size_t slot = slot_of(MatchNav{kind, var, offset, final});
             targets[ast_text(x)] = Target{Target::kNav, slot, f->args[0].get(), std::move(refs), false};
           }
           return;
@@ -260,8 +295,15 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
     node->defines.push_back(std::move(def));
   }
 
+  // ONE ROW PER MATCH: the partition columns then the measures; ALL ROWS PER MATCH: the
+  // input columns (of the current row) then the measures, Calcite's order.
   std::vector<RowField> fields;
-  for (auto k : node->partition_keys) {
+  std::vector<std::size_t> leading = node->partition_keys;
+  if (m.all_rows) {
+    leading.clear();
+    for (std::size_t c = 0; c < n; ++c) leading.push_back(c);
+  }
+  for (auto k : leading) {
     node->outputs.push_back(expr::column(k, input.type(k), input.name(k)));
     fields.push_back({input.name(k), input.type(k)});
   }
@@ -275,7 +317,9 @@ Bound Binder::Impl::bind_match_recognize(const ast::MatchRecognize& m, const ast
     const auto& item = m.measures[i];
     const ExprPtr& e = measures[i];
     const std::string& alias = *item.alias;
-    if (!names.insert(alias).second) fail(item.pos, fmt::format("MEASURES: duplicate output column name '{}'", alias));
+    if (!names.insert(alias).second)
+      fail(item.pos, fmt::format("MEASURES: duplicate output column name '{}'{}", alias,
+                                 m.all_rows ? " (ALL ROWS PER MATCH outputs the input columns, then the measures)" : ""));
     if (const auto* f = item.expr->as<ast::FunctionCall>(); f && upper_name(f->name.back()) == "MATCH_ROWTIME")
       node->rowtime_output = fields.size();
     if (const auto* f = item.expr->as<ast::FunctionCall>(); f && upper_name(f->name.back()) == "MATCH_PROCTIME")

@@ -187,10 +187,6 @@ PtfTableArgument Binder::Impl::bind_table_clauses(const ast::TvfArg& table, cons
   if (table.order_by.empty()) return out;
   if (!node.set_semantics)
     fail(table.order_by_pos, fmt::format("ORDER BY needs a table with set semantics; {} has row semantics", fname));
-  if (!def->signature.more_table_args.empty())
-    fail(table.order_by_pos, fmt::format("ORDER BY on a table argument of {} is not supported: it takes several table "
-                                         "arguments (clink orders the rows of a single table argument only)",
-                                         fname));
   for (std::size_t i = 0; i < table.order_by.size(); ++i) {
     ast::ColumnRef r;
     r.names = table.order_by[i];

@@ -6,10 +6,13 @@
 // and each DEFINE is an iterative condition evaluating its compiled expression over the
 // "extended row" (LogicalMatch in logical_plan.hpp): the current row, MATCH_ROWTIME /
 // MATCH_PROCTIME / CLASSIFIER, then one row per navigation (A.x, FIRST(A.x, n), ...).
-// Matches append their extended rows to a batch; the measures are evaluated over that
-// batch at once (vectorised) before the watermark that completed them goes downstream.
+// Matches append their extended rows to a batch (one per match, or with ALL ROWS PER
+// MATCH one per row of the match, its RUNNING navigations and aggregates over the rows up
+// to that row); the measures are evaluated over that batch at once (vectorised) before the
+// watermark that completed them goes downstream.
 // Event time: late rows are dropped (numLateRecordsDropped), as the CEP operator does.
 #include <chrono>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +37,7 @@ using NoOutput = char;                                   // matches go to the SQ
 // An aggregate over a variable's rows (MatchAggregate) as the operator runs it.
 struct AggregateSpec {
   std::string variable;
+  bool final = false;  // ALL ROWS PER MATCH: over the whole match, else RUNNING
   std::vector<ExprPtr> args;  // over one input row
   SchemaPtr arg_schema;
   std::shared_ptr<const AggregateSet> set;  // one call over arg_schema
@@ -45,6 +49,7 @@ struct MatchConfig {
   std::vector<std::size_t> partition_keys;
   std::size_t order_column = 0;
   bool proctime = false;
+  bool all_rows = false;  // ALL ROWS PER MATCH
   std::vector<MatchStep> pattern;
   std::optional<std::int64_t> within_ms;
   cep::AfterMatchSkipStrategy skip;
@@ -56,6 +61,37 @@ struct MatchConfig {
   std::optional<std::size_t> rowtime_output;
   LogicalType rowtime_type;
   SessionContext session;
+};
+
+// The pattern step of `variable`; pattern.size() for none (every row of the match).
+std::size_t step_of(const MatchConfig& cfg, const std::string& variable) {
+  for (std::size_t s = 0; s < cfg.pattern.size(); ++s)
+    if (cfg.pattern[s].variable == variable) return s;
+  return cfg.pattern.size();
+}
+
+// A (partial) match's rows in row order: the steps are concatenated, so each step's rows
+// are a range of them.
+struct MatchRows {
+  std::vector<const MatchEvent*> all;
+  std::vector<std::size_t> step_of;                        // per row: its pattern step
+  std::vector<std::pair<std::size_t, std::size_t>> steps;  // per step: its rows [begin, end)
+
+  void clear() {
+    all.clear();
+    step_of.clear();
+    steps.clear();
+  }
+  void add(const MatchEvent* row, std::size_t step) {
+    all.push_back(row);
+    step_of.push_back(step);
+  }
+  // The rows of `step` (steps.size(): every row) among the first `prefix`: [begin, end),
+  // empty when end <= begin.
+  std::pair<std::size_t, std::size_t> range(std::size_t step, std::size_t prefix) const {
+    if (step == steps.size()) return {0, prefix};
+    return {steps[step].first, std::min(steps[step].second, prefix)};
+  }
 };
 
 std::vector<LogicalType> result_types(const std::vector<AggregateSpec>& aggs) {
@@ -98,7 +134,7 @@ class ExtendedRows {
     batch_.column(n_ + 1).append<std::int64_t>(proctime_ms * 1000);
     batch_.column(n_ + 2).append_string(classifier);
   }
-  void commit(EventTime t) { batch_.commit_rows(1, RowKind::kInsert, t); }
+  void commit(EventTime t, std::size_t rows = 1) { batch_.commit_rows(rows, RowKind::kInsert, t); }
 
  private:
   std::size_t n_;
@@ -108,47 +144,52 @@ class ExtendedRows {
   ColumnBatch batch_;
 };
 
-// Computes one aggregate over rows: decodes them into a batch, evaluates the compiled
-// arguments over it, folds the rows into a fresh accumulator.
+// Computes one aggregate over the rows of a step (or every row): decodes them into a
+// batch, evaluates the compiled arguments over it, folds them into a fresh accumulator
+// and appends its result once per prefix (RUNNING: the rows among the first `prefix`).
 class AggregateEvaluator {
  public:
   AggregateEvaluator(const MatchConfig& cfg, const AggregateSpec& spec)
-      : spec_(spec), codec_(*cfg.in_schema), rows_(cfg.in_schema) {
+      : spec_(spec), step_(step_of(cfg, spec.variable)), codec_(*cfg.in_schema), rows_(cfg.in_schema) {
     for (const auto& e : spec.args) args_.emplace_back(e, cfg.session);
   }
 
-  void append(const std::vector<const MatchEvent*>& rows, ColumnBatch& out, std::size_t column) {
+  void append(const MatchRows& match, std::span<const std::size_t> prefixes, ColumnBatch& out, std::size_t column) {
+    const auto [b, e] = match.range(step_, match.all.size());
     rows_.clear();
-    for (const MatchEvent* r : rows) codec_.decode(r->second, rows_);
+    for (std::size_t i = b; i < e; ++i) codec_.decode(match.all[i]->second, rows_);
     ColumnBatch args(spec_.arg_schema);
     for (std::size_t i = 0; i < args_.size(); ++i) args.column(i) = args_[i].evaluate_owned(rows_);
     args.commit_rows(rows_.size());
     AggState state = spec_.set->create();
     spec_.set->bind(args, input_);
-    for (std::size_t i = 0; i < rows_.size(); ++i) spec_.set->add(state, input_, static_cast<std::uint32_t>(i), 1);
-    spec_.set->append_results(state, out, column);
+    std::size_t next = b;
+    for (std::size_t prefix : prefixes) {
+      for (; next < std::min(e, prefix); ++next) spec_.set->add(state, input_, static_cast<std::uint32_t>(next - b), 1);
+      spec_.set->append_results(state, out, column);
+    }
   }
 
  private:
   const AggregateSpec& spec_;
+  std::size_t step_;
   SideRowCodec codec_;
   ColumnBatch rows_;
   std::vector<CompiledExpr> args_;
   AggregateInput input_;
 };
 
-// The rows a navigation reads: `all` the match's rows in pattern order (the steps are
-// concatenated, so that is row order), `var` the rows of one variable.
-const MatchEvent* navigate(const MatchNav& nav, const std::vector<const MatchEvent*>& all,
-                           const std::vector<const MatchEvent*>& var, std::size_t last_of_var_in_all) {
-  const auto& rows = nav.variable.empty() ? all : var;
+// The row a navigation selects among the first `prefix` rows of the match (RUNNING), null
+// when there is none: `step`'s rows (or every row) from the first / the last, or PREV: the
+// rows before the last of them.
+const MatchEvent* navigate(const MatchNav& nav, const MatchRows& match, std::size_t step, std::size_t prefix) {
+  const auto [b, e] = match.range(step, prefix);
   const auto off = static_cast<std::size_t>(nav.offset);
+  if (e <= b) return nullptr;
   switch (nav.kind) {
-    case MatchNav::Kind::kLast: return off < rows.size() ? rows[rows.size() - 1 - off] : nullptr;
-    case MatchNav::Kind::kFirst: return off < rows.size() ? rows[off] : nullptr;
-    case MatchNav::Kind::kPrev:
-      if (rows.empty() || last_of_var_in_all >= all.size() || off > last_of_var_in_all) return nullptr;
-      return all[last_of_var_in_all - off];
+    case MatchNav::Kind::kLast: return off < e - b ? match.all[e - 1 - off] : nullptr;
+    case MatchNav::Kind::kFirst: return off < e - b ? match.all[b + off] : nullptr;
+    case MatchNav::Kind::kPrev: return off <= e - 1 ? match.all[e - 1 - off] : nullptr;
   }
   return nullptr;
 }
@@ -172,10 +213,12 @@ class DefineEvaluator {
   DefineEvaluator(const MatchConfig& cfg, std::size_t index)
       : cfg_(cfg),
         def_(cfg.defines[index]),
+        step_(step_of(cfg, def_.variable)),
         aggs_(cfg.define_aggregates[index]),
         rows_(cfg, def_.navs.size(), aggs_),
         expr_(def_.condition, cfg.session),
         reads_proctime_(reads_column(*def_.condition, cfg.in_schema->size() + 1)) {
+    for (const auto& n : def_.navs) nav_steps_.push_back(step_of(cfg, n.variable));
     for (const auto& a : aggs_) agg_evals_.emplace_back(cfg, a);
   }
 
@@ -200,40 +243,21 @@ class DefineEvaluator {
     rows_.put_row(0, &row);
     rows_.put_specials(ctx.timestamp(), reads_proctime_ ? wall_clock_ms() : 0, def_.variable);
     if (!def_.navs.empty() || !aggs_.empty()) {
-      // The partial match so far plus the current row, in row order.
-      all_.clear();
-      std::size_t last_index_of_defining = 0;
-      for (const auto& s : cfg_.pattern) {
-        for (const MatchEvent* e : ctx.events(s.variable)) all_.push_back(e);
-        if (s.variable == def_.variable) {
-          all_.push_back(&row);
-          last_index_of_defining = all_.size() - 1;
-          break;  // later steps have no rows yet
-        }
+      // The partial match so far plus the current row, in row order (later steps have no
+      // rows yet).
+      match_.clear();
+      for (std::size_t s = 0; s < cfg_.pattern.size(); ++s) {
+        const std::size_t begin = match_.all.size();
+        if (s <= step_)
+          for (const MatchEvent* e : ctx.events(cfg_.pattern[s].variable)) match_.add(e, s);
+        if (s == step_) match_.add(&row, s);
+        match_.steps.emplace_back(begin, match_.all.size());
       }
-      for (std::size_t k = 0; k < def_.navs.size(); ++k) {
-        const MatchNav& nav = def_.navs[k];
-        var_.assign(ctx.events(nav.variable).begin(), ctx.events(nav.variable).end());
-        std::size_t last = all_.size();
-        if (nav.variable.empty() || nav.variable == def_.variable) {
-          if (nav.variable == def_.variable) var_.push_back(&row);
-          last = last_index_of_defining;
-        } else if (!var_.empty()) {
-          for (std::size_t i = 0; i < all_.size(); ++i)
-            if (all_[i] == var_.back()) last = i;
-        }
-        rows_.put_row(1 + k, navigate(nav, all_, var_, last));
-      }
-      for (std::size_t j = 0; j < aggs_.size(); ++j) {
-        const std::string& v = aggs_[j].variable;
-        if (v.empty()) {
-          agg_evals_[j].append(all_, rows_.batch(), rows_.aggregate_column(j));
-          continue;
-        }
-        var_.assign(ctx.events(v).begin(), ctx.events(v).end());
-        if (v == def_.variable) var_.push_back(&row);
-        agg_evals_[j].append(var_, rows_.batch(), rows_.aggregate_column(j));
-      }
+      const std::size_t rows = match_.all.size();
+      for (std::size_t k = 0; k < def_.navs.size(); ++k)
+        rows_.put_row(1 + k, navigate(def_.navs[k], match_, nav_steps_[k], rows));
+      for (std::size_t j = 0; j < aggs_.size(); ++j)
+        agg_evals_[j].append(match_, std::span<const std::size_t>(&rows, 1), rows_.batch(), rows_.aggregate_column(j));
     }
     rows_.commit(kNoEventTime);
     return holds();
@@ -247,56 +271,56 @@ class DefineEvaluator {
 
   const MatchConfig& cfg_;
   const MatchDefinition& def_;
+  std::size_t step_;  // the defined variable's
   const std::vector<AggregateSpec>& aggs_;
   ExtendedRows rows_;
   CompiledExpr expr_;
   bool reads_proctime_;  // MATCH_PROCTIME(): the clock is read only when asked for
+  std::vector<std::size_t> nav_steps_;
   std::vector<AggregateEvaluator> agg_evals_;
-  std::vector<const MatchEvent*> all_, var_;
+  MatchRows match_;
 };
 
-// Collects one extended row per match; the measures are evaluated per batch of matches.
+// Collects the extended rows of each match (its last row, or with ALL ROWS PER MATCH each
+// of its rows); the measures are evaluated per batch of matches.
 class MeasureCollector final : public cep::PatternProcessFunction<MatchEvent, NoOutput> {
  public:
   explicit MeasureCollector(std::shared_ptr<const MatchConfig> cfg)
       : cfg_(std::move(cfg)),
         rows_(*cfg_, cfg_->measure_navs.size(), cfg_->measure_aggregates),
         projection_(cfg_->outputs, names(*cfg_->out_schema), cfg_->session) {
+    for (const auto& n : cfg_->measure_navs) nav_steps_.push_back(step_of(*cfg_, n.variable));
     for (const auto& a : cfg_->measure_aggregates) agg_evals_.emplace_back(*cfg_, a);
   }
 
   void process_match(const cep::Match<MatchEvent>& m, Context& ctx, Collector<NoOutput>&) override {
-    all_.clear();
-    const MatchEvent* last = nullptr;
-    const std::string* classifier = nullptr;
-    for (const auto& s : cfg_->pattern)
-      for (const MatchEvent& e : m.events(s.variable)) {
-        all_.push_back(&e);
-        last = &e;
-        classifier = &s.variable;
-      }
-    rows_.put_row(0, last);
+    match_.clear();
+    for (std::size_t s = 0; s < cfg_->pattern.size(); ++s) {
+      const std::size_t begin = match_.all.size();
+      for (const MatchEvent& e : m.events(cfg_->pattern[s].variable)) match_.add(&e, s);
+      match_.steps.emplace_back(begin, match_.all.size());
+    }
+    const std::size_t rows = match_.all.size();
+    if (rows == 0) return;  // a pattern that matches no row is rejected at plan time
+    const std::size_t first = cfg_->all_rows ? 0 : rows - 1;
     const std::int64_t now = ctx.current_processing_time();
-    rows_.put_specials(cfg_->proctime ? now : ctx.timestamp(), now, classifier ? *classifier : std::string());
-    for (std::size_t k = 0; k < cfg_->measure_navs.size(); ++k) {
-      const MatchNav& nav = cfg_->measure_navs[k];
-      var_.clear();
-      for (const MatchEvent& e : m.events(nav.variable)) var_.push_back(&e);
-      std::size_t last_index = all_.empty() ? 0 : all_.size() - 1;
-      if (!nav.variable.empty() && !var_.empty())
-        for (std::size_t i = 0; i < all_.size(); ++i)
-          if (all_[i] == var_.back()) last_index = i;
-      rows_.put_row(1 + k, navigate(nav, all_, var_, last_index));
-    }
-    for (std::size_t j = 0; j < agg_evals_.size(); ++j) {
-      const std::string& v = cfg_->measure_aggregates[j].variable;
-      if (!v.empty()) {
-        var_.clear();
-        for (const MatchEvent& e : m.events(v)) var_.push_back(&e);
+    const std::int64_t match_time = cfg_->proctime ? now : ctx.timestamp();
+    // Row i sees the first i + 1 rows (RUNNING); FINAL ones every row.
+    running_.clear();
+    final_.assign(rows - first, rows);
+    for (std::size_t i = first; i < rows; ++i) {
+      running_.push_back(i + 1);
+      rows_.put_row(0, match_.all[i]);
+      rows_.put_specials(match_time, now, cfg_->pattern[match_.step_of[i]].variable);
+      for (std::size_t k = 0; k < cfg_->measure_navs.size(); ++k) {
+        const MatchNav& nav = cfg_->measure_navs[k];
+        rows_.put_row(1 + k, navigate(nav, match_, nav_steps_[k], nav.final ? rows : i + 1));
       }
-      agg_evals_[j].append(v.empty() ? all_ : var_, rows_.batch(), rows_.aggregate_column(j));
     }
-    rows_.commit(cfg_->proctime ? kNoEventTime : ctx.timestamp());
+    for (std::size_t j = 0; j < agg_evals_.size(); ++j)
+      agg_evals_[j].append(match_, cfg_->measure_aggregates[j].final ? final_ : running_, rows_.batch(),
+                           rows_.aggregate_column(j));
+    rows_.commit(cfg_->proctime ? kNoEventTime : ctx.timestamp(), rows - first);
   }
 
   // The measures of the matches collected since the last call; null when none.
@@ -316,8 +340,10 @@ class MeasureCollector final : public cep::PatternProcessFunction<MatchEvent, No
   std::shared_ptr<const MatchConfig> cfg_;
   ExtendedRows rows_;
   CompiledProjection projection_;
+  std::vector<std::size_t> nav_steps_;
   std::vector<AggregateEvaluator> agg_evals_;
-  std::vector<const MatchEvent*> all_, var_;
+  MatchRows match_;
+  std::vector<std::size_t> running_, final_;  // the prefixes of the rows output per match
 };
 
 cep::Pattern<MatchEvent> build_pattern(const std::shared_ptr<const MatchConfig>& cfg) {
@@ -449,6 +475,7 @@ std::vector<AggregateSpec> aggregates_from_json(const nlohmann::json& j, const S
   for (const auto& a : j) {
     AggregateSpec spec;
     spec.variable = a.at("variable").get<std::string>();
+    spec.final = a.value("final", false);
     std::vector<RowField> fields;
     for (const auto& e : a.at("args")) {
       spec.args.push_back(expr_from_json(e, input, FunctionRegistry::process()));
@@ -474,6 +501,7 @@ std::vector<MatchNav> navs_from_json(const nlohmann::json& j, const SqlOpParams&
     else p.fail("unknown navigation '" + kind + "' (LAST, FIRST, PREV)");
     nav.variable = n.at("variable").get<std::string>();
     nav.offset = n.at("offset").get<int>();
+    nav.final = n.value("final", false);
     out.push_back(std::move(nav));
   }
   return out;
@@ -484,13 +512,13 @@ std::vector<MatchNav> navs_from_json(const nlohmann::json& j, const SqlOpParams&
 void register_sql_match_recognize(OperatorRegistry& r) {
   r.add(OperatorFactoryInfo{
       .name = "sql_match_recognize",
-      .description = "sql_row -> sql_row: MATCH_RECOGNIZE (ONE ROW PER MATCH) on the CEP engine, keyed on the "
+      .description = "sql_row -> sql_row: MATCH_RECOGNIZE (ONE ROW or ALL ROWS PER MATCH) on the CEP engine, keyed on the "
                      "partition columns, ordered by an event- or processing-time attribute; insert-only",
       .num_inputs = 1,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_match_recognize",
-                      {"partition_keys", "order_column", "proctime", "pattern", "within_ms", "skip", "skip_variable",
+                      {"partition_keys", "order_column", "proctime", "all_rows", "pattern", "within_ms", "skip", "skip_variable",
                        "defines", "measure_navs", "measure_aggregates", "outputs", "rowtime_output"});
         auto cfg = std::make_shared<MatchConfig>();
         cfg->where = p.where();
@@ -500,6 +528,7 @@ void register_sql_match_recognize(OperatorRegistry& r) {
         cfg->partition_keys = p.columns("partition_keys", *cfg->in_schema);
         cfg->order_column = p.column(p.require("order_column"), *cfg->in_schema, "param 'order_column'");
         cfg->proctime = p.get_bool("proctime", false);
+        cfg->all_rows = p.get_bool("all_rows", false);
         cfg->rowtime_type = cfg->proctime ? LogicalType::timestamp(3).not_null()
                                           : cfg->in_schema->type(cfg->order_column).with_nullable(false);
         for (const auto& s : p.require("pattern"))

@@ -12,7 +12,11 @@
 //                  domain ('e' event / 'p' processing) + 'n' + name, or + 'u' + time
 //                  (unnamed) -> the time (8 bytes)
 //   "ptf$order"    map (ORDER BY only): rows waiting for the watermark, keyed
-//                  (time, sequence) in byte order -> the row; "ptf$seq" the sequence
+//                  (time, sequence) in byte order -> the row (with several table
+//                  arguments: its table's index, one byte, then the row); "ptf$seq" the
+//                  sequence. The rows of every ordered table wait together and reach the
+//                  function in time order (at one time: table by table in argument
+//                  order, each by its other ORDER BY columns, then arrival)
 // Timers live in the runtime's timer service (also checkpointed) with namespace
 // 'n' + name, 'u' (unnamed) or 'o' (ORDER BY's buffer). Output rows: each table's
 // PARTITION BY columns (all with the partition's key: from the input row, or decoded from
@@ -49,6 +53,7 @@ struct PtfInput {
   // (PASS_COLUMNS_THROUGH, one table).
   std::vector<std::size_t> prefix;
   std::optional<std::size_t> on_time;
+  std::vector<SortKey> order_keys;  // ORDER BY: first an event-time column
 };
 
 struct PtfConfig {
@@ -58,7 +63,7 @@ struct PtfConfig {
   std::string uid;
   bool set_semantics = true;
   std::vector<PtfInput> inputs;
-  std::vector<SortKey> order_keys;  // ORDER BY of the (single) table argument
+  bool ordered = false;             // a table argument has ORDER BY
   bool has_rowtime = false;         // on_time: the output ends with `rowtime`
   PtfArgs args;
   std::int64_t state_ttl_ms = 0;  // table.exec.state.ttl: the TTL of state entries that set none
@@ -85,10 +90,12 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   explicit ProcessTableFunctionOperator(std::shared_ptr<const PtfConfig> cfg)
       : cfg_(std::move(cfg)),
         fn_(cfg_->def->make()),
-        row_codec_(*cfg_->inputs[0].schema),
-        staging_(cfg_->fn_schema),
-        scratch_(cfg_->inputs[0].schema) {
-    for (const auto& in : cfg_->inputs) key_encoders_.emplace_back(*in.schema, in.partition_keys);
+        staging_(cfg_->fn_schema) {
+    for (const auto& in : cfg_->inputs) {
+      key_encoders_.emplace_back(*in.schema, in.partition_keys);
+      row_codecs_.emplace_back(*in.schema);
+      scratch_.emplace_back(in.schema);
+    }
     fn_out_ = std::make_unique<TableFunctionOutput>(column_ptrs());
   }
 
@@ -108,7 +115,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
       ttls_.push_back(ttl > 0 ? ttl : 0);
     }
     timers_state_ = backend_->register_state("ptf$timers", StateKind::kMap);
-    if (!cfg_->order_keys.empty()) {
+    if (cfg_->ordered) {
       order_state_ = backend_->register_state("ptf$order", StateKind::kMap);
       seq_state_ = backend_->register_state("ptf$seq", StateKind::kValue);
     }
@@ -128,8 +135,8 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
         backend_->set_current_key(key_);
         ctx().timer_service().set_current_key(key_);
       }
-      if (!cfg_->order_keys.empty()) {
-        buffer(in, r, time_at(in, cfg_->order_keys[0].column, r));
+      if (!arg.order_keys.empty()) {
+        buffer(table, in, r, time_at(in, arg.order_keys[0].column, r));
         continue;
       }
       std::optional<std::int64_t> t;
@@ -218,7 +225,7 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   }
 
   // ORDER BY: the row waits in state until the watermark passes its time.
-  void buffer(const ColumnBatch& in, std::size_t r, std::optional<std::int64_t> t) {
+  void buffer(std::size_t table, const ColumnBatch& in, std::size_t r, std::optional<std::int64_t> t) {
     if (!t || *t <= lateness_watermark(ctx())) return;  // late (or no time): dropped, as Flink's sort
     std::string seq_bytes;
     const std::int64_t seq = backend_->get(seq_state_, seq_bytes) ? get_le64(seq_bytes) : 0;
@@ -227,44 +234,61 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
     put_be64(k, *t);
     put_be64(k, seq);
     std::string row;
-    row_codec_.encode(in, r, row);
+    if (cfg_->inputs.size() > 1) row.push_back(static_cast<char>(table));
+    row_codecs_[table].encode(in, r, row);
     backend_->map_put(order_state_, k, row);
     ctx().timer_service().register_event_time_timer(*t, key_, "o");
   }
 
+  // The waiting rows up to `until`, one time after the other: each ordered table's rows of
+  // that time (in argument order), sorted by its other ORDER BY columns.
   void release_ordered(std::int64_t until) {
     std::vector<std::pair<std::string, std::string>> due;
     backend_->map_for_each(order_state_, [&](std::string_view k, std::string_view v) {
-      std::string_view kk = k;
-      std::int64_t t = 0;
-      for (int i = 0; i < 8; ++i) t = (t << 8) | static_cast<unsigned char>(kk[static_cast<std::size_t>(i)]);
-      t = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) ^ (1ULL << 63));
-      if (t > until) return false;
+      if (time_of(k) > until) return false;
       due.emplace_back(std::string(k), std::string(v));
       return true;
     });
-    scratch_.clear();
-    for (const auto& [k, v] : due) {
-      row_codec_.decode(v, scratch_);
-      backend_->map_remove(order_state_, k);
-    }
-    // Secondary ORDER BY columns order the rows of one time (a stable sort keeps arrival order).
-    std::vector<std::uint32_t> idx(scratch_.size());
-    for (std::uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    if (cfg_->order_keys.size() > 1) {
-      std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) { return less(a, b); });
-    }
-    for (std::uint32_t i : idx) {
-      const std::optional<std::int64_t> t = time_at(scratch_, cfg_->order_keys[0].column, i);
-      const auto& on_time = cfg_->inputs[0].on_time;
-      call_eval(scratch_, i, on_time ? time_at(scratch_, *on_time, i) : std::nullopt, t ? *t : kNoEventTime, 0);
+    for (const auto& [k, v] : due) backend_->map_remove(order_state_, k);
+    const bool tagged = cfg_->inputs.size() > 1;
+    for (std::size_t begin = 0, end = 0; begin < due.size(); begin = end) {
+      const std::int64_t t = time_of(due[begin].first);
+      for (end = begin; end < due.size() && time_of(due[end].first) == t; ++end) {
+      }
+      for (auto& s : scratch_) s.clear();
+      for (std::size_t i = begin; i < end; ++i) {
+        std::string_view row = due[i].second;
+        const std::size_t table = tagged ? static_cast<unsigned char>(row[0]) : 0;
+        if (tagged) row.remove_prefix(1);
+        row_codecs_[table].decode(row, scratch_[table]);
+      }
+      for (std::size_t table = 0; table < cfg_->inputs.size(); ++table) deliver_sorted(table, t);
     }
   }
 
-  bool less(std::uint32_t a, std::uint32_t b) const {
-    for (std::size_t i = 1; i < cfg_->order_keys.size(); ++i) {
-      const SortKey& k = cfg_->order_keys[i];
-      const Column& c = scratch_.column(k.column);
+  static std::int64_t time_of(std::string_view key) {
+    std::uint64_t u = 0;
+    for (std::size_t i = 0; i < 8; ++i) u = (u << 8) | static_cast<unsigned char>(key[i]);
+    return static_cast<std::int64_t>(u ^ (1ULL << 63));
+  }
+
+  // Calls eval on scratch_[table]'s rows (all of time t), by the other ORDER BY columns (a
+  // stable sort keeps arrival order).
+  void deliver_sorted(std::size_t table, std::int64_t t) {
+    const ColumnBatch& rows = scratch_[table];
+    const PtfInput& arg = cfg_->inputs[table];
+    std::vector<std::uint32_t> idx(rows.size());
+    for (std::uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    if (arg.order_keys.size() > 1)
+      std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) { return less(arg, rows, a, b); });
+    for (std::uint32_t i : idx)
+      call_eval(rows, i, arg.on_time ? time_at(rows, *arg.on_time, i) : std::nullopt, t, table);
+  }
+
+  static bool less(const PtfInput& arg, const ColumnBatch& rows, std::uint32_t a, std::uint32_t b) {
+    for (std::size_t i = 1; i < arg.order_keys.size(); ++i) {
+      const SortKey& k = arg.order_keys[i];
+      const Column& c = rows.column(k.column);
       const bool na = c.is_null(a), nb = c.is_null(b);
       if (na || nb) {
         if (na == nb) continue;
@@ -442,9 +466,9 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
   std::shared_ptr<const PtfConfig> cfg_;
   std::unique_ptr<ProcessTableFunction> fn_;
   std::vector<RowKeyEncoder> key_encoders_;  // per input
-  SideRowCodec row_codec_;
-  ColumnBatch staging_;  // the function's columns of the current call
-  ColumnBatch scratch_;  // ORDER BY: rows released by the watermark
+  std::vector<SideRowCodec> row_codecs_;  // per input (ORDER BY's buffered rows)
+  ColumnBatch staging_;                   // the function's columns of the current call
+  std::vector<ColumnBatch> scratch_;      // per input, ORDER BY: rows released by the watermark
   std::unique_ptr<TableFunctionOutput> fn_out_;
   std::size_t taken_ = 0;  // staging_'s rows already copied out
   std::unique_ptr<ColumnBatch> out_;
@@ -526,6 +550,9 @@ void register_sql_process_table_function(OperatorRegistry& r) {
             const std::string what = "param 'more_tables'[" + std::to_string(t - 1) + "]";
             for (const auto& k : m.at("partition_keys")) in.partition_keys.push_back(p.column(k, *in.schema, what));
             if (m.contains("on_time") && !m.at("on_time").is_null()) in.on_time = p.column(m.at("on_time"), *in.schema, what);
+            for (const auto& k : m.value("order_keys", nlohmann::json::array()))
+              in.order_keys.push_back(SortKey{p.column(k.at("column"), *in.schema, what),
+                                              k.at("descending").get<bool>(), !k.at("descending").get<bool>()});
             if (in.partition_keys.size() != cfg->inputs[0].partition_keys.size() ||
                 in.on_time.has_value() != cfg->inputs[0].on_time.has_value())
               p.fail(what + ": every table argument has as many partition columns as the first, and on_time as it");
@@ -539,9 +566,10 @@ void register_sql_process_table_function(OperatorRegistry& r) {
         PtfInput& first = cfg->inputs[0];
         if (p.has("order_keys"))
           for (const auto& k : p.require("order_keys"))
-            cfg->order_keys.push_back(SortKey{p.column(k.at("column"), *first.schema, "param 'order_keys'"),
-                                              k.at("descending").get<bool>(), !k.at("descending").get<bool>()});
-        if (!cfg->order_keys.empty() && cfg->inputs.size() > 1) p.fail("ORDER BY takes a single table argument");
+            first.order_keys.push_back(SortKey{p.column(k.at("column"), *first.schema, "param 'order_keys'"),
+                                               k.at("descending").get<bool>(), !k.at("descending").get<bool>()});
+        for (const auto& in : cfg->inputs) cfg->ordered = cfg->ordered || !in.order_keys.empty();
+        if (cfg->ordered && !cfg->set_semantics) p.fail("ORDER BY needs set semantics");
         cfg->has_rowtime = first.on_time.has_value();
         if (p.has("state_ttl_ms")) cfg->state_ttl_ms = p.require("state_ttl_ms").get<std::int64_t>();
         cfg->args = evaluate_args(p.has("args") ? p.require("args") : nlohmann::json::array(), p);

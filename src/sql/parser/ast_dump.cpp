@@ -456,7 +456,7 @@ std::string match_recognize_text(const MatchRecognize& m) {
     parts.push_back("MEASURES " + join(m.measures, [](const SelectItem& i) {
                       return to_string(i.expr) + " AS " + quote_identifier(i.alias.value_or(""));
                     }));
-  parts.push_back("ONE ROW PER MATCH");
+  parts.push_back(m.all_rows ? "ALL ROWS PER MATCH" : "ONE ROW PER MATCH");
   static const char* kSkip[] = {"PAST LAST ROW", "TO NEXT ROW", "TO FIRST ", "TO LAST "};
   parts.push_back(std::string("AFTER MATCH SKIP ") + kSkip[static_cast<int>(m.skip)] +
                   (m.skip_variable.empty() ? "" : quote_identifier(m.skip_variable)));

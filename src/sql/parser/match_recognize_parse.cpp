@@ -2,6 +2,7 @@
 // clauses in this order):
 //   MATCH_RECOGNIZE ( [PARTITION BY e, ...] [ORDER BY e [ASC|DESC], ...]
 //     [MEASURES [FINAL | RUNNING] e [AS] name, ...] [ONE ROW PER MATCH | ALL ROWS PER MATCH]
+//     (ALL ROWS PER MATCH is SQL:2016's, a clink extension to Flink's grammar)
 //     [AFTER MATCH SKIP {PAST LAST ROW | TO NEXT ROW | TO FIRST v | TO LAST v | TO v}]
 //     PATTERN ( term ... ) [WITHIN INTERVAL '...' unit]
 //     DEFINE v AS condition, ... ) [AS] alias
@@ -53,14 +54,28 @@ class ClauseParser {
     if (c.accept("MEASURES")) {
       for (auto [b0, e0] : items(c, {"ONE", "ALL", "AFTER", "PATTERN"})) mr.measures.push_back(measure(b0, e0));
     }
-    if (c.peek_is("ALL") && c.peek_is("ROWS", 1)) {
-      c.unsupported(c.peek(), "All rows per match mode is not supported yet.");
+    if (c.accept("ALL")) {
+      // ALL ROWS PER MATCH (SQL:2016; Flink 2.3 rejects it): the default SHOW EMPTY
+      // MATCHES is moot (a pattern that can match no row is rejected), the other options
+      // are not supported.
+      c.expect("ROWS");
+      c.expect("PER");
+      c.expect("MATCH");
+      mr.all_rows = true;
+      if (c.peek_is("SHOW") || c.peek_is("OMIT") || c.peek_is("WITH")) {
+        const Token& at = c.peek();
+        std::string option = at.text;
+        for (size_t i = 1; i < 3 && c.index_ahead(i) < e; ++i) option += " " + c.peek(i).text;
+        c.unsupported(at, "ALL ROWS PER MATCH " + option +
+                              " is not supported: the rows of the matches are output (a pattern that can match no "
+                              "row is rejected)");
+      }
     } else if (c.accept("ONE")) {
       c.expect("ROW");
       c.expect("PER");
       c.expect("MATCH");
     }
-    if (running_at_)
+    if (running_at_ && !mr.all_rows)
       c.unsupported(tok(*running_at_), "RUNNING measures are not supported: with ONE ROW PER MATCH every measure is FINAL (Flink 2.3 cannot generate code for RUNNING either)");
     if (c.accept("AFTER")) {
       mr.skip_pos = c.position(tok(c.index() - 1));
@@ -148,10 +163,11 @@ class ClauseParser {
       expr_end = last;
       name_at = last;
     }
-    // RUNNING / FINAL: ONE ROW PER MATCH (the only mode, as in Flink 2.3) computes every
-    // measure over the whole match, which is FINAL, so FINAL changes nothing, before the
-    // expression or inside it (1 + FINAL LAST(A.price)); Flink 2.3 fails generating code
-    // for RUNNING, rejected after the ROWS PER MATCH clause.
+    // RUNNING / FINAL, before the expression or inside it (1 + FINAL LAST(A.price)).
+    // RUNNING, the default of ALL ROWS PER MATCH, goes; FINAL x becomes the call FINAL(x),
+    // which the binder reads (and which prints and parses back as itself). ONE ROW PER
+    // MATCH computes every measure over the whole match (FINAL), where Flink 2.3 fails
+    // generating code for RUNNING: rejected after the ROWS PER MATCH clause.
     std::vector<size_t> keywords;
     for (size_t at = find_semantics_keyword(b, expr_end); at < expr_end; at = find_semantics_keyword(at + 1, expr_end)) {
       if (tok(at).is("RUNNING") && !running_at_) running_at_ = at;
@@ -159,15 +175,41 @@ class ClauseParser {
     }
     if (keywords.empty()) {
       item.expr = expression(b, expr_end);
-    } else if (keywords.size() == 1 && keywords[0] == b) {
-      item.expr = expression(b + 1, expr_end);
     } else {
-      // The expression without its FINAL / RUNNING words (tokens keep their positions).
-      preparse::Lexed without{lx_.text, {}};
-      for (size_t i = b; i < expr_end; ++i)
-        if (!std::binary_search(keywords.begin(), keywords.end(), i)) without.tokens.push_back(tok(i));
-      if (without.tokens.empty()) c.fail_expected("an expression");
-      item.expr = exprs_.parse_expression(without, 0, without.tokens.size());
+      // The expression with RUNNING dropped and FINAL's operand in parentheses (tokens
+      // keep their positions; the parentheses are appended to a copy of the text).
+      preparse::Lexed rewritten{lx_.text, {}};
+      const auto origin = tok(keywords[0]).origin;
+      const auto parens = static_cast<uint32_t>(rewritten.text.text.size());
+      rewritten.text.append("()", origin);
+      auto paren = [&](bool open) {
+        Token t;
+        t.kind = TokenKind::Symbol;
+        t.text = open ? "(" : ")";
+        t.begin = parens + (open ? 0 : 1);
+        t.end = t.begin + 1;
+        t.origin = origin;
+        return t;
+      };
+      std::vector<size_t> closes;  // where a FINAL's operand ends, innermost last
+      for (size_t i = b; i < expr_end; ++i) {
+        if (std::binary_search(keywords.begin(), keywords.end(), i)) {
+          if (tok(i).is("RUNNING")) continue;
+          rewritten.tokens.push_back(tok(i));
+          rewritten.tokens.push_back(paren(true));
+          // FINAL LAST(...) / FINAL COUNT(...): to the ')'; FINAL A.price: the column.
+          closes.push_back(tok(i + 2).sym("(") ? c.matching_close(i + 2) : i + 3);
+          continue;
+        }
+        rewritten.tokens.push_back(tok(i));
+        while (!closes.empty() && closes.back() == i) {
+          rewritten.tokens.push_back(paren(false));
+          closes.pop_back();
+        }
+      }
+      if (!closes.empty()) c.fail(tok(keywords[0]), "FINAL needs a navigation, an aggregate or a pattern column after it");
+      if (rewritten.tokens.empty()) c.fail_expected("an expression");
+      item.expr = exprs_.parse_expression(rewritten, 0, rewritten.tokens.size());
     }
     TokenCursor nc(lx_, name_at, e, map_);
     item.alias = nc.identifier("a measure name");

@@ -230,7 +230,8 @@ struct Compiler {
           static const char* kKind[] = {"LAST", "FIRST", "PREV"};
           json out = json::array();
           for (const auto& v : navs)
-            out.push_back({{"kind", kKind[static_cast<int>(v.kind)]}, {"variable", v.variable}, {"offset", v.offset}});
+            out.push_back({{"kind", kKind[static_cast<int>(v.kind)]}, {"variable", v.variable},
+                           {"offset", v.offset}, {"final", v.final}});
           return out;
         };
         auto aggs_json = [](const std::vector<MatchAggregate>& aggs) {
@@ -238,7 +239,7 @@ struct Compiler {
           for (const auto& a : aggs) {
             json args = json::array();
             for (const auto& e : a.args) args.push_back(expr_to_json(*e));
-            out.push_back({{"variable", a.variable}, {"args", args}, {"call", aggregate_to_json(a.call)}});
+            out.push_back({{"variable", a.variable}, {"final", a.final}, {"args", args}, {"call", aggregate_to_json(a.call)}});
           }
           return out;
         };
@@ -257,7 +258,7 @@ struct Compiler {
         json p = {{"schema", schema_to_json(m.schema)},
                   {"partition_keys", m.partition_keys},
                   {"order_column", m.order_column},
-                  {"proctime", m.proctime},
+                  {"proctime", m.proctime}, {"all_rows", m.all_rows},
                   {"pattern", pattern},
                   {"within_ms", m.within_ms ? json(*m.within_ms) : json()},
                   {"skip", kSkip[static_cast<int>(m.skip)]},

@@ -122,7 +122,7 @@ double estimate_rows(const LogicalNode& node) {
     case LogicalKind::kProject:
     case LogicalKind::kRank:  // the latest Top-N of each partition: the input's rows at most
     case LogicalKind::kOverAggregate:
-    case LogicalKind::kMatch:  // at most one row per match, a match takes at least one row
+    case LogicalKind::kMatch:  // a match takes at least one row (ALL ROWS: a row per matched row)
     case LogicalKind::kProcessTableFunction:
     case LogicalKind::kWindowTvf: return estimate_rows(node.input());
     // Flink's correlate estimate: no statistics on a collection's size, so the input's rows.

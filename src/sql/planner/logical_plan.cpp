@@ -418,7 +418,7 @@ std::string node_description(const LogicalNode& node, PlanProperties& props) {
       std::vector<std::string> keys, measures, pattern, define;
       for (auto k : m.partition_keys) keys.push_back(in.name(k));
       for (std::size_t i = 0; i < m.measure_texts.size(); ++i)
-        measures.push_back(m.measure_texts[i] + " AS " + node.schema.name(m.partition_keys.size() + i));
+        measures.push_back(m.measure_texts[i] + " AS " + node.schema.name(node.schema.size() - m.measure_texts.size() + i));
       for (const auto& st : m.pattern) pattern.push_back(st.variable + st.quantifier);
       for (const auto& d : m.defines) define.push_back(d.variable + " AS " + d.text);
       static const char* kSkip[] = {"SKIP PAST LAST ROW", "SKIP TO NEXT ROW", "SKIP TO FIRST ", "SKIP TO LAST "};
@@ -426,9 +426,10 @@ std::string node_description(const LogicalNode& node, PlanProperties& props) {
       for (std::size_t i = 0; i < pattern.size(); ++i) pattern_text += (i ? " " : "") + pattern[i];
       pattern_text += ")";
       if (m.within_ms) pattern_text += " WITHIN " + format_duration_ms(*m.within_ms);
-      return fmt::format("Match(partitionBy=[{}], orderBy=[{} ASC], measures=[{}], rowsPerMatch=[ONE ROW PER MATCH], "
+      return fmt::format("Match(partitionBy=[{}], orderBy=[{} ASC], measures=[{}], rowsPerMatch=[{}], "
                          "after=[{}{}], pattern=[{}], define=[{}])",
                          join_names(keys), in.name(m.order_column), join_names(measures),
+                         m.all_rows ? "ALL ROWS PER MATCH" : "ONE ROW PER MATCH",
                          kSkip[static_cast<int>(m.skip)], m.skip_variable, pattern_text, join_names(define));
     }
     case LogicalKind::kLookupJoin: return describe_lookup_join(static_cast<const LogicalLookupJoin&>(node));

@@ -371,6 +371,10 @@ struct MatchRecognize {
   std::vector<ExprPtr> partition_by;
   std::vector<OrderItem> order_by;
   std::vector<SelectItem> measures;  // each with its alias
+  // ALL ROWS PER MATCH (a clink extension: Flink 2.3 rejects it). A measure's navigations,
+  // aggregates and pattern column references are RUNNING then, but those written FINAL,
+  // which the clause parser wraps in a call FINAL(x); ONE ROW PER MATCH: all are final.
+  bool all_rows = false;
   enum class Skip { PastLastRow, ToNextRow, ToFirst, ToLast };
   Skip skip = Skip::PastLastRow;
   std::string skip_variable;  // ToFirst / ToLast

@@ -252,7 +252,10 @@ struct LogicalMatch : LogicalNode {
   std::vector<MatchDefinition> defines;  // variables without one match any row
   std::vector<MatchNav> measure_navs;
   std::vector<MatchAggregate> measure_aggregates;
-  std::vector<ExprPtr> outputs;  // partition keys then measures, over the extended row
+  // ALL ROWS PER MATCH: one output row per row of a match, the input columns then the
+  // measures (Calcite's order); else one row per match, the partition keys then the measures.
+  bool all_rows = false;
+  std::vector<ExprPtr> outputs;  // over the extended row
   std::vector<std::string> measure_texts;
   std::optional<std::size_t> rowtime_output;   // the output column that is MATCH_ROWTIME()
   std::optional<std::size_t> proctime_output;  // the output column that is MATCH_PROCTIME()

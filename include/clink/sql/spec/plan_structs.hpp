@@ -36,8 +36,8 @@ struct SortKey {
 std::vector<RowField> unnest_fields(const LogicalType& collection, bool with_ordinality, bool left_outer);
 
 // MATCH_RECOGNIZE. DEFINE conditions and MEASURES are expressions over an "extended
-// row" (match_extended_schema): the input columns of the current row (DEFINE) or of the
-// match's last row (MEASURES), then MATCH_ROWTIME, MATCH_PROCTIME, CLASSIFIER, then per
+// row" (match_extended_schema): the input columns of the current row (DEFINE; MEASURES
+// with ALL ROWS PER MATCH) or of the match's last row (ONE ROW PER MATCH), then MATCH_ROWTIME, MATCH_PROCTIME, CLASSIFIER, then per
 // navigation the input columns of the row it selects (NULLs when there is none), then
 // one column per aggregate over a variable's rows (AVG(A.price)).
 struct MatchNav {
@@ -45,6 +45,9 @@ struct MatchNav {
   Kind kind = Kind::kLast;
   std::string variable;  // empty: every row of the match
   int offset = 0;
+  // ALL ROWS PER MATCH: over the whole match (FINAL), else over the rows up to the current
+  // one (RUNNING, the default). ONE ROW PER MATCH evaluates at the last row: both agree.
+  bool final = false;
   friend bool operator==(const MatchNav&, const MatchNav&) = default;
 };
 struct MatchStep {
@@ -58,6 +61,7 @@ struct MatchStep {
 // args index them.
 struct MatchAggregate {
   std::string variable;
+  bool final = false;  // as MatchNav::final
   std::vector<ExprPtr> args;
   AggregateCall call;
 };
