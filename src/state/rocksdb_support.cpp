@@ -123,43 +123,6 @@ rocksdb::ColumnFamilyOptions state_cf_options(const std::shared_ptr<CfSettings>&
   return o;
 }
 
-void PendingWrites::add(Op op, rocksdb::ColumnFamilyHandle* cf, std::string_view key, std::string_view value) {
-  entries_.push_back({cf, cf->GetID(), static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(key.size()),
-                      static_cast<std::uint32_t>(value.size()), op});
-  bytes_.append(key);
-  bytes_.append(value);
-}
-
-void PendingWrites::clear() {
-  bytes_.clear();
-  entries_.clear();
-}
-
-void PendingWrites::commit(rocksdb::DB& db, const rocksdb::WriteOptions& options) {
-  if (entries_.empty()) return;
-  order_.resize(entries_.size());
-  for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
-  auto key = [&](const Entry& e) { return std::string_view(bytes_).substr(e.begin, e.key_size); };
-  std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const Entry &x = entries_[a], &y = entries_[b];
-    if (x.cf_id != y.cf_id) return x.cf_id < y.cf_id;
-    const int c = key(x).compare(key(y));
-    return c != 0 ? c < 0 : a < b;  // one key's writes in the order made
-  });
-  batch_.Clear();
-  for (std::uint32_t i : order_) {
-    const Entry& e = entries_[i];
-    const rocksdb::Slice k(bytes_.data() + e.begin, e.key_size), v(bytes_.data() + e.begin + e.key_size, e.value_size);
-    switch (e.op) {
-      case Op::kPut: check_status(batch_.Put(e.cf, k, v), "put"); break;
-      case Op::kMerge: check_status(batch_.Merge(e.cf, k, v), "merge"); break;
-      case Op::kDelete: check_status(batch_.Delete(e.cf, k), "delete"); break;
-    }
-  }
-  clear();
-  check_status(db.Write(options, &batch_), "write");
-}
-
 std::string prefix_successor(std::string prefix) {
   while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
   if (prefix.empty()) throw ClinkError("rocksdb state backend: no successor of an all-0xff prefix");
