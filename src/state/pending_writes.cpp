@@ -20,17 +20,15 @@ void check(const rocksdb::Status& s, const char* what) {
 
 }  // namespace
 
-std::uint32_t* PendingWrites::slot(Index& index, bool prefix, std::uint32_t hash, std::uint32_t cf_id,
+// A slot holds the hash (high half), so that a probe compares an entry's bytes only when
+// the hashes match: most reads find nothing pending and touch no entry.
+std::uint64_t* PendingWrites::slot(Index& index, bool prefix, std::uint32_t hash, std::uint32_t cf_id,
                                    std::string_view bytes) {
-  if ((index.used + 1) * 2 > index.slots.size()) grow(index, prefix);
+  if ((index.used + 1) * 2 > index.slots.size()) grow(index);
   const std::size_t mask = index.slots.size() - 1;
   for (std::size_t pos = hash & mask;; pos = (pos + 1) & mask) {
-    std::uint32_t& s = index.slots[pos];
-    if (s == 0) return &s;
-    const Entry& e = entries_[s - 1];
-    if ((prefix ? e.prefix_hash : e.key_hash) == hash && e.cf_id == cf_id &&
-        key_of(e).substr(0, prefix ? e.prefix_size : e.key_size) == bytes)
-      return &s;
+    std::uint64_t& s = index.slots[pos];
+    if (s == 0 || matches(s, prefix, hash, cf_id, bytes)) return &s;
   }
 }
 
@@ -39,23 +37,26 @@ std::uint32_t PendingWrites::latest(const Index& index, bool prefix, std::uint32
   if (index.used == 0) return kNone;
   const std::size_t mask = index.slots.size() - 1;
   for (std::size_t pos = hash & mask;; pos = (pos + 1) & mask) {
-    const std::uint32_t s = index.slots[pos];
+    const std::uint64_t s = index.slots[pos];
     if (s == 0) return kNone;
-    const Entry& e = entries_[s - 1];
-    if ((prefix ? e.prefix_hash : e.key_hash) == hash && e.cf_id == cf_id &&
-        key_of(e).substr(0, prefix ? e.prefix_size : e.key_size) == bytes)
-      return s - 1;
+    if (matches(s, prefix, hash, cf_id, bytes)) return entry_of(s);
   }
 }
 
-void PendingWrites::grow(Index& index, bool prefix) {
-  std::vector<std::uint32_t> old = std::move(index.slots);
+bool PendingWrites::matches(std::uint64_t slot, bool prefix, std::uint32_t hash, std::uint32_t cf_id,
+                            std::string_view bytes) const {
+  if (static_cast<std::uint32_t>(slot >> 32) != hash) return false;
+  const Entry& e = entries_[entry_of(slot)];
+  return e.cf_id == cf_id && key_of(e).substr(0, prefix ? e.prefix_size : e.key_size) == bytes;
+}
+
+void PendingWrites::grow(Index& index) {
+  std::vector<std::uint64_t> old = std::move(index.slots);
   index.slots.assign(std::max<std::size_t>(64, old.size() * 2), 0);
   const std::size_t mask = index.slots.size() - 1;
-  for (std::uint32_t s : old) {
+  for (std::uint64_t s : old) {
     if (s == 0) continue;
-    const Entry& e = entries_[s - 1];
-    std::size_t pos = (prefix ? e.prefix_hash : e.key_hash) & mask;
+    std::size_t pos = (s >> 32) & mask;
     while (index.slots[pos] != 0) pos = (pos + 1) & mask;
     index.slots[pos] = s;
   }
@@ -72,22 +73,23 @@ void PendingWrites::add(Op op, rocksdb::ColumnFamilyHandle* cf, std::string_view
   e.key_size = static_cast<std::uint32_t>(key.size());
   e.value_size = static_cast<std::uint32_t>(value.size());
   e.prefix_size = static_cast<std::uint32_t>(prefix_size);
-  e.key_hash = hash_of(e.cf_id, key);
-  e.prefix_hash = prefix_size > 0 ? hash_of(e.cf_id, key.substr(0, prefix_size)) : 0;
   e.op = op;
+  const std::uint32_t cf_id = e.cf_id, key_hash = hash_of(cf_id, key);
   // `key` and `value` are the caller's (never in bytes_): the probes below may compare
   // them with the entries' bytes after this append.
   bytes_.append(key);
   bytes_.append(value);
-  std::uint32_t* s = slot(by_key_, false, e.key_hash, e.cf_id, key);
+  std::uint64_t* s = slot(by_key_, false, key_hash, cf_id, key);
   if (*s == 0) ++by_key_.used;
-  else entries_[index].prev_of_key = *s - 1;
-  *s = index + 1;
+  else entries_[index].prev_of_key = entry_of(*s);
+  *s = slot_value(key_hash, index);
   if (prefix_size == 0) return;
-  std::uint32_t* p = slot(by_prefix_, true, entries_[index].prefix_hash, entries_[index].cf_id, key.substr(0, prefix_size));
+  const std::string_view prefix = key.substr(0, prefix_size);
+  const std::uint32_t prefix_hash = hash_of(cf_id, prefix);
+  std::uint64_t* p = slot(by_prefix_, true, prefix_hash, cf_id, prefix);
   if (*p == 0) ++by_prefix_.used;
-  else entries_[index].prev_of_prefix = *p - 1;
-  *p = index + 1;
+  else entries_[index].prev_of_prefix = entry_of(*p);
+  *p = slot_value(prefix_hash, index);
 }
 
 void PendingWrites::clear() {

@@ -61,24 +61,29 @@ class PendingWrites {
     rocksdb::ColumnFamilyHandle* cf;
     std::uint32_t cf_id, begin, key_size, value_size;  // key then value at bytes_[begin]
     std::uint32_t prefix_size;                          // map rows; 0: none
-    std::uint32_t key_hash, prefix_hash;
     std::uint32_t prev_of_key = kNone, prev_of_prefix = kNone;  // the previous write of the same key / prefix
     Op op;
   };
-  // Open addressing: (column family, key or prefix) -> 1 + the index of its latest entry.
+  // Open addressing: (column family, key or prefix) -> its latest entry, as
+  // hash << 32 | (1 + entry index); 0: empty.
   struct Index {
-    std::vector<std::uint32_t> slots;
+    std::vector<std::uint64_t> slots;
     std::size_t used = 0;
   };
+  static std::uint64_t slot_value(std::uint32_t hash, std::uint32_t entry) {
+    return (std::uint64_t{hash} << 32) | (entry + 1);
+  }
+  static std::uint32_t entry_of(std::uint64_t slot) { return static_cast<std::uint32_t>(slot) - 1; }
   std::string_view key_of(const Entry& e) const { return std::string_view(bytes_).substr(e.begin, e.key_size); }
   std::string_view value_of(const Entry& e) const {
     return std::string_view(bytes_).substr(e.begin + e.key_size, e.value_size);
   }
   // The slot of (cf_id, bytes) in `index`: its latest entry, or the empty slot to fill.
-  std::uint32_t* slot(Index& index, bool prefix, std::uint32_t hash, std::uint32_t cf_id, std::string_view bytes);
+  std::uint64_t* slot(Index& index, bool prefix, std::uint32_t hash, std::uint32_t cf_id, std::string_view bytes);
   std::uint32_t latest(const Index& index, bool prefix, std::uint32_t hash, std::uint32_t cf_id,
                        std::string_view bytes) const;
-  void grow(Index& index, bool prefix);
+  bool matches(std::uint64_t slot, bool prefix, std::uint32_t hash, std::uint32_t cf_id, std::string_view bytes) const;
+  static void grow(Index& index);
   void write_to_batch(const Entry& e);
 
   std::string bytes_;

@@ -413,6 +413,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     rocksdb::Slice ub(upper);
     rocksdb::ReadOptions ro = read_options_;
     ro.iterate_upper_bound = &ub;
+    ro.prefix_same_as_start = true;  // one row prefix: the Bloom filters skip where it is absent
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, h));
     auto p = pending.items.begin();
     const auto end = pending.items.end();
@@ -560,6 +561,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     std::string lower = kg_bytes(kg), upper = kg_bytes(kg + 1);
     rocksdb::Slice ub(upper);
     ro.iterate_upper_bound = &ub;
+    ro.total_order_seek = true;  // across rows
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, h));
     std::string_view key, ns;
     for (it->Seek(lower); it->Valid(); it->Next()) {
