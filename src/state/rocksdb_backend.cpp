@@ -6,10 +6,10 @@
 // so that a key group is one contiguous range and the entries of a map under one
 // (key, namespace) are contiguous and ordered by user key. List appends are RocksDB
 // merges (concatenation). The WAL is off: checkpoints flush and are the durability.
-// Writes are collected (PendingWrites) and reach the database in one Write before
-// the next read, snapshot or restore (or when it grows past kMaxPendingBytes): an
-// operator reads its batch's keys, then writes them back, so the writes of a batch cost
-// one Write instead of one per key, and no read ever misses a write.
+// Writes are collected (PendingWrites) and reach the database in one Write at a
+// snapshot, restore, close, full key-group scan, or when they grow past
+// kMaxPendingBytes; the other reads see them through PendingWrites' index, so writes cost
+// one Write per few MB however reads and writes interleave, and no read misses a write.
 //
 // Checkpoints are RocksDB checkpoints (hard links of the immutable SST files). With
 // `incremental`, SST files go to <checkpoint root>/shared/ and a later checkpoint
@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 #include <rocksdb/perf_level.h>
@@ -89,13 +90,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     return StateId{i};
   }
 
-  bool get(StateId id, std::string& out) override {
-    commit_writes();
-    auto s = db_->Get(read_options_, cf(id), row(), &out);
-    if (s.IsNotFound()) return false;
-    check(s, "get");
-    return true;
-  }
+  bool get(StateId id, std::string& out) override { return read(cf(id), row(), out); }
   void put(StateId id, std::string_view value) override {
     auto* h = cf(id);
     pending_writes_.add(PendingWrites::Op::kPut, h, row(), value);
@@ -115,53 +110,41 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   bool map_get(StateId id, std::string_view user_key, std::string& out) override {
     auto* h = cf(id);
     row().append(user_key);
-    commit_writes();
-    auto s = db_->Get(read_options_, h, row_, &out);
-    if (s.IsNotFound()) return false;
-    check(s, "get");
-    return true;
+    return read(h, row_, out);
   }
   void map_put(StateId id, std::string_view user_key, std::string_view value) override {
     auto* h = cf(id);
-    row().append(user_key);
-    pending_writes_.add(PendingWrites::Op::kPut, h, row_, value);
+    const std::size_t prefix = row().size();
+    row_.append(user_key);
+    pending_writes_.add(PendingWrites::Op::kPut, h, row_, value, prefix);
     written();
   }
   void map_remove(StateId id, std::string_view user_key) override {
     auto* h = cf(id);
-    row().append(user_key);
-    pending_writes_.add(PendingWrites::Op::kDelete, h, row_);
+    const std::size_t prefix = row().size();
+    row_.append(user_key);
+    pending_writes_.add(PendingWrites::Op::kDelete, h, row_, {}, prefix);
     written();
   }
   void map_for_each(StateId id, const std::function<bool(std::string_view, std::string_view)>& fn) override {
-    commit_writes();
-    auto* h = cf(id);
-    std::string lower = row();  // the callback may use row_
-    std::string upper = prefix_successor(lower);
-    rocksdb::Slice ub(upper);
-    rocksdb::ReadOptions ro = read_options_;
-    ro.iterate_upper_bound = &ub;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, h));
-    for (it->Seek(lower); it->Valid(); it->Next()) {
-      auto k = it->key();
-      auto v = it->value();
-      if (!fn(std::string_view(k.data() + lower.size(), k.size() - lower.size()), std::string_view(v.data(), v.size())))
-        break;
-    }
-    check(it->status(), "iterate");
+    scan_map(cf(id), fn);
   }
+  // Deletes the entries a scan sees (in the database or pending).
   void map_clear(StateId id) override {
-    commit_writes();
     auto* h = cf(id);
-    std::string lower = row();
-    std::string upper = prefix_successor(lower);
-    rocksdb::Slice ub(upper);
-    rocksdb::ReadOptions ro = read_options_;
-    ro.iterate_upper_bound = &ub;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, h));
-    for (it->Seek(lower); it->Valid(); it->Next())
-      pending_writes_.add(PendingWrites::Op::kDelete, h, std::string_view(it->key().data(), it->key().size()));
-    check(it->status(), "iterate");
+    const std::string prefix = row();
+    std::string& keys = clear_scratch_;
+    keys.clear();
+    scan_map(h, [&](std::string_view user_key, std::string_view) {
+      put_length_prefixed(user_key, keys);
+      return true;
+    });
+    std::string rk;
+    for (std::string_view in = keys; !in.empty();) {
+      rk.assign(prefix);
+      rk.append(get_length_prefixed(in));
+      pending_writes_.add(PendingWrites::Op::kDelete, h, rk, {}, prefix.size());
+    }
     written();
   }
 
@@ -401,6 +384,68 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     return h;
   }
 
+  // The value of `key`: its pending writes over the database's value.
+  bool read(rocksdb::ColumnFamilyHandle* h, std::string_view key, std::string& out) {
+    switch (pending_writes_.find(h, key, out)) {
+      case PendingWrites::Found::kDeleted: return false;
+      case PendingWrites::Found::kValue: return true;
+      case PendingWrites::Found::kAppend: {
+        auto s = db_->Get(read_options_, h, slice(key), &base_);
+        if (s.IsNotFound()) return true;
+        check(s, "get");
+        out.insert(0, base_);
+        return true;
+      }
+      case PendingWrites::Found::kNothing: break;
+    }
+    auto s = db_->Get(read_options_, h, slice(key), &out);
+    if (s.IsNotFound()) return false;
+    check(s, "get");
+    return true;
+  }
+  // The map entries under the current (key, namespace) in user-key order: the database's
+  // merged with the pending writes (which win).
+  void scan_map(rocksdb::ColumnFamilyHandle* h, const std::function<bool(std::string_view, std::string_view)>& fn) {
+    const std::string lower = row();  // the callback may use row_
+    PendingWrites::MapWrites pending;  // copied: the callback may write
+    pending_writes_.map_writes(h, lower, pending);
+    const std::string upper = prefix_successor(lower);
+    rocksdb::Slice ub(upper);
+    rocksdb::ReadOptions ro = read_options_;
+    ro.iterate_upper_bound = &ub;
+    ro.prefix_same_as_start = true;  // one row prefix: the Bloom filters skip where it is absent
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, h));
+    auto p = pending.items.begin();
+    const auto end = pending.items.end();
+    // Pending entries before `before` (all of them: before == nullopt); false: stop.
+    auto pending_up_to = [&](std::optional<std::string_view> before, bool& same) {
+      same = false;
+      for (; p != end; ++p) {
+        const std::string_view k = pending.user_key(*p);
+        if (before) {
+          const int c = k.compare(*before);
+          if (c > 0) return true;
+          if (c == 0) {
+            same = true;  // the pending write replaces the database's entry
+            const bool go = p->deleted || fn(k, pending.value(*p));
+            ++p;
+            return go;
+          }
+        }
+        if (!p->deleted && !fn(k, pending.value(*p))) return false;
+      }
+      return true;
+    };
+    bool same = false;
+    for (it->Seek(lower); it->Valid(); it->Next()) {
+      const std::string_view k(it->key().data() + lower.size(), it->key().size() - lower.size());
+      if (!pending_up_to(k, same)) return;
+      if (!same && !fn(k, std::string_view(it->value().data(), it->value().size()))) return;
+    }
+    check(it->status(), "iterate");
+    pending_up_to(std::nullopt, same);
+  }
+
   // Less than a memtable (64 MB): a long run of writes without a read still goes in steps.
   static constexpr std::size_t kMaxPendingBytes = std::size_t{4} << 20;
 
@@ -516,6 +561,7 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
     std::string lower = kg_bytes(kg), upper = kg_bytes(kg + 1);
     rocksdb::Slice ub(upper);
     ro.iterate_upper_bound = &ub;
+    ro.total_order_seek = true;  // across rows
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, h));
     std::string_view key, ns;
     for (it->Seek(lower); it->Valid(); it->Next()) {
@@ -539,6 +585,8 @@ class RocksDbKeyedStateBackend final : public KeyedStateBackend {
   PendingWrites pending_writes_;  // not yet in the database (see the top)
   rocksdb::ReadOptions read_options_;
   std::string row_;
+  std::string base_;           // read's scratch
+  std::string clear_scratch_;  // map_clear's
   // The snapshot's asynchronous part records what it uploaded while the task runs on.
   std::mutex shared_mu_;
   std::map<std::int64_t, std::map<std::string, SharedSst>> pending_;  // uploaded, not yet confirmed

@@ -13,6 +13,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 
+#include "pending_writes.hpp"
 #include "snapshot_format.hpp"
 
 namespace clink::state_internal {
@@ -36,31 +37,6 @@ rocksdb::DBOptions state_db_options();
 // Concatenating merge operator; TTL compaction filter when settings and clock are given.
 rocksdb::ColumnFamilyOptions state_cf_options(const std::shared_ptr<CfSettings>& settings,
                                               const ProcessingTimeClock* clock);
-
-// A backend's writes not yet in its database, applied by commit() in one Write in
-// (column family, key) order, each key's writes in the order made: the memtable's skip
-// list inserts a key starting from the previous insert's position, so ascending keys
-// cost fewer comparisons than keys in hash order (about half of an insert's time).
-class PendingWrites {
- public:
-  enum class Op : std::uint8_t { kPut, kMerge, kDelete };
-  void add(Op op, rocksdb::ColumnFamilyHandle* cf, std::string_view key, std::string_view value = {});
-  bool empty() const { return entries_.empty(); }
-  std::size_t bytes() const { return bytes_.size(); }
-  void clear();
-  void commit(rocksdb::DB& db, const rocksdb::WriteOptions& options);
-
- private:
-  struct Entry {
-    rocksdb::ColumnFamilyHandle* cf;
-    std::uint32_t cf_id, begin, key_size, value_size;  // key then value at bytes_[begin]
-    Op op;
-  };
-  std::string bytes_;
-  std::vector<Entry> entries_;
-  std::vector<std::uint32_t> order_;
-  rocksdb::WriteBatch batch_;
-};
 
 inline std::string kg_bytes(int kg) {
   return std::string{static_cast<char>((kg >> 8) & 0xff), static_cast<char>(kg & 0xff)};

@@ -456,8 +456,8 @@ class ProcessTableFunctionOperator final : public StreamOperator, private PtfCon
       const std::string ns = id[1] == 'n' ? id.substr(1) : std::string("u");
       if (id[0] == 'e') ts.delete_event_time_timer(t, backend_->current_key(), ns);
       else ts.delete_processing_time_timer(t, backend_->current_key(), ns);
+      backend_->map_remove(timers_state_, id);  // the scan found them all: no second one (map_clear)
     }
-    backend_->map_clear(timers_state_);
   }
   const std::string& current_timer() const override { return timer_name_; }
   bool processing_time_timer() const override { return in_timer_ && processing_timer_; }
