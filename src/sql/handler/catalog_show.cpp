@@ -1,5 +1,6 @@
 // SHOW / DESCRIBE / SHOW CREATE in the SQL client's formats, and ANALYZE TABLE.
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -144,11 +145,13 @@ std::string CatalogDdl::show(const ast::Show& stmt, SourcePosition pos) const {
       if (stmt.what == W::Functions) {
         auto s = registry_.scalar_names();
         auto a = registry_.aggregate_names();
-        // Operators (+, =, IS NULL ...) are not listed, only named functions.
-        for (const auto& n : s)
-          if (std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
-            names.push_back(n);
-        names.insert(names.end(), a.begin(), a.end());
+        // Operators (+, =, IS NULL ...) and the planner's internal variants ($SUM,
+        // $OVER_STDDEV ...) are not listed, only named functions.
+        auto named = [](const std::string& n) {
+          return std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+        };
+        std::copy_if(s.begin(), s.end(), std::back_inserter(names), named);
+        std::copy_if(a.begin(), a.end(), std::back_inserter(names), named);
         std::vector<std::string> aggs = {"AVG", "COUNT", "MAX", "MIN", "SUM"};
         for (const auto& x : aggs)
           if (std::find(names.begin(), names.end(), x) == names.end()) names.push_back(x);

@@ -37,10 +37,11 @@ std::string agg_text(const AggregateCall& a, const Schema& input) {
   std::string args;
   if (a.distinct) args = "DISTINCT ";
   for (std::size_t i = 0; i < a.args.size(); ++i) args += (i ? ", " : "") + input.name(a.args[i]);
-  if (a.args.empty() && a.function == "COUNT") args += "*";
-  // The binder's $OVER_ variants (binder_over.cpp) print as the function the query called.
+  // The $OVER_ variants (binder_over.cpp, rank_plan.cpp) print as the function the query
+  // called; a call without arguments prints with *, as Flink's COUNT(*) and ROW_NUMBER(*).
   std::string_view fn = a.function;
   if (fn.starts_with("$OVER_")) fn.remove_prefix(6);
+  if (a.args.empty() && (fn == "COUNT" || fn != a.function)) args += "*";
   std::string s = fmt::format("{}({})", fn, args);
   if (a.filter) s += fmt::format(" FILTER {}", input.name(*a.filter));
   return s + " AS " + a.name;

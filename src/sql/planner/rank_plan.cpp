@@ -300,7 +300,7 @@ LogicalPtr plan_unfiltered_ranks(const LogicalPtr& plan) {
   over->window.proctime = proctime;
   over->window.rows = r.rank_type == RankType::kRowNumber;
   AggregateCall count;
-  count.function = "COUNT";
+  count.function = "$OVER_" + rank_type_name(r.rank_type);  // COUNT(*) by another name
   count.type = LogicalType::bigint().not_null();
   count.name = r.rank_name;
   over->aggregates = {count};
