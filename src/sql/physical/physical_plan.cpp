@@ -10,7 +10,7 @@
 #include "clink/metrics/sql_metrics.hpp"
 #include "../optimizer/nested_projection.hpp"
 #include "../planner/plan_rewrite.hpp"
-#include "exec_options.hpp"
+#include "plan_compiler.hpp"
 #include "ptf_params.hpp"
 #include "clink/connectors/sql/sql_dead_letters.hpp"
 #include "clink/core/duration.hpp"
@@ -27,9 +27,9 @@ namespace clink::sql {
 
 using json = nlohmann::json;
 
-namespace {
+namespace physical {
 
-[[noreturn]] void fail(SourcePosition pos, const std::string& message) { throw TranslationError(pos, message); }
+namespace {
 
 std::string keys_text(const std::vector<std::size_t>& cols) {
   std::string s = "sql_columns:";
@@ -37,724 +37,411 @@ std::string keys_text(const std::vector<std::size_t>& cols) {
   return s;
 }
 
-struct Compiler {
-  const Catalog& catalog;
-  const SessionConfig& session;
-  PlanProperties& props;  // changelog modes and join / rank analyses, each derived once
-  const bool batch = batch_mode(session);  // 'execution.runtime-mode' = 'batch'
-  json ops = json::array();
-  std::vector<std::string> dead_letter_producers;
-  // Ops at parallelism 1 (global aggregates, sorts, limits): forward ops after them stay
-  // at parallelism 1 too, so no downstream subtask waits on an input that never comes.
-  std::set<std::string> single_ops;
-  std::vector<std::size_t> dead_letter_sources;  // ops that get `dead_letter: true` when wired
-  bool reads_current_watermark = false;
-  std::map<std::string, std::string> reused_scans;  // a scan's source params -> its op id  // a CURRENT_WATERMARK call in the job: 'on-event' emits per row
+}  // namespace
 
-  std::string next_id(const std::string& factory) {
-    std::string base = factory.rfind("sql_", 0) == 0 ? factory.substr(4) : factory;
-    return fmt::format("{}_{}", base, ops.size() + 1);
+std::string Compiler::add(const std::string& factory, const std::vector<std::string>& inputs, json params,
+                          const std::vector<std::size_t>* hash_keys, bool single,
+                          const Schema* input_schema) {
+  std::string id = next_id(factory);
+  json op = {{"id", id}, {"type", factory}};
+  bool keyed = hash_keys && !hash_keys->empty();
+  bool after_single = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [&](const auto& i) { return single_ops.count(i) > 0; });
+  if (after_single && !keyed) single = true;
+  if (input_schema) {
+    params["input_schemas"] = json::array({schema_to_json(*input_schema)});
+    json s = session_json();
+    if (!s.empty()) params["session"] = s;
   }
-
-  json session_json() const {
-    json s = json::object();
-    for (const char* key : {"table.local-time-zone"}) {
-      auto it = session.find(key);
-      if (it != session.end()) s[key] = it->second;
+  op["params"] = std::move(params);
+  if (single) op["parallelism"] = 1;
+  if (!inputs.empty()) {
+    json in = json::array();
+    for (const auto& from : inputs) {
+      json edge = {{"from", from}};
+      if (hash_keys) {
+        // A keyed op; without key columns (a global aggregate, rank, ...) every row has
+        // the empty key, at parallelism 1, as Flink's singleton distribution with an
+        // empty-key selector: its state is keyed state, which checkpoints hold.
+        edge["partitioning"] = "hash";
+        edge["key"] = keys_text(*hash_keys);
+      } else if (single && parallelism() > 1 && !single_ops.count(from)) {
+        edge["partitioning"] = "rebalance";  // every subtask feeds the single one
+      }
+      in.push_back(edge);
     }
-    return s;
+    op["inputs"] = in;
   }
+  ops.push_back(std::move(op));
+  if (single) single_ops.insert(id);
+  return id;
+}
 
-  // Adds an op; `inputs` are the upstream ids (several: a union), partitioned as given:
-  // `hash_keys` makes a keyed op (hash-partitioned by those columns; none: by the empty key).
-  std::string add(const std::string& factory, const std::vector<std::string>& inputs, json params,
-                  const std::vector<std::size_t>* hash_keys = nullptr, bool single = false,
-                  const Schema* input_schema = nullptr) {
-    std::string id = next_id(factory);
-    json op = {{"id", id}, {"type", factory}};
-    bool keyed = hash_keys && !hash_keys->empty();
-    bool after_single = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [&](const auto& i) { return single_ops.count(i) > 0; });
-    if (after_single && !keyed) single = true;
-    if (input_schema) {
-      params["input_schemas"] = json::array({schema_to_json(*input_schema)});
-      json s = session_json();
-      if (!s.empty()) params["session"] = s;
+std::vector<std::string> Compiler::compile(const LogicalNode& n) {
+  switch (n.kind) {
+    case LogicalKind::kScan: return {scan(static_cast<const LogicalScan&>(n))};
+    case LogicalKind::kValues: return {values(static_cast<const LogicalValues&>(n))};
+    case LogicalKind::kJoin: return {join(static_cast<const LogicalJoin&>(n))};
+    case LogicalKind::kWatermarkAssigner: {
+      const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
+      // Batch mode: no watermark before the end of the input (nothing is late; every
+      // window fires at the end), from a NULL watermark expression.
+      const ExprPtr watermark = batch ? expr::null_literal(w.watermark->type) : w.watermark;
+      scan_watermark = batch ? nullptr : pushed_down_watermark(w);  // the scan below takes it
+      const bool bounds = scan_watermark.contains("bounds_assigner"), generated = !scan_watermark.is_null() && !bounds;
+      auto in = compile(n.input());
+      scan_watermark = nullptr;
+      if (generated) return in;  // the source generates the watermark per split: no assigner after it
+      json alignment = nullptr;
+      if (!w.alignment_group.empty())
+        alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
+                     {"update_interval_ms", w.alignment_update_interval_ms}};
+      json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*watermark)},
+                {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
+      if (bounds) p["source_bounded"] = true;
+      // The assigner rejects an interval for 'on-event' emission (every advance goes out).
+      if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
+      else if (reads_current_watermark) p["per_row"] = true;
+      return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
     }
-    op["params"] = std::move(params);
-    if (single) op["parallelism"] = 1;
-    if (!inputs.empty()) {
-      json in = json::array();
-      for (const auto& from : inputs) {
-        json edge = {{"from", from}};
-        if (hash_keys) {
-          // A keyed op; without key columns (a global aggregate, rank, ...) every row has
-          // the empty key, at parallelism 1, as Flink's singleton distribution with an
-          // empty-key selector: its state is keyed state, which checkpoints hold.
-          edge["partitioning"] = "hash";
-          edge["key"] = keys_text(*hash_keys);
-        } else if (single && parallelism() > 1 && !single_ops.count(from)) {
-          edge["partitioning"] = "rebalance";  // every subtask feeds the single one
-        }
-        in.push_back(edge);
+    case LogicalKind::kProject:
+    case LogicalKind::kFilter: return {calc(n)};
+    // A column past the aggregates: the binder asked for each row's grouping set index
+    // (GROUPING / GROUPING_ID over several sets).
+    case LogicalKind::kAggregate: {
+      const auto& a = static_cast<const LogicalAggregate&>(n);
+      auto in = compile(n.input());
+      json aggs = json::array();
+      for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
+      // Over insert-only input MIN / MAX keep one value, not a multiset of them.
+      json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
+                {"aggregates", aggs}, {"input_retracts", props.changelog(n.input()).updating()}};
+      if (const std::int64_t ttl = state_ttl_ms(session, n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
+      if (auto mb = mini_batch(session, n.pos)) {
+        p["mini_batch_size"] = mb->size;
+        p["mini_batch_latency_ms"] = mb->latency_ms;
       }
-      op["inputs"] = in;
+      if (a.schema.size() > a.keys.size() + a.aggregates.size()) p["grouping_set_column"] = true;
+      auto hash = partition_keys(a.keys, a.grouping_sets);
+      return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
     }
-    ops.push_back(std::move(op));
-    if (single) single_ops.insert(id);
-    return id;
-  }
-
-  int parallelism() const {
-    auto it = session.find("parallelism.default");
-    if (it == session.end()) return 1;
-    try {
-      return std::max(1, std::stoi(it->second));
-    } catch (const std::exception&) {
-      return 1;
+    case LogicalKind::kWindowAggregate: {
+      const auto& a = static_cast<const LogicalWindowAggregate&>(n);
+      if (a.window.kind == WindowSpec::Kind::kSession)
+        for (const auto& c : a.aggregates)
+          if (!c.mergeable)
+            fail(n.pos, fmt::format("the aggregate function {} cannot merge accumulators, which a SESSION window "
+                                    "needs",
+                                    c.function));
+      auto in = compile(n.input());
+      json aggs = json::array();
+      for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
+      json p = {{"schema", schema_to_json(a.schema)},  {"window", window_to_json(a.window)},
+                {"keys", a.keys},                      {"grouping_sets", a.grouping_sets},
+                {"aggregates", aggs},                  {"allowed_lateness_ms", a.allowed_lateness_ms},
+                {"late_records_to_dlq", a.late_records_to_dlq}};
+      if (a.schema.size() > a.keys.size() + 3 + a.aggregates.size()) p["grouping_set_column"] = true;
+      auto hash = partition_keys(a.keys, a.grouping_sets);
+      std::string id = add("sql_window_aggregate", in, p, &hash, hash.empty(), &n.input().schema);
+      if (a.late_records_to_dlq) dead_letter_producers.push_back(id);
+      return {id};
     }
-  }
-
-  // The table's options the connector takes (the planner's own ones left out).
-  static json connector_params(const TableDef& t) {
-    json p = json::object();
-    for (const auto& [k, v] : t.options)
-      if (!is_planner_option(k)) p[k] = v;
-    return p;
-  }
-
-  std::vector<std::string> compile(const LogicalNode& n) {
-    switch (n.kind) {
-      case LogicalKind::kScan: return {scan(static_cast<const LogicalScan&>(n))};
-      case LogicalKind::kValues: return {values(static_cast<const LogicalValues&>(n))};
-      case LogicalKind::kJoin: return {join(static_cast<const LogicalJoin&>(n))};
-      case LogicalKind::kWatermarkAssigner: {
-        const auto& w = static_cast<const LogicalWatermarkAssigner&>(n);
-        // Batch mode: no watermark before the end of the input (nothing is late; every
-        // window fires at the end), from a NULL watermark expression.
-        const ExprPtr watermark = batch ? expr::null_literal(w.watermark->type) : w.watermark;
-        scan_watermark = batch ? nullptr : pushed_down_watermark(w);  // the scan below takes it
-        const bool bounds = scan_watermark.contains("bounds_assigner"), generated = !scan_watermark.is_null() && !bounds;
-        auto in = compile(n.input());
-        scan_watermark = nullptr;
-        if (generated) return in;  // the source generates the watermark per split: no assigner after it
-        json alignment = nullptr;
-        if (!w.alignment_group.empty())
-          alignment = {{"group", w.alignment_group}, {"max_drift_ms", w.alignment_max_drift_ms},
-                       {"update_interval_ms", w.alignment_update_interval_ms}};
-        json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*watermark)},
-                  {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
-        if (bounds) p["source_bounded"] = true;
-        // The assigner rejects an interval for 'on-event' emission (every advance goes out).
-        if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
-        else if (reads_current_watermark) p["per_row"] = true;
-        return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
-      }
-      case LogicalKind::kProject:
-      case LogicalKind::kFilter: return {calc(n)};
-      // A column past the aggregates: the binder asked for each row's grouping set index
-      // (GROUPING / GROUPING_ID over several sets).
-      case LogicalKind::kAggregate: {
-        const auto& a = static_cast<const LogicalAggregate&>(n);
-        auto in = compile(n.input());
-        json aggs = json::array();
-        for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
-        // Over insert-only input MIN / MAX keep one value, not a multiset of them.
-        json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
-                  {"aggregates", aggs}, {"input_retracts", props.changelog(n.input()).updating()}};
-        if (const std::int64_t ttl = state_ttl_ms(session, n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
-        if (auto mb = mini_batch(session, n.pos)) {
-          p["mini_batch_size"] = mb->size;
-          p["mini_batch_latency_ms"] = mb->latency_ms;
-        }
-        if (a.schema.size() > a.keys.size() + a.aggregates.size()) p["grouping_set_column"] = true;
-        auto hash = partition_keys(a.keys, a.grouping_sets);
-        return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};
-      }
-      case LogicalKind::kWindowAggregate: {
-        const auto& a = static_cast<const LogicalWindowAggregate&>(n);
-        if (a.window.kind == WindowSpec::Kind::kSession)
-          for (const auto& c : a.aggregates)
-            if (!c.mergeable)
-              fail(n.pos, fmt::format("the aggregate function {} cannot merge accumulators, which a SESSION window "
-                                      "needs",
-                                      c.function));
-        auto in = compile(n.input());
-        json aggs = json::array();
-        for (const auto& c : a.aggregates) aggs.push_back(aggregate_to_json(c));
-        json p = {{"schema", schema_to_json(a.schema)},  {"window", window_to_json(a.window)},
-                  {"keys", a.keys},                      {"grouping_sets", a.grouping_sets},
-                  {"aggregates", aggs},                  {"allowed_lateness_ms", a.allowed_lateness_ms},
-                  {"late_records_to_dlq", a.late_records_to_dlq}};
-        if (a.schema.size() > a.keys.size() + 3 + a.aggregates.size()) p["grouping_set_column"] = true;
-        auto hash = partition_keys(a.keys, a.grouping_sets);
-        std::string id = add("sql_window_aggregate", in, p, &hash, hash.empty(), &n.input().schema);
-        if (a.late_records_to_dlq) dead_letter_producers.push_back(id);
-        return {id};
-      }
-      case LogicalKind::kOverAggregate: {
-        const auto& o = static_cast<const LogicalOverAggregate&>(n);
-        auto in = compile(n.input());
-        json aggs = json::array();
-        for (const auto& c : o.aggregates) aggs.push_back(aggregate_to_json(c));
-        const auto& keys = o.window.partition_keys;
-        json p = {{"schema", schema_to_json(o.schema)}, {"partition_keys", keys}, {"order_column", o.window.order_column},
-                  {"rows", o.window.rows},              {"aggregates", aggs}};
-        const bool nontime = over_is_nontime(o);  // Flink 2.1+'s updating OVER aggregate
-        if (nontime && state_ttl_ms(session, n.pos) > 0)
-          fail(n.pos, "'table.exec.state.ttl' is not supported yet for an OVER aggregate ordered by a column that is "
-                      "not a time attribute (its rows would be kept without expiry); RESET it for this query");
-        if (!nontime)
-          p.update({{"proctime", o.window.proctime}, {"state_ttl_ms", state_ttl_ms(session, n.pos)},
-                    {"preceding", o.window.preceding ? json(*o.window.preceding) : json()}});
-        return {add(nontime ? "sql_over_nontime" : "sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
-      }
-      case LogicalKind::kCorrelate: {
-        // Stateless and row-local: a forward edge, at the input's parallelism.
-        const auto& c = static_cast<const LogicalCorrelate&>(n);
-        auto in = compile(n.input());
-        json args = json::array();
-        for (const auto& a : c.args) args.push_back(expr_to_json(*a));
-        json p = {{"schema", schema_to_json(c.schema)},
-                  {"function", c.function == LogicalCorrelate::Function::kUnnest ? "UNNEST" : c.function_name},
-                  {"args", args},                 {"with_ordinality", c.with_ordinality},
-                  {"join_type", c.left_outer ? "LEFT" : "INNER"}};
-        if (c.condition) p["condition"] = expr_to_json(*c.condition);
-        return {add("sql_correlate", in, p, nullptr, false, &n.input().schema)};
-      }
-      case LogicalKind::kLookupJoin: return {lookup_join(static_cast<const LogicalLookupJoin&>(n))};
-      case LogicalKind::kVectorSearch: return {vector_search(static_cast<const LogicalVectorSearch&>(n))};
-      case LogicalKind::kMatch: {
-        const auto& m = static_cast<const LogicalMatch&>(n);
-        auto in = compile(n.input());
-        auto navs_json = [](const std::vector<MatchNav>& navs) {
-          static const char* kKind[] = {"LAST", "FIRST", "PREV"};
-          json out = json::array();
-          for (const auto& v : navs)
-            out.push_back({{"kind", kKind[static_cast<int>(v.kind)]}, {"variable", v.variable},
-                           {"offset", v.offset}, {"final", v.final}});
-          return out;
-        };
-        auto aggs_json = [](const std::vector<MatchAggregate>& aggs) {
-          json out = json::array();
-          for (const auto& a : aggs) {
-            json args = json::array();
-            for (const auto& e : a.args) args.push_back(expr_to_json(*e));
-            out.push_back({{"variable", a.variable}, {"final", a.final}, {"args", args}, {"call", aggregate_to_json(a.call)}});
-          }
-          return out;
-        };
-        json pattern = json::array();
-        for (const auto& s : m.pattern)
-          pattern.push_back({{"variable", s.variable}, {"min", s.min}, {"max", s.max}, {"reluctant", s.reluctant}});
-        json defines = json::array();
-        for (const auto& d : m.defines)
-          defines.push_back({{"variable", d.variable},
-                             {"condition", expr_to_json(*d.condition)},
-                             {"navs", navs_json(d.navs)},
-                             {"aggregates", aggs_json(d.aggregates)}});
-        json outputs = json::array();
-        for (const auto& e : m.outputs) outputs.push_back(expr_to_json(*e));
-        static const char* kSkip[] = {"PAST_LAST_ROW", "TO_NEXT_ROW", "TO_FIRST", "TO_LAST"};
-        json p = {{"schema", schema_to_json(m.schema)},
-                  {"partition_keys", m.partition_keys},
-                  {"order_column", m.order_column},
-                  {"proctime", m.proctime}, {"all_rows", m.all_rows},
-                  {"pattern", pattern},
-                  {"within_ms", m.within_ms ? json(*m.within_ms) : json()},
-                  {"skip", kSkip[static_cast<int>(m.skip)]},
-                  {"skip_variable", m.skip_variable},
-                  {"defines", defines},
-                  {"measure_navs", navs_json(m.measure_navs)},
-                  {"measure_aggregates", aggs_json(m.measure_aggregates)},
-                  {"outputs", outputs},
-                  {"rowtime_output", m.rowtime_output ? json(*m.rowtime_output) : json()}};
-        const auto& keys = m.partition_keys;
-        return {add("sql_match_recognize", in, p, &keys, keys.empty(), &n.input().schema)};
-      }
-      case LogicalKind::kWindowTvf: {
-        const auto& t = static_cast<const LogicalWindowTvf&>(n);
-        if (t.window.proctime)
-          fail(n.pos, "a processing-time window TVF is only supported under a window aggregate (GROUP BY window_start, "
-                      "window_end), as in Flink");
-        auto in = compile(n.input());
-        json p = {{"schema", schema_to_json(t.schema)}, {"window", window_to_json(t.window)}};
-        if (t.window.kind != WindowSpec::Kind::kSession)  // a session is final once the watermark closes it
-          return {add("sql_window_assign", in, p, nullptr, false, &n.input().schema)};
-        const auto& keys = p["keys"] = t.window.partition_keys;  // none: one partition
-        return {add("sql_window_session", in, p, &t.window.partition_keys, keys.empty(), &n.input().schema)};
-      }
-      case LogicalKind::kUnion: {
-        std::vector<std::string> out;
-        for (const auto& i : n.inputs) {
-          auto ids = compile(*i);
-          out.insert(out.end(), ids.begin(), ids.end());
+    case LogicalKind::kOverAggregate: {
+      const auto& o = static_cast<const LogicalOverAggregate&>(n);
+      auto in = compile(n.input());
+      json aggs = json::array();
+      for (const auto& c : o.aggregates) aggs.push_back(aggregate_to_json(c));
+      const auto& keys = o.window.partition_keys;
+      json p = {{"schema", schema_to_json(o.schema)}, {"partition_keys", keys}, {"order_column", o.window.order_column},
+                {"rows", o.window.rows},              {"aggregates", aggs}};
+      const bool nontime = over_is_nontime(o);  // Flink 2.1+'s updating OVER aggregate
+      if (nontime && state_ttl_ms(session, n.pos) > 0)
+        fail(n.pos, "'table.exec.state.ttl' is not supported yet for an OVER aggregate ordered by a column that is "
+                    "not a time attribute (its rows would be kept without expiry); RESET it for this query");
+      if (!nontime)
+        p.update({{"proctime", o.window.proctime}, {"state_ttl_ms", state_ttl_ms(session, n.pos)},
+                  {"preceding", o.window.preceding ? json(*o.window.preceding) : json()}});
+      return {add(nontime ? "sql_over_nontime" : "sql_over_aggregate", in, p, &keys, keys.empty(), &n.input().schema)};
+    }
+    case LogicalKind::kCorrelate: {
+      // Stateless and row-local: a forward edge, at the input's parallelism.
+      const auto& c = static_cast<const LogicalCorrelate&>(n);
+      auto in = compile(n.input());
+      json args = json::array();
+      for (const auto& a : c.args) args.push_back(expr_to_json(*a));
+      json p = {{"schema", schema_to_json(c.schema)},
+                {"function", c.function == LogicalCorrelate::Function::kUnnest ? "UNNEST" : c.function_name},
+                {"args", args},                 {"with_ordinality", c.with_ordinality},
+                {"join_type", c.left_outer ? "LEFT" : "INNER"}};
+      if (c.condition) p["condition"] = expr_to_json(*c.condition);
+      return {add("sql_correlate", in, p, nullptr, false, &n.input().schema)};
+    }
+    case LogicalKind::kLookupJoin: return {lookup_join(static_cast<const LogicalLookupJoin&>(n))};
+    case LogicalKind::kVectorSearch: return {vector_search(static_cast<const LogicalVectorSearch&>(n))};
+    case LogicalKind::kMatch: {
+      const auto& m = static_cast<const LogicalMatch&>(n);
+      auto in = compile(n.input());
+      auto navs_json = [](const std::vector<MatchNav>& navs) {
+        static const char* kKind[] = {"LAST", "FIRST", "PREV"};
+        json out = json::array();
+        for (const auto& v : navs)
+          out.push_back({{"kind", kKind[static_cast<int>(v.kind)]}, {"variable", v.variable},
+                         {"offset", v.offset}, {"final", v.final}});
+        return out;
+      };
+      auto aggs_json = [](const std::vector<MatchAggregate>& aggs) {
+        json out = json::array();
+        for (const auto& a : aggs) {
+          json args = json::array();
+          for (const auto& e : a.args) args.push_back(expr_to_json(*e));
+          out.push_back({{"variable", a.variable}, {"final", a.final}, {"args", args}, {"call", aggregate_to_json(a.call)}});
         }
         return out;
+      };
+      json pattern = json::array();
+      for (const auto& s : m.pattern)
+        pattern.push_back({{"variable", s.variable}, {"min", s.min}, {"max", s.max}, {"reluctant", s.reluctant}});
+      json defines = json::array();
+      for (const auto& d : m.defines)
+        defines.push_back({{"variable", d.variable},
+                           {"condition", expr_to_json(*d.condition)},
+                           {"navs", navs_json(d.navs)},
+                           {"aggregates", aggs_json(d.aggregates)}});
+      json outputs = json::array();
+      for (const auto& e : m.outputs) outputs.push_back(expr_to_json(*e));
+      static const char* kSkip[] = {"PAST_LAST_ROW", "TO_NEXT_ROW", "TO_FIRST", "TO_LAST"};
+      json p = {{"schema", schema_to_json(m.schema)},
+                {"partition_keys", m.partition_keys},
+                {"order_column", m.order_column},
+                {"proctime", m.proctime}, {"all_rows", m.all_rows},
+                {"pattern", pattern},
+                {"within_ms", m.within_ms ? json(*m.within_ms) : json()},
+                {"skip", kSkip[static_cast<int>(m.skip)]},
+                {"skip_variable", m.skip_variable},
+                {"defines", defines},
+                {"measure_navs", navs_json(m.measure_navs)},
+                {"measure_aggregates", aggs_json(m.measure_aggregates)},
+                {"outputs", outputs},
+                {"rowtime_output", m.rowtime_output ? json(*m.rowtime_output) : json()}};
+      const auto& keys = m.partition_keys;
+      return {add("sql_match_recognize", in, p, &keys, keys.empty(), &n.input().schema)};
+    }
+    case LogicalKind::kWindowTvf: {
+      const auto& t = static_cast<const LogicalWindowTvf&>(n);
+      if (t.window.proctime)
+        fail(n.pos, "a processing-time window TVF is only supported under a window aggregate (GROUP BY window_start, "
+                    "window_end), as in Flink");
+      auto in = compile(n.input());
+      json p = {{"schema", schema_to_json(t.schema)}, {"window", window_to_json(t.window)}};
+      if (t.window.kind != WindowSpec::Kind::kSession)  // a session is final once the watermark closes it
+        return {add("sql_window_assign", in, p, nullptr, false, &n.input().schema)};
+      const auto& keys = p["keys"] = t.window.partition_keys;  // none: one partition
+      return {add("sql_window_session", in, p, &t.window.partition_keys, keys.empty(), &n.input().schema)};
+    }
+    case LogicalKind::kUnion: {
+      std::vector<std::string> out;
+      for (const auto& i : n.inputs) {
+        auto ids = compile(*i);
+        out.insert(out.end(), ids.begin(), ids.end());
       }
-      case LogicalKind::kSort: {
-        const auto& s = static_cast<const LogicalSort&>(n);
-        auto in = compile(n.input());
-        json keys = json::array();
-        for (const auto& k : s.keys)
-          keys.push_back({{"column", k.column}, {"descending", k.descending}, {"nulls_first", k.nulls_first}});
-        json limit = nullptr;
-        if (s.limit) limit = *s.limit + s.offset;
-        json p = {{"schema", schema_to_json(s.schema)}, {"keys", keys}, {"limit", limit}};
-        if (is_temporal_sort(s))
-          p["temporal"] = is_proctime_attribute(n.input(), s.keys[0].column) ? "proctime" : "rowtime";
-        std::string id = add("sql_sort", in, p, nullptr, true, &n.input().schema);
-        if (s.offset == 0) return {id};
-        json lp = {{"schema", schema_to_json(s.schema)}, {"limit", s.limit ? json(*s.limit) : json(-1)},
-                   {"offset", s.offset}};
-        return {add("sql_limit", {id}, lp, nullptr, true, &s.schema)};
-      }
-      case LogicalKind::kLimit: {
-        const auto& l = static_cast<const LogicalLimit&>(n);
-        auto in = compile(n.input());
-        json p = {{"schema", schema_to_json(l.schema)}, {"limit", l.limit}, {"offset", l.offset}};
-        return {add("sql_limit", in, p, nullptr, true, &n.input().schema)};
-      }
-      case LogicalKind::kRank: {
-        const auto& rank = static_cast<const LogicalRank&>(n);
-        RankOp op = rank_op(rank, props.rank(rank), session);
-        auto in = compile(n.input());
-        op.params["schema"] = schema_to_json(n.schema);
-        return {add(op.factory, in, op.params, &op.hash_keys, op.hash_keys.empty(), &n.input().schema)};
-      }
-      case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
-      case LogicalKind::kProcessTableFunction: return {process_table_function(static_cast<const LogicalProcessTableFunction&>(n))};
+      return out;
     }
-    fail(n.pos, "unsupported plan node");
+    case LogicalKind::kSort: {
+      const auto& s = static_cast<const LogicalSort&>(n);
+      auto in = compile(n.input());
+      json keys = json::array();
+      for (const auto& k : s.keys)
+        keys.push_back({{"column", k.column}, {"descending", k.descending}, {"nulls_first", k.nulls_first}});
+      json limit = nullptr;
+      if (s.limit) limit = *s.limit + s.offset;
+      json p = {{"schema", schema_to_json(s.schema)}, {"keys", keys}, {"limit", limit}};
+      if (is_temporal_sort(s))
+        p["temporal"] = is_proctime_attribute(n.input(), s.keys[0].column) ? "proctime" : "rowtime";
+      std::string id = add("sql_sort", in, p, nullptr, true, &n.input().schema);
+      if (s.offset == 0) return {id};
+      json lp = {{"schema", schema_to_json(s.schema)}, {"limit", s.limit ? json(*s.limit) : json(-1)},
+                 {"offset", s.offset}};
+      return {add("sql_limit", {id}, lp, nullptr, true, &s.schema)};
+    }
+    case LogicalKind::kLimit: {
+      const auto& l = static_cast<const LogicalLimit&>(n);
+      auto in = compile(n.input());
+      json p = {{"schema", schema_to_json(l.schema)}, {"limit", l.limit}, {"offset", l.offset}};
+      return {add("sql_limit", in, p, nullptr, true, &n.input().schema)};
+    }
+    case LogicalKind::kRank: {
+      const auto& rank = static_cast<const LogicalRank&>(n);
+      RankOp op = rank_op(rank, props.rank(rank), session);
+      auto in = compile(n.input());
+      op.params["schema"] = schema_to_json(n.schema);
+      return {add(op.factory, in, op.params, &op.hash_keys, op.hash_keys.empty(), &n.input().schema)};
+    }
+    case LogicalKind::kSink: return {sink(static_cast<const LogicalSink&>(n))};
+    case LogicalKind::kProcessTableFunction: return {process_table_function(static_cast<const LogicalProcessTableFunction&>(n))};
   }
+  fail(n.pos, "unsupported plan node");
+}
 
-  // Hash on the keys every grouping set shares (a set without them would be split).
-  static std::vector<std::size_t> partition_keys(const std::vector<std::size_t>& keys,
-                                                 const std::vector<std::vector<std::size_t>>& sets) {
-    std::vector<std::size_t> out;
-    for (std::size_t k = 0; k < keys.size(); ++k) {
-      bool in_all = std::all_of(sets.begin(), sets.end(),
-                                [&](const auto& s) { return std::find(s.begin(), s.end(), k) != s.end(); });
-      if (in_all) out.push_back(keys[k]);
-    }
-    return out;
+std::vector<std::size_t> Compiler::partition_keys(const std::vector<std::size_t>& keys,
+                                                         const std::vector<std::vector<std::size_t>>& sets) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    bool in_all = std::all_of(sets.begin(), sets.end(),
+                              [&](const auto& s) { return std::find(s.begin(), s.end(), k) != s.end(); });
+    if (in_all) out.push_back(keys[k]);
   }
+  return out;
+}
 
-  // A process table function: set semantics hash each table argument (input i) by its
-  // PARTITION BY columns (none: one partition at parallelism 1); row semantics: forward.
-  std::string process_table_function(const LogicalProcessTableFunction& f) {
-    json p = process_table_function_params(f, session), schemas = json::array(), in = json::array();
-    const auto& keys = f.tables[0].partition_keys;
-    if (f.tables.size() == 1)
-      return add("sql_process_table_function", compile(f.input()), p, f.set_semantics ? &keys : nullptr,
-                 f.set_semantics && keys.empty(), &f.input().schema);
-    for (std::size_t t = 0; t < f.tables.size(); ++t) {
-      schemas.push_back(schema_to_json(f.input(t).schema));
-      for (const auto& from : compile(f.input(t)))
-        in.push_back({{"from", from}, {"input", t}, {"partitioning", "hash"}, {"key", keys_text(f.tables[t].partition_keys)}});
-    }
-    p["input_schemas"] = schemas;
-    if (json s = session_json(); !s.empty()) p["session"] = s;
-    std::string id = next_id("sql_process_table_function");
-    json op = {{"id", id}, {"type", "sql_process_table_function"}, {"params", std::move(p)}, {"inputs", std::move(in)}};
-    if (keys.empty()) op["parallelism"] = 1, single_ops.insert(id);
-    ops.push_back(std::move(op));
-    return id;
+std::string Compiler::process_table_function(const LogicalProcessTableFunction& f) {
+  json p = process_table_function_params(f, session), schemas = json::array(), in = json::array();
+  const auto& keys = f.tables[0].partition_keys;
+  if (f.tables.size() == 1)
+    return add("sql_process_table_function", compile(f.input()), p, f.set_semantics ? &keys : nullptr,
+               f.set_semantics && keys.empty(), &f.input().schema);
+  for (std::size_t t = 0; t < f.tables.size(); ++t) {
+    schemas.push_back(schema_to_json(f.input(t).schema));
+    for (const auto& from : compile(f.input(t)))
+      in.push_back({{"from", from}, {"input", t}, {"partitioning", "hash"}, {"key", keys_text(f.tables[t].partition_keys)}});
   }
+  p["input_schemas"] = schemas;
+  if (json s = session_json(); !s.empty()) p["session"] = s;
+  std::string id = next_id("sql_process_table_function");
+  json op = {{"id", id}, {"type", "sql_process_table_function"}, {"params", std::move(p)}, {"inputs", std::move(in)}};
+  if (keys.empty()) op["parallelism"] = 1, single_ops.insert(id);
+  ops.push_back(std::move(op));
+  return id;
+}
 
-  // A regular, semi / anti or interval join: each input hash-partitioned by its key
-  // columns (input 0 left, 1 right); without equi-join keys the join runs at parallelism 1.
-  std::string join(const LogicalJoin& j) {
-    const JoinAnalysis& a = props.join(j);
-    auto left = compile(j.input(0));
-    auto right = compile(j.input(1));
-    std::vector<bool> filter_nulls = a.filter_nulls;
-    json p = {{"schema", schema_to_json(j.schema)},
-              {"input_schemas", json::array({schema_to_json(j.input(0).schema), schema_to_json(j.input(1).schema)})},
-              {"join_type", join_type_param(j.type)},
-              {"left_keys", a.left_keys},
-              {"right_keys", a.right_keys},
-              {"filter_nulls", filter_nulls},
-              {"condition", a.residual ? expr_to_json(*a.residual) : json(nullptr)}};
-    json s = session_json();
-    if (!s.empty()) p["session"] = s;
-    std::string factory = j.semi_or_anti() ? "sql_semi_anti_join" : "sql_join";
-    if (a.temporal) {
-      factory = "sql_temporal_join";
-      p["left_time"] = a.temporal->left_time;
-      p["right_time"] = a.temporal->right_time;
-    } else if (a.interval) {
-      factory = "sql_interval_join";
-      p["left_time"] = a.interval->left_time;
-      p["right_time"] = a.interval->right_time;
-      p["lower_ms"] = a.interval->lower_ms;
-      p["upper_ms"] = a.interval->upper_ms;
-    } else if (a.window) {
-      factory = "sql_window_join";
-      p["left_window_end"] = a.window->left_end;
-      p["right_window_end"] = a.window->right_end;
-    } else if (const std::int64_t ttl = state_ttl_ms(session, j.pos); ttl > 0) {
-      p["state_ttl_ms"] = ttl;
-    }
-    const bool single = a.left_keys.empty();
-    std::string id = next_id(factory);
-    json op = {{"id", id}, {"type", factory}, {"params", std::move(p)}};
-    if (single) op["parallelism"] = 1;
-    json in = json::array();
-    for (int side = 0; side < 2; ++side)
-      for (const auto& from : side == 0 ? left : right)
-        in.push_back({{"from", from}, {"input", side}, {"partitioning", "hash"},
-                      {"key", keys_text(side == 0 ? a.left_keys : a.right_keys)}});
-    op["inputs"] = std::move(in);
-    ops.push_back(std::move(op));
-    if (single) single_ops.insert(id);
-    return id;
+std::string Compiler::join(const LogicalJoin& j) {
+  const JoinAnalysis& a = props.join(j);
+  auto left = compile(j.input(0));
+  auto right = compile(j.input(1));
+  std::vector<bool> filter_nulls = a.filter_nulls;
+  json p = {{"schema", schema_to_json(j.schema)},
+            {"input_schemas", json::array({schema_to_json(j.input(0).schema), schema_to_json(j.input(1).schema)})},
+            {"join_type", join_type_param(j.type)},
+            {"left_keys", a.left_keys},
+            {"right_keys", a.right_keys},
+            {"filter_nulls", filter_nulls},
+            {"condition", a.residual ? expr_to_json(*a.residual) : json(nullptr)}};
+  json s = session_json();
+  if (!s.empty()) p["session"] = s;
+  std::string factory = j.semi_or_anti() ? "sql_semi_anti_join" : "sql_join";
+  if (a.temporal) {
+    factory = "sql_temporal_join";
+    p["left_time"] = a.temporal->left_time;
+    p["right_time"] = a.temporal->right_time;
+  } else if (a.interval) {
+    factory = "sql_interval_join";
+    p["left_time"] = a.interval->left_time;
+    p["right_time"] = a.interval->right_time;
+    p["lower_ms"] = a.interval->lower_ms;
+    p["upper_ms"] = a.interval->upper_ms;
+  } else if (a.window) {
+    factory = "sql_window_join";
+    p["left_window_end"] = a.window->left_end;
+    p["right_window_end"] = a.window->right_end;
+  } else if (const std::int64_t ttl = state_ttl_ms(session, j.pos); ttl > 0) {
+    p["state_ttl_ms"] = ttl;
   }
+  const bool single = a.left_keys.empty();
+  std::string id = next_id(factory);
+  json op = {{"id", id}, {"type", factory}, {"params", std::move(p)}};
+  if (single) op["parallelism"] = 1;
+  json in = json::array();
+  for (int side = 0; side < 2; ++side)
+    for (const auto& from : side == 0 ? left : right)
+      in.push_back({{"from", from}, {"input", side}, {"partitioning", "hash"},
+                    {"key", keys_text(side == 0 ? a.left_keys : a.right_keys)}});
+  op["inputs"] = std::move(in);
+  ops.push_back(std::move(op));
+  if (single) single_ops.insert(id);
+  return id;
+}
 
-  // A lookup join: row-local (each input row looks its rows up), so a forward edge at the
-  // input's parallelism, as Flink's LookupJoin without the 'shuffle' hint.
-  std::string lookup_join(const LogicalLookupJoin& j) {
-    const ConnectorDescriptor* d = find_sql_connector(j.table.connector());
-    if (!d || !d->is_lookup()) fail(j.pos, fmt::format("table `{}` cannot be looked up", j.table.name));
-    const LookupJoinAnalysis a = analyze_lookup_join(j);
-    auto in = compile(j.input());
-    json keys = json::array();
-    for (const auto& k : a.keys) keys.push_back({{"column", k.column}, {"value", expr_to_json(*k.value)}});
-    json options = json::object();
-    for (const auto& [k, v] : j.table.options)
-      if (k != "connector") options[k] = v;
-    json p = {{"schema", schema_to_json(j.schema)},
-              {"join_type", j.left_outer ? "left" : "inner"},
-              {"table", j.table.name},
-              {"lookup", d->lookup_factory},
-              {"options", options},
-              {"dim_schema", schema_to_json(j.table.physical_schema())},
-              {"dim_columns", j.columns},
-              {"keys", keys},
-              {"pre_filter", a.pre_filter ? expr_to_json(*a.pre_filter) : json(nullptr)},
-              {"dim_filter", a.dim_filter ? expr_to_json(*a.dim_filter) : json(nullptr)},
-              {"condition", a.residual ? expr_to_json(*a.residual) : json(nullptr)},
-              {"async", {{"capacity", j.async.capacity},
-                         {"output_mode", j.async.ordered ? "ORDERED" : "ALLOW_UNORDERED"},
-                         {"timeout_ms", j.async.timeout_ms}}}};
-    return add(kSqlLookupJoin, in, p, nullptr, false, &j.input().schema);
+std::string Compiler::lookup_join(const LogicalLookupJoin& j) {
+  const ConnectorDescriptor* d = find_sql_connector(j.table.connector());
+  if (!d || !d->is_lookup()) fail(j.pos, fmt::format("table `{}` cannot be looked up", j.table.name));
+  const LookupJoinAnalysis a = analyze_lookup_join(j);
+  auto in = compile(j.input());
+  json keys = json::array();
+  for (const auto& k : a.keys) keys.push_back({{"column", k.column}, {"value", expr_to_json(*k.value)}});
+  json options = json::object();
+  for (const auto& [k, v] : j.table.options)
+    if (k != "connector") options[k] = v;
+  json p = {{"schema", schema_to_json(j.schema)},
+            {"join_type", j.left_outer ? "left" : "inner"},
+            {"table", j.table.name},
+            {"lookup", d->lookup_factory},
+            {"options", options},
+            {"dim_schema", schema_to_json(j.table.physical_schema())},
+            {"dim_columns", j.columns},
+            {"keys", keys},
+            {"pre_filter", a.pre_filter ? expr_to_json(*a.pre_filter) : json(nullptr)},
+            {"dim_filter", a.dim_filter ? expr_to_json(*a.dim_filter) : json(nullptr)},
+            {"condition", a.residual ? expr_to_json(*a.residual) : json(nullptr)},
+            {"async", {{"capacity", j.async.capacity},
+                       {"output_mode", j.async.ordered ? "ORDERED" : "ALLOW_UNORDERED"},
+                       {"timeout_ms", j.async.timeout_ms}}}};
+  return add(kSqlLookupJoin, in, p, nullptr, false, &j.input().schema);
+}
+
+std::string Compiler::vector_search(const LogicalVectorSearch& v) {
+  const ConnectorDescriptor* d = find_sql_connector(v.table.connector());
+  if (!d || !d->is_source())
+    fail(v.pos, fmt::format("table `{}` cannot be read as a vector table (connector '{}' is not a source)",
+                            v.table.name, v.table.connector()));
+  // Each subtask reads the table to its end at open(): an unbounded one never ends.
+  if (v.table.option("source.monitor-interval") ||
+      (v.table.connector() == "datagen" && !v.table.option("number-of-rows")))
+    fail(v.pos, fmt::format("VECTOR_SEARCH: the vector table `{}` is unbounded; it must be a bounded table", v.table.name));
+  auto in = compile(v.input());
+  json source = connector_params(v.table);
+  const Schema physical = v.table.physical_schema();
+  source["schema"] = schema_to_json(physical);
+  std::vector<std::size_t> all(physical.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (d->projection_pushdown) source["projected"] = all;
+  json options = json::object();
+  for (const auto& [k, val] : v.options) options[k] = val;
+  json p = {{"schema", schema_to_json(v.schema)},
+            {"query", expr_to_json(*v.query)},
+            {"top_k", v.top_k},
+            {"metric", v.metric},
+            {"index_column", v.index_column},
+            {"options", options},
+            {"table", v.table.name},
+            {"source_factory", d->source_factory},
+            {"source", source}};
+  return add("sql_vector_search", in, p, nullptr, false, &v.input().schema);
+}
+
+std::string Compiler::calc(const LogicalNode& n) {
+  const LogicalNode* input = &n.input();
+  ExprPtr filter;
+  std::vector<ExprPtr> projections;
+  if (n.kind == LogicalKind::kProject) {
+    projections = static_cast<const LogicalProject&>(n).exprs;
+    if (input->kind == LogicalKind::kFilter) {
+      filter = static_cast<const LogicalFilter&>(*input).condition;
+      input = &input->input();
+    }
+  } else {
+    filter = static_cast<const LogicalFilter&>(n).condition;
+    for (std::size_t i = 0; i < n.schema.size(); ++i) projections.push_back(expr::column(i, n.schema.type(i), n.schema.name(i)));
   }
+  // A filter right above a partitioned filesystem scan: its conjuncts over partition
+  // columns only prune the partitions the source reads (they stay in the filter too).
+  auto in = input->kind == LogicalKind::kScan ? std::vector<std::string>{scan(static_cast<const LogicalScan&>(*input), filter)}
+                                              : compile(*input);
+  json proj = json::array();
+  for (const auto& e : projections) proj.push_back(expr_to_json(*e));
+  json p = {{"schema", schema_to_json(n.schema)}, {"projections", proj},
+            {"filter", filter ? expr_to_json(*filter) : json(nullptr)}};
+  return add("sql_calc", in, p, nullptr, false, &input->schema);
+}
 
-  // VECTOR_SEARCH: row-local (each input row searches the whole vector table), so a forward
-  // edge at the input's parallelism. The vector table's source (factory and params, as its
-  // scan would have) rides in the params: each subtask reads it whole into its index.
-  std::string vector_search(const LogicalVectorSearch& v) {
-    const ConnectorDescriptor* d = find_sql_connector(v.table.connector());
-    if (!d || !d->is_source())
-      fail(v.pos, fmt::format("table `{}` cannot be read as a vector table (connector '{}' is not a source)",
-                              v.table.name, v.table.connector()));
-    // Each subtask reads the table to its end at open(): an unbounded one never ends.
-    if (v.table.option("source.monitor-interval") ||
-        (v.table.connector() == "datagen" && !v.table.option("number-of-rows")))
-      fail(v.pos, fmt::format("VECTOR_SEARCH: the vector table `{}` is unbounded; it must be a bounded table", v.table.name));
-    auto in = compile(v.input());
-    json source = connector_params(v.table);
-    const Schema physical = v.table.physical_schema();
-    source["schema"] = schema_to_json(physical);
-    std::vector<std::size_t> all(physical.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    if (d->projection_pushdown) source["projected"] = all;
-    json options = json::object();
-    for (const auto& [k, val] : v.options) options[k] = val;
-    json p = {{"schema", schema_to_json(v.schema)},
-              {"query", expr_to_json(*v.query)},
-              {"top_k", v.top_k},
-              {"metric", v.metric},
-              {"index_column", v.index_column},
-              {"options", options},
-              {"table", v.table.name},
-              {"source_factory", d->source_factory},
-              {"source", source}};
-    return add("sql_vector_search", in, p, nullptr, false, &v.input().schema);
-  }
-
-  std::string calc(const LogicalNode& n) {
-    const LogicalNode* input = &n.input();
-    ExprPtr filter;
-    std::vector<ExprPtr> projections;
-    if (n.kind == LogicalKind::kProject) {
-      projections = static_cast<const LogicalProject&>(n).exprs;
-      if (input->kind == LogicalKind::kFilter) {
-        filter = static_cast<const LogicalFilter&>(*input).condition;
-        input = &input->input();
-      }
-    } else {
-      filter = static_cast<const LogicalFilter&>(n).condition;
-      for (std::size_t i = 0; i < n.schema.size(); ++i) projections.push_back(expr::column(i, n.schema.type(i), n.schema.name(i)));
-    }
-    // A filter right above a partitioned filesystem scan: its conjuncts over partition
-    // columns only prune the partitions the source reads (they stay in the filter too).
-    auto in = input->kind == LogicalKind::kScan ? std::vector<std::string>{scan(static_cast<const LogicalScan&>(*input), filter)}
-                                                : compile(*input);
-    json proj = json::array();
-    for (const auto& e : projections) proj.push_back(expr_to_json(*e));
-    json p = {{"schema", schema_to_json(n.schema)}, {"projections", proj},
-              {"filter", filter ? expr_to_json(*filter) : json(nullptr)}};
-    return add("sql_calc", in, p, nullptr, false, &input->schema);
-  }
-
-  // The partition columns of a filesystem table (PARTITIONED BY, or the older
-  // 'partition_by' option: a comma-separated list).
-  static std::vector<std::string> partition_columns(const TableDef& t) {
-    std::vector<std::string> parts = t.partitioned_by;
-    if (parts.empty())
-      if (auto opt = t.option("partition_by")) {
-        std::string cur;
-        for (char c : *opt + ",") {
-          if (c == ',') {
-            if (!cur.empty()) parts.push_back(cur);
-            cur.clear();
-          } else if (c != ' ') {
-            cur += c;
-          }
-        }
-      }
-    return parts;
-  }
-
-  // Watermark push-down: a WATERMARK right above a scan (or above the projection of its
-  // computed columns) of a connector that takes it (or bounds the assigner by it: only the
-  // expression), without alignment. The expressions are over the scan's row: the
-  // computed columns inlined.
-  json pushed_down_watermark(const LogicalWatermarkAssigner& w) const {
-    if (!w.alignment_group.empty()) return nullptr;
-    const LogicalNode* in = &w.input();
-    const LogicalProject* project = nullptr;
-    if (in->kind == LogicalKind::kProject) {
-      project = static_cast<const LogicalProject*>(in);
-      in = &in->input();
-    }
-    if (in->kind != LogicalKind::kScan) return nullptr;
-    const ConnectorDescriptor* d = find_sql_connector(static_cast<const LogicalScan&>(*in).table.connector());
-    if (!d || !(d->watermark_pushdown || d->watermark_bound)) return nullptr;
-    ExprPtr watermark = project ? rewrite::substitute(w.watermark, project->exprs) : w.watermark;
-    if (d->watermark_bound) return {{"watermark", expr_to_json(*watermark)}, {"bounds_assigner", true}};
-    ExprPtr rowtime = project ? project->exprs[w.rowtime]
-                              : expr::column(w.rowtime, w.schema.type(w.rowtime), w.schema.name(w.rowtime));
-    return {{"watermark", expr_to_json(*watermark)}, {"rowtime", expr_to_json(*rowtime)},
-            {"interval_ms", w.emit == "on-event" ? 0 : w.interval_ms}, {"idle_timeout_ms", w.idle_timeout_ms}};
-  }
-  json scan_watermark;  // set while compiling the scan a watermark was pushed into
-
-  std::string scan(const LogicalScan& s, const ExprPtr& filter = nullptr) {
-    std::string connector = s.table.connector();
-    if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
-    const ConnectorDescriptor* d = find_sql_connector(connector);
-    if (!d || !d->is_source()) {
-      if (d && d->is_sink())
-        fail(s.pos, fmt::format("table `{}`: the {} connector can only be written to", s.table.name, connector));
-      fail(s.pos, fmt::format("table `{}`: unknown connector '{}' (sources: {})", s.table.name, connector,
-                              sql_source_names()));
-    }
-    if (batch && !sql_source_bounded(connector, s.table.options))  // Flink's message
-      fail(s.pos, fmt::format("Querying an unbounded table 'default_catalog.default_database.{}' in batch mode is not "
-                              "allowed. The table source is unbounded.",
-                              s.table.name));
-    json p = connector_params(s.table);
-    const Schema read = scan_read_schema(s);
-    p["schema"] = schema_to_json(read);  // physical columns as read; output: the `projected`
-    // ROWs narrowed by nested projection push-down: the declared ones too (the nexmark
-    // source tells its table's shape by them).
-    if (const Schema declared = s.table.physical_schema(); !(read == declared))
-      p["declared_schema"] = schema_to_json(declared);
-    if (d->projection_pushdown) p["projected"] = s.projected;
-    if (d->partition_pushdown) add_partitions(s, filter, p);
-    if (d->filter_pushdown && filter) add_filter(filter, p);
-    // Metadata columns, which the scan's schema has after the physical ones.
-    json metadata = json::array();
-    for (const auto& c : s.table.columns)
-      if (c.kind == CatalogColumn::Kind::kMetadata)
-        metadata.push_back({{"key", c.metadata_key.value_or(c.name)}, {"name", c.name}, {"type", c.type.to_string()}});
-    if (!metadata.empty()) p["metadata"] = metadata;
-    if (!scan_watermark.is_null()) {
-      p["watermark"] = scan_watermark;
-      json session = session_json();
-      if (!session.empty()) p["session"] = session;
-    }
-    const bool upsert = d->source_changelog_for(s.table.options) == ChangelogKind::kUpsert;
-    if (upsert) p["primary_key"] = s.table.primary_key;
-    const auto scan_parallelism = parallelism_option(s.table, "scan.parallelism", s.pos);
-    // Equal scans of one table (same params: options, projection, filter, watermark) share a
-    // source, as Flink reuses them (reuse-source-enabled): a self-join reads its input once.
-    std::string reuse_key = s.table.name + "|" + p.dump() + "|" + std::to_string(scan_parallelism.value_or(0));
-    if (auto it = reused_scans.find(reuse_key); it != reused_scans.end()) return it->second;
-    std::string id = add(d->source_factory, {}, p, nullptr, d->single_reader);
-    if (scan_parallelism) ops.back()["parallelism"] = *scan_parallelism;
-    if (d->dead_letters) {
-      dead_letter_producers.push_back(id);
-      dead_letter_sources.push_back(ops.size() - 1);
-    }
-    if (upsert) {
-      // Flink's ChangelogNormalize: the upserts, keyed by the primary key, into retractions.
-      std::vector<std::size_t> keys;
-      for (const auto& k : s.table.primary_key)
-        if (auto idx = s.schema.index_of(k)) keys.push_back(*idx);
-      json n = {{"keys", keys}, {"schema", schema_to_json(s.schema)}};
-      id = add("sql_changelog_normalize", {id}, n, &keys, false, &s.schema);
-    }
-    reused_scans.emplace(std::move(reuse_key), id);
-    return id;
-  }
-
-  // Partition pushdown: partition_keys (indices into the physical schema) and partition_filter: the
-  // deterministic conjuncts of `filter` (over the scan's output) on partition columns only.
-  void add_partitions(const LogicalScan& s, const ExprPtr& filter, json& p) {
-    const Schema physical = s.table.physical_schema();
-    std::vector<std::size_t> keys;
-    for (const auto& name : partition_columns(s.table)) {
-      auto idx = physical.index_of(name);
-      if (!idx) fail(s.pos, fmt::format("table `{}`: the partition column `{}` is not a physical column", s.table.name, name));
-      keys.push_back(*idx);
-    }
-    if (keys.empty()) return;
-    p["partition_keys"] = keys;
-    if (!filter) return;
-    std::vector<ExprPtr> pruning;
-    for (const auto& c : rewrite::conjuncts(filter)) {
-      std::set<std::size_t> cols;
-      rewrite::collect_columns(c, cols);
-      bool on_keys = !cols.empty() && rewrite::is_deterministic(c);
-      for (std::size_t col : cols)
-        on_keys = on_keys && col < s.projected.size() &&
-                  std::find(keys.begin(), keys.end(), s.projected[col]) != keys.end();
-      if (on_keys) pruning.push_back(c);
-    }
-    if (!pruning.empty()) {
-      p["partition_filter"] = expr_to_json(*rewrite::conjunction(pruning));
-      json session_params = session_json();
-      if (!session_params.empty()) p["session"] = session_params;
-    }
-  }
-
-  // Filter pushdown: the deterministic conjuncts of the filter above the scan.
-  void add_filter(const ExprPtr& filter, json& p) {
-    std::vector<ExprPtr> pushed;
-    for (const auto& c : rewrite::conjuncts(filter))
-      if (rewrite::is_deterministic(c)) pushed.push_back(c);
-    if (pushed.empty()) return;
-    p["filter"] = expr_to_json(*rewrite::conjunction(pushed));
-    json session_params = session_json();
-    if (!session_params.empty()) p["session"] = session_params;
-  }
-
-  // VALUES: a bounded source at parallelism 1 (Flink's Values node is single too).
-  std::string values(const LogicalValues& v) {
-    json rows = json::array();
-    for (const auto& r : v.rows) {
-      json row = json::array();
-      for (const auto& e : r) row.push_back(expr_to_json(*e));
-      rows.push_back(std::move(row));
-    }
-    json p = {{"schema", schema_to_json(v.schema)}, {"rows", std::move(rows)}};
-    json s = session_json();
-    if (!s.empty()) p["session"] = s;
-    return add("sql_values_source", {}, p, nullptr, true);
-  }
-
-  std::string sink(const LogicalSink& s) {
-    std::string connector = s.table.connector();
-    if (connector.empty()) fail(s.pos, fmt::format("table `{}` has no 'connector' option", s.table.name));
-    const ConnectorDescriptor* d = find_sql_connector(connector);
-    if (!d || !d->is_sink()) {
-      if (d && d->is_source())
-        fail(s.pos, fmt::format("INSERT INTO {}: the {} connector can only be read", s.table.name, connector));
-      fail(s.pos, fmt::format("INSERT INTO {}: unknown connector '{}' (sinks: {})", s.table.name, connector,
-                              sql_sink_names()));
-    }
-    if (s.overwrite && !d->overwrite)
-      fail(s.pos, fmt::format("INSERT OVERWRITE {}: only {} can overwrite", s.table.name, sql_overwrite_sinks_text()));
-    auto in = compile(s.input());
-    // check_sink_changelog accepted the input's mode, so the sink takes some mode of it.
-    ChangelogKind input_kind = props.changelog(s.input()).kind;
-    if (batch && input_kind != ChangelogKind::kInsertOnly) {  // the final table, as inserts at the end
-      std::vector<std::size_t> all(s.input().schema.size());
-      std::iota(all.begin(), all.end(), std::size_t{0});
-      in = {add("sql_final_table", in, {{"schema", schema_to_json(s.input().schema)}}, &all, false, &s.input().schema)};
-      input_kind = ChangelogKind::kInsertOnly;
-    }
-    const std::vector<std::string> parts = partition_columns(s.table);
-    // The written columns as declared: physical and persisted metadata ones (the input's order).
-    std::vector<RowField> declared_fields;
-    for (const auto& c : s.table.columns)
-      if (c.kind == CatalogColumn::Kind::kPhysical || (c.kind == CatalogColumn::Kind::kMetadata && !c.is_virtual))
-        declared_fields.push_back({c.name, c.type});
-    const Schema declared(std::move(declared_fields));
-    SinkParamsContext ctx{.table = s.table.name,
-                          .options = s.table.options,
-                          .input = s.input().schema,
-                          .table_schema = &declared,
-                          .partition_columns = parts,
-                          .primary_key = s.table.primary_key,
-                          .overwrite = s.overwrite,
-                          .changelog = sink_changelog_kind(*d, s.table.options, input_kind, !s.table.primary_key.empty())
-                                           .value_or(ChangelogKind::kRetract),
-                          .pos = s.pos};
-    json p = connector_params(s.table);
-    if (d->sink_params) d->sink_params(ctx, p);
-    // A sink's schema is its input schema; the binder's final Calc already names the
-    // columns as the table does (JSON fields, CSV headers).
-    p["schema"] = schema_to_json(s.input().schema);
-    // Persisted metadata columns the sink writes (columns of its input, by name).
-    json written = json::array();
-    for (const auto& c : s.table.columns)
-      if (c.kind == CatalogColumn::Kind::kMetadata && !c.is_virtual)
-        written.push_back({{"key", c.metadata_key.value_or(c.name)}, {"name", c.name}});
-    if (!written.empty()) p["metadata"] = written;
-    // An overwriting filesystem sink replaces the old files once, in one subtask (it
-    // refuses to run at parallelism > 1): at any default parallelism it runs at 1.
-    // 'sink.parallelism' (Flink's): the sink's own parallelism; an upsert sink then gets
-    // its rows hashed by the primary key, so each key's changes stay in order.
-    const auto parallelism = parallelism_option(s.table, "sink.parallelism", s.pos);
-    std::vector<std::size_t> key;
-    if (parallelism && ctx.changelog == ChangelogKind::kUpsert)
-      for (const auto& k : s.table.primary_key)
-        if (auto idx = s.input().schema.index_of(k)) key.push_back(*idx);
-    std::string id = add(d->sink_factory, in, p, key.empty() ? nullptr : &key, s.overwrite, &s.input().schema);
-    if (parallelism) ops.back()["parallelism"] = *parallelism;
-    return id;
-  }
-
-  void wire_dead_letters() {
-    auto it = session.find("sql.dead-letter");
-    if (it == session.end() || dead_letter_producers.empty()) return;
-    const Schema& schema = *dead_letter_schema();
-    for (auto i : dead_letter_sources) ops[i]["params"]["dead_letter"] = true;
-    json p;
-    std::string factory;
-    if (const TableDef* t = catalog.table(it->second)) {
-      Schema ts = t->physical_schema();
-      if (ts.size() != 4)
-        fail({}, fmt::format("'sql.dead-letter' table `{}` must have the columns (reason STRING, origin STRING, "
-                             "position STRING, payload STRING)", t->name));
-      std::string connector = t->connector();
-      const ConnectorDescriptor* d = find_sql_connector(connector);
-      if (!d || !d->is_sink())
-        fail({}, fmt::format("'sql.dead-letter' table `{}`: the {} connector cannot be written", t->name, connector));
-      factory = d->sink_factory;
-      p = connector_params(*t);
-      // Dead letters are inserts into the table's columns: no partitions, key or overwrite.
-      const std::vector<std::string> none;
-      SinkParamsContext ctx{.table = t->name, .options = t->options, .input = schema, .partition_columns = none,
-                            .primary_key = none};
-      if (d->sink_params) d->sink_params(ctx, p);
-    } else {
-      factory = "sql_dead_letter_sink";
-      p = {{"path", it->second}};
-    }
-    p["schema"] = schema_to_json(schema);
-    p["input_schemas"] = json::array({schema_to_json(schema)});
-    std::string id = next_id(factory);
-    json in = json::array();
-    for (const auto& from : dead_letter_producers) in.push_back({{"from", from}, {"side_output", "dead-letter"}});
-    ops.push_back({{"id", id}, {"type", factory}, {"params", p}, {"inputs", in}});
-  }
-};
-
-}  // namespace
+}  // namespace physical
 
 namespace {
 
@@ -780,9 +467,9 @@ json PhysicalPlanner::compile(const std::vector<LogicalPtr>& sinks, const std::s
                               PlanProperties* props) const {
   metrics::sql::StageTimer timer(metrics::sql::counters().physical_plan);
   PlanProperties own;
-  Compiler c{catalog_, session_, props ? *props : own};
+  physical::Compiler c{catalog_, session_, props ? *props : own};
   for (const auto& s : sinks) {
-    if (s->kind != LogicalKind::kSink) fail(s->pos, "a job plan must end in a sink");
+    if (s->kind != LogicalKind::kSink) physical::fail(s->pos, "a job plan must end in a sink");
     if (!c.batch) check_sink_changelog(static_cast<const LogicalSink&>(*s), c.props);  // batch: inserts only
   }
   for (const auto& s : sinks) c.reads_current_watermark = c.reads_current_watermark || calls_current_watermark(*s);
@@ -797,3 +484,4 @@ json PhysicalPlanner::compile(const LogicalPtr& sink) const {
 }
 
 }  // namespace clink::sql
+
