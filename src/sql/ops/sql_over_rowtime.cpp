@@ -4,8 +4,12 @@
 // their time, then are emitted in time order (arrival order within a time), each with
 // its frame's aggregates appended:
 //   - bounded frames: a row is late when its time is not after the last time fired for
-//     its key (Flink's lastTriggeringTs, 0 at first); an event-time timer at the row's
-//     time fires it. ROWS n PRECEDING retracts the oldest row once n + 1 rows are in the
+//     its key (Flink's lastTriggeringTs, 0 at first) nor after the watermark its channel
+//     had sent (runtime/lateness.hpp); an event-time timer at the row's time fires it.
+//     Flink judges by lastTriggeringTs alone, which depends on how far the other
+//     channels had got: a row late in its own channel was kept or dropped by thread
+//     timing. Judged by its channel too, every row kept arrives before its timer fires
+//     (its time is after its channel's watermark, which the operator's never passes). ROWS n PRECEDING retracts the oldest row once n + 1 rows are in the
 //     frame (per row); RANGE INTERVAL d PRECEDING retracts the rows older than time - d,
 //     accumulates every row of the time, and emits them all with the same values
 //     (peers). RANGE cleans a key up at an event-time timer 1.5 d after its last row.
@@ -19,6 +23,7 @@
 // Late rows are dropped and counted (late_records_dropped).
 #include "sql_over_aggregate.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "clink/runtime/lateness.hpp"
@@ -46,7 +51,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
       KeyState& k = touch(key);
       if (cfg_->bounded()) {
         if (cfg_->rows) register_ttl_cleanup(key, k, now);
-        if (t <= k.header.last_triggering.value_or(0)) {
+        if (t <= std::max<std::int64_t>(k.header.last_triggering.value_or(0), late_at)) {
           ++late;
           continue;
         }
