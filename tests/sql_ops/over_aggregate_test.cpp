@@ -2,13 +2,15 @@
 // rows wait for their arrival millisecond to pass, ROWS and UNBOUNDED emit at once; the
 // rows' own time values are never read), table.exec.state.ttl (state TTL for unbounded
 // processing-time frames, Flink's cleanup timers for the others, which keep rows still
-// waiting for the watermark), the event-time RANGE cleanup timer, and late rows counted.
+// waiting for the watermark), the event-time RANGE cleanup timer, and late rows counted
+// (bounded frames by their channel's watermark too).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 
 #include "../support/print_form.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::test {
@@ -136,10 +138,12 @@ TEST(SqlOverAggregate, EventTimeCleanupTimerKeepsRowsWaitingForTheWatermark) {
   h.processing_time(1500);               // x still has a row to fire: kept, timer moved
   h.watermark(2000);
   h.processing_time(3000);  // nothing waits: x is dropped (its frame and last fired time)
-  h.push(event_rows({{1500, "x", 4}}));  // not late any more: x starts over
+  h.push(event_rows({{1500, "x", 4}}));  // behind the watermark: late (Flink takes it, x's last fired time gone)
+  h.push(event_rows({{2100, "x", 8}}));  // x starts over: its frame lost row 2000
   h.watermark(2500);
-  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000", e(2000, "x", 2, 3), "WM 2000", e(1500, "x", 4, 4),
+  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000", e(2000, "x", 2, 3), "WM 2000", e(2100, "x", 8, 8),
                                    "WM 2500"));
+  EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 1);
 }
 
 TEST(SqlOverAggregate, EventTimeRangeCleanupTimerDropsAnIdleKey) {
@@ -148,10 +152,27 @@ TEST(SqlOverAggregate, EventTimeRangeCleanupTimerDropsAnIdleKey) {
   h.watermark(1200);
   h.push(event_rows({{1100, "x", 4}}));  // late: 1200 fired already
   h.watermark(2701);                     // passes the cleanup timer at 1000 + 1.5 s + 1
-  h.push(event_rows({{1100, "x", 8}}));  // accepted again after the cleanup, as in Flink
+  // Flink takes this row again (the cleanup dropped x's last fired time); its channel's
+  // watermark passed it, and here it is late whatever state the key has (lateness.hpp).
+  h.push(event_rows({{1100, "x", 8}}));
   h.watermark(3000);
-  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), e(1200, "x", 2, 3), "WM 1200", "WM 2701", e(1100, "x", 8, 8),
-                                   "WM 3000"));
+  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), e(1200, "x", 2, 3), "WM 1200", "WM 2701", "WM 3000"));
+  EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 2);
+}
+
+// Bounded frames judge lateness by the row's channel too: a row at 1500 is late once its
+// channel's watermark passed it (the operator's, the minimum over the channels, is at
+// 1000, and x's last fired time is 1000); a row at 1700 after a channel at 1600 is not.
+TEST(SqlOverAggregate, EventTimeBoundedRowsAreLateBehindTheirChannelsWatermark) {
+  OpHarness h("sql_over_aggregate", params(false, true, 1));
+  h.push(event_rows({{1000, "x", 1}}));
+  h.watermark(1000);
+  {
+    ChannelWatermarkScope channel(h.context(), 1600);
+    h.push(event_rows({{1500, "x", 2}, {1700, "x", 4}}));
+  }
+  h.watermark(2000);
+  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000", e(1700, "x", 4, 5), "WM 2000"));
   EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 1);
 }
 
