@@ -3,11 +3,13 @@
 // rows' own time values are never read), table.exec.state.ttl (state TTL for unbounded
 // processing-time frames, Flink's cleanup timers for the others, which keep rows still
 // waiting for the watermark), the event-time RANGE cleanup timer, and late rows counted
-// (bounded frames by their channel's watermark too).
+// (bounded frames: a row late in its channel judged at its watermark).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <set>
 
 #include "../support/print_form.hpp"
 #include "clink/runtime/lateness.hpp"
@@ -138,12 +140,10 @@ TEST(SqlOverAggregate, EventTimeCleanupTimerKeepsRowsWaitingForTheWatermark) {
   h.processing_time(1500);               // x still has a row to fire: kept, timer moved
   h.watermark(2000);
   h.processing_time(3000);  // nothing waits: x is dropped (its frame and last fired time)
-  h.push(event_rows({{1500, "x", 4}}));  // behind the watermark: late (Flink takes it, x's last fired time gone)
-  h.push(event_rows({{2100, "x", 8}}));  // x starts over: its frame lost row 2000
+  h.push(event_rows({{1500, "x", 4}}));  // not late any more: x starts over
   h.watermark(2500);
-  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000", e(2000, "x", 2, 3), "WM 2000", e(2100, "x", 8, 8),
+  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000", e(2000, "x", 2, 3), "WM 2000", e(1500, "x", 4, 4),
                                    "WM 2500"));
-  EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 1);
 }
 
 TEST(SqlOverAggregate, EventTimeRangeCleanupTimerDropsAnIdleKey) {
@@ -152,28 +152,45 @@ TEST(SqlOverAggregate, EventTimeRangeCleanupTimerDropsAnIdleKey) {
   h.watermark(1200);
   h.push(event_rows({{1100, "x", 4}}));  // late: 1200 fired already
   h.watermark(2701);                     // passes the cleanup timer at 1000 + 1.5 s + 1
-  // Flink takes this row again (the cleanup dropped x's last fired time); its channel's
-  // watermark passed it, and here it is late whatever state the key has (lateness.hpp).
-  h.push(event_rows({{1100, "x", 8}}));
+  h.push(event_rows({{1100, "x", 8}}));  // accepted again after the cleanup, as in Flink
   h.watermark(3000);
-  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), e(1200, "x", 2, 3), "WM 1200", "WM 2701", "WM 3000"));
-  EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 2);
+  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), e(1200, "x", 2, 3), "WM 1200", "WM 2701", e(1100, "x", 8, 8),
+                                   "WM 3000"));
+  EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 1);
 }
 
-// Bounded frames judge lateness by the row's channel too: a row at 1500 is late once its
-// channel's watermark passed it (the operator's, the minimum over the channels, is at
-// 1000, and x's last fired time is 1000); a row at 1700 after a channel at 1600 is not.
-TEST(SqlOverAggregate, EventTimeBoundedRowsAreLateBehindTheirChannelsWatermark) {
-  OpHarness h("sql_over_aggregate", params(false, true, 1));
-  h.push(event_rows({{1000, "x", 1}}));
-  h.watermark(1000);
+// A bounded-frame row behind its channel's watermark W (1600) while the operator's (the
+// minimum over the channels) is at 1000 is judged when the operator's watermark reaches
+// W, as if it had come then: x's row at 1500 is late (x fired 1550, a row of another
+// channel, by then); y's at 1200 is not (y fired nothing), and fires at once. The rows
+// waiting to be judged, their timers and the keys' headers come back from a snapshot.
+TEST(SqlOverAggregate, EventTimeBoundedRowsLateInTheirChannelAreJudgedAtItsWatermark) {
+  std::vector<KeyedStateHandle> handles;
+  std::set<Timer> timers;
+  auto dir = std::filesystem::temp_directory_path() / ("clink-over-test-" + std::to_string(::getpid()));
   {
-    ChannelWatermarkScope channel(h.context(), 1600);
-    h.push(event_rows({{1500, "x", 2}, {1700, "x", 4}}));
+    OpHarness h("sql_over_aggregate", params(false, true, 1));
+    h.push(event_rows({{1000, "x", 1}}));
+    h.watermark(1000);
+    {
+      ChannelWatermarkScope channel(h.context(), 1600);
+      h.push(event_rows({{1500, "x", 2}, {1200, "y", 16}}));
+    }
+    {
+      ChannelWatermarkScope channel(h.context(), 1000);
+      h.push(event_rows({{1550, "x", 4}, {1700, "x", 8}}));
+    }
+    EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000"));
+    h.snapshot_state(1);
+    handles.push_back(h.context().keyed_state_backend()->snapshot(1, dir));
+    timers = h.context().timer_service().event_time_timers();
   }
+  OpHarness h("sql_over_aggregate", params(false, true, 1), 1, SystemClock::instance(), {}, handles);
+  for (const auto& t : timers) h.context().timer_service().register_event_time_timer(t.time, t.key, t.ns);
   h.watermark(2000);
-  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000", e(1700, "x", 4, 5), "WM 2000"));
+  EXPECT_THAT(h.lines, ElementsAre(e(1550, "x", 4, 5), e(1200, "y", 16, 16), e(1700, "x", 8, 12), "WM 2000"));
   EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 1);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SqlOverAggregate, RejectsUpdatesAndNullTimes) {
