@@ -24,7 +24,9 @@
 // each row came before its channel's watermark passed the last time a partner of the
 // other row could have. Every pair of rows not late in their channels passes (W(y) < y.t
 // <= x.t + relative_[s]), so this is Flink's full join there; for a late row it depends
-// only on the rows and their channels, not on timing. Whichever of a passing pair comes
+// only on the rows and their channels, not on timing (at the boundary W(y) = x.t +
+// relative_[s] Flink joins y with an x cached before but does not cache an x coming
+// then: the rule joins neither). Whichever of a passing pair comes
 // second finds the first still cached: the operator time op <= W at every arrival, the
 // first is cached when op < x.t + relative_[s] (op <= W(y) < that) and expires only when
 // op > x.t + relative_[s], which has not happened when y comes. Conversely, a row not

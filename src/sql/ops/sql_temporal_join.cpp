@@ -86,7 +86,6 @@ class SqlTemporalJoinOperator final : public StreamOperator {
       if (input == 1 && (kind == RowKind::kUpdateBefore || has_null_key(in, r, spec_.keys[1], spec_.filter_nulls)))
         continue;
       const std::int64_t t = time_attribute_ms(spec_, input, in, r, cfg_->time_column[input]);
-      const bool late = t <= arrival_wm;
       key_.clear();
       key_encoder_[input].encode(in, r, key_);
       backend_->set_current_key(key_);
@@ -96,13 +95,13 @@ class SqlTemporalJoinOperator final : public StreamOperator {
         codec_[0].encode(in, r, value_);
         map_key_.clear();
         KeyCodec<std::int64_t>::encode(next_left_index(), map_key_);
-        if (late) KeyCodec<std::int64_t>::encode(arrival_wm, map_key_);
+        if (arrival_wm > t) KeyCodec<std::int64_t>::encode(arrival_wm, map_key_);  // (W = t: the same as t)
         backend_->map_put(left_, map_key_, value_);
-        register_smallest_timer(late ? arrival_wm : t);
+        register_smallest_timer(std::max(arrival_wm, t));
       } else {
         value_.push_back(static_cast<char>(kind));
         codec_[1].encode(in, r, value_);
-        const std::int64_t effective = !late ? t : arrival_wm == kMaxEventTime ? arrival_wm : arrival_wm + 1;
+        const std::int64_t effective = t > arrival_wm ? t : arrival_wm == kMaxEventTime ? arrival_wm : arrival_wm + 1;
         map_key_.clear();
         KeyCodec<std::int64_t>::encode(effective, map_key_);
         backend_->map_put(right_, map_key_, value_);
