@@ -193,6 +193,20 @@ TEST(SqlOverAggregate, EventTimeBoundedRowsLateInTheirChannelAreJudgedAtItsWater
   std::filesystem::remove_all(dir);
 }
 
+// Unbounded event-time frames with a state TTL: the cleanup timer keeps a key whose row
+// waits for the watermark, and drops it once nothing waits.
+TEST(SqlOverAggregate, EventTimeUnboundedCleanupTimerKeepsRowsWaitingForTheWatermark) {
+  ManualClock clock;
+  OpHarness h("sql_over_aggregate", params(false, true, std::nullopt, 1000), 1, clock);
+  h.push(event_rows({{1000, "x", 1}}));
+  h.processing_time(1500);  // x's row still waits: kept
+  h.watermark(1000);
+  h.processing_time(3000);  // nothing waits: x is dropped (its accumulators)
+  h.push(event_rows({{2000, "x", 2}}));
+  h.watermark(2000);
+  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000", e(2000, "x", 2, 2), "WM 2000"));
+}
+
 TEST(SqlOverAggregate, RejectsUpdatesAndNullTimes) {
   OpHarness h("sql_over_aggregate", params(false, true, 1));
   ColumnBatch upd = batch(in_schema(false), {Row{{Value(std::int64_t{1000}), Value("x"), Value(std::int64_t{1})}, RowKind::kUpdateBefore}});

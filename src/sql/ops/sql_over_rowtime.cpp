@@ -131,7 +131,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
   void on_processing_time_timer(const Timer& t) override {
     if (!ttl_cleanup_enabled()) return;
     KeyState& k = touch(t.key);
-    if (!waiting(pending_, t.key) && !waiting(deciding_, t.key)) {
+    if (!waiting(pending_, t.key) && !(cfg_->bounded() && waiting(deciding_, t.key))) {
       clear_key(t.key, k);
       return;
     }
