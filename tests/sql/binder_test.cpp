@@ -307,7 +307,7 @@ TEST(Binder, NameResolutionErrorsHavePositions) {
 TEST(Binder, OutsideTheSubsetIsRejectedWithAPosition) {
   DocTables f;
   EXPECT_GOLDEN(f.error("SELECT product FROM Orders GROUP BY product, (SELECT 1)"), R"(line 1, column 46: subqueries are not supported in GROUP BY (only in SELECT, WHERE, HAVING and JOIN ON))");
-  EXPECT_GOLDEN(f.error("SELECT SUM(amount) OVER (PARTITION BY product) FROM Orders"), R"(line 1, column 8: OVER windows' ordering in stream mode must be defined on a time attribute.)");
+  EXPECT_GOLDEN(f.error("SELECT SUM(amount) OVER (PARTITION BY product) FROM Orders"), R"(line 1, column 8: The window can only be ordered by a single time column.)");
   EXPECT_GOLDEN(f.error("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), "
                         "INTERVAL '10' MINUTES)) GROUP BY window_start"),
                 R"(line 1, column 114: a window aggregate must GROUP BY both window_start and window_end)");

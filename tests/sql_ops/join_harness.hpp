@@ -2,13 +2,16 @@
 // Test support for the two-input SQL join operators: JoinHarness runs one operator
 // directly (like OpHarness), one input batch at a time in a fixed order, on a
 // RuntimeContext whose keyed state backend uses `clock` (state TTL; ManualClock is in
-// sql_ops_test_support.hpp).
+// sql_ops_test_support.hpp); `restore`: keyed state snapshots it restores before the
+// operator opens, with `timers` (event-time timers) re-registered.
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "../support/print_form.hpp"
 #include "clink/registry/builtin_registry.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::test {
@@ -16,7 +19,8 @@ namespace clink::test {
 // Two inputs, run like OpHarness (one operator on a RuntimeContext, output logged).
 class JoinHarness final : public Output {
  public:
-  JoinHarness(const std::string& factory, json params, const ProcessingTimeClock& clock = SystemClock::instance()) {
+  JoinHarness(const std::string& factory, json params, const ProcessingTimeClock& clock = SystemClock::instance(),
+              const std::vector<KeyedStateHandle>& restore = {}, const std::set<Timer>& timers = {}) {
     OperatorSpecContext sc;
     sc.id = "join";
     sc.params = std::move(params);
@@ -26,6 +30,8 @@ class JoinHarness final : public Output {
                                             std::make_shared<OperatorMetrics>(), SystemClock::instance());
     ctx_->set_keyed_state_backend(make_keyed_state_backend(StateBackendConfig{}, "join", 0, ctx_->key_groups(),
                                                            kDefaultMaxParallelism, clock));
+    if (!restore.empty()) ctx_->keyed_state_backend()->restore(restore);
+    for (const Timer& t : timers) ctx_->timer_service().register_event_time_timer(t.time, t.key, t.ns);
     op_->open(*ctx_);
   }
   ~JoinHarness() override { op_->close(); }
@@ -36,6 +42,12 @@ class JoinHarness final : public Output {
     times.clear();
     op_->process_batch(input, std::make_unique<ColumnBatch>(std::move(b)));
     return lines;
+  }
+  // As push, the batch coming on a channel whose watermark is `channel_watermark`
+  // (runtime/lateness.hpp: the task's part).
+  std::vector<std::string> push(int input, ColumnBatch b, EventTime channel_watermark) {
+    ChannelWatermarkScope scope(*ctx_, channel_watermark);
+    return push(input, std::move(b));
   }
   std::vector<std::string> watermark(EventTime t) {
     lines.clear();
@@ -51,6 +63,7 @@ class JoinHarness final : public Output {
   }
   void emit_watermark(Watermark wm) override { lines.push_back("WM " + std::to_string(wm.timestamp)); }
   void emit_side(const std::string&, BatchPtr) override {}
+  RuntimeContext& context() { return *ctx_; }
 
   std::vector<std::string> lines;
   std::vector<EventTime> times;  // of the rows in `lines`

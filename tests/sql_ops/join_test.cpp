@@ -4,6 +4,8 @@
 // conditions, watermark-driven cleanup and the held-back output watermark.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "../support/print_form.hpp"
 #include "clink/sql/spec/expr_json.hpp"
 #include "join_harness.hpp"
@@ -227,6 +229,27 @@ TEST(SqlIntervalJoin, AHotKeyIsJoinedInChunksOfPairs) {
       expected.push_back(std::string("+I[1, ") + T(5) + ", l" + std::to_string(100 + l) + ", 1, " + T(10) + ", r" +
                          std::to_string(100 + r) + "]");
   EXPECT_EQ(h.push(1, batch(tr_schema(), right)), expected);
+}
+
+// A left row late in its channel (t = 100, its channel's watermark 105) is cached with
+// that watermark, which comes back from a snapshot: it joins a right row at 106 (105 <
+// 106 + 0) but not one at 104 (its channel passed 104 before the left row came), which
+// is padded. The right rows' channel is at 0: 0 < 100 + 10.
+TEST(SqlIntervalJoin, ALateRowKeepsItsChannelWatermarkThroughASnapshot) {
+  std::vector<KeyedStateHandle> handles;
+  std::set<Timer> timers;
+  auto dir = std::filesystem::temp_directory_path() / ("clink-interval-join-test-" + std::to_string(::getpid()));
+  {
+    JoinHarness h("sql_interval_join", interval_params("full"));
+    EXPECT_EQ(h.push(0, TL(1, 100, "late"), 105), Lines{});
+    handles.push_back(h.context().keyed_state_backend()->snapshot(1, dir));
+    timers = h.context().timer_service().event_time_timers();
+  }
+  JoinHarness h("sql_interval_join", interval_params("full"), SystemClock::instance(), handles, timers);
+  EXPECT_EQ(h.push(1, TR(1, 106, "y1"), 0), Lines{std::string("+I[1, ") + T(100) + ", late, 1, " + T(106) + ", y1]"});
+  EXPECT_EQ(h.push(1, TR(1, 104, "y2"), 0), Lines{});
+  EXPECT_EQ(h.watermark(200), (Lines{std::string("+I[null, null, null, 1, ") + T(104) + ", y2]", "WM 190"}));
+  std::filesystem::remove_all(dir);
 }
 
 // ---- window join ----

@@ -2,13 +2,17 @@
 // rows wait for their arrival millisecond to pass, ROWS and UNBOUNDED emit at once; the
 // rows' own time values are never read), table.exec.state.ttl (state TTL for unbounded
 // processing-time frames, Flink's cleanup timers for the others, which keep rows still
-// waiting for the watermark), the event-time RANGE cleanup timer, and late rows counted.
+// waiting for the watermark), the event-time RANGE cleanup timer, and late rows counted
+// (bounded frames: a row late in its channel judged at its watermark).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <set>
 
 #include "../support/print_form.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "sql_ops_test_support.hpp"
 
 namespace clink::test {
@@ -153,6 +157,54 @@ TEST(SqlOverAggregate, EventTimeRangeCleanupTimerDropsAnIdleKey) {
   EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), e(1200, "x", 2, 3), "WM 1200", "WM 2701", e(1100, "x", 8, 8),
                                    "WM 3000"));
   EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 1);
+}
+
+// A bounded-frame row behind its channel's watermark W (1600) while the operator's (the
+// minimum over the channels) is at 1000 is judged when the operator's watermark reaches
+// W, as if it had come then: x's row at 1500 is late (x fired 1550, a row of another
+// channel, by then); y's at 1200 is not (y fired nothing), and fires at once. The rows
+// waiting to be judged, their timers and the keys' headers come back from a snapshot.
+TEST(SqlOverAggregate, EventTimeBoundedRowsLateInTheirChannelAreJudgedAtItsWatermark) {
+  std::vector<KeyedStateHandle> handles;
+  std::set<Timer> timers;
+  auto dir = std::filesystem::temp_directory_path() / ("clink-over-test-" + std::to_string(::getpid()));
+  {
+    OpHarness h("sql_over_aggregate", params(false, true, 1));
+    h.push(event_rows({{1000, "x", 1}}));
+    h.watermark(1000);
+    {
+      ChannelWatermarkScope channel(h.context(), 1600);
+      h.push(event_rows({{1500, "x", 2}, {1200, "y", 16}}));
+    }
+    {
+      ChannelWatermarkScope channel(h.context(), 1000);
+      h.push(event_rows({{1550, "x", 4}, {1700, "x", 8}}));
+    }
+    EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000"));
+    h.snapshot_state(1);
+    handles.push_back(h.context().keyed_state_backend()->snapshot(1, dir));
+    timers = h.context().timer_service().event_time_timers();
+  }
+  OpHarness h("sql_over_aggregate", params(false, true, 1), 1, SystemClock::instance(), {}, handles);
+  for (const auto& t : timers) h.context().timer_service().register_event_time_timer(t.time, t.key, t.ns);
+  h.watermark(2000);
+  EXPECT_THAT(h.lines, ElementsAre(e(1550, "x", 4, 5), e(1200, "y", 16, 16), e(1700, "x", 8, 12), "WM 2000"));
+  EXPECT_EQ(h.context().metrics().late_records_dropped.load(), 1);
+  std::filesystem::remove_all(dir);
+}
+
+// Unbounded event-time frames with a state TTL: the cleanup timer keeps a key whose row
+// waits for the watermark, and drops it once nothing waits.
+TEST(SqlOverAggregate, EventTimeUnboundedCleanupTimerKeepsRowsWaitingForTheWatermark) {
+  ManualClock clock;
+  OpHarness h("sql_over_aggregate", params(false, true, std::nullopt, 1000), 1, clock);
+  h.push(event_rows({{1000, "x", 1}}));
+  h.processing_time(1500);  // x's row still waits: kept
+  h.watermark(1000);
+  h.processing_time(3000);  // nothing waits: x is dropped (its accumulators)
+  h.push(event_rows({{2000, "x", 2}}));
+  h.watermark(2000);
+  EXPECT_THAT(h.lines, ElementsAre(e(1000, "x", 1, 1), "WM 1000", e(2000, "x", 2, 2), "WM 2000"));
 }
 
 TEST(SqlOverAggregate, RejectsUpdatesAndNullTimes) {

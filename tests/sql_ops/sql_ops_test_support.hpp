@@ -99,6 +99,9 @@ class OpHarness final : public Output {
   // Fires the processing-time timers due by `now` (ms; timers at or before it).
   void processing_time(std::int64_t now) { op_->process_processing_time(now); }
   RuntimeContext& context() { return *ctx_; }
+  // The operator's part of a checkpoint (it writes cached state back), before the keyed
+  // state backend's snapshot.
+  void snapshot_state(std::int64_t checkpoint_id) { op_->snapshot_state(checkpoint_id); }
 
   // Output
   void emit(BatchPtr b) override {

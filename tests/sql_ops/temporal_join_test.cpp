@@ -5,6 +5,8 @@
 // conditions, NULL keys and the output times.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "../support/print_form.hpp"
 #include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/spec/expr_json.hpp"
@@ -103,6 +105,36 @@ TEST(SqlTemporalJoin, OldVersionsAreCleanedAndALateRowFindsNone) {
   EXPECT_EQ(h.watermark(6), (Lines{joined(2, "on time", 1, "a"), "WM 6"}));
   h.push(0, L({row(3, Value(1), "late"), row(6, Value(1), "at wm")}));
   EXPECT_EQ(h.watermark(7), (Lines{padded(3, "late"), joined(6, "at wm", 5, "b"), "WM 7"}));
+}
+
+// Lateness by the rows' channels, across a snapshot: version b (at 5, its channel at 8)
+// takes effect from 9; l3 (its channel at 6) finds no version taking effect in (3, 6] and
+// joins a; l2 (its channel at 12) would have needed b not to exist: padded.
+TEST(SqlTemporalJoin, RowsLateInTheirChannelFollowTheirChannelsWatermark) {
+  std::vector<KeyedStateHandle> handles;
+  std::set<Timer> timers;
+  auto dir = std::filesystem::temp_directory_path() / ("clink-temporal-join-test-" + std::to_string(::getpid()));
+  {
+    JoinHarness h("sql_temporal_join", temporal_params("left"));
+    h.push(1, R({row(1, Value(1), "a")}), 0);
+    h.push(1, R({row(5, Value(1), "b")}), 8);
+    h.push(0, L({row(7, Value(1), "l7")}), 0);
+    h.push(0, L({row(3, Value(1), "l3")}), 6);
+    h.push(0, L({row(2, Value(1), "l2")}), 12);
+    h.push(0, L({row(10, Value(1), "l10")}), 0);
+    handles.push_back(h.context().keyed_state_backend()->snapshot(1, dir));
+    timers = h.context().timer_service().event_time_timers();
+  }
+  JoinHarness h("sql_temporal_join", temporal_params("left"), SystemClock::instance(), handles, timers);
+  EXPECT_EQ(h.watermark(20), (Lines{joined(7, "l7", 1, "a"), joined(3, "l3", 1, "a"), padded(2, "l2"),
+                                    joined(10, "l10", 5, "b"), "WM 20"}));
+  std::filesystem::remove_all(dir);
+  // INNER drops l2 and counts it as late.
+  JoinHarness inner("sql_temporal_join", temporal_params("inner"));
+  inner.push(1, R({row(1, Value(1), "a"), row(5, Value(1), "b")}), 0);
+  inner.push(0, L({row(2, Value(1), "l2")}), 12);
+  EXPECT_EQ(inner.watermark(20), Lines{"WM 20"});
+  EXPECT_EQ(inner.context().metrics().late_records_dropped.load(), 1);
 }
 
 TEST(SqlTemporalJoin, ResidualConditionAndNullKeys) {

@@ -24,7 +24,8 @@ namespace {
 const char* const kSameWindow =
     "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check "
     "the over window statement.";
-const char* const kTimeOrder = "OVER windows' ordering in stream mode must be defined on a time attribute.";
+// Flink 2.3's message for no ORDER BY as for several.
+const char* const kSingleTimeOrder = "The window can only be ordered by a single time column.";
 
 bool same_window(const OverWindow& a, const OverWindow& b) {
   return a.partition_keys == b.partition_keys && a.order_column == b.order_column && a.proctime == b.proctime &&
@@ -65,8 +66,8 @@ Bound Binder::Impl::bind_over(const ast::Select& s, Bound in, SourcePosition pos
       w.partition_keys.push_back(
           pre_column(pre_exprs, pre_names, e, e->kind == ExprKind::kColumnRef ? e->name : fmt::format("$f{}", pre_exprs.size())));
     }
-    if (spec.order_by.empty()) fail(at, kTimeOrder);
-    if (spec.order_by.size() > 1) fail(spec.order_by[1].pos, "The window can only be ordered by a single time column.");
+    if (spec.order_by.empty()) fail(at, kSingleTimeOrder);
+    if (spec.order_by.size() > 1) fail(spec.order_by[1].pos, kSingleTimeOrder);
     const ast::OrderItem& order = spec.order_by[0];
     ExprPtr o = bind_expr(*order.expr, ctx);
     if (o->kind == ExprKind::kColumnRef) {

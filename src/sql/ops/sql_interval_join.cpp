@@ -13,11 +13,32 @@
 //     both time attributes) are not late downstream.
 // The operator-level expiration times Flink keeps (not checkpointed there either) decide,
 // per row, whether the other side's cache is scanned at all.
+//
+// Lateness by channel (runtime/lateness.hpp). The operator runs on the minimum of its
+// channels' watermarks, so whether a row already behind its own channel's watermark still
+// met its partners in the cache depended on how far the other channels had got: thread
+// timing. Each row x carries W(x), the watermark its channel had sent before it (at least
+// the operator's; Flink's operator time is never negative, nor is W). A pair (x of side
+// s, y of side o) within the bounds is joined iff
+//     W(y) < x.t + relative_[s]  and  W(x) < y.t + relative_[o]:
+// each row came before its channel's watermark passed the last time a partner of the
+// other row could have. Every pair of rows not late in their channels passes (W(y) < y.t
+// <= x.t + relative_[s]), so this is Flink's full join there; for a late row it depends
+// only on the rows and their channels, not on timing (at the boundary W(y) = x.t +
+// relative_[s] Flink joins y with an x cached before but does not cache an x coming
+// then: the rule joins neither). Whichever of a passing pair comes
+// second finds the first still cached: the operator time op <= W at every arrival, the
+// first is cached when op < x.t + relative_[s] (op <= W(y) < that) and expires only when
+// op > x.t + relative_[s], which has not happened when y comes. Conversely, a row not
+// cached or expired can have no later passing partner (W of a later row >= op), so an
+// outer row is padded exactly when it has no passing partner. W is stored with a cached
+// row only when it is late (W >= t): otherwise W(x) < x.t <= y.t + relative_[o] always.
 #include <limits>
 
 #include <absl/container/flat_hash_map.h>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "sql_join_common.hpp"
 #include "sql_op_registration.hpp"
@@ -27,6 +48,34 @@ namespace {
 
 // Candidate pairs evaluated at once (bounds the joined rows materialised per chunk).
 constexpr std::size_t kMaxPairs = 16 * 1024;
+
+// A cached row's state: a flags byte, [its channel's watermark W if late], the row's
+// length and bytes. State written before W was kept has flags 0 or 1 (rows taken as not late).
+constexpr char kEmitted = 1;       // an outer side's row that has joined
+constexpr char kLateInChannel = 2;  // W (8 bytes) follows
+
+struct CachedHeader {
+  bool emitted = false;
+  EventTime watermark = kMinEventTime;  // W; kMinEventTime: not late in its channel
+};
+
+CachedHeader read_header(std::string_view& value, const std::string& where) {
+  if (value.empty()) throw ClinkError(where + ": corrupt interval join state");
+  CachedHeader h;
+  const char flags = value[0];
+  value.remove_prefix(1);
+  h.emitted = (flags & kEmitted) != 0;
+  if (flags & kLateInChannel) {
+    if (value.size() < 8) throw ClinkError(where + ": corrupt interval join state");
+    h.watermark = KeyCodec<std::int64_t>::decode(value);
+  }
+  return h;
+}
+
+void write_header(std::string& out, bool emitted, EventTime watermark) {
+  out.push_back(static_cast<char>((emitted ? kEmitted : 0) | (watermark != kMinEventTime ? kLateInChannel : 0)));
+  if (watermark != kMinEventTime) KeyCodec<std::int64_t>::encode(watermark, out);
+}
 
 struct IntervalJoinConfig {
   JoinSpec spec;
@@ -40,6 +89,7 @@ struct CachedRow {
   std::uint32_t bucket = 0;   // index into buckets_
   std::uint32_t row = 0;      // index into other_rows_ (decoded)
   std::size_t bytes_at = 0, bytes_len = 0;
+  EventTime watermark = kMinEventTime;  // W, if late in its channel
   bool emitted = false;
 };
 // All cached rows of one (key, time) of the other side.
@@ -88,6 +138,7 @@ class SqlIntervalJoinOperator final : public StreamOperator {
     const std::size_t n = in.size();
     const std::int64_t op_time = operator_time();
     const std::int64_t expiration = expiration_time(op_time, relative_[other]);
+    const EventTime arrival_wm = std::max<EventTime>(lateness_watermark(ctx()), op_time);  // the rows' W
     load_batch(in, own, other);
     // Which rows scan the other side's cache (Flink's short cut on its expiration time).
     scans_.assign(n, false);
@@ -110,14 +161,16 @@ class SqlIntervalJoinOperator final : public StreamOperator {
           const auto range = key_rows_.at(key_of(end));
           for (std::uint32_t c = range.first; c < range.second; ++c) {
             const std::int64_t ct = cached_[c].time;
-            if (ct >= t - relative_[other] && ct <= t + relative_[own]) joined_.add_pair(static_cast<std::uint32_t>(end), c);
+            if (ct >= t - relative_[other] && ct <= t + relative_[own] && arrival_wm < ct + relative_[other] &&
+                cached_[c].watermark < t + relative_[own])
+              joined_.add_pair(static_cast<std::uint32_t>(end), c);
           }
         }
         ++end;
       }
       pair_begin_[end] = joined_.num_pairs();
       joined_.evaluate(own, in, other_rows_[other]);
-      for (; r < end; ++r) process_row(in, r, own, other, op_time, expiration);
+      for (; r < end; ++r) process_row(in, r, own, other, op_time, expiration, arrival_wm);
     }
     write_back(other);
     joined_.flush(output());
@@ -203,8 +256,9 @@ class SqlIntervalJoinOperator final : public StreamOperator {
           CachedRow c;
           c.time = b.time;
           c.bucket = static_cast<std::uint32_t>(buckets_.size());
-          c.emitted = value[0] != '\0';
-          value.remove_prefix(1);
+          const CachedHeader h = read_header(value, spec_.where);
+          c.emitted = h.emitted;
+          c.watermark = h.watermark;
           const std::size_t len = KeyCodec<std::uint32_t>::decode(value);
           if (len > value.size()) throw ClinkError(spec_.where + ": corrupt interval join state");
           c.row = static_cast<std::uint32_t>(other_rows_[other].size());
@@ -224,7 +278,7 @@ class SqlIntervalJoinOperator final : public StreamOperator {
   }
 
   void process_row(const ColumnBatch& in, std::size_t r, int own, int other, std::int64_t op_time,
-                   std::int64_t expiration) {
+                   std::int64_t expiration, EventTime arrival_wm) {
     const std::int64_t t = times_[r];
     const std::int64_t lower = t - relative_[other], upper = t + relative_[own];
     bool emitted = false;
@@ -261,21 +315,21 @@ class SqlIntervalJoinOperator final : public StreamOperator {
       }
     }
     if (!window_negative() && op_time < upper) {
-      cache_row(in, r, own, t, emitted);
+      cache_row(in, r, own, t, emitted, arrival_wm >= t ? arrival_wm : kMinEventTime);
     } else if (!emitted && spec_.outer[own]) {
       joined_.emit_padded(own, in, r, RowKind::kInsert, in.event_times()[r]);
     }
     if (joined_.pending() >= kDefaultBatchSize) joined_.flush(output());
   }
 
-  void cache_row(const ColumnBatch& in, std::size_t r, int own, std::int64_t t, bool emitted) {
+  void cache_row(const ColumnBatch& in, std::size_t r, int own, std::int64_t t, bool emitted, EventTime late_wm) {
     backend_->set_current_key(key_of(r));
     time_key_.clear();
     KeyCodec<std::int64_t>::encode(t, time_key_);
     if (!backend_->map_get(cache_[own], time_key_, value_)) value_.clear();
     row_bytes_.clear();
     codec_[own].encode(in, r, row_bytes_);
-    value_.push_back(emitted ? '\1' : '\0');
+    write_header(value_, emitted, late_wm);
     KeyCodec<std::uint32_t>::encode(static_cast<std::uint32_t>(row_bytes_.size()), value_);
     value_.append(row_bytes_);
     backend_->map_put(cache_[own], time_key_, value_);
@@ -308,7 +362,7 @@ class SqlIntervalJoinOperator final : public StreamOperator {
       }
       value_.clear();
       for (std::uint32_t i = b.first; i < b.last; ++i) {
-        value_.push_back(cached_[i].emitted ? '\1' : '\0');
+        write_header(value_, cached_[i].emitted, cached_[i].watermark);
         KeyCodec<std::uint32_t>::encode(static_cast<std::uint32_t>(cached_[i].bytes_len), value_);
         value_.append(bytes_, cached_[i].bytes_at, cached_[i].bytes_len);
       }
@@ -333,8 +387,7 @@ class SqlIntervalJoinOperator final : public StreamOperator {
       expired_keys_.emplace_back(time_bytes);
       if (spec_.outer[side])
         while (!value.empty()) {
-          const bool emitted = value[0] != '\0';
-          value.remove_prefix(1);
+          const bool emitted = read_header(value, spec_.where).emitted;
           const std::size_t len = KeyCodec<std::uint32_t>::decode(value);
           if (!emitted) codec_[side].decode(value.substr(0, len), padded_[side]);
           value.remove_prefix(len);

@@ -5,7 +5,15 @@
 // its frame's aggregates appended:
 //   - bounded frames: a row is late when its time is not after the last time fired for
 //     its key (Flink's lastTriggeringTs, 0 at first); an event-time timer at the row's
-//     time fires it. ROWS n PRECEDING retracts the oldest row once n + 1 rows are in the
+//     time fires it. A row already behind the watermark W its channel had sent
+//     (runtime/lateness.hpp) while the operator's watermark (the minimum over the
+//     channels) is still below W is judged when the operator's watermark reaches W:
+//     Flink judges it at once, against a lastTriggeringTs that depends on how far the
+//     other channels had got (thread timing). It waits in "over-deciding" under (W,
+//     sequence) with a timer at W (namespace kDecide, after the key's own timers at W),
+//     then is late or stored exactly as if it had come when the watermark was W: the
+//     outcome Flink gives when the other channels are ahead, the same on every run. With
+//     one channel W is the operator's watermark and this is Flink's rule unchanged. ROWS n PRECEDING retracts the oldest row once n + 1 rows are in the
 //     frame (per row); RANGE INTERVAL d PRECEDING retracts the rows older than time - d,
 //     accumulates every row of the time, and emits them all with the same values
 //     (peers). RANGE cleans a key up at an event-time timer 1.5 d after its last row.
@@ -19,6 +27,7 @@
 // Late rows are dropped and counted (late_records_dropped).
 #include "sql_over_aggregate.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "clink/runtime/lateness.hpp"
@@ -27,9 +36,19 @@ namespace clink::sql {
 
 namespace {
 
+// The namespace of the timer that judges the rows late in their channel (at their
+// channel's watermark): after the key's row timers at the same time ("" sorts first).
+constexpr std::string_view kDecide = "decide";
+
 class RowtimeOverOperator final : public OverAggregateBase {
  public:
-  using OverAggregateBase::OverAggregateBase;
+  explicit RowtimeOverOperator(std::shared_ptr<const OverConfig> cfg)
+      : OverAggregateBase(std::move(cfg)), deciding_(cfg_->in_schema) {}
+
+  void open(RuntimeContext& ctx) override {
+    OverAggregateBase::open(ctx);
+    if (cfg_->bounded()) deciding_.state = backend_->register_state("over-deciding", StateKind::kMap);
+  }
 
   void process_batch(int, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
@@ -46,13 +65,16 @@ class RowtimeOverOperator final : public OverAggregateBase {
       KeyState& k = touch(key);
       if (cfg_->bounded()) {
         if (cfg_->rows) register_ttl_cleanup(key, k, now);
+        if (t <= late_at && late_at > wm) {  // judged when the watermark reaches its channel's
+          store_row(deciding_.state, key, k, late_at, in, r);
+          timers.register_event_time_timer(late_at, key, kDecide);
+          continue;
+        }
         if (t <= k.header.last_triggering.value_or(0)) {
           ++late;
           continue;
         }
-        store_row(pending_.state, key, k, t, in, r);
-        timers.register_event_time_timer(t, key, {});
-        if (!cfg_->rows) register_range_cleanup(key, k, t);
+        store_bounded(key, k, t, in, r);
       } else {
         register_ttl_cleanup(key, k, now);
         if (t <= late_at) {
@@ -80,8 +102,16 @@ class RowtimeOverOperator final : public OverAggregateBase {
   void on_event_time_timer(const Timer& t) override {
     KeyState& k = touch(t.key);
     if (!cfg_->bounded()) return fire_unbounded(t.key, k);
+    if (t.ns == kDecide) return decide(t.key, k, t.time);
     if (!cfg_->rows && k.header.cleanup && *k.header.cleanup <= t.time) {
-      clear_key(t.key, k);  // no row came within 1.5 d: nothing can be in a frame any more
+      // No row came within 1.5 d: nothing can be in a frame any more. Rows still to be
+      // judged stay, and so does the sequence their keys use.
+      const std::uint64_t seq = k.header.next_seq;
+      clear_key(t.key, k);
+      if (waiting(deciding_, t.key)) {
+        k.header.next_seq = seq;
+        k.exists = true;
+      }
       return;
     }
     if (cfg_->rows) fire_rows(t.key, k, t.time);
@@ -101,8 +131,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
   void on_processing_time_timer(const Timer& t) override {
     if (!ttl_cleanup_enabled()) return;
     KeyState& k = touch(t.key);
-    scan(pending_, t.key, std::numeric_limits<std::int64_t>::max(), 1);
-    if (pending_.entries.empty()) {
+    if (!waiting(pending_, t.key) && !(cfg_->bounded() && waiting(deciding_, t.key))) {
       clear_key(t.key, k);
       return;
     }
@@ -111,6 +140,35 @@ class RowtimeOverOperator final : public OverAggregateBase {
   }
 
  private:
+  // A bounded frame's row not late: waits for the watermark to pass its time.
+  void store_bounded(std::string_view key, KeyState& k, std::int64_t t, const ColumnBatch& in, std::size_t r) {
+    store_row(pending_.state, key, k, t, in, r);
+    ctx().timer_service().register_event_time_timer(t, key, {});
+    if (!cfg_->rows) register_range_cleanup(key, k, t);
+  }
+
+  // The rows waiting in "over-deciding" for channel watermark `w`, in arrival order,
+  // judged as if they came now (every timer of the key up to `w` fired): late when their
+  // time is not after the last time fired, else stored (their timers, in the past, fire
+  // next in this watermark's advance).
+  void decide(std::string_view key, KeyState& k, std::int64_t w) {
+    scan(deciding_, key, w);
+    std::size_t late = 0;
+    for (std::size_t i = 0; i < deciding_.entries.size(); ++i) {
+      const std::uint32_t row = decoded(deciding_, i);
+      const std::int64_t t = row_time(deciding_.rows, row);
+      if (t <= k.header.last_triggering.value_or(0)) ++late;
+      else store_bounded(key, k, t, deciding_.rows, row);
+      remove(deciding_, key, i);
+    }
+    count_late(late);
+  }
+
+  bool waiting(Scan& s, std::string_view key) {
+    scan(s, key, std::numeric_limits<std::int64_t>::max(), 1);
+    return !s.entries.empty();
+  }
+
   // Flink's RowTimeRangeBoundedPrecedingFunction.registerCleanupTimer.
   void register_range_cleanup(std::string_view key, KeyState& k, std::int64_t t) {
     const std::int64_t d = *cfg_->preceding;
@@ -171,6 +229,7 @@ class RowtimeOverOperator final : public OverAggregateBase {
     register_ttl_cleanup(key, k, ctx().timer_service().current_processing_time());
   }
 
+  Scan deciding_;  // "over-deciding": rows late in their channel, under (its watermark, sequence)
 };
 
 }  // namespace

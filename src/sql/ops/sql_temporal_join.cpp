@@ -19,10 +19,30 @@
 //     passes through (the output rows are never later than it: they are emitted when it
 //     passes them).
 // A right row whose equality key holds a NULL (with `=`) can never match and is not kept.
+//
+// Lateness by channel (runtime/lateness.hpp). The operator runs on the minimum of its
+// channels' watermarks, so what a row already behind its own channel's watermark W met
+// (which left rows were still waiting, which versions were not yet cleaned) depended on
+// how far the other channels had got: thread timing. With W the watermark the row's
+// channel had sent before it (at least the operator's):
+//   - a version late in its channel (t <= W) takes effect from W + 1 instead of t: the
+//     left rows before that may already have been emitted; every later one sees it.
+//     After a cleanup at watermark c no version takes effect at or before c any more.
+//   - a left row late in its channel (t <= W) is emitted when the watermark reaches W
+//     (its map key is its arrival number then W, so arrival order is kept), and joins the
+//     latest version at or before t only if no version takes effect in (t, W]: the latest
+//     version at or before W. Otherwise it is unmatched (INNER: dropped, counted in
+//     late_records_dropped; LEFT: padded). That version is never cleaned before: the
+//     row came when the operator's watermark was <= W, cleanups since then kept the
+//     latest version at or before their watermark, and the one that reaches W emits
+//     the row before it cleans.
+// Rows not late in their channels are joined exactly as Flink does; a late row gets one
+// of Flink's outcomes, the same on every run.
 #include <algorithm>
 #include <limits>
 
 #include "clink/core/error.hpp"
+#include "clink/runtime/lateness.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "sql_join_common.hpp"
 #include "sql_op_registration.hpp"
@@ -60,6 +80,7 @@ class SqlTemporalJoinOperator final : public StreamOperator {
 
   void process_batch(int input, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
+    const EventTime arrival_wm = lateness_watermark(ctx());  // the rows' W
     for (std::size_t r = 0; r < in.size(); ++r) {
       const RowKind kind = in.row_kinds()[r];
       if (input == 1 && (kind == RowKind::kUpdateBefore || has_null_key(in, r, spec_.keys[1], spec_.filter_nulls)))
@@ -74,15 +95,18 @@ class SqlTemporalJoinOperator final : public StreamOperator {
         codec_[0].encode(in, r, value_);
         map_key_.clear();
         KeyCodec<std::int64_t>::encode(next_left_index(), map_key_);
+        if (arrival_wm > t) KeyCodec<std::int64_t>::encode(arrival_wm, map_key_);  // (W = t: the same as t)
         backend_->map_put(left_, map_key_, value_);
+        register_smallest_timer(std::max(arrival_wm, t));
       } else {
         value_.push_back(static_cast<char>(kind));
         codec_[1].encode(in, r, value_);
+        const std::int64_t effective = t > arrival_wm ? t : arrival_wm == kMaxEventTime ? arrival_wm : arrival_wm + 1;
         map_key_.clear();
-        KeyCodec<std::int64_t>::encode(t, map_key_);
+        KeyCodec<std::int64_t>::encode(effective, map_key_);
         backend_->map_put(right_, map_key_, value_);
+        register_smallest_timer(effective);
       }
-      register_smallest_timer(t);
     }
   }
 
@@ -151,22 +175,28 @@ class SqlTemporalJoinOperator final : public StreamOperator {
     });
   }
 
-  // Moves the buffered left rows at or before the watermark into ready_ (arrival order);
-  // returns the earliest time of the rows still buffered (INT64_MAX: none).
+  // Moves the buffered left rows whose time (W for a late row) the watermark reached into
+  // ready_ (arrival order); returns the earliest such time of the rows still buffered
+  // (INT64_MAX: none).
   std::int64_t take_ready_left_rows(EventTime wm) {
     ready_.clear();
     ready_times_.clear();
+    ready_waits_.clear();
     taken_.clear();
     std::int64_t unprocessed = std::numeric_limits<std::int64_t>::max();
     backend_->map_for_each(left_, [&](std::string_view seq, std::string_view value) {
       std::string_view v = value;
       const std::int64_t t = KeyCodec<std::int64_t>::decode(v);
-      if (t > wm) {
-        unprocessed = std::min(unprocessed, t);
+      std::string_view late_wm = seq.substr(std::min<std::size_t>(seq.size(), 8));
+      const EventTime waits_for = late_wm.size() == 8 ? KeyCodec<std::int64_t>::decode(late_wm) : kMinEventTime;
+      const std::int64_t at = std::max(t, waits_for);
+      if (at > wm) {
+        unprocessed = std::min(unprocessed, at);
         return true;
       }
       taken_.emplace_back(seq);
       ready_times_.push_back(t);
+      ready_waits_.push_back(waits_for);
       codec_[0].decode(v, ready_);
       return true;
     });
@@ -175,20 +205,28 @@ class SqlTemporalJoinOperator final : public StreamOperator {
   }
 
   // Joins each ready left row with the version valid at its time (Flink's
-  // latestRightRowToJoin: the latest version at or before it, if that is not a DELETE).
+  // latestRightRowToJoin: the latest version at or before it, if that is not a DELETE);
+  // a row late in its channel only if that is also the latest at or before its W.
   void emit_ready() {
     const std::size_t n = ready_.size();
     if (n == 0) return;
     joined_.reset_pairs();
     pair_of_.assign(n, kNoPair);
+    std::size_t late = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (has_null_key(ready_, i, spec_.keys[0], spec_.filter_nulls)) continue;
-      auto it = std::upper_bound(version_times_.begin(), version_times_.end(), ready_times_[i]);
+      auto it = std::upper_bound(version_times_.begin(), version_times_.end(),
+                                 std::max(ready_times_[i], ready_waits_[i]));
       if (it == version_times_.begin()) continue;
       const auto v = static_cast<std::size_t>(it - version_times_.begin()) - 1;
+      if (version_times_[v] > ready_times_[i]) {  // a version took effect in (t, W]
+        if (!spec_.outer[0]) ++late;
+        continue;
+      }
       if (version_kinds_[v] != RowKind::kInsert && version_kinds_[v] != RowKind::kUpdateAfter) continue;
       pair_of_[i] = joined_.add_pair(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(v));
     }
+    if (late > 0) ctx().metrics().late_records_dropped.fetch_add(static_cast<std::int64_t>(late), std::memory_order_relaxed);
     joined_.evaluate(0, ready_, versions_);
     for (std::size_t i = 0; i < n; ++i) {
       if (pair_of_[i] != kNoPair && joined_.matches(pair_of_[i])) {
@@ -224,6 +262,7 @@ class SqlTemporalJoinOperator final : public StreamOperator {
   // Per timer (buffers reused).
   ColumnBatch ready_, versions_;
   std::vector<std::int64_t> ready_times_, version_times_;
+  std::vector<EventTime> ready_waits_;  // W of a ready row late in its channel, else kMinEventTime
   std::vector<RowKind> version_kinds_;
   std::vector<std::string> taken_;
   std::vector<std::size_t> pair_of_;
