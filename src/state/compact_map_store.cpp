@@ -90,12 +90,16 @@ CompactMapStore::Entries* CompactMapStore::find(std::string_view composite) {
 }
 
 CompactMapStore::Entries& CompactMapStore::find_or_create(std::string_view composite) {
-  auto it = keys_.find(composite);
-  if (it != keys_.end()) return it->second;
-  ++generation_;
-  KeyRef key(composite, arena_);
-  live_ += key.arena_size();
-  return keys_.try_emplace(key).first->second;
+  // One probe: the key's bytes are copied (into the arena when long) only when it is new.
+  return keys_
+      .lazy_emplace(composite,
+                    [&](const KeyIndex::constructor& make) {
+                      ++generation_;
+                      KeyRef key(composite, arena_);
+                      live_ += key.arena_size();
+                      make(std::piecewise_construct, std::forward_as_tuple(key), std::forward_as_tuple());
+                    })
+      ->second;
 }
 
 void CompactMapStore::erase(std::string_view composite) {
