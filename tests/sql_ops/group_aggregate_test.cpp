@@ -151,6 +151,30 @@ TEST(SqlGroupAggregate, InsertOnlyDistinctValuesSurviveRestore) {
   }
 }
 
+// MAX / MIN over strings on insert-only input keep the best value alone (bytewise order,
+// NULLs skipped), through a snapshot and restore.
+TEST(SqlGroupAggregate, InsertOnlyStringMaxMinSurviveRestore) {
+  auto schema = sql::make_schema({{"k", LogicalType::string()}, {"s", LogicalType::string()}});
+  auto p = params(schema,
+                  {{"k", LogicalType::string()}, {"mx", LogicalType::string()}, {"mn", LogicalType::string()}}, {0},
+                  json::array({{{"function", "MAX"}, {"args", {1}}}, {{"function", "MIN"}, {"args", {1}}}}));
+  p["input_retracts"] = false;
+  auto row = [](const char* k, Value v) { return Row{{Value(k), std::move(v)}}; };
+  TempDir dir;
+  KeyedStateHandle handle;
+  {
+    OpHarness h("sql_group_aggregate", p);
+    h.push(batch(schema, {row("a", Value("b")), row("a", Value()), row("a", Value("ab")), row("a", Value("c")),
+                          row("n", Value())}));
+    handle = h.context().keyed_state_backend()->snapshot(1, dir.path / "chk-1");
+    EXPECT_THAT(h.lines, ElementsAre("+I[a, b, b]", "-U[a, b, b]", "+U[a, b, ab]", "-U[a, b, ab]", "+U[a, c, ab]",
+                                     "+I[n, null, null]"));
+  }
+  OpHarness r("sql_group_aggregate", p, 1, SystemClock::instance(), {}, {handle});
+  r.push(batch(schema, {row("a", Value("bb")), row("a", Value("a")), row("n", Value("x"))}));
+  EXPECT_THAT(r.lines, ElementsAre("-U[a, c, ab]", "+U[a, c, a]", "-U[n, null, null]", "+U[n, x, x]"));
+}
+
 // SELECT DISTINCT k: no aggregates.
 TEST(SqlGroupAggregate, Distinct) {
   auto p = params(kv_schema(), {{"k", LogicalType::string()}}, {0}, json::array());
