@@ -90,12 +90,16 @@ CompactMapStore::Entries* CompactMapStore::find(std::string_view composite) {
 }
 
 CompactMapStore::Entries& CompactMapStore::find_or_create(std::string_view composite) {
-  auto it = keys_.find(composite);
-  if (it != keys_.end()) return it->second;
-  ++generation_;
-  KeyRef key(composite, arena_);
-  live_ += key.arena_size();
-  return keys_.try_emplace(key).first->second;
+  // One probe: the key's bytes are copied (into the arena when long) only when it is new.
+  return keys_
+      .lazy_emplace(composite,
+                    [&](const KeyIndex::constructor& make) {
+                      ++generation_;
+                      KeyRef key(composite, arena_);
+                      live_ += key.arena_size();
+                      make(std::piecewise_construct, std::forward_as_tuple(key), std::forward_as_tuple());
+                    })
+      ->second;
 }
 
 void CompactMapStore::erase(std::string_view composite) {
@@ -115,21 +119,32 @@ void CompactMapStore::erase(std::string_view composite) {
 
 const char CompactMapStore::Entries::kTreeTag = 0;
 
+void CompactMapStore::SharedTree::narrow_to(std::string_view k) {
+  std::size_t n = 0;
+  while (n < skip && n < k.size() && k[n] == shared[n]) ++n;
+  skip = static_cast<std::uint8_t>(n);
+  // The prefixes after fewer shared bytes order the keys as before, so the slots stay
+  // where they are (set elements are const only to keep callers from reordering them).
+  for (const Slot& s : tree) const_cast<Slot&>(s).prefix = key_prefix(user_key(s.blob), skip);
+}
+
 const char* CompactMapStore::get(const Entries& entries, std::string_view user_key) const {
-  if (Tree* t = entries.tree()) {
-    auto it = t->find(Probe{key_prefix(user_key), user_key});
-    return it == t->end() ? nullptr : it->blob;
+  if (SharedTree* t = entries.tree()) {
+    if (!t->starts_with_shared(user_key)) return nullptr;
+    auto it = t->tree.find(t->probe(user_key));
+    return it == t->tree.end() ? nullptr : it->blob;
   }
   if (entries.p0_ && CompactMapStore::user_key(entries.first()) == user_key) return entries.first();
   if (entries.p1_ && CompactMapStore::user_key(entries.p1_) == user_key) return entries.p1_;
   return nullptr;
 }
 
-CompactMapStore::Position CompactMapStore::locate(Entries& entries, std::string_view user_key) const {
+CompactMapStore::Position CompactMapStore::locate(Entries& entries, std::string_view user_key) {
   Position at;
-  if (Tree* t = entries.tree()) {
-    at.where = t->lower_bound(Probe{key_prefix(user_key), user_key});
-    if (at.where != t->end() && CompactMapStore::user_key(at.where->blob) == user_key) at.blob = at.where->blob;
+  if (SharedTree* t = entries.tree()) {
+    if (!t->starts_with_shared(user_key)) t->narrow_to(user_key);
+    at.where = t->tree.lower_bound(t->probe(user_key));
+    if (at.where != t->tree.end() && CompactMapStore::user_key(at.where->blob) == user_key) at.blob = at.where->blob;
     return at;
   }
   const char* inline_blobs[2] = {entries.first(), entries.p1_};
@@ -154,8 +169,8 @@ void CompactMapStore::put(Entries& entries, std::string_view user_key, std::stri
 
 void CompactMapStore::insert(Entries& entries, const Position& at, std::string_view user_key, std::string_view value) {
   const char* blob = make_blob(user_key, value);
-  if (Tree* t = entries.tree()) {
-    t->insert(at.where, Slot::of(blob));
+  if (SharedTree* t = entries.tree()) {
+    t->tree.insert(at.where, t->slot(blob));
   } else if (!entries.p0_) {
     entries.p0_ = const_cast<char*>(blob);
   } else if (!entries.p1_) {
@@ -166,13 +181,20 @@ void CompactMapStore::insert(Entries& entries, const Position& at, std::string_v
       entries.p1_ = blob;
     }
   } else {
-    auto tree = std::make_unique<Tree>();
-    tree->insert(tree->end(), Slot::of(entries.first()));
-    tree->insert(tree->end(), Slot::of(entries.p1_));
-    tree->insert(Slot::of(blob));
-    entries.p0_ = tree.release();
+    entries.p0_ = make_tree({entries.first(), entries.p1_, blob}).release();
     entries.p1_ = &Entries::kTreeTag;
   }
+}
+
+std::unique_ptr<CompactMapStore::SharedTree> CompactMapStore::make_tree(std::initializer_list<const char*> blobs) {
+  auto t = std::make_unique<SharedTree>();
+  const std::string_view first = user_key(*blobs.begin());
+  t->skip = static_cast<std::uint8_t>(std::min(first.size(), SharedTree::kMaxSkip));
+  std::memcpy(t->shared, first.data(), t->skip);
+  for (const char* blob : blobs)
+    if (!t->starts_with_shared(user_key(blob))) t->narrow_to(user_key(blob));
+  for (const char* blob : blobs) t->tree.insert(t->slot(blob));
+  return t;
 }
 
 void CompactMapStore::replace(Entries& entries, const Position& at, std::string_view value) {
@@ -184,9 +206,9 @@ void CompactMapStore::replace(Entries& entries, const Position& at, std::string_
     return;
   }
   const char* fresh = make_blob({v.bytes, v.key_len}, value);
-  if (Tree* t = entries.tree()) {
-    auto it = t->erase(at.where);
-    t->insert(it, Slot{key_prefix({v.bytes, v.key_len}), fresh});
+  if (SharedTree* t = entries.tree()) {
+    auto it = t->tree.erase(at.where);
+    t->tree.insert(it, t->slot(fresh));
   } else if (entries.first() == at.blob) {
     entries.p0_ = const_cast<char*>(fresh);
   } else {
@@ -197,9 +219,9 @@ void CompactMapStore::replace(Entries& entries, const Position& at, std::string_
 }
 
 void CompactMapStore::remove(std::string_view composite, Entries& entries, const Position& at) {
-  if (Tree* t = entries.tree()) {
-    t->erase(at.where);
-    if (t->empty()) entries.reset();
+  if (SharedTree* t = entries.tree()) {
+    t->tree.erase(at.where);
+    if (t->tree.empty()) entries.reset();
   } else if (entries.first() == at.blob) {
     entries.p0_ = const_cast<char*>(entries.p1_);
     entries.p1_ = nullptr;
@@ -246,9 +268,11 @@ void CompactMapStore::maybe_compact() {
   rebuilt.reserve(keys_.size());
   for (auto& [key, entries] : keys_) {
     Entries moved;
-    if (Tree* t = entries.tree()) {
-      auto tree = std::make_unique<Tree>();
-      for (const Slot& slot : *t) tree->insert(tree->end(), Slot{slot.prefix, copy_entry(slot.blob)});
+    if (SharedTree* t = entries.tree()) {
+      auto tree = std::make_unique<SharedTree>();
+      tree->skip = t->skip;
+      std::memcpy(tree->shared, t->shared, t->skip);
+      for (const Slot& slot : t->tree) tree->tree.insert(tree->tree.end(), Slot{slot.prefix, copy_entry(slot.blob)});
       moved.p0_ = tree.release();
       moved.p1_ = &Entries::kTreeTag;
     } else {

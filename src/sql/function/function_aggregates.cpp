@@ -320,6 +320,68 @@ class MultisetMinMax final : public AggregateFunction {
   bool max_;
 };
 
+// Non-retracting MIN/MAX over strings and bytes (Flink's MinAggFunction / MaxAggFunction
+// on append-only input): the best value alone, not a multiset of every value (a short
+// one, such as q16's MAX(DATE_FORMAT(...)), needs no allocation when a group is read).
+class StringMinMax final : public AggregateFunction {
+  struct Acc {
+    bool has = false;
+    std::string value;
+  };
+  static Acc& A(void* acc) { return *static_cast<Acc*>(acc); }
+  static const Acc& A(const void* acc) { return *static_cast<const Acc*>(acc); }
+
+ public:
+  StringMinMax(LogicalType t, bool is_max) : result_(std::move(t)), max_(is_max) {}
+  const LogicalType& result_type() const override { return result_; }
+  std::size_t accumulator_size() const override { return sizeof(Acc); }
+  bool trivially_copyable() const override { return false; }
+  bool supports_retraction() const override { return false; }
+  void create(void* acc) const override { new (acc) Acc(); }
+  void destroy(void* acc) const override { A(acc).~Acc(); }
+  void accumulate(void* const* accs, std::span<const Column* const> args, std::span<const std::uint32_t> rows) const override {
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      if (accs[k] != nullptr && !args[0]->is_null(rows[k])) offer(A(accs[k]), args[0]->string_at(rows[k]));
+  }
+  void retract(void* const*, std::span<const Column* const>, std::span<const std::uint32_t>) const override {
+    throw ClinkError(fmt::format("{} without retraction cannot retract a row", max_ ? "MAX" : "MIN"));
+  }
+  void merge(void* acc, const void* other) const override {
+    if (A(other).has) offer(A(acc), A(other).value);
+  }
+  void get_value(const void* acc, Column& out) const override {
+    if (A(acc).has) out.append_string(A(acc).value);
+    else out.append_null();
+  }
+  void serialize(const void* acc, std::string& out) const override {
+    put<std::uint8_t>(out, A(acc).has ? 1 : 0);
+    if (!A(acc).has) return;
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(A(acc).value.size()));
+    out += A(acc).value;
+  }
+  void deserialize(void* acc, std::string_view& in) const override {
+    Acc& a = A(acc);
+    a.has = get<std::uint8_t>(in) != 0;
+    a.value.clear();
+    if (!a.has) return;
+    auto len = get<std::uint32_t>(in);
+    if (in.size() < len) throw ClinkError("truncated aggregate state");
+    a.value.assign(in.substr(0, len));
+    in.remove_prefix(len);
+  }
+
+ private:
+  // Bytewise (UTF-8 byte order is Flink's string order), as the multiset orders them.
+  void offer(Acc& a, std::string_view v) const {
+    if (!a.has || (max_ ? std::string_view(a.value) < v : v < std::string_view(a.value))) {
+      a.value.assign(v);
+      a.has = true;
+    }
+  }
+  LogicalType result_;
+  bool max_;
+};
+
 // DISTINCT over any aggregate and any number of arguments: a multiset of the argument
 // tuples seen (their key bytes, one value after the other); a tuple reaches the inner
 // aggregate when its count goes 0 -> 1 and is retracted from it when it goes 1 -> 0.
@@ -430,7 +492,8 @@ class DistinctAggregate final : public AggregateFunction {
 std::unique_ptr<AggregateFunction> make_min_max(const LogicalType& t, bool is_max, bool retracting) {
   LogicalType r = t.with_nullable(true);
   if (t.is_nested() || t.is(TypeKind::kNull)) return nullptr;
-  if (retracting || physical_layout(t.kind()) == PhysicalLayout::kVarLen) return std::make_unique<MultisetMinMax>(r, is_max);
+  if (retracting) return std::make_unique<MultisetMinMax>(r, is_max);
+  if (physical_layout(t.kind()) == PhysicalLayout::kVarLen) return std::make_unique<StringMinMax>(r, is_max);
   switch (t.kind()) {
     case TypeKind::kBoolean: return std::make_unique<FixedMinMax<std::uint8_t>>(r, is_max);
     case TypeKind::kTinyInt: return std::make_unique<FixedMinMax<std::int8_t>>(r, is_max);

@@ -26,7 +26,12 @@
 // one slot (as Flink's distinct calls on one field share a MapView): one entry holds a
 // count per call (each call counts the rows its FILTER passes), so COUNT(DISTINCT x) under
 // four filters costs one state lookup per row, not four. Counts are read once per
-// (group, value) per batch and written back with the blocks.
+// (group, value) per batch and written back with the blocks. An entry's map key is the
+// value's key bytes, then the slot (values first: the memory backend's B-trees tell keys
+// apart by the bytes after those all keys share, and a leading slot number shared by half
+// the keys would leave none). On insert-only input a count stops at 1 (Flink's
+// append-only distinct keeps a seen-flag too): nothing ever retracts the value, so a
+// value seen before is only read, never rewritten.
 // `state_ttl_ms` (table.exec.state.ttl): as Flink's StateTtlConfig on the accumulator and
 // the distinct map (OnCreateAndWrite, NeverReturnExpired), a group expires that long
 // after its last row; the next row starts a fresh group (+I, no retraction of the
@@ -65,6 +70,7 @@ struct GroupAggConfig {
   // The calls whose values live in map state, by argument columns: one slot per
   // distinct argument list, its calls in call order.
   std::vector<std::vector<std::size_t>> distinct_slots;
+  bool input_retracts = true;
   std::int64_t state_ttl_ms = 0;             // 0: state never expires
   std::int64_t mini_batch_size = 0;          // 0: no mini-batch (emit per row)
   std::int64_t mini_batch_latency_ms = 0;
@@ -315,12 +321,13 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       for (std::size_t call : calls) any = any || AggregateSet::passes_filter(input_, call, row);
       if (!any) continue;
       distinct_key_.assign(key_);
-      StateCodec<std::uint32_t>::encode(static_cast<std::uint32_t>(slot), distinct_key_);
       for (const Column* a : args) append_key_value(*a, row, distinct_key_);
+      StateCodec<std::uint32_t>::encode(static_cast<std::uint32_t>(slot), distinct_key_);
       std::int64_t* count = &distinct_now_[distinct_count(g, calls.size())];
       for (std::size_t j = 0; j < calls.size(); ++j) {
         if (!AggregateSet::passes_filter(input_, calls[j], row)) continue;
-        const std::int64_t before = count[j], after = before + sign;
+        const std::int64_t before = count[j];
+        const std::int64_t after = cfg_.input_retracts ? before + sign : 1;
         count[j] = after;
         if ((sign > 0 && before <= 0 && after > 0) || (sign < 0 && before > 0 && after <= 0))
           aggs.add_call(g.acc, input_, calls[j], row, sign);
@@ -558,6 +565,7 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
         // Insert-only input (the planner says so) lets MIN / MAX keep one value instead of
         // a multiset, and admits aggregate functions that cannot retract.
         const bool input_retracts = p.get_bool("input_retracts", true);
+        cfg->input_retracts = input_retracts;
         const std::vector<RuntimeAggregate> calls =
             AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p,
                                 input_retracts, FunctionRegistry::process());
