@@ -181,6 +181,33 @@ TEST(SqlWatermarkAssigner, OnPeriodicEmitsEagerlyOnlyOnLargeJumps) {
   EXPECT_THAT(h.lines, ElementsAre("WM 250"));
 }
 
+// data_driven (over a bounded source): no emission by the timer, only the eager one, so
+// which rows a watermark precedes depends on the rows alone. The same input with the
+// timer firing between two batches (as a slow read would): without data_driven the row
+// 230 after it is behind the watermark 250; with it, nothing was emitted and it is not.
+TEST(SqlWatermarkAssigner, DataDrivenEmitsOnlyByTheRowsNotByTheTimer) {
+  for (bool data_driven : {false, true}) {
+    SCOPED_TRACE(data_driven);
+    json p = wm_params("on-periodic", 100);
+    if (data_driven) p["data_driven"] = true;
+    OpHarness h("sql_watermark_assigner", p);
+    h.push(batch(wm_schema(), {wrow(210, 200)}));  // 200 - 0 > 100: eager
+    h.push(batch(wm_schema(), {wrow(260, 250)}));  // 250 - 200 <= 100: held
+    h.processing_time(h.context().timer_service().current_processing_time() + 101);
+    h.push(batch(wm_schema(), {wrow(230, 220)}));
+    h.push(batch(wm_schema(), {wrow(400, 390)}));  // 390 - 200 > 100: eager either way
+    const std::vector<std::string> timer = {"+I[1970-01-01T00:00:00.210, 1970-01-01T00:00:00.200]", "WM 200",
+                                            "+I[1970-01-01T00:00:00.260, 1970-01-01T00:00:00.250]", "WM 250",
+                                            "+I[1970-01-01T00:00:00.230, 1970-01-01T00:00:00.220]",
+                                            "+I[1970-01-01T00:00:00.400, 1970-01-01T00:00:00.390]", "WM 390"};
+    const std::vector<std::string> rows = {"+I[1970-01-01T00:00:00.210, 1970-01-01T00:00:00.200]", "WM 200",
+                                           "+I[1970-01-01T00:00:00.260, 1970-01-01T00:00:00.250]",
+                                           "+I[1970-01-01T00:00:00.230, 1970-01-01T00:00:00.220]",
+                                           "+I[1970-01-01T00:00:00.400, 1970-01-01T00:00:00.390]", "WM 390"};
+    EXPECT_EQ(h.lines, data_driven ? rows : timer);
+  }
+}
+
 // The expression's time functions read the task's processing-time clock, once per batch
 // (as in sql_calc), not the system clock; CURRENT_WATERMARK the last upstream watermark
 // (NULL before one), as Flink's operator-level current watermark.

@@ -6,6 +6,10 @@
 //    watermark <= 0 is never emitted, as in Flink;
 //  - it is emitted when it advanced by more than interval_ms over the last emitted one
 //    (Flink's eager emission), and by a processing-time timer every interval_ms;
+//    data_driven (the planner sets it over a bounded source) leaves the timer out: which
+//    rows a watermark came before then depends on the rows alone, not on when the timer
+//    fired, so a row just behind the watermark (by less than interval_ms) is late, or
+//    not, the same way on every run of the same input (issue 15's determinism);
 //    emit 'on-event' is interval 0: every advance is emitted; with per_row (the planner
 //    sets it when the job calls CURRENT_WATERMARK) right after the row that made it, so
 //    the next row sees it, as in Flink (a batch is cut there);
@@ -56,6 +60,7 @@ struct WatermarkConfig {
   std::int64_t idle_timeout_ms = 0;
   WatermarkAlignment alignment;
   bool source_bounded = false;
+  bool data_driven = false;  // no periodic emission by processing time (a bounded input)
 };
 
 class SqlWatermarkAssigner final : public StreamOperator {
@@ -138,7 +143,7 @@ class SqlWatermarkAssigner final : public StreamOperator {
   void on_processing_time_timer(const Timer&) override {
     if (finished_) return;
     emit_restored();
-    if (cfg_.periodic && current_ > last_) advance_to(current_);
+    if (cfg_.periodic && !cfg_.data_driven && current_ > last_) advance_to(current_);
     if (cfg_.idle_timeout_ms > 0 && !idle_ && now() - last_row_time_ > cfg_.idle_timeout_ms) {
       idle_ = true;
       output().emit_watermark(Watermark::idle_marker(last_));
@@ -162,7 +167,7 @@ class SqlWatermarkAssigner final : public StreamOperator {
   std::int64_t now() { return ctx().timer_service().current_processing_time(); }
   void arm_timer() {
     std::int64_t every = 0;
-    if (cfg_.periodic) every = cfg_.interval_ms;
+    if (cfg_.periodic && !cfg_.data_driven) every = cfg_.interval_ms;
     if (cfg_.idle_timeout_ms > 0) every = every == 0 ? cfg_.idle_timeout_ms : std::min(every, cfg_.idle_timeout_ms);
     if (every > 0) ctx().timer_service().register_processing_time_timer(sat_add(now(), every), {}, {});
   }
@@ -256,7 +261,7 @@ void register_sql_watermark_assigner(OperatorRegistry& r) {
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_watermark_assigner",
                       {"rowtime", "watermark", "emit", "interval_ms", "per_row", "idle_timeout_ms", "alignment",
-                       "source_bounded"});
+                       "source_bounded", "data_driven"});
         SchemaPtr in = p.input_schema(0);
         check_schema_equal(*in, *p.output_schema(), p.where() + ": param 'schema'");
         auto cfg = std::make_shared<WatermarkConfig>();
@@ -284,6 +289,7 @@ void register_sql_watermark_assigner(OperatorRegistry& r) {
         if (cfg->per_row && cfg->periodic) p.fail("param 'per_row' applies to emit 'on-event' only");
         cfg->idle_timeout_ms = p.get_int("idle_timeout_ms", 0, 0);
         cfg->source_bounded = p.get_bool("source_bounded", false);
+        cfg->data_driven = p.get_bool("data_driven", false);
         if (p.has("alignment")) {
           const auto& a = p.params().at("alignment");
           if (!a.is_object() || !a.contains("group") || !a.at("group").is_string() || a.at("group").get<std::string>().empty())

@@ -37,6 +37,16 @@ std::string keys_text(const std::vector<std::size_t>& cols) {
   return s;
 }
 
+// The scan a watermark assigner's input comes from (through the projection of computed
+// columns and filters) reads a bounded source.
+bool reads_bounded_source(const LogicalNode& n) {
+  const LogicalNode* at = &n;
+  while (at->kind == LogicalKind::kProject || at->kind == LogicalKind::kFilter) at = &at->input();
+  if (at->kind != LogicalKind::kScan) return false;
+  const TableDef& t = static_cast<const LogicalScan&>(*at).table;
+  return sql_source_bounded(t.connector(), t.options);
+}
+
 }  // namespace
 
 std::string Compiler::add(const std::string& factory, const std::vector<std::string>& inputs, json params,
@@ -98,6 +108,9 @@ std::vector<std::string> Compiler::compile(const LogicalNode& n) {
       json p = {{"schema", schema_to_json(w.schema)}, {"rowtime", w.rowtime}, {"watermark", expr_to_json(*watermark)},
                 {"emit", w.emit}, {"idle_timeout_ms", w.idle_timeout_ms}, {"alignment", alignment}};
       if (bounds) p["source_bounded"] = true;
+      // Over a bounded source the watermarks go by the rows only (no processing-time
+      // emission), so the same input gives the same output on every run.
+      if (w.emit == "on-periodic" && reads_bounded_source(n.input())) p["data_driven"] = true;
       // The assigner rejects an interval for 'on-event' emission (every advance goes out).
       if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
       else if (reads_current_watermark) p["per_row"] = true;
