@@ -23,7 +23,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string key(std::int64_t k) { return encode_key<std::int64_t>(k); }
 
 struct States {
   StateId value, list, map;

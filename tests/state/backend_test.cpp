@@ -25,19 +25,6 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   BackendMaker maker;
 };
 
-std::string key(std::int64_t k) { return encode_key<std::int64_t>(k); }
-std::string get(KeyedStateBackend& b, StateId id) {
-  std::string out;
-  return b.get(id, out) ? out : "<absent>";
-}
-std::vector<std::pair<std::string, std::string>> map_entries(KeyedStateBackend& b, StateId id) {
-  std::vector<std::pair<std::string, std::string>> out;
-  b.map_for_each(id, [&](std::string_view k, std::string_view v) {
-    out.emplace_back(k, v);
-    return true;
-  });
-  return out;
-}
 
 TEST_P(BackendTest, ValuePutGetRemove) {
   auto b = make_full();

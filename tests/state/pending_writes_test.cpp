@@ -31,23 +31,6 @@ class PendingWritesTest : public ::testing::TestWithParam<std::string> {
   TempDir ckpt;
 };
 
-std::string key(std::int64_t k) { return encode_key<std::int64_t>(k); }
-std::string get(KeyedStateBackend& b, StateId id) {
-  std::string out;
-  return b.get(id, out) ? out : "<absent>";
-}
-std::string map_get(KeyedStateBackend& b, StateId id, std::string_view uk) {
-  std::string out;
-  return b.map_get(id, uk, out) ? out : "<absent>";
-}
-std::vector<std::pair<std::string, std::string>> map_entries(KeyedStateBackend& b, StateId id) {
-  std::vector<std::pair<std::string, std::string>> out;
-  b.map_for_each(id, [&](std::string_view k, std::string_view v) {
-    out.emplace_back(k, v);
-    return true;
-  });
-  return out;
-}
 
 TEST_P(PendingWritesTest, ValueReadsSeeEveryWriteSinceTheSnapshot) {
   auto b = make_full();

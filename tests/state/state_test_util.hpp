@@ -9,9 +9,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "clink/runtime/key_group.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 
 #include "../support/manual_clock.hpp"
@@ -40,6 +42,26 @@ struct BackendMaker {
     return make(key_group_range_for_subtask(max_parallelism, parallelism, subtask), max_parallelism, subtask);
   }
 };
+
+// The key of an int64 key (as the operators encode it), and what a backend holds for the
+// current key, read through its public calls: "<absent>" for nothing.
+inline std::string key(std::int64_t k) { return encode_key<std::int64_t>(k); }
+inline std::string get(KeyedStateBackend& b, StateId id) {
+  std::string out;
+  return b.get(id, out) ? out : "<absent>";
+}
+inline std::string map_get(KeyedStateBackend& b, StateId id, std::string_view user_key) {
+  std::string out;
+  return b.map_get(id, user_key, out) ? out : "<absent>";
+}
+inline std::vector<std::pair<std::string, std::string>> map_entries(KeyedStateBackend& b, StateId id) {
+  std::vector<std::pair<std::string, std::string>> out;
+  b.map_for_each(id, [&](std::string_view k, std::string_view v) {
+    out.emplace_back(k, v);
+    return true;
+  });
+  return out;
+}
 
 // (state, key group, key, namespace, value) of every entry, sorted.
 using Dump = std::vector<std::tuple<std::string, int, std::string, std::string, std::string>>;
