@@ -7,9 +7,9 @@
 // and per map row prefix for map scans) and the database only where nothing is pending.
 //
 // commit() applies them in one Write in (column family, key) order, each key's writes in
-// the order made (those a later put or delete overwrites left out): the memtable's skip list inserts a key starting from the previous
-// insert's position, so ascending keys cost fewer comparisons than keys in hash order
-// (about half of an insert's time).
+// the order made (those a later put or delete overwrites left out): the memtable's skip
+// list inserts a key starting from the previous insert's position, so ascending keys cost
+// fewer comparisons than keys in hash order (about half of an insert's time).
 #include <cstdint>
 #include <string>
 #include <string_view>

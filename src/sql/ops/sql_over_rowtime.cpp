@@ -13,8 +13,9 @@
 //     sequence) with a timer at W (namespace kDecide, after the key's own timers at W),
 //     then is late or stored exactly as if it had come when the watermark was W: the
 //     outcome Flink gives when the other channels are ahead, the same on every run. With
-//     one channel W is the operator's watermark and this is Flink's rule unchanged. ROWS n PRECEDING retracts the oldest row once n + 1 rows are in the
-//     frame (per row); RANGE INTERVAL d PRECEDING retracts the rows older than time - d,
+//     one channel W is the operator's watermark and this is Flink's rule unchanged.
+//     ROWS n PRECEDING retracts the oldest row once n + 1 rows are in the frame (per
+//     row); RANGE INTERVAL d PRECEDING retracts the rows older than time - d,
 //     accumulates every row of the time, and emits them all with the same values
 //     (peers). RANGE cleans a key up at an event-time timer 1.5 d after its last row.
 //   - unbounded frames: a row is late when its time is not after the watermark (its
