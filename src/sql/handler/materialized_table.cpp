@@ -261,7 +261,7 @@ nlohmann::json MaterializedTables::plan_insert(const MaterializedTableDef& def, 
   OptimizerOptions options;
   if (auto tz = session_.find("table.local-time-zone"); tz != session_.end())
     options.session.time_zone = TimeZone::of(tz->second);
-  sink = optimize(sink, options);
+  sink = reuse_scans({optimize(sink, options)}).front();
   PhysicalPlanner planner(catalog_, session_);
   return planner.compile({sink}, job_name);
 }

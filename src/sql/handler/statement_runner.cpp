@@ -89,7 +89,7 @@ std::vector<LogicalPtr> StatementRunner::plan(const ast::Statement& st) {
     options.session.time_zone = TimeZone::of(tz->second);
   options.distinct_agg_split_buckets = distinct_agg_split_buckets(session_, st.pos);
   for (auto& s : sinks) s = optimize(s, options);
-  return sinks;
+  return reuse_scans(sinks);
 }
 
 std::string StatementRunner::job_name(const ast::Statement& st) const {

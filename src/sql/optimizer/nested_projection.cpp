@@ -70,6 +70,8 @@ void collect(const ExprPtr& e, Needs& needs) {
   for (const auto& a : e->args) collect(a, needs);
 }
 
+}  // namespace
+
 // `e` over an input whose column types are now `in`'s.
 ExprPtr retype(const ExprPtr& e, const Schema& in) {
   if (e->kind == ExprKind::kColumnRef) {
@@ -95,6 +97,8 @@ ExprPtr retype(const ExprPtr& e, const Schema& in) {
   }
   return c;
 }
+
+namespace {
 
 LogicalPtr narrow(const LogicalPtr& node, const Needs& needs);
 

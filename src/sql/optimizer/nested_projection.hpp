@@ -7,6 +7,10 @@ namespace clink::sql {
 
 LogicalPtr push_down_nested_projections(const LogicalPtr& plan);
 
+// `e` over an input whose column types are now `in`'s (a ROW narrowed or widened): its
+// column references and the FIELD calls over them retyped.
+ExprPtr retype(const ExprPtr& e, const Schema& in);
+
 // The table's physical schema as the scan reads it (the source's `schema` param): a ROW
 // column the pass narrowed has the scan's narrowed type.
 Schema scan_read_schema(const LogicalScan& s);

@@ -86,6 +86,18 @@ std::string Compiler::add(const std::string& factory, const std::vector<std::str
   return id;
 }
 
+std::string Compiler::add_reusable(const std::string& factory, const std::vector<std::string>& inputs, json params,
+                                   const Schema& input_schema, bool deterministic) {
+  if (!deterministic) return add(factory, inputs, std::move(params), nullptr, false, &input_schema);
+  std::string key = factory;
+  for (const auto& i : inputs) key += "|" + i;
+  key += "|" + params.dump() + "|" + schema_to_json(input_schema).dump();
+  if (auto it = reused_ops.find(key); it != reused_ops.end()) return it->second;
+  std::string id = add(factory, inputs, std::move(params), nullptr, false, &input_schema);
+  reused_ops.emplace(std::move(key), id);
+  return id;
+}
+
 std::vector<std::string> Compiler::compile(const LogicalNode& n) {
   switch (n.kind) {
     case LogicalKind::kScan: return {scan(static_cast<const LogicalScan&>(n))};
@@ -114,7 +126,7 @@ std::vector<std::string> Compiler::compile(const LogicalNode& n) {
       // The assigner rejects an interval for 'on-event' emission (every advance goes out).
       if (w.emit == "on-periodic") p["interval_ms"] = w.interval_ms;
       else if (reads_current_watermark) p["per_row"] = true;
-      return {add("sql_watermark_assigner", in, p, nullptr, false, &n.input().schema)};
+      return {add_reusable("sql_watermark_assigner", in, p, n.input().schema, rewrite::is_deterministic(watermark))};
     }
     case LogicalKind::kProject:
     case LogicalKind::kFilter: return {calc(n)};
@@ -451,7 +463,9 @@ std::string Compiler::calc(const LogicalNode& n) {
   for (const auto& e : projections) proj.push_back(expr_to_json(*e));
   json p = {{"schema", schema_to_json(n.schema)}, {"projections", proj},
             {"filter", filter ? expr_to_json(*filter) : json(nullptr)}};
-  return add("sql_calc", in, p, nullptr, false, &input->schema);
+  bool deterministic = !filter || rewrite::is_deterministic(filter);
+  for (const auto& e : projections) deterministic = deterministic && rewrite::is_deterministic(e);
+  return add_reusable("sql_calc", in, p, input->schema, deterministic);
 }
 
 }  // namespace physical

@@ -35,6 +35,7 @@ struct Compiler {
   std::vector<std::size_t> dead_letter_sources;  // ops that get `dead_letter: true` when wired
   bool reads_current_watermark = false;  // a CURRENT_WATERMARK call in the job: 'on-event' emits per row
   std::map<std::string, std::string> reused_scans;  // a scan's source params -> its op id
+  std::map<std::string, std::string> reused_ops;    // add_reusable(): an op's key -> its id
 
   std::string next_id(const std::string& factory) {
     std::string base = factory.rfind("sql_", 0) == 0 ? factory.substr(4) : factory;
@@ -55,6 +56,14 @@ struct Compiler {
   std::string add(const std::string& factory, const std::vector<std::string>& inputs, json params,
                   const std::vector<std::size_t>* hash_keys = nullptr, bool single = false,
                   const Schema* input_schema = nullptr);
+
+  // Sub-plan reuse (Flink's table.optimizer.reuse-sub-plan-enabled), for the row-local
+  // ops above a shared scan (scan_reuse.cpp makes their subtrees equal: q7's computed
+  // columns and WATERMARK over the one Nexmark source): an op equal to one compiled before
+  // (factory, params, inputs) is that op. Only for ops whose expressions are deterministic
+  // (`deterministic` false: a new op), so both consumers see the same rows.
+  std::string add_reusable(const std::string& factory, const std::vector<std::string>& inputs, json params,
+                           const Schema& input_schema, bool deterministic);
 
   int parallelism() const {
     auto it = session.find("parallelism.default");

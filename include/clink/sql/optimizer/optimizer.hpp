@@ -14,6 +14,7 @@
 //   6. projection pushdown: each node keeps the columns its consumers use; a filesystem
 //      scan reads only those (its `projected` param); adjacent projections merge.
 // A pass that fails on a valid plan is skipped (the plan before it is still valid).
+// reuse_scans() then runs over all of a statement's plans together (scan_reuse.cpp).
 #include "clink/sql/function/function_registry.hpp"
 #include "clink/sql/planner/logical_plan.hpp"
 
@@ -34,6 +35,11 @@ struct OptimizerOptions {
 };
 
 LogicalPtr optimize(LogicalPtr plan, const OptimizerOptions& options = {});
+
+// Scans of one table across the optimized plans of one statement (set) that differ only in
+// their projection read the union of the columns (Flink's ScanReuser), so they run as one
+// source; each consumer still sees its columns (scan_reuse.cpp).
+std::vector<LogicalPtr> reuse_scans(const std::vector<LogicalPtr>& plans);
 
 // The individual passes (tests use them one by one).
 LogicalPtr fold_constants(const LogicalPtr& plan, const SessionContext& session = {});
