@@ -17,7 +17,8 @@
 //
 // What else distinguishes scans keeps them apart: the table's options (hints included),
 // metadata columns (not merged here), and a filter right above the scan that the connector
-// takes (the scan's params would differ; the merged scan would only read more).
+// takes, or prunes partitions by (the scan's params would differ: the merged scan would
+// only read more).
 // Watermark push-down goes by the table's WATERMARK, the same for every scan of it.
 #include <map>
 #include <optional>
@@ -46,7 +47,8 @@ bool may_share(const LogicalScan& s, bool under_filter) {
   const ConnectorDescriptor* d = find_sql_connector(s.table.connector());
   // Without projection push-down every scan reads all columns (equal scans merge anyway).
   if (!d || !d->projection_pushdown || s.schema.size() != s.projected.size()) return false;
-  return !(under_filter && (d->filter_pushdown || d->partition_pushdown));
+  const bool partitioned = !s.table.partitioned_by.empty() || s.table.option("partition_by").has_value();
+  return !(under_filter && (d->filter_pushdown || (d->partition_pushdown && partitioned)));
 }
 
 void collect(const LogicalPtr& n, bool under_filter, std::map<std::string, std::vector<const LogicalScan*>>& scans) {
