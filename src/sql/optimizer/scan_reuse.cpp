@@ -12,21 +12,29 @@
 // the nodes that pass columns through (Filter, WatermarkAssigner) and a Project above it
 // take the new column positions and types (a narrowed ROW is only read through FIELD
 // there, which finds its field by name), so the subtrees above equal scans are equal too
-// and the physical planner shares them. Any other node gets its input's columns as
-// before (a projection of the union where they differ).
+// and the physical planner shares them. The Projects right above the union scan (a table's
+// computed columns, with the ROWs each consumer reads passed through: q3's `auction` on one
+// side, `person` on the other) become one Project of all their distinct columns, so the
+// WATERMARK above it is one too. Any other node gets its input's columns as before (a
+// projection of the union where they differ).
 //
 // What else distinguishes scans keeps them apart: the table's options (hints included),
 // metadata columns (not merged here), and a filter right above the scan that the connector
 // takes, or prunes partitions by (the scan's params would differ: the merged scan would
 // only read more).
 // Watermark push-down goes by the table's WATERMARK, the same for every scan of it.
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "../planner/plan_rewrite.hpp"
 #include "clink/sql/optimizer/optimizer.hpp"
 #include "clink/sql/spec/connector_table.hpp"
+#include "clink/sql/spec/expr_json.hpp"
 #include "nested_projection.hpp"
 
 namespace clink::sql {
@@ -110,9 +118,67 @@ Mapping identity(std::size_t n) {
   return m;
 }
 
+// Where `s`'s columns are in the union scan `u`.
+Mapping scan_map(const LogicalScan& s, const LogicalScan& u) {
+  Mapping m;
+  for (auto col : s.projected)
+    m.push_back(static_cast<std::size_t>(std::find(u.projected.begin(), u.projected.end(), col) - u.projected.begin()));
+  return m;
+}
+
 class ScanReuser {
  public:
   std::map<const LogicalScan*, LogicalPtr> shared;  // a scan -> the union scan replacing it
+  std::map<const LogicalNode*, Rewritten> shared_projects;  // a Project over a shared scan -> the union's
+
+  // The deterministic Projects right over shared scans, by union scan: each group becomes
+  // one Project of the distinct (name, expression) columns over the union scan.
+  void share_projects(const std::vector<LogicalPtr>& plans) {
+    std::map<const LogicalNode*, std::vector<const LogicalProject*>> groups;
+    std::set<const LogicalNode*> seen;
+    std::function<void(const LogicalPtr&)> walk = [&](const LogicalPtr& n) {
+      if (!seen.insert(n.get()).second) return;
+      if (n->kind == LogicalKind::kProject && n->input().kind == LogicalKind::kScan) {
+        const auto& p = static_cast<const LogicalProject&>(*n);
+        auto it = shared.find(static_cast<const LogicalScan*>(&n->input()));
+        if (it != shared.end() && std::all_of(p.exprs.begin(), p.exprs.end(), rewrite::is_deterministic))
+          groups[it->second.get()].push_back(&p);
+      }
+      for (const auto& i : n->inputs) walk(i);
+    };
+    for (const auto& p : plans) walk(p);
+    for (const auto& [scan, projects] : groups) {
+      if (projects.size() < 2) continue;
+      const LogicalPtr& u = shared.at(static_cast<const LogicalScan*>(&projects.front()->input()));
+      std::vector<ExprPtr> exprs;
+      std::vector<std::string> names;
+      std::map<std::string, std::size_t> column;  // name + expression -> union column
+      std::map<std::string, std::string> by_name;  // name -> its expression (one per name)
+      std::vector<Mapping> maps;
+      bool clash = false;
+      for (const auto* p : projects) {
+        const Rewritten in{u, scan_map(static_cast<const LogicalScan&>(p->input()), static_cast<const LogicalScan&>(*u))};
+        Mapping m;
+        for (std::size_t i = 0; i < p->exprs.size(); ++i) {
+          ExprPtr e = over(p->exprs[i], in);
+          const std::string& name = p->schema.name(i);
+          std::string text = expr_to_json(*e).dump();
+          auto [named, fresh_name] = by_name.try_emplace(name, text);
+          clash = clash || named->second != text;
+          auto [it, fresh] = column.try_emplace(name + "\x1f" + text, exprs.size());
+          if (fresh) {
+            exprs.push_back(e);
+            names.push_back(name);
+          }
+          m.push_back(it->second);
+        }
+        maps.push_back(std::move(m));
+      }
+      if (clash) continue;  // one name for two columns: the consumers keep their Projects
+      LogicalPtr up = make_project(u, std::move(exprs), std::move(names), projects.front()->pos);
+      for (std::size_t k = 0; k < projects.size(); ++k) shared_projects.emplace(projects[k], Rewritten{up, maps[k]});
+    }
+  }
 
   Rewritten rewrite(const LogicalPtr& n) {
     if (auto it = done.find(n.get()); it != done.end()) return it->second;
@@ -146,12 +212,7 @@ class ScanReuser {
         const auto& s = static_cast<const LogicalScan&>(*n);
         auto it = shared.find(&s);
         if (it == shared.end()) return {n, identity(n_out)};
-        const auto& u = static_cast<const LogicalScan&>(*it->second);
-        Mapping m;
-        for (auto col : s.projected)
-          m.push_back(static_cast<std::size_t>(std::find(u.projected.begin(), u.projected.end(), col) -
-                                               u.projected.begin()));
-        return {it->second, m};
+        return {it->second, scan_map(s, static_cast<const LogicalScan&>(*it->second))};
       }
       case LogicalKind::kFilter: {
         Rewritten in = rewrite(n->inputs[0]);
@@ -172,6 +233,7 @@ class ScanReuser {
         return {w, in.map};
       }
       case LogicalKind::kProject: {
+        if (auto it = shared_projects.find(n.get()); it != shared_projects.end()) return it->second;
         const auto& p = static_cast<const LogicalProject&>(*n);
         Rewritten in = rewrite(p.inputs[0]);
         if (in.plan == p.inputs[0]) return {n, identity(n_out)};
@@ -209,6 +271,7 @@ std::vector<LogicalPtr> reuse_scans(const std::vector<LogicalPtr>& plans) {
   }
   if (reuser.shared.empty()) return plans;
   try {
+    reuser.share_projects(plans);
     std::vector<LogicalPtr> out;
     for (const auto& p : plans) out.push_back(reuser.rewrite(p).plan);
     return out;
