@@ -98,7 +98,8 @@ std::shared_ptr<LogicalScan> union_scan(const std::vector<const LogicalScan*>& s
       std::vector<RowField> kept;
       for (const auto& x : f.type.fields())
         if (names->count(x.name)) kept.push_back(x);
-      if (kept.size() < f.type.fields().size()) f.type = LogicalType::row(std::move(kept)).with_nullable(f.type.nullable());
+      if (kept.size() < f.type.fields().size())
+        f.type = LogicalType::row(std::move(kept)).with_nullable(f.type.nullable());
     }
     u->projected.push_back(col);
     fields.push_back(std::move(f));
@@ -147,7 +148,7 @@ class ScanReuser {
       for (const auto& i : n->inputs) walk(i);
     };
     for (const auto& p : plans) walk(p);
-    for (const auto& [scan, projects] : groups) {
+    for (const auto& [union_node, projects] : groups) {
       if (projects.size() < 2) continue;
       const LogicalPtr& u = shared.at(static_cast<const LogicalScan*>(&projects.front()->input()));
       std::vector<ExprPtr> exprs;
@@ -157,7 +158,8 @@ class ScanReuser {
       std::vector<Mapping> maps;
       bool clash = false;
       for (const auto* p : projects) {
-        const Rewritten in{u, scan_map(static_cast<const LogicalScan&>(p->input()), static_cast<const LogicalScan&>(*u))};
+        const auto& scan = static_cast<const LogicalScan&>(p->input());
+        const Rewritten in{u, scan_map(scan, static_cast<const LogicalScan&>(*u))};
         Mapping m;
         for (std::size_t i = 0; i < p->exprs.size(); ++i) {
           ExprPtr e = over(p->exprs[i], in);
@@ -217,7 +219,8 @@ class ScanReuser {
       case LogicalKind::kFilter: {
         Rewritten in = rewrite(n->inputs[0]);
         if (in.plan == n->inputs[0]) return {n, identity(n_out)};
-        auto f = std::static_pointer_cast<LogicalFilter>(std::const_pointer_cast<LogicalNode>(with_inputs(*n, {in.plan})));
+        auto f = std::static_pointer_cast<LogicalFilter>(
+            std::const_pointer_cast<LogicalNode>(with_inputs(*n, {in.plan})));
         f->schema = in.plan->schema;
         f->condition = over(f->condition, in);
         return {f, in.map};
