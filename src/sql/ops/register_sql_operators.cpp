@@ -48,6 +48,7 @@ void register_sql_operators(OperatorRegistry& r) {
   register_sql_window_aggregate(r);
   register_sql_window_session(r);
   register_sql_group_aggregate(r);
+  register_sql_local_group_aggregate(r);
   register_sql_limit_sort(r);
   register_sql_join(r);
   register_sql_semi_anti_join(r);

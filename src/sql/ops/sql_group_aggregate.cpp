@@ -32,6 +32,12 @@
 // the keys would leave none). On insert-only input a count stops at 1 (Flink's
 // append-only distinct keeps a seen-flag too): nothing ever retracts the value, so a
 // value seen before is only read, never rewritten.
+// The global phase of a two-phase aggregation (`merge_accumulators`, Flink's
+// GlobalGroupAggregate): each input row is [keys..., accumulator bytes] from
+// sql_local_group_aggregate, one per group per upstream mini-batch, merged into the group
+// instead of accumulated; the emissions are as above, by the merged row count (a group
+// whose first merged rows leave its count at 0 or below emits nothing, as Flink's
+// GlobalGroupAggFunction). No DISTINCT calls (the planner keeps those in one phase).
 // `state_ttl_ms` (table.exec.state.ttl): as Flink's StateTtlConfig on the accumulator and
 // the distinct map (OnCreateAndWrite, NeverReturnExpired), a group expires that long
 // after its last row; the next row starts a fresh group (+I, no retraction of the
@@ -41,6 +47,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
@@ -71,6 +78,8 @@ struct GroupAggConfig {
   // distinct argument list, its calls in call order.
   std::vector<std::vector<std::size_t>> distinct_slots;
   bool input_retracts = true;
+  // Global phase: the input's column holding each row's accumulator bytes (none: rows).
+  std::optional<std::size_t> accumulator_column;
   std::int64_t state_ttl_ms = 0;             // 0: state never expires
   std::int64_t mini_batch_size = 0;          // 0: no mini-batch (emit per row)
   std::int64_t mini_batch_latency_ms = 0;
@@ -121,7 +130,8 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   void process_batch(int, BatchPtr batch) override {
     const auto& in = column_batch_cast(*batch);
     const AggregateSet& aggs = *cfg_.aggs;
-    aggs.bind(in, input_);
+    if (cfg_.accumulator_column) input_.batch = &in;  // the arguments are the local phase's
+    else aggs.bind(in, input_);
     const std::size_t n = in.size(), sets = cfg_.grouping.num_sets();
     now_ms_ = ttl() ? backend_->clock().now_ms() : 0;
     if (mini_batch()) return fold(in, n, sets);
@@ -139,6 +149,10 @@ class SqlGroupAggregateOperator final : public StreamOperator {
           g->exists = true;
           g->dirty = true;
           add(*g, row, 1);
+          if (aggs.row_count(g->acc) <= 0) {  // merged accumulators that only retract
+            g->exists = false;
+            continue;
+          }
           results(g->acc, now_);
           emit(RowKind::kInsert, key_, now_);
           continue;
@@ -309,6 +323,11 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   // One row into the group's accumulators: the DISTINCT calls through their value counts.
   void add(Group& g, std::uint32_t row, int sign) {
     const AggregateSet& aggs = *cfg_.aggs;
+    if (cfg_.accumulator_column) {
+      std::string_view bytes = input_.batch->column(*cfg_.accumulator_column).string_at(row);
+      aggs.merge(g.acc, aggs.deserialize(bytes));
+      return;
+    }
     if (cfg_.distinct_slots.empty()) return aggs.add(g.acc, input_, row, sign);
     aggs.add_except_distinct(g.acc, input_, row, sign);
     for (std::size_t slot = 0; slot < cfg_.distinct_slots.size(); ++slot) {
@@ -553,8 +572,12 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
         SqlOpParams p(ctx, "sql_group_aggregate", {"keys", "grouping_sets", "grouping_set_column", "aggregates", "input_retracts", "state_ttl_ms",
-                                                        "mini_batch_size", "mini_batch_latency_ms"});
+                                                        "mini_batch_size", "mini_batch_latency_ms", "merge_accumulators"});
         SchemaPtr in = p.input_schema(0);
+        // The global phase: the aggregates' arguments are columns of the local phase's
+        // input (`merge_accumulators` is its schema); the accumulators follow the keys.
+        SchemaPtr agg_in = in;
+        if (p.has("merge_accumulators")) agg_in = schema_from_json(p.params().at("merge_accumulators"), p.where());
         auto cfg = std::make_shared<GroupAggConfig>();
         cfg->where = p.where();
         cfg->out_schema = p.output_schema();
@@ -567,9 +590,16 @@ void register_sql_group_aggregate(OperatorRegistry& r) {
         const bool input_retracts = p.get_bool("input_retracts", true);
         cfg->input_retracts = input_retracts;
         const std::vector<RuntimeAggregate> calls =
-            AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *in, p,
+            AggregateSet::parse(p.has("aggregates") ? p.params().at("aggregates") : nlohmann::json::array(), *agg_in, p,
                                 input_retracts, FunctionRegistry::process());
         cfg->aggs = std::make_shared<const AggregateSet>(block_calls(calls, cfg->distinct_slots), true);
+        if (p.has("merge_accumulators")) {
+          if (!cfg->distinct_slots.empty() || !cfg->aggs->mergeable() || cfg->grouping.num_sets() != 1)
+            p.fail("'merge_accumulators' takes one grouping set and aggregates that merge, without DISTINCT");
+          cfg->accumulator_column = cfg->grouping.keys.size();
+          if (in->size() != cfg->grouping.keys.size() + 1 || !in->field(*cfg->accumulator_column).type.is(TypeKind::kVarBinary))
+            p.fail("'merge_accumulators': the input must be the keys, then the accumulators (BYTES)");
+        }
         std::vector<RowField> fields;
         cfg->grouping.key_fields(*in, fields);
         for (const auto& c : cfg->aggs->calls()) fields.push_back({"", c.result_type});

@@ -14,6 +14,7 @@ void register_sql_window_assign(OperatorRegistry& r);
 void register_sql_window_aggregate(OperatorRegistry& r);
 void register_sql_window_session(OperatorRegistry& r);
 void register_sql_group_aggregate(OperatorRegistry& r);
+void register_sql_local_group_aggregate(OperatorRegistry& r);
 void register_sql_limit_sort(OperatorRegistry& r);
 void register_sql_join(OperatorRegistry& r);
 void register_sql_semi_anti_join(OperatorRegistry& r);

@@ -62,6 +62,17 @@ std::optional<MiniBatch> mini_batch(const SessionConfig& session, SourcePosition
   return MiniBatch{*ms, size};
 }
 
+AggPhaseStrategy agg_phase_strategy(const SessionConfig& session, SourcePosition pos) {
+  auto v = option(session, "table.optimizer.agg-phase-strategy");
+  if (!v) return AggPhaseStrategy::kAuto;
+  std::string s = *v;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (s == "AUTO") return AggPhaseStrategy::kAuto;
+  if (s == "ONE_PHASE") return AggPhaseStrategy::kOnePhase;
+  if (s == "TWO_PHASE") return AggPhaseStrategy::kTwoPhase;
+  fail(pos, fmt::format("'table.optimizer.agg-phase-strategy' must be AUTO, ONE_PHASE or TWO_PHASE, got '{}'", *v));
+}
+
 std::optional<int> parallelism_option(const TableDef& t, const char* key, SourcePosition pos) {
   auto v = t.option(key);
   if (!v) return std::nullopt;

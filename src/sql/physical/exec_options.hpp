@@ -20,6 +20,12 @@ struct MiniBatch {
 };
 std::optional<MiniBatch> mini_batch(const SessionConfig& session, SourcePosition pos);
 
+// SET 'table.optimizer.agg-phase-strategy': AUTO (the default), ONE_PHASE or TWO_PHASE. A
+// group aggregation runs in two phases (local before the exchange, global after it) with
+// mini-batch enabled and a strategy other than ONE_PHASE, as Flink plans it.
+enum class AggPhaseStrategy { kAuto, kOnePhase, kTwoPhase };
+AggPhaseStrategy agg_phase_strategy(const SessionConfig& session, SourcePosition pos);
+
 // SET 'execution.runtime-mode' = 'batch': final results once, at the end of the input.
 bool batch_mode(const SessionConfig& session);
 

@@ -98,6 +98,41 @@ std::string Compiler::add_reusable(const std::string& factory, const std::vector
   return id;
 }
 
+// Flink's two-phase aggregation applies when every call can merge accumulators and none is
+// DISTINCT (Flink keeps a DISTINCT's values in the local accumulator; clink keeps them in
+// the global phase's map state, so such an aggregation stays in one phase), over one
+// grouping set (Flink expands grouping sets first).
+bool Compiler::two_phase(const LogicalAggregate& a, AggPhaseStrategy strategy) {
+  if (strategy == AggPhaseStrategy::kOnePhase || a.grouping_sets.size() > 1) return false;
+  if (a.grouping_sets.size() == 1 && a.grouping_sets[0].size() != a.keys.size()) return false;
+  return std::all_of(a.aggregates.begin(), a.aggregates.end(),
+                     [](const AggregateCall& c) { return c.mergeable && !c.distinct; });
+}
+
+std::string Compiler::two_phase_aggregate(const LogicalAggregate& a, const std::vector<std::string>& in,
+                                          json global) {
+  const Schema& input = a.input().schema;
+  std::vector<RowField> fields;
+  std::vector<std::size_t> global_keys;
+  for (std::size_t i = 0; i < a.keys.size(); ++i) {
+    fields.push_back(input.field(a.keys[i]));
+    global_keys.push_back(i);
+  }
+  fields.push_back({"acc$", LogicalType::bytes()});
+  const Schema local_schema(fields);
+  json local = {{"schema", schema_to_json(local_schema)},
+                {"keys", a.keys},
+                {"aggregates", global["aggregates"]},
+                {"input_retracts", global["input_retracts"]},
+                {"mini_batch_size", global["mini_batch_size"]},
+                {"mini_batch_latency_ms", global["mini_batch_latency_ms"]}};
+  const std::string local_id = add("sql_local_group_aggregate", in, local, nullptr, false, &input);
+  global["keys"] = global_keys;
+  global.erase("grouping_sets");
+  global["merge_accumulators"] = schema_to_json(input);
+  return add("sql_group_aggregate", {local_id}, global, &global_keys, global_keys.empty(), &local_schema);
+}
+
 std::vector<std::string> Compiler::compile(const LogicalNode& n) {
   switch (n.kind) {
     case LogicalKind::kScan: return {scan(static_cast<const LogicalScan&>(n))};
@@ -141,10 +176,12 @@ std::vector<std::string> Compiler::compile(const LogicalNode& n) {
       json p = {{"schema", schema_to_json(a.schema)}, {"keys", a.keys}, {"grouping_sets", a.grouping_sets},
                 {"aggregates", aggs}, {"input_retracts", props.changelog(n.input()).updating()}};
       if (const std::int64_t ttl = state_ttl_ms(session, n.pos); ttl > 0) p["state_ttl_ms"] = ttl;  // as Flink's GroupAggFunction
-      if (auto mb = mini_batch(session, n.pos)) {
+      const auto mb = mini_batch(session, n.pos);
+      if (mb) {
         p["mini_batch_size"] = mb->size;
         p["mini_batch_latency_ms"] = mb->latency_ms;
       }
+      if (mb && !batch && two_phase(a, agg_phase_strategy(session, n.pos))) return {two_phase_aggregate(a, in, p)};
       if (a.schema.size() > a.keys.size() + a.aggregates.size()) p["grouping_set_column"] = true;
       auto hash = partition_keys(a.keys, a.grouping_sets);
       return {add("sql_group_aggregate", in, p, &hash, hash.empty(), &n.input().schema)};

@@ -90,6 +90,13 @@ struct Compiler {
   static std::vector<std::size_t> partition_keys(const std::vector<std::size_t>& keys,
                                                  const std::vector<std::vector<std::size_t>>& sets);
 
+  // Two-phase group aggregation (mini-batch on, 'table.optimizer.agg-phase-strategy' not
+  // ONE_PHASE, every call mergeable and none DISTINCT): sql_local_group_aggregate chained
+  // to the input, then sql_group_aggregate merging its accumulators after the exchange.
+  // `global` holds the one-phase params; returns the global op's id.
+  static bool two_phase(const LogicalAggregate& a, AggPhaseStrategy strategy);
+  std::string two_phase_aggregate(const LogicalAggregate& a, const std::vector<std::string>& in, json global);
+
   // A process table function: set semantics hash each table argument (input i) by its
   // PARTITION BY columns (none: one partition at parallelism 1); row semantics: forward.
   std::string process_table_function(const LogicalProcessTableFunction& f);
