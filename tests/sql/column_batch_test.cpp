@@ -295,4 +295,46 @@ TEST(ColumnKeyTest, PartitionerRoutesLikeTheTypedHashPartitioner) {
   }
 }
 
+// hash_rows writes integer keys straight into a flat buffer (no per-value encoder): its
+// hashes must be key_hash of the encoded key bytes, row for row (key groups are part of
+// the checkpoint format), for every integer width, several columns, extreme values and
+// NULLs, and for keys that mix in other types (the general path).
+TEST(ColumnKeyTest, HashRowsOfIntegerKeysEqualsTheHashOfTheKeyBytes) {
+  auto schema = make_schema({{"t", LogicalType::tinyint()},
+                             {"s", LogicalType::smallint()},
+                             {"i", LogicalType::int_type()},
+                             {"b", LogicalType::bigint()},
+                             {"ts", LogicalType::timestamp(3)},
+                             {"d", LogicalType::date()},
+                             {"str", LogicalType::string()},
+                             {"nn", LogicalType::bigint().not_null()}});
+  const std::int64_t extremes[] = {0, 1, -1, 127, -128, 32767, -32768, 2147483647, -2147483648LL,
+                                   std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+  auto batch = [&](bool nulls) {
+    ColumnBatch b(schema);
+    for (int r = 0; r < 300; ++r) {
+      std::int64_t x = r < 11 ? extremes[r] : static_cast<std::int64_t>(r) * 2654435761LL - 400000000000LL;
+      auto maybe = [&](Value v, int k) { return nulls && (r + k) % 7 == 0 ? Value::null() : v; };
+      const std::int64_t i8 = static_cast<std::int8_t>(x), i16 = static_cast<std::int16_t>(x),
+                         i32 = static_cast<std::int32_t>(x);
+      b.append_row({maybe(i8, 0), maybe(i16, 1), maybe(i32, 2), maybe(x, 3), maybe(x, 4), maybe(i32, 5),
+                    maybe("k" + std::to_string(r % 13), 6), x});
+    }
+    return b;
+  };
+  const std::vector<std::vector<std::size_t>> keys = {{0}, {1}, {2}, {3}, {4}, {5}, {7}, {3, 7}, {0, 1, 2, 3},
+                                                      {4, 5, 2}, {3, 6}, {6}};
+  for (bool nulls : {false, true}) {
+    ColumnBatch b = batch(nulls);
+    for (const auto& k : keys) {
+      RowKeyEncoder enc(*schema, k);
+      std::vector<std::uint64_t> hashes;
+      enc.hash_rows(b, hashes);
+      ASSERT_EQ(hashes.size(), b.size());
+      for (std::size_t r = 0; r < b.size(); ++r)
+        ASSERT_EQ(hashes[r], clink::key_hash(enc.encode(b, r))) << "nulls " << nulls << " key " << k[0] << " row " << r;
+    }
+  }
+}
+
 }  // namespace clink::test

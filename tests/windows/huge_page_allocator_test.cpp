@@ -1,6 +1,8 @@
 // The allocators the window engine keeps its large tables in (huge_page_allocator.hpp).
 #include "clink/core/huge_page_allocator.hpp"
 
+#include "clink/core/chunked_vector.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -116,6 +118,83 @@ TEST(HugePagePool, SpansChunksAndKeepsContents) {
   Vec plain;  // no pool: operator new
   plain.emplace_back(3, 4);
   EXPECT_EQ(plain.get_allocator().pool(), nullptr);
+}
+
+TEST(HugePageBlocks, ReleasedBlocksAreReusedBestFitAndSplit) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  if (huge_pages::cached_bytes() + 46 * kMiB > huge_pages::kMaxCachedBytes) GTEST_SKIP() << "cache full";
+  // 46 MiB: a size no other test releases, so the best fit is this block.
+  auto* a = static_cast<char*>(huge_pages::map(46 * kMiB));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % huge_pages::kHugePageBytes, 0u);
+  a[0] = 1;
+  a[46 * kMiB - 1] = 2;
+  const std::size_t before = huge_pages::cached_bytes();
+  huge_pages::unmap(a, 46 * kMiB);
+  EXPECT_EQ(huge_pages::cached_bytes(), before + 46 * kMiB);
+  EXPECT_EQ(huge_pages::map(46 * kMiB), a);  // the same pages: no fault, no zeroing
+  EXPECT_EQ(huge_pages::cached_bytes(), before);
+  huge_pages::unmap(a, 46 * kMiB);
+  // A smaller request takes the front of it; the rest stays cached, 2 MiB aligned.
+  EXPECT_EQ(huge_pages::map(44 * kMiB), a);
+  EXPECT_EQ(huge_pages::cached_bytes(), before + 2 * kMiB);
+  huge_pages::unmap(a, 44 * kMiB);
+  EXPECT_EQ(huge_pages::cached_bytes(), before + 46 * kMiB);
+}
+
+// Counts live instances, so the test sees every element destroyed exactly once.
+struct alignas(64) Tracked {
+  static inline int live = 0;
+  explicit Tracked(std::int64_t v) : value(v), payload{v, v + 1} { ++live; }
+  Tracked(Tracked&& o) noexcept : value(o.value), payload(std::move(o.payload)) { ++live; }
+  Tracked& operator=(Tracked&& o) noexcept {
+    value = o.value;
+    payload = std::move(o.payload);
+    return *this;
+  }
+  ~Tracked() { --live; }
+  std::int64_t value;
+  std::vector<std::int64_t> payload;
+};
+
+TEST(ChunkedVector, GrowsByChunksWithoutMovingFullChunks) {
+  using V = ChunkedVector<Tracked>;
+  const std::size_t n = 3 * V::kPerChunk + 5;  // the heap first chunk, then four full ones
+  {
+    V v;
+    EXPECT_TRUE(v.empty());
+    v.emplace_back(0);
+    const Tracked* first = &v[0];
+    for (std::size_t i = 1; i < V::kPerChunk; ++i) v.emplace_back(static_cast<std::int64_t>(i));
+    const Tracked* chunk0 = &v[0];  // the first chunk is full now: it never moves again
+    EXPECT_NE(chunk0, first);       // (it moved while small)
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(chunk0) % huge_pages::kHugePageBytes, 0u);
+    for (std::size_t i = V::kPerChunk; i < n; ++i) v.emplace_back(static_cast<std::int64_t>(i));
+    EXPECT_EQ(&v[0], chunk0);
+    ASSERT_EQ(v.size(), n);
+    EXPECT_EQ(Tracked::live, static_cast<int>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(v[i].value, static_cast<std::int64_t>(i));
+      ASSERT_EQ(v[i].payload[1], static_cast<std::int64_t>(i) + 1);
+    }
+    V moved = std::move(v);
+    EXPECT_EQ(moved.size(), n);
+    EXPECT_EQ(v.size(), 0u);
+    EXPECT_EQ(&moved[0], chunk0);
+    V packed;
+    packed.reserve(100);
+    const Tracked* reserved = &packed.emplace_back(7);
+    for (int i = 1; i < 100; ++i) packed.emplace_back(7 + i);
+    EXPECT_EQ(&packed[0], reserved);  // reserve sized the first chunk
+    packed.swap(moved);
+    EXPECT_EQ(packed.size(), n);
+    EXPECT_EQ(moved[99].value, 106);
+    EXPECT_EQ(Tracked::live, static_cast<int>(n) + 100);
+    moved.clear();
+    EXPECT_EQ(Tracked::live, static_cast<int>(n));
+    moved.emplace_back(1);
+    EXPECT_EQ(moved[0].value, 1);
+  }
+  EXPECT_EQ(Tracked::live, 0);
 }
 
 }  // namespace

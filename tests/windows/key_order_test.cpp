@@ -3,6 +3,8 @@
 // path handles (digits over just the differing bits) and the comparison fallback.
 #include "clink/windows/window_operator_detail.hpp"
 
+#include "clink/sql/ops/row_key.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,6 +71,19 @@ TEST(KeyOrder, NarrowKeysAndManyDuplicates) {
   expect_sorted_like_std(narrow);
   expect_sorted_like_std(dup);
   expect_sorted_like_std(std::vector<std::int64_t>(1'000, -5));  // all equal: left as is
+}
+
+TEST(KeyOrder, Int64KeysOfTheSqlWindowAggregateInKeyByteOrder) {
+  // Radix path (no NULL): signed order; with a NULL ("\0" sorts first): comparisons.
+  std::uint64_t x = 11;
+  std::vector<sql::Int64Key> keys = {{std::numeric_limits<std::int64_t>::min()}, {std::numeric_limits<std::int64_t>::max()},
+                                     {-1}, {0}, {1}};
+  for (int i = 0; i < 3'000; ++i) keys.push_back({static_cast<std::int64_t>(next(x) % 5'000) - 2'500});
+  for (int i = 0; i < 1'000; ++i) keys.push_back({static_cast<std::int64_t>(next(x))});
+  expect_sorted_like_std(keys);
+  std::vector<sql::Int64Key> distinct = {{0, true}};  // (the comparison sort is not stable)
+  for (std::int64_t i = 0; i < 2'000; ++i) distinct.push_back({(i * 7919) % 2'000 - 1'000});
+  expect_sorted_like_std(distinct);
 }
 
 TEST(KeyOrder, StringKeysByLengthThenBytes) {

@@ -10,8 +10,6 @@
 // Where huge pages are unavailable (THP disabled or `never`, a kernel without them) the
 // madvise fails and the block keeps ordinary pages: nothing else changes. Smaller blocks
 // go to operator new. A failed mmap is out of memory: std::bad_alloc.
-#include <sys/mman.h>
-
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -29,24 +27,18 @@ inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
 inline std::size_t round_up(std::size_t bytes) { return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1); }
 
-// Maps `bytes` (a multiple of 2 MiB) starting on a 2 MiB boundary: transparent huge
-// pages only back aligned 2 MiB ranges, so one extra huge page is mapped and the
-// unaligned head and tail are unmapped again.
-inline void* map(std::size_t bytes) {
-  void* raw = ::mmap(nullptr, bytes + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  const auto start = reinterpret_cast<std::uintptr_t>(raw);
-  const auto aligned = (start + kHugePageBytes - 1) & ~std::uintptr_t{kHugePageBytes - 1};
-  if (aligned != start) ::munmap(raw, aligned - start);
-  const std::uintptr_t tail = start + bytes + kHugePageBytes - (aligned + bytes);
-  if (tail != 0) ::munmap(reinterpret_cast<void*>(aligned + bytes), tail);
-#ifdef MADV_HUGEPAGE
-  ::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);  // failing: ordinary pages
-#endif
-  return reinterpret_cast<void*>(aligned);
-}
-
-inline void unmap(void* p, std::size_t bytes) { ::munmap(p, bytes); }
+// A block of `bytes` (a multiple of 2 MiB) starting on a 2 MiB boundary, marked for
+// transparent huge pages. Blocks released before are reused first (best fit, split):
+// a fresh mapping costs a page fault and the kernel's zeroing of every huge page on
+// first touch, and a growing table releases its old block just as the next table (or
+// its own side vector, or a pane pool's next chunk) needs one. Thread-safe.
+void* map(std::size_t bytes);
+// Releases a block from map (or a part of one, at a 2 MiB boundary): kept for reuse up
+// to kMaxCachedBytes in all, unmapped past that.
+void unmap(void* p, std::size_t bytes);
+inline constexpr std::size_t kMaxCachedBytes = std::size_t{256} << 20;
+// What the cache holds now (tests).
+std::size_t cached_bytes();
 
 }  // namespace huge_pages
 

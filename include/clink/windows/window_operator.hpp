@@ -49,6 +49,7 @@
 #include <absl/container/flat_hash_set.h>
 
 #include "clink/api/operators.hpp"
+#include "clink/core/chunked_vector.hpp"
 #include "clink/core/error.hpp"
 #include "clink/core/huge_page_allocator.hpp"
 #include "clink/core/linear_probe_map.hpp"
@@ -744,7 +745,7 @@ class WindowOperator final : public FunctionOperatorBase<typename Policy::Out> {
       LinearProbeMap<K, SKey, absl::Hash<K>, std::equal_to<K>, HugePageAllocator<std::pair<const K, SKey>>>;
   using SEntry = typename SKeyTable::Entry;
   SKeyTable skeys_;
-  std::vector<SCold, HugePageAllocator<SCold>> colds_;
+  ChunkedVector<SCold> colds_;  // grows without relocating (chunked_vector.hpp)
   std::vector<std::uint32_t> cold_free_;
   std::vector<K> batch_keys_;
   std::vector<std::int64_t> batch_panes_;  // the records' pane indices

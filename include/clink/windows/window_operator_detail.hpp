@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/state_codec.hpp"
+#include "clink/windows/key_radix.hpp"
 #include "clink/windows/window_functions.hpp"
 
 namespace clink {
@@ -30,19 +32,23 @@ struct KeyBytesLess {
   }
 };
 
-// Sorts (key, value) pairs by KeyBytesLess. Integral keys with default-constructible
-// values: an LSD radix sort over just the bits in which the keys differ, in digits of
-// up to 11 bits (a hundred thousand keys below 2^17: two passes of 9 bits), instead of
-// n log n comparisons; `scratch` keeps its capacity between calls.
+// Sorts (key, value) pairs by KeyBytesLess. Keys with an integer image (KeyRadix) and
+// default-constructible values: an LSD radix sort over just the bits in which the keys
+// differ, in digits of up to 11 bits (a hundred thousand keys below 2^17: two passes of
+// 9 bits), instead of n log n comparisons; `scratch` keeps its capacity between calls.
 template <class K, class V>
 void sort_by_key_bytes(std::vector<std::pair<K, V>>& v, std::vector<std::pair<K, V>>& scratch) {
-  if constexpr (std::is_integral_v<K> && std::is_default_constructible_v<V>) {
-    if (v.size() >= 256) {
-      using U = std::make_unsigned_t<K>;
-      constexpr int kBits = 8 * static_cast<int>(sizeof(K));
-      constexpr U kFlip = std::is_signed_v<K> ? U(U(1) << (kBits - 1)) : U(0);  // signed order
+  if constexpr (KeyRadix<K>::value && std::is_default_constructible_v<V>) {
+    const auto all_have_image = [&] {
+      for (const auto& e : v)
+        if (!KeyRadix<K>::has_image(e.first)) return false;
+      return true;
+    };
+    if (v.size() >= 256 && all_have_image()) {
+      using U = typename KeyRadix<K>::U;
+      constexpr int kBits = 8 * static_cast<int>(sizeof(U));
       constexpr int kMaxDigit = 11, kMaxPasses = (kBits + kMaxDigit - 1) / kMaxDigit;
-      const auto bits = [&](const K& k) { return static_cast<U>(static_cast<U>(k) ^ kFlip); };
+      const auto bits = [](const K& k) { return KeyRadix<K>::image(k); };
       U differ = 0;  // the bits in which some key differs from the first
       const U first = bits(v[0].first);
       for (const auto& e : v) differ |= bits(e.first) ^ first;

@@ -11,6 +11,7 @@
 #include "clink/runtime/key_group.hpp"
 #include "clink/sql/common/column.hpp"
 #include "clink/sql/common/types.hpp"
+#include "clink/windows/key_radix.hpp"
 
 namespace clink::sql {
 
@@ -73,5 +74,14 @@ struct KeyCodec<sql::Int64Key> {
     if (!k.null) k.value = KeyCodec<std::int64_t>::decode(in);
     return k;
   }
+};
+// Its bytes order as the value's sign-flipped bits (the marker is the same for every
+// non-NULL key): a window firing's results are radix-sorted by key instead of encoding
+// both keys per comparison. A NULL key ("\0") has no image.
+template <>
+struct window_detail::KeyRadix<sql::Int64Key> : std::true_type {
+  using U = std::uint64_t;
+  static bool has_image(const sql::Int64Key& k) { return !k.null; }
+  static U image(const sql::Int64Key& k) { return static_cast<U>(k.value) ^ (U(1) << 63); }
 };
 }  // namespace clink
