@@ -26,12 +26,14 @@
 // one slot (as Flink's distinct calls on one field share a MapView): one entry holds a
 // count per call (each call counts the rows its FILTER passes), so COUNT(DISTINCT x) under
 // four filters costs one state lookup per row, not four. Counts are read once per
-// (group, value) per batch and written back with the blocks. An entry's map key is the
-// value's key bytes, then the slot (values first: the memory backend's B-trees tell keys
-// apart by the bytes after those all keys share, and a leading slot number shared by half
-// the keys would leave none). On insert-only input a count stops at 1 (Flink's
-// append-only distinct keeps a seen-flag too): nothing ever retracts the value, so a
-// value seen before is only read, never rewritten.
+// (group, value) per batch and written back with the blocks. The map is only point-read
+// and cleared, so it is an unordered map state (unordered_map_state.hpp: the memory
+// backend hashes it, at a cost per row that does not grow with the group's values). An
+// entry's map key is the value's key bytes, then the slot (values first: an ordered
+// backend's B-trees tell keys apart by the bytes after those all keys share, and a
+// leading slot number shared by half the keys would leave none). On insert-only input a
+// count stops at 1 (Flink's append-only distinct keeps a seen-flag too): nothing ever
+// retracts the value, so a value seen before is only read, never rewritten.
 // `state_ttl_ms` (table.exec.state.ttl): as Flink's StateTtlConfig on the accumulator and
 // the distinct map (OnCreateAndWrite, NeverReturnExpired), a group expires that long
 // after its last row; the next row starts a fresh group (+I, no retraction of the
@@ -55,6 +57,7 @@
 #include "clink/sql/spec/sql_op_spec.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/state_ttl.hpp"
+#include "clink/state/unordered_map_state.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {
@@ -110,7 +113,8 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     backend_->set_current_namespace({});
     state_ = backend_->register_state("group-agg", StateKind::kValue, cfg_.state_ttl_ms);
     if (!cfg_.distinct_slots.empty())
-      distinct_state_ = backend_->register_state("group-agg-distinct", StateKind::kMap, cfg_.state_ttl_ms);
+      // Only point-read and cleared: unordered, at a cost that does not grow with the map.
+      distinct_state_ = register_unordered_map_state(*backend_, "group-agg-distinct", cfg_.state_ttl_ms);
     if (mini_batch())  // a mini-batch's groups' first values, and one of them to compare
       for (const auto& c : cfg_.aggs->calls()) {
         first_values_.emplace_back(c.result_type);
