@@ -1,5 +1,6 @@
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state_backend.hpp"
+#include "clink/state/unordered_map_state.hpp"
 #include "snapshot_format.hpp"
 
 namespace clink {
@@ -18,6 +19,12 @@ std::unique_ptr<KeyedStateBackend> make_keyed_state_backend(const StateBackendCo
   if (config.kind == "rocksdb")
     return state_internal::make_rocksdb_backend(config, operator_uid, subtask, key_groups, max_parallelism, clock);
   throw ClinkError("unknown state backend '" + config.kind + "' (expected memory or rocksdb)");
+}
+
+StateId register_unordered_map_state(KeyedStateBackend& backend, const std::string& name, std::int64_t ttl_ms) {
+  if (auto* unordered = dynamic_cast<UnorderedMapStates*>(&backend))
+    return unordered->register_unordered_map_state(name, ttl_ms);
+  return backend.register_state(name, StateKind::kMap, ttl_ms);
 }
 
 }  // namespace clink

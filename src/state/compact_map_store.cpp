@@ -118,6 +118,7 @@ void CompactMapStore::erase(std::string_view composite) {
 }
 
 const char CompactMapStore::Entries::kTreeTag = 0;
+const char CompactMapStore::Entries::kHashTag = 0;
 
 void CompactMapStore::SharedTree::narrow_to(std::string_view k) {
   std::size_t n = 0;
@@ -134,6 +135,10 @@ const char* CompactMapStore::get(const Entries& entries, std::string_view user_k
     auto it = t->tree.find(t->probe(user_key));
     return it == t->tree.end() ? nullptr : it->blob;
   }
+  if (HashSet* h = entries.hash()) {
+    auto it = h->find(UserKey{user_key});
+    return it == h->end() ? nullptr : *it;
+  }
   if (entries.p0_ && CompactMapStore::user_key(entries.first()) == user_key) return entries.first();
   if (entries.p1_ && CompactMapStore::user_key(entries.p1_) == user_key) return entries.p1_;
   return nullptr;
@@ -145,6 +150,10 @@ CompactMapStore::Position CompactMapStore::locate(Entries& entries, std::string_
     if (!t->starts_with_shared(user_key)) t->narrow_to(user_key);
     at.where = t->tree.lower_bound(t->probe(user_key));
     if (at.where != t->tree.end() && CompactMapStore::user_key(at.where->blob) == user_key) at.blob = at.where->blob;
+    return at;
+  }
+  if (HashSet* h = entries.hash()) {
+    if (auto it = h->find(UserKey{user_key}); it != h->end()) at.blob = *it;
     return at;
   }
   const char* inline_blobs[2] = {entries.first(), entries.p1_};
@@ -171,6 +180,8 @@ void CompactMapStore::insert(Entries& entries, const Position& at, std::string_v
   const char* blob = make_blob(user_key, value);
   if (SharedTree* t = entries.tree()) {
     t->tree.insert(at.where, t->slot(blob));
+  } else if (HashSet* h = entries.hash()) {
+    h->insert(blob);
   } else if (!entries.p0_) {
     entries.p0_ = const_cast<char*>(blob);
   } else if (!entries.p1_) {
@@ -181,14 +192,24 @@ void CompactMapStore::insert(Entries& entries, const Position& at, std::string_v
       entries.p1_ = blob;
     }
   } else {
-    entries.p0_ = make_tree({entries.first(), entries.p1_, blob}).release();
-    entries.p1_ = &Entries::kTreeTag;
+    grow(entries, blob);
   }
 }
 
-std::unique_ptr<CompactMapStore::SharedTree> CompactMapStore::make_tree(std::initializer_list<const char*> blobs) {
+void CompactMapStore::grow(Entries& entries, const char* third) {
+  const std::vector<const char*> blobs{entries.first(), entries.p1_, third};
+  if (ordered_) {
+    entries.p0_ = make_tree(blobs).release();
+    entries.p1_ = &Entries::kTreeTag;
+  } else {
+    entries.p0_ = new HashSet(blobs.begin(), blobs.end());
+    entries.p1_ = &Entries::kHashTag;
+  }
+}
+
+std::unique_ptr<CompactMapStore::SharedTree> CompactMapStore::make_tree(const std::vector<const char*>& blobs) {
   auto t = std::make_unique<SharedTree>();
-  const std::string_view first = user_key(*blobs.begin());
+  const std::string_view first = user_key(blobs.front());
   t->skip = static_cast<std::uint8_t>(std::min(first.size(), SharedTree::kMaxSkip));
   std::memcpy(t->shared, first.data(), t->skip);
   for (const char* blob : blobs)
@@ -209,6 +230,9 @@ void CompactMapStore::replace(Entries& entries, const Position& at, std::string_
   if (SharedTree* t = entries.tree()) {
     auto it = t->tree.erase(at.where);
     t->tree.insert(it, t->slot(fresh));
+  } else if (HashSet* h = entries.hash()) {
+    h->erase(UserKey{user_key(at.blob)});
+    h->insert(fresh);
   } else if (entries.first() == at.blob) {
     entries.p0_ = const_cast<char*>(fresh);
   } else {
@@ -222,6 +246,9 @@ void CompactMapStore::remove(std::string_view composite, Entries& entries, const
   if (SharedTree* t = entries.tree()) {
     t->tree.erase(at.where);
     if (t->tree.empty()) entries.reset();
+  } else if (HashSet* h = entries.hash()) {
+    h->erase(UserKey{user_key(at.blob)});
+    if (h->empty()) entries.reset();
   } else if (entries.first() == at.blob) {
     entries.p0_ = const_cast<char*>(entries.p1_);
     entries.p1_ = nullptr;
@@ -275,6 +302,12 @@ void CompactMapStore::maybe_compact() {
       for (const Slot& slot : t->tree) tree->tree.insert(tree->tree.end(), Slot{slot.prefix, copy_entry(slot.blob)});
       moved.p0_ = tree.release();
       moved.p1_ = &Entries::kTreeTag;
+    } else if (HashSet* h = entries.hash()) {
+      auto copied = std::make_unique<HashSet>();
+      copied->reserve(h->size());
+      for (const char* blob : *h) copied->insert(copy_entry(blob));
+      moved.p0_ = copied.release();
+      moved.p1_ = &Entries::kHashTag;
     } else {
       if (entries.p0_) moved.p0_ = const_cast<char*>(copy_entry(entries.first()));
       if (entries.p1_) moved.p1_ = copy_entry(entries.p1_);
@@ -285,6 +318,30 @@ void CompactMapStore::maybe_compact() {
   arena_ = std::move(fresh);
   garbage_ = 0;
   ++generation_;
+}
+
+void CompactMapStore::set_ordered(bool ordered) {
+  if (ordered == ordered_) return;
+  ordered_ = ordered;
+  ++generation_;
+  std::vector<const char*> blobs;
+  for (auto& [key, entries] : keys_) {
+    if (entries.is_inline()) continue;
+    blobs.clear();
+    entries.for_each([&](const char* blob) {
+      blobs.push_back(blob);
+      return true;
+    });
+    Entries rebuilt;
+    if (ordered) {
+      rebuilt.p0_ = make_tree(blobs).release();
+      rebuilt.p1_ = &Entries::kTreeTag;
+    } else {
+      rebuilt.p0_ = new HashSet(blobs.begin(), blobs.end());
+      rebuilt.p1_ = &Entries::kHashTag;
+    }
+    entries = std::move(rebuilt);
+  }
 }
 
 }  // namespace clink::state_internal

@@ -12,8 +12,11 @@
 // (32 B a slot; keys of up to 15 bytes, such as a BIGINT key without namespace, are kept
 // in the slot, longer ones as a blob `varint(len) bytes`, so a lookup of a short key
 // touches no other memory); Entries holds up to two blob
-// pointers inline, or a B-tree of them from the third on, ordered by user key (bytewise,
-// as std::string compares). A value rewritten with the same length is
+// pointers inline, or from the third on a B-tree of them ordered by user key (bytewise,
+// as std::string compares) or, in an unordered store (a map state nobody iterates in
+// order, such as COUNT(DISTINCT)'s), a hash set of them: a B-tree lookup costs a cache
+// miss per level, so its cost grows with the map, a hash lookup's does not. A value
+// rewritten with the same length is
 // overwritten in place; blobs freed by removals or length changes are garbage until the
 // store is compacted (live blobs copied into a fresh arena, the index rebuilt) once the
 // garbage outweighs the live bytes, so a long-running job does not grow with its churn.
@@ -22,7 +25,6 @@
 // Entries must not change while they are iterated; the backend enforces that.
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +32,7 @@
 
 #include <absl/container/btree_set.h>
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
 namespace clink::state_internal {
@@ -139,8 +142,31 @@ class CompactMapStore {
     void narrow_to(std::string_view k);
   };
 
-  // One (key, namespace)'s entries in user-key order: up to two blob pointers inline
-  // (most join keys hold one or two rows), a B-tree from the third on.
+  // An unordered store's entries of one (key, namespace) from the third on: the blobs
+  // hashed by user key (8 bytes a slot; rehashing reads the blobs again, amortised O(1)
+  // per insert). Lookups go by UserKey, so a blob pointer and a key never mix.
+  struct UserKey {
+    std::string_view key;
+  };
+  struct UserKeyHash {
+    using is_transparent = void;
+    std::size_t operator()(UserKey k) const { return absl::Hash<absl::string_view>{}({k.key.data(), k.key.size()}); }
+    std::size_t operator()(const char* blob) const { return (*this)(UserKey{user_key(blob)}); }
+  };
+  struct UserKeyEq {
+    using is_transparent = void;
+    static std::string_view view(UserKey k) { return k.key; }
+    static std::string_view view(const char* blob) { return user_key(blob); }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) == view(b);
+    }
+  };
+  using HashSet = absl::flat_hash_set<const char*, UserKeyHash, UserKeyEq>;
+
+  // One (key, namespace)'s entries: up to two blob pointers inline (most join keys hold
+  // one or two rows), from the third on a B-tree in user-key order (an ordered store) or
+  // a hash set (an unordered one). Inline entries are in user-key order either way.
   class Entries {
    public:
     Entries() = default;
@@ -165,14 +191,19 @@ class CompactMapStore {
     bool empty() const { return p0_ == nullptr; }
     std::size_t size() const {
       if (SharedTree* t = tree()) return t->tree.size();
+      if (HashSet* h = hash()) return h->size();
       return p0_ ? (p1_ ? 2 : 1) : 0;
     }
-    // fn(blob) per entry in user-key order; returns false to stop.
+    // fn(blob) per entry, in user-key order unless a hash set holds them; returns false
+    // to stop.
     template <class Fn>
     void for_each(Fn&& fn) const {
       if (SharedTree* t = tree()) {
         for (const Slot& slot : t->tree)
           if (!fn(slot.blob)) return;
+      } else if (HashSet* h = hash()) {
+        for (const char* blob : *h)
+          if (!fn(blob)) return;
       } else if (p0_) {
         if (fn(first()) && p1_) fn(p1_);
       }
@@ -180,16 +211,19 @@ class CompactMapStore {
 
    private:
     friend class CompactMapStore;
-    static const char kTreeTag;
+    static const char kTreeTag, kHashTag;
     SharedTree* tree() const { return p1_ == &kTreeTag ? static_cast<SharedTree*>(p0_) : nullptr; }
+    HashSet* hash() const { return p1_ == &kHashTag ? static_cast<HashSet*>(p0_) : nullptr; }
+    bool is_inline() const { return p1_ != &kTreeTag && p1_ != &kHashTag; }
     const char* first() const { return static_cast<const char*>(p0_); }
     void reset() {
       delete tree();
+      delete hash();
       p0_ = nullptr;
       p1_ = nullptr;
     }
     // Inline: p0_ the first blob (or null), p1_ the second (or null). A B-tree: p0_ is
-    // the SharedTree, p1_ == &kTreeTag.
+    // the SharedTree, p1_ == &kTreeTag. A hash set: p0_ is the HashSet, p1_ == &kHashTag.
     void* p0_ = nullptr;
     const char* p1_ = nullptr;
   };
@@ -200,6 +234,14 @@ class CompactMapStore {
     Tree::iterator where{};  // in a B-tree
     int index = 0;           // inline: the entry's slot, or where it would go
   };
+
+  // Ordered (the default): every (key, namespace)'s entries in user-key order. Unordered:
+  // hash sets instead of B-trees, so Entries::for_each is in no particular order.
+  explicit CompactMapStore(bool ordered = true) : ordered_(ordered) {}
+  bool ordered() const { return ordered_; }
+  // Rebuilds every B-tree as a hash set or the other way round (a state restored before
+  // it was registered with its flavour). Changes generation().
+  void set_ordered(bool ordered);
 
   // The entries of a composite key, nullptr when it has none. Pointers stay valid until
   // a call that changes generation() (a key added or dropped, a compaction).
@@ -268,12 +310,15 @@ class CompactMapStore {
   using KeyIndex = absl::flat_hash_map<KeyRef, Entries, KeyHash, KeyEq>;
 
   const char* make_blob(std::string_view user_key, std::string_view value);
-  // A B-tree of an (inline) key's third entry: the three blobs, sharing what they share.
-  static std::unique_ptr<SharedTree> make_tree(std::initializer_list<const char*> blobs);
+  // A B-tree of blobs (an inline key's three, a hash set's), sharing what they share.
+  static std::unique_ptr<SharedTree> make_tree(const std::vector<const char*>& blobs);
+  // Turns inline entries that take a third blob into a B-tree or hash set.
+  void grow(Entries& entries, const char* third);
   void release_entry(const char* blob);
   void maybe_compact();
 
   KeyIndex keys_;
+  bool ordered_;
   EntryArena arena_;
   std::size_t live_ = 0, garbage_ = 0;
   std::uint64_t generation_ = 0;

@@ -1,6 +1,7 @@
 // The memory backend: one hash map per (state, key group) from composite key (key,
 // namespace) to value; map states keep their entries in a CompactMapStore per (state, key
-// group) (compact_map_store.hpp: arena blobs ordered by user key per composite key).
+// group) (compact_map_store.hpp: arena blobs per composite key, ordered by user key, or
+// hashed for an unordered map state, unordered_map_state.hpp).
 //
 // Snapshots are full snapshots in the canonical format (snapshot_format.hpp), written
 // asynchronously as Flink's heap backend does: begin_snapshot (at the barrier) only
@@ -26,24 +27,23 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "clink/core/error.hpp"
+#include "clink/state/unordered_map_state.hpp"
 #include "compact_map_store.hpp"
 #include "snapshot_format.hpp"
 
 namespace clink::state_internal {
 namespace {
 
-class MemoryKeyedStateBackend final : public KeyedStateBackend {
+class MemoryKeyedStateBackend final : public KeyedStateBackend, public UnorderedMapStates {
  public:
   MemoryKeyedStateBackend(const std::string& operator_uid, int subtask, KeyGroupRange key_groups,
                           int max_parallelism, const ProcessingTimeClock& clock)
       : KeyedStateBackend(key_groups, max_parallelism, clock), stem_(file_stem(operator_uid, subtask)) {}
   StateId register_state(const std::string& name, StateKind kind, std::int64_t ttl_ms) override {
-    int i = find(name);
-    if (i >= 0) {
-      check_compatible(tables_[static_cast<std::size_t>(i)]->meta, kind, ttl_ms);
-      return StateId{i};
-    }
-    return StateId{add_table({name, kind, ttl_ms})};
+    return register_ordered(name, kind, ttl_ms, true);
+  }
+  StateId register_unordered_map_state(const std::string& name, std::int64_t ttl_ms) override {
+    return register_ordered(name, StateKind::kMap, ttl_ms, false);
   }
 
   bool get(StateId id, std::string& out) override {
@@ -253,6 +253,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     // and its size after that sweep.
     std::vector<std::size_t> added_since_sweep, size_after_sweep;
     std::vector<CompactMapStore> maps;
+    bool ordered = true;  // a map state's: its stores' flavour
     // The current (key, namespace)'s entries of a map state, looked up once per key:
     // valid while the backend's key_version and the store's generation are unchanged.
     CompactMapStore::Entries* cached = nullptr;
@@ -269,7 +270,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
   // A table's entries of one key group at the barrier that the task changed since.
   struct Undo {
     absl::flat_hash_map<std::string, std::optional<std::string>> values;  // nullopt: absent
-    using MapEntries = std::vector<std::pair<std::string, std::string>>;   // in user-key order
+    using MapEntries = std::vector<std::pair<std::string, std::string>>;   // as Entries::for_each
     absl::flat_hash_map<std::string, std::optional<MapEntries>> maps;
     bool empty() const { return values.empty() && maps.empty(); }
   };
@@ -348,6 +349,19 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend {
     return t;
   }
 
+  // A map state's flavour is its last registration's (a restored one is ordered until
+  // it is registered).
+  StateId register_ordered(const std::string& name, StateKind kind, std::int64_t ttl_ms, bool ordered) {
+    int i = find(name);
+    if (i >= 0) check_compatible(tables_[static_cast<std::size_t>(i)]->meta, kind, ttl_ms);
+    else i = add_table({name, kind, ttl_ms});
+    Table& t = *tables_[static_cast<std::size_t>(i)];
+    if (kind == StateKind::kMap && t.ordered != ordered) {
+      t.ordered = ordered;
+      for (CompactMapStore& store : t.maps) store.set_ordered(ordered);
+    }
+    return StateId{i};
+  }
   int find(const std::string& name) const {
     for (std::size_t i = 0; i < tables_.size(); ++i)
       if (tables_[i]->meta.name == name) return static_cast<int>(i);
@@ -474,6 +488,7 @@ KeyedStateHandle MemoryKeyedStateBackend::Writer::write(const std::function<bool
   std::vector<std::size_t> ends(r.tables.size());
   std::string scratch, composed;
   std::string_view key, ns, out;
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;  // one key's map entries
   for (int kg = key_groups.first; kg <= key_groups.last; ++kg) {
     if (cancelled()) throw TaskCancelled();
     auto local = static_cast<std::size_t>(kg - key_groups.first);
@@ -532,10 +547,15 @@ KeyedStateHandle MemoryKeyedStateBackend::Writer::write(const std::function<bool
         parse_composite_key(ck, key, ns);
         if (meta.kind == StateKind::kMap) {
           // The canonical format wants each key's entries together and in user-key
-          // order (the B-trees and the undo log give that); keys may come in any order.
+          // order (B-trees give that, hash sets do not: sorted here); keys may come in
+          // any order.
+          pairs.clear();
           for (std::uint64_t n = get_varint(in); n > 0; --n) {
             std::string_view uk = get_length_prefixed(in);
-            std::string_view uv = get_length_prefixed(in);
+            pairs.emplace_back(uk, get_length_prefixed(in));
+          }
+          if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
+          for (const auto& [uk, uv] : pairs) {
             if (!snapshot_value(meta.kind, meta.ttl_ms, now, uv, scratch, out)) continue;
             composed.clear();
             put_length_prefixed(uk, composed);

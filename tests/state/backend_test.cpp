@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include "clink/core/error.hpp"
 #include "clink/state/keyed_state.hpp"
 #include "clink/state/state_codec.hpp"
+#include "clink/state/unordered_map_state.hpp"
 #include "state_test_util.hpp"
 
 namespace clink::test {
@@ -445,6 +448,95 @@ TEST_P(BackendTest, SavepointsRestoreIntoEitherBackend) {
       EXPECT_EQ(got, expected) << GetParam() << " -> " << kind;
     }
   }
+}
+
+// An unordered map state (the memory backend hashes it, RocksDB keeps it ordered):
+// put/get/update/remove/clear over keys with many entries, then snapshots restored into
+// the ordered flavour and back, registered before or after the restore.
+TEST_P(BackendTest, UnorderedMapStateRestoresIntoEitherFlavour) {
+  using Map = std::map<std::string, std::string>;
+  auto sorted = [](std::vector<std::pair<std::string, std::string>> e) {
+    std::sort(e.begin(), e.end());
+    return e;
+  };
+  auto entries_of = [](const Map& m) { return std::vector<std::pair<std::string, std::string>>(m.begin(), m.end()); };
+  TempDir ckpt;
+  auto b = make_full();
+  auto u = register_unordered_map_state(*b, "u");
+  EXPECT_EQ(register_unordered_map_state(*b, "u").index, u.index);
+  std::map<std::int64_t, Map> want;  // per key
+  for (std::int64_t k = 1; k <= 4; ++k) {
+    b->set_current_key(key(k));
+    for (std::int64_t i = 0; i < 2000; ++i) {
+      b->map_put(u, key(i * 7919 % 2000), std::to_string(i * k));
+      want[k][key(i * 7919 % 2000)] = std::to_string(i * k);
+    }
+  }
+  b->set_current_key(key(2));
+  for (std::int64_t i = 0; i < 2000; i += 3) {
+    b->map_remove(u, key(i));
+    want[2].erase(key(i));
+  }
+  b->map_put(u, key(1), "a longer value than before");
+  want[2][key(1)] = "a longer value than before";
+  b->map_update(u, key(4), [](bool present, std::string_view current, std::string& next) {
+    next = std::string(current) + (present ? "+" : "?");
+    return true;
+  });
+  want[2][key(4)] += "+";
+  b->map_update(u, key(5), [](bool, std::string_view, std::string&) { return false; });
+  want[2].erase(key(5));
+  EXPECT_EQ(map_get(*b, u, key(3)), "<absent>");
+  EXPECT_EQ(map_get(*b, u, key(4)), want[2][key(4)]);
+  b->set_current_key(key(3));
+  b->map_clear(u);
+  want.erase(3);
+  EXPECT_EQ(map_get(*b, u, key(7)), "<absent>");
+  EXPECT_TRUE(map_entries(*b, u).empty());
+  auto check = [&](KeyedStateBackend& r, StateId id, bool ordered) {
+    for (std::int64_t k = 1; k <= 4; ++k) {
+      r.set_current_key(key(k));
+      const Map& m = want[k];
+      auto got = map_entries(r, id);
+      if (!ordered) got = sorted(got);
+      EXPECT_EQ(got, entries_of(m)) << k;
+      for (std::int64_t i = 0; i < 2000; i += 37) {
+        auto it = m.find(key(i));
+        EXPECT_EQ(map_get(r, id, key(i)), it == m.end() ? "<absent>" : it->second) << k << " " << i;
+      }
+    }
+  };
+  check(*b, u, false);
+  auto h1 = b->snapshot(1, ckpt.path / "chk-1");
+  Dump all = dump(*b, {{"u", u}});
+  ASSERT_EQ(all.size(), want[1].size() + want[2].size() + want[4].size());
+
+  // Into the ordered flavour: every key's entries in user-key order.
+  auto o = make_full();
+  o->restore({h1});
+  auto ou = o->register_state("u", StateKind::kMap);
+  check(*o, ou, true);
+  EXPECT_EQ(dump(*o, {{"u", ou}}), all);
+  o->set_current_key(key(1));
+  o->map_put(ou, key(2000), "new");
+  want[1][key(2000)] = "new";
+  auto h2 = o->snapshot(2, ckpt.path / "chk-2");
+
+  // And back: registered after the restore (the restored state turns unordered) ...
+  auto a = make_full();
+  a->restore({h2});
+  auto au = register_unordered_map_state(*a, "u");
+  check(*a, au, false);
+  // ... or before it.
+  auto c = make_full();
+  auto cu = register_unordered_map_state(*c, "u");
+  c->restore({h2});
+  check(*c, cu, false);
+  EXPECT_EQ(dump(*c, {{"u", cu}}), dump(*a, {{"u", au}}));
+  // Registered as ordered again: in order.
+  auto co = c->register_state("u", StateKind::kMap);
+  EXPECT_EQ(co.index, cu.index);
+  check(*c, co, true);
 }
 
 TEST_P(BackendTest, UnknownBackendKindIsAnError) {

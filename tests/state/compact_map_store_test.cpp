@@ -182,6 +182,69 @@ TEST(CompactMapStore, CompactionKeepsEveryLiveEntryAndReleasesTheGarbage) {
   EXPECT_NE(store.find("k0"), nullptr);
 }
 
+// An unordered store: the same entries through inline slots and a hash set, rewritten
+// (in place and as new blobs), removed, compacted, and turned into B-trees and back.
+TEST(CompactMapStore, UnorderedStoreHashesEntriesAndTurnsIntoAnOrderedOne) {
+  CompactMapStore store(false);
+  auto user_key = [](int i) { return encode_key<std::int64_t>(i); };
+  auto sorted = [](Entries e) {
+    std::sort(e.begin(), e.end());
+    return e;
+  };
+  std::map<std::string, Entries> want;  // per composite key, in user-key order
+  for (int k = 0; k < 20; ++k) {
+    const std::string composite = "k" + std::to_string(k);
+    auto& e = store.find_or_create(composite);
+    const int n = k < 2 ? k + 1 : 1000;  // one and two entries stay inline
+    for (int i = n; i-- > 0;) store.put(e, user_key(i), std::to_string(i));
+    for (int i = 0; i < n; ++i) want[composite].emplace_back(user_key(i), std::to_string(i));
+  }
+  auto& e5 = *store.find("k5");
+  EXPECT_EQ(CompactMapStore::value(store.get(e5, user_key(7))), "7");
+  EXPECT_EQ(store.get(e5, user_key(1000)), nullptr);
+  EXPECT_EQ(store.get(e5, "7"), nullptr);
+  const char* before = store.get(e5, user_key(8));
+  store.put(e5, user_key(8), "x");  // same length: in place
+  EXPECT_EQ(store.get(e5, user_key(8)), before);
+  store.put(e5, user_key(9), "a longer value");  // a new blob
+  want["k5"][8].second = "x";
+  want["k5"][9].second = "a longer value";
+  EXPECT_EQ(sorted(entries_of(store, "k5")), want["k5"]);
+  // Removing most entries compacts the store; the survivors stay hashed and found.
+  const std::size_t full_arena = store.arena_bytes();
+  for (auto& [composite, entries] : want) {
+    Entries kept;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (entries.size() > 2 && i % 10 != 0) remove_entry(store, composite, entries[i].first);
+      else kept.push_back(entries[i]);
+    }
+    entries = kept;
+  }
+  EXPECT_LT(store.arena_bytes(), full_arena / 2);
+  for (const auto& [composite, entries] : want) {
+    EXPECT_EQ(sorted(entries_of(store, composite)), entries) << composite;
+    for (const auto& [k, v] : entries) EXPECT_EQ(CompactMapStore::value(store.get(*store.find(composite), k)), v);
+  }
+  // Ordered: B-trees in user-key order; unordered again: found the same.
+  const auto generation = store.generation();
+  store.set_ordered(true);
+  EXPECT_NE(store.generation(), generation);
+  for (const auto& [composite, entries] : want) EXPECT_EQ(entries_of(store, composite), entries) << composite;
+  store.put(*store.find("k7"), user_key(5), "5");  // between the survivors 0 and 10
+  want["k7"].insert(want["k7"].begin() + 1, {user_key(5), "5"});
+  EXPECT_EQ(entries_of(store, "k7"), want["k7"]);
+  store.set_ordered(false);
+  store.put(*store.find("k7"), user_key(6), "6");
+  want["k7"].insert(want["k7"].begin() + 2, {user_key(6), "6"});
+  for (const auto& [composite, entries] : want) {
+    EXPECT_EQ(sorted(entries_of(store, composite)), entries) << composite;
+    for (const auto& [k, v] : entries) EXPECT_EQ(CompactMapStore::value(store.get(*store.find(composite), k)), v);
+  }
+  // A key whose entries all go drops out.
+  for (const auto& [k, v] : want["k7"]) remove_entry(store, "k7", k);
+  EXPECT_EQ(store.find("k7"), nullptr);
+}
+
 TEST(CompactMapStore, MemoryBackendRefusesChangesInsideItsOwnIteration) {
   BackendMaker maker;
   maker.kind = "memory";

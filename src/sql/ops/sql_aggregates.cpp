@@ -177,14 +177,27 @@ AggState AggregateSet::allocate() const {
 
 AggState AggregateSet::create() const {
   AggState s = allocate();
+  init_block(s.block());
+  return s;
+}
+
+void AggregateSet::init_block(void* block) const {
   if (trivial_) {
-    std::memcpy(s.block(), prototype_, block_size_);
-    return s;
+    std::memcpy(block, prototype_, block_size_);
+    return;
   }
-  auto* b = static_cast<unsigned char*>(s.block());
+  auto* b = static_cast<unsigned char*>(block);
   if (counts_rows_) *reinterpret_cast<std::int64_t*>(b) = 0;
   for (const auto& c : calls_) c.fn->create(b + c.offset);
-  return s;
+}
+
+void AggregateSet::recreate(AggState& s) const {
+  if (s.set_ != this) {  // empty, restored bytes or another set's
+    s = create();
+    return;
+  }
+  destroy_block(s.block());
+  init_block(s.block());
 }
 
 void AggregateSet::destroy_block(void* block) const {
@@ -315,11 +328,16 @@ void AggregateSet::serialize(const AggState& s, std::string& out) const {
 }
 
 AggState AggregateSet::deserialize(std::string_view& in) const {
-  AggState s = create();
+  AggState s;
+  deserialize(in, s);
+  return s;
+}
+
+void AggregateSet::deserialize(std::string_view& in, AggState& s) const {
+  recreate(s);
   auto* b = static_cast<unsigned char*>(s.block());
   if (counts_rows_) *reinterpret_cast<std::int64_t*>(b) = StateCodec<std::int64_t>::decode(in);
   for (const auto& c : calls_) c.fn->deserialize(b + c.offset, in);
-  return s;
 }
 
 }  // namespace clink::sql

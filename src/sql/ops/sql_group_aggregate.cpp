@@ -26,12 +26,14 @@
 // one slot (as Flink's distinct calls on one field share a MapView): one entry holds a
 // count per call (each call counts the rows its FILTER passes), so COUNT(DISTINCT x) under
 // four filters costs one state lookup per row, not four. Counts are read once per
-// (group, value) per batch and written back with the blocks. An entry's map key is the
-// value's key bytes, then the slot (values first: the memory backend's B-trees tell keys
-// apart by the bytes after those all keys share, and a leading slot number shared by half
-// the keys would leave none). On insert-only input a count stops at 1 (Flink's
-// append-only distinct keeps a seen-flag too): nothing ever retracts the value, so a
-// value seen before is only read, never rewritten.
+// (group, value) per batch and written back with the blocks. The map is only point-read
+// and cleared, so it is an unordered map state (unordered_map_state.hpp: the memory
+// backend hashes it, at a cost per row that does not grow with the group's values). An
+// entry's map key is the value's key bytes, then the slot (values first: an ordered
+// backend's B-trees tell keys apart by the bytes after those all keys share, and a
+// leading slot number shared by half the keys would leave none). On insert-only input a
+// count stops at 1 (Flink's append-only distinct keeps a seen-flag too): nothing ever
+// retracts the value, so a value seen before is only read, never rewritten.
 // The global phase of a two-phase aggregation (`merge_accumulators`, Flink's
 // GlobalGroupAggregate): each input row is [keys..., accumulator bytes] from
 // sql_local_group_aggregate, one per group per upstream mini-batch, merged into the group
@@ -62,6 +64,7 @@
 #include "clink/sql/spec/sql_op_spec.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "clink/state/state_ttl.hpp"
+#include "clink/state/unordered_map_state.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {
@@ -119,7 +122,8 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     backend_->set_current_namespace({});
     state_ = backend_->register_state("group-agg", StateKind::kValue, cfg_.state_ttl_ms);
     if (!cfg_.distinct_slots.empty())
-      distinct_state_ = backend_->register_state("group-agg-distinct", StateKind::kMap, cfg_.state_ttl_ms);
+      // Only point-read and cleared: unordered, at a cost that does not grow with the map.
+      distinct_state_ = register_unordered_map_state(*backend_, "group-agg-distinct", cfg_.state_ttl_ms);
     if (mini_batch())  // a mini-batch's groups' first values, and one of them to compare
       for (const auto& c : cfg_.aggs->calls()) {
         first_values_.emplace_back(c.result_type);
@@ -145,7 +149,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         Group* g = group(key_);
         if (!g->exists) {
           if (retract) continue;
-          g->acc = aggs.create();
+          aggs.recreate(g->acc);
           g->exists = true;
           g->dirty = true;
           add(*g, row, 1);
@@ -208,10 +212,9 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       for (std::size_t s = 0; s < sets; ++s) {
         key_.clear();
         cfg_.grouping.encode(in, r, s, key_);
-        const std::size_t touched = touched_.size();
+        const std::size_t touched = num_groups_;
         Group* g = group(key_);
-        if (touched_.size() != touched) {
-          order_.push_back(key_);
+        if (num_groups_ != touched) {
           g->existed = g->exists;
           if (g->exists) {
             results(g->acc, now_);
@@ -221,7 +224,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         }
         if (!g->exists) {
           if (retract) continue;
-          g->acc = aggs.create();
+          aggs.recreate(g->acc);
           g->exists = true;
         }
         g->dirty = true;
@@ -243,9 +246,10 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   // Emits one change per group the mini-batch touched, in first-touch order, and writes
   // the groups back.
   void end_mini_batch() {
-    if (!mini_batch() || order_.empty()) return;
-    for (const std::string& key : order_) {
-      Group& g = touched_.find(key)->second;
+    if (!mini_batch() || num_groups_ == 0) return;
+    for (std::size_t i = 0; i < num_groups_; ++i) {  // in first-touch order
+      const Group& g = groups_[i];
+      const std::string_view key = group_key(g);
       if (g.existed) {
         for (std::size_t c = 0; c < before_.size(); ++c) {
           before_[c].clear();
@@ -262,7 +266,6 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         emit(RowKind::kUpdateAfter, key, now_);
       }
     }
-    order_.clear();
     for (auto& c : first_values_) c.clear();
     first_values_rows_ = 0;
     buffered_ = 0;
@@ -282,7 +285,8 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     std::uint32_t key_begin = 0, key_size = 0, group_key_size = 0;
     std::uint32_t counts = 0;  // the first of its calls' counts
   };
-  // The entries' index, by key bytes: hash and equality read them from the operator's arrays.
+  // The entries' (and groups') index, by key bytes: hash and equality read them from the
+  // operator's arrays.
   struct DistinctKeys {
     const std::string* bytes;
     const std::vector<DistinctCount>* entries;
@@ -291,15 +295,17 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       return std::string_view(*bytes).substr(d.key_begin, d.key_size);
     }
   };
-  struct DistinctHash {
+  template <class Keys>
+  struct IndexHash {
     using is_transparent = void;
-    DistinctKeys keys;
+    Keys keys;
     std::size_t operator()(std::string_view k) const { return absl::Hash<std::string_view>{}(k); }
     std::size_t operator()(std::uint32_t i) const { return (*this)(keys.key(i)); }
   };
-  struct DistinctEq {
+  template <class Keys>
+  struct IndexEq {
     using is_transparent = void;
-    DistinctKeys keys;
+    Keys keys;
     std::string_view view(std::string_view k) const { return k; }
     std::string_view view(std::uint32_t i) const { return keys.key(i); }
     template <class A, class B>
@@ -308,7 +314,8 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     }
   };
   struct Group {
-    AggState acc;
+    AggState acc;  // kept from batch to batch (recreate / deserialize reuse its block)
+    std::uint32_t key_begin = 0, key_size = 0;  // in group_keys_
     bool exists = false;
     bool dirty = false;
     // The group was deleted in this batch: its map state goes, and values seen after
@@ -318,14 +325,34 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     // then its values' row in first_values_.
     bool existed = false;
     std::size_t first_values = 0;
+
+    // The group of another key, not in state yet.
+    void reuse(std::uint32_t begin, std::uint32_t size) {
+      key_begin = begin;
+      key_size = size;
+      exists = dirty = distinct_cleared = existed = false;
+      first_values = 0;
+    }
   };
+  struct GroupKeys {
+    const std::string* bytes;
+    const std::vector<Group>* groups;
+    std::string_view key(std::uint32_t i) const {
+      const Group& g = (*groups)[i];
+      return std::string_view(*bytes).substr(g.key_begin, g.key_size);
+    }
+  };
+  std::string_view group_key(const Group& g) const {
+    return std::string_view(group_keys_).substr(g.key_begin, g.key_size);
+  }
 
   // One row into the group's accumulators: the DISTINCT calls through their value counts.
   void add(Group& g, std::uint32_t row, int sign) {
     const AggregateSet& aggs = *cfg_.aggs;
     if (cfg_.accumulator_column) {
       std::string_view bytes = input_.batch->column(*cfg_.accumulator_column).string_at(row);
-      aggs.merge(g.acc, aggs.deserialize(bytes));
+      aggs.deserialize(bytes, merged_);  // one block reused for every row
+      aggs.merge(g.acc, merged_);
       return;
     }
     if (cfg_.distinct_slots.empty()) return aggs.add(g.acc, input_, row, sign);
@@ -404,29 +431,32 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   }
 
   // The group's accumulator for this batch, read from keyed state on first touch.
-  Group* group(const std::string& key) {
-    auto [it, created] = touched_.try_emplace(key);
-    if (created) {
-      backend_->set_current_key(key);
-      if (backend_->get(state_, bytes_)) {
-        std::string_view v(bytes_);
-        if (!strip_expired(v)) {
-          it->second.acc = cfg_.aggs->deserialize(v);
-          it->second.exists = true;
-        } else {
-          // Expired: removed at the end of the batch, with the group's distinct values.
-          it->second.dirty = true;
-          clear_distinct(it->second, key);
-        }
+  Group* group(std::string_view key) {
+    if (auto it = group_index_.find(key); it != group_index_.end()) return &groups_[*it];
+    if (num_groups_ == groups_.size()) groups_.emplace_back();
+    Group& g = groups_[num_groups_];
+    g.reuse(static_cast<std::uint32_t>(group_keys_.size()), static_cast<std::uint32_t>(key.size()));
+    group_keys_ += key;
+    group_index_.insert(static_cast<std::uint32_t>(num_groups_++));
+    backend_->set_current_key(key);
+    if (backend_->get(state_, bytes_)) {
+      std::string_view v(bytes_);
+      if (!strip_expired(v)) {
+        cfg_.aggs->deserialize(v, g.acc);
+        g.exists = true;
+      } else {
+        // Expired: removed at the end of the batch, with the group's distinct values.
+        g.dirty = true;
+        clear_distinct(g, key);
       }
     }
-    return &it->second;
+    return &g;
   }
 
   void write_back() {
-    for (auto& [key, g] : touched_) {
-      if (g.distinct_cleared) {
-        backend_->set_current_key(key);
+    for (std::size_t i = 0; i < num_groups_; ++i) {
+      if (groups_[i].distinct_cleared) {
+        backend_->set_current_key(group_key(groups_[i]));
         backend_->map_clear(distinct_state_);
       }
     }
@@ -437,7 +467,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
       const std::int64_t* now = &distinct_now_[d.counts];
       const std::int64_t* stored = &distinct_stored_[d.counts];
       const std::size_t calls = distinct_calls(i);
-      const bool cleared = touched_.find(absl::string_view(group_key.data(), group_key.size()))->second.distinct_cleared;
+      const bool cleared = groups_[*group_index_.find(group_key)].distinct_cleared;
       const bool zero = std::all_of(now, now + calls, [](std::int64_t c) { return c == 0; });
       const bool unchanged = cleared ? zero : std::equal(now, now + calls, stored);
       // With a TTL every touched value is rewritten (Flink puts it per row): its time refreshes.
@@ -458,9 +488,10 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     distinct_keys_.clear();
     distinct_now_.clear();
     distinct_stored_.clear();
-    for (auto& [key, g] : touched_) {
+    for (std::size_t i = 0; i < num_groups_; ++i) {
+      const Group& g = groups_[i];
       if (!g.dirty) continue;
-      backend_->set_current_key(key);
+      backend_->set_current_key(group_key(g));
       if (g.exists) {
         bytes_.clear();
         if (ttl()) put_ttl_timestamp(now_ms_, bytes_);
@@ -470,7 +501,9 @@ class SqlGroupAggregateOperator final : public StreamOperator {
         backend_->remove(state_);
       }
     }
-    touched_.clear();
+    group_index_.clear();
+    group_keys_.clear();
+    num_groups_ = 0;
   }
 
   // The group's aggregate values into `cells` (one column per call, one row).
@@ -522,7 +555,7 @@ class SqlGroupAggregateOperator final : public StreamOperator {
     }
   }
 
-  void emit(RowKind kind, const std::string& key, const std::vector<Column>& cells) {
+  void emit(RowKind kind, std::string_view key, const std::vector<Column>& cells) {
     if (!out_) out_ = std::make_unique<ColumnBatch>(cfg_.out_schema, 64);
     const std::size_t set = cfg_.grouping.decode(key, *out_);
     const std::size_t nk = cfg_.grouping.keys.size();
@@ -540,21 +573,30 @@ class SqlGroupAggregateOperator final : public StreamOperator {
   GroupAggConfig cfg_;
   KeyedStateBackend* backend_ = nullptr;
   StateId state_, distinct_state_;
-  absl::flat_hash_map<std::string, Group> touched_;
+  // The batch's groups in first-touch order (a mini-batch emits in that order), the
+  // first num_groups_ of groups_, with their keys in group_keys_. The storage outlives
+  // the batch: a group allocated a key string and an accumulator block per batch, most
+  // of the operator's mallocs, now it allocates nothing.
+  std::vector<Group> groups_;
+  std::size_t num_groups_ = 0;
+  std::string group_keys_;
+  absl::flat_hash_set<std::uint32_t, IndexHash<GroupKeys>, IndexEq<GroupKeys>> group_index_{
+      0, IndexHash<GroupKeys>{{&group_keys_, &groups_}}, IndexEq<GroupKeys>{{&group_keys_, &groups_}}};
   // The batch's DISTINCT entries (see DistinctCount).
   std::string distinct_keys_;
   std::vector<DistinctCount> distinct_entries_;
   std::vector<std::int64_t> distinct_now_, distinct_stored_;
-  absl::flat_hash_set<std::uint32_t, DistinctHash, DistinctEq> distinct_index_{
-      0, DistinctHash{{&distinct_keys_, &distinct_entries_}}, DistinctEq{{&distinct_keys_, &distinct_entries_}}};
+  absl::flat_hash_set<std::uint32_t, IndexHash<DistinctKeys>, IndexEq<DistinctKeys>> distinct_index_{
+      0, IndexHash<DistinctKeys>{{&distinct_keys_, &distinct_entries_}},
+      IndexEq<DistinctKeys>{{&distinct_keys_, &distinct_entries_}}};
   AggregateInput input_;
+  AggState merged_;  // the global phase: a row's accumulators, read to be merged
   std::string key_, distinct_key_, bytes_;
   std::int64_t now_ms_ = 0;  // the batch's processing time, with a state TTL
   std::vector<Column> before_, now_;
   std::unique_ptr<ColumnBatch> out_;
-  // Mini-batch: the groups touched, in first-touch order; the values of those that
-  // existed then (one row each); the input rows folded; whether the latency timer is set.
-  std::vector<std::string> order_;
+  // Mini-batch: the values of the groups that existed when first touched (one row
+  // each); the input rows folded; whether the latency timer is set.
   std::vector<Column> first_values_;
   std::size_t first_values_rows_ = 0;
   std::int64_t buffered_ = 0;

@@ -109,6 +109,9 @@ class AggregateSet {
   const RuntimeAggregate* first_unmergeable() const;
 
   AggState create() const;
+  // s = create(), reusing the block s holds when it is one of this set's (a GROUP BY
+  // reads a group per batch into the same states: no allocation per group).
+  void recreate(AggState& s) const;
   // Reads a state decoded by StateCodec<AggState> (a no-op for any other).
   void ready(AggState& s) const;
 
@@ -134,12 +137,14 @@ class AggregateSet {
   void append_results(const AggState& s, ColumnBatch& batch, std::size_t first) const;
 
   void serialize(const AggState& s, std::string& out) const;
-  // Reads a state written by serialize from the front of `in`.
+  // Reads a state written by serialize from the front of `in` (into `s`: as recreate).
   AggState deserialize(std::string_view& in) const;
+  void deserialize(std::string_view& in, AggState& s) const;
 
  private:
   friend class AggState;
   void destroy_block(void* block) const;
+  void init_block(void* block) const;
   // A state's storage, uninitialised (inline when small and plain bytes).
   AggState allocate() const;
   std::vector<RuntimeAggregate> calls_;
