@@ -95,7 +95,7 @@ void register_sql_join(OperatorRegistry& r) {
         // Such an inner side keeps its rows as a list: no count, no match count to update.
         const bool insert_only[2] = {p.get_bool("left_insert_only", false), p.get_bool("right_insert_only", false)};
         for (int side = 0; side < 2; ++side)
-          cfg->list_state[side] = insert_only[side] && !cfg->spec.outer[side] && cfg->state_ttl_ms == 0 && !getenv("JOINSTATE_NOLIST");
+          cfg->list_state[side] = insert_only[side] && !cfg->spec.outer[side] && cfg->state_ttl_ms == 0;
         return [cfg] { return std::make_unique<SqlJoinOperator>(cfg); };
       }});
 }
