@@ -29,9 +29,23 @@ void StreamingJoinBase::open(RuntimeContext& ctx) {
   // The two layouts have different names, so a savepoint of one never reads as the other.
   static constexpr const char* kMapNames[2] = {"join-left", "join-right"};
   static constexpr const char* kListNames[2] = {"join-left-rows", "join-right-rows"};
-  for (int side = 0; side < 2; ++side)
-    state_[side] = cfg_->list_state[side] ? backend_->register_state(kListNames[side], StateKind::kList)
-                                          : backend_->register_state(kMapNames[side], StateKind::kMap, cfg_->state_ttl_ms);
+  for (int side = 0; side < 2; ++side) {
+    if (!cfg_->list_state[side]) {
+      state_[side] = backend_->register_state(kMapNames[side], StateKind::kMap, cfg_->state_ttl_ms);
+      continue;
+    }
+    state_[side] = backend_->register_state(kListNames[side], StateKind::kList);
+    // A savepoint taken before this side kept a list holds its rows in the map: they
+    // would be invisible here, so the restore fails instead of joining without them.
+    const StateId map = backend_->register_state(kMapNames[side], StateKind::kMap);
+    bool has_rows = false;
+    for (int kg = backend_->key_groups().first; kg <= backend_->key_groups().last && !has_rows; ++kg)
+      backend_->for_each_entry(map, kg, [&](std::string_view, std::string_view, std::string_view) { has_rows = true; });
+    if (has_rows)
+      throw ClinkError(spec_.where + ": the restored state keeps input " + std::to_string(side) + "'s rows in '" +
+                       kMapNames[side] + "' (a map), this plan in '" + kListNames[side] +
+                       "' (a list, for an insert-only input): restore with the release that took the savepoint");
+  }
 }
 
 void StreamingJoinBase::process_batch(int input, BatchPtr batch) {
