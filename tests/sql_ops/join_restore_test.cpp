@@ -58,6 +58,32 @@ std::vector<json> regular_join_ops() {
   return {agg, join};
 }
 
+// rows l JOIN (SELECT k FROM rows WHERE v >= 4) r ON l.k = r.k, both inputs declared
+// insert-only: both sides keep their rows as lists ("join-left-rows" / "join-right-rows"),
+// the right side three equal rows per key (a duplicate is stored twice).
+std::vector<json> insert_only_join_ops() {
+  using namespace sql;
+  const auto& reg = FunctionRegistry::builtins();
+  ExprPtr filter = expr::call(reg, ">=", {expr::column(2, LogicalType::bigint()), expr::literal(Value(4), LogicalType::bigint().not_null())});
+  SchemaPtr keys = make_schema({{"k", LogicalType::string()}});
+  json calc = {{"id", "calc"},
+               {"type", "sql_calc"},
+               {"params",
+                {{"input_schemas", json::array({schema_json(kv_schema())})},
+                 {"schema", schema_json(keys)},
+                 {"projections", json::array({expr_to_json(*expr::column(1, LogicalType::string()))})},
+                 {"filter", expr_to_json(*filter)}}},
+               {"inputs", json::array({{{"from", "inj"}}})}};
+  json join = join_op("sql_join", kv_schema(), keys, joined_schema(kv_schema(), keys, false),
+                      {{"join_type", "inner"},
+                       {"left_keys", {1}},
+                       {"right_keys", {0}},
+                       {"left_insert_only", true},
+                       {"right_insert_only", true}},
+                      json::array({edge("inj", 0, "sql_columns:1"), edge("calc", 1, "sql_columns:0")}));
+  return {calc, join};
+}
+
 // rows WHERE [NOT] EXISTS (SELECT 1 FROM sums WHERE sums.k = rows.k AND rows.v * 2 > sums.s)
 // where sums = SELECT k, SUM(v) GROUP BY k: a semi / anti join whose right side retracts
 // (each new sum replaces the old one, so rows gain and lose their match).
@@ -176,6 +202,15 @@ TEST_P(SqlJoinRestore, LeftJoinWithARetractingAggregate) {
     for (auto [t, v] : {std::pair{1, 1}, {12, 2}, {15, 4}, {21, 8}, {29, 16}})
       expected.push_back("+I[" + ts(t) + ", " + k + ", " + std::to_string(v) + ", " + k + ", 31]");
   expect_restores(regular_join_ops(), sorted(expected), materialize);
+}
+
+// Per key 5 left rows x 3 equal right rows, each pair once whichever side arrived first.
+TEST_P(SqlJoinRestore, InnerJoinOfInsertOnlyInputsKeepsLists) {
+  std::vector<std::string> expected;
+  for (const char* k : {"a", "b", "c", "d", "e", "f"})
+    for (auto [t, v] : {std::pair{1, 1}, {12, 2}, {15, 4}, {21, 8}, {29, 16}})
+      for (int r = 0; r < 3; ++r) expected.push_back("+I[" + ts(t) + ", " + k + ", " + std::to_string(v) + ", " + k + "]");
+  expect_restores(insert_only_join_ops(), sorted(expected), sorted_rows);
 }
 
 // Per key the sums are 1, 3, 7, 15, 31: in the end only v = 16 has 2 * v > 31.

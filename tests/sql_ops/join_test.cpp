@@ -46,6 +46,62 @@ TEST(SqlJoin, InnerJoinPassesInputKindsAndNeverMatchesNullKeys) {
   EXPECT_EQ(h.push(1, R({ins(Value(), "y"), ins(2, "d")})), Lines{"+I[2, c, 2, d]"});
 }
 
+// Both inputs insert-only: each side's rows are a list, a duplicate stored twice, the
+// other side's rows joined in arrival order (the map kept them in byte order).
+json insert_only_params(const std::string& type) {
+  json p = join_params(type);
+  p["left_insert_only"] = true;
+  p["right_insert_only"] = true;
+  return p;
+}
+
+TEST(SqlJoin, InsertOnlyInnerSidesKeepListsInArrivalOrder) {
+  JoinHarness h("sql_join", insert_only_params("inner"));
+  EXPECT_EQ(h.push(0, L({ins(1, "a2"), ins(1, "a1"), ins(1, "a2"), ins(Value(), "x")})), Lines{});
+  EXPECT_EQ(h.push(1, R({ins(1, "b1"), ins(Value(), "y")})),
+            (Lines{"+I[1, a2, 1, b1]", "+I[1, a1, 1, b1]", "+I[1, a2, 1, b1]"}));
+  EXPECT_EQ(h.push(0, L({ins(1, "a3")})), Lines{"+I[1, a3, 1, b1]"});
+  EXPECT_THROW(h.push(0, L({ins(1, "a1", RowKind::kDelete)})), ClinkError);
+}
+
+// A LEFT join keeps the preserved (left) side's match counts in the map; the right side
+// is a list.
+TEST(SqlJoin, InsertOnlyLeftJoinKeepsTheMapForThePreservedSide) {
+  JoinHarness h("sql_join", insert_only_params("left"));
+  EXPECT_EQ(h.push(0, L({ins(1, "a"), ins(1, "a")})), (Lines{"+I[1, a, null, null]", "+I[1, a, null, null]"}));
+  EXPECT_EQ(h.push(1, R({ins(1, "b2"), ins(1, "b1")})),
+            (Lines{"-D[1, a, null, null]", "-D[1, a, null, null]", "+I[1, a, 1, b2]", "+I[1, a, 1, b2]",
+                   "+I[1, a, 1, b1]", "+I[1, a, 1, b1]"}));
+  EXPECT_EQ(h.push(0, L({ins(1, "c")})), (Lines{"+I[1, c, 1, b2]", "+I[1, c, 1, b1]"}));
+}
+
+// A snapshot of the map layout restored where the plan keeps a list fails, naming both
+// states, rather than joining without the restored rows; the list layout restores.
+TEST(SqlJoin, ListAndMapLayoutsRestore) {
+  auto dir = std::filesystem::temp_directory_path() / ("clink-join-layout-test-" + std::to_string(::getpid()));
+  std::vector<KeyedStateHandle> map_form, list_form;
+  {
+    JoinHarness h("sql_join", join_params("inner"));
+    h.push(0, L({ins(1, "a")}));
+    map_form.push_back(h.context().keyed_state_backend()->snapshot(1, dir / "map"));
+  }
+  {
+    JoinHarness h("sql_join", insert_only_params("inner"));
+    h.push(0, L({ins(1, "a"), ins(1, "a")}));
+    list_form.push_back(h.context().keyed_state_backend()->snapshot(1, dir / "list"));
+  }
+  try {
+    JoinHarness h("sql_join", insert_only_params("inner"), SystemClock::instance(), map_form);
+    ADD_FAILURE() << "restored the map layout into the list layout";
+  } catch (const ClinkError& e) {
+    EXPECT_NE(std::string(e.what()).find("'join-left' (a map), this plan in 'join-left-rows'"), std::string::npos)
+        << e.what();
+  }
+  JoinHarness h("sql_join", insert_only_params("inner"), SystemClock::instance(), list_form);
+  EXPECT_EQ(h.push(1, R({ins(1, "b")})), (Lines{"+I[1, a, 1, b]", "+I[1, a, 1, b]"}));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SqlJoin, LeftJoinRetractsPaddedRowsOfDuplicatesWhenTheFirstMatchArrives) {
   JoinHarness h("sql_join", join_params("left"));
   EXPECT_EQ(h.push(0, L({ins(1, "a"), ins(1, "a")})), (Lines{"+I[1, a, null, null]", "+I[1, a, null, null]"}));

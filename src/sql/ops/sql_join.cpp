@@ -87,10 +87,15 @@ void register_sql_join(OperatorRegistry& r) {
       .num_inputs = 2,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SqlOpParams p(ctx, "sql_join", JoinSpec::param_names({"state_ttl_ms"}));
+        SqlOpParams p(ctx, "sql_join", JoinSpec::param_names({"state_ttl_ms", "left_insert_only", "right_insert_only"}));
         auto cfg = std::make_shared<JoinConfig>();
         cfg->spec = JoinSpec::parse(p);
         cfg->state_ttl_ms = p.get_int("state_ttl_ms", 0, 0);
+        // left/right_insert_only: the input only inserts (the planner's changelog mode).
+        // Such an inner side keeps its rows as a list: no count, no match count to update.
+        const bool insert_only[2] = {p.get_bool("left_insert_only", false), p.get_bool("right_insert_only", false)};
+        for (int side = 0; side < 2; ++side)
+          cfg->list_state[side] = insert_only[side] && !cfg->spec.outer[side] && cfg->state_ttl_ms == 0;
         return [cfg] { return std::make_unique<SqlJoinOperator>(cfg); };
       }});
 }

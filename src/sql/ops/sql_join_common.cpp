@@ -112,6 +112,7 @@ JoinedRows::JoinedRows(const JoinSpec& spec) : spec_(spec), pairs_(spec.pair_sch
 }
 
 void JoinedRows::evaluate(int own_side, const ColumnBatch& own, const ColumnBatch& other) {
+  gather_emitted_pairs();
   pairs_.clear();
   const std::size_t n = own_idx_.size();
   const std::size_t nl = spec_.side[0]->size();
@@ -133,15 +134,16 @@ void JoinedRows::ensure_out() {
   if (!out_) out_ = std::make_unique<ColumnBatch>(spec_.out_schema, 64);
 }
 
-void JoinedRows::emit_pair(std::size_t pair, RowKind kind, EventTime t) {
-  ensure_out();
-  for (std::size_t c = 0; c < out_->num_columns(); ++c) out_->column(c).append_range(pairs_.column(c), pair, pair + 1);
-  out_->row_kinds().push_back(kind);
-  out_->event_times().push_back(t);
+void JoinedRows::gather_emitted_pairs() {
+  if (emitted_pairs_.empty()) return;
+  for (std::size_t c = 0; c < out_->num_columns(); ++c)
+    out_->column(c).append_gather(pairs_.column(c), emitted_pairs_.data(), emitted_pairs_.size());
+  emitted_pairs_.clear();
 }
 
 void JoinedRows::emit_padded(int side, const ColumnBatch& batch, std::size_t row, RowKind kind, EventTime t) {
   ensure_out();
+  gather_emitted_pairs();
   const std::size_t nl = spec_.side[0]->size();
   const std::size_t from = side == 0 ? 0 : nl;
   const std::size_t to = side == 0 ? nl : out_->num_columns();
@@ -154,6 +156,7 @@ void JoinedRows::emit_padded(int side, const ColumnBatch& batch, std::size_t row
 }
 
 void JoinedRows::flush(Output& output) {
+  if (out_) gather_emitted_pairs();
   if (out_ && out_->size() > 0) output.emit(std::move(out_));
   out_.reset();
 }

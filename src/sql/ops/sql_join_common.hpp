@@ -78,8 +78,15 @@ class JoinedRows {
   void evaluate(int own_side, const ColumnBatch& own, const ColumnBatch& other);
   bool matches(std::size_t pair) const { return all_match_ || ((mask_[pair >> 6] >> (pair & 63)) & 1); }
 
-  // Emission, in order: a candidate pair, a row of side `side` padded with NULLs.
-  void emit_pair(std::size_t pair, RowKind kind, EventTime t = kNoEventTime);
+  // Emission, in order: a candidate pair, a row of side `side` padded with NULLs. The
+  // pairs' columns are gathered in one pass per column (before the next evaluate(),
+  // padded row or flush), not copied pair by pair.
+  void emit_pair(std::size_t pair, RowKind kind, EventTime t = kNoEventTime) {
+    ensure_out();
+    emitted_pairs_.push_back(static_cast<std::uint32_t>(pair));
+    out_->row_kinds().push_back(kind);
+    out_->event_times().push_back(t);
+  }
   void emit_padded(int side, const ColumnBatch& batch, std::size_t row, RowKind kind, EventTime t = kNoEventTime);
   std::size_t pending() const { return out_ ? out_->size() : 0; }
   // Sends the rows emitted so far (if any) to `output`.
@@ -87,6 +94,9 @@ class JoinedRows {
 
  private:
   void ensure_out();
+  // Appends the columns of the pairs emitted since the last call to out_ (whose kinds and
+  // times are already there).
+  void gather_emitted_pairs();
 
   const JoinSpec& spec_;
   std::optional<CompiledPredicate> residual_;
@@ -95,6 +105,7 @@ class JoinedRows {
   std::vector<std::uint64_t> mask_;
   bool all_match_ = true;
   std::unique_ptr<ColumnBatch> out_;
+  std::vector<std::uint32_t> emitted_pairs_;  // pairs_ rows of out_'s last rows, not yet gathered
 };
 
 }  // namespace clink::sql

@@ -26,8 +26,26 @@ void StreamingJoinBase::open(RuntimeContext& ctx) {
                      std::to_string(ctx.parallelism()));
   backend_ = ctx.keyed_state_backend_or_private();
   backend_->set_current_namespace({});
-  state_[0] = backend_->register_state("join-left", StateKind::kMap, cfg_->state_ttl_ms);
-  state_[1] = backend_->register_state("join-right", StateKind::kMap, cfg_->state_ttl_ms);
+  // The two layouts have different names, so a savepoint of one never reads as the other.
+  static constexpr const char* kMapNames[2] = {"join-left", "join-right"};
+  static constexpr const char* kListNames[2] = {"join-left-rows", "join-right-rows"};
+  for (int side = 0; side < 2; ++side) {
+    if (!cfg_->list_state[side]) {
+      state_[side] = backend_->register_state(kMapNames[side], StateKind::kMap, cfg_->state_ttl_ms);
+      continue;
+    }
+    state_[side] = backend_->register_state(kListNames[side], StateKind::kList);
+    // A savepoint taken before this side kept a list holds its rows in the map: they
+    // would be invisible here, so the restore fails instead of joining without them.
+    const StateId map = backend_->register_state(kMapNames[side], StateKind::kMap);
+    bool has_rows = false;
+    for (int kg = backend_->key_groups().first; kg <= backend_->key_groups().last && !has_rows; ++kg)
+      backend_->for_each_entry(map, kg, [&](std::string_view, std::string_view, std::string_view) { has_rows = true; });
+    if (has_rows)
+      throw ClinkError(spec_.where + ": the restored state keeps input " + std::to_string(side) + "'s rows in '" +
+                       kMapNames[side] + "' (a map), this plan in '" + kListNames[side] +
+                       "' (a list, for an insert-only input): restore with the release that took the savepoint");
+  }
 }
 
 void StreamingJoinBase::process_batch(int input, BatchPtr batch) {
@@ -96,6 +114,10 @@ void StreamingJoinBase::process_batch(int input, BatchPtr batch) {
 StreamingJoinBase::Range StreamingJoinBase::load_other(std::string_view key, int other) {
   backend_->set_current_key(key);
   auto first = static_cast<std::uint32_t>(entries_.size());
+  if (cfg_->list_state[other]) {
+    load_other_list(key, other);
+    return {first, static_cast<std::uint32_t>(entries_.size())};
+  }
   expired_.clear();
   backend_->map_for_each(state_[other], [&](std::string_view row, std::string_view value) {
     RecordValue v;
@@ -103,22 +125,48 @@ StreamingJoinBase::Range StreamingJoinBase::load_other(std::string_view key, int
       expired_.emplace_back(row);
       return true;
     }
-    OtherEntry e;
-    e.key = key;
-    e.bytes_at = entry_bytes_.size();
-    e.bytes_len = row.size();
-    e.count = v.count;
-    e.matches = v.matches;
-    entry_bytes_.append(row);
-    entries_.push_back(e);
-    codec_[other].decode(row, other_rows_[other]);
+    add_entry(key, row, v, other);
     return true;
   });
   for (const auto& row : expired_) backend_->map_remove(state_[other], row);
   return {first, static_cast<std::uint32_t>(entries_.size())};
 }
 
+void StreamingJoinBase::load_other_list(std::string_view key, int other) {
+  if (!backend_->get(state_[other], list_bytes_)) return;
+  std::string_view in(list_bytes_);
+  while (!in.empty()) {
+    const std::uint64_t len = get_varint(in);
+    if (len > in.size()) throw ClinkError(spec_.where + ": corrupt join state list");
+    add_entry(key, in.substr(0, len), {1, 0}, other);
+    in.remove_prefix(len);
+  }
+}
+
+// A list side's entries are never written back (their matches are not kept), so their
+// bytes are not kept either.
+void StreamingJoinBase::add_entry(std::string_view key, std::string_view row, RecordValue v, int other) {
+  OtherEntry e;
+  e.key = key;
+  e.count = v.count;
+  e.matches = v.matches;
+  if (!cfg_->list_state[other]) {
+    e.bytes_at = entry_bytes_.size();
+    e.bytes_len = row.size();
+    entry_bytes_.append(row);
+  }
+  entries_.push_back(e);
+  codec_[other].decode(row, other_rows_[other]);
+}
+
 void StreamingJoinBase::add_record(int side, std::int32_t matches) {
+  if (cfg_->list_state[side]) {
+    value_.clear();
+    put_varint(row_bytes_.size(), value_);
+    value_.append(row_bytes_);
+    backend_->append(state_[side], value_);
+    return;
+  }
   backend_->map_update(state_[side], row_bytes_, [&](bool present, std::string_view current, std::string& next) {
     RecordValue v;
     if (present && read_value(current, v)) v.count += 1;
@@ -130,6 +178,9 @@ void StreamingJoinBase::add_record(int side, std::int32_t matches) {
 }
 
 void StreamingJoinBase::retract_record(int side) {
+  if (cfg_->list_state[side])
+    throw ClinkError(spec_.where + ": a retraction on input " + std::to_string(side) +
+                     ", which the plan declared insert-only");
   backend_->map_update(state_[side], row_bytes_, [&](bool present, std::string_view current, std::string& next) {
     RecordValue v;
     if (!present || !read_value(current, v) || v.count <= 1) return false;

@@ -5,7 +5,11 @@
 // key and keyed by it; each side keeps, per key, a map state from the row (SideRowCodec's
 // bytes, row kind erased) to [TTL timestamp] varint(count) varint(matches): how often the
 // row is present and, where the side needs it, how many other-side rows it joined with
-// (Flink's OuterJoinRecordStateView).
+// (Flink's OuterJoinRecordStateView). A side whose input only inserts and whose rows
+// need no match count (JoinConfig::list_state; no TTL) keeps a list state instead,
+// "join-left-rows" / "join-right-rows": per key the rows as varint(length) bytes, a
+// duplicate stored twice, appended without reading (Flink's InputSideHasNoUniqueKey
+// view without the count); its rows iterate in arrival order, each with count 1.
 //
 // Per input batch: every row's key, the other side's rows of each distinct key (decoded
 // once), the residual over all candidate pairs of a chunk in one vectorised pass, then
@@ -26,6 +30,9 @@ namespace clink::sql {
 struct JoinConfig {
   JoinSpec spec;
   std::int64_t state_ttl_ms = 0;
+  // Per side: its rows are a list (see above). Only for an insert-only input whose rows'
+  // match counts are never read, without TTL; a retraction on such a side is an error.
+  bool list_state[2] = {false, false};
 };
 
 class StreamingJoinBase : public StreamOperator {
@@ -59,6 +66,7 @@ class StreamingJoinBase : public StreamOperator {
   }
   // The current key's entry for row_bytes_ on `side`: one more occurrence with `matches`
   // (Flink's addRecord(record, numOfAssociations) overwrites it), one less (removed at 0).
+  // On a list side: appends the row (matches are not kept); a retraction is an error.
   void add_record(int side, std::int32_t matches);
   void retract_record(int side);
 
@@ -81,6 +89,8 @@ class StreamingJoinBase : public StreamOperator {
     return std::string_view(keys_).substr(from, key_end_[r] - from);
   }
   Range load_other(std::string_view key, int other);
+  void load_other_list(std::string_view key, int other);
+  void add_entry(std::string_view key, std::string_view row, RecordValue v, int other);
   bool read_value(std::string_view value, RecordValue& v) const;
   void encode_value(RecordValue v, std::string& out) const;
   void put_value(int side, std::string_view row, RecordValue v);
@@ -99,7 +109,7 @@ class StreamingJoinBase : public StreamOperator {
   std::vector<Range> row_entries_;  // per row: its candidates in entries_ (none for a NULL key)
   std::vector<Range> row_range_;    // per row: its pairs in the current chunk
   std::vector<std::string> expired_;
-  std::string row_bytes_, value_;
+  std::string row_bytes_, value_, list_bytes_;
 };
 
 }  // namespace clink::sql

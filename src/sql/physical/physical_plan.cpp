@@ -406,6 +406,10 @@ std::string Compiler::join(const LogicalJoin& j) {
   } else if (const std::int64_t ttl = state_ttl_ms(session, j.pos); ttl > 0) {
     p["state_ttl_ms"] = ttl;
   }
+  // A regular join keeps an insert-only input's rows as a list (no per-row counts).
+  if (factory == "sql_join")
+    for (int side = 0; side < 2; ++side)
+      if (!props.changelog(j.input(side)).updating()) p[side == 0 ? "left_insert_only" : "right_insert_only"] = true;
   const bool single = a.left_keys.empty();
   std::string id = next_id(factory);
   json op = {{"id", id}, {"type", factory}, {"params", std::move(p)}};
