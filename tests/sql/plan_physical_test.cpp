@@ -113,12 +113,12 @@ TEST(PlanPhysical, JoinsAreTwoInputOpsKeyedBySides) {
   // its columns (a calc where they are not the union's).
   EXPECT_GOLDEN(join_line(f.spec("INSERT INTO totals SELECT o.product, p.id FROM orders o LEFT JOIN orders p "
                                  "ON o.id = p.id AND o.amount < p.amount")),
-                R"({"id":"join_4","inputs":[{"from":"watermark_assigner_2","input":0,"key":"sql_columns:0","partitioning":"hash"},{"from":"calc_3","input":1,"key":"sql_columns:0","partitioning":"hash"}],"params":{"condition":{"args":[{"col":2,"type":"INT"},{"col":5,"type":"INT"}],"call":"<","type":"BOOLEAN"},"filter_nulls":[true],"join_type":"left","left_keys":[0],"right_keys":[0],"state_ttl_ms":3600000},"type":"sql_join"})");
+                R"({"id":"join_4","inputs":[{"from":"watermark_assigner_2","input":0,"key":"sql_columns:0","partitioning":"hash"},{"from":"calc_3","input":1,"key":"sql_columns:0","partitioning":"hash"}],"params":{"condition":{"args":[{"col":2,"type":"INT"},{"col":5,"type":"INT"}],"call":"<","type":"BOOLEAN"},"filter_nulls":[true],"join_type":"left","left_insert_only":true,"left_keys":[0],"right_insert_only":true,"right_keys":[0],"state_ttl_ms":3600000},"type":"sql_join"})");
   EXPECT_GOLDEN(join_line(f.spec("INSERT INTO totals SELECT o.product, p.id FROM orders o JOIN orders p ON o.product = "
                                  "p.product AND o.ts BETWEEN p.ts - INTERVAL '1' MINUTE AND p.ts + INTERVAL '10' SECOND")),
                 R"({"id":"interval_join_4","inputs":[{"from":"calc_3","input":0,"key":"sql_columns:0","partitioning":"hash"},{"from":"watermark_assigner_2","input":1,"key":"sql_columns:1","partitioning":"hash"}],"params":{"condition":null,"filter_nulls":[true],"join_type":"inner","left_keys":[0],"left_time":1,"lower_ms":-60000,"right_keys":[1],"right_time":2,"upper_ms":10000},"type":"sql_interval_join"})");
   EXPECT_GOLDEN(join_line(f.spec("INSERT INTO totals SELECT o.product, p.id FROM orders o JOIN orders p ON o.amount > p.amount")),
-                R"({"id":"join_5","inputs":[{"from":"calc_3","input":0,"key":"sql_columns:","partitioning":"hash"},{"from":"calc_4","input":1,"key":"sql_columns:","partitioning":"hash"}],"parallelism":1,"params":{"condition":{"args":[{"col":1,"type":"INT"},{"col":4,"type":"INT"}],"call":">","type":"BOOLEAN"},"filter_nulls":[],"join_type":"inner","left_keys":[],"right_keys":[],"state_ttl_ms":3600000},"type":"sql_join"})");
+                R"({"id":"join_5","inputs":[{"from":"calc_3","input":0,"key":"sql_columns:","partitioning":"hash"},{"from":"calc_4","input":1,"key":"sql_columns:","partitioning":"hash"}],"parallelism":1,"params":{"condition":{"args":[{"col":1,"type":"INT"},{"col":4,"type":"INT"}],"call":">","type":"BOOLEAN"},"filter_nulls":[],"join_type":"inner","left_insert_only":true,"left_keys":[],"right_insert_only":true,"right_keys":[],"state_ttl_ms":3600000},"type":"sql_join"})");
 }
 
 TEST(PlanPhysical, UnsupportedNodesFailAtTheirPosition) {
