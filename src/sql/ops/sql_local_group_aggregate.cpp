@@ -46,10 +46,16 @@ class SqlLocalGroupAggregateOperator final : public StreamOperator {
       const int sign = kind == RowKind::kUpdateBefore || kind == RowKind::kDelete ? -1 : 1;
       key_.clear();
       cfg_->grouping.encode(in, r, 0, key_);
-      auto [it, created] = index_.try_emplace(key_, static_cast<std::uint32_t>(accs_.size()));
-      if (created) {
-        keys_.push_back(key_);
-        accs_.push_back(aggs.create());
+      auto [it, created] = index_.try_emplace(key_, static_cast<std::uint32_t>(num_groups_));
+      if (created) {  // the slots of earlier mini-batches are reused: no allocation once warm
+        if (num_groups_ == accs_.size()) {
+          keys_.push_back(key_);
+          accs_.push_back(aggs.create());
+        } else {
+          keys_[num_groups_].assign(key_);
+          aggs.recreate(accs_[num_groups_]);
+        }
+        ++num_groups_;
       }
       aggs.add(accs_[it->second], input_, static_cast<std::uint32_t>(r), sign);
       // Flink's count trigger: exactly `size` rows. The rows after it start the next
@@ -78,9 +84,9 @@ class SqlLocalGroupAggregateOperator final : public StreamOperator {
 
  private:
   void end_mini_batch() {
-    if (keys_.empty()) return;
+    if (num_groups_ == 0) return;
     const std::size_t nk = cfg_->grouping.keys.size();
-    for (std::size_t g = 0; g < keys_.size(); ++g) {
+    for (std::size_t g = 0; g < num_groups_; ++g) {
       if (!out_) out_ = std::make_unique<ColumnBatch>(cfg_->out_schema, kDefaultBatchSize);
       cfg_->grouping.decode(keys_[g], *out_);
       bytes_.clear();
@@ -92,8 +98,7 @@ class SqlLocalGroupAggregateOperator final : public StreamOperator {
     }
     flush();
     index_.clear();
-    keys_.clear();
-    accs_.clear();
+    num_groups_ = 0;
     buffered_ = 0;
   }
   void flush() {
@@ -103,9 +108,11 @@ class SqlLocalGroupAggregateOperator final : public StreamOperator {
 
   std::shared_ptr<const LocalAggConfig> cfg_;
   AggregateInput input_;
-  // The mini-batch's groups in first-touch order (the order they go out in), and their index.
+  // The mini-batch's groups in first-touch order (the order they go out in): the first
+  // num_groups_ of keys_ / accs_ (kept across mini-batches for reuse), and their index.
   std::vector<std::string> keys_;
   std::vector<AggState> accs_;
+  std::size_t num_groups_ = 0;
   absl::flat_hash_map<std::string, std::uint32_t> index_;
   std::string key_, bytes_;
   std::int64_t buffered_ = 0;
