@@ -61,8 +61,11 @@ int base64_digit(char c) {
 }
 
 // java.util.Base64's basic decoder: padding optional at the end, nothing else allowed
-// (Flink's FROM_BASE64 fails the query on such input).
+// (Flink's FROM_BASE64 fails the query on such input). The bytes become text as Flink's
+// do: a malformed UTF-8 byte reads as U+FFFD.
 void append_unbase64(std::string_view s, Buffer& arena) {
+  thread_local std::string bytes;
+  bytes.clear();
   std::size_t end = s.size();
   while (end > 0 && s[end - 1] == '=' && s.size() - end < 2) --end;
   std::uint32_t acc = 0;
@@ -74,11 +77,11 @@ void append_unbase64(std::string_view s, Buffer& arena) {
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      char c = static_cast<char>((acc >> bits) & 0xFF);
-      arena.append(&c, 1);
+      bytes.push_back(static_cast<char>((acc >> bits) & 0xFF));
     }
   }
   if (end % 4 == 1) throw SqlRuntimeError("FROM_BASE64: '" + std::string(s) + "' is not valid base64");
+  kernels::append_utf8_replacing(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), arena);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ namespace clink::sql {
 
 namespace {
 
+using kernels::append_utf8_replacing;
 using kernels::for_each_valid_row;
 using kernels::sv;
 
@@ -178,26 +179,6 @@ int hex_value(char c) {
   return -1;
 }
 
-// Appends bytes as Java's UTF-8 decoder reads them: each malformed byte becomes U+FFFD.
-void append_utf8_replacing(const unsigned char* p, std::size_t n, Buffer& arena) {
-  static const char kReplacement[] = "\xEF\xBF\xBD";
-  for (std::size_t i = 0; i < n;) {
-    unsigned char c = p[i];
-    std::size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c < 0xE0) ? 2 : (c >= 0xE0 && c < 0xF0) ? 3 : (c >= 0xF0 && c < 0xF5) ? 4 : 0;
-    bool ok = len != 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xC0) == 0x80;
-    if (ok && len == 3) ok = !(c == 0xE0 && p[i + 1] < 0xA0) && !(c == 0xED && p[i + 1] >= 0xA0);
-    if (ok && len == 4) ok = !(c == 0xF0 && p[i + 1] < 0x90) && !(c == 0xF4 && p[i + 1] >= 0x90);
-    if (ok) {
-      arena.append(p + i, len);
-      i += len;
-    } else {
-      arena.append(kReplacement, 3);
-      ++i;
-    }
-  }
-}
-
 // URLDecoder.decode(s, UTF-8): '+' -> ' ', runs of %XX decoded as UTF-8 together; false
 // for an incomplete or non-hex escape (Java throws; Flink returns NULL).
 bool append_url_decoded(std::string_view s, Buffer& arena, std::string& bytes) {
@@ -319,6 +300,25 @@ void append_decoded(std::string_view bytes, Charset cs, Buffer& arena) {
 }
 
 }  // namespace
+
+void kernels::append_utf8_replacing(const unsigned char* p, std::size_t n, Buffer& arena) {
+  static const char kReplacement[] = "\xEF\xBF\xBD";
+  for (std::size_t i = 0; i < n;) {
+    unsigned char c = p[i];
+    std::size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c < 0xE0) ? 2 : (c >= 0xE0 && c < 0xF0) ? 3 : (c >= 0xF0 && c < 0xF5) ? 4 : 0;
+    bool ok = len != 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xC0) == 0x80;
+    if (ok && len == 3) ok = !(c == 0xE0 && p[i + 1] < 0xA0) && !(c == 0xED && p[i + 1] >= 0xA0);
+    if (ok && len == 4) ok = !(c == 0xF0 && p[i + 1] < 0x90) && !(c == 0xF4 && p[i + 1] >= 0x90);
+    if (ok) {
+      arena.append(p + i, len);
+      i += len;
+    } else {
+      arena.append(kReplacement, 3);
+      ++i;
+    }
+  }
+}
 
 void register_url_codec_functions(FunctionRegistry& r) {
   r.add_fixed("PARSE_URL", {str(), str()}, str(), [](KernelContext& ctx, std::span<const KernelArg> a, Column& out) {

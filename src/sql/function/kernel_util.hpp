@@ -80,4 +80,9 @@ inline void for_each_valid_row(const KernelContext& ctx, Column& out, F f) {
   }
 }
 
+// Appends bytes as Java's UTF-8 decoder (new String(bytes, UTF_8)) reads them: each
+// malformed byte becomes U+FFFD. A STRING made from bytes goes through it, as Flink's
+// does when it becomes text, so every string value stays well-formed UTF-8.
+void append_utf8_replacing(const unsigned char* p, std::size_t n, Buffer& arena);
+
 }  // namespace clink::sql::kernels
