@@ -6,27 +6,9 @@
 namespace clink::state_internal {
 namespace {
 
-constexpr std::size_t kMinChunk = 4 * 1024;
-constexpr std::size_t kMaxChunk = 64 * 1024;  // below malloc's mmap threshold; little tail waste
 // Compaction waits for this much garbage, so small stores do not compact on every removal.
 constexpr std::size_t kMinGarbageToCompact = 64 * 1024;
 
-inline char* write_varint(std::size_t v, char* p) {
-  while (v >= 0x80) {
-    *p++ = static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<char>(v);
-  return p;
-}
-inline std::size_t varint_size(std::size_t v) {
-  std::size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
 inline std::size_t blob_size(std::size_t key_len, std::size_t value_len) {
   return varint_size(key_len) + varint_size(value_len) + key_len + value_len;
 }
@@ -43,47 +25,6 @@ inline BlobView view(const char* blob) {
 
 }  // namespace
 
-char* EntryArena::allocate(std::size_t n) {
-  if (n > left_) {
-    std::size_t chunk = std::clamp(capacity_, kMinChunk, kMaxChunk);
-    if (n > chunk / 4) chunk = std::max(chunk, n);  // a large blob: its own chunk when needed
-    if (n > chunk) chunk = n;
-    chunks_.push_back(std::make_unique_for_overwrite<char[]>(chunk));
-    next_ = chunks_.back().get();
-    left_ = chunk;
-    capacity_ += chunk;
-  }
-  char* p = next_;
-  next_ += n;
-  left_ -= n;
-  return p;
-}
-
-CompactMapStore::KeyRef::KeyRef(std::string_view composite, EntryArena& arena) : inline_{}, tag_(0) {
-  if (composite.size() <= kInline) {
-    std::memcpy(inline_, composite.data(), composite.size());
-    tag_ = static_cast<unsigned char>(composite.size());
-    return;
-  }
-  char* blob = arena.allocate(varint_size(composite.size()) + composite.size());
-  std::memcpy(write_varint(composite.size(), blob), composite.data(), composite.size());
-  blob_ = blob;
-  tag_ = kLong;
-}
-
-std::string_view CompactMapStore::KeyRef::view() const {
-  if (tag_ != kLong) return {inline_, tag_};
-  std::size_t n = 0;
-  const char* p = CompactMapStore::read_varint(blob_, n);
-  return {p, n};
-}
-
-std::size_t CompactMapStore::KeyRef::arena_size() const {
-  if (tag_ != kLong) return 0;
-  const std::size_t n = view().size();
-  return varint_size(n) + n;
-}
-
 CompactMapStore::Entries* CompactMapStore::find(std::string_view composite) {
   auto it = keys_.find(composite);
   return it == keys_.end() ? nullptr : &it->second;
@@ -95,7 +36,7 @@ CompactMapStore::Entries& CompactMapStore::find_or_create(std::string_view compo
       .lazy_emplace(composite,
                     [&](const KeyIndex::constructor& make) {
                       ++generation_;
-                      KeyRef key(composite, arena_);
+                      ArenaKey key(composite, arena_);
                       live_ += key.arena_size();
                       make(std::piecewise_construct, std::forward_as_tuple(key), std::forward_as_tuple());
                     })
@@ -312,7 +253,7 @@ void CompactMapStore::maybe_compact() {
       if (entries.p0_) moved.p0_ = const_cast<char*>(copy_entry(entries.first()));
       if (entries.p1_) moved.p1_ = copy_entry(entries.p1_);
     }
-    rebuilt.emplace(KeyRef(key.view(), fresh), std::move(moved));
+    rebuilt.emplace(ArenaKey(key.view(), fresh), std::move(moved));
   }
   keys_ = std::move(rebuilt);
   arena_ = std::move(fresh);

@@ -35,21 +35,9 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
+#include "entry_arena.hpp"
+
 namespace clink::state_internal {
-
-// Bump allocation in chunks that grow with the arena (4 KiB .. 64 KiB), so a key group
-// holding a few entries stays small and a large one makes few allocations.
-class EntryArena {
- public:
-  char* allocate(std::size_t n);
-  std::size_t capacity() const { return capacity_; }
-
- private:
-  std::vector<std::unique_ptr<char[]>> chunks_;
-  char* next_ = nullptr;
-  std::size_t left_ = 0;
-  std::size_t capacity_ = 0;
-};
 
 class CompactMapStore {
  public:
@@ -64,25 +52,8 @@ class CompactMapStore {
     const char* bytes = read_lengths(blob, key_len, value_len);
     return {bytes + key_len, value_len};
   }
-  // LEB128 (as put_varint writes it), the common one-byte case first.
-  static const char* read_varint(const char* p, std::size_t& out) {
-    auto b = static_cast<unsigned char>(*p++);
-    if (b < 0x80) {
-      out = b;
-      return p;
-    }
-    std::size_t v = b & 0x7f;
-    int shift = 7;
-    do {
-      b = static_cast<unsigned char>(*p++);
-      v |= static_cast<std::size_t>(b & 0x7f) << shift;
-      shift += 7;
-    } while (b >= 0x80);
-    out = v;
-    return p;
-  }
   static const char* read_lengths(const char* blob, std::size_t& key_len, std::size_t& value_len) {
-    return read_varint(read_varint(blob, key_len), value_len);
+    return state_internal::read_varint(state_internal::read_varint(blob, key_len), value_len);
   }
 
   // A B-tree element: the blob and 4 bytes of its user key, those after the bytes every
@@ -247,6 +218,7 @@ class CompactMapStore {
   // a call that changes generation() (a key added or dropped, a compaction).
   Entries* find(std::string_view composite);
   Entries& find_or_create(std::string_view composite);
+  void prefetch(std::string_view composite) const { keys_.prefetch(composite); }
   // Drops a composite key and releases its blobs.
   void erase(std::string_view composite);
   std::uint64_t generation() const { return generation_; }
@@ -274,40 +246,7 @@ class CompactMapStore {
   std::size_t arena_bytes() const { return arena_.capacity(); }
 
  private:
-  // A composite key in the index: inline up to 15 bytes, else an arena blob.
-  class KeyRef {
-   public:
-    static constexpr std::size_t kInline = 15;
-    KeyRef(std::string_view composite, EntryArena& arena);  // copies the bytes
-    std::string_view view() const;
-    bool is_inline() const { return tag_ != kLong; }
-    const char* blob() const { return blob_; }
-    // The bytes this key holds in the arena (0 inline).
-    std::size_t arena_size() const;
-
-   private:
-    static constexpr unsigned char kLong = 0xff;
-    union {
-      char inline_[kInline];
-      const char* blob_;
-    };
-    unsigned char tag_;  // inline length, or kLong
-  };
-  struct KeyHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return absl::Hash<absl::string_view>{}({s.data(), s.size()}); }
-    std::size_t operator()(const KeyRef& k) const { return (*this)(k.view()); }
-  };
-  struct KeyEq {
-    using is_transparent = void;
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      return view(a) == view(b);
-    }
-    static std::string_view view(std::string_view s) { return s; }
-    static std::string_view view(const KeyRef& k) { return k.view(); }
-  };
-  using KeyIndex = absl::flat_hash_map<KeyRef, Entries, KeyHash, KeyEq>;
+  using KeyIndex = absl::flat_hash_map<ArenaKey, Entries, ArenaKeyHash, ArenaKeyEq>;
 
   const char* make_blob(std::string_view user_key, std::string_view value);
   // A B-tree of blobs (an inline key's three, a hash set's), sharing what they share.

@@ -1,5 +1,5 @@
-// The memory backend: one hash map per (state, key group) from composite key (key,
-// namespace) to value; map states keep their entries in a CompactMapStore per (state, key
+// The memory backend: a CompactValueStore per (state, key group) from composite key
+// (key, namespace) to value (compact_value_store.hpp: arena blobs); map states keep their entries in a CompactMapStore per (state, key
 // group) (compact_map_store.hpp: arena blobs per composite key, ordered by user key, or
 // hashed for an unordered map state, unordered_map_state.hpp).
 //
@@ -29,6 +29,7 @@
 #include "clink/core/error.hpp"
 #include "clink/state/unordered_map_state.hpp"
 #include "compact_map_store.hpp"
+#include "compact_value_store.hpp"
 #include "snapshot_format.hpp"
 
 namespace clink::state_internal {
@@ -47,43 +48,41 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
   }
 
   bool get(StateId id, std::string& out) override {
-    auto& m = values(id);
-    auto it = m.find(composite());
-    if (it == m.end()) return false;
-    out.assign(it->second);
+    auto value = values(id).get(composite());
+    if (!value) return false;
+    out.assign(*value);
     return true;
   }
   void put(StateId id, std::string_view value) override {
     Change change = begin_change(value_table(id));
-    auto& m = values(id);
-    auto it = m.find(composite());
-    change.keep_value(ck_, it == m.end() ? nullptr : &it->second);
-    if (it != m.end()) {
-      it->second.assign(value);
-    } else {
-      m.emplace(ck_, value);
-      added(id, change);
-    }
+    CompactValueStore& store = values(id);
+    const std::string& ck = composite();
+    if (change.undo) change.keep_value(ck, store.get(ck));
+    if (store.put(ck, value)) added(id, change);
   }
   void append(StateId id, std::string_view bytes) override {
     Change change = begin_change(value_table(id));
-    auto& m = values(id);
-    auto it = m.find(composite());
-    change.keep_value(ck_, it == m.end() ? nullptr : &it->second);
-    if (it != m.end()) {
-      it->second.append(bytes);
-    } else {
-      m.emplace(ck_, bytes);
-      added(id, change);
-    }
+    CompactValueStore& store = values(id);
+    const std::string& ck = composite();
+    if (change.undo) change.keep_value(ck, store.get(ck));
+    if (store.append(ck, bytes)) added(id, change);
+  }
+  void prefetch(StateId id, std::string_view key_bytes) override {
+    const Table& t = table(id);
+    const int kg = key_group_for_hash(key_hash(key_bytes), max_parallelism());
+    if (!key_groups().contains(kg)) return;
+    const auto local = static_cast<std::size_t>(kg - key_groups().first);
+    prefetch_ck_.clear();
+    append_composite_key(key_bytes, current_namespace(), prefetch_ck_);
+    if (t.meta.kind == StateKind::kMap) t.maps[local].prefetch(prefetch_ck_);
+    else t.values[local].prefetch(prefetch_ck_);
   }
   void remove(StateId id) override {
     Change change = begin_change(value_table(id));
-    auto& m = values(id);
-    auto it = m.find(composite());
-    if (it == m.end()) return;
-    change.keep_value(ck_, &it->second);
-    m.erase(it);
+    CompactValueStore& store = values(id);
+    const std::string& ck = composite();
+    if (change.undo) change.keep_value(ck, store.get(ck));
+    store.erase(ck);
   }
 
   bool map_get(StateId id, std::string_view user_key, std::string& out) override {
@@ -166,11 +165,10 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
         });
       });
     } else {
-      for (const auto& [ck, value] : t.values[kg]) {
-        std::string_view in(ck);
-        parse_composite_key(in, key, ns);
+      t.values[kg].for_each([&](std::string_view ck, std::string_view value) {
+        parse_composite_key(ck, key, ns);
         fn(key, ns, value);
-      }
+      });
     }
   }
 
@@ -234,21 +232,20 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
               store.put(store.find_or_create(ck), uk, uv);
               t.cached_store = nullptr;
             } else {
-              t.values[local].insert_or_assign(ck, std::string(value));
+              t.values[local].put(ck, value);
             }
           });
     }
   }
 
  private:
-  using ValueMap = absl::flat_hash_map<std::string, std::string>;
   struct Table {
     int index = 0;  // in tables_
     StateMeta meta;
     // Per key group: the snapshot epoch whose writer is known to have written the group
     // (changes need no undo log until the next snapshot).
     std::vector<std::uint64_t> written_epoch;
-    std::vector<ValueMap> values;  // per key group of the range
+    std::vector<CompactValueStore> values;  // per key group of the range
     // TTL states: entries added to each key group's map since its last cleanup sweep,
     // and its size after that sweep.
     std::vector<std::size_t> added_since_sweep, size_after_sweep;
@@ -298,10 +295,10 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
   struct Change {
     std::unique_lock<std::mutex> lock;
     Undo* undo = nullptr;
-    void keep_value(std::string_view ck, const std::string* value) {
+    void keep_value(std::string_view ck, std::optional<std::string_view> value) {
       if (!undo) return;
       auto [it, first] = undo->values.try_emplace(std::string(ck));  // nullopt: absent
-      if (first && value) it->second = *value;
+      if (first && value) it->second = std::string(*value);
     }
   };
   Change begin_change(Table& t) {
@@ -394,7 +391,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
                        std::to_string(key_groups().first) + ", " + std::to_string(key_groups().last) + "]");
     return static_cast<std::size_t>(kg - key_groups().first);
   }
-  ValueMap& values(StateId id) {
+  CompactValueStore& values(StateId id) {
     auto& t = table(id);
     if (t.meta.kind == StateKind::kMap) throw ClinkError("keyed state: '" + t.meta.name + "' is a map state");
     return t.values[local_key_group()];
@@ -442,24 +439,21 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
     static constexpr std::size_t kMinSweep = 64;
     const std::size_t kg = local_key_group();
     if (++t.added_since_sweep[kg] < std::max(kMinSweep, t.size_after_sweep[kg])) return;
-    ValueMap& m = t.values[kg];
+    CompactValueStore& store = t.values[kg];
     const std::int64_t now = clock().now_ms();
     std::string scratch;
-    std::string_view kept;
-    for (auto it = m.begin(); it != m.end();) {
-      if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, it->second, scratch, kept)) {
-        change.keep_value(it->first, &it->second);
-        m.erase(it++);
-        continue;
+    store.rewrite([&](std::string_view ck, std::string_view value) -> std::optional<std::string_view> {
+      std::string_view kept;
+      if (!snapshot_value(t.meta.kind, t.meta.ttl_ms, now, value, scratch, kept)) {
+        change.keep_value(ck, value);
+        return std::nullopt;
       }
-      if (kept.data() == scratch.data() && kept.size() != it->second.size()) {
-        change.keep_value(it->first, &it->second);
-        it->second.assign(kept);
-      }
-      ++it;
-    }
+      if (kept.data() != scratch.data() || kept.size() == value.size()) return value;
+      change.keep_value(ck, value);
+      return kept;
+    });
     t.added_since_sweep[kg] = 0;
-    t.size_after_sweep[kg] = m.size();
+    t.size_after_sweep[kg] = store.size();
   }
 
   const std::string& composite() {
@@ -473,6 +467,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
   std::uint64_t epoch_ = 0;            // snapshots begun
   std::shared_ptr<Running> running_;  // the latest snapshot's
   std::string ck_;
+  std::string prefetch_ck_;
   std::string next_;  // map_update's new value
 };
 
@@ -526,11 +521,11 @@ KeyedStateHandle MemoryKeyedStateBackend::Writer::write(const std::function<bool
             put_length_prefixed(ck, copied);
             put_length_prefixed(*kept, copied);
           }
-          for (const auto& [ck, value] : t.values[local]) {
-            if (!undo.values.empty() && undo.values.contains(absl::string_view(ck.data(), ck.size()))) continue;
+          t.values[local].for_each([&](std::string_view ck, std::string_view value) {
+            if (!undo.values.empty() && undo.values.contains(absl::string_view(ck.data(), ck.size()))) return;
             put_length_prefixed(ck, copied);
             put_length_prefixed(value, copied);
-          }
+          });
         }
         undo = Undo{};
         ends[i] = copied.size();

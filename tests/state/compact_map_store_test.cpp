@@ -1,6 +1,5 @@
 // CompactMapStore (the memory backend's map-state layout) and what a stored join row costs.
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -269,11 +268,6 @@ TEST(CompactMapStore, MemoryBackendRefusesChangesInsideItsOwnIteration) {
   std::string out;
   EXPECT_FALSE(b->map_get(m, "a", out));
   EXPECT_TRUE(b->map_get(m, "b", out));
-}
-
-std::size_t heap_in_use() {
-  struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd;
 }
 
 // What one join row costs in the memory backend beyond its bytes: q7's shape (a BIGINT

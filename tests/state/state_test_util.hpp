@@ -1,4 +1,5 @@
 #pragma once
+#include <malloc.h>
 // Helpers of the state tests (with tests/support's manual clock): temporary directories,
 // backends of both kinds, and a dump of everything a backend holds.
 #include <unistd.h>
@@ -46,6 +47,12 @@ struct BackendMaker {
 // The key of an int64 key (as the operators encode it), and what a backend holds for the
 // current key, read through its public calls: "<absent>" for nothing.
 inline std::string key(std::int64_t k) { return encode_key<std::int64_t>(k); }
+
+// The bytes malloc has handed out (small blocks and mmapped ones).
+inline std::size_t heap_in_use() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
 inline std::string get(KeyedStateBackend& b, StateId id) {
   std::string out;
   return b.get(id, out) ? out : "<absent>";

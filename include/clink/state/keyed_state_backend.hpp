@@ -85,6 +85,10 @@ class KeyedStateBackend {
   virtual void put(StateId, std::string_view value) = 0;
   virtual void append(StateId, std::string_view bytes) = 0;  // concatenates (list state)
   virtual void remove(StateId) = 0;
+  // A hint that the state of `key_bytes` (under the current namespace) is read or written
+  // soon: a backend may start loading it (the memory backend prefetches its hash slot,
+  // whose cache miss was most of a large join's insert). Results do not depend on it.
+  virtual void prefetch(StateId, std::string_view /*key_bytes*/) {}
 
   // ---- map entries under the current (key, namespace) ----
   virtual bool map_get(StateId, std::string_view user_key, std::string& out) = 0;
