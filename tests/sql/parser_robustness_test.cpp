@@ -85,5 +85,15 @@ TEST(ParserRobustness, TextThatIsNotUtf8IsAParseErrorAtTheByte) {
   EXPECT_EQ(error_of("SELECT 'caf\xc3\xa9' AS x"), "no error");  // café: fine
 }
 
+// The rewritten text names placeholders __clink_lit_N, __clink_ctype_N, ...: a script's
+// own name spelled so was taken for one (an out-of-range index, a foreign exception).
+TEST(ParserRobustness, NamesLikeThePlaceholdersAreRefusedWhereTheyStand) {
+  EXPECT_EQ(error_of("SELECT a FROM t WHERE ts > __clink_lit_e;"),
+            "ParseError: line 1, column 28: '__clink_lit_e': names starting with __clink_ are reserved for clink's own use");
+  EXPECT_EQ(error_of("SELECT CAST(a AS INT) AS `__CLINK_ctype_0` FROM t"),
+            "ParseError: line 1, column 26: '__CLINK_ctype_0': names starting with __clink_ are reserved for clink's own use");
+  EXPECT_EQ(error_of("SELECT _clink_lit_0, clink_lit FROM t"), "no error");
+}
+
 }  // namespace
 }  // namespace clink::test

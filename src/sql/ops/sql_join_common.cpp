@@ -1,5 +1,7 @@
 #include "sql_join_common.hpp"
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "clink/core/error.hpp"
@@ -7,6 +9,7 @@
 #include "clink/sql/ops/sql_grouping.hpp"
 #include "clink/sql/spec/expr_json.hpp"
 #include "clink/sql/spec/plan_structs.hpp"
+#include "../planner/plan_rewrite.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {
@@ -108,26 +111,34 @@ bool has_null_key(const ColumnBatch& batch, std::size_t r, const std::vector<std
 }
 
 JoinedRows::JoinedRows(const JoinSpec& spec) : spec_(spec), pairs_(spec.pair_schema) {
-  if (spec.condition) residual_.emplace(spec.condition, spec.session);
+  if (!spec.condition) return;
+  residual_.emplace(spec.condition, spec.session);
+  std::set<std::size_t> used;
+  rewrite::collect_columns(spec.condition, used);
+  residual_columns_.assign(used.begin(), used.end());
 }
 
+// Only the columns the residual reads are gathered for it (a pair's other columns, long
+// strings among them, were copied twice: here and again when emitted); none without one.
 void JoinedRows::evaluate(int own_side, const ColumnBatch& own, const ColumnBatch& other) {
   gather_emitted_pairs();
-  pairs_.clear();
+  own_side_ = own_side;
+  side_batch_[own_side] = &own;
+  side_batch_[1 - own_side] = &other;
   const std::size_t n = own_idx_.size();
+  all_match_ = !residual_ || n == 0;
+  if (all_match_) return;
+  pairs_.clear();
   const std::size_t nl = spec_.side[0]->size();
   const auto* left_idx = own_side == 0 ? own_idx_.data() : other_idx_.data();
   const auto* right_idx = own_side == 0 ? other_idx_.data() : own_idx_.data();
-  const ColumnBatch& left = own_side == 0 ? own : other;
-  const ColumnBatch& right = own_side == 0 ? other : own;
-  for (std::size_t c = 0; c < pairs_.num_columns(); ++c) {
-    if (c < nl) pairs_.column(c).append_gather(left.column(c), left_idx, n);
-    else pairs_.column(c).append_gather(right.column(c - nl), right_idx, n);
+  for (std::size_t c : residual_columns_) {
+    if (c < nl) pairs_.column(c).append_gather(side_batch_[0]->column(c), left_idx, n);
+    else pairs_.column(c).append_gather(side_batch_[1]->column(c - nl), right_idx, n);
   }
   pairs_.row_kinds().assign(n, RowKind::kInsert);
   pairs_.event_times().assign(n, kNoEventTime);
-  all_match_ = !residual_ || n == 0;
-  if (!all_match_) residual_->select_mask(pairs_, mask_);
+  residual_->select_mask(pairs_, mask_);
 }
 
 void JoinedRows::ensure_out() {
@@ -135,10 +146,15 @@ void JoinedRows::ensure_out() {
 }
 
 void JoinedRows::gather_emitted_pairs() {
-  if (emitted_pairs_.empty()) return;
-  for (std::size_t c = 0; c < out_->num_columns(); ++c)
-    out_->column(c).append_gather(pairs_.column(c), emitted_pairs_.data(), emitted_pairs_.size());
-  emitted_pairs_.clear();
+  const std::size_t n = emitted_[0].size();
+  if (n == 0) return;
+  const std::size_t nl = spec_.side[0]->size();
+  for (std::size_t c = 0; c < out_->num_columns(); ++c) {
+    if (c < nl) out_->column(c).append_gather(side_batch_[0]->column(c), emitted_[0].data(), n);
+    else out_->column(c).append_gather(side_batch_[1]->column(c - nl), emitted_[1].data(), n);
+  }
+  emitted_[0].clear();
+  emitted_[1].clear();
 }
 
 void JoinedRows::emit_padded(int side, const ColumnBatch& batch, std::size_t row, RowKind kind, EventTime t) {

@@ -64,6 +64,9 @@ class JoinedRows {
 
   // Candidates: pairs of (row of `own` on side `own_side`, row of `other`). Call
   // add_pair per pair, then evaluate() once: matches(p) says whether the residual holds.
+  // Emitted pairs are gathered from the batches given to evaluate(): they must stay
+  // unchanged until gather_emitted_pairs(), which the next evaluate(), emit_padded() and
+  // flush() call (an operator that changes them sooner calls it first).
   void reset_pairs() {
     own_idx_.clear();
     other_idx_.clear();
@@ -79,11 +82,12 @@ class JoinedRows {
   bool matches(std::size_t pair) const { return all_match_ || ((mask_[pair >> 6] >> (pair & 63)) & 1); }
 
   // Emission, in order: a candidate pair, a row of side `side` padded with NULLs. The
-  // pairs' columns are gathered in one pass per column (before the next evaluate(),
-  // padded row or flush), not copied pair by pair.
+  // pairs' columns are gathered from the two sides' batches in one pass per column (before
+  // the next evaluate(), padded row or flush), not copied pair by pair.
   void emit_pair(std::size_t pair, RowKind kind, EventTime t = kNoEventTime) {
     ensure_out();
-    emitted_pairs_.push_back(static_cast<std::uint32_t>(pair));
+    emitted_[own_side_].push_back(own_idx_[pair]);
+    emitted_[1 - own_side_].push_back(other_idx_[pair]);
     out_->row_kinds().push_back(kind);
     out_->event_times().push_back(t);
   }
@@ -91,21 +95,24 @@ class JoinedRows {
   std::size_t pending() const { return out_ ? out_->size() : 0; }
   // Sends the rows emitted so far (if any) to `output`.
   void flush(Output& output);
+  // Appends the columns of the pairs emitted since the last call to the output (whose
+  // kinds and times are already there).
+  void gather_emitted_pairs();
 
  private:
   void ensure_out();
-  // Appends the columns of the pairs emitted since the last call to out_ (whose kinds and
-  // times are already there).
-  void gather_emitted_pairs();
 
   const JoinSpec& spec_;
   std::optional<CompiledPredicate> residual_;
+  std::vector<std::size_t> residual_columns_;  // of pair_schema: the only ones pairs_ fills
   std::vector<std::uint32_t> own_idx_, other_idx_;
-  ColumnBatch pairs_;
+  ColumnBatch pairs_;  // the candidate pairs' residual columns
   std::vector<std::uint64_t> mask_;
   bool all_match_ = true;
+  int own_side_ = 0;
+  const ColumnBatch* side_batch_[2] = {nullptr, nullptr};  // left, right: of the last evaluate()
   std::unique_ptr<ColumnBatch> out_;
-  std::vector<std::uint32_t> emitted_pairs_;  // pairs_ rows of out_'s last rows, not yet gathered
+  std::vector<std::uint32_t> emitted_[2];  // left, right rows of out_'s last rows, not yet gathered
 };
 
 }  // namespace clink::sql

@@ -235,6 +235,7 @@ class SqlTemporalJoinOperator final : public StreamOperator {
         joined_.emit_padded(0, ready_, i, RowKind::kInsert, ready_times_[i]);
       }
     }
+    joined_.gather_emitted_pairs();  // ready_ and versions_ change before the next flush
   }
 
   // Flink's cleanupExpiredVersionInState: keeps the latest version at or before the

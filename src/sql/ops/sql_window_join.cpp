@@ -97,6 +97,7 @@ class SqlWindowJoinOperator final : public StreamOperator {
       backend_->remove(state_[side]);
     }
     join_window(t.time);
+    joined_.gather_emitted_pairs();  // the next timer reuses rows_
     if (joined_.pending() >= kDefaultBatchSize) joined_.flush(output());
   }
 

@@ -176,6 +176,16 @@ using detail::TokenCursor;
 
 const char* const kWindowFunctions[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
 
+// The rewritten text stands in placeholders named __clink_... for what PostgreSQL's grammar
+// cannot parse; a name of the script spelled like one would be taken for it.
+bool is_reserved_name(std::string_view name) {
+  constexpr std::string_view kPrefix = "__clink_";
+  if (name.size() < kPrefix.size()) return false;
+  for (std::size_t i = 0; i < kPrefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(name[i])) != kPrefix[i]) return false;
+  return true;
+}
+
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -230,6 +240,9 @@ class Rewriter {
         ++i;
         continue;
       }
+      if (t.word() && is_reserved_name(t.kind == TokenKind::Word ? t.text : t.value))
+        cur.fail(t, "'" + (t.kind == TokenKind::Word ? t.text : t.value) +
+                        "': names starting with __clink_ are reserved for clink's own use");
       if (t.kind != TokenKind::Word) {
         if (t.kind == TokenKind::QuotedWord) {
           emit_identifier(t);
