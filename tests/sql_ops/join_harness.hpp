@@ -49,6 +49,19 @@ class JoinHarness final : public Output {
     ChannelWatermarkScope scope(*ctx_, channel_watermark);
     return push(input, std::move(b));
   }
+  // A checkpoint barrier (snapshot_state) and the end of input (finish): what they emitted.
+  std::vector<std::string> barrier(std::int64_t checkpoint_id) {
+    lines.clear();
+    times.clear();
+    op_->snapshot_state(checkpoint_id);
+    return lines;
+  }
+  std::vector<std::string> finish() {
+    lines.clear();
+    times.clear();
+    op_->finish();
+    return lines;
+  }
   std::vector<std::string> watermark(EventTime t) {
     lines.clear();
     times.clear();
