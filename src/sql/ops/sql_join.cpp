@@ -21,7 +21,8 @@
 // mini-batch ends: at `size` rows of both inputs together, after `allow-latency` of
 // processing time, at a watermark, at a checkpoint barrier (so a checkpoint holds nothing
 // buffered) and at the end of input. Then the right input's rows go first and the left's
-// after them, except in a RIGHT JOIN (left first), as Flink orders them.
+// after them, except in a RIGHT JOIN (left first), as Flink orders them. An inner join of
+// two insert-only inputs takes no mini-batch (see the factory).
 #include "clink/core/error.hpp"
 #include "join_mini_batch.hpp"
 #include "sql_op_registration.hpp"
@@ -159,6 +160,10 @@ void register_sql_join(OperatorRegistry& r) {
         mb.size = p.get_int("mini_batch_size", 0, 0);
         if (mb.size > 0) mb.latency_ms = p.get_int("mini_batch_latency_ms", 0, 1);
         for (int side = 0; side < 2; ++side) mb.insert_only[side] = insert_only[side];
+        // An inner join of two insert-only inputs has nothing to fold, and the order in
+        // which a mini-batch's rows are joined changes no output row (each pair goes out
+        // once, as +I; Flink's go out in hash order): buffering them would only delay them.
+        if (insert_only[0] && insert_only[1] && !cfg->spec.outer[0] && !cfg->spec.outer[1]) mb.size = 0;
         return [cfg, mb] { return std::make_unique<SqlJoinOperator>(cfg, mb); };
       }});
 }
