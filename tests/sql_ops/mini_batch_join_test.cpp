@@ -1,6 +1,6 @@
 // sql_join with mini-batch (mini_batch_size; Flink's MiniBatchStreamingJoinOperator) run
-// directly: the rows wait for the end of the mini-batch (size reached, watermark, barrier,
-// end of input), a row and its retraction in one mini-batch cancel out, the right input's
+// directly: the rows wait for the end of the mini-batch (size reached, allow-latency,
+// watermark, barrier, end of input), a row and its retraction in one mini-batch cancel out, the right input's
 // rows are joined before the left's (the left's first in a RIGHT JOIN), and a barrier in
 // the middle of a mini-batch joins its rows before the state is snapshotted, so a restore
 // holds them.
@@ -46,6 +46,19 @@ TEST(SqlMiniBatchJoin, RowsWaitForTheSizeAndTheRightInputGoesFirst) {
             (Lines{"+I[1, a, 1, b]", "+I[2, c, null, null]"}));
   EXPECT_EQ(h.watermark(10), (Lines{"-D[2, c, null, null]", "+I[2, c, 2, d]", "WM 10"}));
   EXPECT_EQ(h.watermark(20), Lines{"WM 20"});
+}
+
+// allow-latency (an hour here) after the first buffered row the mini-batch ends; the next
+// row starts the next one, with its own timer.
+TEST(SqlMiniBatchJoin, AllowLatencyEndsTheMiniBatch) {
+  JoinHarness h("sql_join", params("inner", 100));
+  const std::int64_t now = h.context().timer_service().current_processing_time();
+  EXPECT_EQ(h.push(1, R({row(1, "b")})), Lines{});
+  EXPECT_EQ(h.push(0, L({row(1, "a")})), Lines{});
+  EXPECT_EQ(h.processing_time(now + 1000), Lines{});
+  EXPECT_EQ(h.processing_time(now + 3600000 + 60000), Lines{"+I[1, a, 1, b]"});
+  EXPECT_EQ(h.push(0, L({row(1, "a2")})), Lines{});
+  EXPECT_EQ(h.processing_time(now + 2 * 3600000 + 120000), Lines{"+I[1, a2, 1, b]"});
 }
 
 TEST(SqlMiniBatchJoin, ARightJoinTakesTheLeftInputFirst) {
