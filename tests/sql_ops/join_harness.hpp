@@ -49,6 +49,27 @@ class JoinHarness final : public Output {
     ChannelWatermarkScope scope(*ctx_, channel_watermark);
     return push(input, std::move(b));
   }
+  // A checkpoint barrier (snapshot_state), the processing-time clock and the end of input
+  // (finish): what they emitted.
+  std::vector<std::string> barrier(std::int64_t checkpoint_id) {
+    lines.clear();
+    times.clear();
+    op_->snapshot_state(checkpoint_id);
+    return lines;
+  }
+  // The task's clock passed `now`: the operator's due processing-time timers fire.
+  std::vector<std::string> processing_time(std::int64_t now) {
+    lines.clear();
+    times.clear();
+    op_->process_processing_time(now);
+    return lines;
+  }
+  std::vector<std::string> finish() {
+    lines.clear();
+    times.clear();
+    op_->finish();
+    return lines;
+  }
   std::vector<std::string> watermark(EventTime t) {
     lines.clear();
     times.clear();

@@ -16,18 +16,73 @@
 // other side's state does not change while one side's batch is processed, except for
 // the match counts, which are cached and written back at the end of the batch).
 // Output rows carry no event time (a regular join does not keep time attributes).
+// With mini-batch (mini_batch_size; Flink's MiniBatchStreamingJoinOperator) the rows of both
+// inputs are buffered and folded (join_mini_batch.hpp) and go through the above when the
+// mini-batch ends: at `size` rows of both inputs together, after `allow-latency` of
+// processing time, at a watermark, at a checkpoint barrier (so a checkpoint holds nothing
+// buffered) and at the end of input. Then the right input's rows go first and the left's
+// after them, except in a RIGHT JOIN (left first), as Flink orders them. An inner join of
+// two insert-only inputs takes no mini-batch (see the factory).
 #include "clink/core/error.hpp"
+#include "join_mini_batch.hpp"
 #include "sql_op_registration.hpp"
 #include "streaming_join_base.hpp"
 
 namespace clink::sql {
 namespace {
 
+struct MiniBatchConfig {
+  std::int64_t size = 0;  // 0: no mini-batch
+  std::int64_t latency_ms = 0;
+  bool insert_only[2] = {false, false};
+};
+
 class SqlJoinOperator final : public StreamingJoinBase {
  public:
-  using StreamingJoinBase::StreamingJoinBase;
+  SqlJoinOperator(std::shared_ptr<const JoinConfig> cfg, const MiniBatchConfig& mb)
+      : StreamingJoinBase(std::move(cfg)), mini_batch_latency_ms_(mb.latency_ms) {
+    if (mb.size > 0) mini_batch_ = std::make_unique<JoinMiniBatch>(spec_, mb.size, mb.insert_only);
+  }
+
+  void process_batch(int input, BatchPtr batch) override {
+    if (!mini_batch_) return StreamingJoinBase::process_batch(input, std::move(batch));
+    const auto& in = column_batch_cast(*batch);
+    // Flink's count trigger: exactly `size` rows; the rest start the next mini-batch.
+    for (std::size_t from = 0; from < in.size();) {
+      const std::size_t to = std::min(in.size(), from + mini_batch_->room());
+      mini_batch_->add(input, in, from, to);
+      from = to;
+      if (mini_batch_->full()) end_mini_batch();
+    }
+    if (!latency_timer_ && !mini_batch_->empty()) {
+      TimerService& timers = ctx().timer_service();
+      timers.register_processing_time_timer(timers.current_processing_time() + mini_batch_latency_ms_, {}, {});
+      latency_timer_ = true;
+    }
+  }
+  void process_watermark(Watermark wm) override {
+    end_mini_batch();
+    StreamingJoinBase::process_watermark(wm);
+  }
+  void snapshot_state(std::int64_t) override { end_mini_batch(); }
+  void finish() override { end_mini_batch(); }
+  void process_processing_time(std::int64_t now) override {
+    ctx().timer_service().advance_processing_time(now, [this](const Timer&) {
+      latency_timer_ = false;
+      end_mini_batch();
+    });
+  }
 
  private:
+  void end_mini_batch() {
+    if (!mini_batch_ || mini_batch_->empty()) return;
+    const int first = spec_.outer[1] && !spec_.outer[0] ? 0 : 1;
+    auto first_rows = mini_batch_->take(first);
+    auto second_rows = mini_batch_->take(1 - first);
+    if (first_rows) StreamingJoinBase::process_batch(first, std::move(first_rows));
+    if (second_rows) StreamingJoinBase::process_batch(1 - first, std::move(second_rows));
+  }
+
   void process_row(const ColumnBatch& in, std::size_t r, int own, int other) override {
     const RowKind kind = in.row_kind(r);
     const bool input_outer = spec_.outer[own], other_outer = spec_.outer[other];
@@ -75,6 +130,10 @@ class SqlJoinOperator final : public StreamingJoinBase {
       for (std::int32_t i = 0; i < entry_of_pair(p).count; ++i) joined_.emit_pair(p, kind);
     flush_if_full();
   }
+
+  std::unique_ptr<JoinMiniBatch> mini_batch_;
+  std::int64_t mini_batch_latency_ms_ = 0;
+  bool latency_timer_ = false;
 };
 
 }  // namespace
@@ -87,7 +146,8 @@ void register_sql_join(OperatorRegistry& r) {
       .num_inputs = 2,
       .out_type = [](const OperatorSpecContext&) { return std::string(kSqlRowType); },
       .make = [](const OperatorSpecContext& ctx) -> OperatorBuilder {
-        SqlOpParams p(ctx, "sql_join", JoinSpec::param_names({"state_ttl_ms", "left_insert_only", "right_insert_only"}));
+        SqlOpParams p(ctx, "sql_join", JoinSpec::param_names({"state_ttl_ms", "left_insert_only", "right_insert_only",
+                                                              "mini_batch_size", "mini_batch_latency_ms"}));
         auto cfg = std::make_shared<JoinConfig>();
         cfg->spec = JoinSpec::parse(p);
         cfg->state_ttl_ms = p.get_int("state_ttl_ms", 0, 0);
@@ -96,7 +156,15 @@ void register_sql_join(OperatorRegistry& r) {
         const bool insert_only[2] = {p.get_bool("left_insert_only", false), p.get_bool("right_insert_only", false)};
         for (int side = 0; side < 2; ++side)
           cfg->list_state[side] = insert_only[side] && !cfg->spec.outer[side] && cfg->state_ttl_ms == 0;
-        return [cfg] { return std::make_unique<SqlJoinOperator>(cfg); };
+        MiniBatchConfig mb;
+        mb.size = p.get_int("mini_batch_size", 0, 0);
+        if (mb.size > 0) mb.latency_ms = p.get_int("mini_batch_latency_ms", 0, 1);
+        for (int side = 0; side < 2; ++side) mb.insert_only[side] = insert_only[side];
+        // An inner join of two insert-only inputs has nothing to fold, and the order in
+        // which a mini-batch's rows are joined changes no output row (each pair goes out
+        // once, as +I; Flink's go out in hash order): buffering them would only delay them.
+        if (insert_only[0] && insert_only[1] && !cfg->spec.outer[0] && !cfg->spec.outer[1]) mb.size = 0;
+        return [cfg, mb] { return std::make_unique<SqlJoinOperator>(cfg, mb); };
       }});
 }
 

@@ -410,6 +410,13 @@ std::string Compiler::join(const LogicalJoin& j) {
   if (factory == "sql_join")
     for (int side = 0; side < 2; ++side)
       if (!props.changelog(j.input(side)).updating()) p[side == 0 ? "left_insert_only" : "right_insert_only"] = true;
+  // With mini-batch a regular join folds each input's rows per mini-batch, as Flink's
+  // StreamExecJoin runs MiniBatchStreamingJoinOperator (whatever the inputs' changelogs).
+  if (factory == "sql_join" && !batch)
+    if (const auto mb = mini_batch(session, j.pos)) {
+      p["mini_batch_size"] = mb->size;
+      p["mini_batch_latency_ms"] = mb->latency_ms;
+    }
   const bool single = a.left_keys.empty();
   std::string id = next_id(factory);
   json op = {{"id", id}, {"type", factory}, {"params", std::move(p)}};
