@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <absl/container/inlined_vector.h>
+
 #include "clink/core/error.hpp"
 
 namespace clink::state_internal {
@@ -10,37 +12,58 @@ namespace {
 
 // Compaction waits for this much garbage, so small stores do not compact on every change.
 constexpr std::size_t kMinGarbageToCompact = 64 * 1024;
+// A new segment is as large as the value so far up to this: larger ones would leave the
+// arena's chunks (64 KiB) with tails too short for them, wasted.
+constexpr std::size_t kMaxSegment = 4 * 1024;
 
 std::uint32_t checked_size(std::size_t n) {
-  if (n > std::numeric_limits<std::uint32_t>::max())
-    throw ClinkError("keyed state: a value of " + std::to_string(n) + " bytes is over the memory backend's 4 GiB");
+  if (n >= 0x80000000u)
+    throw ClinkError("keyed state: a value segment of " + std::to_string(n) +
+                     " bytes is over the memory backend's 2 GiB");
   return static_cast<std::uint32_t>(n);
 }
 
 }  // namespace
 
-char* CompactValueStore::make_blob(std::string_view value, std::size_t capacity) {
-  const Header h{checked_size(value.size()), checked_size(capacity)};
-  char* blob = arena_.allocate(sizeof h + capacity);
-  std::memcpy(blob, &h, sizeof h);
-  if (!value.empty()) std::memcpy(blob + sizeof h, value.data(), value.size());
-  live_ += sizeof h + capacity;
-  return blob;
+std::string_view CompactValueStore::value_of(const char* last, std::string& scratch) {
+  if (!linked(header(last))) return bytes(last);
+  absl::InlinedVector<const char*, 32> segments;  // last to first
+  std::size_t total = 0;
+  for (const char* s = last;; s = previous(s)) {
+    segments.push_back(s);
+    total += header(s).size;
+    if (!linked(header(s))) break;
+  }
+  scratch.clear();
+  scratch.reserve(total);
+  for (auto it = segments.rbegin(); it != segments.rend(); ++it) scratch.append(bytes(*it));
+  return scratch;
 }
 
-void CompactValueStore::assign(char*& blob, std::string_view value) {
-  Header h = header(blob);
-  if (value.size() <= h.capacity) {
+char* CompactValueStore::make_segment(std::string_view value, std::size_t capacity, const char* prev) {
+  Header h{checked_size(value.size()), checked_size(capacity)};
+  if (prev) h.capacity |= kLinked;
+  const std::size_t header_bytes = header_size(h);
+  char* segment = arena_.allocate(header_bytes + capacity);
+  std::memcpy(segment, &h, sizeof h);
+  if (prev) std::memcpy(segment + sizeof h, &prev, sizeof prev);
+  if (!value.empty()) std::memcpy(segment + header_bytes, value.data(), value.size());
+  live_ += header_bytes + capacity;
+  return segment;
+}
+
+void CompactValueStore::assign(char*& last, std::string_view value) {
+  Header h = header(last);
+  if (!linked(h) && value.size() <= capacity(h)) {
     // memmove: a rewrite may pass a view of the value itself
-    if (!value.empty()) std::memmove(blob + sizeof h, value.data(), value.size());
+    if (!value.empty()) std::memmove(last + sizeof h, value.data(), value.size());
     h.size = static_cast<std::uint32_t>(value.size());
-    std::memcpy(blob, &h, sizeof h);
+    std::memcpy(last, &h, sizeof h);
     return;
   }
-  char* moved = make_blob(value, value.size());
-  live_ -= sizeof h + h.capacity;
-  garbage_ += sizeof h + h.capacity;
-  blob = moved;
+  char* fresh = make_segment(value, value.size(), nullptr);
+  release_segments(last);
+  last = fresh;
 }
 
 bool CompactValueStore::put(std::string_view composite, std::string_view value) {
@@ -49,7 +72,7 @@ bool CompactValueStore::put(std::string_view composite, std::string_view value) 
     fresh = true;
     ArenaKey key(composite, arena_);
     live_ += key.arena_size();
-    make(key, make_blob(value, value.size()));
+    make(key, make_segment(value, value.size(), nullptr));
   });
   if (!fresh) {
     assign(it->second, value);
@@ -64,27 +87,26 @@ bool CompactValueStore::append(std::string_view composite, std::string_view more
     fresh = true;
     ArenaKey key(composite, arena_);
     live_ += key.arena_size();
-    make(key, make_blob(more, more.size()));
+    make(key, make_segment(more, more.size(), nullptr));
   });
   if (fresh) return true;
-  char*& blob = it->second;
-  Header h = header(blob);
-  const std::size_t size = h.size + more.size();
-  if (size <= h.capacity) {
-    std::memcpy(blob + sizeof h + h.size, more.data(), more.size());
-    h.size = static_cast<std::uint32_t>(size);
-    std::memcpy(blob, &h, sizeof h);
-    return false;
+  char*& last = it->second;
+  Header h = header(last);
+  // The last segment's room first, the rest into a new segment as large as the value so far.
+  const std::size_t room = std::min(capacity(h) - h.size, more.size());
+  if (room > 0) {
+    std::memcpy(last + header_size(h) + h.size, more.data(), room);
+    h.size += static_cast<std::uint32_t>(room);
+    std::memcpy(last, &h, sizeof h);
+    more.remove_prefix(room);
   }
-  char* grown = make_blob(bytes(blob), std::max(size, std::size_t{2} * h.capacity));
-  Header g = header(grown);
-  std::memcpy(grown + sizeof g + g.size, more.data(), more.size());
-  g.size = static_cast<std::uint32_t>(size);
-  std::memcpy(grown, &g, sizeof g);
-  live_ -= sizeof h + h.capacity;
-  garbage_ += sizeof h + h.capacity;
-  blob = grown;
-  maybe_compact();
+  if (more.empty()) return false;
+  std::size_t total = 0;  // of the value so far, up to kMaxSegment
+  for (const char* s = last; total < kMaxSegment; s = previous(s)) {
+    total += header(s).size;
+    if (!linked(header(s))) break;
+  }
+  last = make_segment(more, std::max(more.size(), std::min(total, kMaxSegment)), last);
   return false;
 }
 
@@ -97,24 +119,36 @@ bool CompactValueStore::erase(std::string_view composite) {
   return true;
 }
 
-void CompactValueStore::release(const ArenaKey& key, const char* blob) {
-  const std::size_t n = sizeof(Header) + header(blob).capacity + key.arena_size();
-  live_ -= n;
-  garbage_ += n;
+void CompactValueStore::release_segments(const char* last) {
+  for (const char* s = last;;) {
+    const Header h = header(s);
+    const std::size_t n = header_size(h) + capacity(h);
+    live_ -= n;
+    garbage_ += n;
+    if (!linked(h)) break;
+    s = previous(s);
+  }
+}
+
+void CompactValueStore::release(const ArenaKey& key, const char* last) {
+  release_segments(last);
+  live_ -= key.arena_size();
+  garbage_ += key.arena_size();
 }
 
 void CompactValueStore::maybe_compact() {
   if (garbage_ < kMinGarbageToCompact || garbage_ < live_) return;
-  EntryArena fresh;
-  std::swap(fresh, arena_);  // the new blobs go into arena_; `fresh` holds the old ones
+  EntryArena old;
+  std::swap(old, arena_);  // the copies go into arena_; `old` holds the originals until the end
   decltype(index_) rebuilt;
   rebuilt.reserve(index_.size());
   live_ = 0;
-  for (const auto& [key, blob] : index_) {
+  std::string scratch;
+  for (const auto& [key, last] : index_) {
     ArenaKey copied(key.view(), arena_);
     live_ += copied.arena_size();
-    const std::string_view value = bytes(blob);
-    rebuilt.emplace(copied, make_blob(value, value.size()));
+    const std::string_view value = value_of(last, scratch);
+    rebuilt.emplace(copied, make_segment(value, value.size(), nullptr));
   }
   index_ = std::move(rebuilt);
   garbage_ = 0;

@@ -10,14 +10,17 @@
 // Here a value is an arena blob `u32 size, u32 capacity, bytes` (entry_arena.hpp) and the
 // index maps the composite key (inline up to 15 bytes) to it: 24 B a slot. A value
 // rewritten within its capacity is overwritten in place (an accumulator of fixed size
-// always is); an append past the capacity moves the value to a blob of twice the
-// capacity, so a list that grows by appends costs amortised O(1) per byte. Blobs left
-// behind are garbage until the store compacts (live blobs copied into a fresh arena,
-// trimmed to their size) once the garbage outweighs the live bytes.
+// always is). An append fills the blob's room and goes on in a new segment as large as
+// the value so far (up to 4 KiB), linked back to the last one (the index points at the
+// last segment): a list growing by appends is never copied and leaves no garbage; its
+// segments are joined when the value is read. Blobs left by rewrites and
+// removals are garbage until the store compacts (live values copied into a fresh arena,
+// each as one blob of its size) once the garbage outweighs the live bytes.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <absl/container/flat_hash_map.h>
@@ -28,11 +31,12 @@ namespace clink::state_internal {
 
 class CompactValueStore {
  public:
-  // The value of a composite key; nullopt when absent. Valid until the next change.
-  std::optional<std::string_view> get(std::string_view composite) const {
+  // The value of a composite key, nullopt when absent: a view of the store (valid until
+  // the next change) or, for a value in segments, of `scratch` holding it joined.
+  std::optional<std::string_view> get(std::string_view composite, std::string& scratch) const {
     auto it = index_.find(composite);
     if (it == index_.end()) return std::nullopt;
-    return bytes(it->second);
+    return value_of(it->second, scratch);
   }
   void prefetch(std::string_view composite) const { index_.prefetch(composite); }
   // Each returns true when the key was absent before.
@@ -45,15 +49,17 @@ class CompactValueStore {
   // meanwhile.
   template <class Fn>
   void for_each(Fn&& fn) const {
-    for (const auto& [key, blob] : index_) fn(key.view(), bytes(blob));
+    std::string scratch;
+    for (const auto& [key, last] : index_) fn(key.view(), value_of(last, scratch));
   }
   // fn(composite, value) for every key returns nullopt to drop the key, or its value
   // (a view of `value` keeps it as it is, any other replaces it); the one change a store
   // may have while it is iterated.
   template <class Fn>
   void rewrite(Fn&& fn) {
+    std::string scratch;
     for (auto it = index_.begin(); it != index_.end();) {
-      const std::string_view value = bytes(it->second);
+      const std::string_view value = value_of(it->second, scratch);
       const std::optional<std::string_view> kept = fn(it->first.view(), value);
       if (!kept) {
         release(it->first, it->second);
@@ -71,23 +77,40 @@ class CompactValueStore {
   std::size_t garbage_bytes() const { return garbage_; }
 
  private:
+  // A segment: this header; then, in a value's segments after the first (kLinked set in
+  // `capacity`), the previous segment's address; then `capacity` bytes, `size` of them used.
   struct Header {
     std::uint32_t size, capacity;
   };
-  static Header header(const char* blob) {
+  static constexpr std::uint32_t kLinked = 0x80000000u;
+  static Header header(const char* segment) {
     Header h;
-    std::memcpy(&h, blob, sizeof h);
+    std::memcpy(&h, segment, sizeof h);
     return h;
   }
-  static std::string_view bytes(const char* blob) { return {blob + sizeof(Header), header(blob).size}; }
-  // A blob of `capacity` holding `value`.
-  char* make_blob(std::string_view value, std::size_t capacity);
-  // Writes `value` into the blob, in place when it fits.
-  void assign(char*& blob, std::string_view value);
-  void release(const ArenaKey& key, const char* blob);
+  static bool linked(const Header& h) { return (h.capacity & kLinked) != 0; }
+  static std::size_t capacity(const Header& h) { return h.capacity & ~kLinked; }
+  static std::size_t header_size(const Header& h) { return sizeof(Header) + (linked(h) ? sizeof(char*) : 0); }
+  static const char* previous(const char* segment) {
+    const char* p;
+    std::memcpy(&p, segment + sizeof(Header), sizeof p);
+    return p;
+  }
+  static std::string_view bytes(const char* segment) {
+    const Header h = header(segment);
+    return {segment + header_size(h), h.size};
+  }
+  static std::string_view value_of(const char* last, std::string& scratch);
+  // A segment of `capacity` holding `value`, after `previous` (null: a value's first).
+  char* make_segment(std::string_view value, std::size_t capacity, const char* previous);
+  // Writes `value` into the value whose last segment is `last`: in place when it is one
+  // segment with room, else as a new blob.
+  void assign(char*& last, std::string_view value);
+  void release_segments(const char* last);
+  void release(const ArenaKey& key, const char* last);
   void maybe_compact();
 
-  absl::flat_hash_map<ArenaKey, char*, ArenaKeyHash, ArenaKeyEq> index_;
+  absl::flat_hash_map<ArenaKey, char*, ArenaKeyHash, ArenaKeyEq> index_;  // key -> last segment
   EntryArena arena_;
   std::size_t live_ = 0, garbage_ = 0;
 };

@@ -48,23 +48,23 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
   }
 
   bool get(StateId id, std::string& out) override {
-    auto value = values(id).get(composite());
+    auto value = values(id).get(composite(), out);
     if (!value) return false;
-    out.assign(*value);
+    if (value->data() != out.data()) out.assign(*value);
     return true;
   }
   void put(StateId id, std::string_view value) override {
     Change change = begin_change(value_table(id));
     CompactValueStore& store = values(id);
     const std::string& ck = composite();
-    if (change.undo) change.keep_value(ck, store.get(ck));
+    if (change.undo) change.keep_value(ck, store.get(ck, scratch_));
     if (store.put(ck, value)) added(id, change);
   }
   void append(StateId id, std::string_view bytes) override {
     Change change = begin_change(value_table(id));
     CompactValueStore& store = values(id);
     const std::string& ck = composite();
-    if (change.undo) change.keep_value(ck, store.get(ck));
+    if (change.undo) change.keep_value(ck, store.get(ck, scratch_));
     if (store.append(ck, bytes)) added(id, change);
   }
   void prefetch(StateId id, std::string_view key_bytes) override {
@@ -81,7 +81,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
     Change change = begin_change(value_table(id));
     CompactValueStore& store = values(id);
     const std::string& ck = composite();
-    if (change.undo) change.keep_value(ck, store.get(ck));
+    if (change.undo) change.keep_value(ck, store.get(ck, scratch_));
     store.erase(ck);
   }
 
@@ -468,6 +468,7 @@ class MemoryKeyedStateBackend final : public KeyedStateBackend, public Unordered
   std::shared_ptr<Running> running_;  // the latest snapshot's
   std::string ck_;
   std::string prefetch_ck_;
+  std::string scratch_;  // a value in segments, joined
   std::string next_;  // map_update's new value
 };
 
