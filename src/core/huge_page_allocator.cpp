@@ -74,6 +74,17 @@ void unmap(void* p, std::size_t bytes) {
   ::munmap(p, bytes);
 }
 
+void release_cached() {
+  std::multimap<std::size_t, void*> blocks;
+  {
+    BlockCache& c = cache();
+    std::lock_guard lock(c.mu);
+    blocks.swap(c.blocks);
+    c.bytes = 0;
+  }
+  for (const auto& [bytes, p] : blocks) ::munmap(p, bytes);
+}
+
 std::size_t cached_bytes() {
   BlockCache& c = cache();
   std::lock_guard lock(c.mu);

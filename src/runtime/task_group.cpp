@@ -12,6 +12,7 @@
 
 #include "clink/checkpoint/timer_snapshot.hpp"
 #include "clink/core/error.hpp"
+#include "clink/core/huge_page_allocator.hpp"
 #include "clink/runtime/failure_injector.hpp"
 #include "clink/state/keyed_state_backend.hpp"
 #include "finished_operators.hpp"
@@ -308,6 +309,7 @@ TaskGroup::~TaskGroup() {
   cancel();
   join();
   tasks_.clear();  // closes the backends before their working directory goes
+  huge_pages::release_cached();  // the tasks' tables are gone: a worker lives on without their pages
   if (!own_working_dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(own_working_dir_, ec);

@@ -141,6 +141,19 @@ TEST(HugePageBlocks, ReleasedBlocksAreReusedBestFitAndSplit) {
   EXPECT_EQ(huge_pages::cached_bytes(), before + 46 * kMiB);
 }
 
+TEST(HugePageBlocks, ReleasingTheCacheUnmapsEveryCachedBlock) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  auto* a = static_cast<char*>(huge_pages::map(4 * kMiB));
+  a[0] = 1;
+  huge_pages::unmap(a, 4 * kMiB);
+  EXPECT_GE(huge_pages::cached_bytes(), 4 * kMiB);
+  huge_pages::release_cached();
+  EXPECT_EQ(huge_pages::cached_bytes(), 0u);
+  auto* b = static_cast<char*>(huge_pages::map(4 * kMiB));  // a fresh mapping works as before
+  b[4 * kMiB - 1] = 1;
+  huge_pages::unmap(b, 4 * kMiB);
+}
+
 // Counts live instances, so the test sees every element destroyed exactly once.
 struct alignas(64) Tracked {
   static inline int live = 0;

@@ -39,6 +39,9 @@ void unmap(void* p, std::size_t bytes);
 inline constexpr std::size_t kMaxCachedBytes = std::size_t{256} << 20;
 // What the cache holds now (tests).
 std::size_t cached_bytes();
+// Unmaps every cached block: when a job's tasks are gone (a worker or a shell lives on
+// and would keep up to kMaxCachedBytes of huge pages resident otherwise).
+void release_cached();
 
 }  // namespace huge_pages
 
