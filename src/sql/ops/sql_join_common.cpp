@@ -9,7 +9,6 @@
 #include "clink/sql/ops/sql_grouping.hpp"
 #include "clink/sql/spec/expr_json.hpp"
 #include "clink/sql/spec/plan_structs.hpp"
-#include "../planner/plan_rewrite.hpp"
 #include "sql_op_registration.hpp"
 
 namespace clink::sql {
@@ -110,11 +109,20 @@ bool has_null_key(const ColumnBatch& batch, std::size_t r, const std::vector<std
   return false;
 }
 
+namespace {
+
+void add_columns(const Expr& e, std::set<std::size_t>& out) {
+  if (e.kind == ExprKind::kColumnRef) out.insert(e.column_index);
+  for (const auto& a : e.args) add_columns(*a, out);
+}
+
+}  // namespace
+
 JoinedRows::JoinedRows(const JoinSpec& spec) : spec_(spec), pairs_(spec.pair_schema) {
   if (!spec.condition) return;
   residual_.emplace(spec.condition, spec.session);
   std::set<std::size_t> used;
-  rewrite::collect_columns(spec.condition, used);
+  add_columns(*spec.condition, used);
   residual_columns_.assign(used.begin(), used.end());
 }
 
