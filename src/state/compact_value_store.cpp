@@ -137,7 +137,7 @@ void CompactValueStore::release(const ArenaKey& key, const char* last) {
 }
 
 void CompactValueStore::maybe_compact() {
-  if (garbage_ < kMinGarbageToCompact || garbage_ < live_) return;
+  if (garbage_ < kMinGarbageToCompact || 2 * garbage_ < live_) return;
   EntryArena old;
   std::swap(old, arena_);  // the copies go into arena_; `old` holds the originals until the end
   decltype(index_) rebuilt;
