@@ -188,15 +188,12 @@ struct KafkaPartitionReader::Impl {
     }
     for (const auto& s : splits_) restored_known_.insert(s.tp);
   }
-  // Every subtask carries the partitions known before the restore on, not one of them: a
-  // subtask whose splits all ended exits and its checkpoints hold no state, so partitions
-  // only it carried were taken for new ones after the next restore and read again from
-  // the earliest offset (exactly-once broken on rescale).
   std::vector<std::string> snapshot_shared() const {
     std::vector<std::string> out;
     for (const auto& tp : taken_) out.push_back(encode_tp(tp));
-    for (const auto& tp : restored_known_)
-      if (!taken_.count(tp)) out.push_back(encode_tp(tp));
+    if (subtask_ == 0)
+      for (const auto& tp : restored_known_)
+        if (!taken_.count(tp)) out.push_back(encode_tp(tp));
     return out;
   }
   void restore_shared(const std::vector<std::string>& items) {

@@ -186,8 +186,8 @@ class FilesystemReader final : public SqlSourceReader {
   }
 
   // Monitoring: every file taken by any subtask, so that after a restore (at any
-  // parallelism) none is taken twice. Each subtask writes the files it took and carries
-  // the restored ones on (not subtask 0 alone: a subtask that ended holds no state).
+  // parallelism) none is taken twice. Each subtask writes the files it took; subtask 0
+  // also carries the restored ones on.
   std::vector<std::string> snapshot_shared() const override { return taken_; }
 
   const std::vector<std::uint64_t>& row_splits() const override { return row_splits_; }
@@ -195,10 +195,7 @@ class FilesystemReader final : public SqlSourceReader {
   void restore_shared(std::vector<std::string> files) override {
     known_.clear();
     known_.insert(files.begin(), files.end());
-    // Once each (the union holds every subtask's copy), in a stable order.
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
-    taken_ = std::move(files);
+    taken_ = subtask_ == 0 ? std::move(files) : std::vector<std::string>{};
   }
 
  private:
