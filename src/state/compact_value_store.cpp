@@ -66,16 +66,24 @@ void CompactValueStore::assign(char*& last, std::string_view value) {
   last = fresh;
 }
 
+char*& CompactValueStore::find_or_add(std::string_view composite, std::string_view initial, bool& fresh) {
+  fresh = false;
+  return index_
+      .lazy_emplace(composite,
+                    [&](const auto& make) {
+                      fresh = true;
+                      ArenaKey key(composite, arena_);
+                      live_ += key.arena_size();
+                      make(key, make_segment(initial, initial.size(), nullptr));
+                    })
+      ->second;
+}
+
 bool CompactValueStore::put(std::string_view composite, std::string_view value) {
   bool fresh = false;
-  auto it = index_.lazy_emplace(composite, [&](const auto& make) {
-    fresh = true;
-    ArenaKey key(composite, arena_);
-    live_ += key.arena_size();
-    make(key, make_segment(value, value.size(), nullptr));
-  });
+  char*& last = find_or_add(composite, value, fresh);
   if (!fresh) {
-    assign(it->second, value);
+    assign(last, value);
     maybe_compact();
   }
   return fresh;
@@ -83,14 +91,8 @@ bool CompactValueStore::put(std::string_view composite, std::string_view value) 
 
 bool CompactValueStore::append(std::string_view composite, std::string_view more) {
   bool fresh = false;
-  auto it = index_.lazy_emplace(composite, [&](const auto& make) {
-    fresh = true;
-    ArenaKey key(composite, arena_);
-    live_ += key.arena_size();
-    make(key, make_segment(more, more.size(), nullptr));
-  });
+  char*& last = find_or_add(composite, more, fresh);
   if (fresh) return true;
-  char*& last = it->second;
   Header h = header(last);
   // The last segment's room first, the rest into a new segment as large as the value so far.
   const std::size_t room = std::min(capacity(h) - h.size, more.size());

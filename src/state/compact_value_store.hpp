@@ -103,6 +103,8 @@ class CompactValueStore {
     return {segment + header_size(h), h.size};
   }
   static std::string_view value_of(const char* last, std::string& scratch);
+  // The last segment of the key's value; a new key gets `initial` (fresh set).
+  char*& find_or_add(std::string_view composite, std::string_view initial, bool& fresh);
   // A segment of `capacity` holding `value`, after `previous` (null: a value's first).
   char* make_segment(std::string_view value, std::size_t capacity, const char* previous);
   // Writes `value` into the value whose last segment is `last`: in place when it is one
